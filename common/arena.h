@@ -1,0 +1,24 @@
+/* arena.h - bump allocator: one per compilation, freed with one call.
+**
+** Everything a compilation builds (YAML nodes, interned scalars, diagnostics
+** text) lives in the arena, so error paths never have to free piecemeal. */
+#ifndef SC_ARENA_H
+#define SC_ARENA_H
+
+#include <stddef.h>
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);                 /* NULL when out of memory */
+void arena_free(Arena *a);              /* frees every block; NULL is fine */
+
+/* Aligned to 16; NULL when out of memory or n is absurd. */
+void *arena_alloc(Arena *a, size_t n);
+/* Copies n bytes and appends a NUL. */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+
+/* Bytes obtained from the system so far (for the memory benchmark). */
+size_t arena_footprint(const Arena *a);
+
+#endif

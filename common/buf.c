@@ -1,0 +1,197 @@
+/* buf.c - growable byte buffer, varints, JSON string escaping, UTF-8 check. */
+#include "buf.h"
+#include "sc_alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void buf_init(Buf *b) { memset(b, 0, sizeof *b); }
+
+void buf_fini(Buf *b)
+{
+    sc_free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void buf_reset(Buf *b) { b->len = 0; }
+
+bool buf_reserve(Buf *b, size_t extra)
+{
+    if (b->oom)
+        return false;
+    if (b->cap - b->len >= extra)
+        return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < extra) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    unsigned char *p = sc_realloc(b->data, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void buf_put(Buf *b, const void *p, size_t n)
+{
+    if (n && buf_reserve(b, n)) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+    }
+}
+
+void buf_putc(Buf *b, int c)
+{
+    if (buf_reserve(b, 1))
+        b->data[b->len++] = (unsigned char)c;
+}
+
+void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[256];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void buf_u16le(Buf *b, uint16_t v)
+{
+    unsigned char t[2] = { (unsigned char)v, (unsigned char)(v >> 8) };
+    buf_put(b, t, 2);
+}
+
+void buf_u32le(Buf *b, uint32_t v)
+{
+    unsigned char t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, t, 4);
+}
+
+void buf_u64le(Buf *b, uint64_t v)
+{
+    buf_u32le(b, (uint32_t)v);
+    buf_u32le(b, (uint32_t)(v >> 32));
+}
+
+void buf_varint(Buf *b, uint64_t v)
+{
+    unsigned char t[10];
+    size_t n = 0;
+    do {
+        unsigned char c = v & 0x7f;
+        v >>= 7;
+        t[n++] = c | (v ? 0x80 : 0);
+    } while (v);
+    buf_put(b, t, n);
+}
+
+bool varint_read(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+{
+    const unsigned char *p = *pp;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= end)
+            return false;
+        unsigned char c = *p++;
+        if (shift == 63 && (c & 0x7e))
+            return false;               /* would overflow 64 bits */
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            if (c == 0 && shift != 0)
+                return false;           /* non-canonical (padded) encoding */
+            *pp = p;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+void buf_json_str(Buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!buf_reserve(b, n + 2))
+        return;
+    buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        buf_put(b, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\b': buf_put(b, "\\b", 2); break;
+        case '\f': buf_put(b, "\\f", 2); break;
+        default: {
+            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            buf_put(b, u, 6);
+        }
+        }
+    }
+    buf_put(b, s + run, n - run);
+    buf_putc(b, '"');
+}
+
+bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+        else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+        else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+        else goto fail;
+        if (n - i < len)
+            goto fail;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                goto fail;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            goto fail;
+        i += len;
+    }
+    return true;
+fail:
+    if (bad)
+        *bad = i;
+    return false;
+}

@@ -1,0 +1,52 @@
+/* buf.h - growable byte buffer and the varint/JSON helpers built on it. */
+#ifndef SC_BUF_H
+#define SC_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Buf {
+    unsigned char *data;
+    size_t len, cap;
+    bool oom;            /* sticky: set when any append failed */
+} Buf;
+
+void buf_init(Buf *b);
+void buf_fini(Buf *b);
+void buf_reset(Buf *b);                       /* len = 0, keeps storage */
+bool buf_reserve(Buf *b, size_t extra);
+void buf_put(Buf *b, const void *p, size_t n);
+void buf_putc(Buf *b, int c);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void buf_u16le(Buf *b, uint16_t v);
+void buf_u32le(Buf *b, uint32_t v);
+void buf_u64le(Buf *b, uint64_t v);
+void buf_varint(Buf *b, uint64_t v);          /* LEB128, at most 10 bytes */
+void buf_json_str(Buf *b, const char *s, size_t n);  /* quoted, escaped */
+
+/* Decoding: read an LEB128 varint from [*p, end).  Returns false on
+** truncation or on an encoding longer than 10 bytes / overflowing 64 bits;
+** *p is advanced only on success. */
+bool varint_read(const unsigned char **p, const unsigned char *end, uint64_t *out);
+
+static inline uint64_t zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t zigzag_dec(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+static inline uint16_t rd_u16le(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t rd_u32le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t rd_u64le(const unsigned char *p)
+{
+    return (uint64_t)rd_u32le(p) | (uint64_t)rd_u32le(p + 4) << 32;
+}
+
+/* True when [s, s+n) is well-formed UTF-8 (no overlongs, no surrogates,
+** nothing above U+10FFFF).  On failure *bad is the offset of the first bad byte. */
+bool utf8_valid(const unsigned char *s, size_t n, size_t *bad);
+
+#endif

@@ -1,0 +1,163 @@
+/* diag.c - recording and printing diagnostics. */
+#include "diag.h"
+#include "buf.h"
+#include "sc_alloc.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void diags_init(Diags *d) { memset(d, 0, sizeof *d); }
+
+void diags_fini(Diags *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        sc_free(d->v[i].msg);
+    sc_free(d->v);
+    memset(d, 0, sizeof *d);
+}
+
+static bool disabled(const Diags *d, const char *flag)
+{
+    for (size_t i = 0; flag && i < d->n_disabled; i++)
+        if (strcmp(d->disabled[i], flag) == 0)
+            return true;
+    return false;
+}
+
+void diag_add(Diags *d, DiagLevel level, const char *file, uint32_t line,
+              uint32_t col, const char *flag, const char *fmt, ...)
+{
+    size_t max = d->max_errors ? d->max_errors : 100;
+    if (level == DIAG_WARNING && disabled(d, flag))
+        return;
+    if (level == DIAG_WARNING && d->werror)
+        level = DIAG_ERROR;
+    if (level == DIAG_NOTE && (d->n == 0 || d->truncated))
+        return;
+    if (d->truncated)
+        return;
+    if (level == DIAG_ERROR && d->errors >= max) {
+        d->truncated = true;
+        return;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 16;
+        Diag *v = sc_realloc(d->v, cap * sizeof *v);
+        if (!v) {
+            d->oom = true;
+            d->errors++;
+            return;
+        }
+        d->v = v;
+        d->cap = cap;
+    }
+    Buf b;
+    buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[512];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    buf_puts(&b, tmp);
+    buf_putc(&b, 0);
+    if (b.oom) {
+        buf_fini(&b);
+        d->oom = true;
+        d->errors++;
+        return;
+    }
+    d->v[d->n++] = (Diag){ level, file, line, col, flag, (char *)b.data };
+    if (level == DIAG_ERROR)
+        d->errors++;
+    else if (level == DIAG_WARNING)
+        d->warnings++;
+}
+
+bool diags_failed(const Diags *d) { return d->errors > 0 || d->oom; }
+
+static const char *level_name(DiagLevel l)
+{
+    return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
+}
+
+static const char *level_color(DiagLevel l)
+{
+    return l == DIAG_ERROR ? "\033[1;31m" : l == DIAG_WARNING ? "\033[1;35m" : "\033[1;36m";
+}
+
+/* Finds line `line` (1-based) in src; returns its start and length. */
+static bool find_line(const char *src, size_t n, uint32_t line, const char **start, size_t *len)
+{
+    size_t i = 0;
+    for (uint32_t l = 1; l < line; l++) {
+        const char *nl = memchr(src + i, '\n', n - i);
+        if (!nl)
+            return false;
+        i = (size_t)(nl - src) + 1;
+    }
+    const char *nl = memchr(src + i, '\n', n - i);
+    *start = src + i;
+    *len = nl ? (size_t)(nl - (src + i)) : n - i;
+    if (*len && (*start)[*len - 1] == '\r')
+        (*len)--;
+    return true;
+}
+
+void diags_print(const Diags *d, FILE *out, const DiagPrintOpts *o)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const Diag *g = &d->v[i];
+        if (o && o->color)
+            fputs("\033[1m", out);
+        if (g->file)
+            fprintf(out, "%s:", g->file);
+        if (g->line)
+            fprintf(out, "%u:%u:", g->line, g->col);
+        if (o && o->color)
+            fprintf(out, " %s%s:\033[0m\033[1m %s", level_color(g->level), level_name(g->level), g->msg);
+        else
+            fprintf(out, " %s: %s", level_name(g->level), g->msg);
+        if (g->flag && g->level != DIAG_NOTE)
+            fprintf(out, " [-W%s%s]", d->werror && g->level == DIAG_ERROR ? "error=" : "", g->flag);
+        if (o && o->color)
+            fputs("\033[0m", out);
+        fputc('\n', out);
+        const char *ls;
+        size_t ll;
+        if (o && o->caret && o->src && g->line && find_line(o->src, o->src_len, g->line, &ls, &ll)) {
+            fprintf(out, "%5u | %.*s\n      | ", g->line, (int)ll, ls);
+            for (uint32_t c = 1; c < g->col && c <= ll; c++)
+                fputc(ls[c - 1] == '\t' ? '\t' : ' ', out);
+            fputs(o->color ? "\033[1;32m^\033[0m\n" : "^\n", out);
+        }
+    }
+    if (d->truncated)
+        fprintf(out, "%s: note: too many errors, stopping\n",
+                d->n && d->v[0].file ? d->v[0].file : "scc");
+}
+
+void diags_print_json(const Diags *d, FILE *out)
+{
+    Buf b;
+    buf_init(&b);
+    for (size_t i = 0; i < d->n; i++) {
+        const Diag *g = &d->v[i];
+        buf_reset(&b);
+        buf_puts(&b, "{\"file\":");
+        if (g->file)
+            buf_json_str(&b, g->file, strlen(g->file));
+        else
+            buf_puts(&b, "null");
+        buf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"message\":",
+                   g->line, g->col, level_name(g->level));
+        buf_json_str(&b, g->msg, strlen(g->msg));
+        buf_puts(&b, ",\"flag\":");
+        if (g->flag)
+            buf_json_str(&b, g->flag, strlen(g->flag));
+        else
+            buf_puts(&b, "null");
+        buf_puts(&b, "}\n");
+        fwrite(b.data, 1, b.len, out);
+    }
+    buf_fini(&b);
+}

@@ -1,0 +1,118 @@
+/* fileio.c - whole-file reads and atomic writes. */
+#define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
+#include "sc_alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int file_read_all(const char *path, size_t max, char **out, size_t *len)
+{
+    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (fd != STDIN_FILENO)
+            close(fd);
+        return EISDIR;
+    }
+    size_t cap = 64 * 1024, n = 0;
+    if (S_ISREG(st.st_mode) && (size_t)st.st_size < max)
+        cap = (size_t)st.st_size + 1;
+    char *buf = sc_malloc(cap);
+    int err = 0;
+    if (!buf)
+        err = ENOMEM;
+    while (!err) {
+        if (n + 1 >= cap) {
+            if (cap > max + 1) {
+                err = EFBIG;
+                break;
+            }
+            char *nb = sc_realloc(buf, cap * 2);
+            if (!nb) {
+                err = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            err = errno;
+        } else if (r == 0) {
+            break;
+        } else {
+            n += (size_t)r;
+            if (n > max)
+                err = EFBIG;
+        }
+    }
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (err) {
+        sc_free(buf);
+        return err;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len)
+{
+    if (strcmp(path, "-") == 0) {
+        int e = write_all(STDOUT_FILENO, data, len);
+        return e;
+    }
+    size_t pl = strlen(path);
+    char *tmp = sc_malloc(pl + 16);
+    if (!tmp)
+        return ENOMEM;
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        sc_free(tmp);
+        return e;
+    }
+    int e = write_all(fd, data, len);
+    if (!e && fchmod(fd, 0644) != 0)
+        e = errno;
+    if (!e && fsync(fd) != 0 && errno != EINVAL)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    if (e)
+        unlink(tmp);
+    sc_free(tmp);
+    return e;
+}

@@ -1,0 +1,17 @@
+/* fileio.h - whole-file reads and all-or-nothing writes. */
+#ifndef SC_FILEIO_H
+#define SC_FILEIO_H
+
+#include <stddef.h>
+
+/* Reads a whole file ("-" = stdin) into a new buffer (NUL-appended; caller
+** sc_free()s it).  Refuses files larger than max.  Returns 0, or an errno
+** value (EFBIG when too large). */
+int file_read_all(const char *path, size_t max, char **out, size_t *len);
+
+/* Writes data to path atomically: a temporary file in the same directory,
+** fsync'd, then renamed over path, so a failed or interrupted write never
+** leaves a partial output.  "-" writes to stdout.  Returns 0 or an errno. */
+int file_write_atomic(const char *path, const void *data, size_t len);
+
+#endif

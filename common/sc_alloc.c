@@ -1,0 +1,34 @@
+/* sc_alloc.c - allocation hook with fault injection for tests. */
+#include "sc_alloc.h"
+
+#include <stdlib.h>
+
+unsigned long sc_alloc_fail_after;
+static unsigned long alloc_count;
+
+static int should_fail(void)
+{
+    if (sc_alloc_fail_after == 0)
+        return 0;
+    return ++alloc_count >= sc_alloc_fail_after;
+}
+
+void *sc_malloc(size_t n)
+{
+    return should_fail() ? NULL : malloc(n ? n : 1);
+}
+
+void *sc_realloc(void *p, size_t n)
+{
+    return should_fail() ? NULL : realloc(p, n ? n : 1);
+}
+
+void *sc_calloc(size_t count, size_t size)
+{
+    return should_fail() ? NULL : calloc(count ? count : 1, size ? size : 1);
+}
+
+void sc_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,20 @@
+/* sc_alloc.h - the one allocation hook every module goes through.
+**
+** Tests set sc_alloc_fail_after to make the Nth allocation fail, so the
+** out-of-memory paths are exercised like any other error path. */
+#ifndef SC_ALLOC_H
+#define SC_ALLOC_H
+
+#include <stddef.h>
+
+/* Like malloc/realloc/calloc/free.  Return NULL on failure (never abort). */
+void *sc_malloc(size_t n);
+void *sc_realloc(void *p, size_t n);
+void *sc_calloc(size_t count, size_t size);
+void sc_free(void *p);
+
+/* When > 0, the allocation that brings the count to this number fails, and
+** every later one too.  0 disables.  For tests only. */
+extern unsigned long sc_alloc_fail_after;
+
+#endif

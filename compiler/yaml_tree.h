@@ -1,0 +1,69 @@
+/* yaml_tree.h - YAML text -> a tree of nodes with 1-based line:col.
+**
+** Built from libyaml's event stream straight into the compilation's arena;
+** scalars are typed with the YAML 1.2 core schema (docs/yaml.md).  Rejected
+** with a positioned error: invalid UTF-8, several documents, duplicate map
+** keys, non-scalar keys, unknown tags, merge keys, nesting deeper than
+** YAML_MAX_DEPTH, alias expansion past YAML_MAX_EXPANSION nodes.  An alias
+** is a pointer to its anchored node (shared, never copied). */
+#ifndef SC_YAML_TREE_H
+#define SC_YAML_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/arena.h"
+#include "../common/diag.h"
+
+typedef enum YKind { YN_SCALAR = 1, YN_SEQ, YN_MAP } YKind;
+typedef enum YType { YT_NULL = 0, YT_BOOL, YT_INT, YT_FLOAT, YT_STR } YType;
+typedef enum YStyle { YS_PLAIN = 0, YS_SINGLE, YS_DOUBLE, YS_LITERAL, YS_FOLDED, YS_BLOCK, YS_FLOW } YStyle;
+
+enum { YAML_MAX_DEPTH = 64 };
+#define YAML_MAX_EXPANSION 1000000u
+
+typedef struct YNode YNode;
+typedef struct YPair { YNode *key, *val; } YPair;
+
+struct YNode {
+    uint8_t kind;          /* YKind */
+    uint8_t type;          /* YType (scalars) */
+    uint8_t style;         /* YStyle */
+    uint8_t flags;         /* YF_* below, free for passes to use */
+    uint32_t line, col;    /* 1-based position of the node's first character */
+    uint32_t n;            /* scalar: byte length; seq/map: element count */
+    union {
+        const char *s;     /* scalar text, NUL-terminated (may hold NULs) */
+        YNode **items;     /* seq */
+        YPair *pairs;      /* map, in source order */
+    } u;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+    } v;                   /* the typed scalar value */
+};
+
+enum { YF_RESOLVED = 1, YF_ALIASED = 2, YF_USED = 4 };
+
+typedef struct YDoc {
+    YNode *root;           /* NULL for an empty document */
+    const char *file;      /* name used in diagnostics */
+    const char *src;       /* the text (for carets) */
+    size_t src_len;
+} YDoc;
+
+/* Parses src.  Returns true and fills doc on success; on failure records
+** positioned errors in diags and returns false.  Everything is allocated in
+** arena; src must stay alive as long as the doc. */
+bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
+                Diags *diags, YDoc *doc);
+
+/* Map lookup by key text (scalar keys only); NULL when absent. */
+YNode *ymap_get(const YNode *map, const char *key);
+/* True when n is a scalar whose text equals s. */
+bool yscalar_is(const YNode *n, const char *s);
+const char *ykind_name(const YNode *n);   /* "mapping", "sequence", "string", "integer", ... */
+
+#endif

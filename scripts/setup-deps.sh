@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages scc/scvm needs to build and test, when they are
+# missing. Safe to run repeatedly: does nothing when everything is present.
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config python3
+      libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
