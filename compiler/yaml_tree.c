@@ -1,0 +1,761 @@
+/* yaml_tree.c - libyaml events -> arena tree with positions and core-schema types.
+**
+** One pass over yaml_parser_parse() events.  Open collections live on a
+** fixed frame stack (depth is bounded by YAML_MAX_DEPTH); their children are
+** pushed on one growable scratch stack and copied into an exact-size arena
+** array when the collection ends, so the tree costs one arena allocation
+** per node plus one per collection and scalar text, and no malloc per node.
+** Anchors are recorded in a scratch table; an alias becomes a second pointer
+** to the anchored node (YF_ALIASED), and the expanded size of the document
+** (what a copying loader would build) is counted so billion-laughs input is
+** rejected as soon as the count passes YAML_MAX_EXPANSION.  The typing rules
+** are written down in docs/yaml.md. */
+#include "yaml_tree.h"
+
+#include "../common/buf.h"
+#include "../common/sc_alloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#define TAG_PREFIX "tag:yaml.org,2002:"
+#define TAG_PREFIX_LEN (sizeof TAG_PREFIX - 1)
+
+/* Maps with more pairs than this check duplicate keys with a hash table;
+** below it the quadratic scan is cheaper than building the table. */
+enum { DUP_LINEAR_MAX = 16 };
+
+typedef struct Frame {
+    YNode *node;           /* the collection being built */
+    size_t base;           /* its first child in Parser.stack */
+    uint64_t count;        /* expanded node count of the subtree so far */
+    int anchor;            /* index in Parser.anchors, or -1 */
+} Frame;
+
+typedef struct Anchor {
+    char *name;            /* arena */
+    YNode *node;
+    uint64_t count;        /* expanded node count; valid when !open */
+    bool open;             /* the anchored collection is still being parsed */
+} Anchor;
+
+typedef struct Parser {
+    const char *file;
+    const char *src;
+    size_t len;
+    Arena *arena;
+    Diags *diags;
+    bool failed;
+    bool stop;             /* unrecoverable: stop reading events */
+    Frame frames[YAML_MAX_DEPTH + 1];
+    int depth;
+    YNode **stack;         /* children of the open collections */
+    size_t sp, scap;
+    Anchor *anchors;
+    size_t na, acap;
+    uint32_t *hash;        /* duplicate-key table, reused */
+    size_t hcap;
+    uint64_t total;        /* expanded node count of the document */
+    YNode *root;
+    int docs;
+} Parser;
+
+/* Records a positioned error; parsing goes on (see p->stop for the fatal ones). */
+#define ERR_AT(p, line, col, ...) \
+    ((p)->failed = true, diag_error((p)->diags, (p)->file, (line), (col), __VA_ARGS__))
+
+static void oom(Parser *p)
+{
+    p->failed = p->stop = true;
+    diag_error(p->diags, p->file, 0, 0, "out of memory while parsing YAML");
+}
+
+/* 1-based line and column (in characters) of byte offset off, counting
+** line breaks as libyaml does for the common cases (\n, \r\n, lone \r). */
+static void offset_pos(const char *src, size_t len, size_t off, uint32_t *line, uint32_t *col)
+{
+    uint32_t l = 1, c = 1;
+    if (off > len)
+        off = len;
+    for (size_t i = 0; i < off; i++) {
+        unsigned char ch = (unsigned char)src[i];
+        if (ch == '\n' || (ch == '\r' && (i + 1 >= len || src[i + 1] != '\n'))) {
+            l++;
+            c = 1;
+        } else if ((ch & 0xc0) != 0x80 && ch != '\r') {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+static bool push(Parser *p, YNode *n)
+{
+    if (p->sp == p->scap) {
+        size_t cap = p->scap ? p->scap * 2 : 256;
+        YNode **s = sc_realloc(p->stack, cap * sizeof *s);
+        if (!s) {
+            oom(p);
+            return false;
+        }
+        p->stack = s;
+        p->scap = cap;
+    }
+    p->stack[p->sp++] = n;
+    return true;
+}
+
+static YNode *new_node(Parser *p, YKind kind, const yaml_mark_t *m)
+{
+    YNode *n = arena_alloc(p->arena, sizeof *n);
+    if (!n) {
+        oom(p);
+        return NULL;
+    }
+    memset(n, 0, sizeof *n);
+    n->kind = (uint8_t)kind;
+    n->line = (uint32_t)m->line + 1;
+    n->col = (uint32_t)m->column + 1;
+    return n;
+}
+
+/* Adds count expanded nodes; false (and an error at m) past the limit. */
+static bool account(Parser *p, uint64_t count, const yaml_mark_t *m)
+{
+    p->total += count;
+    if (p->depth > 0)
+        p->frames[p->depth - 1].count += count;
+    if (p->total > YAML_MAX_EXPANSION) {
+        p->failed = p->stop = true;
+        diag_error(p->diags, p->file, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
+                   "alias expansion exceeds %u nodes", (unsigned)YAML_MAX_EXPANSION);
+        return false;
+    }
+    return true;
+}
+
+static int anchor_add(Parser *p, const yaml_char_t *name, YNode *n, bool open, uint64_t count)
+{
+    if (p->na == p->acap) {
+        size_t cap = p->acap ? p->acap * 2 : 16;
+        Anchor *a = sc_realloc(p->anchors, cap * sizeof *a);
+        if (!a) {
+            oom(p);
+            return -1;
+        }
+        p->anchors = a;
+        p->acap = cap;
+    }
+    char *s = arena_strdup(p->arena, (const char *)name);
+    if (!s) {
+        oom(p);
+        return -1;
+    }
+    n->flags |= YF_ALIASED;
+    p->anchors[p->na] = (Anchor){ s, n, count, open };
+    return (int)p->na++;
+}
+
+/* The latest definition wins, as in YAML; hence the search from the end. */
+static Anchor *anchor_find(Parser *p, const char *name)
+{
+    for (size_t i = p->na; i-- > 0;)
+        if (strcmp(p->anchors[i].name, name) == 0)
+            return &p->anchors[i];
+    return NULL;
+}
+
+/* "tag:yaml.org,2002:int" -> "!!int" for messages. */
+static const char *tag_show(const char *tag)
+{
+    static _Thread_local char buf[128];
+    if (strncmp(tag, TAG_PREFIX, TAG_PREFIX_LEN) == 0) {
+        snprintf(buf, sizeof buf, "!!%s", tag + TAG_PREFIX_LEN);
+        return buf;
+    }
+    return tag;
+}
+
+static bool is_digits(const char *s, const char *e, int base)
+{
+    if (s == e)
+        return false;
+    for (; s < e; s++) {
+        int c = (unsigned char)*s;
+        bool ok = base == 8 ? (c >= '0' && c <= '7')
+                : base == 10 ? (c >= '0' && c <= '9')
+                : ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+typedef enum { NUM_NO, NUM_OK, NUM_RANGE } NumResult;
+
+/* Core-schema int: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+, within int64. */
+static NumResult parse_int(const char *s, size_t n, int64_t *out)
+{
+    const char *e = s + n;
+    if (n > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
+        int base = s[1] == 'o' ? 8 : 16;
+        if (!is_digits(s + 2, e, base))
+            return NUM_NO;
+        errno = 0;
+        unsigned long long v = strtoull(s + 2, NULL, base);
+        if (errno == ERANGE || v > (unsigned long long)INT64_MAX)
+            return NUM_RANGE;
+        *out = (int64_t)v;
+        return NUM_OK;
+    }
+    const char *d = s;
+    if (d < e && (*d == '-' || *d == '+'))
+        d++;
+    if (!is_digits(d, e, 10))
+        return NUM_NO;
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE)
+        return NUM_RANGE;
+    *out = (int64_t)v;
+    return NUM_OK;
+}
+
+/* Core-schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?,
+** [-+]?\.(inf|Inf|INF), \.(nan|NaN|NAN).  Ints are floats too (for !!float). */
+static bool parse_float(const char *s, size_t n, double *out)
+{
+    const char *p = s, *e = s + n;
+    bool neg = false;
+    if (p < e && (*p == '-' || *p == '+'))
+        neg = *p++ == '-';
+    size_t r = (size_t)(e - p);
+    if (r == 4 && (!memcmp(p, ".inf", 4) || !memcmp(p, ".Inf", 4) || !memcmp(p, ".INF", 4))) {
+        *out = neg ? -HUGE_VAL : HUGE_VAL;
+        return true;
+    }
+    if (p == s && r == 4 && (!memcmp(p, ".nan", 4) || !memcmp(p, ".NaN", 4) || !memcmp(p, ".NAN", 4))) {
+        *out = NAN;
+        return true;
+    }
+    const char *q = p;
+    size_t ip = 0, fp = 0;
+    while (q < e && *q >= '0' && *q <= '9')
+        q++, ip++;
+    if (q < e && *q == '.') {
+        q++;
+        while (q < e && *q >= '0' && *q <= '9')
+            q++, fp++;
+        if (ip == 0 && fp == 0)
+            return false;
+    } else if (ip == 0) {
+        return false;
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < e && (*q == '-' || *q == '+'))
+            q++;
+        if (!is_digits(q, e, 10))
+            return false;
+        q = e;
+    }
+    if (q != e)
+        return false;
+    *out = strtod(s, NULL);   /* s is NUL-terminated right after e */
+    return true;
+}
+
+static bool parse_bool(const char *s, size_t n, bool *out)
+{
+    if ((n == 4 && (!memcmp(s, "true", 4) || !memcmp(s, "True", 4) || !memcmp(s, "TRUE", 4)))) {
+        *out = true;
+        return true;
+    }
+    if ((n == 5 && (!memcmp(s, "false", 5) || !memcmp(s, "False", 5) || !memcmp(s, "FALSE", 5)))) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+static bool is_null(const char *s, size_t n)
+{
+    return n == 0 || (n == 1 && s[0] == '~') ||
+           (n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+}
+
+static void int_range_error(Parser *p, YNode *n)
+{
+    p->failed = true;
+    diag_error(p->diags, p->file, n->line, n->col,
+               "integer '%.64s' does not fit in 64 bits; quote it to keep it as a string", n->u.s);
+}
+
+/* Plain scalar, no explicit tag: the core schema. */
+static void type_plain(Parser *p, YNode *n)
+{
+    const char *s = n->u.s;
+    size_t len = n->n;
+    n->type = YT_STR;
+    /* Most scalars are words: one test on the first byte settles them. */
+    if (len && !strchr("0123456789+-.~nNtTfF", s[0]))
+        return;
+    if (is_null(s, len)) {
+        n->type = YT_NULL;
+    } else if (parse_bool(s, len, &n->v.b)) {
+        n->type = YT_BOOL;
+    } else {
+        NumResult r = parse_int(s, len, &n->v.i);
+        if (r == NUM_OK)
+            n->type = YT_INT;
+        else if (r == NUM_RANGE)
+            int_range_error(p, n);
+        else if (parse_float(s, len, &n->v.f))
+            n->type = YT_FLOAT;
+    }
+}
+
+/* Scalar with an explicit tag; the value must fit the tag. */
+static void type_tagged(Parser *p, YNode *n, const char *tag)
+{
+    const char *s = n->u.s;
+    size_t len = n->n;
+    const char *t = strncmp(tag, TAG_PREFIX, TAG_PREFIX_LEN) == 0 ? tag + TAG_PREFIX_LEN : NULL;
+    n->type = YT_STR;
+    if (strcmp(tag, "!") == 0 || (t && strcmp(t, "str") == 0))
+        return;
+    if (t && strcmp(t, "int") == 0) {
+        NumResult r = parse_int(s, len, &n->v.i);
+        if (r == NUM_OK)
+            n->type = YT_INT;
+        else if (r == NUM_RANGE)
+            int_range_error(p, n);
+        else
+            ERR_AT(p, n->line, n->col, "expected an integer for !!int, got '%.64s'", s);
+    } else if (t && strcmp(t, "float") == 0) {
+        if (parse_float(s, len, &n->v.f))
+            n->type = YT_FLOAT;
+        else
+            ERR_AT(p, n->line, n->col, "expected a number for !!float, got '%.64s'", s);
+    } else if (t && strcmp(t, "bool") == 0) {
+        if (parse_bool(s, len, &n->v.b))
+            n->type = YT_BOOL;
+        else
+            ERR_AT(p, n->line, n->col, "expected true or false for !!bool, got '%.64s'", s);
+    } else if (t && strcmp(t, "null") == 0) {
+        if (is_null(s, len))
+            n->type = YT_NULL;
+        else
+            ERR_AT(p, n->line, n->col, "expected null, ~ or nothing for !!null, got '%.64s'", s);
+    } else if (t && (strcmp(t, "map") == 0 || strcmp(t, "seq") == 0)) {
+        ERR_AT(p, n->line, n->col, "tag '%s' on a scalar", tag_show(tag));
+    } else {
+        ERR_AT(p, n->line, n->col, "unsupported YAML tag '%s'", tag_show(tag));
+    }
+}
+
+static void check_collection_tag(Parser *p, YNode *n, const yaml_char_t *tag, const char *want)
+{
+    const char *t = (const char *)tag;
+    if (!t || strcmp(t, "!") == 0)
+        return;
+    const char *core = strncmp(t, TAG_PREFIX, TAG_PREFIX_LEN) == 0 ? t + TAG_PREFIX_LEN : NULL;
+    if (core && strcmp(core, want) == 0)
+        return;
+    p->failed = true;
+    if (core && (!strcmp(core, "map") || !strcmp(core, "seq") || !strcmp(core, "str") ||
+                 !strcmp(core, "int") || !strcmp(core, "float") || !strcmp(core, "bool") ||
+                 !strcmp(core, "null")))
+        diag_error(p->diags, p->file, n->line, n->col, "tag '%s' on a %s",
+                   tag_show(t), n->kind == YN_MAP ? "mapping" : "sequence");
+    else
+        diag_error(p->diags, p->file, n->line, n->col, "unsupported YAML tag '%s'", tag_show(t));
+}
+
+/* Adds a finished node to the open collection (or makes it the root). */
+static void attach(Parser *p, YNode *n)
+{
+    if (p->depth == 0) {
+        p->root = n;
+        return;
+    }
+    Frame *f = &p->frames[p->depth - 1];
+    if (f->node->kind == YN_MAP && (p->sp - f->base) % 2 == 0) {
+        /* n is a key */
+        if (n->kind != YN_SCALAR) {
+            ERR_AT(p, n->line, n->col, "mapping keys must be scalars, not a %s", ykind_name(n));
+        } else if (n->style == YS_PLAIN && n->n == 2 && memcmp(n->u.s, "<<", 2) == 0) {
+            ERR_AT(p, n->line, n->col,
+                   "merge keys ('<<') are not supported; write the merged keys out");
+        }
+    }
+    push(p, n);
+}
+
+static uint32_t hash_key(const YNode *k)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < k->n; i++)
+        h = (h ^ (unsigned char)k->u.s[i]) * 16777619u;
+    return h;
+}
+
+static bool same_key(const YNode *a, const YNode *b)
+{
+    return a->kind == YN_SCALAR && b->kind == YN_SCALAR && a->n == b->n &&
+           memcmp(a->u.s, b->u.s, a->n) == 0;
+}
+
+static void dup_error(Parser *p, const YNode *second, const YNode *first)
+{
+    p->failed = true;
+    diag_error(p->diags, p->file, second->line, second->col, "duplicate mapping key '%.64s'",
+               second->u.s);
+    diag_note(p->diags, p->file, first->line, first->col, "first defined here");
+}
+
+static void check_dups(Parser *p, const YNode *map)
+{
+    uint32_t n = map->n;
+    const YPair *pr = map->u.pairs;
+    if (n <= DUP_LINEAR_MAX) {
+        for (uint32_t i = 1; i < n; i++)
+            for (uint32_t j = 0; j < i; j++)
+                if (same_key(pr[i].key, pr[j].key)) {
+                    dup_error(p, pr[i].key, pr[j].key);
+                    break;
+                }
+        return;
+    }
+    size_t cap = 64;
+    while (cap < (size_t)n * 2)
+        cap *= 2;
+    if (cap > p->hcap) {
+        uint32_t *h = sc_realloc(p->hash, cap * sizeof *h);
+        if (!h) {
+            oom(p);
+            return;
+        }
+        p->hash = h;
+        p->hcap = cap;
+    }
+    memset(p->hash, 0, cap * sizeof *p->hash);
+    for (uint32_t i = 0; i < n; i++) {
+        const YNode *k = pr[i].key;
+        if (k->kind != YN_SCALAR)
+            continue;
+        size_t slot = hash_key(k) & (cap - 1);
+        for (;;) {
+            uint32_t e = p->hash[slot];
+            if (e == 0) {
+                p->hash[slot] = i + 1;
+                break;
+            }
+            if (same_key(pr[e - 1].key, k)) {
+                dup_error(p, k, pr[e - 1].key);
+                break;
+            }
+            slot = (slot + 1) & (cap - 1);
+        }
+    }
+}
+
+static void open_collection(Parser *p, YKind kind, const yaml_event_t *ev)
+{
+    const yaml_mark_t *m = &ev->start_mark;
+    if (p->depth >= YAML_MAX_DEPTH) {
+        p->failed = p->stop = true;
+        diag_error(p->diags, p->file, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
+                   "YAML nesting deeper than %d levels", (int)YAML_MAX_DEPTH);
+        return;
+    }
+    YNode *n = new_node(p, kind, m);
+    if (!n)
+        return;
+    const yaml_char_t *anchor, *tag;
+    int style;
+    if (kind == YN_MAP) {
+        anchor = ev->data.mapping_start.anchor;
+        tag = ev->data.mapping_start.tag;
+        style = ev->data.mapping_start.style;
+        check_collection_tag(p, n, tag, "map");
+    } else {
+        anchor = ev->data.sequence_start.anchor;
+        tag = ev->data.sequence_start.tag;
+        style = ev->data.sequence_start.style;
+        check_collection_tag(p, n, tag, "seq");
+    }
+    n->style = style == YAML_FLOW_MAPPING_STYLE || style == YAML_FLOW_SEQUENCE_STYLE ? YS_FLOW : YS_BLOCK;
+    int ai = -1;
+    if (anchor && (ai = anchor_add(p, anchor, n, true, 0)) < 0)
+        return;
+    p->frames[p->depth++] = (Frame){ n, p->sp, 0, ai };
+}
+
+static void close_collection(Parser *p)
+{
+    Frame f = p->frames[--p->depth];
+    YNode *n = f.node;
+    size_t cnt = p->sp - f.base;
+    YNode **kids = p->stack + f.base;
+    if (n->kind == YN_MAP) {
+        /* An odd count cannot happen: libyaml always pairs keys and values. */
+        size_t np = cnt / 2;
+        YPair *pairs = np ? arena_alloc(p->arena, np * sizeof *pairs) : NULL;
+        if (np && !pairs) {
+            oom(p);
+            return;
+        }
+        for (size_t i = 0; i < np; i++)
+            pairs[i] = (YPair){ kids[2 * i], kids[2 * i + 1] };
+        n->u.pairs = pairs;
+        n->n = (uint32_t)np;
+        check_dups(p, n);
+    } else {
+        YNode **items = cnt ? arena_alloc(p->arena, cnt * sizeof *items) : NULL;
+        if (cnt && !items) {
+            oom(p);
+            return;
+        }
+        if (cnt)
+            memcpy(items, kids, cnt * sizeof *items);
+        n->u.items = items;
+        n->n = (uint32_t)cnt;
+    }
+    p->sp = f.base;
+    uint64_t count = f.count + 1;
+    if (f.anchor >= 0) {
+        p->anchors[f.anchor].open = false;
+        p->anchors[f.anchor].count = count;
+    }
+    if (p->depth > 0)
+        p->frames[p->depth - 1].count += count;
+    attach(p, n);
+}
+
+static void on_scalar(Parser *p, const yaml_event_t *ev)
+{
+    YNode *n = new_node(p, YN_SCALAR, &ev->start_mark);
+    if (!n)
+        return;
+    size_t len = ev->data.scalar.length;
+    char *s = arena_strndup(p->arena, (const char *)ev->data.scalar.value, len);
+    if (!s) {
+        oom(p);
+        return;
+    }
+    n->u.s = s;
+    n->n = (uint32_t)len;
+    switch (ev->data.scalar.style) {
+    case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = YS_SINGLE; break;
+    case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = YS_DOUBLE; break;
+    case YAML_LITERAL_SCALAR_STYLE: n->style = YS_LITERAL; break;
+    case YAML_FOLDED_SCALAR_STYLE: n->style = YS_FOLDED; break;
+    case YAML_ANY_SCALAR_STYLE:
+    case YAML_PLAIN_SCALAR_STYLE: n->style = YS_PLAIN; break;
+    }
+    const char *tag = (const char *)ev->data.scalar.tag;
+    if (tag)
+        type_tagged(p, n, tag);
+    else if (n->style == YS_PLAIN)
+        type_plain(p, n);
+    else
+        n->type = YT_STR;
+    if (ev->data.scalar.anchor && anchor_add(p, ev->data.scalar.anchor, n, false, 1) < 0)
+        return;
+    if (!account(p, 1, &ev->start_mark))
+        return;
+    attach(p, n);
+}
+
+static void on_alias(Parser *p, const yaml_event_t *ev)
+{
+    const yaml_mark_t *m = &ev->start_mark;
+    const char *name = (const char *)ev->data.alias.anchor;
+    Anchor *a = anchor_find(p, name);
+    if (!a) {
+        ERR_AT(p, (uint32_t)m->line + 1, (uint32_t)m->column + 1, "undefined alias '%s'", name);
+        p->stop = true;   /* the collection would be missing a child */
+        return;
+    }
+    if (a->open) {
+        ERR_AT(p, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
+               "alias '%s' refers to a node that contains it", name);
+        p->stop = true;
+        return;
+    }
+    if (!account(p, a->count, m))
+        return;
+    attach(p, a->node);
+}
+
+static void syntax_error(Parser *p, const yaml_parser_t *yp)
+{
+    p->failed = p->stop = true;
+    if (yp->error == YAML_MEMORY_ERROR) {
+        oom(p);
+        return;
+    }
+    uint32_t line, col;
+    if (yp->error == YAML_READER_ERROR) {
+        offset_pos(p->src, p->len, yp->problem_offset, &line, &col);
+    } else {
+        line = (uint32_t)yp->problem_mark.line + 1;
+        col = (uint32_t)yp->problem_mark.column + 1;
+    }
+    diag_error(p->diags, p->file, line, col, "%s", yp->problem ? yp->problem : "invalid YAML");
+    if (yp->context)
+        diag_note(p->diags, p->file, (uint32_t)yp->context_mark.line + 1,
+                  (uint32_t)yp->context_mark.column + 1, "%s", yp->context);
+}
+
+static bool check_encoding(Parser *p)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t n = p->len;
+    if ((n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0xfe && s[3] == 0xff) ||
+                    (s[0] == 0xff && s[1] == 0xfe && s[2] == 0 && s[3] == 0))) ) {
+        ERR_AT(p, 1, 1, "UTF-32 input is not supported; convert the file to UTF-8");
+        return false;
+    }
+    if (n >= 2 && ((s[0] == 0xfe && s[1] == 0xff) || (s[0] == 0xff && s[1] == 0xfe))) {
+        ERR_AT(p, 1, 1, "UTF-16 input is not supported; convert the file to UTF-8");
+        return false;
+    }
+    size_t bad;
+    if (!utf8_valid(s, n, &bad)) {
+        uint32_t line, col;
+        offset_pos(p->src, n, bad, &line, &col);
+        p->failed = true;
+        diag_error(p->diags, p->file, line, col, "invalid UTF-8 (byte 0x%02x); expected UTF-8 text",
+                   s[bad]);
+        return false;
+    }
+    return true;
+}
+
+bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
+                Diags *diags, YDoc *doc)
+{
+    Parser p;
+    memset(&p, 0, sizeof p);
+    p.file = file;
+    p.src = src;
+    p.len = len;
+    p.arena = arena;
+    p.diags = diags;
+    doc->root = NULL;
+    doc->file = file;
+    doc->src = src;
+    doc->src_len = len;
+    if (!check_encoding(&p))
+        return false;
+
+    yaml_parser_t yp;
+    if (!yaml_parser_initialize(&yp)) {
+        oom(&p);
+        return false;
+    }
+    yaml_parser_set_input_string(&yp, (const unsigned char *)src, len);
+    yaml_parser_set_encoding(&yp, YAML_UTF8_ENCODING);
+    bool done = false;
+    while (!done && !p.stop) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&yp, &ev)) {
+            syntax_error(&p, &yp);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++p.docs > 1) {
+                p.failed = p.stop = true;
+                diag_error(diags, file, (uint32_t)ev.start_mark.line + 1,
+                           (uint32_t)ev.start_mark.column + 1,
+                           "multiple YAML documents are not supported; expected one document per file");
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            on_scalar(&p, &ev);
+            break;
+        case YAML_ALIAS_EVENT:
+            on_alias(&p, &ev);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            open_collection(&p, YN_SEQ, &ev);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            open_collection(&p, YN_MAP, &ev);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            /* The node itself counts once; close_collection adds it to the parent. */
+            p.total++;
+            if (account(&p, 0, &ev.start_mark))
+                close_collection(&p);
+            break;
+        case YAML_NO_EVENT:
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&yp);
+    sc_free(p.stack);
+    sc_free(p.anchors);
+    sc_free(p.hash);
+
+    /* An empty document ("---" alone) is the same as an empty file. */
+    YNode *r = p.root;
+    if (r && r->kind == YN_SCALAR && r->type == YT_NULL && r->n == 0 && r->style == YS_PLAIN)
+        r = NULL;
+    doc->root = p.failed ? NULL : r;
+    return !p.failed && !diags->oom;
+}
+
+YNode *ymap_get(const YNode *map, const char *key)
+{
+    if (!map || map->kind != YN_MAP)
+        return NULL;
+    size_t len = strlen(key);
+    for (uint32_t i = 0; i < map->n; i++) {
+        const YNode *k = map->u.pairs[i].key;
+        if (k->kind == YN_SCALAR && k->n == len && memcmp(k->u.s, key, len) == 0)
+            return map->u.pairs[i].val;
+    }
+    return NULL;
+}
+
+bool yscalar_is(const YNode *n, const char *s)
+{
+    if (!n || n->kind != YN_SCALAR)
+        return false;
+    size_t len = strlen(s);
+    return n->n == len && memcmp(n->u.s, s, len) == 0;
+}
+
+const char *ykind_name(const YNode *n)
+{
+    if (!n)
+        return "nothing";
+    if (n->kind == YN_MAP)
+        return "mapping";
+    if (n->kind == YN_SEQ)
+        return "sequence";
+    switch ((YType)n->type) {
+    case YT_NULL: return "null";
+    case YT_BOOL: return "boolean";
+    case YT_INT: return "integer";
+    case YT_FLOAT: return "float";
+    case YT_STR: return "string";
+    }
+    return "scalar";
+}
