@@ -1,0 +1,31 @@
+/* rt_clock.h - the two clocks: virtual (simulation) and real time.
+**
+** The virtual clock makes simulation instant and exactly repeatable: it
+** never reads the system time.  The real-time clock sleeps on
+** CLOCK_MONOTONIC until start + at_ms, where start is when it was
+** initialised, so scheduling error never accumulates across ops. */
+#ifndef SC_RT_CLOCK_H
+#define SC_RT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "rt.h"
+
+/* A clock whose wait_until returns at once.  Stateless and shared. */
+RtClock *rt_clock_virtual(void);
+
+/* Caller-owned real-time clock; pass &c->clock to vm_run(). */
+typedef struct RtRealClock {
+    RtClock clock;
+    struct timespec start;  /* CLOCK_MONOTONIC at init */
+} RtRealClock;
+
+/* Starts the clock now: at_ms 0 is the moment of this call.  Waits retry
+** after signals (EINTR) and return at once for times already past. */
+void rt_clock_realtime_init(RtRealClock *c);
+
+/* Milliseconds since rt_clock_realtime_init (for tests and diagnostics). */
+uint64_t rt_clock_realtime_elapsed_ms(const RtRealClock *c);
+
+#endif

@@ -1,0 +1,56 @@
+/* vm.c - the dispatch loop.
+**
+** There is no per-opcode code here: what an op *means* belongs to the
+** target, and the only thing the loop itself must know about an op (does
+** it end the program?) is a flag in ops.def.  So a new opcode needs no
+** change in this file, and there is no switch for -Wswitch to check; the
+** targets that interpret ops one by one (rt_sim.c is table-driven too)
+** carry that switch. */
+#include "vm.h"
+#include "rt_clock.h"
+
+#include <assert.h>
+#include <math.h>
+
+uint64_t vm_scale_time(uint64_t t, double speed)
+{
+    if (speed == 1.0)
+        return t;               /* exact even above 2^53 */
+    if (!(speed >= VM_SPEED_MIN))
+        speed = VM_SPEED_MIN;   /* also catches NaN */
+    double x = (double)t * speed;
+    if (!(x < 18446744073709551616.0))
+        return UINT64_MAX;      /* +inf, or beyond the range */
+    /* round half away from zero, as llround() and the reference (Rust
+    ** f64::round) do; x >= 0 here.  floor(x + 0.5) would misround the
+    ** largest double below 0.5, so use round(). */
+    return (uint64_t)round(x);
+}
+
+int vm_run(const BcProgram *prog, RtTarget *target, RtClock *clock, const VmOpts *opts)
+{
+    double speed = opts ? opts->speed : 1.0;
+    if (!clock)
+        clock = rt_clock_virtual();
+    assert(prog && prog->n_insn > 0);
+    assert(prog->insn[prog->n_insn - 1].op == OP_END);
+
+    int st = target->vt->begin ? target->vt->begin(target, prog) : 0;
+    if (st)
+        return st;
+    const BcInsn *in = prog->insn, *end = in + prog->n_insn;
+    uint64_t prev_t = 0;
+    for (; in < end; in++) {
+        assert(in->op < OP__COUNT);
+        assert(in->n == bc_op_info[in->op].n_operands);
+        assert(in->t >= prev_t);
+        prev_t = in->t;
+        uint64_t at = vm_scale_time(in->t, speed);
+        clock->wait_until(clock, at);
+        st = target->vt->op(target, prog, in, at);
+        if (st || (bc_op_info[in->op].flags & OPF_END))
+            break;
+    }
+    int est = target->vt->end ? target->vt->end(target, prog) : 0;
+    return st ? st : est;
+}
