@@ -1,0 +1,63 @@
+/* rt_sim.h - the simulation target and the counting sink.
+**
+** The simulation target turns every op into one playback event, a JSON
+** object on its own line (JSONL, docs/events.md):
+**     {"at_ms":N,"kind":EVENT,FIELD:VALUE,...}
+** driven entirely by ops.def: EVENT is the op's event name, and each operand
+** with a field name becomes one field, in operand order (S -> JSON string,
+** K -> JSON value, U -> number).  Ops flagged OPF_SILENT produce nothing.
+** Output depends only on the program and the speed: byte-identical across
+** runs.
+**
+** The counting sink receives the same ops but formats nothing: it is the
+** baseline for the dispatch benchmark. */
+#ifndef SC_RT_SIM_H
+#define SC_RT_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/buf.h"
+#include "rt.h"
+
+/* Statuses these targets return.  The numbers are scvm's exit statuses
+** (VmStatus in vm/vm.h, which checks they agree); the table belongs in
+** rt.h, next to the interface, once its owner moves it there. */
+enum { RT_STATUS_IO = 3, RT_STATUS_RUNTIME = 5 };
+
+typedef struct RtSimOpts {
+    /* Where the events go, one of:
+    **   out != NULL  written to the stream in large blocks (flushed at end)
+    **   mem != NULL  appended to this caller-owned buffer (not flushed; the
+    **                caller writes it, e.g. atomically, after the run)
+    **   both NULL    formatted and discarded (counts still kept) */
+    FILE *out;
+    Buf *mem;
+    /* Write and fflush `out` after every event, so a reader sees each one
+    ** when it happens (real-time playback).  Ignored without `out`. */
+    bool line_flush;
+} RtSimOpts;
+
+typedef struct RtCounts {
+    uint64_t ops;       /* ops received, END included */
+    uint64_t events;    /* ops that are events (not OPF_SILENT) */
+    uint64_t bytes;     /* sim: JSONL bytes produced; count: bytes of the
+                        ** events' string operands (no formatting is done) */
+} RtCounts;
+
+/* Returns a new target (destroy with t->vt->destroy(t)), or NULL when out
+** of memory.  The target's statuses: RT_STATUS_IO when writing `out`
+** fails (rt_sim_errno() says why), RT_STATUS_RUNTIME when a buffer cannot
+** grow. */
+RtTarget *rt_sim_new(const RtSimOpts *o);
+/* Only for targets from rt_sim_new. */
+void rt_sim_counts(const RtTarget *t, RtCounts *out);
+int rt_sim_errno(const RtTarget *t);     /* errno of a failed write, or 0 */
+
+/* A target that only counts (never fails, never allocates after creation). */
+RtTarget *rt_count_new(void);
+/* Only for targets from rt_count_new. */
+void rt_count_counts(const RtTarget *t, RtCounts *out);
+
+#endif
