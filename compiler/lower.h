@@ -1,0 +1,29 @@
+/* lower.h - a resolved Scenario-Format tree -> bytecode.
+**
+** Checks the schema (every event of the spec, unknown keys warned,
+** legacy shapes rejected with the modern form), resolves all timing to
+** absolute milliseconds on the reference playback clock (docs/timing.md),
+** and emits ops, values and metadata through the bytecode builder. */
+#ifndef SC_LOWER_H
+#define SC_LOWER_H
+
+#include <stdbool.h>
+
+#include "../formats/bc_write.h"
+#include "rules.h"
+#include "yaml_tree.h"
+
+typedef struct LowerOpts {
+    const char *source_name;   /* base name recorded in the metadata */
+    const char *base_dir;      /* the scenario's folder, for referenced files */
+    const Symtab *syms;        /* recorded in the metadata */
+} LowerOpts;
+
+/* Emits the scenario into b.  Records every problem found in diags and
+** returns false when any error was recorded. */
+bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags);
+
+/* Levenshtein distance on bytes, capped: returns cap+1 when larger. */
+unsigned lower_edit_distance(const char *a, const char *b, unsigned cap);
+
+#endif
