@@ -1,0 +1,24 @@
+# Compiler front-end tests: YAML tree + rules, data-driven.
+#
+# The sources under test are compiled into a test-only library so these
+# tests build while the rest of compiler/ (lower.c, scc.c) is in progress.
+set(SCC_COMPILER_DIR ${CMAKE_CURRENT_LIST_DIR}/../compiler)
+add_library(sc_frontend_test STATIC ${SCC_COMPILER_DIR}/yaml_tree.c ${SCC_COMPILER_DIR}/rules.c)
+target_include_directories(sc_frontend_test PUBLIC ${SCC_COMPILER_DIR})
+target_link_libraries(sc_frontend_test PUBLIC sc_common PkgConfig::YAML m)
+
+add_executable(scc_tree ${CMAKE_CURRENT_LIST_DIR}/compiler/scc_tree.c)
+target_link_libraries(scc_tree PRIVATE sc_frontend_test)
+
+set(_cases ${CMAKE_CURRENT_LIST_DIR}/compiler)
+add_test(NAME compiler.yaml
+         COMMAND ${Python3_EXECUTABLE} ${_cases}/run_cases.py $<TARGET_FILE:scc_tree> ${_cases}/yaml)
+add_test(NAME compiler.rules
+         COMMAND ${Python3_EXECUTABLE} ${_cases}/run_cases.py $<TARGET_FILE:scc_tree> ${_cases}/rules)
+add_test(NAME compiler.yaml_limits
+         COMMAND ${Python3_EXECUTABLE} ${_cases}/gen_cases.py $<TARGET_FILE:scc_tree>)
+add_test(NAME compiler.runner_fails
+         COMMAND ${Python3_EXECUTABLE} ${_cases}/run_cases.py $<TARGET_FILE:scc_tree> ${_cases}/must_fail)
+set_tests_properties(compiler.runner_fails PROPERTIES WILL_FAIL TRUE)
+set_tests_properties(compiler.yaml compiler.rules compiler.runner_fails PROPERTIES LABELS "errors;golden" TIMEOUT 60)
+set_tests_properties(compiler.yaml_limits PROPERTIES LABELS "errors;unit" TIMEOUT 60)
