@@ -1241,7 +1241,8 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
         }
         op(l, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
            target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, val_of(l, input),
-           extras ? val_pick(l, extras, extra_keys) : l->null_val);
+           extras && (ymap_get(extras, "_meta") || ymap_get(extras, "expectedResponse"))
+               ? val_pick(l, extras, extra_keys) : l->null_val);
     }
 }
 
