@@ -6,3 +6,9 @@ add_test(NAME corpus_agent_harbor
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS})
 set_tests_properties(corpus_agent_harbor PROPERTIES LABELS "corpus;golden" TIMEOUT 120
                      SKIP_RETURN_CODE 77)
+
+# Malformed scenarios with their exact diagnostics written inside them.
+add_test(NAME compiler_expected_diagnostics
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/errors/check_errors.py
+                 $<TARGET_FILE:scc> ${CMAKE_CURRENT_SOURCE_DIR}/errors)
+set_tests_properties(compiler_expected_diagnostics PROPERTIES LABELS "errors" TIMEOUT 120)

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Expected-diagnostics tests, clox style: each .yaml under this folder
+ends with the exact diagnostics scc must print for it, one per line:
+
+    # expect: 6:14: error: think relativeTime 1500 is earlier than ...
+    # expect: 6:14: note: think times are offsets from ...
+
+Optional `# scc-args: -D x=1` lines pass arguments.  A file with an
+`error:` expectation must make `scc --check` exit 1, any other 0.
+usage: check_errors.py SCC DIR
+"""
+import os
+import subprocess
+import sys
+
+
+def main():
+    scc, folder = sys.argv[1], sys.argv[2]
+    passed = failed = 0
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith((".yaml", ".yml", ".json")):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+        expect = [l[len("# expect: "):] for l in lines if l.startswith("# expect: ")]
+        args = []
+        for l in lines:
+            if l.startswith("# scc-args: "):
+                args += l[len("# scc-args: "):].split()
+        p = subprocess.run([scc, "--check", "--color=never"] + args + [name], cwd=folder,
+                           capture_output=True, text=True, timeout=30)
+        got = [l[len(name) + 1:] if l.startswith(name + ":") else l for l in p.stderr.splitlines()]
+        want_rc = 1 if any(": error: " in e for e in expect) else 0
+        problems = []
+        if got != expect:
+            problems.append("diagnostics differ:\n    want: " + "\n          ".join(expect) +
+                            "\n    got:  " + "\n          ".join(got))
+        if p.returncode != want_rc:
+            problems.append("exit status %d, want %d" % (p.returncode, want_rc))
+        if problems:
+            failed += 1
+            print("FAIL %s: %s" % (name, "; ".join(problems)))
+        else:
+            passed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
