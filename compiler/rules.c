@@ -464,7 +464,7 @@ static bool cond_parse(R *r, const YNode *n, Cond *c)
     } else if (s[i] == '-' || s[i] == '+' || isdigit((unsigned char)s[i])) {
         size_t st = i;
         i++;
-        while (i < len && isalnum((unsigned char)s[i]))
+        while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.'))
             i++;
         if (!parse_dec(s + st, i - st, &c->i)) {
             cond_err(r, n, st, "invalid integer literal '%.*s'; expected decimal digits within 64 bits",

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
             stats = true;
         } else if (strcmp(argv[i], "-D") == 0 && i + 1 < argc) {
             if (!symtab_define(&cli, argv[++i], &why)) {
-                fprintf(stderr, "scc_tree: -D %s: %s\n", argv[i], why);
+                printf("scc_tree: -D %s: %s\n", argv[i], why);
                 rc = 2;
             }
         } else if (strcmp(argv[i], "--env") == 0 && i + 1 < argc) {
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     if (!path)
         return usage();
     if (env && !symtab_define_list(&envt, env, &why)) {
-        fprintf(stderr, "scc_tree: AH_SCENARIO_DEFINES: %s\n", why);
+        printf("scc_tree: AH_SCENARIO_DEFINES: %s\n", why);
         rc = 2;
     }
     if (rc) {
