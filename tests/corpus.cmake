@@ -12,3 +12,9 @@ add_test(NAME compiler_expected_diagnostics
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/errors/check_errors.py
                  $<TARGET_FILE:scc> ${CMAKE_CURRENT_SOURCE_DIR}/errors)
 set_tests_properties(compiler_expected_diagnostics PROPERTIES LABELS "errors" TIMEOUT 120)
+
+# Every example in docs/*.md is compiled and played; its shown output must match.
+add_test(NAME docs_examples
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_docs.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR}/docs)
+set_tests_properties(docs_examples PROPERTIES LABELS "golden;docs" TIMEOUT 120)

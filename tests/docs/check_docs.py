@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Doc examples are tests.  In docs/*.md a fenced block
+
+    ```yaml example=NAME [args="-D x=1"]
+    ...scenario...
+    ```
+
+is compiled with scc; a later block ```jsonl events=NAME``` must equal the
+`scvm run` output exactly, ```text listing=NAME``` the `scc -l` output, and
+```text diagnostics=NAME``` the diagnostics of `scc --check` (exit 1 when
+they contain an error).  Referenced files live next to the docs.
+usage: check_docs.py SCC SCVM DOCS_DIR [--update]
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
+
+
+def attrs(s):
+    return dict((k, v.strip('"')) for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', s))
+
+
+def main():
+    scc, scvm, docs = sys.argv[1:4]
+    update = "--update" in sys.argv
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for md in sorted(f for f in os.listdir(docs) if f.endswith(".md")):
+            path = os.path.join(docs, md)
+            text = open(path, encoding="utf-8").read()
+            examples = {}
+            new_text = text
+            for m in FENCE.finditer(text):
+                lang, a, body = m.group(1), attrs(m.group(2)), m.group(3)
+                if "example" in a:
+                    name = a["example"]
+                    src = os.path.join(tmp, name + ".yaml")
+                    with open(src, "w", encoding="utf-8") as f:
+                        f.write(body)
+                    examples[name] = (src, shlex.split(a.get("args", "")))
+                    continue
+                for kind in ("events", "listing", "diagnostics"):
+                    if kind not in a:
+                        continue
+                    name = a[kind]
+                    if name not in examples:
+                        print("FAIL %s: %s=%s before its example" % (md, kind, name))
+                        failed += 1
+                        continue
+                    src, args = examples[name]
+                    out = os.path.join(tmp, name + ".scb")
+                    if kind == "diagnostics":
+                        p = subprocess.run([scc, "--check", "--color=never"] + args + [os.path.basename(src)],
+                                           cwd=tmp, capture_output=True, text=True, timeout=30)
+                        got = p.stderr
+                        ok_rc = p.returncode == (1 if ": error: " in got else 0)
+                    else:
+                        p = subprocess.run([scc] + args + ["-o", out, src], capture_output=True, text=True, timeout=30)
+                        ok_rc = p.returncode == 0
+                        if kind == "listing":
+                            p2 = subprocess.run([scc, "-l"] + args + [os.path.basename(src)], cwd=tmp,
+                                                capture_output=True, text=True, timeout=30)
+                            got = p2.stdout
+                        else:
+                            p2 = subprocess.run([scvm, "run", out], capture_output=True, text=True, timeout=30)
+                            got = p2.stdout
+                            ok_rc = ok_rc and p2.returncode == 0
+                    if update:
+                        new_text = new_text.replace(m.group(0), "```%s%s\n%s```" % (lang, m.group(2), got), 1)
+                        continue
+                    if got != body or not ok_rc:
+                        failed += 1
+                        print("FAIL %s: %s=%s differs (exit ok: %s)\n--- doc\n%s--- got\n%s%s" % (
+                            md, kind, name, ok_rc, body, got, p.stderr if kind != "diagnostics" else ""))
+                    else:
+                        passed += 1
+            if update and new_text != text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(new_text)
+                print("updated", md)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
