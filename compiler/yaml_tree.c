@@ -6,9 +6,11 @@
 ** array when the collection ends, so the tree costs one arena allocation
 ** per node plus one per collection and scalar text, and no malloc per node.
 ** Anchors are recorded in a scratch table; an alias becomes a second pointer
-** to the anchored node (YF_ALIASED), and the expanded size of the document
-** (what a copying loader would build) is counted so billion-laughs input is
-** rejected as soon as the count passes YAML_MAX_EXPANSION.  The typing rules
+** to the anchored node (YF_ALIASED).  Every anchored node's expanded size
+** (what a copying loader would build) is known when it closes; the nodes
+** aliases add are summed, so billion-laughs input is rejected at the alias
+** that takes the sum past YAML_MAX_EXPANSION, in time and memory linear in
+** the input.  The typing rules
 ** are written down in docs/yaml.md. */
 #include "yaml_tree.h"
 
@@ -59,7 +61,7 @@ typedef struct Parser {
     size_t na, acap;
     uint32_t *hash;        /* duplicate-key table, reused */
     size_t hcap;
-    uint64_t total;        /* expanded node count of the document */
+    uint64_t aliased;      /* nodes added by aliases, were they expanded */
     YNode *root;
     int docs;
 } Parser;
@@ -124,13 +126,17 @@ static YNode *new_node(Parser *p, YKind kind, const yaml_mark_t *m)
     return n;
 }
 
-/* Adds count expanded nodes; false (and an error at m) past the limit. */
-static bool account(Parser *p, uint64_t count, const yaml_mark_t *m)
+/* Adds count expanded nodes to the open collection.  Only nodes that aliases
+** add are limited (p->aliased): the source nodes themselves are bounded by
+** the input size, and a large alias-free file must not be rejected. */
+static bool account(Parser *p, uint64_t count, bool via_alias, const yaml_mark_t *m)
 {
-    p->total += count;
     if (p->depth > 0)
         p->frames[p->depth - 1].count += count;
-    if (p->total > YAML_MAX_EXPANSION) {
+    if (!via_alias)
+        return true;
+    p->aliased += count;
+    if (p->aliased > YAML_MAX_EXPANSION) {
         p->failed = p->stop = true;
         diag_error(p->diags, p->file, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
                    "alias expansion exceeds %u nodes", (unsigned)YAML_MAX_EXPANSION);
@@ -568,8 +574,7 @@ static void on_scalar(Parser *p, const yaml_event_t *ev)
         n->type = YT_STR;
     if (ev->data.scalar.anchor && anchor_add(p, ev->data.scalar.anchor, n, false, 1) < 0)
         return;
-    if (!account(p, 1, &ev->start_mark))
-        return;
+    account(p, 1, false, &ev->start_mark);
     attach(p, n);
 }
 
@@ -589,7 +594,7 @@ static void on_alias(Parser *p, const yaml_event_t *ev)
         p->stop = true;
         return;
     }
-    if (!account(p, a->count, m))
+    if (!account(p, a->count, true, m))
         return;
     attach(p, a->node);
 }
@@ -696,10 +701,7 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
             break;
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
-            /* The node itself counts once; close_collection adds it to the parent. */
-            p.total++;
-            if (account(&p, 0, &ev.start_mark))
-                close_collection(&p);
+            close_collection(&p);
             break;
         case YAML_NO_EVENT:
         case YAML_STREAM_START_EVENT:

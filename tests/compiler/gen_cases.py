@@ -53,5 +53,10 @@ case("laughs-30x30", b"\n".join(lines) + b"\n", "error: alias expansion exceeds 
 lines = [b"a: &a [" + b",".join([b"1"] * 998) + b"]", b"b: [" + b",".join([b"*a"] * 900) + b"]"]
 case("expansion-under-limit", b"\n".join(lines) + b"\n", '{"a":[1,1', max_seconds=10)
 
+# More than YAML_MAX_EXPANSION source nodes but no alias: accepted (only the
+# nodes aliases add are limited).
+big = b"- [" + b"]\n- [".join(b"1,2,3,4" for _ in range(250000)) + b"]\n"
+case("many-nodes-no-alias", big, "[[1,2,3,4],[1,2,3,4]", max_seconds=20)
+
 print("generated cases: " + ("all passed" if not failed else f"{failed} failed"))
 sys.exit(1 if failed else 0)
