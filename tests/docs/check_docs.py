@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
+FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```[ \t]*$", re.S | re.M)
 
 
 def attrs(s):
