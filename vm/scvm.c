@@ -559,8 +559,9 @@ int main(int argc, char **argv)
             st = cmds[k].fn(&c);
         sc_free(c.files);
         /* A full disk or closed pipe on stdout is an I/O error, not success. */
-        if (fflush(stdout) != 0 && !st) {
-            fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno));
+        errno = 0;
+        if ((fflush(stdout) != 0 || ferror(stdout)) && !st) {
+            fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno ? errno : EIO));
             st = VM_IO;
         }
         return st;

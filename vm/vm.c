@@ -14,7 +14,7 @@
 
 uint64_t vm_scale_time(uint64_t t, double speed)
 {
-    if (speed == 1.0)
+    if (speed == 1.0 || t == 0)
         return t;               /* exact even above 2^53 */
     if (!(speed >= VM_SPEED_MIN))
         speed = VM_SPEED_MIN;   /* also catches NaN */
