@@ -1,0 +1,138 @@
+# VM, runtime and scvm tests.  vm_fixtures writes the .scb inputs (built
+# with the bytecode builder, so they track the format) into VM_FIX; every
+# scvm test runs there, so paths in messages are short and stable.
+set(VM_SRC ${CMAKE_CURRENT_SOURCE_DIR}/vm)
+set(VM_FIX ${CMAKE_CURRENT_BINARY_DIR}/vm-fixtures)
+file(MAKE_DIRECTORY ${VM_FIX})
+
+add_executable(vm_fixtures ${VM_SRC}/vm_fixtures.c)
+target_link_libraries(vm_fixtures PRIVATE sc_formats sc_common)
+add_executable(vm_unit ${VM_SRC}/vm_unit.c)
+target_link_libraries(vm_unit PRIVATE sc_vm)
+
+add_test(NAME vm.fixtures COMMAND vm_fixtures ${VM_FIX})
+set_tests_properties(vm.fixtures PROPERTIES FIXTURES_SETUP vm_fix LABELS "unit" TIMEOUT 30)
+
+add_test(NAME vm.unit COMMAND vm_unit ${VM_FIX}/all_ops.scb WORKING_DIRECTORY ${VM_FIX})
+set_tests_properties(vm.unit PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "unit;fuzz-regress" TIMEOUT 300)
+
+# vm_cli(NAME LABEL CHECKS... -- SCVM-ARGS...): one scvm command, checked
+# by cli_check.py (see its header for the checks).
+function(vm_cli name label)
+  add_test(NAME vm.cli.${name}
+           COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/cli_check.py ${ARGN}
+           WORKING_DIRECTORY ${VM_FIX})
+  set_tests_properties(vm.cli.${name} PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "${label}" TIMEOUT 60)
+endfunction()
+# The scvm path goes after the checks' "--".
+set(SCVM $<TARGET_FILE:scvm>)
+
+# ---- run: the event stream ----
+vm_cli(run.all_ops golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl --stderr-empty --twice -- ${SCVM} run all_ops.scb)
+vm_cli(run.target_sim golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -t sim all_ops.scb)
+vm_cli(run.options_after golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run all_ops.scb --target=sim)
+vm_cli(run.output_file golden --status 0 --stdout-empty --fresh out.jsonl --file out.jsonl=${VM_SRC}/all_ops.jsonl
+       -- ${SCVM} run -o out.jsonl all_ops.scb)
+vm_cli(run.output_joined golden --status 0 --stdout-empty --fresh out2.jsonl --file out2.jsonl=${VM_SRC}/all_ops.jsonl
+       -- ${SCVM} run -oout2.jsonl all_ops.scb)
+vm_cli(run.output_dash golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --output - all_ops.scb)
+vm_cli(run.stdin golden --status 0 --stdin all_ops.scb --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -)
+vm_cli(run.empty golden --status 0 --stdout-empty --stderr-empty -- ${SCVM} run empty.scb)
+vm_cli(run.dashdash golden --status 0 --stdout-empty -- ${SCVM} run -- empty.scb)
+
+# ---- --speed: at_ms = round(t * speed), halves away from zero, min 0.01 ----
+foreach(s 1 0.5 1.5 2 0.01)
+  vm_cli(run.speed_${s} golden --status 0 --stdout ${VM_SRC}/speed-${s}.jsonl --twice -- ${SCVM} run --speed ${s} speed.scb)
+endforeach()
+vm_cli(run.speed_equals golden --status 0 --stdout ${VM_SRC}/speed-0.5.jsonl -- ${SCVM} run --speed=0.5 speed.scb)
+vm_cli(run.speed_clamp golden --status 0 --stdout ${VM_SRC}/speed-0.01.jsonl -- ${SCVM} run --speed 0.001 speed.scb)
+vm_cli(run.speed_zero golden --status 0 --stdout ${VM_SRC}/speed-0.01.jsonl -- ${SCVM} run --speed 0 speed.scb)
+vm_cli(usage.speed_empty errors --status 2 --stderr-has "invalid speed" -- ${SCVM} run --speed= speed.scb)
+foreach(bad -1 nan inf -inf abc 1e999 0.5x)
+  string(MAKE_C_IDENTIFIER "x${bad}" id)
+  vm_cli(usage.speed_${id} errors --status 2 --stdout-empty --stderr-has "invalid speed" -- ${SCVM} run --speed "${bad}" speed.scb)
+endforeach()
+
+# ---- --realtime: same events, and never early ----
+vm_cli(run.realtime golden --status 0 --stdout ${VM_SRC}/realtime.jsonl --min-ms 80 -- ${SCVM} run --realtime realtime.scb)
+vm_cli(run.realtime_slow golden --status 0 --stdout ${VM_SRC}/realtime-2.jsonl --min-ms 160 -- ${SCVM} run --realtime --speed 2 realtime.scb)
+vm_cli(run.realtime_file golden --status 0 --stdout-empty --min-ms 80 --fresh rt.jsonl --file rt.jsonl=${VM_SRC}/realtime.jsonl
+       -- ${SCVM} run --realtime -o rt.jsonl realtime.scb)
+
+# ---- --count ----
+vm_cli(run.count golden --status 0 --stdout-text "26 events" --twice -- ${SCVM} run --count all_ops.scb)
+vm_cli(run.count_json golden --status 0 --stdout-json events=26 --stdout-json ops=31 -- ${SCVM} run --count --json all_ops.scb)
+vm_cli(run.count_empty golden --status 0 --stdout-text "0 events" -- ${SCVM} run --count empty.scb)
+
+# ---- verify ----
+vm_cli(verify.ok golden --status 0 --stdout-text "all_ops.scb: ok\ndemo.scb: ok" --stderr-empty -- ${SCVM} verify all_ops.scb demo.scb)
+vm_cli(verify.json golden --status 0 --stdout-json file=\"demo.scb\" --stdout-json ok=true -- ${SCVM} verify --json demo.scb)
+vm_cli(verify.garbage errors --status 4 --stdout-empty --stderr-has "scvm: garbage.scb: rejected: " --stderr-has "[MAGIC]" -- ${SCVM} verify garbage.scb)
+vm_cli(verify.garbage_json errors --status 4 --stdout-json ok=false --stdout-json code=\"MAGIC\" --stdout-json status=4 --stderr-empty -- ${SCVM} verify --json garbage.scb)
+vm_cli(verify.empty_file errors --status 4 --stderr-has "scvm: empty-file.scb: rejected: " -- ${SCVM} verify empty-file.scb)
+vm_cli(verify.truncated errors --status 4 --stderr-has "scvm: truncated.scb: rejected: " -- ${SCVM} verify truncated.scb)
+vm_cli(verify.badsum errors --status 4 --stderr-has "scvm: badsum.scb: rejected: " -- ${SCVM} verify badsum.scb)
+vm_cli(verify.missing errors --status 3 --stdout-empty --stderr-text "scvm: missing.scb: cannot read: No such file or directory" -- ${SCVM} verify missing.scb)
+vm_cli(verify.directory errors --status 3 --stderr-has "scvm: .: cannot read: " -- ${SCVM} verify .)
+vm_cli(verify.mixed errors --status 4 --stdout-text "all_ops.scb: ok\ndemo.scb: ok" --stderr-has "missing.scb: cannot read" --stderr-has "garbage.scb: rejected"
+       -- ${SCVM} verify all_ops.scb missing.scb garbage.scb demo.scb)
+
+# ---- run on bad input: nothing on stdout, no partial -o file ----
+vm_cli(run.missing errors --status 3 --stdout-empty -- ${SCVM} run missing.scb)
+vm_cli(run.garbage errors --status 4 --stdout-empty --stderr-has "[MAGIC]" -- ${SCVM} run garbage.scb)
+vm_cli(run.truncated errors --status 4 --stdout-empty -- ${SCVM} run truncated.scb)
+vm_cli(run.badsum errors --status 4 --stdout-empty -- ${SCVM} run badsum.scb)
+vm_cli(run.rejected_no_file errors --status 4 --absent never.jsonl -- ${SCVM} run -o never.jsonl truncated.scb)
+vm_cli(run.rejected_keeps_file errors --status 4 --keep old.jsonl=previous -- ${SCVM} run -o old.jsonl garbage.scb)
+vm_cli(run.unwritable errors --status 3 --stderr-has "scvm: no-such-dir/x.jsonl: cannot write: " -- ${SCVM} run -o no-such-dir/x.jsonl all_ops.scb)
+vm_cli(run.stdout_full errors --status 3 --stdout-to /dev/full --stderr-has "cannot write" -- ${SCVM} run all_ops.scb)
+vm_cli(verify.stdout_full errors --status 3 --stdout-to /dev/full -- ${SCVM} verify all_ops.scb)
+
+# ---- usage ----
+vm_cli(usage.none errors --status 2 --stdout-empty --stderr-has "usage: scvm run" -- ${SCVM})
+vm_cli(usage.command errors --status 2 --stderr-has "unknown command 'play'" -- ${SCVM} play all_ops.scb)
+vm_cli(usage.run_nofile errors --status 2 --stderr-has "no input file" -- ${SCVM} run)
+vm_cli(usage.run_twofiles errors --status 2 --stdout-empty -- ${SCVM} run all_ops.scb demo.scb)
+vm_cli(usage.option errors --status 2 --stderr-has "unknown option '--fast'" -- ${SCVM} run --fast all_ops.scb)
+vm_cli(usage.no_value errors --status 2 --stderr-has "option '-o' needs a value" -- ${SCVM} run all_ops.scb -o)
+vm_cli(usage.target errors --status 2 --stderr-has "unknown target 'pty'" -- ${SCVM} run --target pty all_ops.scb)
+vm_cli(usage.verify_nofile errors --status 2 -- ${SCVM} verify)
+vm_cli(usage.info_option errors --status 2 -- ${SCVM} info --count all_ops.scb)
+vm_cli(usage.dis_two errors --status 2 -- ${SCVM} dis all_ops.scb demo.scb)
+vm_cli(help unit --status 0 --stdout-has "usage: scvm run" --stdout-has "exit status:" --stdout-has "  4  bytecode rejected"
+       --stdout-has "--speed X" --stderr-empty -- ${SCVM} --help)
+vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" -- ${SCVM} run --help)
+vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.0" -- ${SCVM} --version)
+
+# ---- info and dis ----
+vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       26\n"
+       --stdout-has "duration_ms  1300\n" --stdout-has "tags         [\"vm\",\"test\"]\n" -- ${SCVM} info all_ops.scb)
+vm_cli(info.json golden --status 0 --stdout-json name=\"all_ops\" --stdout-json source=\"all_ops.yaml\"
+       --stdout-json "prompt=\"Fix the bug\"" --stdout-json "tags=[\"vm\",\"test\"]" --stdout-json ops=31 --stdout-json events=26
+       --stdout-json duration_ms=1300 --stdout-json lines=true --stdout-json version=\"1.0\" -- ${SCVM} info --json all_ops.scb)
+vm_cli(info.stripped golden --status 0 --stdout-json lines=false -- ${SCVM} info --json stripped.scb)
+vm_cli(info.garbage errors --status 4 --stdout-empty -- ${SCVM} info garbage.scb)
+vm_cli(dis.all_ops golden --status 0 --stdout-has "TOOL_START" --stdout-has "FILE_EDIT" --stdout-has "END" --twice -- ${SCVM} dis all_ops.scb)
+vm_cli(dis.garbage errors --status 4 --stdout-empty -- ${SCVM} dis garbage.scb)
+
+# The checker itself can fail: a wrong expectation must make it fail.
+vm_cli(selftest.wrong_status unit --status 1 -- ${SCVM} run all_ops.scb)
+vm_cli(selftest.wrong_stdout unit --status 0 --stdout ${VM_SRC}/speed-2.jsonl -- ${SCVM} run all_ops.scb)
+set_tests_properties(vm.cli.selftest.wrong_status vm.cli.selftest.wrong_stdout PROPERTIES WILL_FAIL TRUE)
+
+# Every example in docs/scvm.md, run as written.
+add_test(NAME vm.doc_examples
+         COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/scvm.md $<TARGET_FILE_DIR:scvm>
+         WORKING_DIRECTORY ${VM_FIX})
+set_tests_properties(vm.doc_examples PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "golden" TIMEOUT 60)
+
+# docs/events.md's event table is generated from ops.def (via bc_op_info,
+# what the writer itself reads); the check fails until it is regenerated.
+add_executable(gen_events ${VM_SRC}/gen_events.c)
+target_link_libraries(gen_events PRIVATE sc_formats sc_common)
+add_test(NAME vm.events_doc COMMAND gen_events check ${PROJECT_SOURCE_DIR}/docs/events.md)
+set_tests_properties(vm.events_doc PROPERTIES LABELS "golden" TIMEOUT 30)
+add_custom_target(update-events-doc
+  COMMAND gen_events update ${PROJECT_SOURCE_DIR}/docs/events.md
+  DEPENDS gen_events
+  COMMENT "Regenerating the event table in docs/events.md")
