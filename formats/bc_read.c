@@ -1,0 +1,570 @@
+/* bc_read.c - bc_load: checks the container, decompresses, verifies.
+**
+** Three passes, each bounded by bytes already checked:
+**   1. the header and the frame (sizes before any allocation, XXH64, one
+**      zstd frame whose content size is the declared one);
+**   2. the section table (known ids, ascending, contiguous, in bounds);
+**   3. the verifier, organised by operand kind rather than by opcode
+**      (as Janet's is): strings, values, code, lines, meta.
+** A loaded program is ONE allocation: the BcProgram, the decompressed
+** payload, and the string/value/instruction tables sized from counts that
+** were bounded by their section sizes.  Strings are NUL-terminated in place
+** (see verify_strings), so they need no copy. */
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createDCtx_advanced: allocate via sc_malloc */
+#include "bc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "fileio.h"
+#include "sc_alloc.h"
+
+#define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+typedef struct Loader {
+    BcError *err;
+    BcProgram *p;
+    const unsigned char *sec[BC_SEC_META + 1], *sec_end[BC_SEC_META + 1];
+} Loader;
+
+static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
+{
+    ld->err->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ld->err->msg, sizeof ld->err->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static void *zalloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return sc_malloc(n);
+}
+
+static void zfree(void *opaque, void *p)
+{
+    (void)opaque;
+    sc_free(p);
+}
+
+static const char *sec_name(uint32_t id)
+{
+    switch (id) {
+    case BC_SEC_STRINGS: return "strings";
+    case BC_SEC_VALUES: return "values";
+    case BC_SEC_CODE: return "code";
+    case BC_SEC_LINES: return "lines";
+    case BC_SEC_META: return "meta";
+    default: return "unknown";
+    }
+}
+
+/* ---- 1. header and frame ---- */
+
+static BcErrCode check_header(Loader *ld, const unsigned char *d, size_t size, uint64_t max)
+{
+    if (size < BC_HEADER_SIZE)
+        return fail(ld, BC_ERR_TRUNCATED, "file is %zu bytes, shorter than the %d-byte header",
+                    size, (int)BC_HEADER_SIZE);
+    if (memcmp(d, BC_MAGIC, BC_MAGIC_LEN) != 0)
+        return fail(ld, BC_ERR_MAGIC, "bad magic: not a compiled scenario (.scb)");
+    unsigned major = rd_u16le(d + 8), minor = rd_u16le(d + 10);
+    if (major != BC_VERSION_MAJOR || minor > BC_VERSION_MINOR)
+        return fail(ld, BC_ERR_VERSION, "bytecode version %u.%u is not supported (expected %d.0 to %d.%d)",
+                    major, minor, (int)BC_VERSION_MAJOR, (int)BC_VERSION_MAJOR,
+                    (int)BC_VERSION_MINOR);
+    uint32_t flags = rd_u32le(d + 12);
+    if (flags & ~(uint32_t)BC_FLAGS_KNOWN)
+        return fail(ld, BC_ERR_FLAGS, "reserved flag bits 0x%x set",
+                    flags & ~(uint32_t)BC_FLAGS_KNOWN);
+    uint64_t content = rd_u64le(d + 16), frame = rd_u64le(d + 24);
+    if (content == 0 || content > max)
+        return fail(ld, BC_ERR_SIZE, "declared content size %llu is not in 1..%llu",
+                    (unsigned long long)content, (unsigned long long)max);
+    if (frame > size - BC_HEADER_SIZE)
+        return fail(ld, BC_ERR_TRUNCATED, "file is %zu bytes, the header declares %d + %llu",
+                    size, (int)BC_HEADER_SIZE, (unsigned long long)frame);
+    if (frame < size - BC_HEADER_SIZE)
+        return fail(ld, BC_ERR_SIZE, "%llu bytes after the end of the frame",
+                    (unsigned long long)(size - BC_HEADER_SIZE - frame));
+    uint64_t want = rd_u64le(d + 32), got = XXH64(d + BC_HEADER_SIZE, (size_t)frame, 0);
+    if (want != got)
+        return fail(ld, BC_ERR_CHECKSUM, "checksum is %016llx, the header says %016llx",
+                    (unsigned long long)got, (unsigned long long)want);
+    return BC_ERR_OK;
+}
+
+static BcErrCode check_frame(Loader *ld, const unsigned char *f, size_t n, uint64_t content)
+{
+    if (n < 4 || rd_u32le(f) != ZSTD_MAGICNUMBER)
+        return fail(ld, BC_ERR_COMPRESSION, "payload is not a zstd frame");
+    size_t fs = ZSTD_findFrameCompressedSize(f, n);
+    if (ZSTD_isError(fs))
+        return fail(ld, BC_ERR_COMPRESSION, "zstd frame is invalid: %s", ZSTD_getErrorName(fs));
+    if (fs != n)
+        return fail(ld, BC_ERR_COMPRESSION, "%zu bytes after the zstd frame (one frame expected)",
+                    n - fs);
+    unsigned long long cs = ZSTD_getFrameContentSize(f, n);
+    if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs == ZSTD_CONTENTSIZE_ERROR)
+        return fail(ld, BC_ERR_COMPRESSION, "zstd frame does not declare its content size");
+    if (cs != content)
+        return fail(ld, BC_ERR_COMPRESSION, "zstd frame content size %llu, the header says %llu",
+                    cs, (unsigned long long)content);
+    return BC_ERR_OK;
+}
+
+static BcErrCode decompress(Loader *ld, unsigned char *dst, size_t cap, const unsigned char *f,
+                            size_t n)
+{
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
+    if (!dc)
+        return fail(ld, BC_ERR_NOMEM, "out of memory (zstd context)");
+    size_t r = ZSTD_decompressDCtx(dc, dst, cap, f, n);
+    ZSTD_freeDCtx(dc);
+    if (ZSTD_isError(r)) {
+        if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+            return fail(ld, BC_ERR_NOMEM, "out of memory (zstd)");
+        return fail(ld, BC_ERR_COMPRESSION, "zstd: %s", ZSTD_getErrorName(r));
+    }
+    if (r != cap)
+        return fail(ld, BC_ERR_COMPRESSION, "zstd frame decodes to %zu bytes, expected %zu", r, cap);
+    return BC_ERR_OK;
+}
+
+/* ---- 2. section table ---- */
+
+static BcErrCode read_sections(Loader *ld, const unsigned char *pl, size_t n, uint32_t flags)
+{
+    if (n < 4)
+        return fail(ld, BC_ERR_SECTION, "payload of %zu bytes has no section table", n);
+    uint32_t count = rd_u32le(pl);
+    if (count == 0 || count > BC_SEC_META)
+        return fail(ld, BC_ERR_SECTION, "section count %u is not in 1..%d", count, (int)BC_SEC_META);
+    size_t off = 4 + 12 * (size_t)count;
+    if (off > n)
+        return fail(ld, BC_ERR_SECTION, "section table of %u entries overruns the %zu-byte payload",
+                    count, n);
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const unsigned char *e = pl + 4 + 12 * (size_t)i;
+        uint32_t id = rd_u32le(e), so = rd_u32le(e + 4), sz = rd_u32le(e + 8);
+        if (id < BC_SEC_STRINGS || id > BC_SEC_META)
+            return fail(ld, BC_ERR_SECTION, "unknown section id %u (entry %u)", id, i);
+        if (id <= prev)
+            return fail(ld, BC_ERR_SECTION, "section %u (%s) out of order (entry %u)", id,
+                        sec_name(id), i);
+        if (so != off)
+            return fail(ld, BC_ERR_SECTION,
+                        "section %u (%s) starts at %u, expected %zu (sections are contiguous)",
+                        id, sec_name(id), so, off);
+        if (sz > n - off)
+            return fail(ld, BC_ERR_SECTION, "section %u (%s) of %u bytes at %u overruns the "
+                        "%zu-byte payload", id, sec_name(id), sz, so, n);
+        ld->sec[id] = pl + off;
+        ld->sec_end[id] = pl + off + sz;
+        off += sz;
+        prev = id;
+    }
+    if (off != n)
+        return fail(ld, BC_ERR_SECTION, "%zu bytes after the last section", n - off);
+    static const uint32_t required[] = { BC_SEC_STRINGS, BC_SEC_VALUES, BC_SEC_CODE, BC_SEC_META };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!ld->sec[required[i]])
+            return fail(ld, BC_ERR_SECTION, "section %u (%s) is missing", required[i],
+                        sec_name(required[i]));
+    bool want_lines = (flags & BC_FLAG_LINES) != 0;
+    if ((ld->sec[BC_SEC_LINES] != NULL) != want_lines)
+        return fail(ld, BC_ERR_SECTION, want_lines ? "line table flag set but section 4 (lines) "
+                    "is missing" : "section 4 (lines) present but the line table flag is clear");
+    return BC_ERR_OK;
+}
+
+/* Reads a section's leading count, bounded by the bytes left / min_size. */
+static BcErrCode read_count(Loader *ld, uint32_t id, BcErrCode code, size_t min_size,
+                            uint32_t *n)
+{
+    const unsigned char *p = ld->sec[id], *end = ld->sec_end[id];
+    uint64_t v;
+    if (!varint_read(&p, end, &v))
+        return fail(ld, code, "%s: count is truncated or malformed", sec_name(id));
+    if (v > (uint64_t)(end - p) / min_size)
+        return fail(ld, code, "%s: count %llu exceeds what %td bytes can hold", sec_name(id),
+                    (unsigned long long)v, end - p);
+    *n = (uint32_t)v;                    /* < 2^32: bounded by BC_MAX_CONTENT-sized data */
+    ld->sec[id] = p;
+    return BC_ERR_OK;
+}
+
+/* ---- 3. the verifier ---- */
+
+/* Each entry is a varint length then the bytes.  After checking one, its
+** bytes are moved one place left, over the last byte of the length (which
+** was already read), and a NUL is written after them: every write lands
+** inside the entry just checked, so strings become C strings in place. */
+static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
+{
+    unsigned char *p = (unsigned char *)ld->sec[BC_SEC_STRINGS];
+    const unsigned char *end = ld->sec_end[BC_SEC_STRINGS];
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t len;
+        const unsigned char *q = p;
+        if (!varint_read(&q, end, &len))
+            return fail(ld, BC_ERR_STRINGS, "string %u: length is truncated or malformed", i);
+        p = (unsigned char *)q;
+        if (len > (uint64_t)(end - p))
+            return fail(ld, BC_ERR_STRINGS, "string %u: length %llu overruns the section", i,
+                        (unsigned long long)len);
+        size_t bad;
+        if (!utf8_valid(p, (size_t)len, &bad))
+            return fail(ld, BC_ERR_STRINGS, "string %u: invalid UTF-8 at byte %zu", i, bad);
+        memmove(p - 1, p, (size_t)len);
+        (p - 1)[len] = 0;
+        str[i].s = (const char *)(p - 1);
+        str[i].len = (uint32_t)len;
+        p += len;
+    }
+    if (p != end)
+        return fail(ld, BC_ERR_STRINGS, "%td bytes after the last string", end - p);
+    return BC_ERR_OK;
+}
+
+/* Walks one value iteratively: stack[d] counts the items still due in the
+** d-th open container (a map's 2n items alternate key, value). */
+static BcErrCode verify_value(Loader *ld, uint32_t i, const unsigned char **pp,
+                              const unsigned char *end, uint32_t n_str)
+{
+    struct { uint64_t left; bool map; } st[BC_MAX_DEPTH];
+    int depth = 0;
+    const unsigned char *p = *pp;
+    do {
+        bool key = false;
+        if (depth > 0) {
+            key = st[depth - 1].map && st[depth - 1].left % 2 == 0;
+            st[depth - 1].left--;
+        }
+        if (p >= end)
+            return fail(ld, BC_ERR_VALUES, "value %u: truncated", i);
+        unsigned tag = *p++;
+        uint64_t v;
+        if (key && tag != BC_V_STR)
+            return fail(ld, BC_ERR_VALUES, "value %u: map key is not a string (tag %u)", i, tag);
+        switch (tag) {
+        case BC_V_NULL:
+        case BC_V_FALSE:
+        case BC_V_TRUE:
+            break;
+        case BC_V_INT:
+            if (!varint_read(&p, end, &v))
+                return fail(ld, BC_ERR_VALUES, "value %u: integer is truncated or malformed", i);
+            break;
+        case BC_V_FLOAT:
+            if (end - p < 8)
+                return fail(ld, BC_ERR_VALUES, "value %u: float is truncated", i);
+            p += 8;
+            break;
+        case BC_V_STR:
+            if (!varint_read(&p, end, &v))
+                return fail(ld, BC_ERR_VALUES, "value %u: string index is truncated or malformed", i);
+            if (v >= n_str)
+                return fail(ld, BC_ERR_VALUES, "value %u: string index %llu out of range (%u strings)",
+                            i, (unsigned long long)v, n_str);
+            break;
+        case BC_V_ARRAY:
+        case BC_V_MAP:
+            if (!varint_read(&p, end, &v))
+                return fail(ld, BC_ERR_VALUES, "value %u: count is truncated or malformed", i);
+            /* every item takes at least one byte, a map entry at least three */
+            if (v > (uint64_t)(end - p) / (tag == BC_V_MAP ? 3 : 1))
+                return fail(ld, BC_ERR_VALUES, "value %u: %s count %llu exceeds the bytes left", i,
+                            tag == BC_V_MAP ? "map" : "array", (unsigned long long)v);
+            if (depth == BC_MAX_DEPTH)
+                return fail(ld, BC_ERR_VALUES, "value %u: nested deeper than %d", i,
+                            (int)BC_MAX_DEPTH);
+            if (v > 0) {
+                st[depth].left = tag == BC_V_MAP ? 2 * v : v;
+                st[depth].map = tag == BC_V_MAP;
+                depth++;
+            }
+            break;
+        default:
+            return fail(ld, BC_ERR_VALUES, "value %u: unknown tag %u", i, tag);
+        }
+        while (depth > 0 && st[depth - 1].left == 0)
+            depth--;
+    } while (depth > 0);
+    *pp = p;
+    return BC_ERR_OK;
+}
+
+static BcErrCode verify_values(Loader *ld, const unsigned char **val, uint32_t n, uint32_t n_str)
+{
+    const unsigned char *p = ld->sec[BC_SEC_VALUES], *end = ld->sec_end[BC_SEC_VALUES];
+    for (uint32_t i = 0; i < n; i++) {
+        val[i] = p;
+        BcErrCode e = verify_value(ld, i, &p, end, n_str);
+        if (e)
+            return e;
+    }
+    if (p != end)
+        return fail(ld, BC_ERR_VALUES, "%td bytes after the last value", end - p);
+    return BC_ERR_OK;
+}
+
+static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_str, uint32_t n_val)
+{
+    const unsigned char *p = ld->sec[BC_SEC_CODE], *end = ld->sec_end[BC_SEC_CODE];
+    uint64_t t = 0;
+    if (n == 0)
+        return fail(ld, BC_ERR_CODE, "no ops (the last op must be END)");
+    for (uint32_t i = 0; i < n; i++) {
+        BcInsn *in = &insn[i];
+        memset(in, 0, sizeof *in);
+        uint64_t dt, v;
+        if (p >= end)
+            return fail(ld, BC_ERR_CODE, "truncated (op %u)", i);
+        unsigned op = *p++;
+        if (op >= OP__COUNT)
+            return fail(ld, BC_ERR_CODE, "opcode %u out of range (op %u)", op, i);
+        const BcOpInfo *info = &bc_op_info[op];
+        if (!varint_read(&p, end, &dt))
+            return fail(ld, BC_ERR_CODE, "time is truncated or malformed (op %u)", i);
+        if (dt > BC_MAX_SAFE - t)
+            return fail(ld, BC_ERR_CODE, "time exceeds 2^53-1 ms (op %u)", i);
+        t += dt;
+        in->t = t;
+        in->op = (uint8_t)op;
+        in->n = info->n_operands;
+        for (int k = 0; k < info->n_operands; k++) {
+            if (!varint_read(&p, end, &v))
+                return fail(ld, BC_ERR_CODE, "%s operand %d is truncated or malformed (op %u)",
+                            info->name, k + 1, i);
+            switch (info->operands[k]) {
+            case 'S':
+                if (v >= n_str)
+                    return fail(ld, BC_ERR_CODE, "string index %llu out of range (op %u)",
+                                (unsigned long long)v, i);
+                break;
+            case 'K':
+                if (v >= n_val)
+                    return fail(ld, BC_ERR_CODE, "value index %llu out of range (op %u)",
+                                (unsigned long long)v, i);
+                break;
+            case 'U':
+                if (v > UINT32_MAX)
+                    return fail(ld, BC_ERR_CODE, "%s operand %d: %llu exceeds 4294967295 (op %u)",
+                                info->name, k + 1, (unsigned long long)v, i);
+                break;
+            default:   /* gen_opcodes rejects any other letter at build time */
+                return fail(ld, BC_ERR_CODE, "operand kind '%c' unknown (op %u)",
+                            info->operands[k], i);
+            }
+            in->a[k] = (uint32_t)v;
+        }
+        if ((info->flags & OPF_END) != (i + 1 == n ? OPF_END : 0u))
+            return fail(ld, BC_ERR_CODE, i + 1 == n ? "last op is %s, not END (op %u)"
+                                                    : "%s before the last op (op %u)",
+                        info->name, i);
+    }
+    if (p != end)
+        return fail(ld, BC_ERR_CODE, "%td bytes after END", end - p);
+    return BC_ERR_OK;
+}
+
+static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
+{
+    const unsigned char *p = ld->sec[BC_SEC_LINES], *end = ld->sec_end[BC_SEC_LINES];
+    if (!p)
+        return BC_ERR_OK;
+    uint64_t count, zz, col;
+    if (!varint_read(&p, end, &count))
+        return fail(ld, BC_ERR_LINES, "count is truncated or malformed");
+    if (count != n)
+        return fail(ld, BC_ERR_LINES, "%llu entries for %u ops", (unsigned long long)count, n);
+    int64_t line = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!varint_read(&p, end, &zz) || !varint_read(&p, end, &col))
+            return fail(ld, BC_ERR_LINES, "entry is truncated or malformed (op %u)", i);
+        int64_t d = zigzag_dec(zz);
+        if (d < -line || d > (int64_t)UINT32_MAX - line)
+            return fail(ld, BC_ERR_LINES, "line out of range (op %u)", i);
+        if (col > UINT32_MAX)
+            return fail(ld, BC_ERR_LINES, "column %llu out of range (op %u)",
+                        (unsigned long long)col, i);
+        line += d;
+        insn[i].line = (uint32_t)line;
+        insn[i].col = (uint32_t)col;
+    }
+    if (p != end)
+        return fail(ld, BC_ERR_LINES, "%td bytes after the last entry", end - p);
+    return BC_ERR_OK;
+}
+
+static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
+{
+    static const char *const what[8] = { "name", "source", "prompt", "tags", "config", "defines",
+                                         "term_width", "term_height" };
+    const unsigned char *p = ld->sec[BC_SEC_META], *end = ld->sec_end[BC_SEC_META];
+    uint32_t f[8];
+    for (int i = 0; i < 8; i++) {
+        uint64_t v;
+        if (!varint_read(&p, end, &v))
+            return fail(ld, BC_ERR_META, "%s is truncated or malformed", what[i]);
+        uint64_t lim = i < 2 ? prog->n_str : i < 6 ? prog->n_val : (uint64_t)UINT32_MAX + 1;
+        if (v >= lim)
+            return fail(ld, BC_ERR_META, "%s %s %llu out of range", what[i],
+                        i < 2 ? "string index" : i < 6 ? "value index" : "value",
+                        (unsigned long long)v);
+        f[i] = (uint32_t)v;
+    }
+    if (p != end)
+        return fail(ld, BC_ERR_META, "%td trailing bytes", end - p);
+    BcMeta *m = &prog->meta;
+    *m = (BcMeta){ f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] };
+    BcVal v = bc_val(prog, m->prompt);
+    if (v.tag != BC_V_STR && v.tag != BC_V_NULL)
+        return fail(ld, BC_ERR_META, "prompt (value %u) is not a string or null", m->prompt);
+    v = bc_val(prog, m->tags);
+    if (v.tag != BC_V_ARRAY)
+        return fail(ld, BC_ERR_META, "tags (value %u) is not an array", m->tags);
+    const unsigned char *e = v.p;
+    for (uint32_t i = 0; i < v.n; i++) {
+        BcVal el;
+        e = bc_val_decode(prog, e, &el);
+        if (el.tag != BC_V_STR)
+            return fail(ld, BC_ERR_META, "tags (value %u): element %u is not a string", m->tags, i);
+    }
+    if (bc_val(prog, m->config).tag != BC_V_MAP)
+        return fail(ld, BC_ERR_META, "config (value %u) is not a map", m->config);
+    if (bc_val(prog, m->defines).tag != BC_V_MAP)
+        return fail(ld, BC_ERR_META, "defines (value %u) is not a map", m->defines);
+    return BC_ERR_OK;
+}
+
+/* ---- loading ---- */
+
+/* Grows the block for the tables and points them into it; returns the block. */
+static BcErrCode layout(Loader *ld, unsigned char **mem, size_t content, uint32_t n_str,
+                        uint32_t n_val, uint32_t n_insn, const unsigned char *pl_old)
+{
+    size_t head = ALIGN8(sizeof(BcProgram)), body = ALIGN8(content);
+    size_t o_str = head + body;
+    size_t o_val = o_str + ALIGN8((size_t)n_str * sizeof(BcStr));
+    size_t o_ins = o_val + ALIGN8((size_t)n_val * sizeof(unsigned char *));
+    size_t total = o_ins + (size_t)n_insn * sizeof(BcInsn);
+    unsigned char *m = sc_realloc(*mem, total);
+    if (!m)
+        return fail(ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the program)", total);
+    /* rebase the section pointers found before the move */
+    for (int i = 0; i <= BC_SEC_META; i++) {
+        if (ld->sec[i]) {
+            ld->sec[i] = m + head + (ld->sec[i] - pl_old);
+            ld->sec_end[i] = m + head + (ld->sec_end[i] - pl_old);
+        }
+    }
+    *mem = m;
+    BcProgram *p = (BcProgram *)m;
+    memset(p, 0, sizeof *p);
+    p->str = (const BcStr *)(m + o_str);
+    p->val = (const unsigned char *const *)(m + o_val);
+    p->insn = (const BcInsn *)(m + o_ins);
+    return BC_ERR_OK;
+}
+
+BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgram **out,
+                  BcError *err)
+{
+    BcError scratch;
+    Loader ld = { .err = err ? err : &scratch };
+    ld.err->code = BC_ERR_OK;
+    ld.err->msg[0] = 0;
+    *out = NULL;
+    const unsigned char *d = data;
+    uint64_t max = opts && opts->max_content ? opts->max_content : BC_MAX_CONTENT;
+    if (max > SIZE_MAX / 4)
+        max = SIZE_MAX / 4;
+    BcErrCode e = check_header(&ld, d, size, max);
+    if (e)
+        return e;
+    size_t content = (size_t)rd_u64le(d + 16), frame = (size_t)rd_u64le(d + 24);
+    uint32_t flags = rd_u32le(d + 12);
+    if ((e = check_frame(&ld, d + BC_HEADER_SIZE, frame, content)))
+        return e;
+
+    size_t head = ALIGN8(sizeof(BcProgram));
+    unsigned char *mem = sc_malloc(head + content);
+    if (!mem)
+        return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
+    uint32_t n_str, n_val, n_insn;
+    if ((e = decompress(&ld, mem + head, content, d + BC_HEADER_SIZE, frame)) ||
+        (e = read_sections(&ld, mem + head, content, flags)) ||
+        (e = read_count(&ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
+        (e = read_count(&ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
+        (e = read_count(&ld, BC_SEC_CODE, BC_ERR_CODE, 2, &n_insn)) ||
+        (e = layout(&ld, &mem, content, n_str, n_val, n_insn, mem + head))) {
+        sc_free(mem);
+        return e;
+    }
+    BcProgram *p = (BcProgram *)mem;
+    p->version_major = rd_u16le(d + 8);
+    p->version_minor = rd_u16le(d + 10);
+    p->flags = flags;
+    p->n_str = n_str;
+    p->n_val = n_val;
+    p->n_insn = n_insn;
+    p->val_end = ld.sec_end[BC_SEC_VALUES];
+    p->file_size = size;
+    p->content_size = content;
+    p->checksum = rd_u64le(d + 32);
+    p->mem_ = mem;
+    if ((e = verify_strings(&ld, (BcStr *)p->str, n_str)) ||
+        (e = verify_values(&ld, (const unsigned char **)p->val, n_val, n_str)) ||
+        (e = verify_code(&ld, (BcInsn *)p->insn, n_insn, n_str, n_val)) ||
+        (e = verify_lines(&ld, (BcInsn *)p->insn, n_insn)) ||
+        (e = verify_meta(&ld, p))) {
+        sc_free(mem);
+        return e;
+    }
+    *out = p;
+    return BC_ERR_OK;
+}
+
+BcErrCode bc_load_file(const char *path, const BcLoadOpts *opts, BcProgram **out, BcError *err)
+{
+    BcError scratch;
+    if (!err)
+        err = &scratch;
+    *out = NULL;
+    uint64_t max = opts && opts->max_content ? opts->max_content : BC_MAX_CONTENT;
+    if (max > SIZE_MAX / 4)
+        max = SIZE_MAX / 4;
+    size_t limit = BC_HEADER_SIZE + ZSTD_compressBound((size_t)max);
+    char *data;
+    size_t len;
+    int r = file_read_all(path, limit, &data, &len);
+    if (r) {
+        err->code = r == EFBIG ? BC_ERR_SIZE : r == ENOMEM ? BC_ERR_NOMEM : BC_ERR_IO;
+        snprintf(err->msg, sizeof err->msg, "cannot read '%s': %s", path,
+                 r == EFBIG ? "file too large" : strerror(r));
+        return err->code;
+    }
+    BcErrCode e = bc_load(data, len, opts, out, err);
+    sc_free(data);
+    return e;
+}
+
+void bc_free(BcProgram *p)
+{
+    if (p)
+        sc_free(p->mem_);
+}

@@ -1,0 +1,656 @@
+/* bc_write.c - BcBuilder: interns strings, dedups values, checks ops against
+** ops.def, and serialises everything into a .scb (docs/bytecode.md).
+**
+** Determinism: strings and values get indices in first-use order; the hash
+** tables are only ever probed, never iterated, so their layout cannot leak
+** into the output.  The zstd parameters are pinned below. */
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced: allocate via sc_malloc */
+#include "bc_write.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "sc_alloc.h"
+
+enum { BC_DEFAULT_LEVEL = 9 };                 /* docs/bytecode.md, "Compression" */
+#define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
+
+typedef struct Span {
+    size_t off;
+    uint32_t len;
+} Span;
+
+/* Open-addressing set of indices (stored +1; 0 = empty) keyed by a Span of
+** some byte buffer.  Capacity is a power of two, load kept under 1/2. */
+typedef struct Index {
+    uint32_t *slot;
+    size_t cap;
+} Index;
+
+typedef struct Pool {
+    Buf data;              /* the items' bytes, back to back */
+    Span *item;
+    uint32_t n, cap;
+    Index index;
+} Pool;
+
+typedef struct OpRec {
+    uint64_t t;
+    uint32_t line, col;
+    uint8_t op;
+    uint32_t a[BC_MAX_OPERANDS];
+} OpRec;
+
+typedef struct Level {
+    uint32_t left;         /* elements still to come */
+    bool map, want_key;
+} Level;
+
+struct BcBuilder {
+    Pool str, val;
+    Buf cur;               /* the value being built */
+    bool in_val, root_done;
+    int depth;
+    Level stack[BC_MAX_DEPTH];
+    OpRec *ops;
+    uint32_t n_ops, cap_ops;
+    BcMeta meta;
+    bool meta_set;
+    bool failed;
+    char err[256];
+};
+
+static void fail(BcBuilder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(BcBuilder *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;              /* keep the first error: later ones are fallout */
+    b->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->err, sizeof b->err, fmt, ap);
+    va_end(ap);
+}
+
+static void oom(BcBuilder *b) { fail(b, "out of memory"); }
+
+BcBuilder *bcb_new(void)
+{
+    BcBuilder *b = sc_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    buf_init(&b->str.data);
+    buf_init(&b->val.data);
+    buf_init(&b->cur);
+    return b;
+}
+
+static void pool_fini(Pool *p)
+{
+    buf_fini(&p->data);
+    sc_free(p->item);
+    sc_free(p->index.slot);
+}
+
+void bcb_free(BcBuilder *b)
+{
+    if (!b)
+        return;
+    pool_fini(&b->str);
+    pool_fini(&b->val);
+    buf_fini(&b->cur);
+    sc_free(b->ops);
+    sc_free(b);
+}
+
+const char *bcb_error(const BcBuilder *b) { return b->failed ? b->err : NULL; }
+
+static bool index_grow(Index *ix, const Pool *p)
+{
+    size_t cap = ix->cap ? ix->cap * 2 : 64;
+    uint32_t *slot = sc_calloc(cap, sizeof *slot);
+    if (!slot)
+        return false;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const Span *s = &p->item[i];
+        size_t h = (size_t)XXH64(p->data.data + s->off, s->len, 0) & (cap - 1);
+        while (slot[h])
+            h = (h + 1) & (cap - 1);
+        slot[h] = i + 1;
+    }
+    sc_free(ix->slot);
+    ix->slot = slot;
+    ix->cap = cap;
+    return true;
+}
+
+/* Returns the index of bytes [s, s+len) in the pool, adding them if new;
+** UINT32_MAX when out of memory. */
+static uint32_t pool_intern(Pool *p, const void *s, size_t len)
+{
+    if (len >= UINT32_MAX || p->n >= UINT32_MAX - 1)
+        return UINT32_MAX;
+    if ((size_t)p->n * 2 >= p->index.cap && !index_grow(&p->index, p))
+        return UINT32_MAX;
+    size_t mask = p->index.cap - 1;
+    size_t h = (size_t)XXH64(s, len, 0) & mask;
+    for (; p->index.slot[h]; h = (h + 1) & mask) {
+        const Span *it = &p->item[p->index.slot[h] - 1];
+        if (it->len == len && memcmp(p->data.data + it->off, s, len) == 0)
+            return p->index.slot[h] - 1;
+    }
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 64;
+        Span *item = sc_realloc(p->item, (size_t)cap * sizeof *item);
+        if (!item)
+            return UINT32_MAX;
+        p->item = item;
+        p->cap = cap;
+    }
+    size_t off = p->data.len;
+    buf_put(&p->data, s, len);
+    if (p->data.oom)
+        return UINT32_MAX;
+    p->item[p->n] = (Span){ off, (uint32_t)len };
+    p->index.slot[h] = p->n + 1;
+    return p->n++;
+}
+
+uint32_t bcb_str(BcBuilder *b, const char *s, size_t len)
+{
+    if (b->failed)
+        return 0;
+    size_t bad;
+    if (!utf8_valid((const unsigned char *)s, len, &bad)) {
+        fail(b, "string is not valid UTF-8 (byte %zu)", bad);
+        return 0;
+    }
+    uint32_t i = pool_intern(&b->str, s, len);
+    if (i == UINT32_MAX) {
+        oom(b);
+        return 0;
+    }
+    return i;
+}
+
+uint32_t bcb_cstr(BcBuilder *b, const char *s) { return bcb_str(b, s, strlen(s)); }
+
+/* ---- values ---- */
+
+void bcb_val_begin(BcBuilder *b)
+{
+    if (b->failed)
+        return;
+    if (b->in_val) {
+        fail(b, "bcb_val_begin inside a value");
+        return;
+    }
+    buf_reset(&b->cur);
+    b->in_val = true;
+    b->root_done = false;
+    b->depth = 0;
+}
+
+/* Checks that an item (a key when is_key) may come next. */
+static bool val_slot(BcBuilder *b, bool is_key)
+{
+    if (b->failed)
+        return false;
+    if (!b->in_val) {
+        fail(b, "value item outside bcb_val_begin/bcb_val_end");
+        return false;
+    }
+    if (b->depth == 0) {
+        if (b->root_done || is_key) {
+            fail(b, b->root_done ? "a value has exactly one root" : "map key outside a map");
+            return false;
+        }
+        return true;
+    }
+    Level *l = &b->stack[b->depth - 1];
+    if (l->want_key != is_key) {
+        fail(b, is_key ? "map key where a value is expected" : "map value where a key is expected");
+        return false;
+    }
+    return true;
+}
+
+/* A complete value was written: count it in its container, closing every
+** container it completes. */
+static void val_done(BcBuilder *b)
+{
+    while (b->depth > 0) {
+        Level *l = &b->stack[b->depth - 1];
+        l->left--;
+        l->want_key = l->map;
+        if (l->left > 0)
+            return;
+        b->depth--;
+    }
+    b->root_done = true;
+}
+
+static void val_scalar(BcBuilder *b, int tag)
+{
+    if (val_slot(b, false)) {
+        buf_putc(&b->cur, tag);
+        val_done(b);
+    }
+}
+
+void bcb_val_null(BcBuilder *b) { val_scalar(b, BC_V_NULL); }
+void bcb_val_bool(BcBuilder *b, bool v) { val_scalar(b, v ? BC_V_TRUE : BC_V_FALSE); }
+
+void bcb_val_int(BcBuilder *b, int64_t v)
+{
+    if (val_slot(b, false)) {
+        buf_putc(&b->cur, BC_V_INT);
+        buf_varint(&b->cur, zigzag_enc(v));
+        val_done(b);
+    }
+}
+
+void bcb_val_float(BcBuilder *b, double v)
+{
+    if (!val_slot(b, false))
+        return;
+    uint64_t bits;
+    if (v != v)
+        bits = 0x7ff8000000000000u;     /* one NaN, so equal calls dedup */
+    else
+        memcpy(&bits, &v, 8);
+    buf_putc(&b->cur, BC_V_FLOAT);
+    buf_u64le(&b->cur, bits);
+    val_done(b);
+}
+
+static bool str_ok(BcBuilder *b, uint32_t s)
+{
+    if (s < b->str.n)
+        return true;
+    fail(b, "string index %u out of range (%u strings)", s, b->str.n);
+    return false;
+}
+
+void bcb_val_str(BcBuilder *b, uint32_t str_index)
+{
+    if (val_slot(b, false) && str_ok(b, str_index)) {
+        buf_putc(&b->cur, BC_V_STR);
+        buf_varint(&b->cur, str_index);
+        val_done(b);
+    }
+}
+
+void bcb_val_key(BcBuilder *b, uint32_t str_index)
+{
+    if (val_slot(b, true) && str_ok(b, str_index)) {
+        buf_putc(&b->cur, BC_V_STR);
+        buf_varint(&b->cur, str_index);
+        b->stack[b->depth - 1].want_key = false;
+    }
+}
+
+static void val_container(BcBuilder *b, int tag, uint32_t n)
+{
+    if (!val_slot(b, false))
+        return;
+    if (b->depth == BC_MAX_DEPTH) {
+        fail(b, "value nested deeper than %d", (int)BC_MAX_DEPTH);
+        return;
+    }
+    buf_putc(&b->cur, tag);
+    buf_varint(&b->cur, n);
+    if (n == 0) {
+        val_done(b);
+        return;
+    }
+    b->stack[b->depth++] = (Level){ n, tag == BC_V_MAP, tag == BC_V_MAP };
+}
+
+void bcb_val_array(BcBuilder *b, uint32_t n) { val_container(b, BC_V_ARRAY, n); }
+void bcb_val_map(BcBuilder *b, uint32_t n) { val_container(b, BC_V_MAP, n); }
+
+uint32_t bcb_val_end(BcBuilder *b)
+{
+    if (b->failed)
+        return 0;
+    if (!b->in_val || !b->root_done) {
+        fail(b, b->in_val ? "bcb_val_end before the value is complete"
+                          : "bcb_val_end without bcb_val_begin");
+        return 0;
+    }
+    b->in_val = false;
+    if (b->cur.oom) {
+        oom(b);
+        return 0;
+    }
+    uint32_t i = pool_intern(&b->val, b->cur.data, b->cur.len);
+    if (i == UINT32_MAX) {
+        oom(b);
+        return 0;
+    }
+    return i;
+}
+
+uint32_t bcb_null(BcBuilder *b)
+{
+    bcb_val_begin(b);
+    bcb_val_null(b);
+    return bcb_val_end(b);
+}
+
+uint32_t bcb_strval(BcBuilder *b, uint32_t str_index)
+{
+    bcb_val_begin(b);
+    bcb_val_str(b, str_index);
+    return bcb_val_end(b);
+}
+
+/* ---- code ---- */
+
+bool bcb_op(BcBuilder *b, BcOp op, uint64_t t, uint32_t line, uint32_t col, ...)
+{
+    if (b->failed)
+        return false;
+    if (b->in_val) {
+        fail(b, "bcb_op inside a value");
+        return false;
+    }
+    if ((unsigned)op >= OP__COUNT) {
+        fail(b, "opcode %u out of range", (unsigned)op);
+        return false;
+    }
+    const BcOpInfo *info = &bc_op_info[op];
+    if (b->n_ops > 0) {
+        const OpRec *last = &b->ops[b->n_ops - 1];
+        if (bc_op_info[last->op].flags & OPF_END) {
+            fail(b, "%s after END (op %u)", info->name, b->n_ops);
+            return false;
+        }
+        if (t < last->t) {
+            fail(b, "%s at %llu ms goes back in time (previous op at %llu ms)", info->name,
+                 (unsigned long long)t, (unsigned long long)last->t);
+            return false;
+        }
+    }
+    if (t > BC_MAX_SAFE) {
+        fail(b, "%s at %llu ms: time exceeds 2^53-1", info->name, (unsigned long long)t);
+        return false;
+    }
+    OpRec r = { .t = t, .line = line, .col = col, .op = (uint8_t)op };
+    va_list ap;
+    va_start(ap, col);
+    for (int k = 0; k < info->n_operands; k++)
+        r.a[k] = va_arg(ap, uint32_t);
+    va_end(ap);
+    for (int k = 0; k < info->n_operands; k++) {
+        char kind = info->operands[k];
+        uint32_t lim = kind == 'S' ? b->str.n : kind == 'K' ? b->val.n : UINT32_MAX;
+        if (kind != 'U' && r.a[k] >= lim) {
+            fail(b, "%s operand %d: %s index %u out of range (%u %s)", info->name, k + 1,
+                 kind == 'S' ? "string" : "value", r.a[k], lim,
+                 kind == 'S' ? "strings" : "values");
+            return false;
+        }
+    }
+    if (b->n_ops == b->cap_ops) {
+        uint32_t cap = b->cap_ops ? b->cap_ops * 2 : 64;
+        OpRec *ops = cap > b->cap_ops ? sc_realloc(b->ops, (size_t)cap * sizeof *ops) : NULL;
+        if (!ops) {
+            oom(b);
+            return false;
+        }
+        b->ops = ops;
+        b->cap_ops = cap;
+    }
+    b->ops[b->n_ops++] = r;
+    return true;
+}
+
+uint32_t bcb_n_ops(const BcBuilder *b) { return b->n_ops; }
+uint64_t bcb_last_time(const BcBuilder *b) { return b->n_ops ? b->ops[b->n_ops - 1].t : 0; }
+
+void bcb_set_meta(BcBuilder *b, const BcMeta *m)
+{
+    b->meta = *m;
+    b->meta_set = true;
+}
+
+/* ---- finishing ---- */
+
+/* The tag of value i, and for an array whether every element is a string. */
+static int val_tag(const BcBuilder *b, uint32_t i, bool *all_str)
+{
+    const unsigned char *p = b->val.data.data + b->val.item[i].off;
+    const unsigned char *end = p + b->val.item[i].len;
+    int tag = *p++;
+    if (all_str && tag == BC_V_ARRAY) {
+        uint64_t n, x;
+        *all_str = varint_read(&p, end, &n);
+        for (uint64_t k = 0; *all_str && k < n; k++)
+            *all_str = p < end && *p++ == BC_V_STR && varint_read(&p, end, &x);
+    }
+    return tag;
+}
+
+static bool check_meta(BcBuilder *b)
+{
+    const BcMeta *m = &b->meta;
+    if (m->name >= b->str.n || m->source >= b->str.n) {
+        fail(b, "meta: name or source string index out of range");
+        return false;
+    }
+    if (m->prompt >= b->val.n || m->tags >= b->val.n || m->config >= b->val.n ||
+        m->defines >= b->val.n) {
+        fail(b, "meta: value index out of range");
+        return false;
+    }
+    int pt = val_tag(b, m->prompt, NULL);
+    bool all_str = false;
+    if (pt != BC_V_STR && pt != BC_V_NULL)
+        fail(b, "meta: prompt must be a string or null");
+    else if (val_tag(b, m->tags, &all_str) != BC_V_ARRAY || !all_str)
+        fail(b, "meta: tags must be an array of strings");
+    else if (val_tag(b, m->config, NULL) != BC_V_MAP)
+        fail(b, "meta: config must be a map");
+    else if (val_tag(b, m->defines, NULL) != BC_V_MAP)
+        fail(b, "meta: defines must be a map");
+    return !b->failed;
+}
+
+static uint32_t empty_container(BcBuilder *b, bool map)
+{
+    bcb_val_begin(b);
+    if (map)
+        bcb_val_map(b, 0);
+    else
+        bcb_val_array(b, 0);
+    return bcb_val_end(b);
+}
+
+static void *zalloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return sc_malloc(n);
+}
+
+static void zfree(void *opaque, void *p)
+{
+    (void)opaque;
+    sc_free(p);
+}
+
+static void put_section(Buf *table, uint32_t id, size_t *off, const Buf *s)
+{
+    buf_u32le(table, id);
+    buf_u32le(table, (uint32_t)*off);
+    buf_u32le(table, (uint32_t)s->len);
+    *off += s->len;
+}
+
+/* Compresses payload into one frame after a 40-byte header. */
+static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags,
+                     unsigned char **out, size_t *len)
+{
+    size_t bound = ZSTD_compressBound(payload->len);
+    unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
+    if (!cc) {
+        sc_free(o);
+        oom(b);
+        return false;
+    }
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, payload->data, payload->len);
+    ZSTD_freeCCtx(cc);
+    if (ZSTD_isError(r)) {
+        sc_free(o);
+        if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+            oom(b);
+        else
+            fail(b, "zstd: %s", ZSTD_getErrorName(r));
+        return false;
+    }
+    Buf h;
+    buf_init(&h);
+    buf_put(&h, BC_MAGIC, BC_MAGIC_LEN);
+    buf_u16le(&h, BC_VERSION_MAJOR);
+    buf_u16le(&h, BC_VERSION_MINOR);
+    buf_u32le(&h, flags);
+    buf_u64le(&h, payload->len);
+    buf_u64le(&h, r);
+    buf_u64le(&h, XXH64(o + BC_HEADER_SIZE, r, 0));
+    bool ok = !h.oom && h.len == BC_HEADER_SIZE;
+    if (ok)
+        memcpy(o, h.data, BC_HEADER_SIZE);
+    buf_fini(&h);
+    if (!ok) {
+        sc_free(o);
+        oom(b);
+        return false;
+    }
+    *out = o;
+    *len = BC_HEADER_SIZE + r;
+    return true;
+}
+
+bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t *len)
+{
+    static const BcWriteOpts defaults;
+    if (!o)
+        o = &defaults;
+    *out = NULL;
+    *len = 0;
+    if (b->failed)
+        return false;
+    if (b->in_val) {
+        fail(b, "bcb_finish inside a value");
+        return false;
+    }
+    if (!b->meta_set) {
+        BcMeta m = { 0 };
+        m.name = m.source = bcb_str(b, "", 0);
+        m.prompt = bcb_null(b);
+        m.tags = empty_container(b, false);
+        m.config = m.defines = empty_container(b, true);
+        if (b->failed)
+            return false;
+        bcb_set_meta(b, &m);
+    }
+    if (!check_meta(b))
+        return false;
+    if ((b->n_ops == 0 || !(bc_op_info[b->ops[b->n_ops - 1].op].flags & OPF_END)) &&
+        !bcb_op(b, OP_END, bcb_last_time(b), 0, 0))
+        return false;
+
+    Buf sec[5], table, payload;
+    for (int i = 0; i < 5; i++)
+        buf_init(&sec[i]);
+    buf_init(&table);
+    buf_init(&payload);
+
+    Buf *s = &sec[0];                                   /* STRINGS */
+    buf_varint(s, b->str.n);
+    for (uint32_t i = 0; i < b->str.n; i++) {
+        buf_varint(s, b->str.item[i].len);
+        buf_put(s, b->str.data.data + b->str.item[i].off, b->str.item[i].len);
+    }
+    s = &sec[1];                                        /* VALUES */
+    buf_varint(s, b->val.n);
+    buf_put(s, b->val.data.data, b->val.data.len);
+    s = &sec[2];                                        /* CODE */
+    buf_varint(s, b->n_ops);
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < b->n_ops; i++) {
+        const OpRec *r = &b->ops[i];
+        buf_putc(s, r->op);
+        buf_varint(s, r->t - t);
+        t = r->t;
+        for (int k = 0; k < bc_op_info[r->op].n_operands; k++)
+            buf_varint(s, r->a[k]);
+    }
+    if (!o->strip_lines) {                              /* LINES */
+        s = &sec[3];
+        buf_varint(s, b->n_ops);
+        int64_t line = 0;
+        for (uint32_t i = 0; i < b->n_ops; i++) {
+            buf_varint(s, zigzag_enc((int64_t)b->ops[i].line - line));
+            buf_varint(s, b->ops[i].col);
+            line = b->ops[i].line;
+        }
+    }
+    s = &sec[4];                                        /* META */
+    const BcMeta *m = &b->meta;
+    const uint32_t mv[8] = { m->name, m->source, m->prompt, m->tags, m->config,
+                             m->defines, m->term_width, m->term_height };
+    for (int i = 0; i < 8; i++)
+        buf_varint(s, mv[i]);
+
+    static const uint32_t ids[5] = { BC_SEC_STRINGS, BC_SEC_VALUES, BC_SEC_CODE,
+                                     BC_SEC_LINES, BC_SEC_META };
+    uint32_t n_sec = o->strip_lines ? 4 : 5;
+    size_t off = 4 + 12 * (size_t)n_sec, total = off;
+    for (int i = 0; i < 5; i++)
+        total += sec[i].len;
+    bool ok = false;
+    if (total > BC_MAX_CONTENT) {
+        fail(b, "payload of %zu bytes exceeds the %llu-byte limit", total,
+             (unsigned long long)BC_MAX_CONTENT);
+        goto done;
+    }
+    buf_u32le(&table, n_sec);
+    for (int i = 0; i < 5; i++)
+        if (i != 3 || !o->strip_lines)
+            put_section(&table, ids[i], &off, &sec[i]);
+    buf_reserve(&payload, total);
+    buf_put(&payload, table.data, table.len);
+    for (int i = 0; i < 5; i++)
+        buf_put(&payload, sec[i].data, sec[i].len);
+    bool any_oom = table.oom || payload.oom;
+    for (int i = 0; i < 5; i++)
+        any_oom |= sec[i].oom;
+    if (any_oom) {
+        oom(b);
+        goto done;
+    }
+    ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL,
+                  o->strip_lines ? 0 : BC_FLAG_LINES, out, len);
+done:
+    for (int i = 0; i < 5; i++)
+        buf_fini(&sec[i]);
+    buf_fini(&table);
+    buf_fini(&payload);
+    return ok;
+}
