@@ -1,0 +1,118 @@
+/* t_alloc.c - allocation-failure injection: for N = 1, 2, ... make the Nth
+** allocation fail (and every later one) while building, finishing, loading
+** (from memory and from a file) and listing, until a run needs fewer than N
+** allocations and succeeds.  Every failure must be reported as out of
+** memory, never as another error, a crash or a leak (LeakSanitizer checks
+** each child in the sanitizer build).
+**
+** sc_alloc's counter cannot be reset (and only runs while armed), so each N
+** runs in a fork()ed child that starts from a count of zero. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "sc_alloc.h"
+#include "tf.h"
+
+enum { DONE = 0, OOM = 10, WRONG = 20 };
+
+static const char *path;
+
+static int scenario(void)
+{
+    BcBuilder *b = bcb_new();
+    if (!b)
+        return OOM;
+    bool built = tf_build_sample(b, 0);
+    const char *why = bcb_error(b);
+    if (!built) {
+        bool oom = why && strcmp(why, "out of memory") == 0;
+        if (!oom)
+            fprintf(stderr, "builder failed: %s\n", why ? why : "(no message)");
+        bcb_free(b);
+        return oom ? OOM : WRONG;
+    }
+    unsigned char *f;
+    size_t len;
+    bool ok = bcb_finish(b, &(BcWriteOpts){ .zstd_level = 3 }, &f, &len);
+    why = bcb_error(b);
+    int st = ok ? DONE : why && strcmp(why, "out of memory") == 0 ? OOM : WRONG;
+    if (st == WRONG)
+        fprintf(stderr, "finish failed: %s\n", why ? why : "(no message)");
+    bcb_free(b);
+    if (!ok)
+        return st;
+    BcProgram *p = NULL;
+    BcError err;
+    BcErrCode e = bc_load(f, len, NULL, &p, &err);
+    if (e == BC_ERR_OK) {
+        Buf out;
+        buf_init(&out);
+        bc_list(p, &(BcListOpts){ .lines = true, .header = true }, &out);
+        st = out.oom ? OOM : DONE;
+        buf_fini(&out);
+        bc_free(p);
+    } else {
+        st = e == BC_ERR_NOMEM ? OOM : WRONG;
+        if (st == WRONG)
+            fprintf(stderr, "load failed: %s: %s\n", bc_err_name(e), err.msg);
+    }
+    if (st == DONE) {
+        /* the file path: file_read_all allocates too */
+        int w = file_write_atomic(path, f, len);
+        if (w != 0) {
+            st = w == ENOMEM ? OOM : WRONG;
+        } else {
+            e = bc_load_file(path, NULL, &p, &err);
+            st = e == BC_ERR_OK ? DONE : e == BC_ERR_NOMEM ? OOM : WRONG;
+            if (st == WRONG)
+                fprintf(stderr, "load_file failed: %s: %s\n", bc_err_name(e), err.msg);
+            bc_free(p);
+        }
+    }
+    sc_free(f);
+    return st;
+}
+
+int main(void)
+{
+    char tmp[] = "/tmp/t_alloc_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    path = tmp;
+    /* sanity: the scenario succeeds without injection */
+    CHECK(scenario() == DONE);
+    unsigned long n;
+    int oom_runs = 0;
+    for (n = 1; n < 100000; n++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+            break;
+        if (pid == 0) {
+            sc_alloc_fail_after = n;
+            exit(scenario());
+        }
+        int ws;
+        if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws)) {
+            CHECK_MSG(0, "allocation %lu failing: child crashed (signal %d)", n,
+                      WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+            continue;
+        }
+        int st = WEXITSTATUS(ws);
+        CHECK_MSG(st == DONE || st == OOM, "allocation %lu failing: status %d", n, st);
+        if (st == OOM)
+            oom_runs++;
+        if (st == DONE)
+            break;
+    }
+    unlink(tmp);
+    CHECK(oom_runs > 10);   /* the injection really reached the code */
+    printf("t_alloc: %d failing allocation points, success from allocation %lu on\n", oom_runs, n);
+    return tf_result("t_alloc");
+}

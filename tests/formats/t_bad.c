@@ -1,0 +1,366 @@
+/* t_bad.c - bad bytecode, one case per reason, each asserting the exact
+** error code.  Cases start from one small valid payload and damage exactly
+** one thing, so a case that loads (or fails for another reason) shows up. */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "sc_alloc.h"
+#include "tf.h"
+
+#define A(...) (const unsigned char[]){ __VA_ARGS__ }, sizeof((const unsigned char[]){ __VA_ARGS__ })
+
+typedef struct Bytes {
+    const unsigned char *p;
+    size_t n;
+} Bytes;
+
+/* The base program: strings "name","x"; values null, [], {}; STATUS "x"; END. */
+static Bytes base[6];
+
+static void init_base(void)
+{
+    static const unsigned char str[] = { 2, 4, 'n', 'a', 'm', 'e', 1, 'x' };
+    static const unsigned char val[] = { 3, BC_V_NULL, BC_V_ARRAY, 0, BC_V_MAP, 0 };
+    static const unsigned char code[] = { 2, OP_STATUS, 0, 1, OP_END, 5 };
+    static const unsigned char lines[] = { 2, 2, 1, 2, 0 };
+    static const unsigned char meta[] = { 0, 1, 0, 1, 2, 2, 80, 24 };
+    base[BC_SEC_STRINGS] = (Bytes){ str, sizeof str };
+    base[BC_SEC_VALUES] = (Bytes){ val, sizeof val };
+    base[BC_SEC_CODE] = (Bytes){ code, sizeof code };
+    base[BC_SEC_LINES] = (Bytes){ lines, sizeof lines };
+    base[BC_SEC_META] = (Bytes){ meta, sizeof meta };
+}
+
+/* A file from the base with up to two sections replaced. */
+static unsigned char *file_with(uint32_t id1, const unsigned char *p1, size_t n1, uint32_t id2,
+                                const unsigned char *p2, size_t n2, size_t *len)
+{
+    TfSec s[5];
+    for (uint32_t id = 1; id <= 5; id++) {
+        s[id - 1] = (TfSec){ id, base[id].p, base[id].n };
+        if (id == id1)
+            s[id - 1].p = p1, s[id - 1].n = n1;
+        if (id == id2)
+            s[id - 1].p = p2, s[id - 1].n = n2;
+    }
+    size_t pn;
+    unsigned char *pl = tf_payload(s, 5, &pn);
+    unsigned char *f = tf_wrap(pl, pn, BC_FLAG_LINES, len);
+    free(pl);
+    return f;
+}
+
+static void expect(const char *name, const unsigned char *f, size_t len, const BcLoadOpts *o,
+                   BcErrCode want, const char *msg_part)
+{
+    BcProgram *p = (BcProgram *)1;
+    BcError err;
+    BcErrCode e = bc_load(f, len, o, &p, &err);
+    CHECK_MSG(e == want, "%s: got %s (%s), want %s", name, bc_err_name(e), err.msg,
+              bc_err_name(want));
+    CHECK_MSG(err.code == e, "%s", name);
+    CHECK_MSG(e == BC_ERR_OK ? p != NULL : p == NULL, "%s", name);
+    CHECK_MSG(e == BC_ERR_OK || err.msg[0], "%s: empty message", name);
+    if (msg_part)
+        CHECK_MSG(strstr(err.msg, msg_part), "%s: message '%s' lacks '%s'", name, err.msg, msg_part);
+    if (e == BC_ERR_OK)
+        bc_free(p);
+}
+
+/* One section replaced. */
+#define SEC(name, id, want, msg, ...)                                                   \
+    do {                                                                                \
+        size_t len_;                                                                    \
+        unsigned char *f_ = file_with(id, A(__VA_ARGS__), 0, NULL, 0, &len_);           \
+        expect(name, f_, len_, NULL, want, msg);                                        \
+        free(f_);                                                                       \
+    } while (0)
+
+static void fix_header(unsigned char *f, size_t len)
+{
+    uint64_t fs = len - BC_HEADER_SIZE, h = XXH64(f + BC_HEADER_SIZE, fs, 0);
+    for (int i = 0; i < 8; i++) {
+        f[24 + i] = (unsigned char)(fs >> (8 * i));
+        f[32 + i] = (unsigned char)(h >> (8 * i));
+    }
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void test_container(void)
+{
+    size_t len;
+    unsigned char *good = file_with(0, NULL, 0, 0, NULL, 0, &len);
+    unsigned char *f = malloc(2 * len);
+#define FRESH() memcpy(f, good, len)
+    expect("base", good, len, NULL, BC_ERR_OK, NULL);
+
+    expect("shorter than header", good, 39, NULL, BC_ERR_TRUNCATED, "39 bytes");
+    expect("empty", good, 0, NULL, BC_ERR_TRUNCATED, NULL);
+    expect("frame cut short", good, len - 1, NULL, BC_ERR_TRUNCATED, NULL);
+
+    FRESH(); f[0] ^= 0xff;
+    expect("magic", f, len, NULL, BC_ERR_MAGIC, NULL);
+    FRESH(); memmove(f + 5, f + 6, len - 6);                 /* text mode: \r\n -> \n */
+    expect("magic text mode", f, len - 1, NULL, BC_ERR_MAGIC, NULL);
+
+    FRESH(); f[8] = 2;
+    expect("major 2", f, len, NULL, BC_ERR_VERSION, "2.0");
+    FRESH(); f[8] = 0;
+    expect("major 0", f, len, NULL, BC_ERR_VERSION, NULL);
+    FRESH(); f[10] = 1;
+    expect("newer minor", f, len, NULL, BC_ERR_VERSION, "1.1");
+
+    FRESH(); f[12] |= 2;
+    expect("flag bit 1", f, len, NULL, BC_ERR_FLAGS, "0x2");
+    FRESH(); f[15] |= 0x80;
+    expect("flag bit 31", f, len, NULL, BC_ERR_FLAGS, NULL);
+
+    FRESH(); put_u64(f + 16, 0);
+    expect("content size 0", f, len, NULL, BC_ERR_SIZE, NULL);
+    FRESH(); put_u64(f + 16, (uint64_t)1 << 40);
+    expect("content size huge", f, len, NULL, BC_ERR_SIZE, NULL);
+    expect("content over max_content", good, len, &(BcLoadOpts){ .max_content = 20 }, BC_ERR_SIZE,
+           NULL);
+    FRESH(); f[len] = 0;
+    expect("bytes after frame", f, len + 1, NULL, BC_ERR_SIZE, "1 bytes after");
+    FRESH(); put_u64(f + 24, UINT64_MAX);
+    expect("frame size huge", f, len, NULL, BC_ERR_TRUNCATED, NULL);
+
+    FRESH(); f[32] ^= 1;
+    expect("checksum field", f, len, NULL, BC_ERR_CHECKSUM, NULL);
+    FRESH(); f[len - 1] ^= 0x40;
+    expect("frame byte", f, len, NULL, BC_ERR_CHECKSUM, NULL);
+
+    FRESH(); memset(f + BC_HEADER_SIZE, 0xab, len - BC_HEADER_SIZE); fix_header(f, len);
+    expect("not a zstd frame", f, len, NULL, BC_ERR_COMPRESSION, NULL);
+    FRESH(); put_u64(f + 16, rd_u64le(good + 16) + 1);
+    expect("content size mismatch", f, len, NULL, BC_ERR_COMPRESSION, NULL);
+    FRESH(); memcpy(f + len, good + BC_HEADER_SIZE, len - BC_HEADER_SIZE);
+    fix_header(f, 2 * len - BC_HEADER_SIZE);
+    expect("two frames", f, 2 * len - BC_HEADER_SIZE, NULL, BC_ERR_COMPRESSION, "one frame");
+    FRESH(); fix_header(f, len - 3);
+    expect("frame truncated", f, len - 3, NULL, BC_ERR_COMPRESSION, NULL);
+
+    /* a skippable frame, and a frame without a content size */
+    FRESH();
+    static const unsigned char skippable[] = { 0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4 };
+    memcpy(f + BC_HEADER_SIZE, skippable, sizeof skippable);
+    fix_header(f, BC_HEADER_SIZE + sizeof skippable);
+    expect("skippable frame", f, BC_HEADER_SIZE + sizeof skippable, NULL, BC_ERR_COMPRESSION, NULL);
+    {
+        size_t pn;
+        unsigned char *pl = tf_unwrap(good, len, &pn);
+        ZSTD_CCtx *cc = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
+        unsigned char *g = malloc(BC_HEADER_SIZE + ZSTD_compressBound(pn));
+        memcpy(g, good, BC_HEADER_SIZE);
+        ZSTD_inBuffer in = { pl, pn, 0 };
+        ZSTD_outBuffer o = { g + BC_HEADER_SIZE, ZSTD_compressBound(pn), 0 };
+        size_t r = ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end);  /* streaming: size unknown */
+        CHECK(r == 0);
+        fix_header(g, BC_HEADER_SIZE + o.pos);
+        expect("no content size", g, BC_HEADER_SIZE + o.pos, NULL, BC_ERR_COMPRESSION,
+               "content size");
+        ZSTD_freeCCtx(cc);
+        free(g);
+        free(pl);
+    }
+
+    free(f);
+    free(good);
+}
+
+static void payload_case(const char *name, const unsigned char *pl, size_t n, uint32_t flags,
+                         BcErrCode want, const char *msg)
+{
+    size_t len;
+    unsigned char *f = tf_wrap(pl, n, flags, &len);
+    expect(name, f, len, NULL, want, msg);
+    free(f);
+}
+
+static void test_sections(void)
+{
+    TfSec s[5];
+    for (uint32_t id = 1; id <= 5; id++)
+        s[id - 1] = (TfSec){ id, base[id].p, base[id].n };
+    size_t n;
+    unsigned char *pl = tf_payload(s, 5, &n), *q = malloc(n + 16);
+    payload_case("section base", pl, n, BC_FLAG_LINES, BC_ERR_OK, NULL);
+#define PFRESH() memcpy(q, pl, n)
+    payload_case("payload too short", A(1, 0), BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    PFRESH(); q[0] = 0;
+    payload_case("no sections", q, n, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    PFRESH(); q[0] = 6;
+    payload_case("too many sections", q, n, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    payload_case("table overruns payload", A(5, 0, 0, 0, 1, 0, 0, 0), BC_FLAG_LINES,
+                 BC_ERR_SECTION, "overruns");
+    PFRESH(); q[4 + 12 * 3] = 9;
+    payload_case("unknown id", q, n, BC_FLAG_LINES, BC_ERR_SECTION, "unknown section id 9");
+    PFRESH(); q[4 + 12 * 3] = 0;
+    payload_case("id 0", q, n, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    PFRESH(); q[4 + 12 * 1] = 3; q[4 + 12 * 2] = 2;
+    payload_case("out of order", q, n, BC_FLAG_LINES, BC_ERR_SECTION, "out of order");
+    PFRESH(); q[4 + 12 * 2] = 2;
+    payload_case("duplicate id", q, n, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    PFRESH(); q[4 + 12 * 2 + 4]++;
+    payload_case("gap", q, n, BC_FLAG_LINES, BC_ERR_SECTION, "contiguous");
+    PFRESH(); q[4 + 12 * 4 + 8]++;
+    payload_case("overrun", q, n, BC_FLAG_LINES, BC_ERR_SECTION, "overruns");
+    PFRESH(); q[n] = 0;
+    payload_case("bytes after last section", q, n + 1, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    payload_case("lines without flag", pl, n, 0, BC_ERR_SECTION, "flag");
+    free(pl);
+    TfSec no_meta[4] = { s[0], s[1], s[2], s[3] };
+    pl = tf_payload(no_meta, 4, &n);
+    payload_case("meta missing", pl, n, BC_FLAG_LINES, BC_ERR_SECTION, "missing");
+    free(pl);
+    TfSec no_lines[4] = { s[0], s[1], s[2], s[4] };
+    pl = tf_payload(no_lines, 4, &n);
+    payload_case("flag without lines", pl, n, BC_FLAG_LINES, BC_ERR_SECTION, NULL);
+    payload_case("no lines, no flag", pl, n, 0, BC_ERR_OK, NULL);
+    free(pl);
+    TfSec no_code[4] = { s[0], s[1], s[3], s[4] };
+    pl = tf_payload(no_code, 4, &n);
+    payload_case("code missing", pl, n, BC_FLAG_LINES, BC_ERR_SECTION, "(code) is missing");
+    free(pl);
+    free(q);
+}
+
+static void test_verifier(void)
+{
+    const uint32_t S = BC_SEC_STRINGS, V = BC_SEC_VALUES, C = BC_SEC_CODE, L = BC_SEC_LINES,
+                   M = BC_SEC_META;
+    BcErrCode OK = BC_ERR_OK;
+    /* strings */
+    SEC("string utf8", S, BC_ERR_STRINGS, "invalid UTF-8", 2, 4, 'n', 'a', 0xff, 'e', 1, 'x');
+    SEC("string surrogate", S, BC_ERR_STRINGS, NULL, 2, 3, 0xed, 0xa0, 0x80, 1, 'x');
+    SEC("string overrun", S, BC_ERR_STRINGS, "overruns", 2, 4, 'n', 'a', 'm', 'e', 5, 'x');
+    SEC("string trailing", S, BC_ERR_STRINGS, "after the last", 2, 4, 'n', 'a', 'm', 'e', 1, 'x', 0);
+    SEC("string count", S, BC_ERR_STRINGS, "count", 9, 4, 'n', 'a', 'm', 'e', 1, 'x');
+    SEC("string overlong varint", S, BC_ERR_STRINGS, NULL, 2, 0x84, 0, 'n', 'a', 'm', 'e', 1, 'x');
+    SEC("string nul ok", S, OK, NULL, 2, 4, 'n', 0, 'm', 'e', 1, 'x');
+    /* values */
+    SEC("value tag", V, BC_ERR_VALUES, "unknown tag 9", 4, 0, 6, 0, 7, 0, 9);
+    SEC("value string ref", V, BC_ERR_VALUES, "string index 2", 4, 0, 6, 0, 7, 0, BC_V_STR, 2);
+    SEC("value map key", V, BC_ERR_VALUES, "map key", 4, 0, 6, 0, 7, 0, BC_V_MAP, 1, 0, 0, 0);
+    SEC("value count", V, BC_ERR_VALUES, "count", 4, 0, 6, 0, 7, 0, BC_V_ARRAY, 0x7f, 0);
+    SEC("value float", V, BC_ERR_VALUES, "float", 4, 0, 6, 0, 7, 0, BC_V_FLOAT, 0, 0);
+    SEC("value int overlong", V, BC_ERR_VALUES, "integer", 4, 0, 6, 0, 7, 0, BC_V_INT, 0x80, 0);
+    SEC("value int 11 bytes", V, BC_ERR_VALUES, NULL, 4, 0, 6, 0, 7, 0, BC_V_INT, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0);
+    SEC("value trailing", V, BC_ERR_VALUES, "after the last", 3, 0, 6, 0, 7, 0, 0);
+    SEC("value truncated", V, BC_ERR_VALUES, NULL, 4, 0, 6, 0, 7, 0, BC_V_ARRAY, 2, 0);
+    SEC("value count > section", V, BC_ERR_VALUES, NULL, 0x7f, 0, 6, 0, 7, 0);
+    {
+        unsigned char deep[3 * 2 + 1 + 2 * 66 + 1];
+        for (int over = 0; over < 2; over++) {
+            size_t k = 0;
+            deep[k++] = 4;
+            deep[k++] = 0, deep[k++] = 6, deep[k++] = 0, deep[k++] = 7, deep[k++] = 0;
+            int levels = BC_MAX_DEPTH + over;
+            for (int i = 0; i < levels; i++)
+                deep[k++] = BC_V_ARRAY, deep[k++] = i + 1 < levels;
+            size_t len;
+            unsigned char *f = file_with(V, deep, k, 0, NULL, 0, &len);
+            expect(over ? "value too deep" : "value max depth", f, len, NULL,
+                   over ? BC_ERR_VALUES : OK, over ? "deeper" : NULL);
+            free(f);
+        }
+    }
+    /* code, by operand kind */
+    SEC("opcode range", C, BC_ERR_CODE, "opcode 27 out of range (op 0)", 2, OP__COUNT, 0, OP_END, 5);
+    SEC("S operand", C, BC_ERR_CODE, "string index 2 out of range (op 0)", 2, OP_STATUS, 0, 2,
+        OP_END, 5);
+    SEC("K operand", C, BC_ERR_CODE, "value index 3 out of range (op 0)", 2, OP_LLM_BEGIN, 0, 3,
+        OP_END, 5);
+    SEC("U operand", C, BC_ERR_CODE, "4294967296", 2, OP_PLAN_UPDATE, 0, 0x80, 0x80, 0x80, 0x80,
+        0x10, 0, OP_END, 5);
+    SEC("U max ok", C, OK, NULL, 2, OP_PLAN_UPDATE, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, OP_END, 5);
+    SEC("time max ok", C, OK, NULL, 2, OP_STATUS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 1,
+        OP_END, 0);
+    SEC("time overflow", C, BC_ERR_CODE, "2^53", 2, OP_STATUS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0x0f, 1, OP_END, 1);
+    SEC("time bad varint", C, BC_ERR_CODE, "time", 2, OP_STATUS, 0x80, 0, 1, OP_END, 1);
+    SEC("no END", C, BC_ERR_CODE, "not END", 2, OP_STATUS, 0, 1, OP_STATUS, 0, 1);
+    SEC("END first", C, BC_ERR_CODE, "END before the last op (op 0)", 2, OP_END, 0, OP_STATUS, 0, 1);
+    SEC("two ENDs", C, BC_ERR_CODE, NULL, 2, OP_END, 0, OP_END, 0);
+    SEC("after END", C, BC_ERR_CODE, "after END", 2, OP_STATUS, 0, 1, OP_END, 5, 0);
+    SEC("no ops", C, BC_ERR_CODE, "no ops", 0);
+    SEC("op count", C, BC_ERR_CODE, "count", 9, OP_STATUS, 0, 1, OP_END, 5);
+    SEC("operand truncated", C, BC_ERR_CODE, "truncated", 2, OP_STATUS, 0, 1, OP_END);
+    SEC("operand missing", C, BC_ERR_CODE, NULL, 2, OP_END, 0, OP_STATUS, 0);
+    /* lines */
+    SEC("lines count", L, BC_ERR_LINES, "1 entries for 2 ops", 1, 2, 1);
+    SEC("line negative", L, BC_ERR_LINES, "line out of range (op 0)", 2, 1, 1, 2, 0);
+    SEC("line too big", L, BC_ERR_LINES, NULL, 2, 0xfe, 0xff, 0xff, 0xff, 0x1f, 1, 2, 0);
+    SEC("column too big", L, BC_ERR_LINES, "column", 2, 2, 0x80, 0x80, 0x80, 0x80, 0x10, 2, 0);
+    SEC("lines trailing", L, BC_ERR_LINES, "after", 2, 2, 1, 2, 0, 0);
+    SEC("lines truncated", L, BC_ERR_LINES, NULL, 2, 2, 1, 2);
+    SEC("line max ok", L, OK, NULL, 2, 0xfe, 0xff, 0xff, 0xff, 0x1f, 1, 0, 0);
+    /* meta */
+    SEC("meta name", M, BC_ERR_META, "name string index 2", 2, 1, 0, 1, 2, 2, 80, 24);
+    SEC("meta source", M, BC_ERR_META, "source", 0, 7, 0, 1, 2, 2, 80, 24);
+    SEC("meta prompt index", M, BC_ERR_META, "prompt value index 3", 0, 1, 3, 1, 2, 2, 80, 24);
+    SEC("meta prompt type", M, BC_ERR_META, "prompt", 0, 1, 1, 1, 2, 2, 80, 24);
+    SEC("meta tags type", M, BC_ERR_META, "tags", 0, 1, 0, 0, 2, 2, 80, 24);
+    SEC("meta config type", M, BC_ERR_META, "config", 0, 1, 0, 1, 1, 2, 80, 24);
+    SEC("meta defines type", M, BC_ERR_META, "defines", 0, 1, 0, 1, 2, 0, 80, 24);
+    SEC("meta trailing", M, BC_ERR_META, "trailing", 0, 1, 0, 1, 2, 2, 80, 24, 0);
+    SEC("meta truncated", M, BC_ERR_META, "term_height", 0, 1, 0, 1, 2, 2, 80);
+    SEC("meta term too big", M, BC_ERR_META, "term_width", 0, 1, 0, 1, 2, 2, 0x80, 0x80, 0x80,
+        0x80, 0x10, 24);
+    {
+        /* tags must hold strings only: [null] is rejected, ["x"] accepted */
+        size_t len;
+        unsigned char *f = file_with(V, A(4, 0, 6, 0, 7, 0, BC_V_ARRAY, 1, BC_V_NULL), M,
+                                     A(0, 1, 0, 3, 2, 2, 80, 24), &len);
+        expect("meta tag element", f, len, NULL, BC_ERR_META, "element 0");
+        free(f);
+        f = file_with(V, A(4, 0, 6, 0, 7, 0, BC_V_ARRAY, 1, BC_V_STR, 1), M,
+                      A(0, 1, 5, 3, 2, 2, 80, 24), &len);   /* prompt: a string value */
+        expect("meta prompt index 5", f, len, NULL, BC_ERR_META, "prompt");
+        free(f);
+        f = file_with(V, A(5, 0, 6, 0, 7, 0, BC_V_ARRAY, 1, BC_V_STR, 1, BC_V_STR, 0), M,
+                      A(0, 1, 4, 3, 2, 2, 80, 24), &len);
+        expect("meta tags ok", f, len, NULL, OK, NULL);
+        free(f);
+    }
+}
+
+static void test_io_nomem(void)
+{
+    BcProgram *p = (BcProgram *)1;
+    BcError err;
+    CHECK(bc_load_file("/nonexistent/dir/x.scb", NULL, &p, &err) == BC_ERR_IO && p == NULL);
+    CHECK(bc_load_file("/", NULL, &p, &err) == BC_ERR_IO && p == NULL);
+    size_t len;
+    unsigned char *good = file_with(0, NULL, 0, 0, NULL, 0, &len);
+    /* The allocation counter only runs while armed, so arming it once here
+    ** fails the loader's very first allocation. */
+    sc_alloc_fail_after = 1;
+    BcErrCode e = bc_load(good, len, NULL, &p, &err);
+    sc_alloc_fail_after = 0;
+    CHECK_MSG(e == BC_ERR_NOMEM && p == NULL, "got %s", bc_err_name(e));
+    CHECK(bc_load(good, len, NULL, &p, NULL) == BC_ERR_OK);   /* err may be NULL */
+    bc_free(p);
+    bc_free(NULL);
+    free(good);
+}
+
+int main(void)
+{
+    init_base();
+    test_container();
+    test_sections();
+    test_verifier();
+    test_io_nomem();
+    return tf_result("t_bad");
+}
