@@ -39,12 +39,10 @@ int vm_run(const BcProgram *prog, RtTarget *target, RtClock *clock, const VmOpts
     if (st)
         return st;
     const BcInsn *in = prog->insn, *end = in + prog->n_insn;
-    uint64_t prev_t = 0;
     for (; in < end; in++) {
         assert(in->op < OP__COUNT);
         assert(in->n == bc_op_info[in->op].n_operands);
-        assert(in->t >= prev_t);
-        prev_t = in->t;
+        assert(in == prog->insn || in->t >= in[-1].t);
         uint64_t at = vm_scale_time(in->t, speed);
         clock->wait_until(clock, at);
         st = target->vt->op(target, prog, in, at);
