@@ -189,7 +189,6 @@ static void test_values(void)
             CHECK_MSG(e.tag == tags[i], "element %d", i);
         }
         CHECK(q == bc_val_decode(p, p->val[1], &e));   /* decode skips children */
-        bc_val_decode(p, arr.p, &e);
         for (int i = 0; i < 7; i++)
             q = bc_val_decode(p, i ? q : arr.p, &e);
         CHECK(e.tag == BC_V_INT && e.i == INT64_MAX);
@@ -400,6 +399,15 @@ static int print_hex(void)
                 printf(" %02x", d[j]);
             printf("\n");
         }
+    }
+    BcProgram *p = NULL;
+    if (bc_load(out, len, NULL, &p, NULL) == BC_ERR_OK) {
+        Buf l;
+        buf_init(&l);
+        bc_list(p, &(BcListOpts){ .lines = true }, &l);
+        printf("listing:\n%.*s", (int)l.len, (char *)l.data);
+        buf_fini(&l);
+        bc_free(p);
     }
     free(pl);
     sc_free(out);
