@@ -13,14 +13,20 @@
 
 typedef struct RtTarget RtTarget;
 
+/* Statuses a target returns (the same numbers as scvm's exit statuses,
+** docs/scvm.md): 0 go on / ok, 1 a check failed, 3 I/O, 5 runtime. */
+enum { RT_OK = 0, RT_FAILED = 1, RT_IO = 3, RT_RUNTIME = 5 };
+
 typedef struct RtTargetVtbl {
     const char *name;
-    /* Called once before the first op.  Returns 0 or a nonzero status. */
+    /* Called once before the first op (may be NULL).  Returns 0 or a
+    ** nonzero status. */
     int (*begin)(RtTarget *t, const BcProgram *p);
     /* Called for every op, in order, when the clock reaches at_ms (the op's
     ** time scaled by the speed).  Returns 0 to continue, nonzero to stop. */
     int (*op)(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_ms);
-    /* Called once after END (or after a stop).  Returns the run's status. */
+    /* Called once after END or after a stop (may be NULL).  Returns the
+    ** run's status. */
     int (*end)(RtTarget *t, const BcProgram *p);
     void (*destroy)(RtTarget *t);
 } RtTargetVtbl;
