@@ -24,7 +24,7 @@
 /* Statuses these targets return.  The numbers are scvm's exit statuses
 ** (VmStatus in vm/vm.h, which checks they agree); the table belongs in
 ** rt.h, next to the interface, once its owner moves it there. */
-enum { RT_STATUS_IO = 3, RT_STATUS_RUNTIME = 5 };
+enum { RT_STATUS_IO = RT_IO, RT_STATUS_RUNTIME = RT_RUNTIME };  /* rt.h */
 
 typedef struct RtSimOpts {
     /* Where the events go, one of:
