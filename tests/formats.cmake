@@ -5,19 +5,21 @@
 # scratch build can include it too.
 set(_tf ${CMAKE_CURRENT_LIST_DIR}/formats)
 
-add_library(tf_util STATIC ${_tf}/tf_util.c)
-target_include_directories(tf_util PUBLIC ${_tf})
-target_link_libraries(tf_util PUBLIC sc_formats sc_common PkgConfig::ZSTD PkgConfig::XXHASH)
+# Target names carry a formats_ prefix: tests of every module share one namespace.
+add_library(formats_testutil STATIC ${_tf}/tf_util.c)
+target_include_directories(formats_testutil PUBLIC ${_tf})
+target_link_libraries(formats_testutil PUBLIC sc_formats sc_common PkgConfig::ZSTD PkgConfig::XXHASH)
 
-foreach(t t_roundtrip t_bad t_robust t_alloc)
-  add_executable(${t} ${_tf}/${t}.c)
-  target_link_libraries(${t} PRIVATE tf_util)
+foreach(t roundtrip bad robust alloc)
+  add_executable(formats_${t} ${_tf}/t_${t}.c)
+  target_link_libraries(formats_${t} PRIVATE formats_testutil)
 endforeach()
 
-add_test(NAME formats.roundtrip COMMAND t_roundtrip ${_tf})
-add_test(NAME formats.bad COMMAND t_bad)
-add_test(NAME formats.robust COMMAND t_robust)
-add_test(NAME formats.alloc COMMAND t_alloc)
+# formats_roundtrip DIR --update rewrites tests/formats/sample.lst.
+add_test(NAME formats.roundtrip COMMAND formats_roundtrip ${_tf})
+add_test(NAME formats.bad COMMAND formats_bad)
+add_test(NAME formats.robust COMMAND formats_robust)
+add_test(NAME formats.alloc COMMAND formats_alloc)
 add_test(NAME formats.opcodes_doc
          COMMAND gen_opcodes check ${CMAKE_CURRENT_LIST_DIR}/../docs/opcodes.md)
 set_tests_properties(formats.roundtrip formats.alloc PROPERTIES LABELS "unit" TIMEOUT 30)

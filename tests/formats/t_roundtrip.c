@@ -2,8 +2,8 @@
 ** table; determinism; strip_lines; builder contract errors; the golden
 ** listing (tests/formats/sample.lst, refreshed with --update).
 **
-**   t_roundtrip GOLDEN_DIR [--update]
-**   t_roundtrip --hex        print the tiny file used in docs/bytecode.md */
+**   formats_roundtrip GOLDEN_DIR [--update]
+**   formats_roundtrip --hex        print the tiny file used in docs/bytecode.md */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -419,7 +419,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--hex") == 0)
         return print_hex();
     if (argc < 2) {
-        fprintf(stderr, "usage: t_roundtrip GOLDEN_DIR [--update] | --hex\n");
+        fprintf(stderr, "usage: formats_roundtrip GOLDEN_DIR [--update] | --hex\n");
         return 2;
     }
     test_op_table();
