@@ -6,6 +6,11 @@
 unsigned long sc_alloc_fail_after;
 static unsigned long alloc_count;
 
+void sc_alloc_reset(void)
+{
+    alloc_count = 0;
+}
+
 static int should_fail(void)
 {
     if (sc_alloc_fail_after == 0)

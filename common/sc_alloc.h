@@ -16,5 +16,7 @@ void sc_free(void *p);
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */
 extern unsigned long sc_alloc_fail_after;
+/* Restarts the count, so a test can retry with the next N in-process. */
+void sc_alloc_reset(void);
 
 #endif

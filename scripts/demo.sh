@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, compile every stdlib
 # scenario to bytecode, verify them, and play one in simulation.
-# Usage: scripts/demo.sh [SCENARIO-NAME]   (default: bug_fix_with_tests)
+# Usage: scripts/demo.sh [SCENARIO-NAME]   (default: bugfix_with_tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
@@ -23,7 +23,7 @@ done
 build/vm/scvm verify "$out"/*.scb >/dev/null
 echo "compiled and verified $n scenarios into $out/" >&2
 
-pick=${1:-bug_fix_with_tests}
+pick=${1:-bugfix_with_tests}
 [ -f "$out/$pick.scb" ] || pick=$(basename "$(ls "$out"/*.scb | head -n 1)" .scb)
 echo "playing $pick in simulation:" >&2
 build/vm/scvm run "$out/$pick.scb"
