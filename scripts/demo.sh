@@ -13,9 +13,9 @@ mkdir -p "$out"
 n=0
 for f in stdlib-scenarios/*.yaml; do
   name=$(basename "$f" .yaml)
-  # Scenarios that need symbols say so on a "# scc-test: -D ..." line; the
-  # first such line is the one the demo uses.
-  defs=$(sed -n 's/^# scc-test: *//p' "$f" | head -n 1)
+  # Scenarios with rules list their test configurations on
+  # "# scc-test: VARIANT -D ..." lines; the demo uses the first one.
+  defs=$(sed -n 's/^# scc-test: *[^ ]*//p' "$f" | head -n 1)
   # shellcheck disable=SC2086
   build/compiler/scc $defs -o "$out/$name.scb" "$f"
   n=$((n + 1))
