@@ -1151,7 +1151,7 @@ static void check_expected_response(L *l, const YNode *er, const char *what)
 static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     static const char *const entry_keys[] = { "relativeTime", "input", "_meta", "expectedResponse", "target", NULL };
-    static const char *const extra_keys[] = { "_meta", "expectedResponse", NULL };
+    const YNode *item_meta = get_meta(l, NULL, item);
     const YNode *item_target = is_map(item) ? get_text(l, item, "target", false, "userInputs") : NULL;
     check_enum(l, item_target, "target", TARGETS, true);
     if (!is_seq(v)) {
@@ -1184,7 +1184,6 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
                 check_enum(l, tg, "target", TARGETS, true);
                 target = tg;
             }
-            get_meta(l, e, NULL);
             check_expected_response(l, ymap_get(e, "expectedResponse"), "expectedResponse");
             extras = e;
         } else {
@@ -1239,10 +1238,28 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
                 l->prompt_after_len = text->n;
             }
         }
+        /* Extras: the entry's _meta (else the one beside userInputs, which
+        ** then applies to every entry) and expectedResponse. */
+        const YNode *meta = extras ? get_meta(l, extras, NULL) : NULL;
+        const YNode *er = extras ? ymap_get(extras, "expectedResponse") : NULL;
+        if (!meta)
+            meta = item_meta;
+        uint32_t extra_val = l->null_val;
+        if (meta || er) {
+            bcb_val_begin(l->b);
+            bcb_val_map(l->b, (meta != NULL) + (er != NULL));
+            if (meta) {
+                bcb_val_key(l->b, cs(l, "_meta"));
+                emit_node(l, meta);
+            }
+            if (er) {
+                bcb_val_key(l->b, cs(l, "expectedResponse"));
+                emit_node(l, er);
+            }
+            extra_val = bcb_val_end(l->b);
+        }
         op(l, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
-           target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, val_of(l, input),
-           extras && (ymap_get(extras, "_meta") || ymap_get(extras, "expectedResponse"))
-               ? val_pick(l, extras, extra_keys) : l->null_val);
+           target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, val_of(l, input), extra_val);
     }
 }
 

@@ -3,7 +3,7 @@
 # missing. Safe to run repeatedly: does nothing when everything is present.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config python3
+pkgs=(build-essential cmake pkg-config python3 python3-yaml
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
 
 missing=()
