@@ -505,7 +505,7 @@ BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgr
     unsigned char *mem = sc_malloc(head + content);
     if (!mem)
         return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
-    uint32_t n_str, n_val, n_insn;
+    uint32_t n_str = 0, n_val = 0, n_insn = 0;   /* -O3 cannot see the || chain sets them */
     if ((e = decompress(&ld, mem + head, content, d + BC_HEADER_SIZE, frame)) ||
         (e = read_sections(&ld, mem + head, content, flags)) ||
         (e = read_count(&ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
