@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,7 @@ typedef struct L {
     const char *prompt_any, *prompt_after;   /* effective initial prompt */
     uint32_t prompt_any_len, prompt_after_len;
     int load_session;            /* acp.capabilities.loadSession: -1 absent */
+    int cap_image, cap_audio, cap_embedded;  /* promptCapabilities: -1 absent */
     const YNode *load_session_node;
     bool unstable;               /* acp.unstable */
     uint32_t null_val;
@@ -550,6 +552,41 @@ static void check_media(L *l, const YNode *blk, const char *type)
     }
 }
 
+/* MCP/ACP Annotations: {audience[], priority 0..1, lastModified}; the
+** spec shows both a mapping and a list of them. */
+static void check_annotation(L *l, const YNode *a)
+{
+    static const char *const keys[] = { "audience", "priority", "lastModified", NULL };
+    static const char *const roles[] = { "user", "assistant", NULL };
+    if (!is_map(a)) {
+        want_kind(l, a, "an annotation", "mapping");
+        return;
+    }
+    check_keys(l, a, "annotations", keys);
+    const YNode *p = ymap_get(a, "priority");
+    if (p && !(is_scalar(p) && (p->type == YT_INT || p->type == YT_FLOAT)))
+        want_kind(l, p, "annotation 'priority'", "number");
+    else if (p && (p->type == YT_INT ? (p->v.i < 0 || p->v.i > 1) : !(p->v.f >= 0 && p->v.f <= 1)))
+        err(l, p, "annotation priority %s is outside 0..1", p->u.s);
+    const YNode *aud = ymap_get(a, "audience");
+    if (aud && !is_seq(aud))
+        want_kind(l, aud, "annotation 'audience'", "sequence");
+    for (uint32_t i = 0; is_seq(aud) && i < aud->n; i++)
+        if (is_scalar(aud->u.items[i]))
+            check_enum(l, aud->u.items[i], "audience", roles, true);
+}
+
+static void check_annotations(L *l, const YNode *a)
+{
+    if (!a)
+        return;
+    if (is_seq(a))
+        for (uint32_t i = 0; i < a->n; i++)
+            check_annotation(l, a->u.items[i]);
+    else
+        check_annotation(l, a);
+}
+
 /* Checks a rich content block; returns the text a playback event shows for it. */
 static const char *check_block(L *l, const YNode *blk, uint32_t *len)
 {
@@ -566,6 +603,7 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         return "";
     }
     const YNode *type = get_text(l, blk, "type", true, "a content block");
+    check_annotations(l, ymap_get(blk, "annotations"));
     if (!type)
         return "";
     const char *t = type->u.s;
@@ -1148,6 +1186,28 @@ static void check_expected_response(L *l, const YNode *er, const char *what)
         err(l, sid, "%s 'sessionId' is empty", what);
 }
 
+/* The ACP baseline is text and resource_link; image, audio and embedded
+** resources in a prompt need the matching prompt capability.  Checked only
+** when the scenario says the capability is off (absent: no claim made). */
+static void check_capability(L *l, const YNode *blk)
+{
+    const YNode *t = is_map(blk) ? ymap_get(blk, "type") : NULL;
+    if (!t || !is_scalar(t))
+        return;
+    static const struct { const char *type, *cap; size_t off; } gates[] = {
+        { "image", "image", offsetof(L, cap_image) },
+        { "audio", "audio", offsetof(L, cap_audio) },
+        { "resource", "embeddedContext", offsetof(L, cap_embedded) },
+    };
+    for (size_t i = 0; i < sizeof gates / sizeof gates[0]; i++) {
+        if (strcmp(t->u.s, gates[i].type) != 0)
+            continue;
+        if (*(const int *)((const char *)l + gates[i].off) == 0)
+            err(l, t, "%s content in a prompt needs the '%s' prompt capability, which acp.capabilities turns off",
+                gates[i].type, gates[i].cap);
+    }
+}
+
 static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     static const char *const entry_keys[] = { "relativeTime", "input", "_meta", "expectedResponse", "target", NULL };
@@ -1197,7 +1257,9 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
         if (is_seq(input)) {
             for (uint32_t k = 0; k < input->n; k++) {
                 uint32_t len;
-                check_block(l, input->u.items[k], &len);
+                const YNode *blk = input->u.items[k];
+                check_block(l, blk, &len);
+                check_capability(l, blk);
             }
         } else if (!is_scalar(input) || is_null(input)) {
             want_kind(l, input, "'input'", "string or sequence of content blocks");
@@ -1772,6 +1834,13 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
             suggest(l, item, item->u.s, all_event_names());
         return;
     }
+    /* A type-tagged item ({type: think, text: ...}) is one legacy shape:
+    ** one error, not one per key. */
+    for (uint32_t i = 0; i < item->n; i++)
+        if (strcmp(item->u.pairs[i].key->u.s, "type") == 0) {
+            legacy_event(l, item->u.pairs[i].key);
+            return;
+        }
     const YNode *ek = NULL, *ev = NULL;
     const struct Event *e = NULL;
     bool tool = false, bad = false;
@@ -1949,8 +2018,10 @@ static void check_acp(L *l, const YNode *a)
             if (p && !is_map(p))
                 want_kind(l, p, "promptCapabilities", "mapping");
             check_keys(l, p, "promptCapabilities", pkeys);
+            int *caps[] = { &l->cap_image, &l->cap_audio, &l->cap_embedded };
             for (size_t i = 0; is_map(p) && pkeys[i]; i++)
-                get_bool(l, p, pkeys[i], false, "promptCapabilities");
+                if (ymap_get(p, pkeys[i]))
+                    *caps[i] = get_bool(l, p, pkeys[i], false, "promptCapabilities");
             const YNode *m = ymap_get(c, "mcpCapabilities");
             if (m && !is_map(m))
                 want_kind(l, m, "mcpCapabilities", "mapping");
@@ -2076,7 +2147,8 @@ static uint32_t defines_value(L *l)
 
 bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags)
 {
-    L l = { .doc = doc, .o = o, .b = b, .d = diags, .file = doc->file, .load_session = -1 };
+    L l = { .doc = doc, .o = o, .b = b, .d = diags, .file = doc->file, .load_session = -1,
+            .cap_image = -1, .cap_audio = -1, .cap_embedded = -1 };
     size_t errors_before = diags->errors;
     l.null_val = bcb_null(b);
     const YNode *root = doc->root;
