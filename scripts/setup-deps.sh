@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian packages scc/scvm needs to build and test, when they are
+# Installs the Debian packages scc/scvm need to build and test, when they are
 # missing. Safe to run repeatedly: does nothing when everything is present.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config python3 python3-yaml
+# Libraries and tools, by Debian package name.
+pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run the real client SDKs and validators the tests use.
+# Checked by command: machines may carry a nodejs build that bundles npm.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "setup-deps: installing ${missing[*]}" >&2
