@@ -1,0 +1,12 @@
+# scc --check as a linter: output formats (text with carets, JSON, SARIF
+# validated by the official multitool) and use from git hooks.
+add_test(NAME check_output_formats
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check/check_formats.py
+                 $<TARGET_FILE:scc> ${CMAKE_CURRENT_SOURCE_DIR}/errors
+                 ${CMAKE_CURRENT_SOURCE_DIR}/check/golden ${CMAKE_BINARY_DIR}/check-work)
+set_tests_properties(check_output_formats PROPERTIES LABELS "errors;golden" TIMEOUT 900)
+
+add_test(NAME check_git_hooks
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check/check_hooks.py
+                 $<TARGET_FILE:scc> ${PROJECT_SOURCE_DIR})
+set_tests_properties(check_git_hooks PROPERTIES LABELS "errors" TIMEOUT 600)

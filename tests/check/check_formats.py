@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Golden diagnostics in every format scc writes: GNU text with colour and
+carets (--color=always), JSON lines, and SARIF 2.1.0; plus, when the
+pinned official SARIF multitool can be installed, its validation of the
+SARIF log (any error it reports fails the test).
+usage: check_formats.py SCC ERRORS_DIR GOLDEN_DIR WORK_DIR [--update]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+INPUTS = ["think_backwards.yaml", "unknown_keys_warn.yaml", "repo_bad_files.yaml",
+          "two_session_starts.yaml", "session_start_without_acp.yaml", "rules_type_mismatch.yaml"]
+FORMATS = {
+    "diags.txt": (["--color=always"], "stderr"),
+    "diags.jsonl": (["--diagnostics-format=json"], "stderr"),
+    "diags.sarif": (["--diagnostics-format=sarif"], "stdout"),
+}
+
+
+def run(scc, errors, extra):
+    return subprocess.run([scc, "--check", "-D", "retries=3"] + extra + INPUTS, cwd=errors,
+                          capture_output=True, text=True, timeout=60)
+
+
+def validate_sarif(sarif_path, work, here):
+    """Installs the pinned multitool (npm ci) and validates; None = skipped."""
+    if shutil.which("npm") is None:
+        return None, "npm not found"
+    tool_dir = os.path.join(work, "sarif-tool")
+    exe = os.path.join(tool_dir, "node_modules", "@microsoft", "sarif-multitool-linux", "Sarif.Multitool")
+    if not os.path.exists(exe):
+        os.makedirs(tool_dir, exist_ok=True)
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(os.path.join(here, "sarif", f), tool_dir)
+        p = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=tool_dir,
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            return False, "npm ci failed:\n" + p.stdout + p.stderr
+    os.chmod(exe, 0o755)
+    out = os.path.join(work, "sarif-validation.sarif")
+    if os.path.exists(out):
+        os.remove(out)
+    env = dict(os.environ, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT="1")
+    p = subprocess.run([exe, "validate", sarif_path, "--output", out], capture_output=True, text=True,
+                       timeout=300, env=env)
+    if not os.path.exists(out):
+        return False, "the multitool wrote no log:\n" + p.stdout + p.stderr
+    log = json.load(open(out))
+    errors = [r for run_ in log.get("runs", []) for r in run_.get("results", []) if r.get("level") == "error"]
+    if errors:
+        return False, "\n".join(json.dumps(r["message"]) for r in errors)
+    return True, p.stdout
+
+
+def main():
+    scc, errors, golden, work = sys.argv[1:5]
+    update = "--update" in sys.argv
+    here = os.path.dirname(os.path.abspath(__file__))
+    passed, failures = 0, []
+    for name, (extra, stream) in FORMATS.items():
+        p = run(scc, errors, extra)
+        got = getattr(p, stream)
+        path = os.path.join(golden, name)
+        if p.returncode != 1:
+            failures.append("%s: exit %d, want 1" % (name, p.returncode))
+        if update:
+            with open(path, "w") as f:
+                f.write(got)
+            continue
+        want = open(path).read()
+        if got != want:
+            failures.append("%s differs from the golden file; rerun with --update and review" % name)
+        else:
+            passed += 1
+        if name == "diags.sarif":
+            json.loads(got)  # well-formed
+    if not update:
+        os.makedirs(work, exist_ok=True)
+        ok, msg = validate_sarif(os.path.join(golden, "diags.sarif"), work, here)
+        if ok is None:
+            print("SARIF validation skipped: " + msg)
+        elif not ok:
+            failures.append("the SARIF multitool rejects our log:\n" + msg)
+        else:
+            passed += 1
+    for f in failures:
+        print("FAIL " + f)
+    print("%d passed, %d failed" % (passed, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
