@@ -129,6 +129,26 @@ def main():
                         rel, info.get("name"), info.get("prompt"), g["name"], g["effective_initial_prompt"]))
                     continue
             passed += 1
+    # The linter's view: one `scc --check` over the corpus folders (as a
+    # pre-commit hook would run it) flags exactly the rejected files, and
+    # checking only the others is clean (exit 0).
+    if not update:
+        p = subprocess.run([scc, "--check", "--diagnostics-format=json"] + list(SETS), cwd=corpus,
+                           capture_output=True, text=True, timeout=60)
+        flagged = {json.loads(l)["file"] for l in p.stderr.splitlines()
+                   if l.startswith("{") and json.loads(l)["severity"] == "error"}
+        rejected = {r for r, (o, _) in expected.items() if o == "error"}
+        if flagged != rejected or p.returncode != (1 if rejected else 0):
+            failures.append("scc --check over the corpus flags %s, expected %s (exit %d)" % (
+                sorted(flagged ^ rejected), "the rejected set", p.returncode))
+        else:
+            passed += 1
+        valid = sorted(r for r, (o, _) in expected.items() if o == "ok")
+        p = subprocess.run([scc, "--check"] + valid, cwd=corpus, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            failures.append("scc --check over the %d valid files exited %d:\n%s" % (len(valid), p.returncode, p.stderr))
+        else:
+            passed += 1
     missing = set(golden) - set(files)
     for m in sorted(missing):
         failures.append("%s: in GOLDEN-playback.jsonl but not found" % m)
