@@ -161,6 +161,25 @@ BcErrCode bc_load_file(const char *path, const BcLoadOpts *opts,
                        BcProgram **out, BcError *err);
 void bc_free(BcProgram *p);
 
+/* A reusable load context, for callers that load many programs (a runner
+** playing a directory, a benchmark): it keeps the zstd decompression
+** context and a file buffer between calls.  Creating a zstd context is
+** dear next to a small scenario: it runs CPUID, which traps under a
+** hypervisor, and loading + playing 1,000 ~1 KB .scb took 9.5 us each with
+** a fresh context and 6.6 us with one reused (bench_vm files, 2-vCPU VM,
+** docs/performance.md).  Loading through a context
+** checks exactly what bc_load() checks and gives the same results; the
+** programs it returns are independent of it (free them with bc_free(),
+** before or after the context).  One context per thread. */
+typedef struct BcLoadCtx BcLoadCtx;
+BcLoadCtx *bc_load_ctx_new(void);          /* NULL when out of memory */
+void bc_load_ctx_free(BcLoadCtx *c);       /* NULL is fine */
+/* bc_load() / bc_load_file() through c; c NULL = a fresh context per call. */
+BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoadOpts *opts,
+                       BcProgram **out, BcError *err);
+BcErrCode bc_load_file_with(BcLoadCtx *c, const char *path, const BcLoadOpts *opts,
+                            BcProgram **out, BcError *err);
+
 /* ---- reading values (only valid on a verified program) ---- */
 typedef struct BcVal {
     uint8_t tag;           /* BcValTag */

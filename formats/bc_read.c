@@ -14,9 +14,12 @@
 #include "bc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -123,15 +126,22 @@ static BcErrCode check_frame(Loader *ld, const unsigned char *f, size_t n, uint6
     return BC_ERR_OK;
 }
 
-static BcErrCode decompress(Loader *ld, unsigned char *dst, size_t cap, const unsigned char *f,
-                            size_t n)
+static ZSTD_DCtx *dctx_new(void)
 {
     ZSTD_customMem mem = { zalloc, zfree, NULL };
-    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
+    return ZSTD_createDCtx_advanced(mem);
+}
+
+/* keep: a context to reuse (BcLoadCtx), or NULL for a fresh one. */
+static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, unsigned char *dst, size_t cap,
+                            const unsigned char *f, size_t n)
+{
+    ZSTD_DCtx *dc = keep ? keep : dctx_new();
     if (!dc)
         return fail(ld, BC_ERR_NOMEM, "out of memory (zstd context)");
     size_t r = ZSTD_decompressDCtx(dc, dst, cap, f, n);
-    ZSTD_freeDCtx(dc);
+    if (!keep)
+        ZSTD_freeDCtx(dc);
     if (ZSTD_isError(r)) {
         if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
             return fail(ld, BC_ERR_NOMEM, "out of memory (zstd)");
@@ -481,8 +491,34 @@ static BcErrCode layout(Loader *ld, unsigned char **mem, size_t content, uint32_
     return BC_ERR_OK;
 }
 
+struct BcLoadCtx {
+    ZSTD_DCtx *dc;         /* created on first use */
+    char *buf;             /* the last file read */
+    size_t cap;
+};
+
+BcLoadCtx *bc_load_ctx_new(void)
+{
+    return sc_calloc(1, sizeof(BcLoadCtx));
+}
+
+void bc_load_ctx_free(BcLoadCtx *c)
+{
+    if (!c)
+        return;
+    ZSTD_freeDCtx(c->dc);
+    sc_free(c->buf);
+    sc_free(c);
+}
+
 BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgram **out,
                   BcError *err)
+{
+    return bc_load_with(NULL, data, size, opts, out, err);
+}
+
+BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoadOpts *opts,
+                       BcProgram **out, BcError *err)
 {
     BcError scratch;
     Loader ld = { .err = err ? err : &scratch };
@@ -506,7 +542,11 @@ BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgr
     if (!mem)
         return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
     uint32_t n_str = 0, n_val = 0, n_insn = 0;   /* -O3 cannot see the || chain sets them */
-    if ((e = decompress(&ld, mem + head, content, d + BC_HEADER_SIZE, frame)) ||
+    if (c && !c->dc && !(c->dc = dctx_new())) {
+        sc_free(mem);
+        return fail(&ld, BC_ERR_NOMEM, "out of memory (zstd context)");
+    }
+    if ((e = decompress(&ld, c ? c->dc : NULL, mem + head, content, d + BC_HEADER_SIZE, frame)) ||
         (e = read_sections(&ld, mem + head, content, flags)) ||
         (e = read_count(&ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
         (e = read_count(&ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
@@ -539,7 +579,70 @@ BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgr
     return BC_ERR_OK;
 }
 
+/* Reads a regular file into the context's buffer (grown as needed, kept
+** for the next call); anything else (stdin, a pipe) goes through
+** file_read_all.  Returns 0 or an errno value, as file_read_all does.
+** *owned is set when data must be freed by the caller. */
+static int read_into(BcLoadCtx *c, const char *path, size_t max, char **data, size_t *len,
+                     bool *owned)
+{
+    *owned = true;
+    if (!c || strcmp(path, "-") == 0)
+        return file_read_all(path, max, data, len);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return file_read_all(path, max, data, len);
+    }
+    size_t n = 0, want = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
+    int e = 0;
+    for (;;) {
+        if (n == c->cap) {
+            size_t cap = c->cap < want ? want : c->cap * 2;
+            if (c->cap > max) {
+                e = EFBIG;
+                break;
+            }
+            char *b = sc_realloc(c->buf, cap);
+            if (!b) {
+                e = ENOMEM;
+                break;
+            }
+            c->buf = b;
+            c->cap = cap;
+        }
+        ssize_t r = read(fd, c->buf + n, c->cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            e = errno;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n > max) {
+            e = EFBIG;
+            break;
+        }
+    }
+    close(fd);
+    *data = c->buf;
+    *len = n;
+    *owned = false;
+    return e;
+}
+
 BcErrCode bc_load_file(const char *path, const BcLoadOpts *opts, BcProgram **out, BcError *err)
+{
+    return bc_load_file_with(NULL, path, opts, out, err);
+}
+
+BcErrCode bc_load_file_with(BcLoadCtx *c, const char *path, const BcLoadOpts *opts,
+                            BcProgram **out, BcError *err)
 {
     BcError scratch;
     if (!err)
@@ -551,15 +654,17 @@ BcErrCode bc_load_file(const char *path, const BcLoadOpts *opts, BcProgram **out
     size_t limit = BC_HEADER_SIZE + ZSTD_compressBound((size_t)max);
     char *data;
     size_t len;
-    int r = file_read_all(path, limit, &data, &len);
+    bool owned;
+    int r = read_into(c, path, limit, &data, &len, &owned);
     if (r) {
         err->code = r == EFBIG ? BC_ERR_SIZE : r == ENOMEM ? BC_ERR_NOMEM : BC_ERR_IO;
         snprintf(err->msg, sizeof err->msg, "cannot read '%s': %s", path,
                  r == EFBIG ? "file too large" : strerror(r));
         return err->code;
     }
-    BcErrCode e = bc_load(data, len, opts, out, err);
-    sc_free(data);
+    BcErrCode e = bc_load_with(c, data, len, opts, out, err);
+    if (owned)
+        sc_free(data);
     return e;
 }
 
