@@ -50,6 +50,7 @@ typedef struct L {
 /* ------------------------------------------------------------------ */
 /* diagnostics                                                        */
 
+__attribute__((format(printf, 5, 0)))
 static void vreport(L *l, DiagLevel lv, const char *flag, const YNode *n,
                     const char *fmt, va_list ap)
 {
