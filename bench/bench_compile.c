@@ -1,0 +1,142 @@
+/* bench_compile.c - scc's compile pipeline in-process, on bytes in memory.
+**
+** The same steps as scc's compile_one() (compiler/scc.c): YAML tree, rules,
+** lowering, serialising (zstd) and the verifier run on what was emitted.
+** Only reading the file and writing the result are left out, as the libyaml
+** baseline (yaml_bare.c) leaves them out, so the two throughputs compare.
+**
+**   bench_compile [--runs N --warmup N --min-time S] FILE...
+**       bytes, scb_bytes, sec (median per pass over all files), mbps, and
+**       the share of time in each phase (phase_parse ... phase_verify)
+**   bench_compile --mem FILE
+**       one compilation with the heap in use after each phase (mallinfo2)
+**       and the arena's footprint, to show where the memory goes */
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include "../common/arena.h"
+#include "../common/diag.h"
+#include "../formats/bc.h"
+#include "../formats/bc_write.h"
+#include "../compiler/lower.h"
+#include "../compiler/rules.h"
+#include "../compiler/yaml_tree.h"
+#include "bench_util.h"
+
+enum { PH_PARSE, PH_RULES, PH_LOWER, PH_FINISH, PH_VERIFY, PH__N };
+static const char *const phase_name[PH__N] = { "parse", "rules", "lower", "finish", "verify" };
+
+typedef struct Ctx {
+    BenchFile *f;
+    int n;
+    size_t scb_bytes;
+    double phase[PH__N];
+    bool timing;          /* accumulate phase times */
+    bool mem;             /* print the heap after each phase */
+} Ctx;
+
+static void mark(Ctx *c, int ph, double *t, const Arena *a)
+{
+    double now = bench_now();
+    if (c->timing)
+        c->phase[ph] += now - *t;
+    *t = now;
+    if (c->mem) {
+        struct mallinfo2 mi = mallinfo2();
+        printf("heap_after_%s %zu\n", phase_name[ph], mi.uordblks + mi.hblkhd);
+        if (a)
+            printf("arena_after_%s %zu\n", phase_name[ph], arena_footprint(a));
+    }
+}
+
+static size_t compile_one(Ctx *c, const BenchFile *f)
+{
+    Symtab syms;
+    symtab_init(&syms);
+    Arena *arena = arena_new();
+    BcBuilder *b = bcb_new();
+    Diags d;
+    diags_init(&d);
+    const char *base = strrchr(f->path, '/');
+    base = base ? base + 1 : f->path;
+    double t = bench_now();
+    YDoc doc;
+    bool ok = arena && b && yaml_parse(f->data, f->len, f->path, arena, &d, &doc);
+    mark(c, PH_PARSE, &t, arena);
+    ok = ok && rules_resolve(&doc, &syms, arena, &d);
+    mark(c, PH_RULES, &t, arena);
+    LowerOpts lo = { .source_name = base, .base_dir = ".", .syms = &syms };
+    ok = ok && lower_scenario(&doc, &lo, b, &d);
+    mark(c, PH_LOWER, &t, arena);
+    unsigned char *bytes = NULL;
+    size_t n = 0;
+    BcWriteOpts wo = { 0 };
+    ok = ok && !diags_failed(&d) && bcb_finish(b, &wo, &bytes, &n);
+    mark(c, PH_FINISH, &t, arena);
+    BcProgram *prog = NULL;
+    ok = ok && bc_load(bytes, n, NULL, &prog, NULL) == BC_ERR_OK;
+    mark(c, PH_VERIFY, &t, arena);
+    if (!ok) {
+        fprintf(stderr, "bench_compile: %s does not compile (scc %s shows why)\n", f->path, f->path);
+        exit(1);
+    }
+    bc_free(prog);
+    free(bytes);
+    diags_fini(&d);
+    bcb_free(b);
+    arena_free(arena);
+    symtab_fini(&syms);
+    return n;
+}
+
+static void compile_all(void *p)
+{
+    Ctx *c = p;
+    c->scb_bytes = 0;
+    for (int i = 0; i < c->n; i++)
+        c->scb_bytes += compile_one(c, &c->f[i]);
+}
+
+int main(int argc, char **argv)
+{
+    BenchOpts o;
+    Ctx c = { 0 };
+    int i = 1;
+    if (argc == 3 && strcmp(argv[1], "--mem") == 0) {
+        c.mem = true;
+        i = 2;
+    } else {
+        i = bench_opts(argc, argv, &o);
+    }
+    c.f = calloc((size_t)argc, sizeof(BenchFile));
+    size_t bytes = 0;
+    for (; i < argc; i++) {
+        bench_read(argv[i], &c.f[c.n]);
+        bytes += c.f[c.n++].len;
+    }
+    if (c.n == 0) {
+        fputs("usage: bench_compile [--runs N --warmup N --min-time S] FILE...\n"
+              "       bench_compile --mem FILE\n", stderr);
+        return 2;
+    }
+    if (c.mem) {
+        struct mallinfo2 mi = mallinfo2();
+        printf("bytes %zu\nheap_before %zu\n", bytes, mi.uordblks + mi.hblkhd);
+        compile_all(&c);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("scb_bytes %zu\nmaxrss_kb %ld\n", c.scb_bytes, ru.ru_maxrss);
+        return 0;
+    }
+    double sec = bench_time(&o, compile_all, &c);
+    /* one more pass, instrumented, for the split between phases */
+    c.timing = true;
+    compile_all(&c);
+    double total = 0;
+    for (int k = 0; k < PH__N; k++)
+        total += c.phase[k];
+    printf("bytes %zu\nscb_bytes %zu\nsec %.9f\nmbps %.3f\n", bytes, c.scb_bytes, sec, bytes / sec / 1e6);
+    for (int k = 0; k < PH__N; k++)
+        printf("phase_%s %.4f\n", phase_name[k], total > 0 ? c.phase[k] / total : 0);
+    return 0;
+}

@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""run.py - every benchmark, one table (docs/performance.md).
+
+    python3 bench/run.py [--build DIR] [--quick] [--markdown] [--corpus DIR]
+
+Generates the synthetic set (bench/gen.py) in a temporary folder, compiles
+it, runs the benchmark programs built in DIR/bench and prints one table:
+each figure next to the baseline measured in the same run (libyaml, a
+baseline process, PyYAML) or next to its limit, with the target and whether
+it is met.  Timed figures are medians of several runs after a warm-up.
+--quick (CI) uses small sizes and one run: it checks that everything runs
+and prints, and its figures mean little.  Nothing here fails on a time:
+the exit status is 0 unless a step could not run at all.
+"""
+import argparse
+import glob
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# The reference implementation (Agent Harbor's Rust crate) on this machine,
+# notes/reference-semantics.md section 10.
+REF_LOAD_PLAY = 15600.0      # scenarios/s, load + playback, corpus files
+REF_LOAD = 14100.0           # scenarios/s, load only
+REF_BIG_MBS = 7.1            # MB/s loading the 1.5 MB scenario
+REF_PEAK_X = 60.0            # peak RSS / input size, same scenario
+REF_PLAY_EVENTS = 7.4e6      # playback events/s
+
+T_COMPILE_X = 0.5            # of bare libyaml
+T_PEAK_X = 4.0
+T_CHECK_MS = 25.0
+T_SCB = 0.25
+T_FILE_X = 20.0              # x REF_LOAD_PLAY, per file
+T_PACK_X = 100.0             # x REF_LOAD_PLAY, from a pack
+T_COUNT_EVENTS = 20e6
+T_JSONL_MBS = 200.0
+
+
+def die(msg):
+    print(f"run.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+
+
+def kv(cmd):
+    """Runs a benchmark program, returns its `key value` lines as a dict."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"{' '.join(cmd[:3])} ... failed ({r.returncode}): {r.stderr.strip()[:500]}")
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(" ")
+        try:
+            out[k] = float(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def child_maxrss_kb(rss, cmd):
+    """Peak RSS of one command, in KiB, started by bench_rss (a child of
+    Python would inherit Python's peak: Linux keeps it across exec)."""
+    r = kv([rss] + cmd)
+    if r["status"] not in (0, 1):
+        die(f"{cmd} exited {r['status']}")
+    return r["maxrss_kb"]
+
+
+def machine():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem = next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+        mem = f"{int(mem) / 1024 / 1024:.1f} GiB"
+    except (OSError, StopIteration):
+        mem = "?"
+    return f"{os.cpu_count()} CPUs ({cpu}), {mem} RAM, {platform.system()} {platform.release()}"
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, what, value, against="", ratio="", target="", status=""):
+        self.rows.append((what, value, against, ratio, target, status))
+
+    def section(self, title):
+        self.rows.append((title,))
+
+    def print(self, markdown):
+        head = ("measure", "value", "baseline / limit", "ratio", "target", "")
+        body = [r for r in self.rows if len(r) > 1]
+        if markdown:
+            print("| " + " | ".join(head) + " |")
+            print("|" + "|".join([" --- "] + [" ---: "] * 3 + [" --- "] * 2) + "|")
+            for r in self.rows:
+                if len(r) == 1:
+                    print(f"| **{r[0]}** | | | | | |")
+                else:
+                    print("| " + " | ".join(r) + " |")
+            return
+        w = [max(len(str(r[i])) for r in body + [head]) for i in range(6)]
+
+        def line(r):
+            return "  ".join(str(c).ljust(w[i]) if i in (0, 4, 5) else str(c).rjust(w[i])
+                             for i, c in enumerate(r)).rstrip()
+
+        print(line(head))
+        print("  ".join("-" * x for x in w))
+        for r in self.rows:
+            print(f"-- {r[0]}" if len(r) == 1 else line(r))
+
+
+def status(ok):
+    return "met" if ok else "MISSED"
+
+
+def fmt_rate(x, unit):
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M{unit}"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f} k{unit}"
+    return f"{x:.0f} {unit}"
+
+
+def human(n):
+    return f"{n / 1048576:.2f} MB" if n >= 1048576 else f"{n / 1024:.1f} KB" if n >= 1024 else f"{n} B"
+
+
+def median_of(rounds, fn):
+    vals = [fn() for _ in range(rounds)]
+    return statistics.median(vals)
+
+
+def corpus_files(corpus):
+    files = []
+    for d in sorted(glob.glob(os.path.join(corpus, "agent-harbor*"))):
+        for dp, dn, fn in os.walk(d):
+            dn.sort()
+            for f in sorted(fn):
+                if f.endswith((".yaml", ".yml", ".json")) and f != "MANIFEST.tsv":
+                    files.append(os.path.join(dp, f))
+    return files
+
+
+def pyyaml_rates(paths, runs, min_time):
+    """PyYAML with the libyaml C loader, as a Python runner would load the
+    same scenarios: seconds per pass over all paths (median)."""
+    import yaml
+    texts = [open(p, encoding="utf-8").read() for p in paths]
+    loader = yaml.CSafeLoader
+
+    def one_pass():
+        for t in texts:
+            yaml.load(t, Loader=loader)
+
+    one_pass()
+    t0 = time.perf_counter()
+    one_pass()
+    one = time.perf_counter() - t0
+    reps = max(1, int(min_time / one) + 1) if one > 0 else 1
+    v = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            one_pass()
+        v.append((time.perf_counter() - t0) / reps)
+    return statistics.median(v), sum(len(t.encode()) for t in texts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="CMake build folder")
+    ap.add_argument("--quick", action="store_true", help="small sizes, one run (CI)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
+    ap.add_argument("--keep", help="generate into this folder and keep it")
+    o = ap.parse_args()
+
+    b = os.path.abspath(o.build)
+    scc = os.path.join(b, "compiler", "scc")
+    prog = {n: os.path.join(b, "bench", n)
+            for n in ("yaml_bare", "bench_compile", "bench_vm", "bench_rss")}
+    for p in [scc] + list(prog.values()):
+        if not os.access(p, os.X_OK):
+            die(f"{p} is missing: build first (cmake --build {o.build})")
+    # runs per program, rounds of the alternating compile/libyaml pair
+    if o.quick:
+        timing = ["--runs", "1", "--warmup", "1", "--min-time", "0.002"]
+        rounds, check_runs, py_runs, min_time = 1, 1, 1, 0.002
+    else:
+        timing = ["--runs", "7", "--warmup", "2", "--min-time", "0.1"]
+        rounds, check_runs, py_runs, min_time = 3, 15, 5, 0.2
+
+    work = o.keep or tempfile.mkdtemp(prefix="scc-bench-")
+    try:
+        return bench(o, work, scc, prog, timing, rounds, check_runs, py_runs, min_time)
+    finally:
+        if not o.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def compile_to(scc, src, dst):
+    r = subprocess.run([scc, "-o", dst, src], capture_output=True, text=True)
+    return r.returncode == 0
+
+
+def bench(o, work, scc, prog, timing, rounds, check_runs, py_runs, min_time):
+    t_start = time.time()
+    r = subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), "set", "--dir", work]
+                       + (["--quick"] if o.quick else []), capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"gen.py failed: {r.stderr}")
+    sizes = sorted(glob.glob(os.path.join(work, "sizes", "*.yaml")),
+                   key=lambda p: os.path.getsize(p))
+    pack_yaml = sorted(glob.glob(os.path.join(work, "pack", "*.yaml")))
+    for p in sizes + pack_yaml:
+        if not compile_to(scc, p, p[:-5] + ".scb"):
+            die(f"scc cannot compile the generated {p}")
+    pack_scb = [p[:-5] + ".scb" for p in pack_yaml]
+    big = sizes[-1]
+    big_scb = big[:-5] + ".scb"
+
+    corpus = [f for f in corpus_files(o.corpus)] if os.path.isdir(o.corpus) else []
+    cdir = os.path.join(work, "corpus")
+    os.makedirs(cdir, exist_ok=True)
+    corpus_ok, corpus_scb = [], []
+    for i, f in enumerate(corpus):
+        dst = os.path.join(cdir, f"c{i:03d}.scb")
+        if compile_to(scc, f, dst):
+            corpus_ok.append(f)
+            corpus_scb.append(dst)
+
+    t = Table()
+
+    # ---- compile throughput vs bare libyaml ----
+    t.section("compile (in-process, YAML in memory -> verified .scb) vs libyaml's bare event parse")
+    groups = [(f"{human(os.path.getsize(p))} scenario", [p]) for p in sizes]
+    groups.append((f"{len(pack_yaml)} small scenarios", pack_yaml))
+    if corpus_ok:
+        groups.append((f"corpus, {len(corpus_ok)} files scc accepts", corpus_ok))
+    phases = None
+    for name, files in groups:
+        yb, cc = [], []
+        for _ in range(rounds):
+            yb.append(kv([prog["yaml_bare"]] + timing + files)["mbps"])
+            c = kv([prog["bench_compile"]] + timing + files)
+            cc.append(c["mbps"])
+            if files == [big]:
+                phases = c
+        y, m = statistics.median(yb), statistics.median(cc)
+        t.add(f"compile {name}", f"{m:.1f} MB/s", f"libyaml {y:.1f} MB/s", f"{m / y:.2f}x",
+              f">= {T_COMPILE_X}x", status(m / y >= T_COMPILE_X))
+    if phases:
+        split = ", ".join(f"{k[6:]} {phases[k] * 100:.0f}%" for k in phases if k.startswith("phase_"))
+        t.add(f"  time split, {human(os.path.getsize(big))}: {split}", "")
+
+    # ---- peak memory ----
+    t.section("peak memory compiling the largest scenario (scc process)")
+    small = sizes[0]
+    out = os.path.join(work, "mem.scb")
+    rss = median_of(3 if not o.quick else 1, lambda: child_maxrss_kb(prog["bench_rss"], [scc, "-o", out, big]))
+    base = median_of(3 if not o.quick else 1, lambda: child_maxrss_kb(prog["bench_rss"], [scc, "-o", out, small]))
+    size = os.path.getsize(big)
+    x = (rss - base) * 1024 / size
+    t.add(f"maxrss(scc {human(size)}) - maxrss(scc {human(os.path.getsize(small))})",
+          f"{(rss - base) / 1024:.1f} MB", f"input {human(size)}", f"{x:.1f}x",
+          f"<= {T_PEAK_X:.0f}x", status(x <= T_PEAK_X))
+    mem = kv([prog["bench_compile"], "--mem", big])
+    t.add(f"  heap after parse / lower / finish / verify (MB, source {human(size)})",
+          " / ".join(f"{(mem['heap_after_' + k] - mem['heap_before']) / 1048576:.1f}"
+                     for k in ("parse", "lower", "finish", "verify")),
+          f"arena {mem['arena_after_parse'] / 1048576:.1f} MB")
+    t.add("  reference (Rust crate), same size", f"{REF_PEAK_X:.0f}x", "", f"{REF_PEAK_X / x:.0f}x less" if x > 0 else "")
+
+    # ---- scc --check over the corpus ----
+    t.section("scc --check over the real corpus (wall time, process start included)")
+    if corpus:
+        def check_ms():
+            t0 = time.perf_counter()
+            subprocess.run([scc, "--check"] + corpus, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            return (time.perf_counter() - t0) * 1000
+        check_ms()
+        ms = median_of(check_runs, check_ms)
+        t.add(f"scc --check, {len(corpus)} corpus files ({human(sum(map(os.path.getsize, corpus)))})",
+              f"{ms:.1f} ms", "", "", f"< {T_CHECK_MS:.0f} ms", status(ms < T_CHECK_MS))
+    else:
+        t.add(f"skipped: no corpus at {o.corpus}", "")
+
+    # ---- .scb size ----
+    t.section(".scb size / YAML size (default scc: line table kept)")
+    for name, ys in [(f"{human(os.path.getsize(p))} scenario", [p]) for p in sizes] + \
+                    [(f"{len(pack_yaml)} small scenarios", pack_yaml)] + \
+                    ([(f"corpus, {len(corpus_ok)} files", corpus_ok)] if corpus_ok else []):
+        yb = sum(map(os.path.getsize, ys))
+        if ys is corpus_ok:
+            sb = sum(map(os.path.getsize, corpus_scb))
+        else:
+            sb = sum(os.path.getsize(p[:-5] + ".scb") for p in ys)
+        f = sb / yb
+        t.add(f"size, {name}", f"{f * 100:.0f}%", f"{human(sb)} of {human(yb)}", "",
+              f"<= {T_SCB * 100:.0f}%", status(f <= T_SCB))
+
+    # ---- load + verify + play ----
+    t.section("load + verify + play, in-process (scvm's libraries)")
+    vm_sets = []
+    if corpus_scb:
+        vm_sets.append((f"corpus ({len(corpus_scb)} .scb)", corpus_scb))
+    vm_sets.append((f"{len(pack_scb)} small .scb files", pack_scb))
+    for name, files in vm_sets:
+        v = kv([prog["bench_vm"], "files"] + timing + files)
+        for mode, label in (("fresh_disk", "bc_load_file, new zstd ctx each"),
+                            ("disk", "from disk, reused BcLoadCtx"),
+                            ("mem", "from memory, reused BcLoadCtx"),
+                            ("jsonl", "from memory, JSONL to /dev/null")):
+            rate = v[f"{mode}_scen_s"]
+            x = rate / REF_LOAD_PLAY
+            t.add(f"{name}: {label}", fmt_rate(rate, "scen/s"),
+                  f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{x:.1f}x",
+                  f">= {T_FILE_X:.0f}x", status(x >= T_FILE_X))
+        t.add(f"  events/s (counting sink, from memory) / load only",
+              fmt_rate(v["mem_events_s"], "ev/s"), fmt_rate(v["load_scen_s"], "scen/s load only"))
+    pack_row(t, scc, work)
+
+    t.section(f"playback of one loaded program ({human(os.path.getsize(big))} scenario)")
+    pl = kv([prog["bench_vm"], "play"] + timing + [big_scb])
+    t.add(f"counting sink ({int(pl['events'])} events)", fmt_rate(pl["count_events_s"], "ev/s"),
+          f"limit {fmt_rate(T_COUNT_EVENTS, 'ev/s')}", f"{pl['count_events_s'] / REF_PLAY_EVENTS:.0f}x ref",
+          f">= {T_COUNT_EVENTS / 1e6:.0f} M ev/s", status(pl["count_events_s"] >= T_COUNT_EVENTS))
+    t.add(f"JSONL to /dev/null ({human(int(pl['jsonl_bytes']))})", f"{pl['jsonl_mb_s']:.0f} MB/s",
+          f"{fmt_rate(pl['jsonl_events_s'], 'ev/s')}", "", f">= {T_JSONL_MBS:.0f} MB/s",
+          status(pl["jsonl_mb_s"] >= T_JSONL_MBS))
+
+    # ---- the Python runner's price ----
+    t.section("the same scenarios loaded from YAML by PyYAML (CSafeLoader, libyaml)")
+    py_sets = []
+    if corpus_ok:
+        py_sets.append((f"corpus ({len(corpus_ok)} files)", corpus_ok, "mem_scen_s", corpus_scb))
+    py_sets.append((f"{len(pack_yaml)} small scenarios", pack_yaml, "mem_scen_s", pack_scb))
+    for name, ys, key, scbs in py_sets:
+        sec, nb = pyyaml_rates(ys, py_runs, min_time)
+        rate = len(ys) / sec
+        ours = kv([prog["bench_vm"], "files", "--only", "mem"] + timing + scbs)[key]
+        t.add(f"PyYAML yaml.load, {name}", fmt_rate(rate, "scen/s"),
+              f"scvm load+play {fmt_rate(ours, 'scen/s')}", f"{ours / rate:.0f}x faster")
+    sec, nb = pyyaml_rates([big], py_runs, min_time)
+    t.add(f"PyYAML yaml.load, {human(nb)} scenario", f"{nb / sec / 1e6:.1f} MB/s",
+          f"ref (Rust) {REF_BIG_MBS} MB/s")
+
+    print(f"scc/scvm benchmarks ({'quick' if o.quick else 'full'}) on {machine()}")
+    print(f"build {o.build}; {time.time() - t_start:.0f} s\n")
+    t.print(o.markdown)
+    return 0
+
+
+def pack_row(t, scc, work):
+    """Packs (scc --pack) are someone else's work in progress: measured once
+    they exist, otherwise the row says they are pending."""
+    r = subprocess.run([scc, "--help"], capture_output=True, text=True)
+    if "--pack" not in r.stdout:
+        t.add("from a pack (scc --pack): pending, not in this build; target", "",
+              f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", "", f">= {T_PACK_X:.0f}x", "pending")
+        return
+    t.add("from a pack: scc --pack exists, bench/run.py does not measure it yet", "", "", "",
+          f">= {T_PACK_X:.0f}x", "pending")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+/* t_load_ctx.c - bc_load_with / bc_load_file_with through one BcLoadCtx
+** give exactly what bc_load / bc_load_file give: the same program for good
+** input, the same error code and message for bad input, again and again
+** (the context's state must not leak from one load into the next), and
+** programs that outlive the context.
+**
+**   bench_t_load_ctx [FILE.scb...]   extra files to compare, if any */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../formats/bc.h"
+#include "../formats/bc_write.h"
+
+static int failures;
+#define CHECK(c)                                                              \
+    do {                                                                      \
+        if (!(c)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                       \
+        }                                                                     \
+    } while (0)
+
+/* A small program: n STATUS/THINK ops with distinct strings. */
+static unsigned char *build(int n, size_t *len)
+{
+    BcBuilder *b = bcb_new();
+    char s[64];
+    for (int i = 0; i < n; i++) {
+        snprintf(s, sizeof s, "step %d of %d", i, n);
+        bcb_op(b, i % 2 ? OP_THINK : OP_STATUS, (uint64_t)i * 10, (uint32_t)i + 1, 1, bcb_cstr(b, s));
+    }
+    unsigned char *out = NULL;
+    if (!bcb_finish(b, NULL, &out, len))
+        exit(2);
+    bcb_free(b);
+    return out;
+}
+
+static bool same_program(const BcProgram *a, const BcProgram *b)
+{
+    if (a->n_insn != b->n_insn || a->n_str != b->n_str || a->n_val != b->n_val ||
+        a->content_size != b->content_size || a->checksum != b->checksum ||
+        memcmp(&a->meta, &b->meta, sizeof a->meta) != 0)
+        return false;
+    for (uint32_t i = 0; i < a->n_insn; i++)
+        if (memcmp(&a->insn[i], &b->insn[i], sizeof a->insn[i]) != 0)
+            return false;
+    for (uint32_t i = 0; i < a->n_str; i++)
+        if (a->str[i].len != b->str[i].len || memcmp(a->str[i].s, b->str[i].s, a->str[i].len) != 0)
+            return false;
+    return true;
+}
+
+/* Loads data both ways and compares results (error or program). */
+static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
+{
+    BcProgram *pa = NULL, *pb = NULL;
+    BcError ea, eb;
+    BcErrCode ra = bc_load(d, n, NULL, &pa, &ea);
+    BcErrCode rb = bc_load_with(c, d, n, NULL, &pb, &eb);
+    CHECK(ra == rb);
+    CHECK(ea.code == eb.code && strcmp(ea.msg, eb.msg) == 0);
+    CHECK((pa == NULL) == (pb == NULL));
+    if (pa && pb)
+        CHECK(same_program(pa, pb));
+    bc_free(pa);
+    bc_free(pb);
+}
+
+static void compare_file(BcLoadCtx *c, const char *path)
+{
+    BcProgram *pa = NULL, *pb = NULL;
+    BcError ea, eb;
+    BcErrCode ra = bc_load_file(path, NULL, &pa, &ea);
+    BcErrCode rb = bc_load_file_with(c, path, NULL, &pb, &eb);
+    CHECK(ra == rb);
+    CHECK(ea.code == eb.code && strcmp(ea.msg, eb.msg) == 0);
+    if (pa && pb)
+        CHECK(same_program(pa, pb));
+    bc_free(pa);
+    bc_free(pb);
+}
+
+int main(int argc, char **argv)
+{
+    BcLoadCtx *c = bc_load_ctx_new();
+    CHECK(c != NULL);
+    size_t n_small, n_big;
+    unsigned char *small = build(3, &n_small), *big = build(5000, &n_big);
+
+    /* good, then every truncation and a flipped byte in the frame, then
+    ** good again: a failed decompression must not poison the context */
+    for (int round = 0; round < 2; round++) {
+        compare(c, small, n_small);
+        compare(c, big, n_big);
+        for (size_t k = 0; k < n_small; k++)
+            compare(c, small, k);
+        for (size_t k = 0; k < n_big; k += n_big / 97 + 1) {
+            big[k] ^= 0x5a;
+            compare(c, big, n_big);
+            big[k] ^= 0x5a;
+        }
+    }
+
+    /* files: a small one after a big one reuses the grown buffer */
+    char dir[] = "/tmp/bench_t_load_ctx.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char pbig[64], psmall[64], pnone[64];
+    snprintf(pbig, sizeof pbig, "%s/big.scb", dir);
+    snprintf(psmall, sizeof psmall, "%s/small.scb", dir);
+    snprintf(pnone, sizeof pnone, "%s/missing.scb", dir);
+    FILE *f = fopen(pbig, "wb");
+    CHECK(f && fwrite(big, 1, n_big, f) == n_big && fclose(f) == 0);
+    f = fopen(psmall, "wb");
+    CHECK(f && fwrite(small, 1, n_small, f) == n_small && fclose(f) == 0);
+    compare_file(c, pbig);
+    compare_file(c, psmall);
+    compare_file(c, pnone);
+    compare_file(c, dir);            /* a directory: IO, as bc_load_file says */
+    compare_file(c, pbig);
+    for (int i = 1; i < argc; i++)
+        compare_file(c, argv[i]);
+
+    /* a program outlives the context that loaded it */
+    BcProgram *p = NULL;
+    CHECK(bc_load_file_with(c, psmall, NULL, &p, NULL) == BC_ERR_OK);
+    bc_load_ctx_free(c);
+    CHECK(p && p->n_insn == 4 && strcmp(p->str[p->insn[2].a[0]].s, "step 2 of 3") == 0);
+    bc_free(p);
+    CHECK(bc_load_with(NULL, small, n_small, NULL, &p, NULL) == BC_ERR_OK);
+    bc_free(p);
+    bc_load_ctx_free(NULL);
+
+    unlink(pbig);
+    unlink(psmall);
+    rmdir(dir);
+    free(small);
+    free(big);
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    else
+        puts("load_ctx: ok");
+    return failures != 0;
+}

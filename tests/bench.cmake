@@ -1,0 +1,19 @@
+# The benchmarks in quick mode (small sizes, one run), so they cannot rot:
+# every program builds, runs and prints its table.  Nothing here checks a
+# time; the full run is `cmake --build BUILD --target bench` (bench/run.py,
+# docs/performance.md).
+# bench/ is added after tests/, so test for its folder, not its targets.
+if(EXISTS ${PROJECT_SOURCE_DIR}/bench/CMakeLists.txt)
+  add_test(NAME bench.quick
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/run.py --quick
+                   --build ${PROJECT_BINARY_DIR} --corpus ${SCC_CORPUS})
+  set_tests_properties(bench.quick PROPERTIES LABELS "bench" TIMEOUT 300)
+
+  # bc_load_with / BcLoadCtx (the load context the per-file benchmark uses)
+  # gives exactly what bc_load gives, for good and bad input alike.
+  add_executable(bench_t_load_ctx ${PROJECT_SOURCE_DIR}/bench/t_load_ctx.c)
+  target_link_libraries(bench_t_load_ctx PRIVATE sc_formats)
+  add_test(NAME bench.load_ctx
+           COMMAND bench_t_load_ctx)
+  set_tests_properties(bench.load_ctx PROPERTIES LABELS "unit" TIMEOUT 60)
+endif()
