@@ -19,6 +19,8 @@
 #include "rt_sim.h"
 #include "vm.h"
 
+int scvm_serve_main(int argc, char **argv);   /* vm/cmd_serve.c (sc_rt_llm) */
+
 #ifndef SCC_VERSION
 #define SCC_VERSION "unknown"
 #endif
@@ -47,6 +49,7 @@ static const char help_text[] =
     "  verify FILE... load and verify only; prints 'FILE: ok' for each good file\n"
     "  info FILE      header and metadata\n"
     "  dis FILE       disassembly listing, with source lines when present\n"
+    "  serve llm FILE serve the scenarios as mock OpenAI/Anthropic APIs (scvm serve --help)\n"
     "\n"
     "run options:\n"
     "  -o, --output FILE  write to FILE (atomically: nothing on failure); '-' = stdout\n"
@@ -526,6 +529,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("%s", "no command (try 'scvm --help')");
+    if (strcmp(argv[1], "serve") == 0)
+        return scvm_serve_main(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             break;
