@@ -8,6 +8,9 @@
 **   bench_compile [--runs N --warmup N --min-time S] FILE...
 **       bytes, scb_bytes, sec (median per pass over all files), mbps, and
 **       the share of time in each phase (phase_parse ... phase_verify)
+**   bench_compile --level N [--runs N ...] FILE...
+**       the same with another zstd level (evidence for docs/performance.md:
+**       what the pinned level 9 costs; scc itself always uses the default)
 **   bench_compile --mem FILE
 **       one compilation with the heap in use after each phase (mallinfo2)
 **       and the arena's footprint, to show where the memory goes */
@@ -33,6 +36,7 @@ typedef struct Ctx {
     double phase[PH__N];
     bool timing;          /* accumulate phase times */
     bool mem;             /* print the heap after each phase */
+    int level;            /* zstd level; 0 = scc's (the pinned default) */
 } Ctx;
 
 static void mark(Ctx *c, int ph, double *t, const Arena *a)
@@ -70,7 +74,7 @@ static size_t compile_one(Ctx *c, const BenchFile *f)
     mark(c, PH_LOWER, &t, arena);
     unsigned char *bytes = NULL;
     size_t n = 0;
-    BcWriteOpts wo = { 0 };
+    BcWriteOpts wo = { .zstd_level = c->level };
     ok = ok && !diags_failed(&d) && bcb_finish(b, &wo, &bytes, &n);
     mark(c, PH_FINISH, &t, arena);
     BcProgram *prog = NULL;
@@ -106,6 +110,11 @@ int main(int argc, char **argv)
         c.mem = true;
         i = 2;
     } else {
+        if (argc > 3 && strcmp(argv[1], "--level") == 0) {
+            c.level = atoi(argv[2]);
+            argv += 2;
+            argc -= 2;
+        }
         i = bench_opts(argc, argv, &o);
     }
     c.f = calloc((size_t)argc, sizeof(BenchFile));
