@@ -23,8 +23,11 @@ int file_read_all(const char *path, size_t max, char **out, size_t *len)
         return EISDIR;
     }
     size_t cap = 64 * 1024, n = 0;
+    /* A regular file's size is known: room for it, the NUL, and one spare
+    ** byte so the read that sees end-of-file does not grow the buffer
+    ** (it used to double it, twice the file's size at peak). */
     if (S_ISREG(st.st_mode) && (size_t)st.st_size < max)
-        cap = (size_t)st.st_size + 1;
+        cap = (size_t)st.st_size + 2;
     char *buf = sc_malloc(cap);
     int err = 0;
     if (!buf)
