@@ -60,8 +60,8 @@ vm_cli(run.realtime_file golden --status 0 --stdout-empty --min-ms 80 --fresh rt
        -- ${SCVM} run --realtime -o rt.jsonl realtime.scb)
 
 # ---- --count ----
-vm_cli(run.count golden --status 0 --stdout-text "26 events" --twice -- ${SCVM} run --count all_ops.scb)
-vm_cli(run.count_json golden --status 0 --stdout-json events=26 --stdout-json ops=31 -- ${SCVM} run --count --json all_ops.scb)
+vm_cli(run.count golden --status 0 --stdout-text "33 events" --twice -- ${SCVM} run --count all_ops.scb)
+vm_cli(run.count_json golden --status 0 --stdout-json events=33 --stdout-json ops=38 -- ${SCVM} run --count --json all_ops.scb)
 vm_cli(run.count_empty golden --status 0 --stdout-text "0 events" -- ${SCVM} run --count empty.scb)
 
 # ---- verify ----
@@ -95,7 +95,7 @@ vm_cli(usage.run_nofile errors --status 2 --stderr-has "no input file" -- ${SCVM
 vm_cli(usage.run_twofiles errors --status 2 --stdout-empty -- ${SCVM} run all_ops.scb demo.scb)
 vm_cli(usage.option errors --status 2 --stderr-has "unknown option '--fast'" -- ${SCVM} run --fast all_ops.scb)
 vm_cli(usage.no_value errors --status 2 --stderr-has "option '-o' needs a value" -- ${SCVM} run all_ops.scb -o)
-vm_cli(usage.target errors --status 2 --stderr-has "unknown target 'pty'" -- ${SCVM} run --target pty all_ops.scb)
+vm_cli(usage.target errors --status 2 --stderr-has "unknown target 'nope'" -- ${SCVM} run --target nope all_ops.scb)
 vm_cli(usage.verify_nofile errors --status 2 -- ${SCVM} verify)
 vm_cli(usage.info_option errors --status 2 -- ${SCVM} info --count all_ops.scb)
 vm_cli(usage.dis_two errors --status 2 -- ${SCVM} dis all_ops.scb demo.scb)
@@ -105,10 +105,10 @@ vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" -- ${SCVM} run --
 vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.0" -- ${SCVM} --version)
 
 # ---- info and dis ----
-vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       26\n"
+vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       33\n"
        --stdout-has "duration_ms  1300\n" --stdout-has "tags         [\"vm\",\"test\"]\n" -- ${SCVM} info all_ops.scb)
 vm_cli(info.json golden --status 0 --stdout-json name=\"all_ops\" --stdout-json source=\"all_ops.yaml\"
-       --stdout-json "prompt=\"Fix the bug\"" --stdout-json "tags=[\"vm\",\"test\"]" --stdout-json ops=31 --stdout-json events=26
+       --stdout-json "prompt=\"Fix the bug\"" --stdout-json "tags=[\"vm\",\"test\"]" --stdout-json ops=38 --stdout-json events=33
        --stdout-json duration_ms=1300 --stdout-json lines=true --stdout-json version=\"1.0\" -- ${SCVM} info --json all_ops.scb)
 vm_cli(info.stripped golden --status 0 --stdout-json lines=false -- ${SCVM} info --json stripped.scb)
 vm_cli(info.garbage errors --status 4 --stdout-empty -- ${SCVM} info garbage.scb)

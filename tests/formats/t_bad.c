@@ -276,7 +276,7 @@ static void test_verifier(void)
         }
     }
     /* code, by operand kind */
-    SEC("opcode range", C, BC_ERR_CODE, "opcode 27 out of range (op 0)", 2, OP__COUNT, 0, OP_END, 5);
+    SEC("opcode range", C, BC_ERR_CODE, "out of range (op 0)", 2, OP__COUNT, 0, OP_END, 5);
     SEC("S operand", C, BC_ERR_CODE, "string index 2 out of range (op 0)", 2, OP_STATUS, 0, 2,
         OP_END, 5);
     SEC("K operand", C, BC_ERR_CODE, "value index 3 out of range (op 0)", 2, OP_LLM_BEGIN, 0, 3,

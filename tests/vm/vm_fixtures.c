@@ -187,6 +187,14 @@ static unsigned char *all_ops(size_t *len)
     OP0(b, OP_MERGE, 1100, line++);
     OP0(b, OP_USER_CANCEL, 1200, line++);
     OP0(b, OP_COMPLETE, 1300, line++);
+    /* the terminal ops (tui-use steps) */
+    OPX(b, OP_STEP, 1300, line++, bcb_cstr(b, "3f1c2a9e-0b6d-4c1e-9a57-2d8f0e4b7c11"), bcb_cstr(b, "type"), 1000u, 0u);
+    OPX(b, OP_TYPE_TEXT, 1300, line++, bcb_cstr(b, "hello"));
+    OPX(b, OP_KEY, 1300, line++, bcb_cstr(b, "Ctrl+C"));
+    OPX(b, OP_RESIZE, 1300, line++, 30u, 100u);
+    OPX(b, OP_WAIT, 1300, line++, map1(b, "type", "process_exited"));
+    OPX(b, OP_CHECK, 1300, line++, map1(b, "type", "screen_empty"));
+    OP0(b, OP_TERMINATE, 1300, line++);
     OPX(b, OP_STATUS, 1300, line++, bcb_cstr(b, "completed"));
     OP0(b, OP_END, 1300, line++);
     return finish(b, "all_ops.scb", false, len);
