@@ -154,6 +154,13 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
         case OP_COMPLETE:
         case OP_INITIALIZE:
         case OP_END:
+        case OP_KEY:            /* terminal ops (PTY target): not the LLM's */
+        case OP_TYPE_TEXT:
+        case OP_RESIZE:
+        case OP_STEP:
+        case OP_WAIT:
+        case OP_CHECK:
+        case OP_TERMINATE:
         case OP__COUNT:
             break;
         }

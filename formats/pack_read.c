@@ -1,0 +1,784 @@
+/* pack_read.c - pack_load: checks a pack completely before anything uses it.
+**
+** In order, each step bounded by what the previous one checked:
+**   1. the header (sizes before any allocation) and the XXH64 of the body;
+**   2. the frame table (contiguous, in bounds, content sizes summing to the
+**      declared content size);
+**   3. every zstd frame decompressed into its exact slice of the content;
+**   4. the index, parsed twice (count, then fill) so tables are sized from
+**      counts already bounded by the index bytes;
+**   5. every blob's XXH64, then every scenario through bc_load(), and its
+**      metadata compared with the index (a pack cannot select one scenario
+**      by name and run another).
+** Also here: safe paths and the prompt matcher. */
+#define ZSTD_STATIC_LINKING_ONLY
+#include "pack.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "buf.h"
+#include "sc_alloc.h"
+
+enum { MIN_ENTRY = 24, MIN_BLOB = 9, MIN_FILE = 3 };
+
+typedef struct Mem {
+    unsigned char *content;
+    char *strs;
+    PackEntry *entries;
+    const char **tags;
+    PackFile *files;
+    BcProgram **progs;
+    uint32_t n_progs;
+} Mem;
+
+typedef struct Ld {
+    PackError *err;
+    const unsigned char *p, *end;   /* index cursor */
+    Pack *pack;
+    Mem *m;
+    char *s_next;                   /* string copies (fill pass) */
+    /* the blob table (pointers into content, after the index) */
+    uint32_t n_blobs;
+    size_t *blob_off, *blob_len;
+    uint64_t *blob_hash;
+    size_t total_tags, total_files;
+    uint32_t *code, *ver, *eflags;  /* per entry: code blob, .scb version, .scb flags */
+} Ld;
+
+static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ld->err->msg, sizeof ld->err->msg, fmt, ap);
+    va_end(ap);
+    ld->err->code = code;
+    ld->err->entry = entry;
+    return code;
+}
+
+static void *zalloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return sc_malloc(n);
+}
+
+static void zfree(void *opaque, void *p)
+{
+    (void)opaque;
+    sc_free(p);
+}
+
+const char *pack_err_name(PackErrCode c)
+{
+    switch (c) {
+#define X(name, num, text) case PACK_ERR_##name: return #name;
+        PACK_ERRORS(X)
+#undef X
+    }
+    return "UNKNOWN";
+}
+
+const char *pack_err_text(PackErrCode c)
+{
+    switch (c) {
+#define X(name, num, text) case PACK_ERR_##name: return text;
+        PACK_ERRORS(X)
+#undef X
+    }
+    return "unknown error";
+}
+
+bool pack_is_pack(const void *data, size_t size)
+{
+    return size >= PACK_MAGIC_LEN && memcmp(data, PACK_MAGIC, PACK_MAGIC_LEN) == 0;
+}
+
+bool pack_path_ok(const char *p, size_t n)
+{
+    if (n == 0 || n > PACK_MAX_PATH || p[0] == '/' || memchr(p, 0, n) || memchr(p, '\\', n))
+        return false;
+    if (!utf8_valid((const unsigned char *)p, n, &(size_t){ 0 }))
+        return false;
+    for (size_t i = 0; i <= n;) {
+        const char *s = p + i;
+        const char *e = memchr(s, '/', n - i);
+        size_t len = e ? (size_t)(e - s) : n - i;
+        if (len == 0 || (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        i += len + 1;
+    }
+    return true;
+}
+
+/* ---- 1-3. header, frame table, frames ---- */
+
+static PackErrCode check_header(Ld *ld, const unsigned char *d, size_t size, uint64_t max)
+{
+    if (size < PACK_HEADER_SIZE)
+        return fail(ld, PACK_ERR_TRUNCATED, -1, "file is %zu bytes, shorter than the %d-byte header",
+                    size, PACK_HEADER_SIZE);
+    if (memcmp(d, PACK_MAGIC, PACK_MAGIC_LEN) != 0)
+        return fail(ld, PACK_ERR_MAGIC, -1, "not a pack (bad magic)");
+    unsigned major = rd_u16le(d + 8), minor = rd_u16le(d + 10);
+    if (major != PACK_VERSION_MAJOR || minor > PACK_VERSION_MINOR)
+        return fail(ld, PACK_ERR_VERSION, -1, "pack version %u.%u is not supported (this reader: %d.%d)",
+                    major, minor, PACK_VERSION_MAJOR, PACK_VERSION_MINOR);
+    uint32_t flags = rd_u32le(d + 12);
+    if (flags & ~(uint32_t)PACK_FLAGS_KNOWN)
+        return fail(ld, PACK_ERR_FLAGS, -1, "reserved flag bits set (0x%08x)", (unsigned)flags);
+    uint64_t content = rd_u64le(d + 16), body = rd_u64le(d + 24);
+    if (content == 0 || content > max)
+        return fail(ld, PACK_ERR_SIZE, -1, "content size %llu is out of bounds (1..%llu)",
+                    (unsigned long long)content, (unsigned long long)max);
+    if (body > size - PACK_HEADER_SIZE)
+        return fail(ld, PACK_ERR_TRUNCATED, -1, "the header says %llu bytes follow, the file has %zu",
+                    (unsigned long long)body, size - PACK_HEADER_SIZE);
+    if (body < size - PACK_HEADER_SIZE)
+        return fail(ld, PACK_ERR_SIZE, -1, "%zu bytes after the pack", size - PACK_HEADER_SIZE - (size_t)body);
+    uint64_t want = rd_u64le(d + 32), got = XXH64(d + PACK_HEADER_SIZE, (size_t)body, 0);
+    if (want != got)
+        return fail(ld, PACK_ERR_CHECKSUM, -1, "checksum is %016llx, the header says %016llx",
+                    (unsigned long long)got, (unsigned long long)want);
+    uint32_t n_frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
+    if (n_frames == 0 || n_frames > body / PACK_FRAME_ENTRY_SIZE)
+        return fail(ld, PACK_ERR_FRAMES, -1, "frame count %u is out of bounds", (unsigned)n_frames);
+    if ((uint64_t)n_frames * PACK_FRAME_ENTRY_SIZE + dict > body)
+        return fail(ld, PACK_ERR_FRAMES, -1, "frame table and dictionary (%llu bytes) exceed the body",
+                    (unsigned long long)n_frames * PACK_FRAME_ENTRY_SIZE + dict);
+    if (!(flags & PACK_FLAG_DICT) != !dict)
+        return fail(ld, PACK_ERR_FLAGS, -1, "dictionary flag and dictionary size (%u) disagree", (unsigned)dict);
+    return PACK_ERR_OK;
+}
+
+static PackErrCode check_frames(Ld *ld, const unsigned char *d)
+{
+    uint64_t content = rd_u64le(d + 16), body = rd_u64le(d + 24);
+    uint32_t n = rd_u32le(d + 40), dict = rd_u32le(d + 44), flags = rd_u32le(d + 12);
+    const unsigned char *t = d + PACK_HEADER_SIZE;
+    uint64_t avail = body - (uint64_t)n * PACK_FRAME_ENTRY_SIZE - dict, csum = 0, dsum = 0;
+    for (uint32_t i = 0; i < n; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        uint64_t cs = rd_u64le(t), ds = rd_u64le(t + 8);
+        uint32_t ff = rd_u32le(t + 16);
+        if (ff & ~(uint32_t)PACK_FRAME_DICT)
+            return fail(ld, PACK_ERR_FRAMES, -1, "frame %u: reserved flag bits set", (unsigned)i);
+        if ((ff & PACK_FRAME_DICT) && !(flags & PACK_FLAG_DICT))
+            return fail(ld, PACK_ERR_FRAMES, -1, "frame %u uses a dictionary the pack does not have", (unsigned)i);
+        if (cs == 0 || cs > avail - csum)
+            return fail(ld, PACK_ERR_FRAMES, -1, "frame %u: compressed size %llu out of bounds", (unsigned)i,
+                        (unsigned long long)cs);
+        if (ds == 0 || ds > content - dsum)
+            return fail(ld, PACK_ERR_FRAMES, -1, "frame %u: content size %llu out of bounds", (unsigned)i,
+                        (unsigned long long)ds);
+        csum += cs;
+        dsum += ds;
+    }
+    if (csum != avail)
+        return fail(ld, PACK_ERR_FRAMES, -1, "frames cover %llu bytes, the body has %llu",
+                    (unsigned long long)csum, (unsigned long long)avail);
+    if (dsum != content)
+        return fail(ld, PACK_ERR_FRAMES, -1, "frames decode to %llu bytes, the header says %llu",
+                    (unsigned long long)dsum, (unsigned long long)content);
+    return PACK_ERR_OK;
+}
+
+static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char *dst)
+{
+    uint32_t n = rd_u32le(d + 40), dict = rd_u32le(d + 44);
+    const unsigned char *t = d + PACK_HEADER_SIZE;
+    const unsigned char *dict_p = t + (size_t)n * PACK_FRAME_ENTRY_SIZE;
+    const unsigned char *f = dict_p + dict;
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
+    ZSTD_DDict *dd = NULL;
+    PackErrCode e = PACK_ERR_OK;
+    if (!dc)
+        return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd context)");
+    if (dict && !(dd = ZSTD_createDDict_advanced(dict_p, dict, ZSTD_dlm_byRef, ZSTD_dct_auto, mem))) {
+        ZSTD_freeDCtx(dc);
+        return fail(ld, PACK_ERR_COMPRESSION, -1, "the dictionary is invalid");
+    }
+    size_t at = 0;
+    for (uint32_t i = 0; i < n && !e; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        size_t cs = (size_t)rd_u64le(t), ds = (size_t)rd_u64le(t + 8);
+        bool use_dict = rd_u32le(t + 16) & PACK_FRAME_DICT;
+        if (cs < 4 || rd_u32le(f) != ZSTD_MAGICNUMBER) {
+            e = fail(ld, PACK_ERR_COMPRESSION, -1, "frame %u is not a zstd frame", (unsigned)i);
+            break;
+        }
+        size_t fs = ZSTD_findFrameCompressedSize(f, cs);
+        unsigned long long fc = ZSTD_getFrameContentSize(f, cs);
+        if (ZSTD_isError(fs) || fs != cs)
+            e = fail(ld, PACK_ERR_COMPRESSION, -1, "frame %u: not exactly one zstd frame of %zu bytes",
+                     (unsigned)i, cs);
+        else if (fc != ds)
+            e = fail(ld, PACK_ERR_COMPRESSION, -1, "frame %u: zstd content size is not the declared %zu",
+                     (unsigned)i, ds);
+        if (e)
+            break;
+        size_t r = use_dict ? ZSTD_decompress_usingDDict(dc, dst + at, ds, f, cs, dd)
+                            : ZSTD_decompressDCtx(dc, dst + at, ds, f, cs);
+        if (ZSTD_isError(r))
+            e = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
+                    ? fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd)")
+                    : fail(ld, PACK_ERR_COMPRESSION, -1, "frame %u: zstd: %s", (unsigned)i, ZSTD_getErrorName(r));
+        else if (r != ds)
+            e = fail(ld, PACK_ERR_COMPRESSION, -1, "frame %u decodes to %zu bytes, expected %zu", (unsigned)i, r, ds);
+        f += cs;
+        at += ds;
+    }
+    ZSTD_freeDDict(dd);
+    ZSTD_freeDCtx(dc);
+    return e;
+}
+
+/* ---- 4. the index ---- */
+
+static bool rd_varint(Ld *ld, uint64_t *v)
+{
+    const unsigned char *q = ld->p;
+    if (!varint_read(&q, ld->end, v))
+        return false;
+    if (q - ld->p > 1 && q[-1] == 0)
+        return false;   /* overlong, as in the bytecode */
+    ld->p = q;
+    return true;
+}
+
+static bool rd_fixed(Ld *ld, size_t n, const unsigned char **at)
+{
+    if ((size_t)(ld->end - ld->p) < n)
+        return false;
+    *at = ld->p;
+    ld->p += n;
+    return true;
+}
+
+/* A string: varint length, bytes (valid UTF-8, no NUL).  In the fill pass
+** it is copied, NUL-terminated, to the string area. */
+static bool rd_str(Ld *ld, bool fill, const char **out, uint32_t *len)
+{
+    uint64_t n;
+    const unsigned char *s;
+    size_t bad;
+    if (!rd_varint(ld, &n) || n > UINT32_MAX || !rd_fixed(ld, (size_t)n, &s))
+        return false;
+    if (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad))
+        return false;
+    if (fill) {
+        memcpy(ld->s_next, s, (size_t)n);
+        ld->s_next[n] = 0;
+        *out = ld->s_next;
+        ld->s_next += n + 1;
+    }
+    if (len)
+        *len = (uint32_t)n;
+    return true;
+}
+
+#define m_entry(ld, i) ((ld)->m->entries[i])
+#define BAD(what) return fail(ld, PACK_ERR_INDEX, (int32_t)i, "entry %u: %s", (unsigned)i, what)
+
+static int cmp_name(const void *a, const void *b)
+{
+    const PackEntry *x = *(const PackEntry *const *)a, *y = *(const PackEntry *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+static PackErrCode parse_entries(Ld *ld, bool fill, uint32_t n)
+{
+    size_t tag_at = 0, file_at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        PackEntry e;
+        memset(&e, 0, sizeof e);
+        const unsigned char *fx;
+        uint32_t len;
+        if (!rd_str(ld, fill, &e.name, &len) || len == 0)
+            BAD("bad name");
+        if (!rd_str(ld, fill, &e.source, &len))
+            BAD("bad source path");
+        if (fill && !pack_path_ok(e.source, len))
+            BAD("source path is not a safe relative path");
+        if (!rd_fixed(ld, 1, &fx) || fx[0] > 1)
+            BAD("bad prompt flag");
+        if (fx[0] && !rd_str(ld, fill, &e.prompt, &e.prompt_len))
+            BAD("bad prompt");
+        uint64_t nt;
+        if (!rd_varint(ld, &nt) || nt > (uint64_t)(ld->end - ld->p))
+            BAD("bad tag count");
+        e.n_tags = (uint32_t)nt;
+        if (fill)
+            e.tags = ld->m->tags + tag_at;
+        for (uint64_t k = 0; k < nt; k++)
+            if (!rd_str(ld, fill, fill ? &ld->m->tags[tag_at + k] : NULL, NULL))
+                BAD("bad tag");
+        tag_at += (size_t)nt;
+        if (!rd_fixed(ld, 16, &fx))
+            BAD("truncated");
+        e.source_hash = rd_u64le(fx);
+        uint16_t major = rd_u16le(fx + 8), minor = rd_u16le(fx + 10);
+        uint32_t flags = rd_u32le(fx + 12);
+        uint64_t code, nf;
+        if (!rd_varint(ld, &code) || code >= ld->n_blobs)
+            BAD("code blob index out of range");
+        if (!rd_varint(ld, &nf) || nf > (uint64_t)(ld->end - ld->p) / MIN_FILE)
+            BAD("bad file count");
+        e.n_files = (uint32_t)nf;
+        if (fill) {
+            e.files = ld->m->files + file_at;
+            e.code_size = ld->blob_len[code];
+            e.code = ld->m->content + ld->blob_off[code];
+            e.scb_major = major;
+            e.scb_minor = minor;
+            e.scb_flags = flags;
+            e.hash = ld->blob_hash[code];
+        }
+        for (uint64_t k = 0; k < nf; k++) {
+            PackFile *f = fill ? &ld->m->files[file_at + k] : NULL;
+            const char *path = NULL;
+            uint64_t blob;
+            if (!rd_str(ld, fill, &path, &len))
+                BAD("bad file path");
+            if (!rd_fixed(ld, 1, &fx) || (fx[0] & ~PACK_FILE_EXEC))
+                BAD("bad file mode");
+            if (!rd_varint(ld, &blob) || blob >= ld->n_blobs)
+                BAD("file blob index out of range");
+            if (fill) {
+                if (!pack_path_ok(path, len))
+                    return fail(ld, PACK_ERR_INDEX, (int32_t)i, "entry %u: file '%s' is not a safe relative path",
+                                (unsigned)i, path);
+                if (k && strcmp(f[-1].path, path) >= 0)
+                    return fail(ld, PACK_ERR_INDEX, (int32_t)i, "entry %u: files not sorted or duplicated at '%s'",
+                                (unsigned)i, path);
+                f->path = path;
+                f->mode = fx[0];
+                f->data = ld->m->content + ld->blob_off[blob];
+                f->len = ld->blob_len[blob];
+                f->hash = ld->blob_hash[blob];
+            }
+        }
+        file_at += (size_t)nf;
+        if (fill) {
+            m_entry(ld, i) = e;
+            ld->code[i] = (uint32_t)code;
+            ld->ver[i] = (uint32_t)major << 16 | minor;
+            ld->eflags[i] = flags;
+        }
+    }
+    ld->total_tags = tag_at;
+    ld->total_files = file_at;
+    return PACK_ERR_OK;
+}
+#undef BAD
+
+static PackErrCode parse_index(Ld *ld, size_t content)
+{
+    Mem *m = ld->m;
+    ld->p = m->content;
+    ld->end = m->content + content;
+    uint64_t nb;
+    if (!rd_varint(ld, &nb) || nb == 0 || nb > (uint64_t)(ld->end - ld->p) / MIN_BLOB)
+        return fail(ld, PACK_ERR_INDEX, -1, "blob count is out of bounds");
+    ld->n_blobs = (uint32_t)nb;
+    const unsigned char *blobs_at = ld->p;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < nb; i++) {
+        uint64_t sz;
+        const unsigned char *h;
+        if (!rd_varint(ld, &sz) || !rd_fixed(ld, 8, &h) || sz > content)
+            return fail(ld, PACK_ERR_INDEX, -1, "blob %llu: bad size", (unsigned long long)i);
+        total += sz;
+        if (total > content)
+            return fail(ld, PACK_ERR_INDEX, -1, "blob sizes exceed the content");
+    }
+    uint64_t ne;
+    if (!rd_varint(ld, &ne) || ne == 0 || ne > (uint64_t)(ld->end - ld->p) / MIN_ENTRY)
+        return fail(ld, PACK_ERR_INDEX, -1, "entry count is out of bounds");
+    const unsigned char *entries_at = ld->p;
+    PackErrCode e = parse_entries(ld, false, (uint32_t)ne);
+    if (e)
+        return e;
+    size_t index_size = (size_t)(ld->p - m->content);
+    if (index_size + total != content)
+        return fail(ld, PACK_ERR_INDEX, -1, "index (%zu bytes) and blobs (%llu bytes) do not fill the content (%zu)",
+                    index_size, (unsigned long long)total, content);
+    /* Allocate tables sized from the counts just bounded, then fill. */
+    ld->blob_off = sc_calloc((size_t)nb, sizeof *ld->blob_off);
+    ld->blob_len = sc_calloc((size_t)nb, sizeof *ld->blob_len);
+    ld->blob_hash = sc_calloc((size_t)nb, sizeof *ld->blob_hash);
+    ld->code = sc_calloc((size_t)ne, sizeof *ld->code);
+    ld->ver = sc_calloc((size_t)ne, sizeof *ld->ver);
+    ld->eflags = sc_calloc((size_t)ne, sizeof *ld->eflags);
+    m->strs = sc_malloc(index_size * 2 + 1);
+    m->entries = sc_calloc((size_t)ne, sizeof *m->entries);
+    m->tags = sc_calloc(ld->total_tags ? ld->total_tags : 1, sizeof *m->tags);
+    m->files = sc_calloc(ld->total_files ? ld->total_files : 1, sizeof *m->files);
+    m->progs = sc_calloc((size_t)ne, sizeof *m->progs);
+    if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !ld->code || !ld->ver || !ld->eflags || !m->strs || !m->entries || !m->tags || !m->files ||
+        !m->progs)
+        return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (index tables)");
+    ld->p = blobs_at;
+    size_t off = index_size;
+    for (uint64_t i = 0; i < nb; i++) {
+        uint64_t sz = 0;
+        const unsigned char *h = NULL;
+        if (!rd_varint(ld, &sz) || !rd_fixed(ld, 8, &h))
+            return fail(ld, PACK_ERR_INDEX, -1, "blob table changed between passes");   /* cannot happen */
+        ld->blob_off[i] = off;
+        ld->blob_len[i] = (size_t)sz;
+        ld->blob_hash[i] = rd_u64le(h);
+        off += (size_t)sz;
+    }
+    ld->p = entries_at;
+    ld->s_next = m->strs;
+    ld->pack->entries = m->entries;
+    ld->pack->n_entries = (uint32_t)ne;
+    ld->pack->n_blobs = (uint32_t)nb;
+    ld->pack->index_size = index_size;
+    if ((e = parse_entries(ld, true, (uint32_t)ne)))
+        return e;
+    /* Names are unique. */
+    const PackEntry **by = sc_malloc((size_t)ne * sizeof *by);
+    if (!by)
+        return fail(ld, PACK_ERR_NOMEM, -1, "out of memory");
+    for (uint64_t i = 0; i < ne; i++)
+        by[i] = &m->entries[i];
+    qsort(by, (size_t)ne, sizeof *by, cmp_name);
+    for (uint64_t i = 1; i < ne; i++)
+        if (strcmp(by[i - 1]->name, by[i]->name) == 0) {
+            int32_t k = (int32_t)(by[i] - m->entries);
+            sc_free(by);
+            return fail(ld, PACK_ERR_INDEX, k, "entry %d: duplicate name '%s'", (int)k, m->entries[k].name);
+        }
+    sc_free(by);
+    return PACK_ERR_OK;
+}
+
+/* ---- 5. blobs and scenarios ---- */
+
+/* Wraps a payload into a .scb whose zstd frame uses raw (stored) blocks,
+** so bc_load checks it exactly as it checks a file: no recompression. */
+static unsigned char *wrap_scb(const unsigned char *pl, size_t n, unsigned major, unsigned minor,
+                               uint32_t flags, size_t *out_len)
+{
+    enum { BLOCK = 128 * 1024 };
+    size_t blocks = n / BLOCK + 1;
+    size_t frame = 4 + 1 + 8 + blocks * 3 + n;
+    unsigned char *o = sc_malloc(BC_HEADER_SIZE + frame);
+    if (!o)
+        return NULL;
+    unsigned char *f = o + BC_HEADER_SIZE;
+    size_t at = 0;
+    f[at++] = 0x28, f[at++] = 0xb5, f[at++] = 0x2f, f[at++] = 0xfd;
+    f[at++] = 0xe0;   /* 8-byte content size, single segment, no checksum, no dict id */
+    for (int i = 0; i < 8; i++)
+        f[at++] = (unsigned char)((uint64_t)n >> (8 * i));
+    size_t left = n, pos = 0;
+    do {
+        size_t b = left < BLOCK ? left : BLOCK;
+        uint32_t hdr = (uint32_t)(b << 3) | (left == b ? 1u : 0u);   /* raw block, last? */
+        f[at++] = (unsigned char)hdr, f[at++] = (unsigned char)(hdr >> 8), f[at++] = (unsigned char)(hdr >> 16);
+        memcpy(f + at, pl + pos, b);
+        at += b, pos += b, left -= b;
+    } while (left);
+    memcpy(o, BC_MAGIC, BC_MAGIC_LEN);
+    o[8] = (unsigned char)major, o[9] = (unsigned char)(major >> 8);
+    o[10] = (unsigned char)minor, o[11] = (unsigned char)(minor >> 8);
+    for (int i = 0; i < 4; i++)
+        o[12 + i] = (unsigned char)(flags >> (8 * i));
+    uint64_t h = XXH64(f, at, 0);
+    for (int i = 0; i < 8; i++) {
+        o[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+        o[24 + i] = (unsigned char)((uint64_t)at >> (8 * i));
+        o[32 + i] = (unsigned char)(h >> (8 * i));
+    }
+    *out_len = BC_HEADER_SIZE + at;
+    return o;
+}
+
+static bool bcstr_eq(const BcProgram *p, uint32_t s, const char *c, size_t n)
+{
+    return p->str[s].len == n && memcmp(p->str[s].s, c, n) == 0;
+}
+
+static const char *base(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static PackErrCode check_meta(Ld *ld, uint32_t i, const PackEntry *e, const BcProgram *p)
+{
+    const BcMeta *m = &p->meta;
+    if (!bcstr_eq(p, m->name, e->name, strlen(e->name)))
+        return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': the bytecode's name differs from the index",
+                    (unsigned)i, e->name);
+    const char *b = base(e->source);
+    if (!bcstr_eq(p, m->source, b, strlen(b)))
+        return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': the bytecode's source differs from the index",
+                    (unsigned)i, e->name);
+    BcVal v = bc_val(p, m->prompt);
+    bool same = e->prompt ? v.tag == BC_V_STR && bcstr_eq(p, v.n, e->prompt, e->prompt_len) : v.tag == BC_V_NULL;
+    if (!same)
+        return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': the bytecode's prompt differs from the index",
+                    (unsigned)i, e->name);
+    v = bc_val(p, m->tags);
+    same = v.tag == BC_V_ARRAY && v.n == e->n_tags;
+    const unsigned char *q = v.p;
+    for (uint32_t k = 0; same && k < e->n_tags; k++) {
+        BcVal t;
+        q = bc_val_decode(p, q, &t);
+        same = t.tag == BC_V_STR && bcstr_eq(p, t.n, e->tags[k], strlen(e->tags[k]));
+    }
+    if (!same)
+        return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': the bytecode's tags differ from the index",
+                    (unsigned)i, e->name);
+    return PACK_ERR_OK;
+}
+
+static PackErrCode load_entries(Ld *ld)
+{
+    Mem *m = ld->m;
+    for (uint32_t i = 0; i < ld->n_blobs; i++)
+        if (XXH64(m->content + ld->blob_off[i], ld->blob_len[i], 0) != ld->blob_hash[i])
+            return fail(ld, PACK_ERR_BLOB, -1, "blob %u: content does not match its hash", (unsigned)i);
+    for (uint32_t i = 0; i < ld->pack->n_entries; i++) {
+        PackEntry *e = &m->entries[i];
+        uint32_t code = ld->code[i], ver = ld->ver[i], flags = ld->eflags[i];
+        size_t n;
+        unsigned char *scb = wrap_scb(m->content + ld->blob_off[code], ld->blob_len[code], ver >> 16, ver & 0xffff,
+                                      flags, &n);
+        if (!scb)
+            return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
+        BcError be;
+        memset(&be, 0, sizeof be);
+        BcProgram *p = NULL;
+        BcErrCode c = bc_load(scb, n, NULL, &p, &be);
+        sc_free(scb);
+        if (c == BC_ERR_NOMEM)
+            return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
+        if (c != BC_ERR_OK) {
+            ld->err->bc_code = c;
+            return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': %s [%s]", (unsigned)i, e->name,
+                        be.msg[0] ? be.msg : "rejected", bc_err_name(c));
+        }
+        m->progs[i] = p;
+        m->n_progs = i + 1;
+        e->prog = p;
+        PackErrCode pe = check_meta(ld, i, e, p);
+        if (pe)
+            return pe;
+    }
+    return PACK_ERR_OK;
+}
+
+static void mem_free(Mem *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; i < m->n_progs; i++)
+        bc_free(m->progs[i]);
+    sc_free(m->progs);
+    sc_free(m->content);
+    sc_free(m->strs);
+    sc_free(m->entries);
+    sc_free((void *)m->tags);
+    sc_free(m->files);
+    sc_free(m);
+}
+
+PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, Pack **out, PackError *err)
+{
+    PackError scratch;
+    Ld ld;
+    memset(&ld, 0, sizeof ld);
+    ld.err = err ? err : &scratch;
+    memset(ld.err, 0, sizeof *ld.err);
+    ld.err->entry = -1;
+    *out = NULL;
+    const unsigned char *d = data;
+    uint64_t max = opts && opts->max_content ? opts->max_content : PACK_MAX_CONTENT;
+    if (max > SIZE_MAX / 4)
+        max = SIZE_MAX / 4;
+    PackErrCode e = check_header(&ld, d, size, max);
+    if (e || (e = check_frames(&ld, d)))
+        return e;
+    Pack *pk = sc_calloc(1, sizeof *pk);
+    Mem *m = sc_calloc(1, sizeof *m);
+    size_t content = (size_t)rd_u64le(d + 16);
+    if (pk && m)
+        m->content = sc_malloc(content);
+    if (!pk || !m || !m->content) {
+        sc_free(pk);
+        mem_free(m);
+        return fail(&ld, PACK_ERR_NOMEM, -1, "out of memory (%zu bytes of content)", content);
+    }
+    ld.pack = pk;
+    ld.m = m;
+    pk->mem_ = m;
+    pk->version_major = rd_u16le(d + 8);
+    pk->version_minor = rd_u16le(d + 10);
+    pk->flags = rd_u32le(d + 12);
+    pk->n_frames = rd_u32le(d + 40);
+    pk->dict_size = rd_u32le(d + 44);
+    pk->file_size = size;
+    pk->content_size = content;
+    pk->checksum = rd_u64le(d + 32);
+    if (!(e = decompress_all(&ld, d, m->content)) && !(e = parse_index(&ld, content)))
+        e = load_entries(&ld);
+    sc_free(ld.blob_off);
+    sc_free(ld.blob_len);
+    sc_free(ld.blob_hash);
+    sc_free(ld.code);
+    sc_free(ld.ver);
+    sc_free(ld.eflags);
+    if (e) {
+        pack_free(pk);
+        return e;
+    }
+    *out = pk;
+    return PACK_ERR_OK;
+}
+
+void pack_free(Pack *p)
+{
+    if (!p)
+        return;
+    mem_free(p->mem_);
+    sc_free(p);
+}
+
+bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    size_t bound = ZSTD_compressBound(e->code_size);
+    unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
+    if (!cc) {
+        sc_free(o);
+        return false;
+    }
+    /* The parameters docs/bytecode.md pins. */
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 9);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, e->code, e->code_size);
+    ZSTD_freeCCtx(cc);
+    if (ZSTD_isError(r)) {
+        sc_free(o);
+        return false;
+    }
+    memcpy(o, BC_MAGIC, BC_MAGIC_LEN);
+    uint64_t h = XXH64(o + BC_HEADER_SIZE, r, 0);
+    for (int i = 0; i < 2; i++) {
+        o[8 + i] = (unsigned char)(e->scb_major >> (8 * i));
+        o[10 + i] = (unsigned char)(e->scb_minor >> (8 * i));
+    }
+    for (int i = 0; i < 4; i++)
+        o[12 + i] = (unsigned char)(e->scb_flags >> (8 * i));
+    for (int i = 0; i < 8; i++) {
+        o[16 + i] = (unsigned char)((uint64_t)e->code_size >> (8 * i));
+        o[24 + i] = (unsigned char)((uint64_t)r >> (8 * i));
+        o[32 + i] = (unsigned char)(h >> (8 * i));
+    }
+    *out = o;
+    *len = BC_HEADER_SIZE + r;
+    return true;
+}
+
+int32_t pack_find(const Pack *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n_entries; i++)
+        if (strcmp(p->entries[i].name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* ---- prompt matching (reference-semantics §7) ---- */
+
+/* Decodes valid UTF-8 into scalar values; returns the count. */
+static size_t to_scalars(const char *s, size_t n, uint32_t *out)
+{
+    size_t k = 0;
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    while (p < e) {
+        uint32_t c = *p;
+        int extra = c < 0x80 ? 0 : c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+        if (extra)
+            c &= 0x3fu >> extra;
+        p++;
+        for (int i = 0; i < extra && p < e; i++)
+            c = c << 6 | (*p++ & 0x3fu);
+        out[k++] = c;
+    }
+    return k;
+}
+
+size_t pack_levenshtein(const char *a, size_t na, const char *b, size_t nb)
+{
+    uint32_t *x = sc_malloc((na + 1) * sizeof *x), *y = sc_malloc((nb + 1) * sizeof *y);
+    size_t *row = sc_malloc((nb + 1) * sizeof *row);
+    size_t r = SIZE_MAX;
+    if (x && y && row) {
+        size_t m = to_scalars(a, na, x), n = to_scalars(b, nb, y);
+        for (size_t j = 0; j <= n; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= m; i++) {
+            size_t diag = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= n; j++) {
+                size_t up = row[j];
+                size_t best = diag + (x[i - 1] != y[j - 1]);
+                if (up + 1 < best)
+                    best = up + 1;
+                if (row[j - 1] + 1 < best)
+                    best = row[j - 1] + 1;
+                row[j] = best;
+                diag = up;
+            }
+        }
+        r = row[n];
+    }
+    sc_free(x);
+    sc_free(y);
+    sc_free(row);
+    return r;
+}
+
+int32_t pack_best_prompt(const Pack *p, const uint32_t *idx, size_t n, const char *prompt, size_t *distance)
+{
+    if (n == 0)
+        return -1;
+    int32_t best = -1;
+    size_t bd = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const PackEntry *e = &p->entries[idx[i]];
+        if (!e->prompt)
+            continue;
+        size_t d = pack_levenshtein(e->prompt, e->prompt_len, prompt, strlen(prompt));
+        if (best < 0 || d < bd) {
+            best = (int32_t)idx[i];
+            bd = d;
+        }
+    }
+    if (best < 0) {
+        best = (int32_t)idx[0];
+        bd = 0;
+    }
+    if (distance)
+        *distance = bd;
+    return best;
+}

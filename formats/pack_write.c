@@ -1,0 +1,519 @@
+/* pack_write.c - building a pack: index, deduplicated blobs, compression.
+**
+** Entries keep the order they were added in (scc adds them sorted by source
+** path).  Blobs (each scenario's payload, each embedded file) are stored
+** once per distinct content, numbered in first-use order.  The content is
+** then compressed in one of two layouts, whichever is smaller (ties go to
+** the first): one solid zstd frame, or one frame per blob with a zstd
+** dictionary trained over the blobs.  Every zstd parameter is pinned so
+** the output is byte-identical for the same inputs (docs/pack.md). */
+#define ZSTD_STATIC_LINKING_ONLY
+#include "pack.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include <zdict.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "buf.h"
+#include "sc_alloc.h"
+
+enum { LEVEL_DEFAULT = 19, DICT_MIN_BLOBS = 8, DICT_MIN_BYTES = 8192, DICT_MAX = 112 * 1024 };
+
+typedef struct Blob {
+    unsigned char *data;
+    size_t len;
+    uint64_t hash;
+} Blob;
+
+typedef struct WFile {
+    char *path;
+    uint32_t mode;
+    uint32_t blob;
+} WFile;
+
+typedef struct WEntry {
+    char *name, *source, *prompt;   /* prompt NULL when absent */
+    char **tags;
+    uint32_t n_tags;
+    uint64_t source_hash;
+    uint16_t major, minor;
+    uint32_t flags;
+    uint32_t code;
+    WFile *files;
+    uint32_t n_files;
+} WEntry;
+
+struct PackWriter {
+    Blob *blobs;
+    size_t n_blobs, cap_blobs;
+    WEntry *entries;
+    size_t n_entries, cap_entries;
+    char err[512];
+};
+
+static void *zalloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return sc_malloc(n);
+}
+
+static void zfree(void *opaque, void *p)
+{
+    (void)opaque;
+    sc_free(p);
+}
+
+static bool fail(PackWriter *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(PackWriter *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+PackWriter *pack_writer_new(void)
+{
+    return sc_calloc(1, sizeof(PackWriter));
+}
+
+static void entry_fini(WEntry *e)
+{
+    sc_free(e->name);
+    sc_free(e->source);
+    sc_free(e->prompt);
+    for (uint32_t i = 0; i < e->n_tags; i++)
+        sc_free(e->tags[i]);
+    sc_free(e->tags);
+    for (uint32_t i = 0; i < e->n_files; i++)
+        sc_free(e->files[i].path);
+    sc_free(e->files);
+}
+
+void pack_writer_free(PackWriter *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->n_blobs; i++)
+        sc_free(w->blobs[i].data);
+    sc_free(w->blobs);
+    for (size_t i = 0; i < w->n_entries; i++)
+        entry_fini(&w->entries[i]);
+    sc_free(w->entries);
+    sc_free(w);
+}
+
+const char *pack_writer_error(const PackWriter *w)
+{
+    return w && w->err[0] ? w->err : NULL;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *c = sc_malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = 0;
+    }
+    return c;
+}
+
+/* Stores data once; returns its blob index or UINT32_MAX when out of memory. */
+static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
+{
+    uint64_t h = XXH64(data, len, 0);
+    for (size_t i = 0; i < w->n_blobs; i++)
+        if (w->blobs[i].hash == h && w->blobs[i].len == len && memcmp(w->blobs[i].data, data, len) == 0)
+            return (uint32_t)i;
+    if (w->n_blobs == w->cap_blobs) {
+        size_t cap = w->cap_blobs ? w->cap_blobs * 2 : 32;
+        Blob *v = sc_realloc(w->blobs, cap * sizeof *v);
+        if (!v)
+            return UINT32_MAX;
+        w->blobs = v;
+        w->cap_blobs = cap;
+    }
+    unsigned char *c = sc_malloc(len ? len : 1);
+    if (!c)
+        return UINT32_MAX;
+    if (len)
+        memcpy(c, data, len);
+    w->blobs[w->n_blobs] = (Blob){ c, len, h };
+    return (uint32_t)w->n_blobs++;
+}
+
+static int cmp_wfile(const void *a, const void *b)
+{
+    return strcmp(((const WFile *)a)->path, ((const WFile *)b)->path);
+}
+
+/* The .scb's payload, decompressed. */
+static bool scb_payload(PackWriter *w, const unsigned char *d, size_t n, unsigned char **out,
+                        size_t *len)
+{
+    size_t content = (size_t)rd_u64le(d + 16), frame = (size_t)rd_u64le(d + 24);
+    unsigned char *p = sc_malloc(content);
+    if (!p)
+        return fail(w, "out of memory");
+    size_t r = ZSTD_decompress(p, content, d + BC_HEADER_SIZE, frame);
+    if (ZSTD_isError(r) || r != content || BC_HEADER_SIZE + frame != n) {
+        sc_free(p);
+        return fail(w, "cannot decompress the bytecode");
+    }
+    *out = p;
+    *len = content;
+    return true;
+}
+
+bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
+{
+    BcProgram *prog = NULL;
+    BcError be;
+    if (bc_load(in->scb, in->scb_len, NULL, &prog, &be) != BC_ERR_OK)
+        return fail(w, "%s: bytecode rejected: %s", in->source, be.msg);
+    const BcMeta *m = &prog->meta;
+    const BcStr *name = &prog->str[m->name];
+    bool ok = false;
+    WEntry e;
+    memset(&e, 0, sizeof e);
+    unsigned char *payload = NULL;
+    size_t plen = 0;
+    if (name->len == 0 || memchr(name->s, 0, name->len)) {
+        fail(w, "%s: the scenario has no usable name", in->source);
+        goto out;
+    }
+    if (!pack_path_ok(in->source, strlen(in->source))) {
+        fail(w, "'%s' is not a relative source path", in->source);
+        goto out;
+    }
+    for (size_t i = 0; i < w->n_entries; i++)
+        if (strcmp(w->entries[i].name, name->s) == 0) {
+            fail(w, "duplicate scenario name '%s' in %s and %s", name->s, w->entries[i].source, in->source);
+            goto out;
+        }
+    if (w->n_entries == w->cap_entries) {
+        size_t cap = w->cap_entries ? w->cap_entries * 2 : 32;
+        WEntry *v = sc_realloc(w->entries, cap * sizeof *v);
+        if (!v) {
+            fail(w, "out of memory");
+            goto out;
+        }
+        w->entries = v;
+        w->cap_entries = cap;
+    }
+    e.name = dup_n(name->s, name->len);
+    e.source = dup_n(in->source, strlen(in->source));
+    if (!e.name || !e.source)
+        goto oom;
+    BcVal pv = bc_val(prog, m->prompt);
+    if (pv.tag == BC_V_STR) {
+        const BcStr *s = &prog->str[pv.n];
+        if (memchr(s->s, 0, s->len)) {
+            fail(w, "%s: the initial prompt contains NUL", in->source);
+            goto out;
+        }
+        if (!(e.prompt = dup_n(s->s, s->len)))
+            goto oom;
+    }
+    BcVal tv = bc_val(prog, m->tags);
+    if (tv.n) {
+        e.tags = sc_calloc(tv.n, sizeof *e.tags);
+        if (!e.tags)
+            goto oom;
+        const unsigned char *p = tv.p;
+        for (uint32_t i = 0; i < tv.n; i++) {
+            BcVal t;
+            p = bc_val_decode(prog, p, &t);
+            const BcStr *s = &prog->str[t.n];
+            if (memchr(s->s, 0, s->len)) {
+                fail(w, "%s: a tag contains NUL", in->source);
+                goto out;
+            }
+            if (!(e.tags[e.n_tags++] = dup_n(s->s, s->len)))
+                goto oom;
+        }
+    }
+    e.source_hash = in->source_hash;
+    e.major = prog->version_major;
+    e.minor = prog->version_minor;
+    e.flags = prog->flags;
+    if (!scb_payload(w, in->scb, in->scb_len, &payload, &plen))
+        goto out;
+    if ((e.code = blob_add(w, payload, plen)) == UINT32_MAX)
+        goto oom;
+    if (in->n_files) {
+        e.files = sc_calloc(in->n_files, sizeof *e.files);
+        if (!e.files)
+            goto oom;
+    }
+    for (size_t i = 0; i < in->n_files; i++) {
+        const PackFileIn *f = &in->files[i];
+        size_t n = strlen(f->path);
+        if (!pack_path_ok(f->path, n)) {
+            fail(w, "%s: '%s' is not a safe relative path", in->source, f->path);
+            goto out;
+        }
+        if (f->mode & ~(uint32_t)PACK_FILE_EXEC) {
+            fail(w, "%s: '%s': unknown mode bits", in->source, f->path);
+            goto out;
+        }
+        WFile *wf = &e.files[e.n_files];
+        if (!(wf->path = dup_n(f->path, n)))
+            goto oom;
+        e.n_files++;
+        wf->mode = f->mode;
+        if ((wf->blob = blob_add(w, f->data, f->len)) == UINT32_MAX)
+            goto oom;
+    }
+    qsort(e.files, e.n_files, sizeof *e.files, cmp_wfile);
+    for (uint32_t i = 1; i < e.n_files; i++)
+        if (strcmp(e.files[i - 1].path, e.files[i].path) == 0) {
+            fail(w, "%s: '%s' is embedded twice", in->source, e.files[i].path);
+            goto out;
+        }
+    w->entries[w->n_entries++] = e;
+    memset(&e, 0, sizeof e);
+    ok = true;
+    goto out;
+oom:
+    fail(w, "out of memory");
+out:
+    entry_fini(&e);
+    sc_free(payload);
+    bc_free(prog);
+    return ok;
+}
+
+static void put_str(Buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    buf_varint(b, n);
+    buf_put(b, s, n);
+}
+
+static void put_index(const PackWriter *w, Buf *b)
+{
+    buf_varint(b, w->n_blobs);
+    for (size_t i = 0; i < w->n_blobs; i++) {
+        buf_varint(b, w->blobs[i].len);
+        buf_u64le(b, w->blobs[i].hash);
+    }
+    buf_varint(b, w->n_entries);
+    for (size_t i = 0; i < w->n_entries; i++) {
+        const WEntry *e = &w->entries[i];
+        put_str(b, e->name);
+        put_str(b, e->source);
+        buf_putc(b, e->prompt != NULL);
+        if (e->prompt)
+            put_str(b, e->prompt);
+        buf_varint(b, e->n_tags);
+        for (uint32_t k = 0; k < e->n_tags; k++)
+            put_str(b, e->tags[k]);
+        buf_u64le(b, e->source_hash);
+        buf_u16le(b, e->major);
+        buf_u16le(b, e->minor);
+        buf_u32le(b, e->flags);
+        buf_varint(b, e->code);
+        buf_varint(b, e->n_files);
+        for (uint32_t k = 0; k < e->n_files; k++) {
+            put_str(b, e->files[k].path);
+            buf_putc(b, (int)e->files[k].mode);
+            buf_varint(b, e->files[k].blob);
+        }
+    }
+}
+
+/* One compressed frame, appended to out.  Returns false on a zstd error. */
+static bool compress_frame(ZSTD_CCtx *cc, const ZSTD_CDict *cd, int level, const void *src,
+                           size_t n, Buf *out, size_t *csize)
+{
+    size_t bound = ZSTD_compressBound(n);
+    if (!buf_reserve(out, bound))
+        return false;
+    ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    if (!ZSTD_isError(r) && cd)
+        r = ZSTD_CCtx_refCDict(cc, cd);
+    if (!ZSTD_isError(r))
+        r = ZSTD_compress2(cc, out->data + out->len, bound, src, n);
+    if (ZSTD_isError(r))
+        return false;
+    out->len += r;
+    *csize = r;
+    return true;
+}
+
+typedef struct Layout {
+    Buf table, dict, frames;
+    uint32_t n_frames;
+} Layout;
+
+static void layout_fini(Layout *l)
+{
+    buf_fini(&l->table);
+    buf_fini(&l->dict);
+    buf_fini(&l->frames);
+}
+
+static void table_add(Layout *l, size_t csize, size_t content, uint32_t flags)
+{
+    buf_u64le(&l->table, csize);
+    buf_u64le(&l->table, content);
+    buf_u32le(&l->table, flags);
+    l->n_frames++;
+}
+
+static size_t layout_size(const Layout *l)
+{
+    return l->table.len + l->dict.len + l->frames.len;
+}
+
+/* The dictionary layout: frame 0 is the index (no dictionary), then one
+** frame per blob, with the dictionary when that frame comes out smaller. */
+static bool layout_dict(const PackWriter *w, ZSTD_CCtx *cc, int level, const Buf *index, Layout *l)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < w->n_blobs; i++)
+        total += w->blobs[i].len;
+    if (w->n_blobs < DICT_MIN_BLOBS || total < DICT_MIN_BYTES)
+        return false;
+    unsigned char *samples = sc_malloc(total);
+    size_t *sizes = sc_malloc(w->n_blobs * sizeof *sizes);
+    size_t cap = total / 16;
+    if (cap > DICT_MAX)
+        cap = DICT_MAX;
+    if (cap < 1024)
+        cap = 1024;
+    bool ok = samples && sizes && buf_reserve(&l->dict, cap);
+    size_t pos = 0;
+    for (size_t i = 0; ok && i < w->n_blobs; i++) {
+        memcpy(samples + pos, w->blobs[i].data, w->blobs[i].len);
+        pos += w->blobs[i].len;
+        sizes[i] = w->blobs[i].len;
+    }
+    if (ok) {
+        size_t r = ZDICT_trainFromBuffer(l->dict.data, cap, samples, sizes, (unsigned)w->n_blobs);
+        ok = !ZDICT_isError(r);
+        if (ok)
+            l->dict.len = r;
+    }
+    sc_free(samples);
+    sc_free(sizes);
+    if (!ok)
+        return false;
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_CDict *cd = ZSTD_createCDict_advanced(l->dict.data, l->dict.len, ZSTD_dlm_byRef,
+                                               ZSTD_dct_auto, ZSTD_getCParams(level, 0, l->dict.len), mem);
+    if (!cd)
+        return false;
+    size_t cs;
+    ok = compress_frame(cc, NULL, level, index->data, index->len, &l->frames, &cs);
+    if (ok)
+        table_add(l, cs, index->len, 0);
+    Buf plain;
+    buf_init(&plain);
+    for (size_t i = 0; ok && i < w->n_blobs; i++) {
+        const Blob *bl = &w->blobs[i];
+        if (bl->len == 0)
+            continue;   /* an empty blob takes no frame: it is in the previous one's zero bytes */
+        size_t cd_size, pl_size;
+        size_t mark = l->frames.len;
+        buf_reset(&plain);
+        ok = compress_frame(cc, cd, level, bl->data, bl->len, &l->frames, &cd_size) &&
+             compress_frame(cc, NULL, level, bl->data, bl->len, &plain, &pl_size);
+        if (!ok)
+            break;
+        if (pl_size < cd_size) {
+            l->frames.len = mark;
+            buf_put(&l->frames, plain.data, plain.len);
+            table_add(l, pl_size, bl->len, 0);
+        } else {
+            table_add(l, cd_size, bl->len, PACK_FRAME_DICT);
+        }
+    }
+    buf_fini(&plain);
+    ZSTD_freeCDict(cd);
+    return ok && !l->frames.oom && !l->table.oom;
+}
+
+bool pack_writer_finish(PackWriter *w, const PackWriteOpts *o, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (w->n_entries == 0)
+        return fail(w, "no scenarios to pack");
+    int level = o && o->zstd_level ? o->zstd_level : LEVEL_DEFAULT;
+    Buf index, content;
+    buf_init(&index);
+    buf_init(&content);
+    put_index(w, &index);
+    buf_put(&content, index.data, index.len);
+    for (size_t i = 0; i < w->n_blobs; i++)
+        buf_put(&content, w->blobs[i].data, w->blobs[i].len);
+    Layout solid, dict;
+    memset(&solid, 0, sizeof solid);
+    memset(&dict, 0, sizeof dict);
+    bool ok = false;
+    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_CCtx *cc = ZSTD_createCCtx_advanced(mem);
+    if (!cc || index.oom || content.oom) {
+        fail(w, "out of memory");
+        goto done;
+    }
+    size_t cs;
+    if (!compress_frame(cc, NULL, level, content.data, content.len, &solid.frames, &cs)) {
+        fail(w, "zstd compression failed");
+        goto done;
+    }
+    table_add(&solid, cs, content.len, 0);
+    const Layout *pick = &solid;
+    if (!(o && o->no_dict) && layout_dict(w, cc, level, &index, &dict) &&
+        layout_size(&dict) < layout_size(&solid))
+        pick = &dict;
+    Buf f;
+    buf_init(&f);
+    size_t body = layout_size(pick);
+    buf_put(&f, PACK_MAGIC, PACK_MAGIC_LEN);
+    buf_u16le(&f, PACK_VERSION_MAJOR);
+    buf_u16le(&f, PACK_VERSION_MINOR);
+    buf_u32le(&f, pick->dict.len ? PACK_FLAG_DICT : 0);
+    buf_u64le(&f, content.len);
+    buf_u64le(&f, body);
+    size_t sum_at = f.len;
+    buf_u64le(&f, 0);
+    buf_u32le(&f, pick->n_frames);
+    buf_u32le(&f, (uint32_t)pick->dict.len);
+    buf_put(&f, pick->table.data, pick->table.len);
+    buf_put(&f, pick->dict.data, pick->dict.len);
+    buf_put(&f, pick->frames.data, pick->frames.len);
+    if (f.oom || solid.table.oom) {
+        buf_fini(&f);
+        fail(w, "out of memory");
+        goto done;
+    }
+    uint64_t h = XXH64(f.data + PACK_HEADER_SIZE, body, 0);
+    for (int i = 0; i < 8; i++)
+        f.data[sum_at + (size_t)i] = (unsigned char)(h >> (8 * i));
+    *out = f.data;
+    *len = f.len;
+    ok = true;
+done:
+    ZSTD_freeCCtx(cc);
+    layout_fini(&solid);
+    layout_fini(&dict);
+    buf_fini(&index);
+    buf_fini(&content);
+    return ok;
+}

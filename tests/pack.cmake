@@ -1,0 +1,31 @@
+# Packs (docs/pack.md): the container, scc --pack, scvm's pack commands,
+# the installed C API and CMake package.  Everything runs in PACK_DIR.
+set(PACK_SRC ${CMAKE_CURRENT_SOURCE_DIR}/pack)
+set(PACK_DIR ${CMAKE_CURRENT_BINARY_DIR}/pack-work)
+file(MAKE_DIRECTORY ${PACK_DIR})
+
+add_test(NAME pack.build COMMAND $<TARGET_FILE:scc> --pack -o ${PACK_DIR}/stdlib.scp ${PROJECT_SOURCE_DIR}/stdlib-scenarios)
+set_tests_properties(pack.build PROPERTIES FIXTURES_SETUP pack_fix LABELS "unit" TIMEOUT 60)
+
+add_executable(pack_unit ${PACK_SRC}/t_pack.c)
+target_link_libraries(pack_unit PRIVATE scc_api sc_pack PkgConfig::ZSTD PkgConfig::XXHASH)
+add_test(NAME pack.unit COMMAND pack_unit ${PACK_DIR}/stdlib.scp ${PACK_DIR})
+set_tests_properties(pack.unit PROPERTIES FIXTURES_REQUIRED pack_fix FIXTURES_SETUP pack_bad
+                     LABELS "unit;fuzz-regress" TIMEOUT 600)
+
+# pack_cli.py CASE: one scenario of the command-line suite (see its header).
+foreach(case roundtrip selection shard hermetic escape limits depfile cache verify junit parallel size)
+  add_test(NAME pack.cli.${case}
+           COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_cli.py ${case} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${PROJECT_SOURCE_DIR} ${PACK_DIR} ${SCC_CORPUS})
+  set_tests_properties(pack.cli.${case} PROPERTIES FIXTURES_REQUIRED "pack_fix;pack_bad" LABELS "golden"
+                       TIMEOUT 180 SKIP_RETURN_CODE 77)
+endforeach()
+
+# cmake --install into a temporary prefix, then build a tiny project against
+# it with find_package(scc): scc_add_scenarios (depfiles, a pack) and libscc.
+add_test(NAME pack.install
+         COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR} -DWORK=${PACK_DIR}/install
+                 -DSRC=${PACK_SRC}/consumer -DSCEN=${PROJECT_SOURCE_DIR}/stdlib-scenarios
+                 -DGEN=${CMAKE_GENERATOR} -P ${PACK_SRC}/install_test.cmake)
+set_tests_properties(pack.install PROPERTIES LABELS "unit" TIMEOUT 300 RUN_SERIAL TRUE)

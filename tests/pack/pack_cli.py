@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""pack_cli.py CASE SCC SCVM ROOT WORK [CORPUS] - scc --pack and scvm's pack commands.
+
+Cases: roundtrip selection shard hermetic escape limits depfile cache verify
+junit parallel size.  Each builds what it needs below WORK/CASE; exit 77 = skip.
+"""
+import json, os, re, shutil, subprocess, sys, xml.etree.ElementTree as ET
+
+CASE, SCC, SCVM, ROOT, WORK = sys.argv[1:6]
+CORPUS = sys.argv[6] if len(sys.argv) > 6 else ""
+STD = os.path.join(ROOT, "stdlib-scenarios")
+D = os.path.join(WORK, CASE)
+shutil.rmtree(D, ignore_errors=True)
+os.makedirs(D)
+fails = []
+
+
+def run(*args, ok=True, cwd=D, **kw):
+    p = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, **kw)
+    if ok is True and p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(map(str, args))} -> {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def check(c, msg):
+    if not c:
+        fails.append(msg)
+        print("FAIL:", msg)
+
+
+def pack(out, *inputs, **kw):
+    return run(SCC, "--pack", "-o", out, *inputs, **kw)
+
+
+def names(scp, *sel):
+    p = run(SCVM, "ls", "--json", *sel, scp)
+    return [json.loads(l)["name"] for l in p.stdout.splitlines()]
+
+
+def events(scp, *args, cwd=D):
+    return run(SCVM, "run", *args, scp, cwd=cwd).stdout
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+SCEN = """name: {name}
+tags: [{tags}]
+{extra}timeline:
+  - userInputs:
+      - [100, "{prompt}"]
+  - llmResponse:
+      - assistant:
+          - [300, "ok {name}"]
+"""
+
+
+def scen(path, name, prompt="hello", tags="t", extra=""):
+    write(path, SCEN.format(name=name, prompt=prompt, tags=tags, extra=extra))
+
+
+std = os.path.join(WORK, "stdlib.scp")
+all_names = names(std)
+
+if CASE == "roundtrip":
+    check(len(all_names) == 18, f"18 stdlib scenarios, got {len(all_names)}")
+    again = os.path.join(D, "again.scp")
+    pack(again, STD)
+    check(open(again, "rb").read() == open(std, "rb").read(), "byte-identical for the same inputs")
+    # Every scenario plays exactly as its own .scb does, and extracts to the same bytes.
+    run(SCVM, "extract", "-C", "x", std)
+    for f in sorted(os.listdir(STD)):
+        if not f.endswith(".yaml"):
+            continue
+        stem = f[:-5]
+        run(SCC, "-o", stem + ".scb", os.path.join(STD, f))
+        name = json.loads(run(SCVM, "info", "--json", stem + ".scb").stdout)["name"]
+        direct = events(stem + ".scb")
+        packed = events(std, "--scenario", name).splitlines(True)
+        check(json.loads(packed[0]) == {"kind": "scenario", "index": all_names.index(name), "name": name,
+                                         "source": f}, f"{name}: header line {packed[0]!r}")
+        check("".join(packed[1:]) == direct, f"{name}: pack events == .scb events")
+        check(open(os.path.join(D, "x", stem + ".scb"), "rb").read() == open(os.path.join(D, stem + ".scb"), "rb").read(),
+              f"{name}: extracted .scb is byte-identical")
+    info = json.loads(run(SCVM, "info", "--json", std).stdout)
+    check(info["kind"] == "pack" and info["scenarios"] == 18, f"info: {info}")
+    # duplicate names name both files
+    scen(os.path.join(D, "dup/a.yaml"), "same")
+    scen(os.path.join(D, "dup/b.yaml"), "same")
+    p = pack("dup.scp", "dup", ok=False)
+    check(p.returncode == 1 and "duplicate scenario name 'same'" in p.stderr and "a.yaml" in p.stderr
+          and "b.yaml" in p.stderr, f"duplicate names: {p.stderr}")
+    check(not os.path.exists(os.path.join(D, "dup.scp")), "no pack written on error")
+
+elif CASE == "selection":
+    check(names(std, "--scenario", "bugfix_with_tests") == ["bugfix_with_tests"], "--scenario")
+    two = names(std, "--scenario", "plan_mode_exit", "--scenario", "acp_file_reads")
+    check(two == ["acp_file_reads", "plan_mode_exit"], f"--scenario twice keeps index order: {two}")
+    p = run(SCVM, "run", "--scenario", "bugfix_with_test", std, ok=False)
+    check(p.returncode == 2 and "no scenario named 'bugfix_with_test'" in p.stderr and
+          "did you mean 'bugfix_with_tests'" in p.stderr, f"unknown name: {p.stderr}")
+    acp = names(std, "--tag", "acp")
+    ls = [json.loads(l) for l in run(SCVM, "ls", "--json", std).stdout.splitlines()]
+    check(acp == [e["name"] for e in ls if "acp" in e["tags"]] and acp, f"--tag acp: {acp}")
+    either = names(std, "--tag", "acp", "--tag", "tui")
+    check(either == [e["name"] for e in ls if {"acp", "tui"} & set(e["tags"])], "--tag is any-of")
+    # --prompt: the exact prompt of each scenario selects it; near misses too.
+    for e in ls:
+        if e["prompt"]:
+            got = names(std, "--prompt", e["prompt"])
+            check(got == [e["name"]], f"--prompt exact {e['name']}: {got}")
+    e = next(x for x in ls if x["name"] == "bugfix_with_tests")
+    check(names(std, "--prompt", e["prompt"][:-3] + "!!") == ["bugfix_with_tests"], "--prompt near miss")
+    # Unicode scalar values, ties by index order.
+    for n, pr in (("a_first", "héllo wörld"), ("b_second", "héllo wörle"), ("c_none", None)):
+        if pr:
+            scen(os.path.join(D, f"u/{n}.yaml"), n, pr)
+        else:
+            write(os.path.join(D, f"u/{n}.yaml"), f"name: {n}\ntimeline:\n  - llmResponse:\n      - assistant:\n          - [10, hi]\n")
+    pack("u.scp", "u")
+    check(names("u.scp", "--prompt", "héllo wörlx") == ["a_first"], "tie -> first in index order")
+    check(names("u.scp", "--prompt", "héllo wörle") == ["b_second"], "exact")
+    check(names("u.scp", "--prompt", "hello world") == ["a_first"], "é counts as one edit (scalar values)")
+    out = events(std, "--scenario", "bugfix_with_tests", "--count")
+    check(re.fullmatch(r"bugfix_with_tests: \d+ events\n", out) is not None, f"--count: {out!r}")
+
+elif CASE == "shard":
+    for n in range(1, 7):
+        seen = []
+        for i in range(1, n + 1):
+            s = names(std, "--shard", f"{i}/{n}")
+            check(names(std, "--shard", f"{i}/{n}") == s, "deterministic")
+            seen += s
+        check(sorted(seen) == sorted(all_names) and len(seen) == len(set(seen)),
+              f"N={n}: every scenario in exactly one shard")
+        sizes = [len(names(std, "--shard", f"{i}/{n}")) for i in range(1, n + 1)]
+        check(max(sizes) - min(sizes) <= 1, f"N={n}: balanced {sizes}")
+    for bad in ("0/3", "4/3", "1/0", "x", "1/", "/2"):
+        p = run(SCVM, "run", "--shard", bad, std, ok=False)
+        check(p.returncode == 2 and "invalid shard" in p.stderr, f"--shard {bad}")
+    tagged = names(std, "--tag", "acp")
+    sh = names(std, "--tag", "acp", "--shard", "1/2") + names(std, "--tag", "acp", "--shard", "2/2")
+    check(sorted(sh) == sorted(tagged), "shards split the selection")
+
+elif CASE == "hermetic":
+    src = os.path.join(D, "src")
+    shutil.copytree(STD, src, symlinks=True)
+    pack("a.scp", src)
+    before = {n: events("a.scp", "--scenario", n) for n in all_names}
+    run(SCVM, "extract", "-C", "files-before", "a.scp")
+    shutil.rmtree(src)                     # the inputs are gone
+    os.makedirs(os.path.join(D, "elsewhere/deeper"))
+    moved = os.path.join(D, "elsewhere/deeper/moved.scp")
+    shutil.move(os.path.join(D, "a.scp"), moved)
+    check(open(moved, "rb").read() == open(std, "rb").read(), "the pack does not depend on where inputs were")
+    for n in all_names:
+        check(events(moved, "--scenario", n, cwd="/") == before[n], f"{n}: plays identically after the move")
+    run(SCVM, "extract", "-C", "files-after", moved)
+    for dp, _, fs in os.walk(os.path.join(D, "files-before")):
+        for f in fs:
+            a = os.path.join(dp, f)
+            b = a.replace("files-before", "files-after")
+            check(open(a, "rb").read() == open(b, "rb").read(), f"{f}: same embedded bytes")
+    # every referenced file of the stdlib is embedded
+    want = ["seed/bugfix_repo/README.md", "seed/bugfix_repo/src/__init__.py",
+            "seed/bugfix_repo/tests/test_range.py", "terminal/default-100x30.json"]
+    ls = {json.loads(l)["name"]: json.loads(l) for l in run(SCVM, "ls", "--json", moved).stdout.splitlines()}
+    got = [f["path"] for f in ls["bugfix_with_tests"]["files"]]
+    check(got == want, f"bugfix_with_tests embeds {got}")
+    kinds = {f["path"] for e in ls.values() for f in e["files"]}
+    for need in ("patches/readme_typo.patch", "images/pixel.png", "audio/beep.wav"):
+        check(need in kinds, f"{need} embedded")
+    check(not any(e["source"].startswith("terminal/") for e in ls.values()),
+          "JSON files that scenarios reference are data, not scenarios")
+    # goldens next to a scenario
+    scen(os.path.join(D, "g/one.yaml"), "one")
+    write(os.path.join(D, "g/one.golden.jsonl"), "{}\n")
+    write(os.path.join(D, "g/one.scb"), "not embedded")
+    write(os.path.join(D, "g/other.txt"), "not embedded")
+    pack("g.scp", "g")
+    files = json.loads(run(SCVM, "ls", "--json", "g.scp").stdout)["files"]
+    check([f["path"] for f in files] == ["one.golden.jsonl"], f"goldens: {files}")
+
+elif CASE == "escape":
+    base = "timeline:\n  - userInputs:\n      - [10, \"x\"]\n"
+    cases = {
+        "dotdot": ("repo:\n  dir: ../outside\n", "leaves the scenario's folder"),
+        "absolute": ("repo:\n  dir: /etc\n", "absolute"),
+        "symlink_dir": ("repo:\n  dir: link\n", "leads out of the scenario's folder"),
+        "symlink_in_tree": ("repo:\n  dir: tree\n", "symbolic link leading out"),
+        "terminal_link": ("terminalRef: term.json\n", "leads out"),
+    }
+    os.makedirs(os.path.join(D, "outside"))
+    write(os.path.join(D, "outside/secret.txt"), "secret")
+    write(os.path.join(D, "outside/term.json"), '{"width": 80, "height": 24}')
+    for name, (extra, msg) in cases.items():
+        d = os.path.join(D, name)
+        os.makedirs(d)
+        os.symlink(os.path.join(D, "outside"), os.path.join(d, "link"))
+        os.makedirs(os.path.join(d, "tree"))
+        write(os.path.join(d, "tree/ok.txt"), "fine")
+        os.symlink(os.path.join(D, "outside/secret.txt"), os.path.join(d, "tree/leak.txt"))
+        os.symlink(os.path.join(D, "outside/term.json"), os.path.join(d, "term.json"))
+        write(os.path.join(d, "s.yaml"), f"name: {name}\n{extra}{base}")
+        p = pack(f"{name}.scp", os.path.join(d, "s.yaml"), ok=False)
+        check(p.returncode == 1 and msg in p.stderr and "s.yaml:" in p.stderr,
+              f"{name}: rejected with '{msg}': {p.returncode} {p.stderr}")
+        check(not os.path.exists(os.path.join(D, f"{name}.scp")), f"{name}: nothing written")
+    # a symlink that stays inside is fine (its target's bytes are embedded)
+    d = os.path.join(D, "inside")
+    os.makedirs(os.path.join(d, "tree"))
+    write(os.path.join(d, "real.txt"), "real")
+    os.symlink("../real.txt", os.path.join(d, "tree/alias.txt"))
+    write(os.path.join(d, "s.yaml"), "name: inside\nrepo:\n  dir: tree\n" + base)
+    pack("inside.scp", os.path.join(d, "s.yaml"))
+    files = json.loads(run(SCVM, "ls", "--json", "inside.scp").stdout)["files"]
+    check([f["path"] for f in files] == ["tree/alias.txt"] and files[0]["size"] == 4, f"inside: {files}")
+
+elif CASE == "limits":
+    d = os.path.join(D, "big")
+    os.makedirs(os.path.join(d, "tree"))
+    with open(os.path.join(d, "tree/blob.bin"), "wb") as f:
+        f.write(os.urandom(3000))
+    write(os.path.join(d, "s.yaml"), "name: big\nrepo:\n  dir: tree\ntimeline:\n  - userInputs:\n      - [10, \"x\"]\n")
+    p = pack("big.scp", "--max-file-size", "2K", d, ok=False)
+    check(p.returncode == 1 and "larger than the embedded file limit" in p.stderr, f"limit: {p.stderr}")
+    pack("big.scp", "--max-file-size", "3000", d)
+    p = run(SCC, "--pack", "--max-file-size", "0", "-o", "x.scp", d, ok=False)
+    check(p.returncode == 2, "bad --max-file-size is a usage error")
+    p = run(SCC, "--pack", d, ok=False)
+    check(p.returncode == 2 and "--pack needs -o" in p.stderr, "--pack needs -o")
+    os.makedirs(os.path.join(D, "empty"))
+    p = run(SCC, "--pack", "-o", "e.scp", "empty", ok=False)
+    check(p.returncode == 2 and "no scenario files" in p.stderr, f"empty: {p.stderr}")
+
+elif CASE == "depfile":
+    src = os.path.join(D, "src")
+    shutil.copytree(STD, src)
+    run(SCC, "--pack", "-MD", "-MF", "s.d", "-o", "s.scp", src)
+    text = open(os.path.join(D, "s.d")).read()
+    deps = text.replace("\\\n", " ").split(":", 1)
+    check(deps[0] == "s.scp", f"target: {deps[0]}")
+    listed = deps[1].split()
+    for f in ("bugfix_with_tests.yaml", "seed/bugfix_repo/tests/test_range.py", "terminal/default-100x30.json",
+              "patches/readme_typo.patch", "images/pixel.png", "audio/beep.wav"):
+        check(os.path.join(src, f) in listed, f"depfile lists {f}")
+    # one .scb: default name OUT.d, -MT, -MP, paths with spaces
+    sp = os.path.join(D, "with space")
+    os.makedirs(sp)
+    shutil.copy(os.path.join(STD, "bugfix_with_tests.yaml"), os.path.join(sp, "b.yaml"))
+    shutil.copytree(os.path.join(STD, "seed"), os.path.join(sp, "seed"))
+    shutil.copytree(os.path.join(STD, "terminal"), os.path.join(sp, "terminal"))
+    run(SCC, "-MD", "-MP", "-MT", "custom", "-o", "b.scb", os.path.join(sp, "b.yaml"))
+    text = open(os.path.join(D, "b.scb.d")).read()
+    check(text.startswith("custom: \\\n  " + os.path.join(D, "with\\ space/b.yaml")), f"-MT/escaping: {text[:120]!r}")
+    check("\n" + os.path.join(D, "with\\ space/terminal/default-100x30.json") + ":\n" in text, "-MP phony rules")
+    # Make reads it: touching a dependency makes the target out of date.
+    mk = os.path.join(D, "Makefile")
+    write(mk, f"b.scb:\n\t{SCC} -MD -o b.scb '{os.path.join(sp, 'b.yaml')}'\n-include b.scb.d\n")
+    run(SCC, "-MD", "-o", "b.scb", os.path.join(sp, "b.yaml"))
+    if shutil.which("make"):
+        check(run("make", "-q", "b.scb", ok=None).returncode == 0, "make: up to date")
+        st = os.stat(os.path.join(D, "b.scb"))
+        os.utime(os.path.join(sp, "seed/bugfix_repo/README.md"), (st.st_mtime + 5, st.st_mtime + 5))
+        check(run("make", "-q", "b.scb", ok=None).returncode == 1, "make: a referenced file is a prerequisite")
+
+elif CASE == "cache":
+    src = os.path.join(D, "src")
+    shutil.copytree(STD, src)
+    run(SCC, "--cache-dir", "cache", "--pack", "-o", "a.scp", src)
+    entries = os.listdir(os.path.join(D, "cache"))
+    check(len(entries) == 18, f"one cache entry per scenario: {len(entries)}")
+    run(SCC, "--cache-dir", "cache", "--pack", "-o", "b.scp", src)
+    check(open(os.path.join(D, "a.scp"), "rb").read() == open(os.path.join(D, "b.scp"), "rb").read() ==
+          open(std, "rb").read(), "cached build is byte-identical")
+    check(len(os.listdir(os.path.join(D, "cache"))) == 18, "a hit adds nothing")
+    # a hit does not re-read the YAML: prove it by corrupting a cache entry -> recompiled, still right
+    for e in entries[:3]:
+        with open(os.path.join(D, "cache", e), "r+b") as f:
+            f.seek(40)
+            f.write(b"\xff\xff")
+    run(SCC, "--cache-dir", "cache", "--pack", "-o", "c.scp", src)
+    check(open(os.path.join(D, "c.scp"), "rb").read() == open(std, "rb").read(), "corrupt entries are misses")
+    # changing a referenced file changes the output (terminal size is in the metadata)
+    write(os.path.join(src, "terminal/default-100x30.json"), '{"width": 101, "height": 30}\n')
+    run(SCC, "--cache-dir", "cache", "--pack", "-o", "d.scp", src)
+    info = run(SCVM, "ls", "--json", "--scenario", "bugfix_with_tests", "d.scp").stdout
+    old = run(SCVM, "ls", "--json", "--scenario", "bugfix_with_tests", std).stdout
+    check(json.loads(info)["hash"] != json.loads(old)["hash"], "a changed terminalRef is not a stale hit")
+    # -D is part of the key
+    run(SCC, "--cache-dir", "c2", "-o", "x.scb", os.path.join(src, "bugfix_with_tests.yaml"))
+    run(SCC, "--cache-dir", "c2", "-DFOO=1", "-o", "y.scb", os.path.join(src, "bugfix_with_tests.yaml"))
+    check(len(os.listdir(os.path.join(D, "c2"))) == 2, "-D changes the key")
+
+elif CASE == "verify":
+    p = run(SCVM, "verify", std, os.path.join(WORK, "bad_entry.scp"), ok=False)
+    check(p.returncode == 4, f"status 4, got {p.returncode}")
+    check(p.stdout == f"{std}: ok (pack: 18 scenarios, 12 embedded files)\n", f"ok line: {p.stdout!r}")
+    check(re.search(r"bad_entry.scp: rejected: entry 2 '[a-z_]+': .*\[ENTRY\]", p.stderr) is not None,
+          f"names the failing entry: {p.stderr}")
+    p = run(SCVM, "verify", "--json", os.path.join(WORK, "bad_entry.scp"), ok=False)
+    j = json.loads(p.stdout)
+    check(j["ok"] is False and j["code"] == "ENTRY" and j["entry"] == 2, f"json: {j}")
+    data = open(std, "rb").read()
+    for what, mutated in (("flip", data[:100] + bytes([data[100] ^ 1]) + data[101:]), ("truncated", data[:-1]),
+                          ("header", data[:12] + b"\x02" + data[13:])):
+        bad = os.path.join(D, what + ".scp")
+        open(bad, "wb").write(mutated)
+        p = run(SCVM, "verify", bad, ok=False)
+        check(p.returncode == 4 and "rejected" in p.stderr, f"{what}: {p.stderr}")
+        p = run(SCVM, "run", bad, ok=False)
+        check(p.returncode == 4 and p.stdout == "", f"{what}: run plays nothing")
+    p = run(SCVM, "verify", "--json", std)
+    check(json.loads(p.stdout) == {"file": std, "ok": True, "kind": "pack", "scenarios": 18}, p.stdout)
+
+elif CASE == "junit":
+    p = run(SCVM, "run", "--junit", "r.xml", "--shard", "2/3", std)
+    check(p.stderr == "6 passed, 0 failed, 0 skipped\n", f"closing line (no progress bar off a TTY): {p.stderr!r}")
+    root = ET.parse(os.path.join(D, "r.xml")).getroot()
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    check(root.tag == "testsuites" and suite.get("tests") == "6" and suite.get("failures") == "0", "counts")
+    check([c.get("name") for c in cases] == names(std, "--shard", "2/3"), "one testcase per scenario, in order")
+    check(all(c.get("file", "").endswith(".yaml") and float(c.get("time")) >= 0 for c in cases), "file and time")
+    run(SCVM, "run", "--junit", "r2.xml", "--shard", "2/3", std)
+    check(open(os.path.join(D, "r.xml")).read() == open(os.path.join(D, "r2.xml")).read(), "reproducible")
+    p = run(SCVM, "run", "-o", "ev.jsonl", std)
+    check(p.stdout == "" and p.stderr == "18 passed, 0 failed, 0 skipped\n", f"-o: {p.stderr!r}")
+    check(open(os.path.join(D, "ev.jsonl")).read() == events(std), "-o writes the same stream")
+    # A pack-only option on a .scb: a pack of one.
+    run(SCC, "-o", "one.scb", os.path.join(STD, "plan_mode_exit.yaml"))
+    p = run(SCVM, "run", "--junit", "one.xml", "one.scb")
+    check(p.stderr == "1 passed, 0 failed, 0 skipped\n", p.stderr)
+
+elif CASE == "parallel":
+    j1 = events(std)
+    for j in ("2", "4", "0", "16"):
+        check(events(std, "-j", j) == j1, f"-j {j}: same output as -j 1")
+    check(events(std, "-j", "3", "--count") == events(std, "--count"), "-j with --count")
+    p = run(SCVM, "run", "-j", "x", std, ok=False)
+    check(p.returncode == 2, "-j x is a usage error")
+    p = run(SCVM, "run", "--fail-fast", "-j", "4", std)
+    check(p.stderr.endswith("18 passed, 0 failed, 0 skipped\n"), p.stderr)
+
+elif CASE == "size":
+    def ratio(inputs, out, *extra):
+        pack(out, *extra, *inputs)
+        yaml = 0
+        for i in inputs:
+            for dp, _, fs in os.walk(i):
+                yaml += sum(os.path.getsize(os.path.join(dp, f)) for f in fs if f.endswith((".yaml", ".yml")))
+        return os.path.getsize(os.path.join(D, out)), yaml
+    s, y = ratio([STD], "std.scp")
+    print(f"stdlib: pack {s} bytes, YAML {y} bytes: {100 * s / y:.1f}%")
+    # 18 hand-written, mutually different scenarios: their text alone does not
+    # compress below ~20% (docs/pack.md, "Size"); this guards against regressions.
+    check(s <= 0.30 * y, f"stdlib pack {s} > 30% of {y}")
+    # 1,000 generated scenarios (a suite from templates, as teams have): <= 10%.
+    gen = os.path.join(D, "gen")
+    verbs = ["fix", "refactor", "document", "test", "optimise", "review", "port", "rename"]
+    things = ["the parser", "the login flow", "the cache", "the CLI", "the scheduler", "the exporter"]
+    for i in range(1000):
+        v, t = verbs[i % len(verbs)], things[(i // 8) % len(things)]
+        write(os.path.join(gen, f"s{i:04d}.yaml"), f"""# generated scenario {i}
+name: gen_{i:04d}
+tags: [generated, {v}]
+timeline:
+  - userInputs:
+      - [100, "Please {v} {t} (ticket #{1000 + i})"]
+  - llmResponse:
+      - think:
+          - [500, "I should look at {t} first"]
+      - assistant:
+          - [200, "Looking at {t}."]
+  - agentToolUse:
+      toolName: readFile
+      args: {{path: "src/module_{i % 50}.py"}}
+      result: "def f_{i}(): return {i}"
+      status: ok
+  - llmResponse:
+      - assistant:
+          - [300, "Done: {v} {t} for ticket #{1000 + i}."]
+""")
+    s, y = ratio([gen], "gen.scp")
+    print(f"1000 generated: pack {s} bytes, YAML {y} bytes: {100 * s / y:.1f}%")
+    check(s <= 0.10 * y, f"generated pack {s} > 10% of {y}")
+    corpus = os.path.join(CORPUS, "agent-harbor") if CORPUS else ""
+    if corpus and os.path.isdir(corpus):
+        p = run(SCC, "--pack", "-o", "ah.scp", corpus, ok=None)
+        if p.returncode == 0:
+            s = os.path.getsize(os.path.join(D, "ah.scp"))
+            y = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(corpus) for f in fs
+                    if f.endswith((".yaml", ".yml")))
+            print(f"agent-harbor corpus: pack {s} bytes, YAML {y} bytes: {100 * s / y:.1f}%")
+        else:
+            print("agent-harbor corpus: not every file compiles; packed the ones that do:")
+            print(p.stderr[-2000:])
+else:
+    sys.exit(f"unknown case {CASE}")
+
+if fails:
+    sys.exit(f"{len(fails)} checks failed")
+print(f"pack_cli {CASE}: ok")
