@@ -16,9 +16,11 @@
 #include "../common/fileio.h"
 #include "../common/sc_alloc.h"
 #include "rt_clock.h"
-#include "cmd_pack.h"
 #include "rt_sim.h"
 #include "vm.h"
+#ifdef SC_HAVE_RT_PTY
+#include "rt_pty.h"
+#endif
 
 int scvm_serve_main(int argc, char **argv);   /* vm/cmd_serve.c (sc_rt_llm) */
 
@@ -39,7 +41,6 @@ static const char usage_text[] =
     "       scvm verify [--json] FILE...\n"
     "       scvm info [--json] FILE\n"
     "       scvm dis [--no-lines] FILE\n"
-    "       scvm ls|extract [options] FILE.scp; run/verify/info take packs too\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -52,18 +53,28 @@ static const char help_text[] =
     "  info FILE      header and metadata\n"
     "  dis FILE       disassembly listing, with source lines when present\n"
     "  serve llm FILE serve the scenarios as mock OpenAI/Anthropic APIs (scvm serve --help)\n"
-    "  ls FILE.scp    list a pack's scenarios; extract -C DIR writes them out\n"
-    "                 packs: --scenario, --tag, --prompt, --shard I/N, --junit FILE,\n"
-    "                 -j N, --fail-fast (docs/scvm.md, \"Packs\")\n"
     "\n"
     "run options:\n"
     "  -o, --output FILE  write to FILE (atomically: nothing on failure); '-' = stdout\n"
-    "  -t, --target NAME  target to drive: sim (the default and, for now, only one)\n"
+    "  -t, --target NAME  target to drive: sim (the default) or pty: a real program in\n"
+    "                     a pseudo-terminal (docs/pty.md); after FILE, '-- CMD ARGS...'\n"
+    "                     names the program\n"
     "  --speed X          multiply every scheduled time by X: < 1 faster, > 1 slower;\n"
     "                     at_ms = round(t * X); X below 0.01 counts as 0.01\n"
     "  --realtime         wait for each op's time on the monotonic clock (default:\n"
     "                     virtual time, instant)\n"
     "  --count            count events instead of printing them: 'N events'\n"
+    "pty options (docs/pty.md):\n"
+    "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
+    "                     screenshots and checksums.json into DIR\n"
+    "  --goldens DIR      compare screenshots with DIR/LABEL.golden (default: the\n"
+    "                     FILE's folder/goldens/SCENARIO/PROFILE); diff on mismatch\n"
+    "  --update-goldens   write the goldens instead of comparing\n"
+    "  --cast FILE        record the session as asciicast v2\n"
+    "  --cells            snapshots carry cells with their style\n"
+    "  --cancel-key KEY   the key userCancelSession presses (default Ctrl+C)\n"
+    "  --keep-workspace   leave the repo.init workspace behind\n"
+    "  --data-model-exit  exit with the tui-use data model's status (0-12)\n"
     "  --json             with --count: print the counts as a JSON object\n"
     "other options:\n"
     "  --json             (verify, info) JSON output, one object per file\n"
@@ -239,6 +250,10 @@ typedef struct Cmd {
     bool realtime, count, json, no_lines;
     const char **files;     /* operands, in order */
     int n_files;
+    /* pty target */
+    const char *artifacts, *goldens, *cast, *cancel_key;
+    bool update_goldens, cells, keep_ws, dm_exit;
+    char **command;         /* after FILE and "--": the program, or NULL */
 } Cmd;
 
 enum { CMD_RUN = 1, CMD_VERIFY = 2, CMD_INFO = 4, CMD_DIS = 8 };
@@ -263,6 +278,11 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
             continue;
         }
         if (strcmp(a, "--") == 0) {
+            /* run FILE -- CMD ARGS: the rest is the program (pty target). */
+            if (which == CMD_RUN && c->n_files == 1 && i + 1 < argc) {
+                c->command = argv + i + 1;
+                break;
+            }
             opts = false;
             continue;
         }
@@ -285,9 +305,28 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
         } else if (run && (r = opt_value(argc, argv, &i, "-t", "--target", &v)) != 0) {
             if (r < 0)
                 return VM_USAGE;
+#ifdef SC_HAVE_RT_PTY
+            if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0)
+                return usage_error("unknown target '%s' (known: sim, pty)", v);
+#else
             if (strcmp(v, "sim") != 0)
                 return usage_error("unknown target '%s' (known: sim)", v);
+#endif
             c->target = v;
+        } else if (run && strcmp(a, "--update-goldens") == 0) {
+            c->update_goldens = true;
+        } else if (run && strcmp(a, "--cells") == 0) {
+            c->cells = true;
+        } else if (run && strcmp(a, "--keep-workspace") == 0) {
+            c->keep_ws = true;
+        } else if (run && strcmp(a, "--data-model-exit") == 0) {
+            c->dm_exit = true;
+        } else if (run && ((r = opt_value(argc, argv, &i, NULL, "--artifacts", &c->artifacts)) != 0 ||
+                           (r = opt_value(argc, argv, &i, NULL, "--goldens", &c->goldens)) != 0 ||
+                           (r = opt_value(argc, argv, &i, NULL, "--cast", &c->cast)) != 0 ||
+                           (r = opt_value(argc, argv, &i, NULL, "--cancel-key", &c->cancel_key)) != 0)) {
+            if (r < 0)
+                return VM_USAGE;
         } else if (run && (r = opt_value(argc, argv, &i, NULL, "--speed", &v)) != 0) {
             if (r < 0)
                 return VM_USAGE;
@@ -297,10 +336,58 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
             return usage_error("unknown option '%s'", a);
         }
     }
+    if (which == CMD_RUN && strcmp(c->target, "pty") != 0 &&
+        (c->command || c->artifacts || c->goldens || c->cast || c->cancel_key || c->update_goldens ||
+         c->cells || c->keep_ws || c->dm_exit))
+        return usage_error("%s", "'-- CMD' and the pty options need --target pty");
     return 0;
 }
 
 /* ---- commands ---- */
+
+#ifdef SC_HAVE_RT_PTY
+/* run -t pty: the program in a PTY; events stream to stdout (or -o). */
+static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
+{
+    char dir[4096], goldens[8192];
+    const char *sl = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
+    if (sl == path)
+        snprintf(dir, sizeof dir, "/");
+    if (!c->goldens) {
+        /* <FILE's folder>/goldens/<scenario>/<terminal profile> */
+        char sc[256], prof[64];
+        rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
+        snprintf(prof, sizeof prof, "%ux%u", prog->meta.term_width ? (unsigned)prog->meta.term_width : 80u,
+                 prog->meta.term_height ? (unsigned)prog->meta.term_height : 24u);
+        snprintf(goldens, sizeof goldens, "%s/goldens/%s/%s", dir, sc, prof);
+    }
+    FILE *out = stdout;
+    if (c->output && strcmp(c->output, "-") != 0 && !(out = fopen(c->output, "w"))) {
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", c->output, strerror(errno));
+        return VM_IO;
+    }
+    RtPtyOpts po = {
+        .argv = c->command, .artifacts = c->artifacts, .goldens = c->goldens ? c->goldens : goldens,
+        .update_goldens = c->update_goldens, .events = out, .diag = stderr, .cast = c->cast,
+        .cancel_key = c->cancel_key, .cells = c->cells, .speed = c->speed, .scenario_dir = dir,
+        .keep_workspace = c->keep_ws,
+    };
+    RtTarget *t = rt_pty_new(&po);
+    if (!t) {
+        fputs("scvm: out of memory\n", stderr);
+        return VM_RUNTIME;
+    }
+    VmOpts vo = { .speed = c->speed };
+    int st = vm_run(prog, t, rt_pty_clock(t), &vo);
+    const char *msg;
+    PtyErr e = rt_pty_result(t, &msg);
+    t->vt->destroy(t);
+    if (out != stdout && fclose(out) != 0 && !st)
+        st = VM_IO;
+    return c->dm_exit ? (int)e : st;
+}
+#endif
 
 static int cmd_run(const Cmd *c)
 {
@@ -311,6 +398,13 @@ static int cmd_run(const Cmd *c)
     int st = load(path, &l, false);
     if (st)
         return st;
+#ifdef SC_HAVE_RT_PTY
+    if (strcmp(c->target, "pty") == 0) {
+        st = run_pty(c, path, l.prog);
+        loaded_fini(&l);
+        return st;
+    }
+#endif
 
     /* Streamed to stdout unless -o names a file; then built in memory and
     ** written at the end (all or nothing). */
@@ -550,9 +644,6 @@ int main(int argc, char **argv)
                BC_VERSION_MINOR);
         return fflush(stdout) == 0 ? VM_OK : VM_IO;
     }
-    int pack_st;
-    if (scvm_pack_dispatch(argc, argv, &pack_st))   /* vm/cmd_pack.c */
-        return pack_st;
     static const struct {
         const char *name;
         unsigned which;

@@ -1,0 +1,69 @@
+/* rt_pty_session.h - a program running in a pseudo-terminal: spawn, I/O,
+** exit, cleanup.  No terminal emulation here (rt_pty_screen.h does that).
+**
+** The child runs in its own session with the PTY slave as controlling
+** terminal, so it and everything it starts share one process group that
+** pty_session_kill() signals as a whole.  The runner becomes a child
+** subreaper (PR_SET_CHILD_SUBREAPER), so daemonized grandchildren are
+** reparented to it and pty_session_close() can kill and reap them too: no
+** zombie or orphan survives a session.
+**
+** Child exit is an event on a file descriptor (a self-pipe written by the
+** SIGCHLD handler), so callers poll(2) the PTY master and that pipe
+** together instead of sleeping. */
+#ifndef SC_RT_PTY_SESSION_H
+#define SC_RT_PTY_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct PtySession PtySession;
+
+typedef struct PtySpawn {
+    const char *path;              /* absolute path of the executable */
+    char *const *argv;             /* argv[0] .. NULL */
+    char *const *envp;             /* the complete environment .. NULL */
+    const char *cwd;               /* NULL = inherit */
+    int rows, cols;
+} PtySpawn;
+
+/* Starts the program.  Returns NULL and fills err on failure; exec
+** failures in the child are reported here too (through a CLOEXEC pipe),
+** not as a mysterious exit status 127. */
+PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen);
+
+int pty_session_fd(const PtySession *s);        /* the master, non-blocking */
+int pty_session_exit_fd(const PtySession *s);   /* readable when a child may have exited */
+pid_t pty_session_pid(const PtySession *s);
+
+/* Reaps after the exit fd became readable (or any time); returns true once
+** the program has exited. */
+bool pty_session_reap(PtySession *s);
+bool pty_session_exited(const PtySession *s);
+/* After exit: exit code (>= 0) or -1 when killed by a signal (see sig). */
+int pty_session_exit_code(const PtySession *s);
+int pty_session_exit_signal(const PtySession *s);
+bool pty_session_killed_by_us(const PtySession *s);
+
+/* Sets the window size (TIOCSWINSZ; the kernel sends SIGWINCH). */
+int pty_session_resize(PtySession *s, int rows, int cols);
+
+/* SIGTERM to the process group, wait up to grace_ms for the program to
+** exit (event-driven), then SIGKILL.  Returns true when it exited. */
+bool pty_session_kill(PtySession *s, int grace_ms);
+
+/* Kills whatever is left (group, reparented orphans), reaps every child,
+** closes the descriptors and frees.  NULL is fine. */
+void pty_session_close(PtySession *s);
+
+/* The process-wide SIGCHLD pipe (set up on first use), for code that runs
+** other children and waits for them without sleeping; -1 on failure.
+** Readers must not assume a byte is theirs: reap with WNOHANG and check. */
+int pty_child_fd(void);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+uint64_t pty_now_ms(void);
+
+#endif

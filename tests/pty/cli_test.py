@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Scenarios played against real programs: scc compiles, scvm -t pty runs.
+
+usage: cli_test.py SCC SCVM WORKDIR
+
+Each case is one function: it writes a scenario, runs it, and checks the
+exit status, the event stream, goldens or artifacts.  Programs are Debian's
+(cat, bash, python3, git).  Nothing here measures time: every wait in the
+runner is event-driven with a deadline, so a slow machine is only slower.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SCC, SCVM, WORK = sys.argv[1:4]
+HERE = os.path.dirname(os.path.abspath(__file__))
+failures = []
+
+
+def run(args, cwd, timeout=120):
+    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+
+
+def case(fn):
+    d = os.path.join(WORK, fn.__name__)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    try:
+        fn(d)
+        print('ok   %s' % fn.__name__)
+    except AssertionError as e:
+        failures.append(fn.__name__)
+        print('FAIL %s: %s' % (fn.__name__, e))
+    return fn
+
+
+def compile_(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    st, out, err = run([SCC, name], d)
+    assert st == 0, 'scc %s: %s' % (name, err)
+    return os.path.splitext(name)[0] + '.scb'
+
+
+def events(out):
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def kinds(out):
+    return [e['kind'] for e in events(out)]
+
+
+CAT = '''name: cat_echo
+ah:
+  cmd: /bin/cat
+timeline:
+  - userInputs:
+      - relativeTime: 100
+        input: hello
+  - baseTimeDelta: 200
+  - screenshot: after_hello
+  - assert:
+      text:
+        contains: ['hello']
+'''
+
+
+@case
+def goldens_update_match_mismatch(d):
+    scb = compile_(d, 'cat.yaml', CAT)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--update-goldens', scb], d)
+    assert st == 0, err
+    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'after_hello.golden')
+    text = open(g).read()
+    assert text.startswith('scc-screen 1\nsize 24x80\n'), text
+    assert '  0|hello\n  1|hello\n' in text, text
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
+    assert st == 0, err
+    assert [e for e in events(out) if e['kind'] == 'screenshot'][0]['result'] == 'match', out
+    with open(g, 'w') as f:
+        f.write(text.replace('  1|hello', '  1|HELLO'))
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb], d)
+    assert st == 5, 'a mismatch is E_ASSERTION_FAILED (5), got %d' % st
+    assert '-  1|HELLO\n+  1|hello\n' in err, 'unified diff on stderr: ' + err
+    assert 'E_ASSERTION_FAILED' in err, err
+
+
+@case
+def unreadable_golden_fails_before_spawn(d):
+    scb = compile_(d, 'cat.yaml', CAT)
+    os.makedirs(os.path.join(d, 'g', 'after_hello.golden'))   # a directory: unreadable as a golden
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--goldens', 'g', '--data-model-exit', scb], d)
+    assert st == 10, 'E_IO is 10, got %d: %s' % (st, err)
+    assert 'cannot read golden' in err, err
+    assert 'spawn' not in kinds(out), 'nothing may be spawned: ' + out
+
+
+@case
+def artifacts_and_checksums(d):
+    scb = compile_(d, 'cat.yaml', CAT)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', '--cast', 'rec.cast', scb], d)
+    assert st == 0, err
+    art = os.path.join(d, 'art')
+    run_json = json.load(open(os.path.join(art, 'run.json')))
+    assert run_json['status'] == 'passed' and run_json['command'] == '/bin/cat', run_json
+    assert run_json['final_observation']['screen']['lines'][0] == 'hello', run_json
+    assert run_json['exit_status']['terminated_by_harness'] is True, run_json
+    sums = json.load(open(os.path.join(art, 'checksums.json')))
+    assert sums['algorithm'] == 'xxh64'
+    listed = set(sums['files'])
+    on_disk = set(os.path.relpath(os.path.join(r, f), art) for r, _, fs in os.walk(art) for f in fs)
+    assert listed == on_disk - {'checksums.json'}, (listed, on_disk)
+    assert 'cat_echo/80x24/screenshots/after_hello.golden' in listed
+    assert open(os.path.join(art, 'transcript.log'), 'rb').read().startswith(b'hello\r\n'), 'raw transcript'
+    snap = json.load(open(os.path.join(art, 'snapshots', '000001.json')))
+    assert snap['snapshot_version'] == 1 and snap['rows'] == 24 and snap['lines'][1] == 'hello', snap
+    cast = open(os.path.join(d, 'rec.cast')).read().splitlines()
+    hdr = json.loads(cast[0])
+    assert hdr['version'] == 2 and hdr['width'] == 80 and hdr['height'] == 24, hdr
+    evs = [json.loads(l) for l in cast[1:]]
+    assert any(e[1] == 'i' and 'hello' in e[2] for e in evs) and any(e[1] == 'o' for e in evs), cast
+    assert all(evs[i][0] <= evs[i + 1][0] for i in range(len(evs) - 1)), 'cast times are non-decreasing'
+
+
+PROBE = r'''import os, sys, termios, tty, select
+fd = sys.stdin.fileno()
+tty.setraw(fd)
+os.write(1, b"\x1b[6n")
+r = b""
+while not r.endswith(b"R"):
+    if not select.select([fd], [], [], 20)[0]:
+        break
+    r += os.read(fd, 32)
+os.write(1, b"\r\nCPR " + r[1:] + b" OK\r\n")
+'''
+
+
+@case
+def terminal_queries_are_answered(d):
+    with open(os.path.join(d, 'probe.py'), 'w') as f:
+        f.write(PROBE)
+    scb = compile_(d, 'probe.yaml', '''name: probe
+timeline:
+  - assert:
+      text:
+        contains: ['CPR [1;1R OK']
+''')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb, '--', sys.executable, 'probe.py'], d)
+    assert st == 0, err + out
+
+
+@case
+def command_line_program_and_exit_code(d):
+    scb = compile_(d, 'exit.yaml', '''name: exit_code
+expect:
+  exitCode: 3
+timeline:
+  - userInputs:
+      - relativeTime: 10
+        input: exit 3
+''')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb, '--', '/bin/bash', '--norc', '--noprofile'], d)
+    assert st == 0, err + out
+    assert [e for e in events(out) if e['kind'] == 'exit'][0]['exit_code'] == 3, out
+    scb = compile_(d, 'exit4.yaml', '''name: exit_code_4
+expect:
+  exitCode: 4
+timeline:
+  - userInputs:
+      - relativeTime: 10
+        input: exit 3
+''')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb, '--', '/bin/bash', '--norc'], d)
+    assert st == 6, 'E_PROCESS_EXIT is 6, got %d' % st
+
+
+@case
+def missing_command_is_refused(d):
+    scb = compile_(d, 'none.yaml', 'name: none\ntimeline:\n  - screenshot: x\n')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb], d)
+    assert st == 12 and 'no command' in err, (st, err)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb, '--', '/no/such/prog'], d)
+    assert st == 2 and 'not found' in err and 'spawn' not in kinds(out), (st, err)
+    st, out, err = run([SCVM, 'run', scb, '--', '/bin/cat'], d)
+    assert st == 2 and 'need --target pty' in err, (st, err)
+
+
+@case
+def workspace_repo_assertions(d):
+    os.makedirs(os.path.join(d, 'seed', 'src'))
+    with open(os.path.join(d, 'seed', 'src', 'a.txt'), 'w') as f:
+        f.write('seeded\n')
+    with open(os.path.join(d, 'add.patch'), 'w') as f:
+        f.write('--- /dev/null\n+++ b/added.txt\n@@ -0,0 +1 @@\n+from a patch\n')
+    scb = compile_(d, 'ws.yaml', '''name: workspace
+repo:
+  init: true
+  branch: feature
+  dir: seed
+  files:
+    - path: conf/settings.json
+      contents: '{"a": {"b": [1, 2, 3]}}'
+    - path: bin.dat
+      contents: {base64: "aGVsbG8="}
+timeline:
+  - userInputs:
+      - relativeTime: 10
+        input: git branch --show-current; cat bin.dat; echo; cat src/a.txt
+  - baseTimeDelta: 20
+  - assert:
+      text:
+        contains: ['feature', 'hello', 'seeded']
+      fs:
+        exists: ['src/a.txt', 'conf/settings.json']
+        notExists: ['added.txt']
+      json:
+        file: {path: conf/settings.json, pointer: /a/b/2, equals: 3}
+  - userEdits:
+      patch: add.patch
+  - userCommand:
+      cmd: git add -A && git commit -q -m "user made a change"
+  - assert:
+      fs:
+        exists: ['added.txt']
+      git:
+        commit: {messageContains: 'made a change'}
+''')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb, '--', '/bin/bash', '--norc', '--noprofile'], d)
+    assert st == 0, err + out
+    assert kinds(out).count('assert') == 2, out
+    # escaping the workspace is refused
+    scb = compile_(d, 'esc.yaml', '''name: escape
+repo: {init: true}
+timeline:
+  - assert:
+      fs:
+        exists: ['/etc/passwd']
+''')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb, '--', '/bin/cat'], d)
+    assert st in (2, 5), (st, err)
+
+
+for name in []:
+    pass
+if failures:
+    print('%d case(s) failed: %s' % (len(failures), ', '.join(failures)))
+    sys.exit(1)
+print('all cases passed')

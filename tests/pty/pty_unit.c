@@ -1,0 +1,265 @@
+/* pty_unit.c - the PTY target's layers, in libvterm's test spirit: push
+** bytes, check the screen; press keys, check the bytes; spawn programs,
+** check that nothing is left behind.  Each check names what it tests. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt_pty_regex.h"
+#include "rt_pty_screen.h"
+#include "rt_pty_session.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                      \
+    do {                                                      \
+        if (!(cond)) {                                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                     \
+            fputc('\n', stderr);                              \
+            failures++;                                       \
+        }                                                     \
+    } while (0)
+
+/* ---- screen ---- */
+
+static Buf sent;        /* what the screen sent towards the program */
+static Buf notes;
+
+static void on_out(const char *s, size_t n, void *u)
+{
+    (void)u;
+    buf_put(&sent, s, n);
+}
+
+static void on_note(const char *kind, const char *d, size_t n, void *u)
+{
+    (void)u;
+    buf_printf(&notes, "%s:%.*s;", kind, (int)n, d);
+}
+
+static void push(PtyScreen *s, const char *bytes)
+{
+    pty_screen_feed(s, bytes, strlen(bytes));
+}
+
+static bool sent_is(const char *want)
+{
+    bool ok = sent.len == strlen(want) && memcmp(sent.data, want, sent.len) == 0;
+    buf_reset(&sent);
+    return ok;
+}
+
+static void test_screen(void)
+{
+    PtyScreen *s = pty_screen_new(5, 20, on_out, on_note, NULL);
+    Buf b;
+    buf_init(&b);
+
+    push(s, "hello\r\n\x1b[1;31mred\x1b[0m wor\xc3\xa9ld   ");
+    pty_screen_line(s, 0, &b);
+    CHECK(b.len == 5 && memcmp(b.data, "hello", 5) == 0, "line 0 is 'hello'");
+    pty_screen_line(s, 1, &b);
+    CHECK(b.len == 11 && memcmp(b.data, "red wor\xc3\xa9ld", 11) == 0, "line 1 trailing spaces trimmed, UTF-8 kept");
+
+    buf_reset(&b);
+    pty_screen_golden(s, &b);
+    buf_putc(&b, 0);
+    const char *g = (const char *)b.data;
+    CHECK(strstr(g, "size 5x20\n") != NULL, "golden has the size");
+    CHECK(strstr(g, "  1: 0-2 bold fg=1\n") != NULL, "golden attrs: bold red run on row 1 (%s)", g);
+    CHECK(strstr(g, "cursor 1,") != NULL, "golden has the cursor row");
+
+    /* queries: cursor position report and device attributes */
+    push(s, "\x1b[3;4H\x1b[6n");
+    CHECK(sent_is("\x1b[3;4R"), "CPR answered with the cursor position");
+    push(s, "\x1b[c");
+    CHECK(sent.len > 3 && memcmp(sent.data, "\x1b[?", 3) == 0, "DA answered");
+    buf_reset(&sent);
+    push(s, "\x1b]11;?\x1b\\");
+    CHECK(sent.len > 5 && memcmp(sent.data, "\x1b]11;rgb:", 9) == 0, "OSC 11 colour query answered");
+    buf_reset(&sent);
+
+    /* keys follow the modes the program set */
+    CHECK(pty_screen_key(s, "Up") && sent_is("\x1b[A"), "Up in normal mode is CSI A");
+    push(s, "\x1b[?1h");
+    CHECK(pty_screen_key(s, "Up") && sent_is("\x1bOA"), "Up in DECCKM is SS3 A");
+    push(s, "\x1b[?1l");
+    CHECK(pty_screen_key(s, "Ctrl+C") && sent_is("\x03"), "Ctrl+C is ETX");
+    CHECK(pty_screen_key(s, "ctrl+c") && sent_is("\x03"), "modifier names are case-insensitive");
+    CHECK(pty_screen_key(s, "Enter") && sent_is("\r"), "Enter is CR");
+    CHECK(pty_screen_key(s, "F5") && sent_is("\x1b[15~"), "F5");
+    CHECK(pty_screen_key(s, "Alt+x") && sent_is("\x1bx"), "Alt+x is ESC x");
+    CHECK(pty_screen_key(s, "Shift+Up") && sent_is("\x1b[1;2A"), "Shift+Up");
+    CHECK(!pty_key_valid("Hyper+Q") && !pty_key_valid("Entr") && !pty_key_valid(""), "unknown keys refused");
+    pty_screen_type(s, "ab\n", 3, true);
+    CHECK(sent_is("ab\r"), "typing without bracketed paste mode");
+    push(s, "\x1b[?2004h");
+    pty_screen_type(s, "ab", 2, true);
+    CHECK(sent_is("\x1b[200~ab\x1b[201~"), "paste is bracketed when the program asks");
+
+    /* alternate screen, cursor visibility, invalid UTF-8 */
+    push(s, "\x1b[?1049h\x1b[?25l");
+    CHECK(pty_screen_altscreen(s) && !pty_screen_cursor(s).visible, "alt screen on, cursor hidden");
+    buf_reset(&notes);
+    push(s, "bad\xff\xfe!");
+    CHECK(strstr((const char *)notes.data, "invalid_utf8") != NULL, "invalid UTF-8 becomes an event");
+    buf_reset(&notes);
+    push(s, "\xe2\x82");
+    push(s, "\xac");
+    CHECK(notes.len == 0, "a character split across reads is not invalid");
+
+    uint64_t g0 = pty_screen_gen(s);
+    push(s, "x");
+    CHECK(pty_screen_gen(s) != g0, "a change bumps the generation");
+
+    /* wide characters take two cells but one character of text */
+    PtyScreen *w = pty_screen_new(2, 10, on_out, on_note, NULL);
+    push(w, "\xe4\xb8\xad\xe6\x96\x87|");
+    pty_screen_line(w, 0, &b);
+    CHECK(b.len == 7 && memcmp(b.data, "\xe4\xb8\xad\xe6\x96\x87|", 7) == 0, "wide characters once in text");
+    CHECK(pty_screen_cursor(w).col == 5, "the cursor moved four cells then one");
+    pty_screen_free(w);
+
+    buf_fini(&b);
+    pty_screen_free(s);
+}
+
+/* ---- regex ---- */
+
+static bool re_match(const char *pat, const char *text)
+{
+    char err[128];
+    PtyRegex *re = pty_regex_new(pat, strlen(pat), err, sizeof err);
+    if (!re) {
+        fprintf(stderr, "pattern %s: %s\n", pat, err);
+        return false;
+    }
+    bool m = pty_regex_search(re, text, strlen(text));
+    pty_regex_free(re);
+    return m;
+}
+
+static bool re_bad(const char *pat)
+{
+    char err[128];
+    PtyRegex *re = pty_regex_new(pat, strlen(pat), err, sizeof err);
+    pty_regex_free(re);
+    return re == NULL;
+}
+
+static void test_regex(void)
+{
+    CHECK(re_match("hel+o", "say hello"), "plus");
+    CHECK(!re_match("^hello", "say hello"), "anchor at the start");
+    CHECK(re_match("(?m)^hello$", "x\nhello\ny"), "multi-line anchors");
+    CHECK(re_match("a(b|c)*d", "xabcbcd"), "group, alternation, star");
+    CHECK(re_match("[0-9]{3}-\\d{2,}", "tel 555-1234"), "classes and counted repetition");
+    CHECK(!re_match("[0-9]{3}-\\d{5,}", "tel 555-1234"), "counted repetition bound");
+    CHECK(re_match("\\w+@\\w+\\.com", "mail: a_b@example.com"), "escapes");
+    CHECK(re_match("[^a-z]x", "Ax") && !re_match("[^a-z]x", "ax"), "negated class");
+    CHECK(re_match("(?i)HELLO", "hello"), "case-insensitive");
+    CHECK(re_match("caf\xc3\xa9.", "caf\xc3\xa9!"), "UTF-8 literal then any");
+    CHECK(re_match("colou?r", "color") && re_match("colou?r", "colour"), "question mark");
+    CHECK(re_bad("(ab") && re_bad("ab)") && re_bad("*a") && re_bad("[a-") && re_bad("a{5,2}"), "bad patterns refused");
+    CHECK(re_bad("a{1000}"), "huge repetitions refused");
+    /* The classic backtracking killer: (a?){n}a{n} against a^n.  A
+    ** backtracking engine needs 2^n steps; here it is linear. */
+    char pat[200], text[64];
+    int n = 28, k = 0;
+    for (int i = 0; i < n; i++)
+        k += snprintf(pat + k, sizeof pat - (size_t)k, "a?");
+    for (int i = 0; i < n; i++)
+        k += snprintf(pat + k, sizeof pat - (size_t)k, "a");
+    memset(text, 'a', (size_t)n);
+    text[n] = 0;
+    CHECK(re_match(pat, text), "pathological pattern matches (and returns)");
+    CHECK(re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy"), "nested plus");
+    CHECK(!re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "nested plus, no match, linear");
+}
+
+/* ---- sessions: no zombie, no orphan ---- */
+
+static int count_children(void)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    int c = 0;
+    for (char *p = strtok(buf, " \n"); p; p = strtok(NULL, " \n"))
+        c++;
+    return c;
+}
+
+static void test_sessions(void)
+{
+    char *env[] = { "PATH=/usr/bin:/bin", "TERM=xterm-256color", NULL };
+    /* A program that ignores SIGTERM and leaves a daemonized grandchild
+    ** in another session: only SIGKILL and the subreaper sweep get them. */
+    char *argv[] = { "/bin/sh", "-c",
+                     "trap '' TERM; setsid sleep 300 </dev/null >/dev/null 2>&1 & sleep 300 & echo ready; wait",
+                     NULL };
+    for (int i = 0; i < 20; i++) {
+        PtySpawn sp = { .path = "/bin/sh", .argv = argv, .envp = env, .rows = 24, .cols = 80 };
+        char err[256];
+        PtySession *s = pty_session_spawn(&sp, err, sizeof err);
+        CHECK(s != NULL, "spawn: %s", err);
+        if (!s)
+            return;
+        /* wait (event-driven, bounded) until it printed "ready" */
+        char out[256];
+        size_t got = 0;
+        uint64_t dl = pty_now_ms() + 20000;
+        while (got < sizeof out - 1 && pty_now_ms() < dl) {
+            struct pollfd pf = { .fd = pty_session_fd(s), .events = POLLIN };
+            if (poll(&pf, 1, 1000) > 0) {
+                ssize_t r = read(pty_session_fd(s), out + got, sizeof out - 1 - got);
+                if (r > 0)
+                    got += (size_t)r;
+            }
+            out[got] = 0;
+            if (strstr(out, "ready"))
+                break;
+        }
+        CHECK(strstr(out, "ready") != NULL, "session %d started", i);
+        CHECK(pty_session_kill(s, 50), "session %d killed (TERM ignored, then KILL)", i);
+        CHECK(pty_session_exit_signal(s) == SIGKILL, "killed by SIGKILL");
+        pty_session_close(s);
+        int left = count_children();
+        CHECK(left == 0, "session %d: no child left (%d)", i, left);
+    }
+    /* exec failures are reported, not an exit status 127 */
+    PtySpawn bad = { .path = "/nonexistent/prog", .argv = (char *[]){ "prog", NULL }, .envp = env, .rows = 24, .cols = 80 };
+    char err[256];
+    PtySession *s = pty_session_spawn(&bad, err, sizeof err);
+    CHECK(s == NULL && strstr(err, "No such file") != NULL, "exec failure reported: %s", err);
+    CHECK(count_children() == 0, "and reaped");
+    CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no zombie at all");
+}
+
+int main(void)
+{
+    buf_init(&sent);
+    buf_init(&notes);
+    test_screen();
+    test_regex();
+    test_sessions();
+    buf_fini(&sent);
+    buf_fini(&notes);
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    puts("pty_unit: all checks passed");
+    return 0;
+}
