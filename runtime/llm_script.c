@@ -77,8 +77,10 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
     for (uint32_t i = 0; ok && i < prog->n_insn; i++) {
         const BcInsn *in = &prog->insn[i];
         LlmResp *r;
-        switch ((BcOp)in->op) {
-        case OP_LLM_BEGIN:
+        unsigned op = in->op;
+        /* Not a switch: only these ops matter here, and ops added for other
+        ** targets (terminal keys, waits, ...) must not need a change. */
+        if (op == OP_LLM_BEGIN) {
             if (!(r = new_resp(&arr, &n, &cap))) {
                 ok = false;
                 break;
@@ -94,23 +96,18 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
             pending0 = asserts.n;
             cur = n - 1;
             attach = -1;
-            break;
-        case OP_THINK:
-        case OP_ASSISTANT:
-        case OP_LLM_ERROR:
+        } else if (op == OP_THINK || op == OP_ASSISTANT || op == OP_LLM_ERROR) {
             if (cur >= 0) {
                 ok = vec_push(&steps, i);
                 arr[cur].n_steps++;
             }
-            break;
-        case OP_LLM_END:
+        } else if (op == OP_LLM_END) {
             if (cur >= 0) {
                 arr[cur].dur = in->t - arr[cur].t0;
                 attach = cur;
                 cur = -1;
             }
-            break;
-        case OP_TOOL_START:
+        } else if (op == OP_TOOL_START) {
             if (attach < 0) {
                 /* A tool use with no llmResponse before it: its own response. */
                 if (!(r = new_resp(&arr, &n, &cap))) {
@@ -128,41 +125,12 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
             }
             ok = vec_push(&tools, i);
             arr[attach].n_tools++;
-            break;
-        case OP_USER_INPUT:
-        case OP_USER_COMMAND:
-        case OP_USER_EDITS:
-        case OP_USER_CANCEL:
-        case OP_SESSION_START:
-            attach = -1;
-            break;
-        case OP_ASSERT:
+        } else if (op == OP_ASSERT) {
             ok = vec_push(&asserts, i);
-            break;
-        case OP_STATUS:
-        case OP_TOOL_PROGRESS:
-        case OP_TOOL_RESULT:
-        case OP_FILE_EDIT:
-        case OP_PLAN_UPDATE:
-        case OP_FILE_READS:
-        case OP_PERMISSION:
-        case OP_SET_MODE:
-        case OP_SET_MODEL:
-        case OP_SCREENSHOT:
-        case OP_LOG:
-        case OP_MERGE:
-        case OP_COMPLETE:
-        case OP_INITIALIZE:
-        case OP_END:
-        case OP_KEY:            /* terminal ops (PTY target): not the LLM's */
-        case OP_TYPE_TEXT:
-        case OP_RESIZE:
-        case OP_STEP:
-        case OP_WAIT:
-        case OP_CHECK:
-        case OP_TERMINATE:
-        case OP__COUNT:
-            break;
+        } else if ((bc_op_info[op].flags & OPF_USER) || op == OP_SESSION_START) {
+            /* a user action (or the session boundary) ends the run of tool
+            ** uses that join the last llmResponse */
+            attach = -1;
         }
     }
     s->resp = arr;

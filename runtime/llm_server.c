@@ -54,7 +54,11 @@ typedef struct Session {
     uint64_t served, loops;
 } Session;
 
-enum { C_READ, C_SEND };
+/* C_DRAIN: the answer is sent and our side shut down; unread input is
+** discarded until the client closes (at most DRAIN_MS), so the close does
+** not turn into a reset that could destroy the answer in flight. */
+enum { C_READ, C_SEND, C_DRAIN };
+enum { DRAIN_MS = 1000 };
 
 typedef struct Conn {
     int fd;
@@ -63,7 +67,7 @@ typedef struct Conn {
     int state;
     LlmPlan plan;
     size_t item, sent, avail;
-    uint64_t start_ms, last_ms;
+    uint64_t start_ms, last_ms, drain_ms;
     bool close_after, cont_sent, peer_closed, dead;
 } Conn;
 
@@ -770,6 +774,12 @@ static size_t in_cap(const LlmServer *s)
 
 static void conn_step(LlmServer *s, Conn *c, uint64_t now)
 {
+    if (c->state == C_DRAIN) {
+        c->in.len = 0;
+        if (c->peer_closed || now - c->drain_ms >= DRAIN_MS)
+            c->dead = true;
+        return;
+    }
     for (;;) {
         if (c->state == C_READ) {
             if (!c->in.len) {
@@ -840,7 +850,10 @@ static void conn_step(LlmServer *s, Conn *c, uint64_t now)
         if (c->item < c->plan.n_items)
             return;           /* the next item is not due yet */
         if (c->close_after) {
-            c->dead = true;
+            shutdown(c->fd, SHUT_WR);
+            c->state = C_DRAIN;
+            c->in.len = 0;
+            c->drain_ms = now;
             return;
         }
         c->state = C_READ;
@@ -850,6 +863,19 @@ static void conn_step(LlmServer *s, Conn *c, uint64_t now)
 
 static void conn_read(LlmServer *s, Conn *c, uint64_t now)
 {
+    if (c->state == C_DRAIN) {
+        char sink[4096];
+        for (;;) {
+            ssize_t n = recv(c->fd, sink, sizeof sink, 0);
+            if (n > 0)
+                continue;
+            if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+                c->peer_closed = true;
+            if (n < 0 && errno == EINTR)
+                continue;
+            return;
+        }
+    }
     size_t cap = in_cap(s);
     while (c->in.len < cap) {
         size_t want = cap - c->in.len < READ_CHUNK ? cap - c->in.len : READ_CHUNK;
@@ -968,6 +994,9 @@ int llm_server_run(LlmServer *s)
                 uint64_t due = c->start_ms + c->plan.items[c->item].at_ms;
                 if (due < soonest)
                     soonest = due;
+            } else if (c->state == C_DRAIN) {
+                if (c->drain_ms + DRAIN_MS < soonest)
+                    soonest = c->drain_ms + DRAIN_MS;
             } else {
                 uint64_t idle = c->last_ms + s->o.timeout_ms;
                 if (idle < soonest)
