@@ -1,0 +1,43 @@
+# scvm serve llm (docs/serve-llm.md): unit tests of the pure parts, raw
+# HTTP tests, and the official OpenAI and Anthropic SDKs (pinned in
+# tests/llm/package-lock.json, installed by `npm ci` into the build tree)
+# streaming from the server.  Every test binds an ephemeral loopback port,
+# starts and stops its own server, and has a TIMEOUT.
+set(LLM_SRC ${CMAKE_CURRENT_SOURCE_DIR}/llm)
+set(LLM_FIX ${CMAKE_CURRENT_BINARY_DIR}/llm-fixtures)
+set(LLM_NPM ${CMAKE_CURRENT_BINARY_DIR}/llm-npm)
+file(MAKE_DIRECTORY ${LLM_FIX})
+
+add_executable(llm_unit ${LLM_SRC}/llm_unit.c)
+target_link_libraries(llm_unit PRIVATE sc_rt_llm PkgConfig::CJSON)
+add_test(NAME llm.unit COMMAND llm_unit)
+set_tests_properties(llm.unit PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# The test scenarios, compiled by scc.
+file(GLOB LLM_SCENARIOS ${LLM_SRC}/scenarios/*.yaml)
+foreach(y ${LLM_SCENARIOS})
+  get_filename_component(n ${y} NAME_WE)
+  add_test(NAME llm.scc.${n} COMMAND scc -o ${LLM_FIX}/${n}.scb ${y})
+  set_tests_properties(llm.scc.${n} PROPERTIES FIXTURES_SETUP llm_scb LABELS "server" TIMEOUT 30)
+endforeach()
+
+add_test(NAME llm.raw_http COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/raw_http.py $<TARGET_FILE:scvm> ${LLM_FIX})
+set_tests_properties(llm.raw_http PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 120)
+
+# The pinned SDKs; skipped (77) without node/npm or a reachable registry.
+add_test(NAME llm.npm_ci COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/npm_setup.py ${LLM_NPM})
+set_tests_properties(llm.npm_ci PROPERTIES FIXTURES_SETUP llm_npm LABELS "server" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
+
+foreach(sdk openai anthropic)
+  add_test(NAME llm.sdk.${sdk}
+           COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/run_sdk.py --scvm $<TARGET_FILE:scvm>
+                   --node-modules ${LLM_NPM}/node_modules
+                   --log-has "-> 429: scenario 'sdk_agent'"
+                   --log-has "-> 503: scenario 'sdk_errors'.*\\n.*-> 503: scenario 'sdk_errors'.*\\n.*-> 200: scenario 'sdk_errors'"
+                   --log-has "summary: ok"
+                   ${LLM_SRC}/sdk_${sdk}.cjs
+                   -- --speed 0.02 ${LLM_FIX}/sdk_agent.scb ${LLM_FIX}/sdk_errors.scb)
+  set_tests_properties(llm.sdk.${sdk} PROPERTIES FIXTURES_REQUIRED "llm_scb;llm_npm" LABELS "server"
+                       TIMEOUT 120 SKIP_RETURN_CODE 77)
+endforeach()

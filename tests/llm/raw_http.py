@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""raw_http.py - `scvm serve llm` over raw sockets: malformed requests get
+proper 4xx answers and never hurt other clients; pacing, determinism,
+routing, sessions, assertions, strict tools, exit statuses.
+
+usage: raw_http.py SCVM SCB_DIR [TEST...]   (default: every test)
+"""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_util import Server, read_response, recv_all, request  # noqa: E402
+
+SCVM, DIR = sys.argv[1], sys.argv[2]
+FAILS = []
+
+
+def scb(name):
+    return os.path.join(DIR, name + ".scb")
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("  FAIL: " + what)
+
+
+def msg_body(text="hi", stream=False, **kw):
+    b = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": text}], "stream": stream}
+    b.update(kw)
+    return json.dumps(b)
+
+
+def sse_texts(body):
+    """Text deltas of an Anthropic or OpenAI chat stream, in order."""
+    out = []
+    for line in body.decode().split("\n"):
+        if line.startswith("data: {"):
+            d = json.loads(line[6:])
+            if d.get("type") == "content_block_delta" and d["delta"].get("type") == "text_delta":
+                out.append(d["delta"]["text"])
+            for ch in d.get("choices") or []:
+                if ch.get("delta", {}).get("content"):
+                    out.append(ch["delta"]["content"])
+    return out
+
+
+def raw_exchange(srv, data, expect_close=True):
+    s = srv.connect()
+    s.sendall(data)
+    st, h, body, raw = read_response(s)
+    closed = False
+    if expect_close:
+        s.settimeout(5)
+        closed = recv_all(s) == b""
+    s.close()
+    return st, h, body, closed
+
+
+def t_malformed():
+    srv = Server(SCVM, ["--speed", "0", "--max-body", "1000", scb("route_alpha")])
+    cases = [
+        (b"GARBAGE\r\n\r\n", 400),
+        (b"GET / HTTP/1.1\nHost: x\n\n", 400),
+        (b"GET /health HTTP/2.0\r\n\r\n", 505),
+        (b"GET /health HTTP/1.1\r\nX: " + b"a" * 40000 + b"\r\n\r\n", 431),
+        (b"POST /v1/messages HTTP/1.1\r\nContent-Length: 12x\r\n\r\n", 400),
+        (b"POST /v1/messages HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", 413),
+        (b"POST /v1/messages HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        (b"GET /health HTTP/1.1\r\n folded: x\r\n\r\n", 400),
+        (b"GET /health HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
+        (b"GET health HTTP/1.1\r\n\r\n", 400),
+        (b"GET /health HTTP/1.1\r\nX: a\x01b\r\n\r\n", 400),
+        (b"GET /health HTTP/1.1\r\nExpect: 200-ok\r\n\r\n", 417),
+    ]
+    for data, want in cases:
+        st, h, body, closed = raw_exchange(srv, data)
+        check(st == want, "%r -> %d, expected %d" % (data[:40], st, want))
+        check(closed, "%r: connection closed after a malformed request" % data[:40])
+        check(json.loads(body).get("error", {}).get("message"), "%r: an error body" % data[:40])
+    # bad bodies keep the connection usable
+    s = srv.connect()
+    st, h, body, _ = request(s, "POST", "/v1/messages", "{not json")
+    check(st == 400 and json.loads(body)["error"]["type"] == "invalid_request_error", "bad JSON -> 400 (%d)" % st)
+    st, h, body, _ = request(s, "POST", "/v1/chat/completions", "[1,2]")
+    check(st == 400, "a JSON array body -> 400")
+    st, h, body, _ = request(s, "GET", "/v1/messages")
+    check(st == 405 and h.get("allow") == "POST", "GET on a POST endpoint -> 405 with Allow")
+    st, h, body, _ = request(s, "GET", "/nowhere")
+    check(st == 404, "unknown path -> 404")
+    st, h, body, _ = request(s, "GET", "/health")
+    check(st == 200 and json.loads(body) == {"status": "ok"}, "health on the same connection")
+    st, h, body, _ = request(s, "GET", "/v1/models")
+    check(st == 200 and json.loads(body)["data"][0]["id"] == "scvm-mock", "models")
+    st, h, body, _ = request(s, "POST", "/s/%zz/v1/messages", msg_body())
+    check(st == 400, "malformed scenario name in the path -> 400")
+    s.close()
+    status, log = srv.stop()
+    check(status == 0, "malformed requests are not failures (exit %d)" % status)
+    check("summary:" in log, "a summary")
+
+
+def t_keepalive_pipelining_continue():
+    srv = Server(SCVM, ["--speed", "0", scb("route_alpha")])
+    s = srv.connect()
+    b = msg_body("Refactor the parser")
+    one = ("POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: p\r\nContent-Length: %d\r\n\r\n%s" % (len(b), b)).encode()
+    s.sendall(one + one + b"GET /health HTTP/1.1\r\n\r\n")
+    r1, r2, r3 = read_response(s), read_response(s), read_response(s)
+    check(json.loads(r1[2])["content"][0]["text"] == "alpha answers", "pipelined request 1")
+    check(json.loads(r2[2])["content"][0]["text"] == "alpha again", "pipelined request 2")
+    check(r3[0] == 200, "pipelined request 3")
+    s.close()
+    s = srv.connect()
+    s.sendall(("POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: c\r\nExpect: 100-continue\r\n"
+               "Content-Length: %d\r\n\r\n" % len(b)).encode())
+    s.settimeout(5)
+    first = s.recv(100)
+    check(first.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"), "100 Continue before the body (%r)" % first[:30])
+    s.sendall(b.encode())
+    st, h, body, _ = read_response(s)
+    check(st == 200, "answer after 100 Continue")
+    s.close()
+    s = srv.connect()
+    s.sendall(("POST /v1/messages HTTP/1.0\r\nx-api-key: z\r\nContent-Length: %d\r\n\r\n%s" % (len(b), b)).encode())
+    st, h, body, _ = read_response(s)
+    check(st == 200 and h.get("connection") == "close" and recv_all(s) == b"", "HTTP/1.0 closes after the answer")
+    s.close()
+    srv.stop()
+
+
+def t_slow_and_vanished_clients():
+    srv = Server(SCVM, ["--speed", "1", "--timeout", "700", scb("timing"), scb("route_alpha")])
+    slow = srv.connect()
+    slow.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Len")   # and stalls
+    partial = srv.connect()
+    partial.sendall(b"POST /v1/messages HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"a\":")
+    # a client that starts a paced stream and vanishes
+    gone = srv.connect()
+    gone.sendall(("POST /v1/messages HTTP/1.1\r\nx-scenario-name: timing\r\nx-api-key: gone\r\nContent-Length: %d\r\n\r\n%s"
+                  % (len(msg_body(stream=True)), msg_body(stream=True))).encode())
+    time.sleep(0.05)
+    gone.close()
+    t0 = time.time()
+    s = srv.connect()
+    st, h, body, _ = request(s, "GET", "/health")
+    check(st == 200 and time.time() - t0 < 0.5, "a stalled client does not block others")
+    s.close()
+    # many connections at once
+    socks = [srv.connect() for _ in range(150)]
+    for c in socks:
+        c.sendall(b"GET /health HTTP/1.1\r\n\r\n")
+    good = sum(1 for c in socks if read_response(c)[0] == 200)
+    check(good == 150, "150 concurrent connections answered (%d)" % good)
+    for c in socks:
+        c.close()
+    slow.settimeout(3)
+    t0 = time.time()
+    check(recv_all(slow) == b"" and time.time() - t0 < 2.5, "a stalled connection is closed after --timeout")
+    partial.close()
+    slow.close()
+    status, log = srv.stop()
+    check(status == 0, "exit 0 (%d)" % status)
+    check("idle or stalled" in log, "the log says why it closed the stalled connection")
+
+
+def t_max_connections():
+    srv = Server(SCVM, ["--speed", "0", "--max-connections", "4", scb("route_alpha")])
+    keep = [srv.connect() for _ in range(4)]
+    time.sleep(0.1)
+    extra = srv.connect()
+    extra.settimeout(5)
+    st, h, body, _ = read_response(extra)
+    check(st == 503, "over --max-connections -> 503 (%d)" % st)
+    for c in keep:
+        c.close()
+    time.sleep(0.1)
+    s = srv.connect()
+    check(request(s, "GET", "/health")[0] == 200, "served again once connections closed")
+    s.close()
+    srv.stop()
+
+
+def t_timing():
+    srv = Server(SCVM, ["--speed", "0.5", scb("timing")])
+    s = srv.connect()
+    b = msg_body(stream=True)
+    t0 = time.time()
+    s.sendall(("POST /v1/messages HTTP/1.1\r\nx-api-key: t\r\nContent-Length: %d\r\n\r\n%s" % (len(b), b)).encode())
+    arrivals, data = [], b""
+    s.settimeout(5)
+    while b"message_stop" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        for word in (b"one ", b"two ", b"three"):
+            if word in chunk:
+                arrivals.append((word, time.time() - t0))
+    s.close()
+    want = {b"one ": 0.1, b"two ": 0.2, b"three": 0.3}
+    check([w for w, _ in arrivals] == [b"one ", b"two ", b"three"], "deltas arrive one by one: %r" % arrivals)
+    for w, t in arrivals:
+        check(want[w] - 0.005 <= t <= want[w] + 0.15, "%r at %.3f s, scripted %.3f s at --speed 0.5" % (w, t, want[w]))
+    srv.stop()
+    srv = Server(SCVM, ["--speed", "0", scb("timing")])
+    s = srv.connect()
+    t0 = time.time()
+    st, h, body, _ = request(s, "POST", "/v1/chat/completions", msg_body(stream=True))
+    check(time.time() - t0 < 0.1, "--speed 0 sends at once")
+    check(sse_texts(body) == ["one ", "two ", "three"], "chat stream texts %r" % sse_texts(body))
+    check(body.rstrip().endswith(b"data: [DONE]"), "chat stream ends with [DONE]")
+    check(h.get("content-type", "").startswith("text/event-stream") and h.get("transfer-encoding") == "chunked",
+          "stream headers")
+    s.close()
+    srv.stop()
+
+
+def t_deterministic():
+    outs = []
+    for _ in range(2):
+        srv = Server(SCVM, ["--speed", "0", scb("sdk_agent")])
+        got = b""
+        for path in ("/v1/messages", "/v1/chat/completions", "/v1/responses"):
+            s = srv.connect()
+            for stream in (True, False):
+                b = msg_body("Fix it", stream=stream, stream_options={"include_usage": True})
+                st, h, body, raw = request(s, "POST", path, b, {"Authorization": "Bearer k-%s-%s" % (path, stream)})
+                got += raw
+            s.close()
+        srv.stop()
+        outs.append(got)
+    check(outs[0] == outs[1], "two runs give byte-identical responses")
+    check(b"toolu_01" in outs[0] and b"call_fixed_1" in outs[0], "ids in the output")
+
+
+def t_routing_and_sessions():
+    srv = Server(SCVM, ["--speed", "0", scb("route_alpha"), scb("route_beta")])
+    s = srv.connect()
+
+    def text(path, body, headers):
+        st, h, b, _ = request(s, "POST", path, body, headers)
+        if st != 200:
+            return "status %d: %s" % (st, b[:200])
+        d = json.loads(b)
+        return d["content"][0]["text"] if "content" in d else d["choices"][0]["message"]["content"]
+
+    check(text("/v1/messages", msg_body("Write the docs for our HTTP API"), {"x-api-key": "a"}) == "beta answers",
+          "prompt routes to beta")
+    check(text("/v1/messages", msg_body("tool results, unrelated"), {"x-api-key": "a"}) == "beta again",
+          "the session stays bound to its scenario")
+    check(text("/v1/messages", msg_body("Refactor parser functions"), {"x-api-key": "b"}) == "alpha answers",
+          "another key, another session (alpha)")
+    check(text("/v1/chat/completions", msg_body("x"), {"Authorization": "Bearer c", "x-scenario-prompt": "Write documentation"})
+          == "beta answers", "x-scenario-prompt routes")
+    check(text("/s/route_alpha/v1/chat/completions", msg_body("Write documentation for the HTTP API"),
+               {"Authorization": "Bearer d"}) == "alpha answers", "the URL path names the scenario")
+    check(text("/v1/messages", msg_body("x"), {"x-api-key": "d", "x-scenario-name": "route_beta"}) == "beta answers",
+          "x-scenario-name names the scenario")
+    check(text("/v1/messages", msg_body("x"), {"x-api-key": "d", "x-scenario-session": "other", "x-scenario-name": "route_beta"})
+          == "beta answers", "x-scenario-session keys a new session")
+    st, h, b, _ = request(s, "POST", "/v1/messages", msg_body("x"), {"x-scenario-name": "nope"})
+    check(st == 404 and json.loads(b)["error"]["type"] == "not_found_error", "unknown scenario -> 404")
+    st, h, b, _ = request(s, "POST", "/v1/messages", msg_body("x"), {"x-api-key": "a"})
+    check(st == 400 and b"no more responses" in b and h.get("x-should-retry") == "false",
+          "an exhausted session -> 400, not retried")
+    s.close()
+    status, log = srv.stop()
+    check(status == 0, "routing run exits 0")
+    srv = Server(SCVM, ["--speed", "0", "--loop", "--quiet", scb("route_alpha")])
+    s = srv.connect()
+    got = [json.loads(request(s, "POST", "/v1/messages", msg_body("x"), {"x-api-key": "l"})[2])["content"][0]["text"]
+           for _ in range(3)]
+    check(got == ["alpha answers", "alpha again", "alpha answers"], "--loop starts over: %r" % got)
+    s.close()
+    status, log = srv.stop()
+    check("POST" not in log, "--quiet: no request lines")
+
+
+def t_asserts_and_strict_tools():
+    with tempfile.TemporaryDirectory() as ws:
+        srv = Server(SCVM, ["--speed", "0", "--workspace", ws, scb("checks")])
+        s = srv.connect()
+        check(request(s, "POST", "/v1/messages", msg_body("go"), {"x-api-key": "w"})[0] == 200, "response 1")
+        open(os.path.join(ws, "out.txt"), "w").write("hi")
+        open(os.path.join(ws, "data.json"), "w").write('{"a": [{"b": 1.0}]}')
+        check(request(s, "POST", "/v1/messages", msg_body("go"), {"x-api-key": "w"})[0] == 200, "response 2")
+        s.close()
+        status, log = srv.stop()
+        check(status == 0, "passing assertions: exit 0 (%d)" % status)
+        check(re.search(r"assertions: 4 passed, 0 failed", log), "4 checks passed")
+    with tempfile.TemporaryDirectory() as ws:
+        open(os.path.join(ws, "data.json"), "w").write('{"a": [{"b": 2}]}')
+        srv = Server(SCVM, ["--speed", "0", "--workspace", ws, scb("checks")])
+        s = srv.connect()
+        for _ in range(2):
+            request(s, "POST", "/v1/chat/completions", msg_body("go"), {"Authorization": "Bearer f"})
+        s.close()
+        status, log = srv.stop(signal.SIGINT)
+        check(status == 1, "failed assertions: exit 1 (%d)" % status)
+        check("FAILED: fs.exists 'out.txt': does not exist" in log, "the log names the failed check")
+        check(re.search(r"json.file 'data.json' at '/a/0': expected \{\"b\":1\}, found \{\"b\":2\}", log),
+              "the log shows the JSON mismatch")
+        check("summary: FAILED" in log, "the summary says FAILED")
+    with tempfile.TemporaryDirectory() as ws:
+        srv = Server(SCVM, ["--speed", "0", "--strict-tools", "--workspace", ws, scb("checks")])
+        s = srv.connect()
+        st, h, b, _ = request(s, "POST", "/v1/messages", msg_body("go"), {"x-api-key": "s"})
+        check(st == 400 and b"strict tools" in b and b"write_file" in b, "strict tools: missing tool -> 400")
+        tools = [{"name": "write_file", "input_schema": {"type": "object"}}]
+        st, h, b, _ = request(s, "POST", "/v1/messages", msg_body("go", tools=tools), {"x-api-key": "s"})
+        check(st == 200 and json.loads(b)["content"][1]["name"] == "write_file", "strict tools: defined -> 200")
+        s.close()
+        status, log = srv.stop()
+        check(status == 1, "a strict-tools rejection fails the run (exit %d)" % status)
+
+
+def t_cli():
+    def run(args, want, text):
+        r = subprocess.run([SCVM] + args, capture_output=True, timeout=20)
+        err = r.stderr.decode()
+        check(r.returncode == want, "%r -> exit %d, expected %d" % (args, r.returncode, want))
+        check(text in err + r.stdout.decode(), "%r: output has %r (%r)" % (args, text, err[:200]))
+    run(["serve"], 2, "which server")
+    run(["serve", "ftp", "x"], 2, "unknown server 'ftp'")
+    run(["serve", "llm"], 2, "no input file")
+    run(["serve", "llm", "--speed", "-1", scb("timing")], 2, "invalid speed")
+    run(["serve", "llm", "--listen", "nope", scb("timing")], 2, "invalid --listen")
+    run(["serve", "llm", "--bogus", scb("timing")], 2, "unknown option")
+    run(["serve", "llm", os.path.join(DIR, "missing.scb")], 3, "cannot read")
+    run(["serve", "llm", os.path.abspath(__file__)], 4, "rejected")
+    run(["serve", "llm", scb("timing"), scb("timing")], 2, "same name")
+    run(["serve", "llm", "--listen", "host.invalid:1", scb("timing")], 3, "cannot listen")
+    run(["serve", "--help"], 0, "--strict-tools")
+
+
+TESTS = {k[2:]: v for k, v in list(globals().items()) if k.startswith("t_")}
+
+
+def main():
+    names = sys.argv[3:] or list(TESTS)
+    for n in names:
+        print("== " + n)
+        TESTS[n]()
+    if FAILS:
+        print("%d failures" % len(FAILS))
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
