@@ -20,6 +20,9 @@ enum {
     OPF_SILENT = 1 << 4,   /* produces no playback event in simulation */
     OPF_CHECK = 1 << 5,    /* an assertion a target may evaluate */
     OPF_END = 1 << 6,      /* terminates the program */
+    OPF_TERM = 1 << 7,     /* terminal-only: emitted by the tui-use front end
+                           ** for the PTY target, never by Scenario-Format
+                           ** (so its tests, not the stdlib's, cover it) */
 };
 
 typedef enum BcOp {

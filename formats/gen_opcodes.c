@@ -152,6 +152,7 @@ static void gen_doc(void)
         const char *sep = "";
         static const struct { unsigned bit; const char *name; } fl[] = {
             { OPF_SILENT, "silent" }, { OPF_CHECK, "check" }, { OPF_END, "end" },
+            { OPF_TERM, "terminal-only" },
         };
         for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
             if (o->flags & fl[k].bit) {
