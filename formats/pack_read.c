@@ -666,8 +666,9 @@ bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len)
         sc_free(o);
         return false;
     }
-    /* The parameters docs/bytecode.md pins. */
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 9);
+    /* The parameters docs/bytecode.md pins; the level is bc_write.c's
+    ** BC_DEFAULT_LEVEL (pack.cli.roundtrip fails when they drift apart). */
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
     if (!ZSTD_isError(r))

@@ -16,6 +16,7 @@
 #include "../common/fileio.h"
 #include "../common/sc_alloc.h"
 #include "rt_clock.h"
+#include "cmd_pack.h"
 #include "rt_sim.h"
 #include "vm.h"
 #ifdef SC_HAVE_RT_PTY
@@ -41,6 +42,7 @@ static const char usage_text[] =
     "       scvm verify [--json] FILE...\n"
     "       scvm info [--json] FILE\n"
     "       scvm dis [--no-lines] FILE\n"
+    "       scvm ls|extract [options] FILE.scp; run/verify/info take packs too\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -53,6 +55,9 @@ static const char help_text[] =
     "  info FILE      header and metadata\n"
     "  dis FILE       disassembly listing, with source lines when present\n"
     "  serve llm FILE serve the scenarios as mock OpenAI/Anthropic APIs (scvm serve --help)\n"
+    "  ls FILE.scp    list a pack's scenarios; extract -C DIR writes them out\n"
+    "                 packs: --scenario, --tag, --prompt, --shard I/N, --junit FILE,\n"
+    "                 -j N, --fail-fast (docs/scvm.md, \"Packs\")\n"
     "\n"
     "run options:\n"
     "  -o, --output FILE  write to FILE (atomically: nothing on failure); '-' = stdout\n"
@@ -644,6 +649,9 @@ int main(int argc, char **argv)
                BC_VERSION_MINOR);
         return fflush(stdout) == 0 ? VM_OK : VM_IO;
     }
+    int pack_st;
+    if (scvm_pack_dispatch(argc, argv, &pack_st))   /* vm/cmd_pack.c */
+        return pack_st;
     static const struct {
         const char *name;
         unsigned which;
