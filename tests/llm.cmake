@@ -21,6 +21,11 @@ foreach(y ${LLM_SCENARIOS})
   set_tests_properties(llm.scc.${n} PROPERTIES FIXTURES_SETUP llm_scb LABELS "server" TIMEOUT 30)
 endforeach()
 
+# A pack of two scenarios: routing by name and prompt inside one file.
+add_test(NAME llm.scc.pack COMMAND scc --pack -o ${LLM_FIX}/routes.scp
+         ${LLM_SRC}/scenarios/route_alpha.yaml ${LLM_SRC}/scenarios/route_beta.yaml)
+set_tests_properties(llm.scc.pack PROPERTIES FIXTURES_SETUP llm_scb LABELS "server" TIMEOUT 30)
+
 add_test(NAME llm.raw_http COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/raw_http.py $<TARGET_FILE:scvm> ${LLM_FIX})
 set_tests_properties(llm.raw_http PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 120)
 

@@ -288,6 +288,20 @@ def t_routing_and_sessions():
     check("POST" not in log, "--quiet: no request lines")
 
 
+def t_pack():
+    srv = Server(SCVM, ["--speed", "0", os.path.join(DIR, "routes.scp")])
+    s = srv.connect()
+    for key, path, prompt, want in (("a", "/v1/messages", "Write docs for the HTTP API", "beta answers"),
+                                    ("b", "/s/route_alpha/v1/messages", "Write docs for the HTTP API", "alpha answers"),
+                                    ("c", "/v1/messages", "Refactor the parser module into functions", "alpha answers")):
+        st, h, b, _ = request(s, "POST", path, msg_body(prompt), {"x-api-key": key})
+        got = json.loads(b)["content"][0]["text"] if st == 200 else st
+        check(got == want, "pack: %s %r -> %r, expected %r" % (path, prompt, got, want))
+    s.close()
+    status, log = srv.stop()
+    check(status == 0, "pack run exits 0")
+
+
 def t_asserts_and_strict_tools():
     with tempfile.TemporaryDirectory() as ws:
         srv = Server(SCVM, ["--speed", "0", "--workspace", ws, scb("checks")])
