@@ -42,6 +42,7 @@ typedef struct L {
     uint32_t prompt_any_len, prompt_after_len;
     int load_session;            /* acp.capabilities.loadSession: -1 absent */
     int cap_image, cap_audio, cap_embedded;  /* promptCapabilities: -1 absent */
+    char term_name[128];         /* Terminal-Config name ("" = none) */
     const YNode *load_session_node;
     bool unstable;               /* acp.unstable */
     uint32_t null_val;
@@ -306,24 +307,6 @@ static uint32_t val_of(L *l, const YNode *n)
         return l->null_val;
     bcb_val_begin(l->b);
     emit_node(l, n);
-    return bcb_val_end(l->b);
-}
-
-/* A map of the present keys among `keys` of src (a projection). */
-static uint32_t val_pick(L *l, const YNode *src, const char *const *keys)
-{
-    uint32_t n = 0;
-    for (size_t i = 0; keys[i]; i++)
-        n += ymap_get(src, keys[i]) != NULL;
-    bcb_val_begin(l->b);
-    bcb_val_map(l->b, n);
-    for (size_t i = 0; keys[i]; i++) {
-        const YNode *v = ymap_get(src, keys[i]);
-        if (v) {
-            bcb_val_key(l->b, bcb_cstr(l->b, keys[i]));
-            emit_node(l, v);
-        }
-    }
     return bcb_val_end(l->b);
 }
 
@@ -2120,6 +2103,14 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
         m->term_width = (uint32_t)w->valuedouble;
         m->term_height = (uint32_t)h->valuedouble;
     }
+    /* The profile name names screenshot folders (<scenario>/<name>/...). */
+    const cJSON *name = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
+    if (name && (!cJSON_IsString(name) || !*name->valuestring ||
+                 strlen(name->valuestring) >= sizeof l->term_name || strchr(name->valuestring, '/')))
+        err(l, ref, "terminalRef '%s': 'name' must be a non-empty string under %zu bytes, without '/'",
+            ref->u.s, sizeof l->term_name);
+    else if (name)
+        snprintf(l->term_name, sizeof l->term_name, "%s", name->valuestring);
     cJSON_Delete(j);
 }
 
@@ -2245,7 +2236,33 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     else
         m.prompt = l.null_val;
     static const char *const config_keys[] = { "terminalRef", "compat", "repo", "ah", "server", "acp", "expect", NULL };
-    m.config = val_pick(&l, root, config_keys);
+    /* config: the top-level sections as written (rules resolved), plus
+    ** `terminal: {name?, width, height}` when terminalRef was loaded. */
+    uint32_t n_config = m.term_width != 0;
+    for (size_t i = 0; config_keys[i]; i++)
+        n_config += ymap_get(root, config_keys[i]) != NULL;
+    bcb_val_begin(b);
+    bcb_val_map(b, n_config);
+    for (size_t i = 0; config_keys[i]; i++) {
+        const YNode *v = ymap_get(root, config_keys[i]);
+        if (v) {
+            bcb_val_key(b, cs(&l, config_keys[i]));
+            emit_node(&l, v);
+        }
+    }
+    if (m.term_width) {
+        bcb_val_key(b, cs(&l, "terminal"));
+        bcb_val_map(b, 2 + (l.term_name[0] != 0));
+        if (l.term_name[0]) {
+            bcb_val_key(b, cs(&l, "name"));
+            bcb_val_str(b, cs(&l, l.term_name));
+        }
+        bcb_val_key(b, cs(&l, "width"));
+        bcb_val_int(b, m.term_width);
+        bcb_val_key(b, cs(&l, "height"));
+        bcb_val_int(b, m.term_height);
+    }
+    m.config = bcb_val_end(b);
     m.defines = defines_value(&l);
     m.source = cs(&l, o->source_name ? o->source_name : "");
     bcb_set_meta(b, &m);
