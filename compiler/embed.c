@@ -414,6 +414,7 @@ bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *
     }
     if (strcmp(scenario_path, "-") != 0)
         goldens(&c, scenario_path);
-    qsort(out->v, out->n, sizeof *out->v, cmp_file);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, cmp_file);
     return c.ok || !o->strict;
 }

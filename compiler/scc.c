@@ -620,7 +620,8 @@ static int walk_dir(PathList *out, const char *dir, int depth)
         sc_free(p);
     }
     closedir(d);
-    qsort(here.v, here.n, sizeof *here.v, cmp_str);
+    if (here.n)
+        qsort(here.v, here.n, sizeof *here.v, cmp_str);
     for (size_t i = 0; i < here.n; i++) {
         struct stat st;
         if (lstat(here.v[i], &st) != 0)

@@ -129,7 +129,7 @@ static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
 {
     uint64_t h = XXH64(data, len, 0);
     for (size_t i = 0; i < w->n_blobs; i++)
-        if (w->blobs[i].hash == h && w->blobs[i].len == len && memcmp(w->blobs[i].data, data, len) == 0)
+        if (w->blobs[i].hash == h && w->blobs[i].len == len && (len == 0 || memcmp(w->blobs[i].data, data, len) == 0))
             return (uint32_t)i;
     if (w->n_blobs == w->cap_blobs) {
         size_t cap = w->cap_blobs ? w->cap_blobs * 2 : 32;
@@ -271,7 +271,8 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
         if ((wf->blob = blob_add(w, f->data, f->len)) == UINT32_MAX)
             goto oom;
     }
-    qsort(e.files, e.n_files, sizeof *e.files, cmp_wfile);
+    if (e.n_files)
+        qsort(e.files, e.n_files, sizeof *e.files, cmp_wfile);
     for (uint32_t i = 1; i < e.n_files; i++)
         if (strcmp(e.files[i - 1].path, e.files[i].path) == 0) {
             fail(w, "%s: '%s' is embedded twice", in->source, e.files[i].path);

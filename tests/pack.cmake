@@ -27,5 +27,5 @@ endforeach()
 add_test(NAME pack.install
          COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR} -DWORK=${PACK_DIR}/install
                  -DSRC=${PACK_SRC}/consumer -DSCEN=${PROJECT_SOURCE_DIR}/stdlib-scenarios
-                 -DGEN=${CMAKE_GENERATOR} -P ${PACK_SRC}/install_test.cmake)
+                 -DGEN=${CMAKE_GENERATOR} -DSAN=${SCC_SANITIZE} -P ${PACK_SRC}/install_test.cmake)
 set_tests_properties(pack.install PROPERTIES LABELS "unit" TIMEOUT 300 RUN_SERIAL TRUE)

@@ -18,7 +18,12 @@ endforeach()
 # The consumer's scenarios: copies, so the test can touch them.
 file(COPY ${SCEN}/bugfix_with_tests.yaml ${SCEN}/user_edits_concurrent.yaml ${SCEN}/seed ${SCEN}/terminal
      ${SCEN}/patches DESTINATION ${WORK}/scen)
-run(${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -G "${GEN}" -DCMAKE_PREFIX_PATH=${WORK}/prefix -DSCEN=${WORK}/scen)
+# A sanitized libscc.a needs the sanitizer runtimes in the consumer too.
+set(flags)
+if(SAN)
+  set(flags "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+endif()
+run(${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -G "${GEN}" -DCMAKE_PREFIX_PATH=${WORK}/prefix -DSCEN=${WORK}/scen ${flags})
 run(${CMAKE_COMMAND} --build ${WORK}/build)
 foreach(f suite.scp bugfix_with_tests.scb bugfix_with_tests.scb.d suite.scp.d)
   if(NOT EXISTS ${WORK}/build/${f})
