@@ -6,6 +6,7 @@ set -euo pipefail
 # Libraries and tools, by Debian package name.
 pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
+pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second terminal emulator
 
 missing=()
 for p in "${pkgs[@]}"; do
