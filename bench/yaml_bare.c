@@ -56,5 +56,10 @@ int main(int argc, char **argv)
     }
     double sec = bench_time(&o, parse_all, &c);
     printf("bytes %zu\nevents %lu\nsec %.9f\nmbps %.3f\n", bytes, c.events, sec, bytes / sec / 1e6);
+    for (int k = 0; k < c.n; k++) {
+        free(c.f[k].data);
+        free(c.f[k].path);
+    }
+    free(c.f);
     return 0;
 }
