@@ -15,14 +15,15 @@
 enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
 
 typedef enum CondKind {
-    C_CONTAINS, C_NOT_CONTAINS, C_MATCHES, C_CURSOR_AT, C_LINE_EQUALS, C_LINE_CONTAINS,
+    C_CONTAINS, C_NOT_CONTAINS, C_MATCHES, C_CURSOR_AT, C_LINE_EQUALS, C_LINE_CONTAINS, C_LINE_STARTS, C_LINE_ENDS,
     C_LINE_MATCHES, C_SCREEN_EMPTY, C_CURSOR_VISIBLE, C_CURSOR_HIDDEN, C_EXITED, C_EXIT_CODE,
     C_STABLE, C_ALT_SCREEN,
 } CondKind;
 
-/* Names from the tui-use data model (wait conditions and assertions share
-** one table: every condition works in both places), plus screen_stable
-** and alternate_screen. */
+/* Names from ptybox (the tool that implements the tui-use data model) and
+** its JSON schema (line_starts_with, line_ends_with); wait conditions and
+** assertions share one table: every condition works in both places.
+** Ours: screen_stable and alternate_screen. */
 static const struct {
     const char *name;
     CondKind kind;
@@ -35,6 +36,8 @@ static const struct {
     { "cursor_at", C_CURSOR_AT, "r" },
     { "line_equals", C_LINE_EQUALS, "lt" },
     { "line_contains", C_LINE_CONTAINS, "lt" },
+    { "line_starts_with", C_LINE_STARTS, "lt" },
+    { "line_ends_with", C_LINE_ENDS, "lt" },
     { "line_matches", C_LINE_MATCHES, "lp" },
     { "screen_empty", C_SCREEN_EMPTY, "" },
     { "cursor_visible", C_CURSOR_VISIBLE, "" },
@@ -168,12 +171,19 @@ static bool cond_eval(Pty *t, void *arg, uint64_t *wake)
         return cur.row == c->row && cur.col == c->col;
     case C_LINE_EQUALS:
     case C_LINE_CONTAINS:
+    case C_LINE_STARTS:
+    case C_LINE_ENDS:
     case C_LINE_MATCHES:
         if (c->line < 0 || c->line >= rows)
             return false;
         pty_screen_line(t->scr, (int)c->line, b);
         if (c->kind == C_LINE_EQUALS)
-            return b->len == c->text_len && memcmp(b->data, c->text, b->len) == 0;
+            return b->len == c->text_len && (b->len == 0 || memcmp(b->data, c->text, b->len) == 0);
+        if (c->kind == C_LINE_STARTS)
+            return b->len >= c->text_len && (c->text_len == 0 || memcmp(b->data, c->text, c->text_len) == 0);
+        if (c->kind == C_LINE_ENDS)
+            return b->len >= c->text_len &&
+                   (c->text_len == 0 || memcmp(b->data + b->len - c->text_len, c->text, c->text_len) == 0);
         if (c->kind == C_LINE_CONTAINS)
             return has_sub(b->data, b->len, c->text, c->text_len);
         return pty_regex_search(c->re, (const char *)b->data, b->len);
@@ -223,11 +233,22 @@ static void cond_why(Pty *t, const Cond *c, char *out, size_t n)
         break;
     case C_LINE_EQUALS:
     case C_LINE_CONTAINS:
-    case C_LINE_MATCHES:
-        snprintf(out, n, "line %lld does not %s", (long long)c->line,
-                 c->kind == C_LINE_EQUALS ? "equal the text" : c->kind == C_LINE_CONTAINS ? "contain the text"
-                                                                                        : "match the pattern");
+    case C_LINE_STARTS:
+    case C_LINE_ENDS:
+    case C_LINE_MATCHES: {
+        static const char *const what[] = { "equal the text", "contain the text", "start with the text",
+                                            "end with the text", "match the pattern" };
+        Buf line;
+        buf_init(&line);
+        if (c->line >= 0 && c->line < t->rows)
+            pty_screen_line(t->scr, (int)c->line, &line);
+        snprintf(out, n, "line %lld does not %s; it is \"%.*s\"", (long long)c->line,
+                 what[c->kind == C_LINE_EQUALS ? 0 : c->kind == C_LINE_CONTAINS ? 1 : c->kind == C_LINE_STARTS ? 2
+                                                 : c->kind == C_LINE_ENDS ? 3 : 4],
+                 (int)(line.len > 200 ? 200 : line.len), line.data ? (const char *)line.data : "");
+        buf_fini(&line);
         break;
+    }
     case C_SCREEN_EMPTY:
         snprintf(out, n, "screen is not empty");
         break;

@@ -18,9 +18,16 @@
 
 void pty_profile_id(Pty *t)
 {
-    /* The Terminal-Config `name` is not carried in the bytecode; the
-    ** spec's fallback is <width>x<height>. */
-    snprintf(t->profile, sizeof t->profile, "%dx%d", t->cols, t->rows);
+    /* The spec's terminalProfileId: the Terminal-Config `name`, which the
+    ** compiler records as config.terminal.name, else <width>x<height>.
+    ** The name becomes a folder, so it is made a safe file name. */
+    BcVal cfg = bc_val(t->p, t->p->meta.config), term;
+    size_t n = 0;
+    const char *name = vget(t, &cfg, "terminal", &term) ? vstr(t, &term, "name", &n) : NULL;
+    if (name && n > 0 && strlen(name) == n)
+        rt_pty_safe_name(name, t->profile, sizeof t->profile);
+    else
+        snprintf(t->profile, sizeof t->profile, "%dx%d", t->cols, t->rows);
 }
 
 /* A label as a file name: [A-Za-z0-9._-] kept, everything else '_', no

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <vterm.h>
 
 #include "../common/sc_alloc.h"
+#include "rt_pty_keys.h"
 
 struct PtyScreen {
     VTerm *vt;
@@ -529,24 +529,15 @@ void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool 
 
 /* ---- keys ---- */
 
-typedef struct KeyName {
-    const char *name;
-    VTermKey key;
-    uint32_t ch;            /* when key == VTERM_KEY_NONE */
-} KeyName;
-
-static const KeyName key_names[] = {
-    { "enter", VTERM_KEY_ENTER, 0 }, { "return", VTERM_KEY_ENTER, 0 },
-    { "tab", VTERM_KEY_TAB, 0 }, { "backspace", VTERM_KEY_BACKSPACE, 0 },
-    { "escape", VTERM_KEY_ESCAPE, 0 }, { "esc", VTERM_KEY_ESCAPE, 0 },
-    { "up", VTERM_KEY_UP, 0 }, { "down", VTERM_KEY_DOWN, 0 },
-    { "left", VTERM_KEY_LEFT, 0 }, { "right", VTERM_KEY_RIGHT, 0 },
-    { "arrowup", VTERM_KEY_UP, 0 }, { "arrowdown", VTERM_KEY_DOWN, 0 },
-    { "arrowleft", VTERM_KEY_LEFT, 0 }, { "arrowright", VTERM_KEY_RIGHT, 0 },
-    { "insert", VTERM_KEY_INS, 0 }, { "delete", VTERM_KEY_DEL, 0 }, { "del", VTERM_KEY_DEL, 0 },
-    { "home", VTERM_KEY_HOME, 0 }, { "end", VTERM_KEY_END, 0 },
-    { "pageup", VTERM_KEY_PAGEUP, 0 }, { "pagedown", VTERM_KEY_PAGEDOWN, 0 },
-    { "space", VTERM_KEY_NONE, ' ' },
+/* Key names are parsed by rt_pty_keys.c (shared with the compiler). */
+static const VTermKey VKEY[] = {
+    [PTY_KEY_ENTER] = VTERM_KEY_ENTER, [PTY_KEY_TAB] = VTERM_KEY_TAB,
+    [PTY_KEY_BACKSPACE] = VTERM_KEY_BACKSPACE, [PTY_KEY_ESCAPE] = VTERM_KEY_ESCAPE,
+    [PTY_KEY_UP] = VTERM_KEY_UP, [PTY_KEY_DOWN] = VTERM_KEY_DOWN,
+    [PTY_KEY_LEFT] = VTERM_KEY_LEFT, [PTY_KEY_RIGHT] = VTERM_KEY_RIGHT,
+    [PTY_KEY_INS] = VTERM_KEY_INS, [PTY_KEY_DEL] = VTERM_KEY_DEL,
+    [PTY_KEY_HOME] = VTERM_KEY_HOME, [PTY_KEY_END] = VTERM_KEY_END,
+    [PTY_KEY_PAGEUP] = VTERM_KEY_PAGEUP, [PTY_KEY_PAGEDOWN] = VTERM_KEY_PAGEDOWN,
 };
 
 typedef struct KeyParse {
@@ -555,78 +546,21 @@ typedef struct KeyParse {
     VTermModifier mod;
 } KeyParse;
 
-/* Decodes one UTF-8 character that is the whole of s. */
-static bool one_char(const char *s, uint32_t *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    if (n == 0 || !utf8_valid(p, n, NULL))
-        return false;
-    uint32_t c;
-    size_t len;
-    if (p[0] < 0x80) { c = p[0]; len = 1; }
-    else if (p[0] < 0xE0) { c = p[0] & 0x1Fu; len = 2; }
-    else if (p[0] < 0xF0) { c = p[0] & 0x0Fu; len = 3; }
-    else { c = p[0] & 0x07u; len = 4; }
-    if (len != n)
-        return false;
-    for (size_t i = 1; i < len; i++)
-        c = c << 6 | (p[i] & 0x3Fu);
-    *out = c;
-    return true;
-}
-
 static bool key_parse(const char *name, KeyParse *k)
 {
+    PtyKey pk;
     memset(k, 0, sizeof *k);
-    const char *p = name;
-    if (p[0] == '^' && p[1] && !p[2]) {          /* ^C */
-        k->mod = VTERM_MOD_CTRL;
-        p++;
-    }
-    for (;;) {
-        static const struct { const char *pre; VTermModifier m; } mods[] = {
-            { "ctrl+", VTERM_MOD_CTRL }, { "control+", VTERM_MOD_CTRL }, { "c-", VTERM_MOD_CTRL },
-            { "alt+", VTERM_MOD_ALT }, { "meta+", VTERM_MOD_ALT }, { "m-", VTERM_MOD_ALT },
-            { "shift+", VTERM_MOD_SHIFT }, { "s-", VTERM_MOD_SHIFT },
-        };
-        bool found = false;
-        for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
-            size_t n = strlen(mods[i].pre);
-            if (strncasecmp(p, mods[i].pre, n) == 0 && p[n]) {
-                k->mod |= mods[i].m;
-                p += n;
-                found = true;
-                break;
-            }
-        }
-        if (!found)
-            break;
-    }
-    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++) {
-        if (strcasecmp(p, key_names[i].name) == 0) {
-            k->key = key_names[i].key;
-            k->ch = key_names[i].ch;
-            return true;
-        }
-    }
-    if ((p[0] == 'F' || p[0] == 'f') && p[1] >= '1' && p[1] <= '9') {
-        char *end;
-        long n = strtol(p + 1, &end, 10);
-        if (!*end && n >= 1 && n <= 24) {
-            k->key = VTERM_KEY_FUNCTION((int)n);
-            return true;
-        }
-    }
-    uint32_t c;
-    if (one_char(p, &c) && c >= 0x20 && c != 0x7F) {
-        /* Ctrl+C and Ctrl+c are the same key. */
-        if ((k->mod & VTERM_MOD_CTRL) && c >= 'A' && c <= 'Z')
-            c = c - 'A' + 'a';
-        k->ch = c;
-        return true;
-    }
-    return false;
+    if (!pty_key_parse(name, &pk))
+        return false;
+    k->mod = (VTermModifier)pk.mod;
+    k->ch = pk.ch;
+    if (pk.key >= PTY_KEY_F1)
+        k->key = VTERM_KEY_FUNCTION(pk.key - PTY_KEY_F1 + 1);
+    else if (pk.key != PTY_KEY_CHAR)
+        k->key = VKEY[pk.key];
+    else
+        k->key = VTERM_KEY_NONE;
+    return true;
 }
 
 bool pty_key_valid(const char *name)
