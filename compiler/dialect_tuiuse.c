@@ -1,0 +1,860 @@
+/* dialect_tuiuse.c - tui-use scenario -> bytecode (dialect_tuiuse.h).
+**
+**   checks     the scenario, run, policy (inline, or a file read here and
+**              inlined), steps, actions, conditions; key names and regular
+**              expressions with the PTY target's own parsers (sc_pty_lang)
+**   emits      STEP, then the action's op, then one CHECK per assertion;
+**              the metadata config: {dialect, scenario_version, metadata,
+**              run, policy, terminal}
+**
+** Rules follow ptybox (the implementation of the tui-use data model)
+** where it is stricter than the data model, so a file we accept also runs
+** there, except where docs/tui-use.md says otherwise (step ids, relative
+** policy paths, more conditions and keys). */
+#include "dialect_tuiuse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/fileio.h"
+#include "../common/sc_alloc.h"
+#include "rt_pty_keys.h"
+#include "rt_pty_regex.h"
+
+enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_VERSION = 1 };
+
+typedef struct T {
+    const TuiUseOpts *o;
+    BcBuilder *b;
+    Diags *d;
+    const char *file;           /* the file being checked (scenario or policy) */
+    uint32_t null_val;
+} T;
+
+/* ---- diagnostics ---- */
+
+__attribute__((format(printf, 5, 0)))
+static void vreport(T *t, DiagLevel lv, const char *flag, const YNode *n, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_add(t->d, lv, t->file, n ? n->line : 0, n ? n->col : 0, flag, "%s", msg);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void err(T *t, const YNode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(t, DIAG_ERROR, NULL, n, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void warn(T *t, const char *flag, const YNode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(t, DIAG_WARNING, flag, n, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void note(T *t, const YNode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(t, DIAG_NOTE, NULL, n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- node helpers ---- */
+
+static bool is_map(const YNode *n) { return n && n->kind == YN_MAP; }
+static bool is_seq(const YNode *n) { return n && n->kind == YN_SEQ; }
+static bool is_null(const YNode *n) { return !n || (n->kind == YN_SCALAR && n->type == YT_NULL); }
+static bool is_str(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_STR; }
+static bool is_int(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_INT; }
+static bool is_bool(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_BOOL; }
+
+static bool in_list(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Unknown keys are warned about and ignored (ptybox's serde ignores them too). */
+static void check_keys(T *t, const YNode *map, const char *what, const char *const *keys)
+{
+    if (!is_map(map))
+        return;
+    for (uint32_t i = 0; i < map->n; i++) {
+        const YNode *k = map->u.pairs[i].key;
+        if (!in_list(k->u.s, keys))
+            warn(t, "unknown-key", k, "unknown key '%s' in %s; it is ignored", k->u.s, what);
+    }
+}
+
+static const YNode *want_map(T *t, const YNode *n, const char *what)
+{
+    if (is_map(n))
+        return n;
+    if (n)
+        err(t, n, "%s must be a mapping (a JSON object), not %s", what, ykind_name(n));
+    return NULL;
+}
+
+/* A required key: an error at the mapping when it is missing. */
+static const YNode *req(T *t, const YNode *map, const char *key, const char *what)
+{
+    const YNode *v = ymap_get(map, key);
+    if (!v)
+        err(t, map, "%s needs '%s' (required by the tui-use schema)", what, key);
+    return v;
+}
+
+static const YNode *get_str(T *t, const YNode *map, const char *key, bool required, const char *what)
+{
+    const YNode *v = required ? req(t, map, key, what) : ymap_get(map, key);
+    if (v && !is_str(v)) {
+        err(t, v, "'%s' in %s must be a string, not %s", key, what, ykind_name(v));
+        return NULL;
+    }
+    return v;
+}
+
+static bool get_bool(T *t, const YNode *map, const char *key, const char *what)
+{
+    const YNode *v = ymap_get(map, key);
+    if (v && !is_bool(v)) {
+        err(t, v, "'%s' in %s must be true or false, not %s", key, what, ykind_name(v));
+        return false;
+    }
+    return true;
+}
+
+/* An integer in [lo, hi].  Returns the node (NULL when absent or bad). */
+static const YNode *get_int(T *t, const YNode *map, const char *key, bool required, int64_t lo, int64_t hi,
+                            const char *what)
+{
+    const YNode *v = required ? req(t, map, key, what) : ymap_get(map, key);
+    if (!v)
+        return NULL;
+    if (!is_int(v)) {
+        err(t, v, "'%s' in %s must be an integer, not %s", key, what, ykind_name(v));
+        return NULL;
+    }
+    if (v->v.i < lo || v->v.i > hi) {
+        err(t, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, v->v.i);
+        return NULL;
+    }
+    return v;
+}
+
+static void want_str_list(T *t, const YNode *map, const char *key, const char *what, bool absolute)
+{
+    const YNode *v = ymap_get(map, key);
+    if (!v || is_null(v))
+        return;
+    if (!is_seq(v)) {
+        err(t, v, "'%s' in %s must be a list of strings, not %s", key, what, ykind_name(v));
+        return;
+    }
+    for (uint32_t i = 0; i < v->n; i++) {
+        const YNode *s = v->u.items[i];
+        if (!is_str(s))
+            err(t, s, "'%s' in %s must hold strings, not %s", key, what, ykind_name(s));
+        else if (absolute && s->u.s[0] != '/')
+            err(t, s, "'%s' in %s must hold absolute paths; '%s' is relative", key, what, s->u.s);
+    }
+}
+
+static void want_enum(T *t, const YNode *map, const char *key, const char *what, const char *const *vals)
+{
+    const YNode *v = get_str(t, map, key, false, what);
+    if (v && !in_list(v->u.s, vals)) {
+        char list[200] = "";
+        for (size_t i = 0; vals[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'", i ? ", " : "", vals[i]);
+        err(t, v, "'%s' in %s must be one of %s, not '%s'", key, what, list, v->u.s);
+    }
+}
+
+/* ---- values ---- */
+
+static uint32_t cs(T *t, const char *s) { return bcb_cstr(t->b, s); }
+static uint32_t str_of(T *t, const YNode *n) { return bcb_str(t->b, n->u.s, n->n); }
+
+static void emit_node(T *t, const YNode *n)
+{
+    if (!n) {
+        bcb_val_null(t->b);
+        return;
+    }
+    switch ((YKind)n->kind) {
+    case YN_SCALAR:
+        switch ((YType)n->type) {
+        case YT_NULL: bcb_val_null(t->b); break;
+        case YT_BOOL: bcb_val_bool(t->b, n->v.b); break;
+        case YT_INT: bcb_val_int(t->b, n->v.i); break;
+        case YT_FLOAT: bcb_val_float(t->b, n->v.f); break;
+        case YT_STR: bcb_val_str(t->b, str_of(t, n)); break;
+        }
+        break;
+    case YN_SEQ:
+        bcb_val_array(t->b, n->n);
+        for (uint32_t i = 0; i < n->n; i++)
+            emit_node(t, n->u.items[i]);
+        break;
+    case YN_MAP:
+        bcb_val_map(t->b, n->n);
+        for (uint32_t i = 0; i < n->n; i++) {
+            bcb_val_key(t->b, str_of(t, n->u.pairs[i].key));
+            emit_node(t, n->u.pairs[i].val);
+        }
+        break;
+    }
+}
+
+static uint32_t val_of(T *t, const YNode *n)
+{
+    bcb_val_begin(t->b);
+    emit_node(t, n);
+    return bcb_val_end(t->b);
+}
+
+/* ---- policy ---- */
+
+static void check_policy(T *t, const YNode *p)
+{
+    static const char *const keys[] = { "policy_version", "sandbox", "sandbox_unsafe_ack", "network",
+                                        "network_unsafe_ack", "fs", "fs_write_unsafe_ack", "fs_strict_write",
+                                        "exec", "env", "budgets", "artifacts", "replay", NULL };
+    static const char *const sandboxes[] = { "seatbelt", "none", NULL };
+    static const char *const networks[] = { "disabled", "enabled", NULL };
+    const char *W = "the policy";
+    check_keys(t, p, W, keys);
+    const YNode *ver = req(t, p, "policy_version", W);
+    if (ver && (!is_int(ver) || ver->v.i != POLICY_VERSION)) {
+        err(t, ver, "'policy_version' must be %d (the only version ptybox accepts), not %s", POLICY_VERSION,
+            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+    }
+    want_enum(t, p, "sandbox", W, sandboxes);
+    want_enum(t, p, "network", W, networks);
+    get_bool(t, p, "sandbox_unsafe_ack", W);
+    get_bool(t, p, "network_unsafe_ack", W);
+    get_bool(t, p, "fs_write_unsafe_ack", W);
+    get_bool(t, p, "fs_strict_write", W);
+    const YNode *fs = want_map(t, ymap_get(p, "fs"), "'fs' in the policy");
+    if (fs) {
+        static const char *const fk[] = { "allowed_read", "allowed_write", "working_dir", NULL };
+        check_keys(t, fs, "policy.fs", fk);
+        want_str_list(t, fs, "allowed_read", "policy.fs", true);
+        want_str_list(t, fs, "allowed_write", "policy.fs", true);
+        const YNode *wd = ymap_get(fs, "working_dir");
+        if (wd && !is_null(wd) && (!is_str(wd) || wd->u.s[0] != '/'))
+            err(t, wd, "'working_dir' in policy.fs must be an absolute path or null");
+    }
+    const YNode *ex = want_map(t, ymap_get(p, "exec"), "'exec' in the policy");
+    if (ex) {
+        static const char *const ek[] = { "allowed_executables", "allow_shell", NULL };
+        check_keys(t, ex, "policy.exec", ek);
+        want_str_list(t, ex, "allowed_executables", "policy.exec", true);
+        get_bool(t, ex, "allow_shell", "policy.exec");
+    }
+    const YNode *env = want_map(t, ymap_get(p, "env"), "'env' in the policy");
+    if (env) {
+        static const char *const vk[] = { "allowlist", "set", "inherit", NULL };
+        check_keys(t, env, "policy.env", vk);
+        want_str_list(t, env, "allowlist", "policy.env", false);
+        get_bool(t, env, "inherit", "policy.env");
+        const YNode *set = want_map(t, ymap_get(env, "set"), "'set' in policy.env");
+        for (uint32_t i = 0; set && i < set->n; i++)
+            if (!is_str(set->u.pairs[i].val))
+                err(t, set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
+                    set->u.pairs[i].key->u.s, ykind_name(set->u.pairs[i].val));
+    }
+    const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
+    if (bu) {
+        static const char *const bk[] = { "max_runtime_ms", "max_steps", "max_output_bytes", "max_snapshot_bytes",
+                                          "max_wait_ms", NULL };
+        check_keys(t, bu, "policy.budgets", bk);
+        for (size_t i = 0; bk[i]; i++)
+            get_int(t, bu, bk[i], false, 0, INT64_MAX, "policy.budgets");
+    }
+    const YNode *ar = want_map(t, ymap_get(p, "artifacts"), "'artifacts' in the policy");
+    if (ar) {
+        static const char *const ak[] = { "enabled", "dir", "overwrite", NULL };
+        check_keys(t, ar, "policy.artifacts", ak);
+        get_bool(t, ar, "enabled", "policy.artifacts");
+        get_bool(t, ar, "overwrite", "policy.artifacts");
+        const YNode *dir = ymap_get(ar, "dir");
+        if (dir && !is_null(dir) && (!is_str(dir) || dir->u.s[0] != '/'))
+            err(t, dir, "'dir' in policy.artifacts must be an absolute path or null");
+    }
+    const YNode *re = want_map(t, ymap_get(p, "replay"), "'replay' in the policy");
+    if (re) {
+        static const char *const rk[] = { "strict", "normalization_filters", "normalization_rules", NULL };
+        check_keys(t, re, "policy.replay", rk);
+        get_bool(t, re, "strict", "policy.replay");
+        want_str_list(t, re, "normalization_filters", "policy.replay", false);
+        const YNode *rules = ymap_get(re, "normalization_rules");
+        if (rules && !is_null(rules) && !is_seq(rules))
+            err(t, rules, "'normalization_rules' in policy.replay must be a list or null");
+    }
+}
+
+/* Reads a policy file into the arena.  Returns its root, or NULL after an
+** error at `at` (the path node in the scenario). */
+static const YNode *load_policy(T *t, const YNode *at)
+{
+    const char *path = at->u.s;
+    const TuiUseOpts *o = t->o;
+    size_t dl = o->base_dir ? strlen(o->base_dir) : 0;
+    char *full = arena_alloc(o->arena, dl + strlen(path) + 2);
+    if (!full) {
+        err(t, at, "out of memory");
+        return NULL;
+    }
+    if (path[0] == '/' || dl == 0)
+        strcpy(full, path);
+    else
+        sprintf(full, "%s/%s", o->base_dir, path);
+    char *src = NULL;
+    size_t len = 0;
+    int e = file_read_all(full, MAX_POLICY_FILE, &src, &len);
+    if (e) {
+        err(t, at, "cannot read the policy file '%s': %s", full, e == EFBIG ? "file too large" : strerror(e));
+        return NULL;
+    }
+    char *text = arena_strndup(o->arena, src, len);
+    sc_free(src);
+    YDoc pd;
+    if (!text || !yaml_parse(text, len, full, o->arena, t->d, &pd)) {
+        note(t, at, "the policy file is referenced here");
+        return NULL;
+    }
+    if (!is_map(pd.root)) {
+        diag_error(t->d, full, pd.root ? pd.root->line : 0, pd.root ? pd.root->col : 0,
+                   "a policy file must hold a mapping (a JSON object)");
+        note(t, at, "the policy file is referenced here");
+        return NULL;
+    }
+    const char *outer = t->file;
+    size_t before = t->d->errors;
+    t->file = full;
+    check_policy(t, pd.root);
+    t->file = outer;
+    if (t->d->errors > before)
+        note(t, at, "in the policy file referenced here");
+    return pd.root;
+}
+
+/* run.policy: an inline Policy, {path}, or (before the rename) a path string. */
+static const YNode *resolve_policy(T *t, const YNode *p)
+{
+    const YNode *path = NULL;
+    if (is_str(p)) {
+        warn(t, "tui-use-compat", p, "a policy path as a bare string is the pre-rename schema; "
+                                     "ptybox now wants {\"path\": ...}");
+        path = p;
+    } else if (is_map(p) && ymap_get(p, "path") && !ymap_get(p, "policy_version")) {
+        static const char *const pk[] = { "path", NULL };
+        check_keys(t, p, "a policy reference", pk);
+        path = get_str(t, p, "path", true, "a policy reference");
+        if (!path)
+            return NULL;
+    } else if (is_map(p)) {
+        check_policy(t, p);
+        return p;
+    } else {
+        err(t, p, "'policy' in run must be a policy object or {\"path\": FILE}, not %s", ykind_name(p));
+        return NULL;
+    }
+    if (path->n == 0) {
+        err(t, path, "the policy path is empty");
+        return NULL;
+    }
+    if (path->u.s[0] != '/')
+        warn(t, "tui-use-compat", path, "relative policy path '%s' is read from the scenario's folder "
+                                        "(the data model and ptybox want an absolute path)", path->u.s);
+    return load_policy(t, path);
+}
+
+/* ---- conditions (wait conditions and assertions share one table) ---- */
+
+/* payload fields: t text, p pattern, r row+col, l line, c code, m ms, o on */
+static const struct {
+    const char *name;
+    const char *needs;
+    const char *optional;
+} CONDS[] = {
+    { "screen_contains", "t", "" },  { "not_contains", "t", "" },
+    { "screen_matches", "p", "" },   { "regex_match", "p", "" },
+    { "cursor_at", "r", "" },        { "line_equals", "lt", "" },
+    { "line_contains", "lt", "" },   { "line_starts_with", "lt", "" },
+    { "line_ends_with", "lt", "" },  { "line_matches", "lp", "" },
+    { "screen_empty", "", "" },      { "cursor_visible", "", "" },
+    { "cursor_hidden", "", "" },     { "process_exited", "", "" },
+    { "exit_code", "c", "" },        { "screen_stable", "", "m" },
+    { "alternate_screen", "", "o" },
+};
+
+static void check_condition(T *t, const YNode *c, const char *what)
+{
+    if (!want_map(t, c, what))
+        return;
+    static const char *const ck[] = { "type", "payload", NULL };
+    const YNode *type = get_str(t, c, "type", true, what);
+    if (!type)
+        return;
+    size_t k = 0, nc = sizeof CONDS / sizeof CONDS[0];
+    while (k < nc && strcmp(CONDS[k].name, type->u.s) != 0)
+        k++;
+    if (k == nc) {
+        err(t, type, "unknown %s type '%s'", what, type->u.s);
+        char list[600] = "";
+        for (size_t i = 0; i < nc; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", CONDS[i].name);
+        note(t, type, "known types: %s", list);
+        return;
+    }
+    const YNode *pl = ymap_get(c, "payload");
+    /* ptybox's Action::wait_for_* helpers put the fields beside `type`; its
+    ** runner reads them from `payload`, so that shape never works there. */
+    for (uint32_t i = 0; i < c->n; i++) {
+        const YNode *key = c->u.pairs[i].key;
+        if (in_list(key->u.s, ck))
+            continue;
+        err(t, key, "'%s' belongs inside 'payload' of the %s", key->u.s, what);
+    }
+    if (pl && !is_null(pl) && !want_map(t, pl, "'payload'"))
+        return;
+    if (is_null(pl))
+        pl = NULL;
+    char allowed[8][12];
+    const char *al[9];
+    size_t na = 0;
+    char fields[16];
+    snprintf(fields, sizeof fields, "%s%s", CONDS[k].needs, CONDS[k].optional);
+    for (const char *f = fields; *f; f++) {
+        bool need = strchr(CONDS[k].needs, *f) != NULL;
+        char w[300];
+        snprintf(w, sizeof w, "the payload of %s", type->u.s);
+        const YNode *at = pl ? pl : c;
+        switch (*f) {
+        case 't':
+            if (pl)
+                get_str(t, pl, "text", need, w);
+            else if (need)
+                err(t, at, "%s needs a payload with 'text'", type->u.s);
+            snprintf(allowed[na], sizeof allowed[na], "text");
+            break;
+        case 'p': {
+            const YNode *pat = pl ? get_str(t, pl, "pattern", true, w) : NULL;
+            if (!pl)
+                err(t, at, "%s needs a payload with 'pattern'", type->u.s);
+            if (pat) {
+                char e[160];
+                PtyRegex *re = pty_regex_new(pat->u.s, pat->n, e, sizeof e);
+                if (!re)
+                    err(t, pat, "invalid pattern: %s", e);
+                pty_regex_free(re);
+            }
+            snprintf(allowed[na], sizeof allowed[na], "pattern");
+            break;
+        }
+        case 'r':
+            if (pl) {
+                get_int(t, pl, "row", true, 0, MAX_SIZE - 1, w);
+                get_int(t, pl, "col", true, 0, MAX_SIZE - 1, w);
+            } else {
+                err(t, at, "%s needs a payload with 'row' and 'col'", type->u.s);
+            }
+            snprintf(allowed[na++], sizeof allowed[0], "row");
+            snprintf(allowed[na], sizeof allowed[na], "col");
+            break;
+        case 'l':
+            if (pl)
+                get_int(t, pl, "line", true, 0, MAX_SIZE - 1, w);
+            else
+                err(t, at, "%s needs a payload with 'line'", type->u.s);
+            snprintf(allowed[na], sizeof allowed[na], "line");
+            break;
+        case 'c':
+            if (pl && ymap_get(pl, "exit_code") && !ymap_get(pl, "code"))
+                get_int(t, pl, "exit_code", true, INT32_MIN, INT32_MAX, w);
+            else if (pl)
+                get_int(t, pl, "code", true, INT32_MIN, INT32_MAX, w);
+            else
+                err(t, at, "%s needs a payload with 'code'", type->u.s);
+            snprintf(allowed[na++], sizeof allowed[0], "code");
+            snprintf(allowed[na], sizeof allowed[na], "exit_code");
+            break;
+        case 'm':
+            if (pl)
+                get_int(t, pl, "ms", false, 0, 600000, w);
+            snprintf(allowed[na], sizeof allowed[na], "ms");
+            break;
+        case 'o':
+            if (pl)
+                get_bool(t, pl, "on", w);
+            snprintf(allowed[na], sizeof allowed[na], "on");
+            break;
+        default:
+            break;
+        }
+        na++;
+    }
+    for (size_t i = 0; i < na; i++)
+        al[i] = allowed[i];
+    al[na] = NULL;
+    if (pl) {
+        char w[300];
+        snprintf(w, sizeof w, "the payload of %s", type->u.s);
+        check_keys(t, pl, w, al);
+    }
+}
+
+/* ---- steps ---- */
+
+static bool is_uuid(const char *s, size_t n)
+{
+    if (n != 36)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        char c = s[i];
+        bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        if (dash ? c != '-' : !hex)
+            return false;
+    }
+    return true;
+}
+
+static void emit(T *t, BcOp op, const YNode *at, uint32_t a, uint32_t b2, uint32_t c, uint32_t d)
+{
+    uint32_t line = at ? at->line : 0, col = at ? at->col : 0;
+    bool ok = true;
+    switch (bc_op_info[op].n_operands) {
+    case 0: ok = bcb_op(t->b, op, 0, line, col); break;
+    case 1: ok = bcb_op(t->b, op, 0, line, col, a); break;
+    case 2: ok = bcb_op(t->b, op, 0, line, col, a, b2); break;
+    case 4: ok = bcb_op(t->b, op, 0, line, col, a, b2, c, d); break;
+    default: ok = false; break;
+    }
+    if (!ok)
+        err(t, at, "internal error: %s", bcb_error(t->b) ? bcb_error(t->b) : "cannot emit an op");
+}
+
+/* One action.  Emits its op (none for observe). */
+static void lower_action(T *t, const YNode *act)
+{
+    static const char *const ak[] = { "type", "payload", NULL };
+    static const char *const types[] = { "key", "text", "resize", "wait", "terminate", "observe", NULL };
+    if (!want_map(t, act, "'action'"))
+        return;
+    check_keys(t, act, "an action", ak);
+    const YNode *type = get_str(t, act, "type", true, "an action");
+    if (!type)
+        return;
+    if (!in_list(type->u.s, types)) {
+        err(t, type, "unknown action type '%s'; expected key, text, resize, wait or terminate", type->u.s);
+        return;
+    }
+    const YNode *pl = ymap_get(act, "payload");
+    if (pl && !is_null(pl) && !want_map(t, pl, "'payload'"))
+        return;
+    if (is_null(pl))
+        pl = NULL;
+    const char *ty = type->u.s;
+    char w[64];
+    snprintf(w, sizeof w, "the payload of a %s action", ty);
+    if (strcmp(ty, "key") == 0 || strcmp(ty, "text") == 0) {
+        bool key = ty[0] == 'k';
+        const char *field = key ? "key" : "text";
+        const char *const fk[] = { field, NULL };
+        if (!pl) {
+            err(t, act, "a %s action needs a payload with '%s'", ty, field);
+            return;
+        }
+        check_keys(t, pl, w, fk);
+        const YNode *s = get_str(t, pl, field, true, w);
+        if (!s)
+            return;
+        if (key) {
+            PtyKey k;
+            if (strlen(s->u.s) != s->n || !pty_key_parse(s->u.s, &k)) {
+                err(t, s, "unknown key name '%s'", s->u.s);
+                note(t, s, "keys: Enter, Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, "
+                           "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");
+                return;
+            }
+            emit(t, OP_KEY, act, str_of(t, s), 0, 0, 0);
+        } else {
+            emit(t, OP_TYPE_TEXT, act, str_of(t, s), 0, 0, 0);
+        }
+    } else if (strcmp(ty, "resize") == 0) {
+        static const char *const rk[] = { "rows", "cols", NULL };
+        if (!pl) {
+            err(t, act, "a resize action needs a payload with 'rows' and 'cols'");
+            return;
+        }
+        check_keys(t, pl, w, rk);
+        const YNode *r = get_int(t, pl, "rows", true, 1, MAX_SIZE, w);
+        const YNode *c = get_int(t, pl, "cols", true, 1, MAX_SIZE, w);
+        if (r && c)
+            emit(t, OP_RESIZE, act, (uint32_t)r->v.i, (uint32_t)c->v.i, 0, 0);
+    } else if (strcmp(ty, "wait") == 0) {
+        static const char *const wk[] = { "condition", NULL };
+        const YNode *cond = pl ? ymap_get(pl, "condition") : NULL;
+        if (!cond) {
+            err(t, pl ? pl : act, "a wait action needs 'condition' in its payload "
+                                  "({\"type\": ..., \"payload\": {...}}); ptybox rejects a wait without one");
+            if (pl && ymap_get(pl, "timeout_ms"))
+                note(t, ymap_get(pl, "timeout_ms"), "a wait is bounded by its step's 'timeout_ms'");
+            return;
+        }
+        check_keys(t, pl, w, wk);
+        size_t before = t->d->errors;
+        check_condition(t, cond, "wait condition");
+        if (t->d->errors == before)
+            emit(t, OP_WAIT, act, val_of(t, cond), 0, 0, 0);
+    } else if (strcmp(ty, "terminate") == 0) {
+        static const char *const none[] = { NULL };
+        check_keys(t, pl, w, none);
+        emit(t, OP_TERMINATE, act, 0, 0, 0, 0);
+    } else {
+        /* observe (ptybox, not in the schema): the step's snapshot is the
+        ** observation, so it needs no op. */
+        static const char *const none[] = { NULL };
+        check_keys(t, pl, w, none);
+    }
+}
+
+typedef struct Seen {
+    const YNode **v;
+    size_t n;
+} Seen;
+
+static void lower_step(T *t, const YNode *st, Seen *ids)
+{
+    static const char *const sk[] = { "id", "name", "action", "assert", "timeout_ms", "retries", NULL };
+    if (!want_map(t, st, "a step"))
+        return;
+    check_keys(t, st, "a step", sk);
+    const YNode *id = get_str(t, st, "id", true, "a step");
+    const YNode *name = get_str(t, st, "name", true, "a step");
+    const YNode *act = req(t, st, "action", "a step");
+    const YNode *to = get_int(t, st, "timeout_ms", true, 0, UINT32_MAX, "a step");
+    const YNode *re = get_int(t, st, "retries", true, 0, UINT32_MAX, "a step");
+    const YNode *as = ymap_get(st, "assert");
+    if (id) {
+        if (id->n == 0 || strlen(id->u.s) != id->n)
+            err(t, id, "a step id must be a non-empty string without NUL");
+        else if (!is_uuid(id->u.s, id->n))
+            warn(t, "tui-use-compat", id, "step id '%s' is not a UUID; ptybox only parses UUIDs", id->u.s);
+        for (size_t i = 0; i < ids->n; i++) {
+            if (ids->v[i]->n == id->n && memcmp(ids->v[i]->u.s, id->u.s, id->n) == 0) {
+                err(t, id, "duplicate step id '%s'", id->u.s);
+                note(t, ids->v[i], "first used here");
+                break;
+            }
+        }
+        ids->v[ids->n++] = id;
+    }
+    if (as && !is_null(as) && !is_seq(as)) {
+        err(t, as, "'assert' must be a list of assertions, not %s", ykind_name(as));
+        as = NULL;
+    }
+    if (!id || !name || !to || !re || !act)
+        return;
+    emit(t, OP_STEP, st, str_of(t, id), str_of(t, name), (uint32_t)to->v.i, (uint32_t)re->v.i);
+    lower_action(t, act);
+    for (uint32_t i = 0; as && is_seq(as) && i < as->n; i++) {
+        size_t before = t->d->errors;
+        check_condition(t, as->u.items[i], "assertion");
+        if (t->d->errors == before)
+            emit(t, OP_CHECK, as->u.items[i], val_of(t, as->u.items[i]), 0, 0, 0);
+    }
+}
+
+/* ---- the scenario ---- */
+
+bool tuiuse_detect(const YDoc *doc)
+{
+    const YNode *r = doc->root;
+    return is_map(r) && ymap_get(r, "run") && ymap_get(r, "steps") && !ymap_get(r, "timeline");
+}
+
+bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *diags)
+{
+    T t = { .o = o, .b = b, .d = diags, .file = doc->file };
+    size_t errors_before = diags->errors;
+    t.null_val = bcb_null(b);
+    const YNode *root = doc->root;
+    if (!is_map(root)) {
+        diag_error(diags, doc->file, root ? root->line : 0, root ? root->col : 0,
+                   "a tui-use scenario must be a mapping with scenario_version, metadata, run and steps");
+        return false;
+    }
+    /* Other tui-use documents are JSON too: say what this one is. */
+    static const struct { const char *key, *what; } other[] = {
+        { "$schema", "a JSON Schema, not a scenario" },
+        { "policy_version", "a Policy; reference it from a scenario's run.policy as {\"path\": FILE}" },
+        { "protocol_version", "a driver protocol message (NDJSON), not a scenario" },
+        { "normalization_version", "a NormalizationRecord, not a scenario" },
+        { "replay_version", "a ReplaySummary, not a scenario" },
+        { "run_result_version", "a RunResult (run.json), not a scenario" },
+        { "snapshot_version", "a ScreenSnapshot, not a scenario" },
+    };
+    if (!ymap_get(root, "scenario_version") && !ymap_get(root, "run") && !ymap_get(root, "steps")) {
+        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+            const YNode *k = ymap_get(root, other[i].key);
+            if (k) {
+                err(&t, root, "not a tui-use scenario: this is %s", other[i].what);
+                return false;
+            }
+        }
+    }
+    static const char *const top[] = { "scenario_version", "metadata", "run", "steps", NULL };
+    check_keys(&t, root, "the scenario", top);
+    const YNode *ver = req(&t, root, "scenario_version", "a tui-use scenario");
+    if (ver && (!is_int(ver) || ver->v.i != SCENARIO_VERSION))
+        err(&t, ver, "'scenario_version' must be %d, not %s", SCENARIO_VERSION,
+            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+
+    BcMeta m = { 0 };
+    const YNode *meta = want_map(&t, req(&t, root, "metadata", "a tui-use scenario"), "'metadata'");
+    const YNode *name = NULL;
+    if (meta) {
+        static const char *const mk[] = { "name", "description", NULL };
+        check_keys(&t, meta, "metadata", mk);
+        name = get_str(&t, meta, "name", true, "metadata");
+        const YNode *desc = ymap_get(meta, "description");
+        if (desc && !is_null(desc) && !is_str(desc))
+            err(&t, desc, "'description' in metadata must be a string or null, not %s", ykind_name(desc));
+        if (name && name->n == 0)
+            err(&t, name, "'name' in metadata must not be empty");
+    }
+    m.name = name ? str_of(&t, name) : cs(&t, "");
+
+    /* run */
+    const YNode *run = want_map(&t, req(&t, root, "run", "a tui-use scenario"), "'run'");
+    const YNode *cmd = NULL, *args = NULL, *cwd = NULL, *rows = NULL, *cols = NULL, *pol = NULL;
+    if (run) {
+        static const char *const rk[] = { "command", "args", "cwd", "initial_size", "policy", NULL };
+        check_keys(&t, run, "run", rk);
+        cmd = get_str(&t, run, "command", true, "run");
+        if (cmd && cmd->u.s[0] != '/')
+            err(&t, cmd, "'command' in run must be an absolute path, not '%s' (ptybox and the exec "
+                         "allowlist compare absolute paths)", cmd->u.s);
+        args = req(&t, run, "args", "run");
+        if (args && !is_seq(args)) {
+            err(&t, args, "'args' in run must be a list of strings, not %s", ykind_name(args));
+            args = NULL;
+        } else if (args) {
+            want_str_list(&t, run, "args", "run", false);
+        } else {
+            note(&t, run, "use \"args\": [] for none (ptybox has no default)");
+        }
+        cwd = ymap_get(run, "cwd");
+        if (is_null(cwd))
+            cwd = NULL;
+        else if (!is_str(cwd) || cwd->u.s[0] != '/')
+            err(&t, cwd, "'cwd' in run must be an absolute path or null");
+        const YNode *size = want_map(&t, req(&t, run, "initial_size", "run"), "'initial_size'");
+        if (size) {
+            static const char *const zk[] = { "rows", "cols", NULL };
+            check_keys(&t, size, "initial_size", zk);
+            rows = get_int(&t, size, "rows", true, 1, MAX_SIZE, "initial_size");
+            cols = get_int(&t, size, "cols", true, 1, MAX_SIZE, "initial_size");
+        }
+        const YNode *p = req(&t, run, "policy", "run");
+        if (p)
+            pol = resolve_policy(&t, p);
+    }
+    m.term_height = rows ? (uint32_t)rows->v.i : 24;
+    m.term_width = cols ? (uint32_t)cols->v.i : 80;
+
+    /* steps */
+    const YNode *steps = req(&t, root, "steps", "a tui-use scenario");
+    if (steps && !is_seq(steps)) {
+        err(&t, steps, "'steps' must be a list of steps, not %s", ykind_name(steps));
+        steps = NULL;
+    }
+    Seen ids = { 0 };
+    if (steps && steps->n) {
+        ids.v = sc_calloc(steps->n, sizeof *ids.v);
+        if (!ids.v) {
+            diag_error(diags, doc->file, 0, 0, "out of memory");
+            return false;
+        }
+    }
+    for (uint32_t i = 0; steps && i < steps->n; i++)
+        lower_step(&t, steps->u.items[i], &ids);
+    sc_free(ids.v);
+
+    /* metadata */
+    bcb_val_begin(b);
+    bcb_val_array(b, 0);
+    m.tags = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    m.defines = bcb_val_end(b);
+    m.prompt = t.null_val;
+    m.source = cs(&t, o->source_name ? o->source_name : "");
+    /* config: what the PTY target reads (run, policy, terminal), plus the
+    ** scenario's own identity, so `scvm info` shows where it came from. */
+    bcb_val_begin(b);
+    bcb_val_map(b, 4 + (run != NULL) + (pol != NULL));
+    bcb_val_key(b, cs(&t, "dialect"));
+    bcb_val_str(b, cs(&t, "tui-use"));
+    bcb_val_key(b, cs(&t, "scenario_version"));
+    bcb_val_int(b, ver && is_int(ver) ? ver->v.i : SCENARIO_VERSION);
+    bcb_val_key(b, cs(&t, "metadata"));
+    emit_node(&t, meta);
+    if (run) {
+        bcb_val_key(b, cs(&t, "run"));
+        bcb_val_map(b, 3 + (cwd != NULL));
+        bcb_val_key(b, cs(&t, "command"));
+        if (cmd)
+            bcb_val_str(b, str_of(&t, cmd));
+        else
+            bcb_val_null(b);
+        bcb_val_key(b, cs(&t, "args"));
+        if (args)
+            emit_node(&t, args);
+        else
+            bcb_val_array(b, 0);
+        if (cwd) {
+            bcb_val_key(b, cs(&t, "cwd"));
+            emit_node(&t, cwd);
+        }
+        bcb_val_key(b, cs(&t, "initial_size"));
+        bcb_val_map(b, 2);
+        bcb_val_key(b, cs(&t, "rows"));
+        bcb_val_int(b, m.term_height);
+        bcb_val_key(b, cs(&t, "cols"));
+        bcb_val_int(b, m.term_width);
+    }
+    if (pol) {
+        bcb_val_key(b, cs(&t, "policy"));
+        emit_node(&t, pol);
+    }
+    bcb_val_key(b, cs(&t, "terminal"));
+    bcb_val_map(b, 2);
+    bcb_val_key(b, cs(&t, "width"));
+    bcb_val_int(b, m.term_width);
+    bcb_val_key(b, cs(&t, "height"));
+    bcb_val_int(b, m.term_height);
+    m.config = bcb_val_end(b);
+    bcb_set_meta(b, &m);
+    return diags->errors == errors_before && !diags_failed(diags);
+}
