@@ -29,6 +29,7 @@
 #include "../formats/bc_write.h"
 #include "../formats/pack.h"
 #include "embed.h"
+#include "dialect_tuiuse.h"
 #include "lower.h"
 #include "rules.h"
 #include "yaml_tree.h"
@@ -124,6 +125,7 @@ typedef struct Opts {
     const char *cache_dir;    /* --cache-dir */
     size_t max_file;          /* --max-file-size */
     uint64_t opts_hash;       /* the options that change output, for cache keys */
+    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use" */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -167,6 +169,7 @@ static void usage(FILE *f)
           "  --cache-dir DIR     reuse earlier results for unchanged inputs (content hash\n"
           "                      of the scenario, its referenced files and the options)\n"
           "  --check             check only: report diagnostics, write nothing\n"
+          "  --dialect=NAME      auto (default: the shape decides), scenario or tui-use\n"
           "  -Werror             treat warnings as errors\n"
           "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
           "  --diagnostics-format=text|json|sarif\n"
@@ -415,13 +418,19 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     }
     YDoc doc;
     bool ok = yaml_parse(src, len, shown, arena, &d, &doc);
-    if (ok)
+    /* The tui-use dialect (compiler/dialect_tuiuse.c): asked for, or its shape. */
+    bool tui = ok && (o->dialect ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
+    if (tui) {
+        TuiUseOpts to = { .source_name = base_name(shown), .base_dir = dir, .arena = arena };
+        ok = tuiuse_lower(&doc, &to, b, &d);
+    }
+    if (ok && !tui)
         ok = rules_resolve(&doc, &o->syms, arena, &d);
-    if (ok) {
+    if (ok && !tui) {
         LowerOpts lo = { .source_name = base_name(shown), .base_dir = dir, .syms = &o->syms };
         ok = lower_scenario(&doc, &lo, b, &d);
     }
-    if (ok && (job->refs || use_cache)) {
+    if (ok && !tui && (job->refs || use_cache)) {
         EmbedOpts eo = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict };
         ok = embed_collect(&doc, path, &eo, &job->files, &d);
     }
@@ -864,6 +873,12 @@ int main(int argc, char **argv)
             o.strip = true;
         } else if (strcmp(a, "--check") == 0) {
             o.check = true;
+        } else if (strncmp(a, "--dialect=", 10) == 0) {
+            o.dialect = strcmp(a + 10, "auto") == 0 ? NULL : a + 10;
+            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0) {
+                fputs("scc: --dialect takes auto, scenario or tui-use\n", stderr);
+                goto out;
+            }
         } else if (strcmp(a, "--pack") == 0) {
             o.pack = true;
         } else if (strcmp(a, "-MD") == 0) {
