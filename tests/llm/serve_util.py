@@ -5,6 +5,7 @@ for its "listening on http://ADDR:PORT" line and stops it with SIGTERM
 (stop() returns the exit status and the log).  Everything is bounded in
 time: a server that does not start or stop is killed and the test fails.
 """
+import atexit
 import os
 import re
 import signal
@@ -14,6 +15,16 @@ import sys
 import time
 
 SKIP = 77
+_RUNNING = []
+
+
+@atexit.register
+def _kill_leftovers():
+    """A test that fails half-way must not leave its servers running."""
+    for p in _RUNNING:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 class Server:
@@ -21,6 +32,7 @@ class Server:
         self.log_path = None
         cmd = [scvm, "serve", "llm", "--listen", "127.0.0.1:0"] + list(args)
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+        _RUNNING.append(self.p)
         line = self.p.stdout.readline().decode()
         m = re.match(r"listening on http://([0-9.]+):(\d+)", line)
         if not m:
