@@ -63,6 +63,10 @@ typedef struct RtPtyOpts {
     bool keep_workspace;        /* leave the repo.init workspace behind */
     bool cells;                 /* snapshots carry cells with style */
     double speed;               /* for typing delays; the VM scales op times */
+    /* Typing: wait this long after each character of a text (0 = type
+    ** the whole text at once).  The wait runs the event loop, so output
+    ** is read and queries answered meanwhile; scaled by speed. */
+    unsigned type_delay_ms;
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of
@@ -73,6 +77,10 @@ RtClock *rt_pty_clock(RtTarget *t);
 /* A label or scenario name as a file name: [A-Za-z0-9._-] kept, anything
 ** else '_', never a leading dot, so it cannot leave its directory. */
 void rt_pty_safe_name(const char *s, char *out, size_t n);
+/* The spec's terminalProfileId of p, where its screenshots go: the
+** Terminal-Config name (config.terminal.name) as a safe file name, else
+** WIDTHxHEIGHT (80x24 when the program gives no size). */
+void rt_pty_profile_of(const BcProgram *p, char *out, size_t n);
 
 /* After the run: the error (PTY_E_OK on success) and its message. */
 PtyErr rt_pty_result(const RtTarget *t, const char **message);

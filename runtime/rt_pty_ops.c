@@ -530,9 +530,25 @@ static int sf_expect(Pty *t)
     return 0;
 }
 
+/* Types text: all at once, or one character at a time with the typing
+** delay between them (the delay runs the event loop: no sleeping). */
 static void type_text(Pty *t, const char *s, size_t n)
 {
-    pty_screen_type(t->scr, s, n, false);
+    if (!t->o.type_delay_ms) {
+        pty_screen_type(t->scr, s, n, false);
+        return;
+    }
+    uint64_t delay = vm_scale_time_pty(t->o.type_delay_ms, t->o.speed);
+    for (size_t i = 0; i < n && !t->err;) {
+        size_t k = 1;
+        while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+            k++;
+        pty_screen_type(t->scr, s + i, k, false);
+        i += k;
+        pty_flush_out(t);
+        if (i < n && delay)
+            pty_pump(t, pty_now_ms() + delay, NULL, NULL);
+    }
 }
 
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)

@@ -21,13 +21,20 @@ void pty_profile_id(Pty *t)
     /* The spec's terminalProfileId: the Terminal-Config `name`, which the
     ** compiler records as config.terminal.name, else <width>x<height>.
     ** The name becomes a folder, so it is made a safe file name. */
-    BcVal cfg = bc_val(t->p, t->p->meta.config), term;
-    size_t n = 0;
-    const char *name = vget(t, &cfg, "terminal", &term) ? vstr(t, &term, "name", &n) : NULL;
-    if (name && n > 0 && strlen(name) == n)
-        rt_pty_safe_name(name, t->profile, sizeof t->profile);
-    else
-        snprintf(t->profile, sizeof t->profile, "%dx%d", t->cols, t->rows);
+    rt_pty_profile_of(t->p, t->profile, sizeof t->profile);
+}
+
+void rt_pty_profile_of(const BcProgram *p, char *out, size_t n)
+{
+    BcVal cfg = bc_val(p, p->meta.config), term, name;
+    if (cfg.tag == BC_V_MAP && bc_val_get(p, &cfg, "terminal", &term) && term.tag == BC_V_MAP &&
+        bc_val_get(p, &term, "name", &name) && name.tag == BC_V_STR && p->str[name.n].len > 0 &&
+        strlen(p->str[name.n].s) == p->str[name.n].len) {
+        rt_pty_safe_name(p->str[name.n].s, out, n);
+        return;
+    }
+    snprintf(out, n, "%ux%u", p->meta.term_width ? (unsigned)p->meta.term_width : 80u,
+             p->meta.term_height ? (unsigned)p->meta.term_height : 24u);
 }
 
 /* A label as a file name: [A-Za-z0-9._-] kept, everything else '_', no
