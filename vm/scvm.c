@@ -78,6 +78,7 @@ static const char help_text[] =
     "  --cast FILE        record the session as asciicast v2\n"
     "  --cells            snapshots carry cells with their style\n"
     "  --cancel-key KEY   the key userCancelSession presses (default Ctrl+C)\n"
+    "  --type-delay MS    type text one character at a time, MS apart\n"
     "  --keep-workspace   leave the repo.init workspace behind\n"
     "  --data-model-exit  exit with the tui-use data model's status (0-12)\n"
     "  --json             with --count: print the counts as a JSON object\n"
@@ -258,6 +259,7 @@ typedef struct Cmd {
     /* pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit;
+    unsigned type_delay_ms;
     char **command;         /* after FILE and "--": the program, or NULL */
 } Cmd;
 
@@ -337,13 +339,21 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
                 return VM_USAGE;
             if (!parse_speed(v, &c->speed))
                 return usage_error("invalid speed '%s' (expected a finite number >= 0)", v);
+        } else if (run && (r = opt_value(argc, argv, &i, NULL, "--type-delay", &v)) != 0) {
+            char *end;
+            unsigned long ms = r < 0 ? 0 : strtoul(v, &end, 10);
+            if (r < 0)
+                return VM_USAGE;
+            if (!*v || *end || ms > 60000)
+                return usage_error("invalid --type-delay '%s' (milliseconds, 0-60000)", v);
+            c->type_delay_ms = (unsigned)ms;
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (which == CMD_RUN && strcmp(c->target, "pty") != 0 &&
         (c->command || c->artifacts || c->goldens || c->cast || c->cancel_key || c->update_goldens ||
-         c->cells || c->keep_ws || c->dm_exit))
+         c->cells || c->keep_ws || c->dm_exit || c->type_delay_ms))
         return usage_error("%s", "'-- CMD' and the pty options need --target pty");
     return 0;
 }
@@ -361,10 +371,9 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
         snprintf(dir, sizeof dir, "/");
     if (!c->goldens) {
         /* <FILE's folder>/goldens/<scenario>/<terminal profile> */
-        char sc[256], prof[64];
+        char sc[256], prof[128];
         rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
-        snprintf(prof, sizeof prof, "%ux%u", prog->meta.term_width ? (unsigned)prog->meta.term_width : 80u,
-                 prog->meta.term_height ? (unsigned)prog->meta.term_height : 24u);
+        rt_pty_profile_of(prog, prof, sizeof prof);
         snprintf(goldens, sizeof goldens, "%s/goldens/%s/%s", dir, sc, prof);
     }
     FILE *out = stdout;
@@ -376,7 +385,7 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
         .argv = c->command, .artifacts = c->artifacts, .goldens = c->goldens ? c->goldens : goldens,
         .update_goldens = c->update_goldens, .events = out, .diag = stderr, .cast = c->cast,
         .cancel_key = c->cancel_key, .cells = c->cells, .speed = c->speed, .scenario_dir = dir,
-        .keep_workspace = c->keep_ws,
+        .keep_workspace = c->keep_ws, .type_delay_ms = c->type_delay_ms,
     };
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
