@@ -15,3 +15,19 @@ if(TARGET sc_rt_pty)
                    $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/pty-work)
   set_tests_properties(pty.cli PROPERTIES LABELS "pty" TIMEOUT 600)
 endif()
+
+# tui-use: scenarios compiled by the tui-use front end and played on real
+# programs (cat, bash, python3, less; tmux as a second emulator), and the
+# examples in docs/tui-use.md.
+if(TARGET sc_rt_pty)
+  add_test(NAME pty.tuiuse
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_test.py
+                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-work
+                   ${PROJECT_SOURCE_DIR}/docs)
+  set_tests_properties(pty.tuiuse PROPERTIES LABELS "pty" TIMEOUT 900)
+endif()
+# Every file of the shared tui-use corpus: compiles, or its positioned errors.
+add_test(NAME corpus_tuiuse
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_corpus.py
+                 $<TARGET_FILE:scc> ${SCC_CORPUS})
+set_tests_properties(corpus_tuiuse PROPERTIES LABELS "corpus;golden" TIMEOUT 300 SKIP_RETURN_CODE 77)
