@@ -93,6 +93,22 @@ int file_write_atomic(const char *path, const void *data, size_t len)
         int e = write_all(STDOUT_FILENO, data, len);
         return e;
     }
+    /* Only a regular file (or a new one) is replaced by rename: renaming
+    ** over /dev/null, a FIFO or a terminal would replace the device node
+    ** itself (as root, `scc -o /dev/null` did).  Those are written in place;
+    ** "atomic" has no meaning for them. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return EISDIR;
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            return errno;
+        int e = write_all(fd, data, len);
+        if (close(fd) != 0 && !e)
+            e = errno;
+        return e;
+    }
     size_t pl = strlen(path);
     char *tmp = sc_malloc(pl + 16);
     if (!tmp)

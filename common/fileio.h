@@ -11,7 +11,9 @@ int file_read_all(const char *path, size_t max, char **out, size_t *len);
 
 /* Writes data to path atomically: a temporary file in the same directory,
 ** fsync'd, then renamed over path, so a failed or interrupted write never
-** leaves a partial output.  "-" writes to stdout.  Returns 0 or an errno. */
+** leaves a partial output.  "-" writes to stdout.  A path that exists and
+** is not a regular file (/dev/null, a FIFO) is written in place, never
+** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
 
 #endif

@@ -10,3 +10,10 @@ add_test(NAME check_git_hooks
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check/check_hooks.py
                  $<TARGET_FILE:scc> ${PROJECT_SOURCE_DIR})
 set_tests_properties(check_git_hooks PROPERTIES LABELS "errors" TIMEOUT 600)
+
+# Where scc writes: atomically over regular files, in place into FIFOs and
+# devices (never replacing them), never a partial or stale-looking output.
+add_test(NAME scc_output_files
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_output.py
+                 $<TARGET_FILE:scc> ${PROJECT_SOURCE_DIR}/stdlib-scenarios/acp_file_reads.yaml)
+set_tests_properties(scc_output_files PROPERTIES LABELS "errors" TIMEOUT 120)
