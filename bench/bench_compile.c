@@ -124,6 +124,7 @@ int main(int argc, char **argv)
         bytes += c.f[c.n++].len;
     }
     if (c.n == 0) {
+        free(c.f);
         fputs("usage: bench_compile [--runs N --warmup N --min-time S] FILE...\n"
               "       bench_compile --mem FILE\n", stderr);
         return 2;
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         printf("scb_bytes %zu\nmaxrss_kb %ld\n", c.scb_bytes, ru.ru_maxrss);
+        bench_free_files(c.f, c.n);
         return 0;
     }
     double sec = bench_time(&o, compile_all, &c);
@@ -147,5 +149,6 @@ int main(int argc, char **argv)
     printf("bytes %zu\nscb_bytes %zu\nsec %.9f\nmbps %.3f\n", bytes, c.scb_bytes, sec, bytes / sec / 1e6);
     for (int k = 0; k < PH__N; k++)
         printf("phase_%s %.4f\n", phase_name[k], total > 0 ? c.phase[k] / total : 0);
+    bench_free_files(c.f, c.n);
     return 0;
 }
