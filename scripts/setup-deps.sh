@@ -8,6 +8,7 @@ pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
 pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second terminal emulator
 pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
+pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
 
 missing=()
 for p in "${pkgs[@]}"; do
