@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
 pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second terminal emulator
 pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
 pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
+pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 
 missing=()
 for p in "${pkgs[@]}"; do
