@@ -246,6 +246,7 @@ def make_pack(scc, dst, sources):
 
 def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_time):
     t_start = time.time()
+    load_start = os.getloadavg()[0]
     r = subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), "set", "--dir", work]
                        + (["--quick"] if o.quick else []), capture_output=True, text=True)
     if r.returncode != 0:
@@ -429,7 +430,10 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
           f"ref (Rust) {REF_BIG_MBS} MB/s")
 
     print(f"scc/scvm benchmarks ({'quick' if o.quick else 'full'}) on {machine()}")
-    print(f"build {o.build}; {time.time() - t_start:.0f} s\n")
+    # Other work on the machine moves absolute rates (and the server's p99)
+    # far more than ratios taken in the same run: say how busy it was.
+    print(f"build {o.build}; {time.time() - t_start:.0f} s; load average "
+          f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end\n")
     t.print(o.markdown)
     for n in notes:
         print("\n" + n)
@@ -537,10 +541,16 @@ def serve_rows(t, scc, scvm, work, seconds, runs):
         die("scc cannot compile the serve scenario")
     with open(lua, "w") as f:
         f.write(WRK_LUA)
-    res = sorted((wrk_once(scvm, scb, lua, seconds) for _ in range(runs)), key=lambda x: x[0])
-    rps, p99, reqs, bad, errs = res[len(res) // 2]
+    # Medians of the runs' responses/s and of their p99s, each on its own:
+    # one run disturbed by other work on the machine moves neither.
+    res = [wrk_once(scvm, scb, lua, seconds) for _ in range(runs)]
+    rps = statistics.median(r[0] for r in res)
+    p99 = statistics.median(r[1] for r in res)
+    reqs = sum(r[2] for r in res)
+    bad = sum(r[3] for r in res)
+    errs = "; ".join(r[4] for r in res if r[4])
     ok = rps >= T_SERVE_RPS and p99 < T_SERVE_P99_MS and bad == 0
-    note = f"{reqs} responses in {seconds} s" + (f", {bad} not 2xx" if bad else "") + \
+    note = f"{reqs} responses in {runs} x {seconds} s" + (f", {bad} not 2xx" if bad else "") + \
         (f", socket errors {errs}" if errs else "")
     t.add(f"POST /v1/chat/completions stream, 40 chunks ({note})",
           f"{rps / 1e3:.1f} k/s, p99 {p99:.2f} ms",
