@@ -27,6 +27,8 @@ struct PtyScreen {
     PtyScreenNote *note;
     void *user;
     int utf8_need;          /* continuation bytes still expected */
+    unsigned char carry[4]; /* an incomplete UTF-8 character held for the next feed */
+    size_t carry_n, carry_want;
 };
 
 static void *va_malloc(size_t n, void *data)
@@ -258,10 +260,56 @@ static void check_utf8(PtyScreen *s, const unsigned char *p, size_t n)
     }
 }
 
+/* The length of the UTF-8 sequence a lead byte starts (1 for anything else). */
+static size_t utf8_len(unsigned c)
+{
+    return c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
+}
+
+/* How many bytes at the end of p[0..n) start a character that is not complete. */
+static size_t utf8_open_tail(const unsigned char *p, size_t n)
+{
+    for (size_t k = 1; k <= 3 && k <= n; k++) {
+        unsigned c = p[n - k];
+        if ((c & 0xC0) == 0x80)
+            continue;
+        return utf8_len(c) > k ? k : 0;
+    }
+    return 0;
+}
+
+/* libvterm 0.1.4 shows a UTF-8 character split across two writes as U+FFFD
+** (a program's write, or our read, may end inside one: the differential
+** test's live recording hit it).  So an incomplete character at the end of
+** a chunk is held back and written whole with the next chunk; bytes are only
+** delayed, never reordered. */
 void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
 {
-    check_utf8(s, (const unsigned char *)bytes, n);
-    vterm_input_write(s->vt, bytes, n);
+    const unsigned char *p = (const unsigned char *)bytes;
+    check_utf8(s, p, n);
+    if (s->carry_n) {
+        unsigned char c[4];
+        size_t k = s->carry_n;
+        memcpy(c, s->carry, k);
+        while (k < s->carry_want && n > 0 && (*p & 0xC0) == 0x80) {
+            c[k++] = *p++;
+            n--;
+        }
+        if (k < s->carry_want && n == 0) {
+            memcpy(s->carry, c, k);     /* still incomplete: wait for more */
+            s->carry_n = k;
+            return;
+        }
+        s->carry_n = 0;
+        vterm_input_write(s->vt, (const char *)c, k);   /* whole, or invalid */
+    }
+    size_t t = utf8_open_tail(p, n);
+    if (t) {
+        memcpy(s->carry, p + n - t, t);
+        s->carry_n = t;
+        s->carry_want = utf8_len(p[n - t]);
+    }
+    vterm_input_write(s->vt, (const char *)p, n - t);
     vterm_screen_flush_damage(s->scr);
 }
 

@@ -110,9 +110,16 @@ static void test_screen(void)
     push(s, "bad\xff\xfe!");
     CHECK(strstr((const char *)notes.data, "invalid_utf8") != NULL, "invalid UTF-8 becomes an event");
     buf_reset(&notes);
-    push(s, "\xe2\x82");
+    push(s, "\x1b[H\x1b[2K\xe2\x82");
     push(s, "\xac");
     CHECK(notes.len == 0, "a character split across reads is not invalid");
+    pty_screen_line(s, 0, &b);
+    CHECK(b.len == 3 && memcmp(b.data, "\xe2\x82\xac", 3) == 0, "a character split across reads is shown whole");
+    push(s, "\r\x1b[2K\xf0\x9f");
+    push(s, "\x98");
+    push(s, "\x80ok");
+    pty_screen_line(s, 0, &b);
+    CHECK(b.len == 6 && memcmp(b.data, "\xf0\x9f\x98\x80ok", 6) == 0, "split into three reads, shown whole");
 
     uint64_t g0 = pty_screen_gen(s);
     push(s, "x");
