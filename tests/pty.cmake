@@ -31,3 +31,32 @@ add_test(NAME corpus_tuiuse
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_corpus.py
                  $<TARGET_FILE:scc> ${SCC_CORPUS})
 set_tests_properties(corpus_tuiuse PROPERTIES LABELS "corpus;golden" TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# Differential: recorded output streams of bash, less, vim, htop and python3
+# (tests/pty/replay/*.cast, made by replay/record.py) replayed into our
+# screen (pty_replay) and into @xterm/headless (pinned in
+# tests/pty/xterm/package-lock.json, installed by `npm ci` into the build
+# tree); the text screens, cursors and alternate-screen flags must agree.
+if(TARGET sc_rt_pty)
+  add_executable(pty_replay ${PTY_SRC}/pty_replay.c)
+  target_link_libraries(pty_replay PRIVATE sc_rt_pty PkgConfig::CJSON)
+  set(PTY_NPM ${CMAKE_CURRENT_BINARY_DIR}/pty-npm)
+  add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/xterm/npm_setup.py ${PTY_NPM})
+  set_tests_properties(pty.npm_ci PROPERTIES FIXTURES_SETUP pty_npm LABELS "pty" TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+  file(GLOB PTY_CASTS ${PTY_SRC}/replay/*.cast)
+  add_test(NAME pty.differential
+           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/differential.py $<TARGET_FILE:pty_replay>
+                   ${PTY_NPM}/node_modules ${PTY_CASTS})
+  set_tests_properties(pty.differential PROPERTIES FIXTURES_REQUIRED pty_npm LABELS "pty"
+                       TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
+# vim and htop live (keys in the modes they set, resize, exit), and the
+# --cast recordings played by asciinema (`asciinema cat`).
+if(TARGET sc_rt_pty)
+  add_test(NAME pty.programs
+           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/programs_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${CMAKE_CURRENT_BINARY_DIR}/pty-programs ${PTY_SRC}/replay)
+  set_tests_properties(pty.programs PROPERTIES LABELS "pty" TIMEOUT 600)
+endif()
