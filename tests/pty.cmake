@@ -52,6 +52,16 @@ if(TARGET sc_rt_pty)
                        TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
 
+# stdlib-scenarios/pty_*.yaml played on real programs, their screenshots
+# compared with stdlib-scenarios/goldens/<scenario>/<profile>/screenshots/
+# (refresh: stdlib_pty.py ... --update).
+if(TARGET sc_rt_pty)
+  add_test(NAME pty.stdlib
+           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/stdlib_pty.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/pty-stdlib)
+  set_tests_properties(pty.stdlib PROPERTIES LABELS "pty;golden" TIMEOUT 600)
+endif()
+
 # vim and htop live (keys in the modes they set, resize, exit), and the
 # --cast recordings played by asciinema (`asciinema cat`).
 if(TARGET sc_rt_pty)
