@@ -291,7 +291,7 @@ void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
         unsigned char c[4];
         size_t k = s->carry_n;
         memcpy(c, s->carry, k);
-        while (k < s->carry_want && n > 0 && (*p & 0xC0) == 0x80) {
+        while (k < s->carry_want && k < sizeof c && n > 0 && (*p & 0xC0) == 0x80) {
             c[k++] = *p++;
             n--;
         }

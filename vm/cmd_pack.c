@@ -514,7 +514,10 @@ static int cmd_ls(const Opts *o)
 static int make_parents(const char *path)
 {
     char tmp[PATH_MAX * 2];
-    snprintf(tmp, sizeof tmp, "%s", path);
+    size_t n = strlen(path);
+    if (n >= sizeof tmp)
+        return ENAMETOOLONG;    /* never mkdir a truncated path */
+    memcpy(tmp, path, n + 1);
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/')
             continue;
