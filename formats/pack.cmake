@@ -33,6 +33,7 @@ add_library(scc_api STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/bc_value.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_list.c
   ${CMAKE_CURRENT_BINARY_DIR}/bc_fields.h
   ${_scc_root}/common/sc_alloc.c ${_scc_root}/common/buf.c ${_scc_root}/common/fileio.c
+  ${_scc_root}/common/levenshtein.c
   ${_scc_root}/runtime/rt_sim.c ${_scc_root}/runtime/rt_clock.c ${_scc_root}/vm/vm.c)
 set_target_properties(scc_api PROPERTIES OUTPUT_NAME scc POSITION_INDEPENDENT_CODE ON)
 target_include_directories(scc_api

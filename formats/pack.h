@@ -125,8 +125,6 @@ bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len);
 /* Index of the entry named name, or -1. */
 int32_t pack_find(const Pack *p, const char *name);
 
-/* Levenshtein distance over Unicode scalar values (both valid UTF-8). */
-size_t pack_levenshtein(const char *a, size_t na, const char *b, size_t nb);
 /* The reference's best_match over entries[0..n): the smallest distance
 ** between an entry's prompt and `prompt`, ties keep the earliest; entries
 ** without a prompt are skipped; when none has one, the first entry (distance

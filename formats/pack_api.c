@@ -2,6 +2,7 @@
 ** pack_load.  A .scb is presented as a suite of one scenario; events come
 ** from the simulation target, so they are byte-for-byte what `scvm run`
 ** prints. */
+#include "../common/levenshtein.h"
 #include "../include/scc/scc.h"
 
 #include <errno.h>
@@ -208,7 +209,7 @@ long scc_match_prompt(const scc_suite *s, const char *prompt, size_t *distance)
         const char *p = scc_prompt(s, i);
         if (!p)
             continue;
-        size_t d = pack_levenshtein(p, strlen(p), prompt, strlen(prompt));
+        size_t d = text_levenshtein(p, strlen(p), prompt, strlen(prompt));
         if (best < 0 || d < best_d) {
             best = (long)i;
             best_d = d;

@@ -13,6 +13,7 @@
 ** Also here: safe paths and the prompt matcher. */
 #define ZSTD_STATIC_LINKING_ONLY
 #include "pack.h"
+#include "../common/levenshtein.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -725,54 +726,6 @@ int32_t pack_find(const Pack *p, const char *name)
 
 /* ---- prompt matching (reference-semantics §7) ---- */
 
-/* Decodes valid UTF-8 into scalar values; returns the count. */
-static size_t to_scalars(const char *s, size_t n, uint32_t *out)
-{
-    size_t k = 0;
-    const unsigned char *p = (const unsigned char *)s, *e = p + n;
-    while (p < e) {
-        uint32_t c = *p;
-        int extra = c < 0x80 ? 0 : c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
-        if (extra)
-            c &= 0x3fu >> extra;
-        p++;
-        for (int i = 0; i < extra && p < e; i++)
-            c = c << 6 | (*p++ & 0x3fu);
-        out[k++] = c;
-    }
-    return k;
-}
-
-size_t pack_levenshtein(const char *a, size_t na, const char *b, size_t nb)
-{
-    uint32_t *x = sc_malloc((na + 1) * sizeof *x), *y = sc_malloc((nb + 1) * sizeof *y);
-    size_t *row = sc_malloc((nb + 1) * sizeof *row);
-    size_t r = SIZE_MAX;
-    if (x && y && row) {
-        size_t m = to_scalars(a, na, x), n = to_scalars(b, nb, y);
-        for (size_t j = 0; j <= n; j++)
-            row[j] = j;
-        for (size_t i = 1; i <= m; i++) {
-            size_t diag = row[0];
-            row[0] = i;
-            for (size_t j = 1; j <= n; j++) {
-                size_t up = row[j];
-                size_t best = diag + (x[i - 1] != y[j - 1]);
-                if (up + 1 < best)
-                    best = up + 1;
-                if (row[j - 1] + 1 < best)
-                    best = row[j - 1] + 1;
-                row[j] = best;
-                diag = up;
-            }
-        }
-        r = row[n];
-    }
-    sc_free(x);
-    sc_free(y);
-    sc_free(row);
-    return r;
-}
 
 int32_t pack_best_prompt(const Pack *p, const uint32_t *idx, size_t n, const char *prompt, size_t *distance)
 {
@@ -784,7 +737,7 @@ int32_t pack_best_prompt(const Pack *p, const uint32_t *idx, size_t n, const cha
         const PackEntry *e = &p->entries[idx[i]];
         if (!e->prompt)
             continue;
-        size_t d = pack_levenshtein(e->prompt, e->prompt_len, prompt, strlen(prompt));
+        size_t d = text_levenshtein(e->prompt, e->prompt_len, prompt, strlen(prompt));
         if (best < 0 || d < bd) {
             best = (int32_t)idx[i];
             bd = d;

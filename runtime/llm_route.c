@@ -6,53 +6,27 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Decodes up to max code points of s into cp; returns the count. */
-static size_t decode(const char *s, size_t n, uint32_t *cp, size_t max)
+#include "../common/levenshtein.h"
+
+/* The length in bytes of s's first max characters (a byte that starts no
+** character counts as one, as text_levenshtein counts it). */
+static size_t prefix_chars(const char *s, size_t n, size_t max)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, k = 0;
-    while (i < n && k < max) {
-        unsigned c = p[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n;
+    size_t i = 0;
+    for (size_t k = 0; i < n && k < max; k++) {
+        unsigned c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        bool ok = i + len <= n;
         for (size_t j = 1; ok && j < len; j++)
-            ok = (p[i + j] & 0xC0) == 0x80;
-        if (!ok) {
-            cp[k++] = 0x110000u + c;   /* an invalid byte: its own symbol */
-            i++;
-            continue;
-        }
-        uint32_t v = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-        for (size_t j = 1; j < len; j++)
-            v = v << 6 | (p[i + j] & 0x3F);
-        cp[k++] = v;
-        i += len;
+            ok = ((unsigned char)s[i + j] & 0xC0) == 0x80;
+        i += ok ? len : 1;
     }
-    return k;
+    return i;
 }
 
 size_t llm_levenshtein(const char *a, size_t an, const char *b, size_t bn)
 {
-    static _Thread_local uint32_t ca[LLM_LEV_MAX], cb[LLM_LEV_MAX];
-    static _Thread_local size_t row[LLM_LEV_MAX + 1];
-    size_t n = decode(a, an, ca, LLM_LEV_MAX), m = decode(b, bn, cb, LLM_LEV_MAX);
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j];
-            size_t best = diag + (ca[i - 1] != cb[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[m];
+    return text_levenshtein(a, prefix_chars(a, an, LLM_LEV_MAX), b, prefix_chars(b, bn, LLM_LEV_MAX));
 }
 
 /* Appends text to out[*len..cap), cutting at a character boundary. */

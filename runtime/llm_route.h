@@ -16,7 +16,7 @@ enum { LLM_LEV_MAX = 1024 };
 /* Levenshtein distance over Unicode code points (case-sensitive, no
 ** normalisation), as the reference matcher computes it.  Invalid UTF-8
 ** bytes count as one code point each.  Both inputs are cut at LLM_LEV_MAX
-** code points.  Does not allocate (uses a fixed row). */
+** code points, then compared by text_levenshtein (common/levenshtein.h). */
 size_t llm_levenshtein(const char *a, size_t an, const char *b, size_t bn);
 
 /* The text of the last user message of a request body that carries text:

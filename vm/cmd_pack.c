@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/levenshtein.h"
 #include "../common/buf.h"
 #include "../common/fileio.h"
 #include "../common/sc_alloc.h"
@@ -354,7 +355,7 @@ static int select_entries(const Suite *s, const Opts *o, uint32_t **out, size_t 
             const char *near = NULL;
             for (uint32_t i = 0; i < n; i++) {
                 const char *nm = suite_entry(s, i)->name;
-                size_t d = pack_levenshtein(nm, strlen(nm), o->names[k], strlen(o->names[k]));
+                size_t d = text_levenshtein(nm, strlen(nm), o->names[k], strlen(o->names[k]));
                 if (d < best)
                     best = d, near = nm;
             }
@@ -389,7 +390,7 @@ static int select_entries(const Suite *s, const Opts *o, uint32_t **out, size_t 
             const PackEntry *e = suite_entry(s, v[k]);
             if (!e->prompt)
                 continue;
-            size_t d = pack_levenshtein(e->prompt, e->prompt_len, o->prompt, strlen(o->prompt));
+            size_t d = text_levenshtein(e->prompt, e->prompt_len, o->prompt, strlen(o->prompt));
             if (best < 0 || d < bd)
                 best = (int32_t)v[k], bd = d;
         }

@@ -1,0 +1,63 @@
+/* levenshtein.c - edit distance over Unicode scalar values. */
+#include "levenshtein.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sc_alloc.h"
+
+/* Decodes s into scalar values (at most n of them); returns the count. */
+static size_t decode(const char *s, size_t n, uint32_t *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, k = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t j = 1; ok && j < len; j++)
+            ok = (p[i + j] & 0xC0) == 0x80;
+        if (!ok) {
+            out[k++] = 0x110000u + c;   /* not a character: a symbol of its own */
+            i++;
+            continue;
+        }
+        uint32_t v = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
+        for (size_t j = 1; j < len; j++)
+            v = v << 6 | (p[i + j] & 0x3F);
+        out[k++] = v;
+        i += len;
+    }
+    return k;
+}
+
+size_t text_levenshtein(const char *a, size_t na, const char *b, size_t nb)
+{
+    uint32_t *x = sc_malloc((na + 1) * sizeof *x), *y = sc_malloc((nb + 1) * sizeof *y);
+    size_t *row = sc_malloc((nb + 1) * sizeof *row);
+    size_t r = SIZE_MAX;
+    if (x && y && row) {
+        size_t m = decode(a, na, x), n = decode(b, nb, y);
+        for (size_t j = 0; j <= n; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= m; i++) {
+            size_t diag = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= n; j++) {
+                size_t up = row[j];
+                size_t best = diag + (x[i - 1] != y[j - 1]);
+                if (up + 1 < best)
+                    best = up + 1;
+                if (row[j - 1] + 1 < best)
+                    best = row[j - 1] + 1;
+                row[j] = best;
+                diag = up;
+            }
+        }
+        r = row[n];
+    }
+    sc_free(x);
+    sc_free(y);
+    sc_free(row);
+    return r;
+}
