@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../common/levenshtein.h"
+#include "cli.h"
 #include "../common/buf.h"
 #include "../common/fileio.h"
 #include "../common/sc_alloc.h"
@@ -41,24 +42,6 @@ static const char pack_usage[] =
     "selection: --scenario NAME, --tag TAG (repeatable), --prompt TEXT, --shard I/N\n"
     "run: -o FILE, -t sim, --speed X, --realtime, --count [--json], -j N,\n"
     "     --junit FILE, --fail-fast, --no-progress\n";
-
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("scvm: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    fputs(pack_usage, stderr);
-    return VM_USAGE;
-}
-
-static const char *shown(const char *p)
-{
-    return strcmp(p, "-") == 0 ? "<stdin>" : p;
-}
 
 /* ---- loading: a pack, or a .scb presented as a pack of one ---- */
 
@@ -150,11 +133,11 @@ static int suite_load(const char *path, Suite *s, bool quiet, char *code, size_t
     sc_free(data);
     if (st && !quiet) {
         if (st == VM_IO)
-            fprintf(stderr, "scvm: %s: cannot read: %s\n", shown(path), msg);
+            fprintf(stderr, "scvm: %s: cannot read: %s\n", cli_display_name(path), msg);
         else if (st == VM_RUNTIME)
-            fprintf(stderr, "scvm: %s: out of memory\n", shown(path));
+            fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
         else
-            fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", shown(path), msg, code);
+            fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", cli_display_name(path), msg, code);
     }
     if (st)
         suite_fini(s);
@@ -181,40 +164,6 @@ typedef struct Opts {
     const char **ops;            /* operands */
     size_t n_ops;
 } Opts;
-
-static int value(int argc, char **argv, int *i, const char *s, const char *l, const char **v)
-{
-    const char *a = argv[*i];
-    size_t ln = strlen(l);
-    if ((s && strcmp(a, s) == 0) || strcmp(a, l) == 0) {
-        if (*i + 1 >= argc) {
-            usage("option '%s' needs a value", a);
-            return -1;
-        }
-        *v = argv[++*i];
-        return 1;
-    }
-    if (strncmp(a, l, ln) == 0 && a[ln] == '=') {
-        *v = a + ln + 1;
-        return 1;
-    }
-    if (s && strncmp(a, s, 2) == 0 && a[1] != '-' && a[2]) {
-        *v = a + 2;
-        return 1;
-    }
-    return 0;
-}
-
-static bool parse_uint(const char *s, unsigned max, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || *end || errno || s[0] == '-' || v > max)
-        return false;
-    *out = (unsigned)v;
-    return true;
-}
 
 enum { C_RUN, C_LS, C_EXTRACT, C_VERIFY, C_INFO };
 
@@ -254,68 +203,64 @@ static int parse(int argc, char **argv, int cmd, Opts *o)
             o->no_progress = true;
         } else if (cmd == C_LS && strcmp(a, "--files") == 0) {
             o->files = true;
-        } else if ((sel || cmd == C_INFO) && (r = value(argc, argv, &i, NULL, "--scenario", &v)) != 0) {
+        } else if ((sel || cmd == C_INFO) && (r = cli_opt_value(argc, argv, &i, NULL, "--scenario", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             o->names[o->n_names++] = v;
-        } else if (sel && (r = value(argc, argv, &i, NULL, "--tag", &v)) != 0) {
+        } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--tag", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             o->tags[o->n_tags++] = v;
-        } else if (sel && (r = value(argc, argv, &i, NULL, "--prompt", &v)) != 0) {
+        } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--prompt", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             o->prompt = v;
-        } else if (sel && (r = value(argc, argv, &i, NULL, "--shard", &v)) != 0) {
+        } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--shard", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             const char *slash = strchr(v, '/');
             char num[32];
             if (!slash || (size_t)(slash - v) >= sizeof num)
-                return usage("invalid shard '%s' (expected I/N, 1 <= I <= N)", v);
+                return cli_usage(pack_usage, "invalid shard '%s' (expected I/N, 1 <= I <= N)", v);
             memcpy(num, v, (size_t)(slash - v));
             num[slash - v] = 0;
-            if (!parse_uint(num, 1000000, &o->shard_i) || !parse_uint(slash + 1, 1000000, &o->shard_n) ||
+            if (!cli_parse_uint(num, 1000000, &o->shard_i) || !cli_parse_uint(slash + 1, 1000000, &o->shard_n) ||
                 o->shard_i < 1 || o->shard_i > o->shard_n)
-                return usage("invalid shard '%s' (expected I/N, 1 <= I <= N)", v);
-        } else if (cmd == C_EXTRACT && (r = value(argc, argv, &i, "-C", "--directory", &v)) != 0) {
+                return cli_usage(pack_usage, "invalid shard '%s' (expected I/N, 1 <= I <= N)", v);
+        } else if (cmd == C_EXTRACT && (r = cli_opt_value(argc, argv, &i, "-C", "--directory", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             o->dir = v;
-        } else if (run && (r = value(argc, argv, &i, "-o", "--output", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, "-o", "--output", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             if (!*v)
-                return usage("%s: empty output file name", "-o");
+                return cli_usage(pack_usage, "%s: empty output file name", "-o");
             o->output = v;
-        } else if (run && (r = value(argc, argv, &i, NULL, "--junit", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--junit", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             if (!*v)
-                return usage("%s: empty file name", "--junit");
+                return cli_usage(pack_usage, "%s: empty file name", "--junit");
             o->junit = v;
-        } else if (run && (r = value(argc, argv, &i, "-j", "--jobs", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, "-j", "--jobs", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
-            if (!parse_uint(v, MAX_JOBS, &o->jobs))
-                return usage("invalid job count '%s' (0 = one per CPU, at most %d)", v, MAX_JOBS);
-        } else if (run && (r = value(argc, argv, &i, "-t", "--target", &v)) != 0) {
+            if (!cli_parse_uint(v, MAX_JOBS, &o->jobs))
+                return cli_usage(pack_usage, "invalid job count '%s' (0 = one per CPU, at most %d)", v, MAX_JOBS);
+        } else if (run && (r = cli_opt_value(argc, argv, &i, "-t", "--target", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             if (strcmp(v, "sim") != 0)
-                return usage("target '%s' cannot play packs (known: sim)", v);
+                return cli_usage(pack_usage, "target '%s' cannot play packs (known: sim)", v);
             o->target = v;
-        } else if (run && (r = value(argc, argv, &i, NULL, "--speed", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--speed", &v, pack_usage)) != 0) {
             if (r < 0)
                 return VM_USAGE;
-            char *end;
-            errno = 0;
-            double x = strtod(v, &end);
-            if (end == v || *end || errno == ERANGE || !isfinite(x) || x < 0 || v[0] == '-')
-                return usage("invalid speed '%s' (expected a finite number >= 0)", v);
-            o->speed = x;
+            if (!cli_parse_speed(v, &o->speed))
+                return cli_usage(pack_usage, "invalid speed '%s' (expected a finite number >= 0)", v);
         } else {
-            return usage("unknown option '%s'", a);
+            return cli_usage(pack_usage, "unknown option '%s'", a);
         }
     }
     if (o->jobs == 0) {
@@ -350,7 +295,7 @@ static int select_entries(const Suite *s, const Opts *o, uint32_t **out, size_t 
         for (uint32_t i = 0; i < n && !found; i++)
             found = strcmp(suite_entry(s, i)->name, o->names[k]) == 0;
         if (!found) {
-            fprintf(stderr, "scvm: %s: no scenario named '%s'\n", shown(s->path), o->names[k]);
+            fprintf(stderr, "scvm: %s: no scenario named '%s'\n", cli_display_name(s->path), o->names[k]);
             size_t best = SIZE_MAX;
             const char *near = NULL;
             for (uint32_t i = 0; i < n; i++) {
@@ -422,23 +367,10 @@ static void json_tags(Buf *b, const PackEntry *e)
     buf_putc(b, ']');
 }
 
-static int put_out(const Buf *b)
-{
-    if (b->oom) {
-        fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
-    }
-    if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
-        fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno));
-        return VM_IO;
-    }
-    return 0;
-}
-
 static int cmd_ls(const Opts *o)
 {
     if (o->n_ops != 1)
-        return usage("%s", o->n_ops ? "ls takes one FILE" : "ls: no input file");
+        return cli_usage(pack_usage, "%s", o->n_ops ? "ls takes one FILE" : "ls: no input file");
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
@@ -502,7 +434,7 @@ static int cmd_ls(const Opts *o)
             buf_printf(&b, "%7s %s%s  %zu bytes\n", "", e->files[f].path,
                        (e->files[f].mode & PACK_FILE_EXEC) ? " (executable)" : "", e->files[f].len);
     }
-    st = put_out(&b);
+    st = cli_put_stdout(&b);
     buf_fini(&b);
     sc_free(sel);
     suite_fini(&s);
@@ -545,16 +477,16 @@ static int write_file(const char *path, const void *data, size_t len, bool exec)
 static int cmd_extract(const Opts *o)
 {
     if (o->n_ops != 1)
-        return usage("%s", o->n_ops ? "extract takes one FILE" : "extract: no input file");
+        return cli_usage(pack_usage, "%s", o->n_ops ? "extract takes one FILE" : "extract: no input file");
     if (!o->dir)
-        return usage("%s", "extract needs -C DIR");
+        return cli_usage(pack_usage, "%s", "extract needs -C DIR");
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
         return st;
     if (!s.pack) {
         suite_fini(&s);
-        return usage("%s: extract takes a pack", shown(o->ops[0]));
+        return cli_usage(pack_usage, "%s: extract takes a pack", cli_display_name(o->ops[0]));
     }
     uint32_t *sel;
     size_t n;
@@ -596,7 +528,7 @@ static int cmd_extract(const Opts *o)
 static int cmd_verify(const Opts *o)
 {
     if (o->n_ops == 0)
-        return usage("%s", "verify: no input file");
+        return cli_usage(pack_usage, "%s", "verify: no input file");
     int worst = 0;
     for (size_t i = 0; i < o->n_ops; i++) {
         Suite s;
@@ -625,12 +557,12 @@ static int cmd_verify(const Opts *o)
             size_t files = 0;
             for (uint32_t k = 0; k < s.pack->n_entries; k++)
                 files += s.pack->entries[k].n_files;
-            buf_printf(&b, "%s: ok (pack: %u scenarios, %zu embedded files)\n", shown(path),
+            buf_printf(&b, "%s: ok (pack: %u scenarios, %zu embedded files)\n", cli_display_name(path),
                        (unsigned)s.pack->n_entries, files);
         } else if (!st) {
-            buf_printf(&b, "%s: ok\n", shown(path));
+            buf_printf(&b, "%s: ok\n", cli_display_name(path));
         }
-        int w = put_out(&b);
+        int w = cli_put_stdout(&b);
         fflush(stdout);
         buf_fini(&b);
         if (w > st)
@@ -648,14 +580,14 @@ static int cmd_verify(const Opts *o)
 static int cmd_info(const Opts *o)
 {
     if (o->n_ops != 1)
-        return usage("%s", o->n_ops ? "info takes one FILE" : "info: no input file");
+        return cli_usage(pack_usage, "%s", o->n_ops ? "info takes one FILE" : "info: no input file");
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
         return st;
     if (!s.pack) {
         suite_fini(&s);
-        return usage("%s: --scenario needs a pack", shown(o->ops[0]));
+        return cli_usage(pack_usage, "%s: --scenario needs a pack", cli_display_name(o->ops[0]));
     }
     const Pack *p = s.pack;
     Buf b;
@@ -671,7 +603,7 @@ static int cmd_info(const Opts *o)
     if (o->n_names) {
         only = pack_find(p, o->names[0]);
         if (only < 0) {
-            fprintf(stderr, "scvm: %s: no scenario named '%s'\n", shown(o->ops[0]), o->names[0]);
+            fprintf(stderr, "scvm: %s: no scenario named '%s'\n", cli_display_name(o->ops[0]), o->names[0]);
             buf_fini(&b);
             suite_fini(&s);
             return VM_USAGE;
@@ -700,7 +632,7 @@ static int cmd_info(const Opts *o)
                        (unsigned)e->n_files, (unsigned)g->n_insn, (unsigned long long)events,
                        (unsigned long long)g->insn[g->n_insn - 1].t);
         } else {
-            buf_printf(&b, "%-12s %s\n%-12s %d\n%-12s ", "file", shown(o->ops[0]), "index", (int)only, "name");
+            buf_printf(&b, "%-12s %s\n%-12s %d\n%-12s ", "file", cli_display_name(o->ops[0]), "index", (int)only, "name");
             buf_json_str(&b, e->name, strlen(e->name));
             buf_printf(&b, "\n%-12s ", "source");
             buf_json_str(&b, e->source, strlen(e->source));
@@ -725,7 +657,7 @@ static int cmd_info(const Opts *o)
                    (unsigned long long)p->checksum, (unsigned)p->n_entries, (unsigned)p->n_blobs, files, code_bytes,
                    file_bytes);
     } else {
-        buf_printf(&b, "%-12s %s\n%-12s pack\n%-12s %u.%u\n", "file", shown(o->ops[0]), "kind", "version",
+        buf_printf(&b, "%-12s %s\n%-12s pack\n%-12s %u.%u\n", "file", cli_display_name(o->ops[0]), "kind", "version",
                    p->version_major, p->version_minor);
         buf_printf(&b, "%-12s %zu bytes (content %zu bytes, index %zu bytes)\n", "size", p->file_size,
                    p->content_size, p->index_size);
@@ -739,7 +671,7 @@ static int cmd_info(const Opts *o)
                    "scenarios", (unsigned)p->n_entries, "blobs", (unsigned)p->n_blobs, code_bytes, file_bytes,
                    "files", files);
     }
-    st = put_out(&b);
+    st = cli_put_stdout(&b);
     buf_fini(&b);
     suite_fini(&s);
     return st;
@@ -950,7 +882,7 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
 static int cmd_run(const Opts *o)
 {
     if (o->n_ops != 1)
-        return usage("%s", o->n_ops ? "run takes one FILE" : "run: no input file");
+        return cli_usage(pack_usage, "%s", o->n_ops ? "run takes one FILE" : "run: no input file");
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
@@ -1026,7 +958,7 @@ static int cmd_run(const Opts *o)
                 errors++;
             if (bar)
                 fputs("\r\033[K", stderr);
-            fprintf(stderr, "scvm: %s: %s: %s\n", shown(o->ops[0]), e->name,
+            fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), e->name,
                     r->status == VM_FAILED ? "failed (a check did not hold)"
                     : r->status == VM_IO   ? "cannot write the events"
                                            : "run failed");

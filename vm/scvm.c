@@ -18,6 +18,7 @@
 #include "rt_clock.h"
 #include "cmd_pack.h"
 #include "rt_sim.h"
+#include "cli.h"
 #include "vm.h"
 #ifdef SC_HAVE_RT_PTY
 #include "rt_pty.h"
@@ -92,24 +93,6 @@ static const char help_text[] =
 
 /* ---- diagnostics and output ---- */
 
-static const char *display_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("scvm: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    fputs(usage_text, stderr);
-    return VM_USAGE;
-}
-
 static const char *err_text(BcErrCode c)
 {
     switch (c) {
@@ -118,37 +101,6 @@ static const char *err_text(BcErrCode c)
 #undef X
     }
     return "unknown error";
-}
-
-/* Writes b to stdout; returns 0 or VM_IO. */
-static int put_stdout(const Buf *b)
-{
-    if (b->oom) {
-        fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
-    }
-    if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
-        fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno));
-        return VM_IO;
-    }
-    return 0;
-}
-
-/* Writes b to path ("-" or NULL = stdout), atomically for files. */
-static int put_output(const char *path, const Buf *b)
-{
-    if (!path || strcmp(path, "-") == 0)
-        return put_stdout(b);
-    if (b->oom) {
-        fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
-    }
-    int e = file_write_atomic(path, b->data ? (const void *)b->data : "", b->len);
-    if (e) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
-        return VM_IO;
-    }
-    return 0;
 }
 
 /* ---- loading ---- */
@@ -197,11 +149,11 @@ static int load(const char *path, Loaded *l, bool quiet)
     int st = l->code == BC_ERR_IO ? VM_IO : l->code == BC_ERR_NOMEM ? VM_RUNTIME : VM_REJECTED;
     if (!quiet) {
         if (st == VM_IO)
-            fprintf(stderr, "scvm: %s: cannot read: %s\n", display_name(path), l->msg);
+            fprintf(stderr, "scvm: %s: cannot read: %s\n", cli_display_name(path), l->msg);
         else if (st == VM_RUNTIME)
-            fprintf(stderr, "scvm: %s: out of memory\n", display_name(path));
+            fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
         else
-            fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", display_name(path), l->msg,
+            fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", cli_display_name(path), l->msg,
                     bc_err_name(l->code));
     }
     loaded_fini(l);
@@ -209,45 +161,6 @@ static int load(const char *path, Loaded *l, bool quiet)
 }
 
 /* ---- option parsing ---- */
-
-/* Matches argv[*i] against -s / --long, with the value in the same word
-** ("-oFILE", "--output=FILE") or the next one.  Returns 1 and sets *val on a
-** match, 0 when it is another option, -1 (after printing) when the value
-** is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *s, const char *l, const char **val)
-{
-    const char *a = argv[*i];
-    size_t ln = strlen(l);
-    if ((s && strcmp(a, s) == 0) || strcmp(a, l) == 0) {
-        if (*i + 1 >= argc) {
-            usage_error("option '%s' needs a value", a);
-            return -1;
-        }
-        *val = argv[++*i];
-        return 1;
-    }
-    if (strncmp(a, l, ln) == 0 && a[ln] == '=') {
-        *val = a + ln + 1;
-        return 1;
-    }
-    if (s && strncmp(a, s, 2) == 0 && a[1] != '-' && a[2]) {
-        *val = a + 2;
-        return 1;
-    }
-    return 0;
-}
-
-/* Parses a speed: a finite, non-negative decimal. */
-static bool parse_speed(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < 0 || s[0] == '-')
-        return false;
-    *out = v;
-    return true;
-}
 
 typedef struct Cmd {
     const char *output;     /* -o */
@@ -303,21 +216,21 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
             c->count = true;
         } else if (which == CMD_DIS && strcmp(a, "--no-lines") == 0) {
             c->no_lines = true;
-        } else if (run && (r = opt_value(argc, argv, &i, "-o", "--output", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, "-o", "--output", &v, usage_text)) != 0) {
             if (r < 0)
                 return VM_USAGE;
             if (!*v)
-                return usage_error("%s: empty output file name", "-o");
+                return cli_usage(usage_text, "%s: empty output file name", "-o");
             c->output = v;
-        } else if (run && (r = opt_value(argc, argv, &i, "-t", "--target", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, "-t", "--target", &v, usage_text)) != 0) {
             if (r < 0)
                 return VM_USAGE;
 #ifdef SC_HAVE_RT_PTY
             if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0)
-                return usage_error("unknown target '%s' (known: sim, pty)", v);
+                return cli_usage(usage_text, "unknown target '%s' (known: sim, pty)", v);
 #else
             if (strcmp(v, "sim") != 0)
-                return usage_error("unknown target '%s' (known: sim)", v);
+                return cli_usage(usage_text, "unknown target '%s' (known: sim)", v);
 #endif
             c->target = v;
         } else if (run && strcmp(a, "--update-goldens") == 0) {
@@ -328,33 +241,33 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
             c->keep_ws = true;
         } else if (run && strcmp(a, "--data-model-exit") == 0) {
             c->dm_exit = true;
-        } else if (run && ((r = opt_value(argc, argv, &i, NULL, "--artifacts", &c->artifacts)) != 0 ||
-                           (r = opt_value(argc, argv, &i, NULL, "--goldens", &c->goldens)) != 0 ||
-                           (r = opt_value(argc, argv, &i, NULL, "--cast", &c->cast)) != 0 ||
-                           (r = opt_value(argc, argv, &i, NULL, "--cancel-key", &c->cancel_key)) != 0)) {
+        } else if (run && ((r = cli_opt_value(argc, argv, &i, NULL, "--artifacts", &c->artifacts, usage_text)) != 0 ||
+                           (r = cli_opt_value(argc, argv, &i, NULL, "--goldens", &c->goldens, usage_text)) != 0 ||
+                           (r = cli_opt_value(argc, argv, &i, NULL, "--cast", &c->cast, usage_text)) != 0 ||
+                           (r = cli_opt_value(argc, argv, &i, NULL, "--cancel-key", &c->cancel_key, usage_text)) != 0)) {
             if (r < 0)
                 return VM_USAGE;
-        } else if (run && (r = opt_value(argc, argv, &i, NULL, "--speed", &v)) != 0) {
+        } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--speed", &v, usage_text)) != 0) {
             if (r < 0)
                 return VM_USAGE;
-            if (!parse_speed(v, &c->speed))
-                return usage_error("invalid speed '%s' (expected a finite number >= 0)", v);
-        } else if (run && (r = opt_value(argc, argv, &i, NULL, "--type-delay", &v)) != 0) {
+            if (!cli_parse_speed(v, &c->speed))
+                return cli_usage(usage_text, "invalid speed '%s' (expected a finite number >= 0)", v);
+        } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--type-delay", &v, usage_text)) != 0) {
             char *end;
             unsigned long ms = r < 0 ? 0 : strtoul(v, &end, 10);
             if (r < 0)
                 return VM_USAGE;
             if (!*v || *end || ms > 60000)
-                return usage_error("invalid --type-delay '%s' (milliseconds, 0-60000)", v);
+                return cli_usage(usage_text, "invalid --type-delay '%s' (milliseconds, 0-60000)", v);
             c->type_delay_ms = (unsigned)ms;
         } else {
-            return usage_error("unknown option '%s'", a);
+            return cli_usage(usage_text, "unknown option '%s'", a);
         }
     }
     if (which == CMD_RUN && strcmp(c->target, "pty") != 0 &&
         (c->command || c->artifacts || c->goldens || c->cast || c->cancel_key || c->update_goldens ||
          c->cells || c->keep_ws || c->dm_exit || c->type_delay_ms))
-        return usage_error("%s", "'-- CMD' and the pty options need --target pty");
+        return cli_usage(usage_text, "%s", "'-- CMD' and the pty options need --target pty");
     return 0;
 }
 
@@ -406,7 +319,7 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
 static int cmd_run(const Cmd *c)
 {
     if (c->n_files != 1)
-        return usage_error("%s", c->n_files ? "run takes one FILE" : "run: no input file");
+        return cli_usage(usage_text, "%s", c->n_files ? "run takes one FILE" : "run: no input file");
     const char *path = c->files[0];
     Loaded l;
     int st = load(path, &l, false);
@@ -452,9 +365,9 @@ static int cmd_run(const Cmd *c)
         fprintf(stderr, "scvm: %s: cannot write: %s\n", to_file ? c->output : "<stdout>",
                 strerror(rt_sim_errno(t)));
     else if (st == VM_RUNTIME)
-        fprintf(stderr, "scvm: %s: out of memory\n", display_name(path));
+        fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
     else if (st)
-        fprintf(stderr, "scvm: %s: run failed (status %d)\n", display_name(path), st);
+        fprintf(stderr, "scvm: %s: run failed (status %d)\n", cli_display_name(path), st);
 
     if (!st && c->count) {
         RtCounts n;
@@ -465,9 +378,9 @@ static int cmd_run(const Cmd *c)
                        (unsigned long long)n.bytes);
         else
             buf_printf(&mem, "%llu events\n", (unsigned long long)n.events);
-        st = put_output(c->output, &mem);
+        st = cli_put_output(c->output, &mem);
     } else if (!st && to_file) {
-        st = put_output(c->output, &mem);
+        st = cli_put_output(c->output, &mem);
     }
     t->vt->destroy(t);
     buf_fini(&mem);
@@ -478,7 +391,7 @@ static int cmd_run(const Cmd *c)
 static int cmd_verify(const Cmd *c)
 {
     if (c->n_files == 0)
-        return usage_error("%s", "verify: no input file");
+        return cli_usage(usage_text, "%s", "verify: no input file");
     int worst = 0;
     Buf out;
     buf_init(&out);
@@ -498,10 +411,10 @@ static int cmd_verify(const Cmd *c)
                 buf_puts(&out, ",\"ok\":true}\n");
             }
         } else if (!st) {
-            buf_printf(&out, "%s: ok\n", display_name(path));
+            buf_printf(&out, "%s: ok\n", cli_display_name(path));
         }
         /* Flush per file so ok lines and stderr diagnostics interleave in order. */
-        int wst = put_stdout(&out);
+        int wst = cli_put_stdout(&out);
         fflush(stdout);
         buf_reset(&out);
         if (wst > st)
@@ -522,7 +435,7 @@ static void info_text(Buf *b, const char *key, const char *val)
 static int cmd_info(const Cmd *c)
 {
     if (c->n_files != 1)
-        return usage_error("%s", c->n_files ? "info takes one FILE" : "info: no input file");
+        return cli_usage(usage_text, "%s", c->n_files ? "info takes one FILE" : "info: no input file");
     const char *path = c->files[0];
     Loaded l;
     int st = load(path, &l, false);
@@ -566,7 +479,7 @@ static int cmd_info(const Cmd *c)
         bc_val_json(p, m->defines, &b);
         buf_puts(&b, "}\n");
     } else {
-        info_text(&b, "file", display_name(path));
+        info_text(&b, "file", cli_display_name(path));
         buf_printf(&b, "%-12s %u.%u\n", "version", p->version_major, p->version_minor);
         info_text(&b, "flags", (p->flags & BC_FLAG_LINES) ? "lines" : "-");
         buf_printf(&b, "%-12s %zu bytes (content %zu bytes)\n", "size", p->file_size, p->content_size);
@@ -599,7 +512,7 @@ static int cmd_info(const Cmd *c)
             info_text(&b, keys[i], (const char *)v.data);
         }
     }
-    st = v.oom ? VM_RUNTIME : put_stdout(&b);
+    st = v.oom ? VM_RUNTIME : cli_put_stdout(&b);
     buf_fini(&v);
     buf_fini(&b);
     loaded_fini(&l);
@@ -609,7 +522,7 @@ static int cmd_info(const Cmd *c)
 static int cmd_dis(const Cmd *c)
 {
     if (c->n_files != 1)
-        return usage_error("%s", c->n_files ? "dis takes one FILE" : "dis: no input file");
+        return cli_usage(usage_text, "%s", c->n_files ? "dis takes one FILE" : "dis: no input file");
     const char *path = c->files[0];
     Loaded l;
     int st = load(path, &l, false);
@@ -618,12 +531,12 @@ static int cmd_dis(const Cmd *c)
     BcListOpts lo = {
         .lines = !c->no_lines && (l.prog->flags & BC_FLAG_LINES),
         .header = true,
-        .source = display_name(path),
+        .source = cli_display_name(path),
     };
     Buf b;
     buf_init(&b);
     bc_list(l.prog, &lo, &b);
-    st = put_stdout(&b);
+    st = cli_put_stdout(&b);
     buf_fini(&b);
     loaded_fini(&l);
     return st;
@@ -641,7 +554,7 @@ static void print_help(void)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("%s", "no command (try 'scvm --help')");
+        return cli_usage(usage_text, "%s", "no command (try 'scvm --help')");
     if (strcmp(argv[1], "serve") == 0)
         return scvm_serve_main(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
@@ -687,5 +600,5 @@ int main(int argc, char **argv)
         }
         return st;
     }
-    return usage_error("unknown command '%s' (try 'scvm --help')", cmd);
+    return cli_usage(usage_text, "unknown command '%s' (try 'scvm --help')", cmd);
 }
