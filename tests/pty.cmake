@@ -41,7 +41,7 @@ if(TARGET sc_rt_pty)
   add_executable(pty_replay ${PTY_SRC}/pty_replay.c)
   target_link_libraries(pty_replay PRIVATE sc_rt_pty PkgConfig::CJSON)
   set(PTY_NPM ${CMAKE_CURRENT_BINARY_DIR}/pty-npm)
-  add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/xterm/npm_setup.py ${PTY_NPM})
+  add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${PTY_SRC}/xterm ${PTY_NPM})
   set_tests_properties(pty.npm_ci PROPERTIES FIXTURES_SETUP pty_npm LABELS "pty" TIMEOUT 300
                        SKIP_RETURN_CODE 77)
   file(GLOB PTY_CASTS ${PTY_SRC}/replay/*.cast)

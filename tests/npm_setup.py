@@ -1,26 +1,26 @@
 #!/usr/bin/env python3
-"""npm_setup.py DIR - installs the pinned @xterm/headless (package-lock.json
-beside this script) into DIR/node_modules with `npm ci`, once per lock file
-(a stamp holds the lock's hash).  Exits 77 (skip) when node or npm is
-missing or npm ci fails (no registry): the differential test then skips."""
+"""npm_setup.py SRC DEST - installs the npm packages pinned by SRC's
+package.json and package-lock.json into DEST/node_modules with `npm ci`,
+once per lock file (a stamp holds the files' hash).  Install scripts are not
+run.  Exits 77 (skip) when node or npm is missing or npm ci fails (no
+registry): the tests that need the packages then skip too."""
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-dest = sys.argv[1]
+src, dest = sys.argv[1], sys.argv[2]
 os.makedirs(dest, exist_ok=True)
 if not shutil.which("node") or not shutil.which("npm"):
     print("SKIP: node or npm is not installed")
     sys.exit(77)
-lock = open(os.path.join(here, "package-lock.json"), "rb").read()
-pkg = open(os.path.join(here, "package.json"), "rb").read()
+lock = open(os.path.join(src, "package-lock.json"), "rb").read()
+pkg = open(os.path.join(src, "package.json"), "rb").read()
 digest = hashlib.sha256(lock + pkg).hexdigest()
 stamp = os.path.join(dest, "node_modules", ".scvm-stamp")
 if os.path.exists(stamp) and open(stamp).read() == digest:
-    print("@xterm/headless is up to date")
+    print("npm packages in %s are up to date" % dest)
     sys.exit(0)
 for name, data in (("package.json", pkg), ("package-lock.json", lock)):
     with open(os.path.join(dest, name), "wb") as f:
@@ -32,4 +32,4 @@ if r.returncode != 0:
     sys.exit(77)
 with open(stamp, "w") as f:
     f.write(digest)
-print("installed the pinned @xterm/headless")
+print("installed the packages pinned in %s" % src)
