@@ -10,31 +10,13 @@ runner is event-driven with a deadline, so a slow machine is only slower.
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 
+from ptycase import case, finish, run, setup
+
 SCC, SCVM, WORK = sys.argv[1:4]
+setup(WORK)
 HERE = os.path.dirname(os.path.abspath(__file__))
-failures = []
-
-
-def run(args, cwd, timeout=120):
-    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
-
-
-def case(fn):
-    d = os.path.join(WORK, fn.__name__)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    try:
-        fn(d)
-        print('ok   %s' % fn.__name__)
-    except AssertionError as e:
-        failures.append(fn.__name__)
-        print('FAIL %s: %s' % (fn.__name__, e))
-    return fn
 
 
 def compile_(d, name, text):
@@ -244,9 +226,4 @@ timeline:
     assert st in (2, 5), (st, err)
 
 
-for name in []:
-    pass
-if failures:
-    print('%d case(s) failed: %s' % (len(failures), ', '.join(failures)))
-    sys.exit(1)
-print('all cases passed')
+finish()

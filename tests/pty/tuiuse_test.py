@@ -15,27 +15,11 @@ import shutil
 import subprocess
 import sys
 
+from ptycase import case, finish, run, setup
+
 SCC, SCVM, WORK, DOCS = sys.argv[1:5]
-failures = []
+setup(WORK)
 PY = os.path.realpath(shutil.which('python3') or '/usr/bin/python3')
-
-
-def run(args, cwd, timeout=180, env=None):
-    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, env=env)
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
-
-
-def case(fn):
-    d = os.path.join(WORK, fn.__name__)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    try:
-        fn(d)
-        print('ok   %s' % fn.__name__)
-    except AssertionError as e:
-        failures.append(fn.__name__)
-        print('FAIL %s: %s' % (fn.__name__, e))
-    return fn
 
 
 def policy(*exes, **kw):
@@ -459,6 +443,4 @@ def docs_examples(d):
 
 
 if __name__ == '__main__':
-    os.makedirs(WORK, exist_ok=True)
-    print('%d failed' % len(failures) if failures else 'all passed')
-    sys.exit(1 if failures else 0)
+    finish()

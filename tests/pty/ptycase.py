@@ -1,0 +1,43 @@
+"""ptycase.py - the small harness the PTY test scripts share.
+
+setup(WORK) names the work folder; each function decorated with @case runs
+at once in a fresh folder WORK/NAME and fails by raising AssertionError;
+finish() prints the summary and exits 1 when any case failed."""
+import os
+import shutil
+import subprocess
+import sys
+
+failures = []
+_work = [None]
+
+
+def setup(work):
+    _work[0] = work
+    os.makedirs(work, exist_ok=True)
+
+
+def run(args, cwd, timeout=180, env=None):
+    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+
+
+def case(fn):
+    d = os.path.join(_work[0], fn.__name__)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    try:
+        fn(d)
+        print('ok   %s' % fn.__name__)
+    except AssertionError as e:
+        failures.append(fn.__name__)
+        print('FAIL %s: %s' % (fn.__name__, e))
+    return fn
+
+
+def finish():
+    if failures:
+        print('%d case(s) failed: %s' % (len(failures), ', '.join(failures)))
+        sys.exit(1)
+    print('all cases passed')
+    sys.exit(0)
