@@ -26,6 +26,7 @@
 
 #include "fileio.h"
 #include "sc_alloc.h"
+#include "bc_zstd.h"
 
 #define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -46,18 +47,6 @@ static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
     vsnprintf(ld->err->msg, sizeof ld->err->msg, fmt, ap);
     va_end(ap);
     return code;
-}
-
-static void *zalloc(void *opaque, size_t n)
-{
-    (void)opaque;
-    return sc_malloc(n);
-}
-
-static void zfree(void *opaque, void *p)
-{
-    (void)opaque;
-    sc_free(p);
 }
 
 static const char *sec_name(uint32_t id)
@@ -128,7 +117,7 @@ static BcErrCode check_frame(Loader *ld, const unsigned char *f, size_t n, uint6
 
 static ZSTD_DCtx *dctx_new(void)
 {
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     return ZSTD_createDCtx_advanced(mem);
 }
 

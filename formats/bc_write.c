@@ -15,6 +15,7 @@
 #include <zstd_errors.h>
 
 #include "sc_alloc.h"
+#include "bc_zstd.h"
 
 /* Level 3, not 9: on a 1.5 MB scenario level 9 spent a quarter of the
 ** compile and a 12.5 MB context (the peak of scc's memory) to make files
@@ -475,18 +476,6 @@ static uint32_t empty_container(BcBuilder *b, bool map)
     return bcb_val_end(b);
 }
 
-static void *zalloc(void *opaque, size_t n)
-{
-    (void)opaque;
-    return sc_malloc(n);
-}
-
-static void zfree(void *opaque, void *p)
-{
-    (void)opaque;
-    sc_free(p);
-}
-
 static void put_section(Buf *table, uint32_t id, size_t *off, const Buf *s)
 {
     buf_u32le(table, id);
@@ -501,7 +490,7 @@ static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags
 {
     size_t bound = ZSTD_compressBound(payload->len);
     unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
     if (!cc) {
         sc_free(o);

@@ -25,6 +25,7 @@
 
 #include "buf.h"
 #include "sc_alloc.h"
+#include "bc_zstd.h"
 
 enum { MIN_ENTRY = 24, MIN_BLOB = 9, MIN_FILE = 3 };
 
@@ -63,18 +64,6 @@ static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt
     ld->err->code = code;
     ld->err->entry = entry;
     return code;
-}
-
-static void *zalloc(void *opaque, size_t n)
-{
-    (void)opaque;
-    return sc_malloc(n);
-}
-
-static void zfree(void *opaque, void *p)
-{
-    (void)opaque;
-    sc_free(p);
 }
 
 const char *pack_err_name(PackErrCode c)
@@ -196,7 +185,7 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
     const unsigned char *t = d + PACK_HEADER_SIZE;
     const unsigned char *dict_p = t + (size_t)n * PACK_FRAME_ENTRY_SIZE;
     const unsigned char *f = dict_p + dict;
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
     ZSTD_DDict *dd = NULL;
     PackErrCode e = PACK_ERR_OK;
@@ -676,7 +665,7 @@ bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len)
     *out = NULL;
     size_t bound = ZSTD_compressBound(e->code_size);
     unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
     if (!cc) {
         sc_free(o);

@@ -21,6 +21,7 @@
 
 #include "buf.h"
 #include "sc_alloc.h"
+#include "bc_zstd.h"
 
 enum { LEVEL_DEFAULT = 19, DICT_MIN_BLOBS = 8, DICT_MIN_BYTES = 8192, DICT_MAX = 112 * 1024 };
 
@@ -55,18 +56,6 @@ struct PackWriter {
     size_t n_entries, cap_entries;
     char err[512];
 };
-
-static void *zalloc(void *opaque, size_t n)
-{
-    (void)opaque;
-    return sc_malloc(n);
-}
-
-static void zfree(void *opaque, void *p)
-{
-    (void)opaque;
-    sc_free(p);
-}
 
 static bool fail(PackWriter *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(PackWriter *w, const char *fmt, ...)
@@ -414,7 +403,7 @@ static bool layout_dict(const PackWriter *w, ZSTD_CCtx *cc, int level, const Buf
     sc_free(sizes);
     if (!ok)
         return false;
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CDict *cd = ZSTD_createCDict_advanced(l->dict.data, l->dict.len, ZSTD_dlm_byRef,
                                                ZSTD_dct_auto, ZSTD_getCParams(level, 0, l->dict.len), mem);
     if (!cd)
@@ -467,7 +456,7 @@ bool pack_writer_finish(PackWriter *w, const PackWriteOpts *o, unsigned char **o
     memset(&solid, 0, sizeof solid);
     memset(&dict, 0, sizeof dict);
     bool ok = false;
-    ZSTD_customMem mem = { zalloc, zfree, NULL };
+    ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CCtx *cc = ZSTD_createCCtx_advanced(mem);
     if (!cc || index.oom || content.oom) {
         fail(w, "out of memory");
