@@ -367,20 +367,37 @@ static void json_tags(Buf *b, const PackEntry *e)
     buf_putc(b, ']');
 }
 
-static int cmd_ls(const Opts *o)
+/* The single FILE operand `what` takes: 0, or VM_USAGE (printed). */
+static int one_operand(const Opts *o, const char *what)
 {
-    if (o->n_ops != 1)
-        return cli_usage(pack_usage, "%s", o->n_ops ? "ls takes one FILE" : "ls: no input file");
-    Suite s;
-    int st = load_one(o->ops[0], &s);
+    if (o->n_ops == 1)
+        return 0;
+    return o->n_ops ? cli_usage(pack_usage, "%s takes one FILE", what)
+                    : cli_usage(pack_usage, "%s: no input file", what);
+}
+
+/* Loads the FILE operand and selects its entries (--scenario, --tag,
+** --prompt, --shard).  Returns 0, or a status (printed; nothing to free). */
+static int open_selection(const Opts *o, const char *what, Suite *s, uint32_t **sel, size_t *n)
+{
+    int st = one_operand(o, what);
+    if (!st)
+        st = load_one(o->ops[0], s);
     if (st)
         return st;
+    if ((st = select_entries(s, o, sel, n)))
+        suite_fini(s);
+    return st;
+}
+
+static int cmd_ls(const Opts *o)
+{
+    Suite s;
     uint32_t *sel;
     size_t n;
-    if ((st = select_entries(&s, o, &sel, &n))) {
-        suite_fini(&s);
+    int st = open_selection(o, "ls", &s, &sel, &n);
+    if (st)
         return st;
-    }
     size_t wn = 4, ws = 6;
     for (size_t k = 0; k < n; k++) {
         const PackEntry *e = suite_entry(&s, sel[k]);
@@ -476,8 +493,8 @@ static int write_file(const char *path, const void *data, size_t len, bool exec)
 
 static int cmd_extract(const Opts *o)
 {
-    if (o->n_ops != 1)
-        return cli_usage(pack_usage, "%s", o->n_ops ? "extract takes one FILE" : "extract: no input file");
+    if (one_operand(o, "extract"))
+        return VM_USAGE;
     if (!o->dir)
         return cli_usage(pack_usage, "%s", "extract needs -C DIR");
     Suite s;
@@ -579,8 +596,8 @@ static int cmd_verify(const Opts *o)
 
 static int cmd_info(const Opts *o)
 {
-    if (o->n_ops != 1)
-        return cli_usage(pack_usage, "%s", o->n_ops ? "info takes one FILE" : "info: no input file");
+    if (one_operand(o, "info"))
+        return VM_USAGE;
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
@@ -881,18 +898,12 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
 
 static int cmd_run(const Opts *o)
 {
-    if (o->n_ops != 1)
-        return cli_usage(pack_usage, "%s", o->n_ops ? "run takes one FILE" : "run: no input file");
     Suite s;
-    int st = load_one(o->ops[0], &s);
-    if (st)
-        return st;
     uint32_t *sel;
     size_t n;
-    if ((st = select_entries(&s, o, &sel, &n))) {
-        suite_fini(&s);
+    int st = open_selection(o, "run", &s, &sel, &n);
+    if (st)
         return st;
-    }
     Result *res = sc_calloc(n ? n : 1, sizeof *res);
     if (!res) {
         fputs("scvm: out of memory\n", stderr);
