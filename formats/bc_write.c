@@ -484,20 +484,20 @@ static void put_section(Buf *table, uint32_t id, size_t *off, const Buf *s)
     *off += s->len;
 }
 
-/* Compresses payload into one frame after a 40-byte header. */
-static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags,
-                     unsigned char **out, size_t *len)
+bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, uint32_t flags,
+             int level, unsigned char **out, size_t *out_len, const char **why)
 {
-    size_t bound = ZSTD_compressBound(payload->len);
+    *out = NULL;
+    *why = NULL;
+    size_t bound = ZSTD_compressBound(len);
     unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
     ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
     if (!cc) {
         sc_free(o);
-        oom(b);
         return false;
     }
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level ? level : BC_DEFAULT_LEVEL);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
     if (!ZSTD_isError(r))
@@ -505,23 +505,21 @@ static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
     if (!ZSTD_isError(r))
-        r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, payload->data, payload->len);
+        r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, payload, len);
     ZSTD_freeCCtx(cc);
     if (ZSTD_isError(r)) {
         sc_free(o);
-        if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
-            oom(b);
-        else
-            fail(b, "zstd: %s", ZSTD_getErrorName(r));
+        if (ZSTD_getErrorCode(r) != ZSTD_error_memory_allocation)
+            *why = ZSTD_getErrorName(r);
         return false;
     }
     Buf h;
     buf_init(&h);
     buf_put(&h, BC_MAGIC, BC_MAGIC_LEN);
-    buf_u16le(&h, BC_VERSION_MAJOR);
-    buf_u16le(&h, BC_VERSION_MINOR);
+    buf_u16le(&h, major);
+    buf_u16le(&h, minor);
     buf_u32le(&h, flags);
-    buf_u64le(&h, payload->len);
+    buf_u64le(&h, len);
     buf_u64le(&h, r);
     buf_u64le(&h, XXH64(o + BC_HEADER_SIZE, r, 0));
     bool ok = !h.oom && h.len == BC_HEADER_SIZE;
@@ -530,12 +528,26 @@ static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags
     buf_fini(&h);
     if (!ok) {
         sc_free(o);
-        oom(b);
         return false;
     }
     *out = o;
-    *len = BC_HEADER_SIZE + r;
+    *out_len = BC_HEADER_SIZE + r;
     return true;
+}
+
+/* Compresses payload into one frame after a 40-byte header. */
+static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags,
+                     unsigned char **out, size_t *len)
+{
+    const char *why;
+    if (bc_wrap(payload->data, payload->len, BC_VERSION_MAJOR, BC_VERSION_MINOR, flags, level,
+                out, len, &why))
+        return true;
+    if (why)
+        fail(b, "zstd: %s", why);
+    else
+        oom(b);
+    return false;
 }
 
 bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t *len)

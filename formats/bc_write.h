@@ -56,6 +56,15 @@ typedef struct BcWriteOpts {
 ** builder error or out of memory. */
 bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t *len);
 
+/* Wraps a payload (docs/bytecode.md section 4) in the container: the
+** 40-byte header (version major.minor, flags as given) and one zstd frame
+** with the pinned parameters at `level` (0 = the default).  The one place
+** the container is written: scc through bcb_finish, packs when they
+** extract an entry.  On success *out (sc_free it) and *out_len; on failure
+** returns false with *why the zstd error, or NULL when out of memory. */
+bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, uint32_t flags,
+             int level, unsigned char **out, size_t *out_len, const char **why);
+
 /* Why the builder failed, or NULL. */
 const char *bcb_error(const BcBuilder *b);
 

@@ -29,7 +29,7 @@ set(_scc_root ${PROJECT_SOURCE_DIR})
 add_library(scc_api STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/pack_api.c
   ${CMAKE_CURRENT_SOURCE_DIR}/pack_read.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/bc_info.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_read.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/bc_info.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_read.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/bc_value.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_list.c
   ${CMAKE_CURRENT_BINARY_DIR}/bc_fields.h
   ${_scc_root}/common/sc_alloc.c ${_scc_root}/common/buf.c ${_scc_root}/common/fileio.c

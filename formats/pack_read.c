@@ -26,6 +26,7 @@
 #include "buf.h"
 #include "sc_alloc.h"
 #include "bc_zstd.h"
+#include "bc_write.h"
 
 enum { MIN_ENTRY = 24, MIN_BLOB = 9, MIN_FILE = 3 };
 
@@ -662,47 +663,8 @@ void pack_free(Pack *p)
 
 bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len)
 {
-    *out = NULL;
-    size_t bound = ZSTD_compressBound(e->code_size);
-    unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
-    ZSTD_customMem mem = bc_zstd_mem();
-    ZSTD_CCtx *cc = o ? ZSTD_createCCtx_advanced(mem) : NULL;
-    if (!cc) {
-        sc_free(o);
-        return false;
-    }
-    /* The parameters docs/bytecode.md pins; the level is bc_write.c's
-    ** BC_DEFAULT_LEVEL (pack.cli.roundtrip fails when they drift apart). */
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 3);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
-    if (!ZSTD_isError(r))
-        r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, e->code, e->code_size);
-    ZSTD_freeCCtx(cc);
-    if (ZSTD_isError(r)) {
-        sc_free(o);
-        return false;
-    }
-    memcpy(o, BC_MAGIC, BC_MAGIC_LEN);
-    uint64_t h = XXH64(o + BC_HEADER_SIZE, r, 0);
-    for (int i = 0; i < 2; i++) {
-        o[8 + i] = (unsigned char)(e->scb_major >> (8 * i));
-        o[10 + i] = (unsigned char)(e->scb_minor >> (8 * i));
-    }
-    for (int i = 0; i < 4; i++)
-        o[12 + i] = (unsigned char)(e->scb_flags >> (8 * i));
-    for (int i = 0; i < 8; i++) {
-        o[16 + i] = (unsigned char)((uint64_t)e->code_size >> (8 * i));
-        o[24 + i] = (unsigned char)((uint64_t)r >> (8 * i));
-        o[32 + i] = (unsigned char)(h >> (8 * i));
-    }
-    *out = o;
-    *len = BC_HEADER_SIZE + r;
-    return true;
+    const char *why;
+    return bc_wrap(e->code, e->code_size, e->scb_major, e->scb_minor, e->scb_flags, 0, out, len, &why);
 }
 
 int32_t pack_find(const Pack *p, const char *name)
