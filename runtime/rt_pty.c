@@ -436,6 +436,21 @@ static const char *const DEFAULT_ENV_ALLOW[] = { "PATH", "HOME", "USER", "LOGNAM
 /* Checks the policy (the tui-use one, or the default for Scenario-Format
 ** and command-line runs) and builds argv, env and cwd.  Everything here
 ** happens before anything is spawned. */
+/* Appends the strings of an array value (run.args, ah.flags) to argv;
+** other values in it are skipped. */
+static void argv_push_strings(Pty *t, const BcProgram *p, const BcVal *list)
+{
+    if (list->tag != BC_V_ARRAY)
+        return;
+    const unsigned char *q = list->p;
+    for (uint32_t i = 0; i < list->n; i++) {
+        BcVal a;
+        q = bc_val_decode(p, q, &a);
+        if (a.tag == BC_V_STR)
+            strv_push(&t->argv, p->str[a.n].s, p->str[a.n].len);
+    }
+}
+
 static bool prepare(Pty *t)
 {
     const BcProgram *p = t->p;
@@ -463,15 +478,8 @@ static bool prepare(Pty *t)
         }
         snprintf(exe, sizeof exe, "%s", cmd);
         strv_push(&t->argv, cmd, n);
-        if (vget(t, &run, "args", &v) && v.tag == BC_V_ARRAY) {
-            const unsigned char *q = v.p;
-            for (uint32_t i = 0; i < v.n; i++) {
-                BcVal a;
-                q = bc_val_decode(p, q, &a);
-                if (a.tag == BC_V_STR)
-                    strv_push(&t->argv, p->str[a.n].s, p->str[a.n].len);
-            }
-        }
+        if (vget(t, &run, "args", &v))
+            argv_push_strings(t, p, &v);
         const char *cwd = vstr(t, &run, "cwd", NULL);
         if (cwd)
             snprintf(t->cwd, sizeof t->cwd, "%s", cwd);
@@ -492,15 +500,8 @@ static bool prepare(Pty *t)
         strv_push(&t->argv, prog, strlen(prog));
         if (cmd[0] != '/')
             strv_push(&t->argv, cmd, strlen(cmd));
-        if (vget(t, &ah, "flags", &v) && v.tag == BC_V_ARRAY) {
-            const unsigned char *q = v.p;
-            for (uint32_t i = 0; i < v.n; i++) {
-                BcVal a;
-                q = bc_val_decode(p, q, &a);
-                if (a.tag == BC_V_STR)
-                    strv_push(&t->argv, p->str[a.n].s, p->str[a.n].len);
-            }
-        }
+        if (vget(t, &ah, "flags", &v))
+            argv_push_strings(t, p, &v);
     }
     snprintf(t->exe, sizeof t->exe, "%s", exe);
 
