@@ -151,6 +151,53 @@ static void add_file(Ctx *c, const YNode *n, const char *rel, const char *full, 
     c->out->v[c->out->n++] = f;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in dd that keep() accepts (NULL: all but "." and ".."),
+** sorted, and dd closed.  Returns the array (the caller frees each name
+** and it; NULL when empty) and *count; *oom says memory ran out, in which
+** case nothing is returned, so a listing is never silently short. */
+static char **sorted_entries(DIR *dd, bool (*keep)(const char *, const void *), const void *arg,
+                             size_t *count, bool *oom)
+{
+    char **names = NULL;
+    size_t k = 0, cap = 0;
+    *oom = false;
+    for (struct dirent *e; (e = readdir(dd));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || (keep && !keep(e->d_name, arg)))
+            continue;
+        if (k == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **v = sc_realloc(names, cap * sizeof *v);
+            if (!v) {
+                *oom = true;
+                break;
+            }
+            names = v;
+        }
+        if (!(names[k] = dup_s(e->d_name))) {
+            *oom = true;
+            break;
+        }
+        k++;
+    }
+    closedir(dd);
+    if (*oom) {
+        for (size_t i = 0; i < k; i++)
+            sc_free(names[i]);
+        sc_free(names);
+        names = NULL;
+        k = 0;
+    }
+    if (names)
+        qsort(names, k, sizeof *names, cmp_str);
+    *count = k;
+    return names;
+}
+
 static void walk_tree(Ctx *c, const YNode *n, const char *rel, int depth);
 
 /* One reference: a file (dir == false) or a whole tree. */
@@ -188,11 +235,6 @@ static void reference(Ctx *c, const YNode *n, const char *p, bool dir)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void walk_tree(Ctx *c, const YNode *n, const char *rel, int depth)
 {
     char full[PATH_MAX * 2];
@@ -206,25 +248,11 @@ static void walk_tree(Ctx *c, const YNode *n, const char *rel, int depth)
         error_at(c, n, "cannot open '%s': %s", rel, strerror(errno));
         return;
     }
-    char **names = NULL;
-    size_t k = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(dd));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (k == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **v = sc_realloc(names, cap * sizeof *v);
-            if (!v)
-                break;
-            names = v;
-        }
-        if (!(names[k] = dup_s(e->d_name)))
-            break;
-        k++;
-    }
-    closedir(dd);
-    if (names)
-        qsort(names, k, sizeof *names, cmp_str);
+    size_t k;
+    bool oom;
+    char **names = sorted_entries(dd, NULL, NULL, &k, &oom);
+    if (oom)
+        error_at(c, n, "out of memory listing '%s'%s", rel, "");
     for (size_t i = 0; i < k; i++) {
         char sub[PATH_MAX], fp[PATH_MAX * 2], real[PATH_MAX];
         if (c->out->n >= MAX_TREE_FILES) {
@@ -297,6 +325,24 @@ static void walk(Ctx *c, const YNode *n, int depth)
     }
 }
 
+typedef struct GoldenFilter {
+    const char *stem;
+    size_t sl;
+    const char *self;      /* the scenario's own file name */
+} GoldenFilter;
+
+static bool golden_keep(const char *name, const void *arg)
+{
+    static const char *const skip[] = { "yaml", "yml", "json", "scb", "scp", "d" };
+    const GoldenFilter *f = arg;
+    if (strncmp(name, f->stem, f->sl) != 0 || name[f->sl] != '.' || strcmp(name, f->self) == 0)
+        return false;
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strcmp(name + f->sl + 1, skip[i]) == 0)
+            return false;
+    return true;
+}
+
 /* Goldens: siblings named STEM.SUFFIX, except other scenario sources and
 ** scc's own outputs.  Returns the sorted names (caller frees each and the
 ** array), or NULL when there are none. */
@@ -314,33 +360,10 @@ static char **golden_names(const char *base, const char *scenario_path, size_t *
     DIR *dd = opendir(base);
     if (!dd)
         return NULL;
-    char **names = NULL;
-    size_t k = 0, cap = 0;
-    static const char *const skip[] = { "yaml", "yml", "json", "scb", "scp", "d" };
-    for (struct dirent *e; (e = readdir(dd));) {
-        if (strncmp(e->d_name, stem, sl) != 0 || e->d_name[sl] != '.' || strcmp(e->d_name, b) == 0)
-            continue;
-        bool out = false;
-        for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
-            out |= strcmp(e->d_name + sl + 1, skip[i]) == 0;
-        if (out)
-            continue;
-        if (k == cap) {
-            cap = cap ? cap * 2 : 8;
-            char **v = sc_realloc(names, cap * sizeof *v);
-            if (!v)
-                break;
-            names = v;
-        }
-        if (!(names[k] = dup_s(e->d_name)))
-            break;
-        k++;
-    }
-    closedir(dd);
-    if (names)
-        qsort(names, k, sizeof *names, cmp_str);
-    *count = k;
-    return names;
+    GoldenFilter f = { stem, sl, b };
+    bool oom;
+    char **names = sorted_entries(dd, golden_keep, &f, count, &oom);
+    return oom ? NULL : names;
 }
 
 static void base_of(const char *scenario_path, char *base, size_t cap)
