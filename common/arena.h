@@ -12,7 +12,8 @@ typedef struct Arena Arena;
 Arena *arena_new(void);                 /* NULL when out of memory */
 void arena_free(Arena *a);              /* frees every block; NULL is fine */
 
-/* Aligned to 16; NULL when out of memory or n is absurd. */
+/* Aligned to 8 (pointers, int64_t, double; not long double or SIMD types);
+** NULL when out of memory or n is absurd. */
 void *arena_alloc(Arena *a, size_t n);
 /* Copies n bytes and appends a NUL. */
 char *arena_strndup(Arena *a, const char *s, size_t n);
