@@ -48,6 +48,7 @@ typedef struct BcOpInfo {
 /* Indexed by BcOp; filled from ops.def. */
 extern const BcOpInfo bc_op_info[OP__COUNT];
 const char *bc_track_name(unsigned flags);   /* "agent", "user", "harness", "acp", "-" */
+const char *bc_flags_name(uint32_t flags);   /* header flags: "lines", "dict", "lines, dict", "-" */
 
 /* ---- container constants (docs/bytecode.md) ---- */
 #define BC_MAGIC "\x89SCB\r\n\x1a\n"
@@ -55,9 +56,10 @@ enum {
     BC_MAGIC_LEN = 8,
     BC_HEADER_SIZE = 40,
     BC_VERSION_MAJOR = 1,
-    BC_VERSION_MINOR = 0,
+    BC_VERSION_MINOR = 1,
     BC_FLAG_LINES = 1u << 0,          /* a line table is present */
-    BC_FLAGS_KNOWN = BC_FLAG_LINES,   /* every other bit is reserved, must be 0 */
+    BC_FLAG_DICT = 1u << 1,           /* (1.1) the frame uses the built-in dictionary */
+    BC_FLAGS_KNOWN = BC_FLAG_LINES | BC_FLAG_DICT,   /* the others are reserved, must be 0 */
     BC_MAX_DEPTH = 64,                /* deepest nesting of a value */
 };
 #define BC_MAX_CONTENT ((uint64_t)256 << 20)  /* decompressed payload limit */
@@ -174,6 +176,16 @@ void bc_free(BcProgram *p);
 ** checks exactly what bc_load() checks and gives the same results; the
 ** programs it returns are independent of it (free them with bc_free(),
 ** before or after the context).  One context per thread. */
+/* The built-in zstd dictionary of flag BC_FLAG_DICT (formats/scb-dict-1.zdict,
+** docs/bytecode.md section 3): 8192 bytes, frozen. */
+const void *bc_dict_bytes(size_t *len);
+
+/* The container alone, the inverse of bc_wrap (bc_write.h): checks the
+** header, checksum and frame as bc_load does, then decompresses the
+** payload WITHOUT verifying it.  *payload is sc_malloc'd (sc_free it). */
+BcErrCode bc_unwrap(const void *data, size_t size, unsigned char **payload, size_t *len,
+                    BcError *err);
+
 typedef struct BcLoadCtx BcLoadCtx;
 BcLoadCtx *bc_load_ctx_new(void);          /* NULL when out of memory */
 void bc_load_ctx_free(BcLoadCtx *c);       /* NULL is fine */

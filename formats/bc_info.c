@@ -1,4 +1,4 @@
-/* bc_info.c - the opcode table (from ops.def), track names, error names.
+/* bc_info.c - the opcode table (from ops.def), track, flag and error names.
 **
 ** bc_op_info[] is entirely static const data: the `fields` column is split
 ** at build time by gen_opcodes into bc_fields.h, so there is no lazy
@@ -25,6 +25,16 @@ const char *bc_track_name(unsigned flags)
     if (flags & OPF_ACP)
         return "acp";
     return "-";
+}
+
+const char *bc_flags_name(uint32_t flags)
+{
+    switch (flags & (BC_FLAG_LINES | BC_FLAG_DICT)) {
+    case BC_FLAG_LINES: return "lines";
+    case BC_FLAG_DICT: return "dict";
+    case BC_FLAG_LINES | BC_FLAG_DICT: return "lines, dict";
+    default: return "-";
+    }
 }
 
 const char *bc_err_name(BcErrCode c)

@@ -26,8 +26,7 @@ static void header(const BcProgram *p, const BcListOpts *o, Buf *out)
     buf_puts(out, "\n; source    ");
     put_str(p, m->source, out);
     buf_printf(out, "\n; version   %u.%u\n", p->version_major, p->version_minor);
-    buf_printf(out, "; flags     0x%" PRIx32 "%s\n", p->flags,
-               p->flags & BC_FLAG_LINES ? " (lines)" : "");
+    buf_printf(out, "; flags     0x%" PRIx32 " (%s)\n", p->flags, bc_flags_name(p->flags));
     buf_printf(out, "; size      %zu bytes, payload %zu bytes\n", p->file_size, p->content_size);
     buf_printf(out, "; checksum  %016" PRIx64 "\n", p->checksum);
     buf_puts(out, "; prompt    ");

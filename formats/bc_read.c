@@ -79,6 +79,9 @@ static BcErrCode check_header(Loader *ld, const unsigned char *d, size_t size, u
     if (flags & ~(uint32_t)BC_FLAGS_KNOWN)
         return fail(ld, BC_ERR_FLAGS, "reserved flag bits 0x%x set",
                     flags & ~(uint32_t)BC_FLAGS_KNOWN);
+    if ((flags & BC_FLAG_DICT) && minor < 1)
+        return fail(ld, BC_ERR_FLAGS, "flag 0x%x (dictionary) is reserved in version %u.%u",
+                    (unsigned)BC_FLAG_DICT, major, minor);
     uint64_t content = rd_u64le(d + 16), frame = rd_u64le(d + 24);
     if (content == 0 || content > max)
         return fail(ld, BC_ERR_SIZE, "declared content size %llu is not in 1..%llu",
@@ -121,14 +124,19 @@ static ZSTD_DCtx *dctx_new(void)
     return ZSTD_createDCtx_advanced(mem);
 }
 
-/* keep: a context to reuse (BcLoadCtx), or NULL for a fresh one. */
-static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, unsigned char *dst, size_t cap,
+/* keep: a context to reuse (BcLoadCtx), or NULL for a fresh one.  dict:
+** the frame was compressed with the built-in dictionary (BC_FLAG_DICT). */
+static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned char *dst, size_t cap,
                             const unsigned char *f, size_t n)
 {
+    const ZSTD_DDict *dd = dict ? bc_dict_ddict() : NULL;
+    if (dict && !dd)
+        return fail(ld, BC_ERR_NOMEM, "out of memory (zstd dictionary)");
     ZSTD_DCtx *dc = keep ? keep : dctx_new();
     if (!dc)
         return fail(ld, BC_ERR_NOMEM, "out of memory (zstd context)");
-    size_t r = ZSTD_decompressDCtx(dc, dst, cap, f, n);
+    size_t r = dd ? ZSTD_decompress_usingDDict(dc, dst, cap, f, n, dd)
+                  : ZSTD_decompressDCtx(dc, dst, cap, f, n);
     if (!keep)
         ZSTD_freeDCtx(dc);
     if (ZSTD_isError(r)) {
@@ -506,6 +514,35 @@ BcErrCode bc_load(const void *data, size_t size, const BcLoadOpts *opts, BcProgr
     return bc_load_with(NULL, data, size, opts, out, err);
 }
 
+BcErrCode bc_unwrap(const void *data, size_t size, unsigned char **payload, size_t *len,
+                    BcError *err)
+{
+    BcError scratch;
+    Loader ld = { .err = err ? err : &scratch };
+    ld.err->code = BC_ERR_OK;
+    ld.err->msg[0] = 0;
+    *payload = NULL;
+    *len = 0;
+    const unsigned char *d = data;
+    BcErrCode e = check_header(&ld, d, size, BC_MAX_CONTENT);
+    if (e)
+        return e;
+    size_t content = (size_t)rd_u64le(d + 16), frame = (size_t)rd_u64le(d + 24);
+    if ((e = check_frame(&ld, d + BC_HEADER_SIZE, frame, content)))
+        return e;
+    unsigned char *p = sc_malloc(content);
+    if (!p)
+        return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
+    if ((e = decompress(&ld, NULL, (rd_u32le(d + 12) & BC_FLAG_DICT) != 0, p, content,
+                        d + BC_HEADER_SIZE, frame))) {
+        sc_free(p);
+        return e;
+    }
+    *payload = p;
+    *len = content;
+    return BC_ERR_OK;
+}
+
 BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoadOpts *opts,
                        BcProgram **out, BcError *err)
 {
@@ -535,7 +572,8 @@ BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoad
         sc_free(mem);
         return fail(&ld, BC_ERR_NOMEM, "out of memory (zstd context)");
     }
-    if ((e = decompress(&ld, c ? c->dc : NULL, mem + head, content, d + BC_HEADER_SIZE, frame)) ||
+    if ((e = decompress(&ld, c ? c->dc : NULL, (flags & BC_FLAG_DICT) != 0, mem + head, content,
+                        d + BC_HEADER_SIZE, frame)) ||
         (e = read_sections(&ld, mem + head, content, flags)) ||
         (e = read_count(&ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
         (e = read_count(&ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||

@@ -17,10 +17,10 @@
 #include "sc_alloc.h"
 #include "bc_zstd.h"
 
-/* Level 3, not 9: on a 1.5 MB scenario level 9 spent a quarter of the
-** compile and a 12.5 MB context (the peak of scc's memory) to make files
-** 2.7% smaller (bench/, docs/performance.md).  docs/bytecode.md, "Compression". */
-enum { BC_DEFAULT_LEVEL = 3 };
+/* Level 3 (BC_DEFAULT_LEVEL), not 9: on a 1.5 MB scenario level 9 spent a
+** quarter of the compile and a 12.5 MB context (the peak of scc's memory)
+** to make files 2.7% smaller (bench/, docs/performance.md).  Frames use the
+** built-in dictionary (bc_dict.c).  docs/bytecode.md, "Compression". */
 #define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
 
 typedef struct Span {
@@ -484,11 +484,18 @@ static void put_section(Buf *table, uint32_t id, size_t *off, const Buf *s)
     *off += s->len;
 }
 
+/* With BC_FLAG_DICT the frame is compressed with the built-in dictionary:
+** the shared CDict at the default level, a per-call load at any other. */
 bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, uint32_t flags,
              int level, unsigned char **out, size_t *out_len, const char **why)
 {
     *out = NULL;
     *why = NULL;
+    if (!level)
+        level = BC_DEFAULT_LEVEL;
+    const ZSTD_CDict *cd = NULL;
+    if ((flags & BC_FLAG_DICT) && level == BC_DEFAULT_LEVEL && !(cd = bc_dict_cdict()))
+        return false;
     size_t bound = ZSTD_compressBound(len);
     unsigned char *o = sc_malloc(BC_HEADER_SIZE + bound);
     ZSTD_customMem mem = bc_zstd_mem();
@@ -497,13 +504,20 @@ bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, ui
         sc_free(o);
         return false;
     }
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level ? level : BC_DEFAULT_LEVEL);
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    if (!ZSTD_isError(r) && cd)
+        r = ZSTD_CCtx_refCDict(cc, cd);
+    else if (!ZSTD_isError(r) && (flags & BC_FLAG_DICT)) {
+        size_t dn;
+        const void *d = bc_dict_bytes(&dn);
+        r = ZSTD_CCtx_loadDictionary_advanced(cc, d, dn, ZSTD_dlm_byRef, ZSTD_dct_fullDict);
+    }
     if (!ZSTD_isError(r))
         r = ZSTD_compress2(cc, o + BC_HEADER_SIZE, bound, payload, len);
     ZSTD_freeCCtx(cc);
@@ -650,7 +664,7 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
         goto done;
     }
     ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL,
-                  o->strip_lines ? 0 : BC_FLAG_LINES, out, len);
+                  BC_FLAG_DICT | (o->strip_lines ? 0 : BC_FLAG_LINES), out, len);
 done:
     for (int i = 0; i < 5; i++)
         buf_fini(&sec[i]);

@@ -31,6 +31,7 @@ add_library(scc_api STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/pack_read.c
   ${CMAKE_CURRENT_SOURCE_DIR}/bc_info.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_read.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/bc_value.c ${CMAKE_CURRENT_SOURCE_DIR}/bc_list.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/bc_dict.c ${CMAKE_CURRENT_BINARY_DIR}/bc_dict_data.c
   ${CMAKE_CURRENT_BINARY_DIR}/bc_fields.h
   ${_scc_root}/common/sc_alloc.c ${_scc_root}/common/buf.c ${_scc_root}/common/fileio.c
   ${_scc_root}/common/levenshtein.c
@@ -40,7 +41,7 @@ target_include_directories(scc_api
   PUBLIC $<BUILD_INTERFACE:${_scc_root}/include> $<INSTALL_INTERFACE:include>
   PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR} ${_scc_root}/common
           ${_scc_root}/runtime ${_scc_root}/vm)
-target_link_libraries(scc_api PRIVATE PkgConfig::ZSTD PkgConfig::XXHASH m)
+target_link_libraries(scc_api PRIVATE PkgConfig::ZSTD PkgConfig::XXHASH Threads::Threads m)
 
 # ---- install: scc, scvm, libscc.a, include/scc, pkg-config, CMake package ----
 include(GNUInstallDirs)

@@ -146,17 +146,12 @@ static int cmp_wfile(const void *a, const void *b)
 static bool scb_payload(PackWriter *w, const unsigned char *d, size_t n, unsigned char **out,
                         size_t *len)
 {
-    size_t content = (size_t)rd_u64le(d + 16), frame = (size_t)rd_u64le(d + 24);
-    unsigned char *p = sc_malloc(content);
-    if (!p)
+    BcError be;
+    BcErrCode c = bc_unwrap(d, n, out, len, &be);
+    if (c == BC_ERR_NOMEM)
         return fail(w, "out of memory");
-    size_t r = ZSTD_decompress(p, content, d + BC_HEADER_SIZE, frame);
-    if (ZSTD_isError(r) || r != content || BC_HEADER_SIZE + frame != n) {
-        sc_free(p);
-        return fail(w, "cannot decompress the bytecode");
-    }
-    *out = p;
-    *len = content;
+    if (c != BC_ERR_OK)
+        return fail(w, "cannot decompress the bytecode: %s", be.msg);
     return true;
 }
 

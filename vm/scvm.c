@@ -455,9 +455,10 @@ static int cmd_info(const Cmd *c)
     if (c->json) {
         buf_puts(&b, "{\"file\":");
         buf_json_str(&b, path, strlen(path));
-        buf_printf(&b, ",\"version\":\"%u.%u\",\"flags\":%u,\"lines\":%s", p->version_major,
-                   p->version_minor, (unsigned)p->flags,
-                   (p->flags & BC_FLAG_LINES) ? "true" : "false");
+        buf_printf(&b, ",\"version\":\"%u.%u\",\"flags\":%u,\"lines\":%s,\"dict\":%s",
+                   p->version_major, p->version_minor, (unsigned)p->flags,
+                   (p->flags & BC_FLAG_LINES) ? "true" : "false",
+                   (p->flags & BC_FLAG_DICT) ? "true" : "false");
         buf_printf(&b, ",\"file_size\":%zu,\"content_size\":%zu,\"checksum\":\"%016llx\"",
                    p->file_size, p->content_size, (unsigned long long)p->checksum);
         buf_puts(&b, ",\"name\":");
@@ -481,7 +482,7 @@ static int cmd_info(const Cmd *c)
     } else {
         info_text(&b, "file", cli_display_name(path));
         buf_printf(&b, "%-12s %u.%u\n", "version", p->version_major, p->version_minor);
-        info_text(&b, "flags", (p->flags & BC_FLAG_LINES) ? "lines" : "-");
+        info_text(&b, "flags", bc_flags_name(p->flags));
         buf_printf(&b, "%-12s %zu bytes (content %zu bytes)\n", "size", p->file_size, p->content_size);
         buf_printf(&b, "%-12s %016llx\n", "checksum", (unsigned long long)p->checksum);
         /* Names are shown as JSON strings so control characters stay visible. */

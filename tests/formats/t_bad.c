@@ -111,14 +111,18 @@ static void test_container(void)
     expect("magic text mode", f, len - 1, NULL, BC_ERR_MAGIC, NULL);
 
     FRESH(); f[8] = 2;
-    expect("major 2", f, len, NULL, BC_ERR_VERSION, "2.0");
+    expect("major 2", f, len, NULL, BC_ERR_VERSION, "version 2.1");
     FRESH(); f[8] = 0;
     expect("major 0", f, len, NULL, BC_ERR_VERSION, NULL);
-    FRESH(); f[10] = 1;
-    expect("newer minor", f, len, NULL, BC_ERR_VERSION, "1.1");
+    FRESH(); f[10] = 2;
+    expect("newer minor", f, len, NULL, BC_ERR_VERSION, "1.2");
+    FRESH(); f[10] = 0;
+    expect("older minor", f, len, NULL, BC_ERR_OK, NULL);
 
-    FRESH(); f[12] |= 2;
-    expect("flag bit 1", f, len, NULL, BC_ERR_FLAGS, "0x2");
+    FRESH(); f[12] |= 4;
+    expect("flag bit 2", f, len, NULL, BC_ERR_FLAGS, "0x4");
+    FRESH(); f[10] = 0; f[12] |= BC_FLAG_DICT;
+    expect("dictionary flag in 1.0", f, len, NULL, BC_ERR_FLAGS, "dictionary");
     FRESH(); f[15] |= 0x80;
     expect("flag bit 31", f, len, NULL, BC_ERR_FLAGS, NULL);
 
@@ -355,10 +359,38 @@ static void test_io_nomem(void)
     free(good);
 }
 
+/* The writer's frames use the built-in dictionary; the flag is what tells a
+** reader so.  The same frame read without it, or a plain frame read with
+** it, must fail or decode to exactly the same bytes: never to others. */
+static void test_dictionary(void)
+{
+    size_t len, plain_len, dn;
+    const void *d = bc_dict_bytes(&dn);
+    /* Frozen: files in the wild were compressed with exactly these bytes. */
+    CHECK(dn == 8192 && XXH64(d, dn, 0) == 0xcc7ec3599b91bfb0ull);
+    unsigned char *f = tf_sample_file(1, false, &len);
+    CHECK(f && (rd_u32le(f + 12) & BC_FLAG_DICT));
+    expect("dictionary frame", f, len, NULL, BC_ERR_OK, NULL);
+    f[12] &= (unsigned char)~BC_FLAG_DICT;
+    expect("dictionary frame, flag cleared", f, len, NULL, BC_ERR_COMPRESSION, "zstd");
+    free(f);
+
+    unsigned char *plain = file_with(0, NULL, 0, 0, NULL, 0, &plain_len);
+    size_t n1, n2;
+    unsigned char *a = NULL, *b = NULL;
+    CHECK(bc_unwrap(plain, plain_len, &a, &n1, NULL) == BC_ERR_OK);
+    plain[12] |= BC_FLAG_DICT;
+    CHECK(bc_unwrap(plain, plain_len, &b, &n2, NULL) == BC_ERR_OK);
+    CHECK(a && b && n1 == n2 && memcmp(a, b, n1) == 0);
+    expect("plain frame, dictionary flag set", plain, plain_len, NULL, BC_ERR_OK, NULL);
+    free(a), free(b), free(plain);
+}
+
 int main(void)
 {
     init_base();
     test_container();
+    test_dictionary();
     test_sections();
     test_verifier();
     test_io_nomem();

@@ -123,8 +123,8 @@ static void test_all_ops(bool strip)
 
     BcProgram *p = load_ok(file, len);
     if (p) {
-        CHECK(p->version_major == 1 && p->version_minor == 0);
-        CHECK(p->flags == (strip ? 0u : (uint32_t)BC_FLAG_LINES));
+        CHECK(p->version_major == 1 && p->version_minor == 1);
+        CHECK(p->flags == (strip ? 0u : (uint32_t)BC_FLAG_LINES) + BC_FLAG_DICT);
         CHECK(p->file_size == len && p->content_size == rd_u64le(file + 16));
         CHECK(p->checksum == rd_u64le(file + 32));
         CHECK(p->n_str == 3);
@@ -232,7 +232,7 @@ static void test_strip(void)
     BcProgram *p = load_ok(a, l1), *q = load_ok(b, l2);
     CHECK(l2 < l1);
     if (p && q) {
-        CHECK(p->flags == BC_FLAG_LINES && q->flags == 0);
+        CHECK(p->flags == (BC_FLAG_LINES | BC_FLAG_DICT) && q->flags == BC_FLAG_DICT);
         CHECK(p->n_insn == q->n_insn);
         bool some_line = false;
         for (uint32_t i = 0; i < p->n_insn && i < q->n_insn; i++) {
@@ -359,8 +359,8 @@ static void test_golden(const char *dir, bool update)
     CHECK(strstr(h, "; file      sample.scb\n"));
     CHECK(strstr(h, "; scenario  \"sample scenario\"\n"));
     CHECK(strstr(h, "; source    \"sample.yaml\"\n"));
-    CHECK(strstr(h, "; version   1.0\n"));
-    CHECK(strstr(h, "; flags     0x1 (lines)\n"));
+    CHECK(strstr(h, "; version   1.1\n"));
+    CHECK(strstr(h, "; flags     0x3 (lines, dict)\n"));
     CHECK(strstr(h, "; tags      [\"hello\",\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"]\n"));
     CHECK(strstr(h, "; terminal  120x40\n"));
     CHECK(strstr(h, "; counts    "));

@@ -157,17 +157,8 @@ unsigned char *tf_wrap(const void *payload, size_t n, uint32_t flags, size_t *le
 
 unsigned char *tf_unwrap(const unsigned char *file, size_t len, size_t *n)
 {
-    if (len < BC_HEADER_SIZE)
-        return NULL;
-    size_t cs = (size_t)rd_u64le(file + 16);
-    unsigned char *p = malloc(cs ? cs : 1);
-    size_t r = ZSTD_decompress(p, cs, file + BC_HEADER_SIZE, len - BC_HEADER_SIZE);
-    if (ZSTD_isError(r) || r != cs) {
-        free(p);
-        return NULL;
-    }
-    *n = cs;
-    return p;
+    unsigned char *p;
+    return bc_unwrap(file, len, &p, n, NULL) == BC_ERR_OK ? p : NULL;
 }
 
 unsigned char *tf_payload(const TfSec *s, int n, size_t *len)
