@@ -150,8 +150,9 @@ static const YNode *get_int(T *t, const YNode *map, const char *key, bool requir
         err(t, v, "'%s' in %s must be an integer, not %s", key, what, ykind_name(v));
         return NULL;
     }
-    if (v->v.i < lo || v->v.i > hi) {
-        err(t, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, v->v.i);
+    int64_t i = yint(v);
+    if (i < lo || i > hi) {
+        err(t, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, i);
         return NULL;
     }
     return v;
@@ -201,9 +202,9 @@ static void emit_node(T *t, const YNode *n)
     case YN_SCALAR:
         switch ((YType)n->type) {
         case YT_NULL: bcb_val_null(t->b); break;
-        case YT_BOOL: bcb_val_bool(t->b, n->v.b); break;
-        case YT_INT: bcb_val_int(t->b, n->v.i); break;
-        case YT_FLOAT: bcb_val_float(t->b, n->v.f); break;
+        case YT_BOOL: bcb_val_bool(t->b, ybool(n)); break;
+        case YT_INT: bcb_val_int(t->b, yint(n)); break;
+        case YT_FLOAT: bcb_val_float(t->b, yfloat(n)); break;
         case YT_STR: bcb_val_str(t->b, str_of(t, n)); break;
         }
         break;
@@ -241,7 +242,7 @@ static void check_policy(T *t, const YNode *p)
     const char *W = "the policy";
     check_keys(t, p, W, keys);
     const YNode *ver = req(t, p, "policy_version", W);
-    if (ver && (!is_int(ver) || ver->v.i != POLICY_VERSION)) {
+    if (ver && (!is_int(ver) || yint(ver) != POLICY_VERSION)) {
         err(t, ver, "'policy_version' must be %d (the only version ptybox accepts), not %s", POLICY_VERSION,
             ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
     }
@@ -610,7 +611,7 @@ static void lower_action(T *t, const YNode *act)
         const YNode *r = get_int(t, pl, "rows", true, 1, MAX_SIZE, w);
         const YNode *c = get_int(t, pl, "cols", true, 1, MAX_SIZE, w);
         if (r && c)
-            emit(t, OP_RESIZE, act, (uint32_t)r->v.i, (uint32_t)c->v.i, 0, 0);
+            emit(t, OP_RESIZE, act, (uint32_t)yint(r), (uint32_t)yint(c), 0, 0);
     } else if (strcmp(ty, "wait") == 0) {
         static const char *const wk[] = { "condition", NULL };
         const YNode *cond = pl ? ymap_get(pl, "condition") : NULL;
@@ -675,7 +676,7 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
     }
     if (!id || !name || !to || !re || !act)
         return;
-    emit(t, OP_STEP, st, str_of(t, id), str_of(t, name), (uint32_t)to->v.i, (uint32_t)re->v.i);
+    emit(t, OP_STEP, st, str_of(t, id), str_of(t, name), (uint32_t)yint(to), (uint32_t)yint(re));
     lower_action(t, act);
     for (uint32_t i = 0; as && is_seq(as) && i < as->n; i++) {
         size_t before = t->d->errors;
@@ -726,7 +727,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     static const char *const top[] = { "scenario_version", "metadata", "run", "steps", NULL };
     check_keys(&t, root, "the scenario", top);
     const YNode *ver = req(&t, root, "scenario_version", "a tui-use scenario");
-    if (ver && (!is_int(ver) || ver->v.i != SCENARIO_VERSION))
+    if (ver && (!is_int(ver) || yint(ver) != SCENARIO_VERSION))
         err(&t, ver, "'scenario_version' must be %d, not %s", SCENARIO_VERSION,
             ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
 
@@ -780,8 +781,8 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         if (p)
             pol = resolve_policy(&t, p);
     }
-    m.term_height = rows ? (uint32_t)rows->v.i : 24;
-    m.term_width = cols ? (uint32_t)cols->v.i : 80;
+    m.term_height = rows ? (uint32_t)yint(rows) : 24;
+    m.term_width = cols ? (uint32_t)yint(cols) : 80;
 
     /* steps */
     const YNode *steps = req(&t, root, "steps", "a tui-use scenario");
@@ -817,7 +818,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     bcb_val_key(b, cs(&t, "dialect"));
     bcb_val_str(b, cs(&t, "tui-use"));
     bcb_val_key(b, cs(&t, "scenario_version"));
-    bcb_val_int(b, ver && is_int(ver) ? ver->v.i : SCENARIO_VERSION);
+    bcb_val_int(b, ver && is_int(ver) ? yint(ver) : SCENARIO_VERSION);
     bcb_val_key(b, cs(&t, "metadata"));
     emit_node(&t, meta);
     if (run) {

@@ -206,13 +206,14 @@ static const YNode *get_text(L *l, const YNode *map, const char *key, bool requi
 
 static bool uint_of(L *l, const YNode *n, const char *what, uint64_t *out)
 {
-    if (is_scalar(n) && n->type == YT_INT && n->v.i >= 0 && n->v.i <= (int64_t)1 << 53) {
-        *out = (uint64_t)n->v.i;
+    int64_t v = yint(n);
+    if (is_scalar(n) && n->type == YT_INT && v >= 0 && v <= (int64_t)1 << 53) {
+        *out = (uint64_t)v;
         return true;
     }
     if (is_scalar(n) && n->type == YT_INT)
         err(l, n, "%s must be a whole number of milliseconds from 0 to 2^53, not %lld",
-            what, (long long)n->v.i);
+            what, (long long)v);
     else if (is_scalar(n) && n->type == YT_FLOAT)
         err(l, n, "%s must be a whole number, not '%s'", what, n->u.s);
     else
@@ -241,7 +242,7 @@ static bool get_bool(L *l, const YNode *map, const char *key, bool dflt, const c
     if (!n || is_null(n))
         return dflt;
     if (is_scalar(n) && n->type == YT_BOOL)
-        return n->v.b;
+        return ybool(n);
     char w[128];
     snprintf(w, sizeof w, "'%s' in %s", key, what);
     want_kind(l, n, w, "boolean");
@@ -280,9 +281,9 @@ static void emit_node(L *l, const YNode *n)
     case YN_SCALAR:
         switch ((YType)n->type) {
         case YT_NULL: bcb_val_null(l->b); break;
-        case YT_BOOL: bcb_val_bool(l->b, n->v.b); break;
-        case YT_INT: bcb_val_int(l->b, n->v.i); break;
-        case YT_FLOAT: bcb_val_float(l->b, n->v.f); break;
+        case YT_BOOL: bcb_val_bool(l->b, ybool(n)); break;
+        case YT_INT: bcb_val_int(l->b, yint(n)); break;
+        case YT_FLOAT: bcb_val_float(l->b, yfloat(n)); break;
         case YT_STR: bcb_val_str(l->b, str_of(l, n)); break;
         }
         break;
@@ -318,18 +319,20 @@ static void ynode_json(Buf *b, const YNode *n)
         return;
     }
     switch ((YKind)n->kind) {
-    case YN_SCALAR:
+    case YN_SCALAR: {
+        double f = n->type == YT_FLOAT ? yfloat(n) : 0;
         if (n->type == YT_STR)
             buf_json_str(b, n->u.s, n->n);
-        else if (n->type == YT_FLOAT && (n->v.f != n->v.f || n->v.f * 0 != 0))
+        else if (n->type == YT_FLOAT && (f != f || f * 0 != 0))
             buf_puts(b, "null");
         else if (n->type == YT_FLOAT)
-            buf_printf(b, "%.17g", n->v.f);
+            buf_printf(b, "%.17g", f);
         else if (n->type == YT_INT)
-            buf_printf(b, "%lld", (long long)n->v.i);
+            buf_printf(b, "%lld", (long long)yint(n));
         else
-            buf_puts(b, n->v.b ? "true" : "false");
+            buf_puts(b, ybool(n) ? "true" : "false");
         break;
+    }
     case YN_SEQ:
         buf_putc(b, '[');
         for (uint32_t i = 0; i < n->n; i++) {
@@ -550,7 +553,7 @@ static void check_annotation(L *l, const YNode *a)
     const YNode *p = ymap_get(a, "priority");
     if (p && !(is_scalar(p) && (p->type == YT_INT || p->type == YT_FLOAT)))
         want_kind(l, p, "annotation 'priority'", "number");
-    else if (p && (p->type == YT_INT ? (p->v.i < 0 || p->v.i > 1) : !(p->v.f >= 0 && p->v.f <= 1)))
+    else if (p && (p->type == YT_INT ? (yint(p) < 0 || yint(p) > 1) : !(yfloat(p) >= 0 && yfloat(p) <= 1)))
         err(l, p, "annotation priority %s is outside 0..1", p->u.s);
     const YNode *aud = ymap_get(a, "audience");
     if (aud && !is_seq(aud))
@@ -944,7 +947,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
             if (cn && !(is_scalar(cn) && cn->type == YT_INT))
                 want_kind(l, cn, "'exitCode'", "integer");
             else if (cn)
-                code = cn->v.i != 0;
+                code = yint(cn) != 0;
             op(l, e, OP_TOOL_RESULT, name, cs(l, code ? "error" : "success"), val_of(l, result));
         } else if (in_list(type->u.s, EXEC_TYPES) && content) {
             op(l, e, OP_TOOL_PROGRESS, name, str_of(l, content), str_of(l, type));
@@ -1406,7 +1409,7 @@ static bool flag_event(L *l, const YNode *key, const YNode *v)
     if (is_null(v) || (is_map(v) && v->n == 0))
         return true;
     if (is_scalar(v) && v->type == YT_BOOL)
-        return v->v.b;
+        return ybool(v);
     char w[64];
     snprintf(w, sizeof w, "'%s'", key->u.s);
     want_kind(l, v, w, "boolean");

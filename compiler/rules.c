@@ -669,7 +669,7 @@ static YNode *eval_block(R *r, YNode *block, bool live, int depth)
             err(r, defkey, "a rule cannot have both 'when' and 'default'; "
                            "a default applies only when no 'when' rule matches");
             ru->ok = false;
-        } else if (defval && defval->v.b) {
+        } else if (defval && ybool(defval)) {
             ru->defkey = defkey;
             if (first_default) {
                 err(r, defkey, "more than one 'default: true' rule in this 'rules' block");

@@ -311,17 +311,20 @@ static void type_plain(Parser *p, YNode *n)
     /* Most scalars are words: one test on the first byte settles them. */
     if (len && !strchr("0123456789+-.~nNtTfF", s[0]))
         return;
+    bool b;
+    int64_t i;
+    double f;
     if (is_null(s, len)) {
         n->type = YT_NULL;
-    } else if (parse_bool(s, len, &n->v.b)) {
+    } else if (parse_bool(s, len, &b)) {
         n->type = YT_BOOL;
     } else {
-        NumResult r = parse_int(s, len, &n->v.i);
+        NumResult r = parse_int(s, len, &i);
         if (r == NUM_OK)
             n->type = YT_INT;
         else if (r == NUM_RANGE)
             int_range_error(p, n);
-        else if (parse_float(s, len, &n->v.f))
+        else if (parse_float(s, len, &f))
             n->type = YT_FLOAT;
     }
 }
@@ -332,11 +335,14 @@ static void type_tagged(Parser *p, YNode *n, const char *tag)
     const char *s = n->u.s;
     size_t len = n->n;
     const char *t = strncmp(tag, TAG_PREFIX, TAG_PREFIX_LEN) == 0 ? tag + TAG_PREFIX_LEN : NULL;
+    bool b;
+    int64_t i;
+    double f;
     n->type = YT_STR;
     if (strcmp(tag, "!") == 0 || (t && strcmp(t, "str") == 0))
         return;
     if (t && strcmp(t, "int") == 0) {
-        NumResult r = parse_int(s, len, &n->v.i);
+        NumResult r = parse_int(s, len, &i);
         if (r == NUM_OK)
             n->type = YT_INT;
         else if (r == NUM_RANGE)
@@ -344,12 +350,12 @@ static void type_tagged(Parser *p, YNode *n, const char *tag)
         else
             ERR_AT(p, n->line, n->col, "expected an integer for !!int, got '%.64s'", s);
     } else if (t && strcmp(t, "float") == 0) {
-        if (parse_float(s, len, &n->v.f))
+        if (parse_float(s, len, &f))
             n->type = YT_FLOAT;
         else
             ERR_AT(p, n->line, n->col, "expected a number for !!float, got '%.64s'", s);
     } else if (t && strcmp(t, "bool") == 0) {
-        if (parse_bool(s, len, &n->v.b))
+        if (parse_bool(s, len, &b))
             n->type = YT_BOOL;
         else
             ERR_AT(p, n->line, n->col, "expected true or false for !!bool, got '%.64s'", s);
@@ -721,6 +727,29 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
         r = NULL;
     doc->root = p.failed ? NULL : r;
     return !p.failed && !diags->oom;
+}
+
+int64_t yint(const YNode *n)
+{
+    int64_t v = 0;
+    if (n && n->kind == YN_SCALAR && n->type == YT_INT && parse_int(n->u.s, n->n, &v) != NUM_OK)
+        v = 0;
+    return v;
+}
+
+double yfloat(const YNode *n)
+{
+    double v = 0;
+    if (n && n->kind == YN_SCALAR && (n->type == YT_FLOAT || n->type == YT_INT) &&
+        !parse_float(n->u.s, n->n, &v))
+        v = 0;
+    return v;
+}
+
+bool ybool(const YNode *n)
+{
+    bool v = false;
+    return n && n->kind == YN_SCALAR && n->type == YT_BOOL && parse_bool(n->u.s, n->n, &v) && v;
 }
 
 YNode *ymap_get(const YNode *map, const char *key)

@@ -62,16 +62,16 @@ static void put_json(Buf *b, const YNode *n, int depth)
     }
     switch ((YType)n->type) {
     case YT_NULL: buf_puts(b, "null"); break;
-    case YT_BOOL: buf_puts(b, n->v.b ? "true" : "false"); break;
-    case YT_INT: buf_printf(b, "%lld", (long long)n->v.i); break;
+    case YT_BOOL: buf_puts(b, ybool(n) ? "true" : "false"); break;
+    case YT_INT: buf_printf(b, "%lld", (long long)yint(n)); break;
     case YT_FLOAT:
-        if (isnan(n->v.f))
+        if (isnan(yfloat(n)))
             buf_puts(b, "NaN");
-        else if (isinf(n->v.f))
-            buf_puts(b, n->v.f > 0 ? "Infinity" : "-Infinity");
+        else if (isinf(yfloat(n)))
+            buf_puts(b, yfloat(n) > 0 ? "Infinity" : "-Infinity");
         else {
             char tmp[40];
-            snprintf(tmp, sizeof tmp, "%.17g", n->v.f);
+            snprintf(tmp, sizeof tmp, "%.17g", yfloat(n));
             buf_puts(b, tmp);
             if (!strpbrk(tmp, ".e"))
                 buf_puts(b, ".0");   /* keep floats apart from ints */
