@@ -109,7 +109,7 @@ void buf_varint(Buf *b, uint64_t v)
     buf_put(b, t, n);
 }
 
-bool varint_read(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+bool varint_read_long(const unsigned char **pp, const unsigned char *end, uint64_t *out)
 {
     const unsigned char *p = *pp;
     uint64_t v = 0;
@@ -165,12 +165,18 @@ void buf_json_str(Buf *b, const char *s, size_t n)
 bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
 {
     size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
+    for (;;) {
+        /* ASCII, eight bytes at a time: most scenario text is */
+        for (uint64_t w; n - i >= 8; i += 8) {
+            memcpy(&w, s + i, 8);
+            if (w & 0x8080808080808080ull)
+                break;
         }
+        while (i < n && s[i] < 0x80)
+            i++;
+        if (i >= n)
+            return true;
+        unsigned char c = s[i];
         size_t len;
         uint32_t cp;
         if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
@@ -189,7 +195,6 @@ bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
             goto fail;
         i += len;
     }
-    return true;
 fail:
     if (bad)
         *bad = i;

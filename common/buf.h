@@ -28,9 +28,20 @@ void buf_varint(Buf *b, uint64_t v);          /* LEB128, at most 10 bytes */
 void buf_json_str(Buf *b, const char *s, size_t n);  /* quoted, escaped */
 
 /* Decoding: read an LEB128 varint from [*p, end).  Returns false on
-** truncation or on an encoding longer than 10 bytes / overflowing 64 bits;
-** *p is advanced only on success. */
-bool varint_read(const unsigned char **p, const unsigned char *end, uint64_t *out);
+** truncation, on an encoding longer than 10 bytes / overflowing 64 bits, or
+** on a padded (non-canonical) one; *p is advanced only on success.  Most
+** varints in a payload are one byte (indices, small times), so that case
+** is inline; varint_read_long does the rest. */
+bool varint_read_long(const unsigned char **p, const unsigned char *end, uint64_t *out);
+static inline bool varint_read(const unsigned char **p, const unsigned char *end, uint64_t *out)
+{
+    if (*p < end && **p < 0x80) {
+        *out = **p;
+        ++*p;
+        return true;
+    }
+    return varint_read_long(p, end, out);
+}
 
 static inline uint64_t zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t zigzag_dec(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }

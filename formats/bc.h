@@ -146,8 +146,8 @@ typedef struct BcProgram {
     uint32_t n_insn;
     const BcInsn *insn;               /* last one is OP_END */
     BcMeta meta;
-    size_t file_size, content_size;
-    uint64_t checksum;
+    size_t file_size, content_size;   /* file_size: 0 from bc_load_payload */
+    uint64_t checksum;                /* the header's; 0 from bc_load_payload */
     void *mem_;                       /* private */
 } BcProgram;
 
@@ -176,6 +176,13 @@ void bc_free(BcProgram *p);
 ** checks exactly what bc_load() checks and gives the same results; the
 ** programs it returns are independent of it (free them with bc_free(),
 ** before or after the context).  One context per thread. */
+/* A payload without its container (a pack entry: docs/pack.md): the
+** version and flags are checked as a header's would be, then the payload
+** is copied and verified exactly as bc_load verifies a decompressed one.
+** The program's file_size and checksum are 0. */
+BcErrCode bc_load_payload(const void *payload, size_t n, uint16_t major, uint16_t minor,
+                          uint32_t flags, const BcLoadOpts *opts, BcProgram **out, BcError *err);
+
 /* The built-in zstd dictionary of flag BC_FLAG_DICT (formats/scb-dict-1.zdict,
 ** docs/bytecode.md section 3): 8192 bytes, frozen. */
 const void *bc_dict_bytes(size_t *len);

@@ -63,6 +63,31 @@ static const char *sec_name(uint32_t id)
 
 /* ---- 1. header and frame ---- */
 
+/* Header steps 3 and 4: the version and the flags. */
+static BcErrCode check_version(Loader *ld, unsigned major, unsigned minor, uint32_t flags)
+{
+    if (major != BC_VERSION_MAJOR || minor > BC_VERSION_MINOR)
+        return fail(ld, BC_ERR_VERSION, "bytecode version %u.%u is not supported (expected %d.0 to %d.%d)",
+                    major, minor, (int)BC_VERSION_MAJOR, (int)BC_VERSION_MAJOR,
+                    (int)BC_VERSION_MINOR);
+    if (flags & ~(uint32_t)BC_FLAGS_KNOWN)
+        return fail(ld, BC_ERR_FLAGS, "reserved flag bits 0x%x set",
+                    flags & ~(uint32_t)BC_FLAGS_KNOWN);
+    if ((flags & BC_FLAG_DICT) && minor < 1)
+        return fail(ld, BC_ERR_FLAGS, "flag 0x%x (dictionary) is reserved in version %u.%u",
+                    (unsigned)BC_FLAG_DICT, major, minor);
+    return BC_ERR_OK;
+}
+
+/* Header step 5. */
+static BcErrCode check_content(Loader *ld, uint64_t content, uint64_t max)
+{
+    if (content == 0 || content > max)
+        return fail(ld, BC_ERR_SIZE, "declared content size %llu is not in 1..%llu",
+                    (unsigned long long)content, (unsigned long long)max);
+    return BC_ERR_OK;
+}
+
 static BcErrCode check_header(Loader *ld, const unsigned char *d, size_t size, uint64_t max)
 {
     if (size < BC_HEADER_SIZE)
@@ -70,22 +95,12 @@ static BcErrCode check_header(Loader *ld, const unsigned char *d, size_t size, u
                     size, (int)BC_HEADER_SIZE);
     if (memcmp(d, BC_MAGIC, BC_MAGIC_LEN) != 0)
         return fail(ld, BC_ERR_MAGIC, "bad magic: not a compiled scenario (.scb)");
-    unsigned major = rd_u16le(d + 8), minor = rd_u16le(d + 10);
-    if (major != BC_VERSION_MAJOR || minor > BC_VERSION_MINOR)
-        return fail(ld, BC_ERR_VERSION, "bytecode version %u.%u is not supported (expected %d.0 to %d.%d)",
-                    major, minor, (int)BC_VERSION_MAJOR, (int)BC_VERSION_MAJOR,
-                    (int)BC_VERSION_MINOR);
-    uint32_t flags = rd_u32le(d + 12);
-    if (flags & ~(uint32_t)BC_FLAGS_KNOWN)
-        return fail(ld, BC_ERR_FLAGS, "reserved flag bits 0x%x set",
-                    flags & ~(uint32_t)BC_FLAGS_KNOWN);
-    if ((flags & BC_FLAG_DICT) && minor < 1)
-        return fail(ld, BC_ERR_FLAGS, "flag 0x%x (dictionary) is reserved in version %u.%u",
-                    (unsigned)BC_FLAG_DICT, major, minor);
+    BcErrCode e = check_version(ld, rd_u16le(d + 8), rd_u16le(d + 10), rd_u32le(d + 12));
+    if (e)
+        return e;
     uint64_t content = rd_u64le(d + 16), frame = rd_u64le(d + 24);
-    if (content == 0 || content > max)
-        return fail(ld, BC_ERR_SIZE, "declared content size %llu is not in 1..%llu",
-                    (unsigned long long)content, (unsigned long long)max);
+    if ((e = check_content(ld, content, max)))
+        return e;
     if (frame > size - BC_HEADER_SIZE)
         return fail(ld, BC_ERR_TRUNCATED, "file is %zu bytes, the header declares %d + %llu",
                     size, (int)BC_HEADER_SIZE, (unsigned long long)frame);
@@ -543,6 +558,51 @@ BcErrCode bc_unwrap(const void *data, size_t size, unsigned char **payload, size
     return BC_ERR_OK;
 }
 
+static uint64_t max_content(const BcLoadOpts *opts)
+{
+    uint64_t max = opts && opts->max_content ? opts->max_content : BC_MAX_CONTENT;
+    return max > SIZE_MAX / 4 ? SIZE_MAX / 4 : max;
+}
+
+/* Steps 9-11 on the payload at mem + ALIGN8(sizeof(BcProgram)), content
+** bytes, of the version and flags given (already checked).  Takes mem: it
+** becomes the program, or is freed on failure. */
+static BcErrCode verify_payload(Loader *ld, unsigned char *mem, size_t content, unsigned major,
+                                unsigned minor, uint32_t flags, BcProgram **out)
+{
+    size_t head = ALIGN8(sizeof(BcProgram));
+    uint32_t n_str = 0, n_val = 0, n_insn = 0;   /* -O3 cannot see the || chain sets them */
+    BcErrCode e;
+    if ((e = read_sections(ld, mem + head, content, flags)) ||
+        (e = read_count(ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
+        (e = read_count(ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
+        (e = read_count(ld, BC_SEC_CODE, BC_ERR_CODE, 2, &n_insn)) ||
+        (e = layout(ld, &mem, content, n_str, n_val, n_insn, mem + head))) {
+        sc_free(mem);
+        return e;
+    }
+    BcProgram *p = (BcProgram *)mem;
+    p->version_major = (uint16_t)major;
+    p->version_minor = (uint16_t)minor;
+    p->flags = flags;
+    p->n_str = n_str;
+    p->n_val = n_val;
+    p->n_insn = n_insn;
+    p->val_end = ld->sec_end[BC_SEC_VALUES];
+    p->content_size = content;
+    p->mem_ = mem;
+    if ((e = verify_strings(ld, (BcStr *)p->str, n_str)) ||
+        (e = verify_values(ld, (const unsigned char **)p->val, n_val, n_str)) ||
+        (e = verify_code(ld, (BcInsn *)p->insn, n_insn, n_str, n_val)) ||
+        (e = verify_lines(ld, (BcInsn *)p->insn, n_insn)) ||
+        (e = verify_meta(ld, p))) {
+        sc_free(mem);
+        return e;
+    }
+    *out = p;
+    return BC_ERR_OK;
+}
+
 BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoadOpts *opts,
                        BcProgram **out, BcError *err)
 {
@@ -552,10 +612,7 @@ BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoad
     ld.err->msg[0] = 0;
     *out = NULL;
     const unsigned char *d = data;
-    uint64_t max = opts && opts->max_content ? opts->max_content : BC_MAX_CONTENT;
-    if (max > SIZE_MAX / 4)
-        max = SIZE_MAX / 4;
-    BcErrCode e = check_header(&ld, d, size, max);
+    BcErrCode e = check_header(&ld, d, size, max_content(opts));
     if (e)
         return e;
     size_t content = (size_t)rd_u64le(d + 16), frame = (size_t)rd_u64le(d + 24);
@@ -567,43 +624,40 @@ BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoad
     unsigned char *mem = sc_malloc(head + content);
     if (!mem)
         return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
-    uint32_t n_str = 0, n_val = 0, n_insn = 0;   /* -O3 cannot see the || chain sets them */
     if (c && !c->dc && !(c->dc = dctx_new())) {
         sc_free(mem);
         return fail(&ld, BC_ERR_NOMEM, "out of memory (zstd context)");
     }
     if ((e = decompress(&ld, c ? c->dc : NULL, (flags & BC_FLAG_DICT) != 0, mem + head, content,
-                        d + BC_HEADER_SIZE, frame)) ||
-        (e = read_sections(&ld, mem + head, content, flags)) ||
-        (e = read_count(&ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
-        (e = read_count(&ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
-        (e = read_count(&ld, BC_SEC_CODE, BC_ERR_CODE, 2, &n_insn)) ||
-        (e = layout(&ld, &mem, content, n_str, n_val, n_insn, mem + head))) {
+                        d + BC_HEADER_SIZE, frame))) {
         sc_free(mem);
         return e;
     }
-    BcProgram *p = (BcProgram *)mem;
-    p->version_major = rd_u16le(d + 8);
-    p->version_minor = rd_u16le(d + 10);
-    p->flags = flags;
-    p->n_str = n_str;
-    p->n_val = n_val;
-    p->n_insn = n_insn;
-    p->val_end = ld.sec_end[BC_SEC_VALUES];
-    p->file_size = size;
-    p->content_size = content;
-    p->checksum = rd_u64le(d + 32);
-    p->mem_ = mem;
-    if ((e = verify_strings(&ld, (BcStr *)p->str, n_str)) ||
-        (e = verify_values(&ld, (const unsigned char **)p->val, n_val, n_str)) ||
-        (e = verify_code(&ld, (BcInsn *)p->insn, n_insn, n_str, n_val)) ||
-        (e = verify_lines(&ld, (BcInsn *)p->insn, n_insn)) ||
-        (e = verify_meta(&ld, p))) {
-        sc_free(mem);
+    if ((e = verify_payload(&ld, mem, content, rd_u16le(d + 8), rd_u16le(d + 10), flags, out)))
         return e;
-    }
-    *out = p;
+    (*out)->file_size = size;
+    (*out)->checksum = rd_u64le(d + 32);
     return BC_ERR_OK;
+}
+
+BcErrCode bc_load_payload(const void *payload, size_t n, uint16_t major, uint16_t minor,
+                          uint32_t flags, const BcLoadOpts *opts, BcProgram **out, BcError *err)
+{
+    BcError scratch;
+    Loader ld = { .err = err ? err : &scratch };
+    ld.err->code = BC_ERR_OK;
+    ld.err->msg[0] = 0;
+    *out = NULL;
+    BcErrCode e;
+    if ((e = check_version(&ld, major, minor, flags)) ||
+        (e = check_content(&ld, n, max_content(opts))))
+        return e;
+    size_t head = ALIGN8(sizeof(BcProgram));
+    unsigned char *mem = sc_malloc(head + n);
+    if (!mem)
+        return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", n);
+    memcpy(mem + head, payload, n);
+    return verify_payload(&ld, mem, n, major, minor, flags, out);
 }
 
 /* Reads a regular file into the context's buffer (grown as needed, kept

@@ -454,46 +454,6 @@ static PackErrCode parse_index(Ld *ld, size_t content)
 
 /* ---- 5. blobs and scenarios ---- */
 
-/* Wraps a payload into a .scb whose zstd frame uses raw (stored) blocks,
-** so bc_load checks it exactly as it checks a file: no recompression. */
-static unsigned char *wrap_scb(const unsigned char *pl, size_t n, unsigned major, unsigned minor,
-                               uint32_t flags, size_t *out_len)
-{
-    enum { BLOCK = 128 * 1024 };
-    size_t blocks = n / BLOCK + 1;
-    size_t frame = 4 + 1 + 8 + blocks * 3 + n;
-    unsigned char *o = sc_malloc(BC_HEADER_SIZE + frame);
-    if (!o)
-        return NULL;
-    unsigned char *f = o + BC_HEADER_SIZE;
-    size_t at = 0;
-    f[at++] = 0x28, f[at++] = 0xb5, f[at++] = 0x2f, f[at++] = 0xfd;
-    f[at++] = 0xe0;   /* 8-byte content size, single segment, no checksum, no dict id */
-    for (int i = 0; i < 8; i++)
-        f[at++] = (unsigned char)((uint64_t)n >> (8 * i));
-    size_t left = n, pos = 0;
-    do {
-        size_t b = left < BLOCK ? left : BLOCK;
-        uint32_t hdr = (uint32_t)(b << 3) | (left == b ? 1u : 0u);   /* raw block, last? */
-        f[at++] = (unsigned char)hdr, f[at++] = (unsigned char)(hdr >> 8), f[at++] = (unsigned char)(hdr >> 16);
-        memcpy(f + at, pl + pos, b);
-        at += b, pos += b, left -= b;
-    } while (left);
-    memcpy(o, BC_MAGIC, BC_MAGIC_LEN);
-    o[8] = (unsigned char)major, o[9] = (unsigned char)(major >> 8);
-    o[10] = (unsigned char)minor, o[11] = (unsigned char)(minor >> 8);
-    for (int i = 0; i < 4; i++)
-        o[12 + i] = (unsigned char)(flags >> (8 * i));
-    uint64_t h = XXH64(f, at, 0);
-    for (int i = 0; i < 8; i++) {
-        o[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
-        o[24 + i] = (unsigned char)((uint64_t)at >> (8 * i));
-        o[32 + i] = (unsigned char)(h >> (8 * i));
-    }
-    *out_len = BC_HEADER_SIZE + at;
-    return o;
-}
-
 static bool bcstr_eq(const BcProgram *p, uint32_t s, const char *c, size_t n)
 {
     return p->str[s].len == n && memcmp(p->str[s].s, c, n) == 0;
@@ -534,22 +494,24 @@ static PackErrCode check_meta(Ld *ld, uint32_t i, const PackEntry *e, const BcPr
     return PACK_ERR_OK;
 }
 
-static PackErrCode load_entries_with(Ld *ld, BcLoadCtx *lc)
+/* Every entry's payload through the bytecode verifier, straight from the
+** content (bc_load_payload): no container to build, hash and decompress
+** around it, as there was when each entry went through bc_load. */
+static PackErrCode load_entries(Ld *ld)
 {
     Mem *m = ld->m;
+    for (uint32_t i = 0; i < ld->n_blobs; i++)
+        if (XXH64(m->content + ld->blob_off[i], ld->blob_len[i], 0) != ld->blob_hash[i])
+            return fail(ld, PACK_ERR_BLOB, -1, "blob %u: content does not match its hash", (unsigned)i);
     for (uint32_t i = 0; i < ld->pack->n_entries; i++) {
         PackEntry *e = &m->entries[i];
-        uint32_t code = ld->code[i], ver = ld->ver[i], flags = ld->eflags[i];
-        size_t n;
-        unsigned char *scb = wrap_scb(m->content + ld->blob_off[code], ld->blob_len[code], ver >> 16, ver & 0xffff,
-                                      flags, &n);
-        if (!scb)
-            return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
+        uint32_t code = ld->code[i], ver = ld->ver[i];
         BcError be;
         memset(&be, 0, sizeof be);
         BcProgram *p = NULL;
-        BcErrCode c = bc_load_with(lc, scb, n, NULL, &p, &be);
-        sc_free(scb);
+        BcErrCode c = bc_load_payload(m->content + ld->blob_off[code], ld->blob_len[code],
+                                      (uint16_t)(ver >> 16), (uint16_t)(ver & 0xffff),
+                                      ld->eflags[i], NULL, &p, &be);
         if (c == BC_ERR_NOMEM)
             return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
         if (c != BC_ERR_OK) {
@@ -565,24 +527,6 @@ static PackErrCode load_entries_with(Ld *ld, BcLoadCtx *lc)
             return pe;
     }
     return PACK_ERR_OK;
-}
-
-/* One BcLoadCtx (one zstd context) for all entries instead of bc_load's
-** fresh context per entry, whose initialisation runs CPUID, which traps in
-** a VM: loading a pack of 1,000 small scenarios went from 7.3 to 4.1 us per
-** entry (bench/bench_vm pack --only load: 137 k -> 245 k entries/s). */
-static PackErrCode load_entries(Ld *ld)
-{
-    Mem *m = ld->m;
-    for (uint32_t i = 0; i < ld->n_blobs; i++)
-        if (XXH64(m->content + ld->blob_off[i], ld->blob_len[i], 0) != ld->blob_hash[i])
-            return fail(ld, PACK_ERR_BLOB, -1, "blob %u: content does not match its hash", (unsigned)i);
-    BcLoadCtx *lc = bc_load_ctx_new();
-    if (!lc)
-        return fail(ld, PACK_ERR_NOMEM, -1, "out of memory");
-    PackErrCode r = load_entries_with(ld, lc);
-    bc_load_ctx_free(lc);
-    return r;
 }
 
 static void mem_free(Mem *m)

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#include "buf.h"
 #include "sc_alloc.h"
 #include "tf.h"
 
@@ -386,9 +387,97 @@ static void test_dictionary(void)
     free(a), free(b), free(plain);
 }
 
+/* utf8_valid's eight-bytes-at-a-time ASCII path against a byte-at-a-time
+** reference, with every tricky sequence at every offset of ASCII filler
+** (both sides of each word boundary), and the one-byte varint fast path. */
+static bool utf8_ref(const unsigned char *s, size_t n, size_t *bad)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i], len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                                          : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        bool ok = len && n - i >= len;
+        for (unsigned k = 1; ok && k < len; k++) {
+            ok = (s[i + k] & 0xc0) == 0x80;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if (!ok || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff)) {
+            *bad = i;
+            return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
+static void test_primitives(void)
+{
+    static const char *const seq[] = {
+        "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\x80", "\xc0\xaf", "\xc3",
+        "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xc3\xa9\xc3\xa9\xff",
+    };
+    unsigned char buf[64];
+    for (size_t q = 0; q < sizeof seq / sizeof seq[0]; q++)
+        for (size_t n = strlen(seq[q]); n <= 40; n++)
+            for (size_t at = 0; at + strlen(seq[q]) <= n; at++) {
+                memset(buf, 'a', n);
+                memcpy(buf + at, seq[q], strlen(seq[q]));
+                size_t b1 = 99, b2 = 99;
+                bool r1 = utf8_valid(buf, n, &b1), r2 = utf8_ref(buf, n, &b2);
+                CHECK_MSG(r1 == r2 && (r1 || b1 == b2), "utf8 seq %zu len %zu at %zu: %d@%zu vs %d@%zu",
+                          q, n, at, r1, b1, r2, b2);
+            }
+    const unsigned char one[] = { 0x7f }, two[] = { 0x80, 0x01 }, pad[] = { 0x80, 0x00 },
+                        cut[] = { 0x80 }, big[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 },
+                        over[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+    const unsigned char *p = one;
+    uint64_t v = 0;
+    CHECK(varint_read(&p, one + 1, &v) && v == 127 && p == one + 1);
+    p = one;
+    CHECK(!varint_read(&p, one, &v) && p == one);   /* empty */
+    p = two;
+    CHECK(varint_read(&p, two + 2, &v) && v == 128 && p == two + 2);
+    p = pad;
+    CHECK(!varint_read(&p, pad + 2, &v) && p == pad);
+    p = cut;
+    CHECK(!varint_read(&p, cut + 1, &v) && p == cut);
+    p = big;
+    CHECK(varint_read(&p, big + 10, &v) && v == UINT64_MAX);
+    p = over;
+    CHECK(!varint_read(&p, over + 10, &v));
+}
+
+/* A pack entry's payload is verified without its container: the same
+** verifier, the header's version and flag rules, no file size or checksum. */
+static void test_payload(void)
+{
+    size_t flen, n;
+    unsigned char *f = file_with(0, NULL, 0, 0, NULL, 0, &flen), *pl = tf_unwrap(f, flen, &n);
+    BcProgram *p = NULL;
+    BcError err;
+    CHECK(pl && bc_load_payload(pl, n, 1, 1, BC_FLAG_LINES, NULL, &p, &err) == BC_ERR_OK);
+    if (p) {
+        CHECK(p->file_size == 0 && p->checksum == 0 && p->content_size == n && p->n_insn > 0);
+        bc_free(p);
+    }
+    CHECK(bc_load_payload(pl, n, 2, 0, BC_FLAG_LINES, NULL, &p, &err) == BC_ERR_VERSION && !p);
+    CHECK(bc_load_payload(pl, n, 1, 0, BC_FLAG_LINES | BC_FLAG_DICT, NULL, &p, &err) == BC_ERR_FLAGS);
+    CHECK(bc_load_payload(pl, n, 1, 1, 0, NULL, &p, &err) == BC_ERR_SECTION);   /* lines present */
+    CHECK(bc_load_payload(pl, 0, 1, 1, BC_FLAG_LINES, NULL, &p, &err) == BC_ERR_SIZE);
+    CHECK(bc_load_payload(pl, n, 1, 1, BC_FLAG_LINES, &(BcLoadOpts){ .max_content = 8 }, &p,
+                          &err) == BC_ERR_SIZE);
+    pl[n - 1] = 0x80;   /* the last META varint, cut short */
+    CHECK(bc_load_payload(pl, n, 1, 1, BC_FLAG_LINES, NULL, &p, &err) == BC_ERR_META && !p);
+    free(pl);
+    free(f);
+}
+
 int main(void)
 {
     init_base();
+    test_primitives();
+    test_payload();
     test_container();
     test_dictionary();
     test_sections();
