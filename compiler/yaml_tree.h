@@ -38,7 +38,8 @@ struct YNode {
     uint32_t line, col;    /* 1-based position of the node's first character */
     uint32_t n;            /* scalar: byte length; seq/map: element count */
     union {
-        const char *s;     /* scalar text, NUL-terminated (may hold NULs) */
+        const char *s;     /* scalar text, NUL-terminated (may hold NULs); short
+                           ** texts are shared by the scalars that have them */
         YNode **items;     /* seq */
         YPair *pairs;      /* map, in source order */
     } u;
