@@ -1,13 +1,13 @@
 /* bench_compile.c - scc's compile pipeline in-process, on bytes in memory.
 **
 ** The same steps as scc's compile_one() (compiler/scc.c): YAML tree, rules,
-** lowering, serialising (zstd) and the verifier run on what was emitted.
+** lowering, and finishing: the verifier on the payload, then zstd.
 ** Only reading the file and writing the result are left out, as the libyaml
 ** baseline (yaml_bare.c) leaves them out, so the two throughputs compare.
 **
 **   bench_compile [--runs N --warmup N --min-time S] FILE...
 **       bytes, scb_bytes, sec (median per pass over all files), mbps, and
-**       the share of time in each phase (phase_parse ... phase_verify)
+**       the share of time in each phase (phase_parse ... phase_finish)
 **   bench_compile --level N [--runs N ...] FILE...
 **       the same with another zstd level (evidence for docs/performance.md:
 **       what the pinned level 9 costs; scc itself always uses the default)
@@ -26,8 +26,8 @@
 #include "../compiler/yaml_tree.h"
 #include "bench_util.h"
 
-enum { PH_PARSE, PH_RULES, PH_LOWER, PH_FINISH, PH_VERIFY, PH__N };
-static const char *const phase_name[PH__N] = { "parse", "rules", "lower", "finish", "verify" };
+enum { PH_PARSE, PH_RULES, PH_LOWER, PH_FINISH, PH__N };
+static const char *const phase_name[PH__N] = { "parse", "rules", "lower", "finish" };
 
 typedef struct Ctx {
     BenchFile *f;
@@ -74,12 +74,10 @@ static size_t compile_one(Ctx *c, const BenchFile *f)
     mark(c, PH_LOWER, &t, arena);
     unsigned char *bytes = NULL;
     size_t n = 0;
-    BcWriteOpts wo = { .zstd_level = c->level };
+    BcProgram *prog = NULL;
+    BcWriteOpts wo = { .zstd_level = c->level, .verified = &prog };
     ok = ok && !diags_failed(&d) && bcb_finish(b, &wo, &bytes, &n);
     mark(c, PH_FINISH, &t, arena);
-    BcProgram *prog = NULL;
-    ok = ok && bc_load(bytes, n, NULL, &prog, NULL) == BC_ERR_OK;
-    mark(c, PH_VERIFY, &t, arena);
     if (!ok) {
         fprintf(stderr, "bench_compile: %s does not compile (scc %s shows why)\n", f->path, f->path);
         exit(1);

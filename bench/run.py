@@ -327,9 +327,9 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
           f"{(rss - base) / 1024:.1f} MB", f"input {human(size)}", f"{x:.1f}x",
           f"<= {T_PEAK_X:.0f}x", status(x <= T_PEAK_X))
     mem = kv([prog["bench_compile"], "--mem", big])
-    t.add(f"  heap after parse / lower / finish / verify (MB, source {human(size)})",
+    t.add(f"  heap after parse / lower / finish (MB, source {human(size)})",
           " / ".join(f"{(mem['heap_after_' + k] - mem['heap_before']) / 1048576:.1f}"
-                     for k in ("parse", "lower", "finish", "verify")),
+                     for k in ("parse", "lower", "finish")),
           f"arena {mem['arena_after_parse'] / 1048576:.1f} MB")
     t.add("  reference (Rust crate), same size", f"{REF_PEAK_X:.0f}x", "", f"{REF_PEAK_X / x:.0f}x less" if x > 0 else "")
 

@@ -594,6 +594,7 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
         return false;
 
     Buf sec[5], table, payload;
+    BcProgram *prog = NULL;   /* o->verified's, until handed over */
     for (int i = 0; i < 5; i++)
         buf_init(&sec[i]);
     buf_init(&table);
@@ -663,9 +664,30 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
         oom(b);
         goto done;
     }
-    ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL,
-                  BC_FLAG_DICT | (o->strip_lines ? 0 : BC_FLAG_LINES), out, len);
+    uint32_t flags = BC_FLAG_DICT | (o->strip_lines ? 0 : BC_FLAG_LINES);
+    if (o->verified) {
+        *o->verified = NULL;
+        BcError be;
+        BcErrCode e = bc_load_payload(payload.data, payload.len, BC_VERSION_MAJOR, BC_VERSION_MINOR,
+                                      flags, NULL, &prog, &be);
+        if (e == BC_ERR_NOMEM) {
+            oom(b);
+            goto done;
+        }
+        if (e != BC_ERR_OK) {
+            fail(b, "emitted bytecode rejected: %s [%s]", be.msg, bc_err_name(e));
+            goto done;
+        }
+    }
+    ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL, flags, out, len);
+    if (ok && prog) {
+        prog->file_size = *len;
+        prog->checksum = rd_u64le(*out + 32);
+        *o->verified = prog;
+        prog = NULL;
+    }
 done:
+    bc_free(prog);
     for (int i = 0; i < 5; i++)
         buf_fini(&sec[i]);
     buf_fini(&table);

@@ -37,8 +37,15 @@ static int scenario(void)
     }
     unsigned char *f;
     size_t len;
-    bool ok = bcb_finish(b, &(BcWriteOpts){ .zstd_level = 3 }, &f, &len);
+    BcProgram *v = NULL;   /* scc's path: the payload verified before compression */
+    bool ok = bcb_finish(b, &(BcWriteOpts){ .zstd_level = 3, .verified = &v }, &f, &len);
     why = bcb_error(b);
+    if (ok && (!v || v->file_size != len)) {
+        fprintf(stderr, "finish: no verified program\n");
+        sc_free(f);
+        ok = false, why = "no program";
+    }
+    bc_free(v);
     int st = ok ? DONE : why && strcmp(why, "out of memory") == 0 ? OOM : WRONG;
     if (st == WRONG)
         fprintf(stderr, "finish failed: %s\n", why ? why : "(no message)");
