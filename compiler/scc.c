@@ -480,18 +480,13 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     sc_free(src);
     src = NULL;
     if (emit) {
-        BcWriteOpts wo = { .strip_lines = o->strip };
+        /* Everything scc emits goes through the same verifier scvm uses
+        ** (on the payload, before compression: .verified). */
+        BcProgram *prog = NULL;
+        BcWriteOpts wo = { .strip_lines = o->strip, .verified = &prog };
         if (!bcb_finish(b, &wo, &bytes, &n_bytes)) {
             fprintf(stderr, "scc: %s: internal error: %s\n", shown,
                     bcb_error(b) ? bcb_error(b) : "out of memory");
-            status = EXIT_INTERNAL;
-            goto done;
-        }
-        /* Everything scc emits goes through the same verifier scvm uses. */
-        BcProgram *prog = NULL;
-        BcError be;
-        if (bc_load(bytes, n_bytes, NULL, &prog, &be) != BC_ERR_OK) {
-            fprintf(stderr, "scc: %s: internal error: emitted bytecode rejected: %s\n", shown, be.msg);
             status = EXIT_INTERNAL;
             goto done;
         }
