@@ -2,7 +2,6 @@
 #include "arena.h"
 #include "sc_alloc.h"
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,12 +53,12 @@ void arena_free(Arena *a)
 }
 
 /* The head block, or a new one when n bytes do not fit between used
-** (rounded up to align when up) and top. */
-static Block *room(Arena *a, size_t n, bool up)
+** (rounded up to align, a power of two; 1 for strings) and top. */
+static Block *room(Arena *a, size_t n, size_t align)
 {
     Block *b = a->head;
     if (b) {
-        size_t lo = up ? (b->used + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1) : b->used;
+        size_t lo = (b->used + align - 1) & ~(align - 1);
         if (lo <= b->top && b->top - lo >= n)
             return b;
     }
@@ -79,23 +78,28 @@ static Block *room(Arena *a, size_t n, bool up)
     return b;
 }
 
-void *arena_alloc(Arena *a, size_t n)
+void *arena_alloc_aligned(Arena *a, size_t n, size_t align)
 {
-    if (n > SIZE_MAX / 2)
+    if (n > SIZE_MAX / 2 || align == 0 || align > ARENA_ALIGN || (align & (align - 1)))
         return NULL;
-    Block *b = room(a, n, true);
+    Block *b = room(a, n, align);
     if (!b)
         return NULL;
-    size_t at = (b->used + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    size_t at = (b->used + align - 1) & ~(align - 1);
     b->used = at + n;
     return b->data + at;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+    return arena_alloc_aligned(a, n, ARENA_ALIGN);
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
     if (n > SIZE_MAX / 2)
         return NULL;
-    Block *b = room(a, n + 1, false);
+    Block *b = room(a, n + 1, 1);
     if (!b)
         return NULL;
     b->top -= n + 1;

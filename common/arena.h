@@ -15,6 +15,9 @@ void arena_free(Arena *a);              /* frees every block; NULL is fine */
 /* Aligned to 8 (pointers, int64_t, double; not long double or SIMD types);
 ** NULL when out of memory or n is absurd. */
 void *arena_alloc(Arena *a, size_t n);
+/* Aligned to align, a power of two from 1 to 8 (NULL otherwise): for
+** objects whose size is not a multiple of 8, such as 20-byte YAML nodes. */
+void *arena_alloc_aligned(Arena *a, size_t n, size_t align);
 /* Copies n bytes and appends a NUL. */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
