@@ -95,7 +95,7 @@ static void check_keys(T *t, const YNode *map, const char *what, const char *con
     if (!is_map(map))
         return;
     for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = map->u.pairs[i].key;
+        const YNode *k = &map->u.pairs[i].key;
         if (!in_list(k->u.s, keys))
             warn(t, "unknown-key", k, "unknown key '%s' in %s; it is ignored", k->u.s, what);
     }
@@ -216,7 +216,7 @@ static void emit_node(T *t, const YNode *n)
     case YN_MAP:
         bcb_val_map(t->b, n->n);
         for (uint32_t i = 0; i < n->n; i++) {
-            bcb_val_key(t->b, str_of(t, n->u.pairs[i].key));
+            bcb_val_key(t->b, str_of(t, &n->u.pairs[i].key));
             emit_node(t, n->u.pairs[i].val);
         }
         break;
@@ -279,7 +279,7 @@ static void check_policy(T *t, const YNode *p)
         for (uint32_t i = 0; set && i < set->n; i++)
             if (!is_str(set->u.pairs[i].val))
                 err(t, set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
-                    set->u.pairs[i].key->u.s, ykind_name(set->u.pairs[i].val));
+                    set->u.pairs[i].key.u.s, ykind_name(set->u.pairs[i].val));
     }
     const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
     if (bu) {
@@ -430,7 +430,7 @@ static void check_condition(T *t, const YNode *c, const char *what)
     /* ptybox's Action::wait_for_* helpers put the fields beside `type`; its
     ** runner reads them from `payload`, so that shape never works there. */
     for (uint32_t i = 0; i < c->n; i++) {
-        const YNode *key = c->u.pairs[i].key;
+        const YNode *key = &c->u.pairs[i].key;
         if (in_list(key->u.s, ck))
             continue;
         err(t, key, "'%s' belongs inside 'payload' of the %s", key->u.s, what);

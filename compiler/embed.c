@@ -314,7 +314,7 @@ static void walk(Ctx *c, const YNode *n, int depth)
         reference(c, path, path->u.s, false);
     for (uint32_t i = 0; i < n->n; i++) {
         const YPair *pr = &n->u.pairs[i];
-        if (yscalar_is(pr->key, "userEdits")) {
+        if (yscalar_is(&pr->key, "userEdits")) {
             if (pr->val && pr->val->kind == YN_SEQ)
                 for (uint32_t k = 0; k < pr->val->n; k++)
                     patch_of(c, pr->val->u.items[k]);

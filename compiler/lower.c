@@ -164,7 +164,7 @@ static void check_keys2(L *l, const YNode *map, const char *what,
     if (!is_map(map))
         return;
     for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = map->u.pairs[i].key;
+        const YNode *k = &map->u.pairs[i].key;
         if (in_list(k->u.s, known) || in_list(k->u.s, also))
             continue;
         warn(l, "unknown-key", k, "unknown key '%s' in %s; it is ignored", k->u.s, what);
@@ -295,7 +295,7 @@ static void emit_node(L *l, const YNode *n)
     case YN_MAP:
         bcb_val_map(l->b, n->n);
         for (uint32_t i = 0; i < n->n; i++) {
-            bcb_val_key(l->b, str_of(l, n->u.pairs[i].key));
+            bcb_val_key(l->b, str_of(l, &n->u.pairs[i].key));
             emit_node(l, n->u.pairs[i].val);
         }
         break;
@@ -347,7 +347,7 @@ static void ynode_json(Buf *b, const YNode *n)
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 buf_putc(b, ',');
-            buf_json_str(b, n->u.pairs[i].key->u.s, n->u.pairs[i].key->n);
+            buf_json_str(b, n->u.pairs[i].key.u.s, n->u.pairs[i].key.n);
             buf_putc(b, ':');
             ynode_json(b, n->u.pairs[i].val);
         }
@@ -503,7 +503,7 @@ static const YNode *get_alias(L *l, const YNode *map, const char *spec, const ch
         const YNode *k = NULL;
         for (uint32_t i = 0; i < map->n; i++)
             if (map->u.pairs[i].val == n)
-                k = map->u.pairs[i].key;
+                k = &map->u.pairs[i].key;
         warn(l, "deprecated", k ? k : n, "'%s' is the reference implementation's spelling; the spec says '%s'", ref, spec);
     }
     return n;
@@ -821,7 +821,7 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
         }
         const YNode *ekey = NULL, *ev = NULL;
         for (uint32_t k = 0; k < el->n; k++) {
-            const YNode *kk = el->u.pairs[k].key;
+            const YNode *kk = &el->u.pairs[k].key;
             if (strcmp(kk->u.s, "_meta") == 0 || strcmp(kk->u.s, "meta") == 0)
                 continue;
             if (in_list(kk->u.s, inline_tools)) {
@@ -1040,7 +1040,7 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
     }
     uint32_t n_args = 0;
     for (uint32_t i = 0; i < v->n; i++) {
-        const char *k = v->u.pairs[i].key->u.s;
+        const char *k = v->u.pairs[i].key.u.s;
         if (tool_field(k))
             continue;
         n_args++;
@@ -1050,7 +1050,7 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
         for (size_t r = 0; r < 10 && td->optional[r]; r++)
             known |= strcmp(k, td->optional[r]) == 0;
         if (!known)
-            warn(l, "unknown-key", v->u.pairs[i].key, "'%s' is not a field of the %s tool", k, td->name);
+            warn(l, "unknown-key", &v->u.pairs[i].key, "'%s' is not a field of the %s tool", k, td->name);
     }
     for (size_t r = 0; r < 3 && td->required[r]; r++)
         if (!ymap_get(v, td->required[r]))
@@ -1060,9 +1060,9 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
     bcb_val_begin(l->b);
     bcb_val_map(l->b, n_args);
     for (uint32_t i = 0; i < v->n; i++) {
-        if (tool_field(v->u.pairs[i].key->u.s))
+        if (tool_field(v->u.pairs[i].key.u.s))
             continue;
-        bcb_val_key(l->b, str_of(l, v->u.pairs[i].key));
+        bcb_val_key(l->b, str_of(l, &v->u.pairs[i].key));
         emit_node(l, v->u.pairs[i].val);
     }
     uint32_t args = bcb_val_end(l->b);
@@ -1824,15 +1824,15 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     /* A type-tagged item ({type: think, text: ...}) is one legacy shape:
     ** one error, not one per key. */
     for (uint32_t i = 0; i < item->n; i++)
-        if (strcmp(item->u.pairs[i].key->u.s, "type") == 0) {
-            legacy_event(l, item->u.pairs[i].key);
+        if (strcmp(item->u.pairs[i].key.u.s, "type") == 0) {
+            legacy_event(l, &item->u.pairs[i].key);
             return;
         }
     const YNode *ek = NULL, *ev = NULL;
     const struct Event *e = NULL;
     bool tool = false, bad = false;
     for (uint32_t i = 0; i < item->n; i++) {
-        const YNode *k = item->u.pairs[i].key;
+        const YNode *k = &item->u.pairs[i].key;
         if (in_list(k->u.s, COMPANIONS))
             continue;
         const struct Event *found = NULL;
@@ -2156,7 +2156,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         return false;
     }
     for (uint32_t i = 0; i < root->n; i++) {
-        const YNode *k = root->u.pairs[i].key;
+        const YNode *k = &root->u.pairs[i].key;
         if (strcmp(k->u.s, "events") == 0 || strcmp(k->u.s, "assertions") == 0) {
             err(&l, k, "'%s' is a legacy key; only 'timeline' is supported", k->u.s);
             note(&l, k, "put the events in  timeline: [...]  and the checks in  - assert: {...}  events");

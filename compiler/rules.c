@@ -572,7 +572,7 @@ static YNode *merge_maps(R *r, YNode *base, YNode *over)
     for (uint32_t i = 0; i < base->n; i++) {
         YPair p = base->u.pairs[i];
         for (uint32_t j = 0; j < over->n; j++)
-            if (same_key(p.key, over->u.pairs[j].key)) {
+            if (same_key(&p.key, &over->u.pairs[j].key)) {
                 p.val = merge(r, p.val, over->u.pairs[j].val);
                 break;
             }
@@ -581,7 +581,7 @@ static YNode *merge_maps(R *r, YNode *base, YNode *over)
     for (uint32_t j = 0; j < over->n; j++) {
         bool found = false;
         for (uint32_t i = 0; i < base->n && !found; i++)
-            found = same_key(base->u.pairs[i].key, over->u.pairs[j].key);
+            found = same_key(&base->u.pairs[i].key, &over->u.pairs[j].key);
         if (!found)
             pairs[k++] = over->u.pairs[j];
     }
@@ -640,7 +640,7 @@ static YNode *eval_block(R *r, YNode *block, bool live, int depth)
         bool has_config = false;
         ru->ok = true;
         for (uint32_t j = 0; j < item->n; j++) {
-            const YNode *k = item->u.pairs[j].key;
+            const YNode *k = &item->u.pairs[j].key;
             YNode *v = item->u.pairs[j].val;
             if (yscalar_is(k, "when")) {
                 ru->when = v;
@@ -720,7 +720,7 @@ static YNode *eval_block(R *r, YNode *block, bool live, int depth)
 
 static bool is_rules_item(const YNode *n)
 {
-    return n->kind == YN_MAP && n->n == 1 && yscalar_is(n->u.pairs[0].key, "rules");
+    return n->kind == YN_MAP && n->n == 1 && yscalar_is(&n->u.pairs[0].key, "rules");
 }
 
 static void resolve_seq(R *r, YNode *n, int depth)
@@ -783,9 +783,9 @@ static void resolve_map(R *r, YNode *n, int depth)
     uint32_t at = 0;
     for (uint32_t i = 0; i < n->n; i++) {
         YPair *p = &n->u.pairs[i];
-        if (is_payload_key(p->key))
+        if (is_payload_key(&p->key))
             continue;
-        if (yscalar_is(p->key, "rules")) {
+        if (yscalar_is(&p->key, "rules")) {
             block = p->val;
             at = i;
             continue;
@@ -845,9 +845,9 @@ static void check(R *r, YNode *n, int depth)
     }
     for (uint32_t i = 0; i < n->n; i++) {
         const YPair *p = &n->u.pairs[i];
-        if (is_payload_key(p->key))
+        if (is_payload_key(&p->key))
             continue;
-        if (yscalar_is(p->key, "rules"))
+        if (yscalar_is(&p->key, "rules"))
             eval_block(r, p->val, false, depth);
         else
             check(r, p->val, depth + 1);

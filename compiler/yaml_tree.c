@@ -4,8 +4,9 @@
 ** fixed frame stack (depth is bounded by YAML_MAX_DEPTH); their children are
 ** pushed on one growable scratch stack and copied into an exact-size arena
 ** array when the collection ends, so the tree costs one arena allocation
-** per node plus one per collection and per distinct scalar text (short
-** texts are interned while parsing), and no malloc per node.
+** per node (but mapping keys, which are stored in their pairs) plus one per
+** collection and per distinct scalar text (short texts are interned while
+** parsing), and no malloc per node.
 ** Anchors are recorded in a scratch table; an alias becomes a second pointer
 ** to the anchored node (YF_ALIASED).  Every anchored node's expanded size
 ** (what a copying loader would build) is known when it closes; the nodes
@@ -25,6 +26,8 @@
 
 #include <yaml.h>
 
+_Static_assert(sizeof(YNode) == 20, "YNode grew: see the comment in yaml_tree.h");
+
 #define TAG_PREFIX "tag:yaml.org,2002:"
 #define TAG_PREFIX_LEN (sizeof TAG_PREFIX - 1)
 
@@ -42,6 +45,7 @@ enum { INTERN_MAX = 64 };
 typedef struct Frame {
     YNode *node;           /* the collection being built */
     size_t base;           /* its first child in Parser.stack */
+    size_t kbase;          /* a mapping's first key in Parser.keys */
     uint64_t count;        /* expanded node count of the subtree so far */
     int anchor;            /* index in Parser.anchors, or -1 */
 } Frame;
@@ -53,6 +57,11 @@ typedef struct Anchor {
     bool open;             /* the anchored collection is still being parsed */
 } Anchor;
 
+typedef struct Interned {
+    const char *s;         /* arena; NULL for a free slot */
+    uint32_t len, hash;
+} Interned;
+
 typedef struct Parser {
     const char *file;
     const char *src;
@@ -63,13 +72,15 @@ typedef struct Parser {
     bool stop;             /* unrecoverable: stop reading events */
     Frame frames[YAML_MAX_DEPTH + 1];
     int depth;
-    YNode **stack;         /* children of the open collections */
+    YNode **stack;         /* children of the open collections (NULL for keys) */
     size_t sp, scap;
+    YNode *keys;           /* keys of the open mappings, by value */
+    size_t ksp, kcap;
     Anchor *anchors;
     size_t na, acap;
     uint32_t *hash;        /* duplicate-key table, reused */
     size_t hcap;
-    const YNode **itab;    /* interned scalar texts: the first node with each */
+    Interned *itab;        /* interned scalar texts */
     size_t icap, icount;
     uint64_t aliased;      /* nodes added by aliases, were they expanded */
     YNode *root;
@@ -122,6 +133,23 @@ static bool push(Parser *p, YNode *n)
     return true;
 }
 
+/* A mapping key is stored by value in the mapping's pair: no arena node. */
+static bool push_key(Parser *p, const YNode *k)
+{
+    if (p->ksp == p->kcap) {
+        size_t cap = p->kcap ? p->kcap * 2 : 64;
+        YNode *s = sc_realloc(p->keys, cap * sizeof *s);
+        if (!s) {
+            oom(p);
+            return false;
+        }
+        p->keys = s;
+        p->kcap = cap;
+    }
+    p->keys[p->ksp++] = *k;
+    return push(p, NULL);
+}
+
 static uint32_t hash_bytes(const char *s, size_t n)
 {
     uint32_t h = 2166136261u;
@@ -151,21 +179,21 @@ static size_t hash_text(const char *s, size_t n)
     return (size_t)h;
 }
 
-/* Doubles the intern table (open addressing, load at most 1/2). */
+/* Doubles the intern table (open addressing, load at most 3/4). */
 static bool intern_grow(Parser *p)
 {
     size_t cap = p->icap ? p->icap * 2 : 64;
-    const YNode **t = sc_calloc(cap, sizeof *t);
+    Interned *t = sc_calloc(cap, sizeof *t);
     if (!t)
         return false;
     for (size_t i = 0; i < p->icap; i++) {
-        const YNode *e = p->itab[i];
-        if (!e)
+        const Interned *e = &p->itab[i];
+        if (!e->s)
             continue;
-        size_t j = hash_text(e->u.s, e->n) & (cap - 1);
-        while (t[j])
+        size_t j = e->hash & (cap - 1);
+        while (t[j].s)
             j = (j + 1) & (cap - 1);
-        t[j] = e;
+        t[j] = *e;
     }
     sc_free(p->itab);
     p->itab = t;
@@ -179,13 +207,15 @@ static bool intern_grow(Parser *p)
 static bool set_text(Parser *p, YNode *n, const char *s, size_t len)
 {
     n->n = (uint32_t)len;
-    const YNode **slot = NULL;
-    if (len <= INTERN_MAX && (p->icount * 2 < p->icap || intern_grow(p))) {
+    Interned *slot = NULL;
+    uint32_t h = 0;
+    if (len <= INTERN_MAX && (p->icount < p->icap / 4 * 3 || intern_grow(p))) {
         size_t mask = p->icap - 1;
-        size_t j = hash_text(s, len) & mask;
-        for (const YNode *e; (e = p->itab[j]); j = (j + 1) & mask)
-            if (e->n == len && memcmp(e->u.s, s, len) == 0) {
-                n->u.s = e->u.s;
+        h = (uint32_t)hash_text(s, len);
+        size_t j = h & mask;
+        for (Interned *e; (e = &p->itab[j])->s; j = (j + 1) & mask)
+            if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
+                n->u.s = e->s;
                 return true;
             }
         slot = &p->itab[j];
@@ -195,24 +225,46 @@ static bool set_text(Parser *p, YNode *n, const char *s, size_t len)
         return false;
     n->u.s = t;
     if (slot) {
-        *slot = n;
+        *slot = (Interned){ t, (uint32_t)len, h };
         p->icount++;
     }
     return true;
 }
 
-static YNode *new_node(Parser *p, YKind kind, const yaml_mark_t *m)
+static void init_node(YNode *n, YKind kind, const yaml_mark_t *m)
 {
-    YNode *n = arena_alloc(p->arena, sizeof *n);
-    if (!n) {
-        oom(p);
-        return NULL;
-    }
     memset(n, 0, sizeof *n);
     n->kind = (uint8_t)kind;
     n->line = (uint32_t)m->line + 1;
     n->col = (uint32_t)m->column + 1;
-    return n;
+}
+
+/* A copy of *n in the arena (NULL when out of memory). */
+static YNode *arena_node(Parser *p, const YNode *n)
+{
+    YNode *a = arena_alloc_aligned(p->arena, sizeof *a, _Alignof(YNode));
+    if (!a) {
+        oom(p);
+        return NULL;
+    }
+    *a = *n;
+    return a;
+}
+
+static YNode *new_node(Parser *p, YKind kind, const yaml_mark_t *m)
+{
+    YNode n;
+    init_node(&n, kind, m);
+    return arena_node(p, &n);
+}
+
+/* True when the next child of the open collection is a mapping key. */
+static bool at_key(const Parser *p)
+{
+    if (p->depth == 0)
+        return false;
+    const Frame *f = &p->frames[p->depth - 1];
+    return f->node->kind == YN_MAP && (p->sp - f->base) % 2 == 0;
 }
 
 /* Adds count expanded nodes to the open collection.  Only nodes that aliases
@@ -485,22 +537,23 @@ static void check_collection_tag(Parser *p, YNode *n, const yaml_char_t *tag, co
         diag_error(p->diags, p->file, n->line, n->col, "unsupported YAML tag '%s'", tag_show(t));
 }
 
-/* Adds a finished node to the open collection (or makes it the root). */
+/* Adds a finished node to the open collection (or makes it the root); a
+** key is copied into the pair, so n may be a temporary then. */
 static void attach(Parser *p, YNode *n)
 {
     if (p->depth == 0) {
         p->root = n;
         return;
     }
-    Frame *f = &p->frames[p->depth - 1];
-    if (f->node->kind == YN_MAP && (p->sp - f->base) % 2 == 0) {
-        /* n is a key */
+    if (at_key(p)) {
         if (n->kind != YN_SCALAR) {
             ERR_AT(p, n->line, n->col, "mapping keys must be scalars, not a %s", ykind_name(n));
         } else if (n->style == YS_PLAIN && n->n == 2 && memcmp(n->u.s, "<<", 2) == 0) {
             ERR_AT(p, n->line, n->col,
                    "merge keys ('<<') are not supported; write the merged keys out");
         }
+        push_key(p, n);
+        return;
     }
     push(p, n);
 }
@@ -531,8 +584,8 @@ static void check_dups(Parser *p, const YNode *map)
     if (n <= DUP_LINEAR_MAX) {
         for (uint32_t i = 1; i < n; i++)
             for (uint32_t j = 0; j < i; j++)
-                if (same_key(pr[i].key, pr[j].key)) {
-                    dup_error(p, pr[i].key, pr[j].key);
+                if (same_key(&pr[i].key, &pr[j].key)) {
+                    dup_error(p, &pr[i].key, &pr[j].key);
                     break;
                 }
         return;
@@ -551,7 +604,7 @@ static void check_dups(Parser *p, const YNode *map)
     }
     memset(p->hash, 0, cap * sizeof *p->hash);
     for (uint32_t i = 0; i < n; i++) {
-        const YNode *k = pr[i].key;
+        const YNode *k = &pr[i].key;
         if (k->kind != YN_SCALAR)
             continue;
         size_t slot = hash_key(k) & (cap - 1);
@@ -561,8 +614,8 @@ static void check_dups(Parser *p, const YNode *map)
                 p->hash[slot] = i + 1;
                 break;
             }
-            if (same_key(pr[e - 1].key, k)) {
-                dup_error(p, k, pr[e - 1].key);
+            if (same_key(&pr[e - 1].key, k)) {
+                dup_error(p, k, &pr[e - 1].key);
                 break;
             }
             slot = (slot + 1) & (cap - 1);
@@ -599,7 +652,7 @@ static void open_collection(Parser *p, YKind kind, const yaml_event_t *ev)
     int ai = -1;
     if (anchor && (ai = anchor_add(p, anchor, n, true, 0)) < 0)
         return;
-    p->frames[p->depth++] = (Frame){ n, p->sp, 0, ai };
+    p->frames[p->depth++] = (Frame){ n, p->sp, p->ksp, 0, ai };
 }
 
 static void close_collection(Parser *p)
@@ -616,10 +669,13 @@ static void close_collection(Parser *p)
             oom(p);
             return;
         }
-        for (size_t i = 0; i < np; i++)
-            pairs[i] = (YPair){ kids[2 * i], kids[2 * i + 1] };
+        for (size_t i = 0; i < np; i++) {
+            pairs[i].key = p->keys[f.kbase + i];
+            pairs[i].val = kids[2 * i + 1];
+        }
         n->u.pairs = pairs;
         n->n = (uint32_t)np;
+        p->ksp = f.kbase;
         check_dups(p, n);
     } else {
         YNode **items = cnt ? arena_alloc(p->arena, cnt * sizeof *items) : NULL;
@@ -645,9 +701,8 @@ static void close_collection(Parser *p)
 
 static void on_scalar(Parser *p, const yaml_event_t *ev)
 {
-    YNode *n = new_node(p, YN_SCALAR, &ev->start_mark);
-    if (!n)
-        return;
+    YNode tmp, *n = &tmp;
+    init_node(n, YN_SCALAR, &ev->start_mark);
     if (!set_text(p, n, (const char *)ev->data.scalar.value, ev->data.scalar.length)) {
         oom(p);
         return;
@@ -667,6 +722,10 @@ static void on_scalar(Parser *p, const yaml_event_t *ev)
         type_plain(p, n);
     else
         n->type = YT_STR;
+    /* Keys live in their pairs; other scalars, and anchored keys (aliases
+    ** point at them), get an arena node. */
+    if ((ev->data.scalar.anchor || !at_key(p)) && !(n = arena_node(p, &tmp)))
+        return;
     if (ev->data.scalar.anchor && anchor_add(p, ev->data.scalar.anchor, n, false, 1) < 0)
         return;
     account(p, 1, false, &ev->start_mark);
@@ -753,6 +812,11 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
     doc->file = file;
     doc->src = src;
     doc->src_len = len;
+    if (len > YAML_MAX_INPUT) {
+        diag_error(diags, file, 0, 0, "YAML input of %zu bytes is larger than the %u bytes supported",
+                   len, (unsigned)YAML_MAX_INPUT);
+        return false;
+    }
     if (!check_encoding(&p))
         return false;
 
@@ -807,6 +871,7 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
     }
     yaml_parser_delete(&yp);
     sc_free(p.stack);
+    sc_free(p.keys);
     sc_free(p.anchors);
     sc_free(p.hash);
     sc_free(p.itab);
@@ -848,7 +913,7 @@ YNode *ymap_get(const YNode *map, const char *key)
         return NULL;
     size_t len = strlen(key);
     for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = map->u.pairs[i].key;
+        const YNode *k = &map->u.pairs[i].key;
         if (k->kind == YN_SCALAR && k->n == len && memcmp(k->u.s, key, len) == 0)
             return map->u.pairs[i].val;
     }

@@ -38,7 +38,7 @@ static void put_json(Buf *b, const YNode *n, int depth)
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 buf_putc(b, ',');
-            const YNode *k = n->u.pairs[i].key;
+            const YNode *k = &n->u.pairs[i].key;
             if (k->kind == YN_SCALAR)
                 buf_json_str(b, k->u.s, k->n);
             else
