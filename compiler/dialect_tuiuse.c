@@ -168,7 +168,7 @@ static void want_str_list(T *t, const YNode *map, const char *key, const char *w
         return;
     }
     for (uint32_t i = 0; i < v->n; i++) {
-        const YNode *s = v->u.items[i];
+        const YNode *s = &v->u.items[i];
         if (!is_str(s))
             err(t, s, "'%s' in %s must hold strings, not %s", key, what, ykind_name(s));
         else if (absolute && s->u.s[0] != '/')
@@ -211,13 +211,13 @@ static void emit_node(T *t, const YNode *n)
     case YN_SEQ:
         bcb_val_array(t->b, n->n);
         for (uint32_t i = 0; i < n->n; i++)
-            emit_node(t, n->u.items[i]);
+            emit_node(t, &n->u.items[i]);
         break;
     case YN_MAP:
         bcb_val_map(t->b, n->n);
         for (uint32_t i = 0; i < n->n; i++) {
             bcb_val_key(t->b, str_of(t, &n->u.pairs[i].key));
-            emit_node(t, n->u.pairs[i].val);
+            emit_node(t, &n->u.pairs[i].val);
         }
         break;
     }
@@ -277,9 +277,9 @@ static void check_policy(T *t, const YNode *p)
         get_bool(t, env, "inherit", "policy.env");
         const YNode *set = want_map(t, ymap_get(env, "set"), "'set' in policy.env");
         for (uint32_t i = 0; set && i < set->n; i++)
-            if (!is_str(set->u.pairs[i].val))
-                err(t, set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
-                    set->u.pairs[i].key.u.s, ykind_name(set->u.pairs[i].val));
+            if (!is_str(&set->u.pairs[i].val))
+                err(t, &set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
+                    set->u.pairs[i].key.u.s, ykind_name(&set->u.pairs[i].val));
     }
     const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
     if (bu) {
@@ -680,9 +680,9 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
     lower_action(t, act);
     for (uint32_t i = 0; as && is_seq(as) && i < as->n; i++) {
         size_t before = t->d->errors;
-        check_condition(t, as->u.items[i], "assertion");
+        check_condition(t, &as->u.items[i], "assertion");
         if (t->d->errors == before)
-            emit(t, OP_CHECK, as->u.items[i], val_of(t, as->u.items[i]), 0, 0, 0);
+            emit(t, OP_CHECK, &as->u.items[i], val_of(t, &as->u.items[i]), 0, 0, 0);
     }
 }
 
@@ -799,7 +799,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         }
     }
     for (uint32_t i = 0; steps && i < steps->n; i++)
-        lower_step(&t, steps->u.items[i], &ids);
+        lower_step(&t, &steps->u.items[i], &ids);
     sc_free(ids.v);
 
     /* metadata */

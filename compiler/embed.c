@@ -303,7 +303,7 @@ static void walk(Ctx *c, const YNode *n, int depth)
         return;
     if (n->kind == YN_SEQ) {
         for (uint32_t i = 0; i < n->n; i++)
-            walk(c, n->u.items[i], depth + 1);
+            walk(c, &n->u.items[i], depth + 1);
         return;
     }
     if (n->kind != YN_MAP)
@@ -315,13 +315,13 @@ static void walk(Ctx *c, const YNode *n, int depth)
     for (uint32_t i = 0; i < n->n; i++) {
         const YPair *pr = &n->u.pairs[i];
         if (yscalar_is(&pr->key, "userEdits")) {
-            if (pr->val && pr->val->kind == YN_SEQ)
-                for (uint32_t k = 0; k < pr->val->n; k++)
-                    patch_of(c, pr->val->u.items[k]);
+            if (pr->val.kind == YN_SEQ)
+                for (uint32_t k = 0; k < pr->val.n; k++)
+                    patch_of(c, &pr->val.u.items[k]);
             else
-                patch_of(c, pr->val);
+                patch_of(c, &pr->val);
         }
-        walk(c, pr->val, depth + 1);
+        walk(c, &pr->val, depth + 1);
     }
 }
 

@@ -290,13 +290,13 @@ static void emit_node(L *l, const YNode *n)
     case YN_SEQ:
         bcb_val_array(l->b, n->n);
         for (uint32_t i = 0; i < n->n; i++)
-            emit_node(l, n->u.items[i]);
+            emit_node(l, &n->u.items[i]);
         break;
     case YN_MAP:
         bcb_val_map(l->b, n->n);
         for (uint32_t i = 0; i < n->n; i++) {
             bcb_val_key(l->b, str_of(l, &n->u.pairs[i].key));
-            emit_node(l, n->u.pairs[i].val);
+            emit_node(l, &n->u.pairs[i].val);
         }
         break;
     }
@@ -338,7 +338,7 @@ static void ynode_json(Buf *b, const YNode *n)
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 buf_putc(b, ',');
-            ynode_json(b, n->u.items[i]);
+            ynode_json(b, &n->u.items[i]);
         }
         buf_putc(b, ']');
         break;
@@ -349,7 +349,7 @@ static void ynode_json(Buf *b, const YNode *n)
                 buf_putc(b, ',');
             buf_json_str(b, n->u.pairs[i].key.u.s, n->u.pairs[i].key.n);
             buf_putc(b, ':');
-            ynode_json(b, n->u.pairs[i].val);
+            ynode_json(b, &n->u.pairs[i].val);
         }
         buf_putc(b, '}');
         break;
@@ -477,7 +477,7 @@ static void check_plan_entries(L *l, const YNode *entries, const YNode *owner)
         return;
     }
     for (uint32_t i = 0; i < entries->n; i++) {
-        const YNode *e = entries->u.items[i];
+        const YNode *e = &entries->u.items[i];
         if (!is_map(e)) {
             want_kind(l, e, "a plan entry", "mapping");
             continue;
@@ -502,7 +502,7 @@ static const YNode *get_alias(L *l, const YNode *map, const char *spec, const ch
     if (n) {
         const YNode *k = NULL;
         for (uint32_t i = 0; i < map->n; i++)
-            if (map->u.pairs[i].val == n)
+            if (&map->u.pairs[i].val == n)
                 k = &map->u.pairs[i].key;
         warn(l, "deprecated", k ? k : n, "'%s' is the reference implementation's spelling; the spec says '%s'", ref, spec);
     }
@@ -559,8 +559,8 @@ static void check_annotation(L *l, const YNode *a)
     if (aud && !is_seq(aud))
         want_kind(l, aud, "annotation 'audience'", "sequence");
     for (uint32_t i = 0; is_seq(aud) && i < aud->n; i++)
-        if (is_scalar(aud->u.items[i]))
-            check_enum(l, aud->u.items[i], "audience", roles, true);
+        if (is_scalar(&aud->u.items[i]))
+            check_enum(l, &aud->u.items[i], "audience", roles, true);
 }
 
 static void check_annotations(L *l, const YNode *a)
@@ -569,7 +569,7 @@ static void check_annotations(L *l, const YNode *a)
         return;
     if (is_seq(a))
         for (uint32_t i = 0; i < a->n; i++)
-            check_annotation(l, a->u.items[i]);
+            check_annotation(l, &a->u.items[i]);
     else
         check_annotation(l, a);
 }
@@ -685,8 +685,8 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
             err(l, s, "%s step must be [milliseconds, %s], not %u items", what, body_keys[0], s->n);
             return false;
         }
-        out->time = s->u.items[0];
-        out->body = s->u.items[1];
+        out->time = &s->u.items[0];
+        out->body = &s->u.items[1];
     } else if (is_map(s)) {
         static const char *const tkeys[] = { "relativeTime", "timestamp", NULL };
         static const char *const extra[] = { "expectOutput", "_meta", NULL };
@@ -738,7 +738,7 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
     const YNode *prev_node = NULL;
     for (uint32_t i = 0; i < steps->n; i++) {
         Step s;
-        if (!parse_step(l, steps->u.items[i], what, think_keys, &s))
+        if (!parse_step(l, &steps->u.items[i], what, think_keys, &s))
             continue;
         if (prev_node && s.ms < prev) {
             err(l, s.time, "%s relativeTime %llu is earlier than the step before it (%llu)",
@@ -814,7 +814,7 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
     }
     op(l, key, OP_LLM_BEGIN, val_of(l, meta));
     for (uint32_t i = 0; i < list->n; i++) {
-        const YNode *el = list->u.items[i];
+        const YNode *el = &list->u.items[i];
         if (!is_map(el)) {
             want_kind(l, el, "an llmResponse element", "mapping");
             continue;
@@ -842,7 +842,7 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
                 continue;
             }
             ekey = kk;
-            ev = el->u.pairs[k].val;
+            ev = &el->u.pairs[k].val;
         }
         get_meta(l, NULL, el);
         if (!ekey) {
@@ -881,7 +881,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
     } else if (progress) {
         for (uint32_t i = 0; i < progress->n; i++) {
             Step s;
-            if (!parse_step(l, progress->u.items[i], "progress", prog_keys, &s))
+            if (!parse_step(l, &progress->u.items[i], "progress", prog_keys, &s))
                 continue;
             if (!is_scalar(s.body) || is_null(s.body)) {
                 want_kind(l, s.body, "progress message", "string");
@@ -918,7 +918,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
     }
     uint64_t last = 0;
     for (uint32_t i = 0; i < evs->n; i++) {
-        const YNode *e = evs->u.items[i];
+        const YNode *e = &evs->u.items[i];
         if (!is_map(e)) {
             want_kind(l, e, "a toolExecution event", "mapping");
             continue;
@@ -1063,7 +1063,7 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
         if (tool_field(v->u.pairs[i].key.u.s))
             continue;
         bcb_val_key(l->b, str_of(l, &v->u.pairs[i].key));
-        emit_node(l, v->u.pairs[i].val);
+        emit_node(l, &v->u.pairs[i].val);
     }
     uint32_t args = bcb_val_end(l->b);
     uint32_t name = str_of(l, key);
@@ -1140,13 +1140,13 @@ static const YNode *input_text(const YNode *input)
     if (!is_seq(input))
         return NULL;
     for (uint32_t i = 0; i < input->n; i++) {
-        const YNode *b = input->u.items[i];
+        const YNode *b = &input->u.items[i];
         const YNode *t = ymap_get(b, "type");
         if (is_map(b) && t && yscalar_is(t, "text") && is_scalar(ymap_get(b, "text")))
             return ymap_get(b, "text");
     }
     for (uint32_t i = 0; i < input->n; i++) {
-        const YNode *b = input->u.items[i];
+        const YNode *b = &input->u.items[i];
         const YNode *t = ymap_get(b, "type");
         const YNode *r = ymap_get(b, "resource");
         if (is_map(b) && t && yscalar_is(t, "resource") && is_map(r) && is_scalar(ymap_get(r, "text")))
@@ -1207,15 +1207,15 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
     }
     bool took_prompt = false;
     for (uint32_t i = 0; i < v->n; i++) {
-        const YNode *e = v->u.items[i], *time, *input, *target = item_target;
+        const YNode *e = &v->u.items[i], *time, *input, *target = item_target;
         const YNode *extras = NULL;
         if (is_seq(e)) {
             if (e->n != 2) {
                 err(l, e, "a userInputs entry must be [milliseconds, input], not %u items", e->n);
                 continue;
             }
-            time = e->u.items[0];
-            input = e->u.items[1];
+            time = &e->u.items[0];
+            input = &e->u.items[1];
         } else if (is_map(e)) {
             check_keys(l, e, "a userInputs entry", entry_keys);
             time = ymap_get(e, "relativeTime");
@@ -1244,7 +1244,7 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
         if (is_seq(input)) {
             for (uint32_t k = 0; k < input->n; k++) {
                 uint32_t len;
-                const YNode *blk = input->u.items[k];
+                const YNode *blk = &input->u.items[k];
                 check_block(l, blk, &len);
                 check_capability(l, blk);
             }
@@ -1383,7 +1383,7 @@ static void lower_user_command(L *l, const YNode *key, const YNode *v, const YNo
         else
             buf_puts(&b, "ah");
         for (uint32_t i = 0; i < args->n; i++) {
-            const YNode *a = args->u.items[i];
+            const YNode *a = &args->u.items[i];
             if (!is_scalar(a) || is_null(a)) {
                 want_kind(l, a, "a userCommand argument", "string");
                 continue;
@@ -1480,8 +1480,8 @@ static void want_str_list(L *l, const YNode *n, const char *what)
         return;
     }
     for (uint32_t i = 0; i < n->n; i++)
-        if (!is_scalar(n->u.items[i]) || is_null(n->u.items[i]))
-            want_kind(l, n->u.items[i], what, "string");
+        if (!is_scalar(&n->u.items[i]) || is_null(&n->u.items[i]))
+            want_kind(l, &n->u.items[i], what, "string");
 }
 
 static void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
@@ -1641,7 +1641,7 @@ static void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode
         return;
     }
     for (uint32_t i = 0; i < files->n; i++) {
-        const YNode *f = files->u.items[i];
+        const YNode *f = &files->u.items[i];
         if (!is_map(f)) {
             want_kind(l, f, "an agentFileReads file", "mapping");
             continue;
@@ -1674,7 +1674,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
         opts = NULL;
     }
     for (uint32_t i = 0; opts && i < opts->n; i++) {
-        const YNode *o = opts->u.items[i];
+        const YNode *o = &opts->u.items[i];
         if (!is_map(o)) {
             want_kind(l, o, "a permission option", "mapping");
             continue;
@@ -1692,7 +1692,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
         const char *want = g ? "allow_once" : "reject_once";
         bool found = false;
         for (uint32_t i = 0; opts && i < opts->n; i++) {
-            const YNode *k = ymap_get(opts->u.items[i], "kind");
+            const YNode *k = ymap_get(&opts->u.items[i], "kind");
             found |= k && yscalar_is(k, want);
         }
         if (!found)
@@ -1710,7 +1710,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
         if (oid) {
             bool found = false;
             for (uint32_t i = 0; opts && i < opts->n; i++) {
-                const YNode *id = ymap_get(opts->u.items[i], "id");
+                const YNode *id = ymap_get(&opts->u.items[i], "id");
                 found |= id && is_scalar(id) && strcmp(id->u.s, oid->u.s) == 0;
             }
             if (!found)
@@ -1862,7 +1862,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
             continue;
         }
         ek = k;
-        ev = item->u.pairs[i].val;
+        ev = &item->u.pairs[i].val;
         e = found;
         tool = is_tool;
     }
@@ -1892,7 +1892,7 @@ static void lower_actions(L *l, const YNode *key, const YNode *v, const YNode *i
         return;
     }
     for (uint32_t i = 0; i < v->n; i++)
-        lower_item(l, v->u.items[i], agent ? IN_AGENT : IN_USER, agent ? "agentActions" : "userActions");
+        lower_item(l, &v->u.items[i], agent ? IN_AGENT : IN_USER, agent ? "agentActions" : "userActions");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1916,7 +1916,7 @@ static void check_repo(L *l, const YNode *r)
     if (files && !is_seq(files))
         want_kind(l, files, "repo.files", "sequence");
     for (uint32_t i = 0; is_seq(files) && i < files->n; i++) {
-        const YNode *f = files->u.items[i];
+        const YNode *f = &files->u.items[i];
         if (!is_map(f)) {
             want_kind(l, f, "a repo file", "mapping");
             continue;
@@ -1955,8 +1955,8 @@ static void check_ah(L *l, const YNode *a)
     if (env && !is_map(env))
         want_kind(l, env, "ah.env", "mapping");
     for (uint32_t i = 0; is_map(env) && i < env->n; i++)
-        if (!is_scalar(env->u.pairs[i].val))
-            want_kind(l, env->u.pairs[i].val, "an environment value", "string");
+        if (!is_scalar(&env->u.pairs[i].val))
+            want_kind(l, &env->u.pairs[i].val, "an environment value", "string");
 }
 
 static void check_server(L *l, const YNode *s)
@@ -2026,7 +2026,7 @@ static void check_acp(L *l, const YNode *a)
         want_kind(l, servers, "acp.mcpServers", "sequence");
     for (uint32_t i = 0; is_seq(servers) && i < servers->n; i++) {
         static const char *const skeys[] = { "name", "command", "args", "env", "url", "type", "headers", "transport", NULL };
-        const YNode *s = servers->u.items[i];
+        const YNode *s = &servers->u.items[i];
         if (!is_map(s)) {
             want_kind(l, s, "an MCP server", "mapping");
             continue;
@@ -2069,7 +2069,7 @@ static void check_expect(L *l, const YNode *e)
     if (arts && !is_seq(arts))
         want_kind(l, arts, "expect.artifacts", "sequence");
     for (uint32_t i = 0; is_seq(arts) && i < arts->n; i++) {
-        const YNode *a = arts->u.items[i];
+        const YNode *a = &arts->u.items[i];
         if (!is_map(a)) {
             want_kind(l, a, "an artifact", "mapping");
             continue;
@@ -2214,7 +2214,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     if (tl && !is_seq(tl))
         want_kind(&l, tl, "timeline", "sequence of events");
     for (uint32_t i = 0; is_seq(tl) && i < tl->n; i++)
-        lower_item(&l, tl->u.items[i], IN_TIMELINE, "timeline");
+        lower_item(&l, &tl->u.items[i], IN_TIMELINE, "timeline");
     if (!l.completed)
         op(&l, NULL, OP_STATUS, cs(&l, "completed"));
     op(&l, NULL, OP_END);

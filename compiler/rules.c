@@ -237,12 +237,23 @@ bool symtab_merge_missing(Symtab *dst, const Symtab *src)
 
 /* ---- resolution state ------------------------------------------------- */
 
+/* A collection that aliases share, once resolved.  An alias is a copy of
+** the anchored node (yaml_tree.h) sharing its children array, which
+** identifies the collection: the first copy resolved records its result,
+** and the other copies take it instead of evaluating the blocks again. */
+typedef struct Done {
+    const void *orig;      /* the children array as parsed; NULL: free slot */
+    YNode node;            /* the resolved node */
+} Done;
+
 typedef struct R {
     YDoc *doc;
     const Symtab *syms;
     Arena *arena;
     Diags *diags;
     bool failed;
+    Done *done;            /* open addressing on orig, load at most 1/2 */
+    size_t ndone, cap;
 } R;
 
 enum { RULES_MAX_DEPTH = 512 };
@@ -561,7 +572,7 @@ static YNode *merge_maps(R *r, YNode *base, YNode *over)
 {
     size_t cap = (size_t)base->n + over->n;
     YNode *m = arena_alloc(r->arena, sizeof *m);
-    YPair *pairs = cap ? arena_alloc(r->arena, cap * sizeof *pairs) : NULL;
+    YPair *pairs = cap ? arena_alloc_aligned(r->arena, cap * sizeof *pairs, _Alignof(YPair)) : NULL;
     if (!m || (cap && !pairs)) {
         err(r, over, "out of memory");
         return over;
@@ -573,7 +584,7 @@ static YNode *merge_maps(R *r, YNode *base, YNode *over)
         YPair p = base->u.pairs[i];
         for (uint32_t j = 0; j < over->n; j++)
             if (same_key(&p.key, &over->u.pairs[j].key)) {
-                p.val = merge(r, p.val, over->u.pairs[j].val);
+                p.val = *merge(r, &p.val, &over->u.pairs[j].val);
                 break;
             }
         pairs[k++] = p;
@@ -629,7 +640,7 @@ static YNode *eval_block(R *r, YNode *block, bool live, int depth)
     bool any = false;
     for (uint32_t i = 0; i < block->n; i++) {
         Rule *ru = &rules[i];
-        YNode *item = block->u.items[i];
+        YNode *item = &block->u.items[i];
         memset(ru, 0, sizeof *ru);
         if (item->kind != YN_MAP) {
             err(r, item, "a rule must be a mapping with 'when' or 'default', and 'config', got %s",
@@ -641,7 +652,7 @@ static YNode *eval_block(R *r, YNode *block, bool live, int depth)
         ru->ok = true;
         for (uint32_t j = 0; j < item->n; j++) {
             const YNode *k = &item->u.pairs[j].key;
-            YNode *v = item->u.pairs[j].val;
+            YNode *v = &item->u.pairs[j].val;
             if (yscalar_is(k, "when")) {
                 ru->when = v;
             } else if (yscalar_is(k, "default")) {
@@ -723,40 +734,49 @@ static bool is_rules_item(const YNode *n)
     return n->kind == YN_MAP && n->n == 1 && yscalar_is(&n->u.pairs[0].key, "rules");
 }
 
+/* Items are resolved in place; from the first `- rules:` item on, the
+** items are also copied to a new array with each block replaced by what
+** it chose. */
 static void resolve_seq(R *r, YNode *n, int depth)
 {
-    YNode **out = NULL;
+    YNode *out = NULL;
     size_t k = 0, cap = 0;
     bool changed = false;
     for (uint32_t i = 0; i < n->n; i++) {
-        YNode *it = n->u.items[i];
-        YNode *add = it;
+        YNode *it = &n->u.items[i];
+        const YNode *many = it;
         size_t nadd = 1;
-        YNode **many = &add;
         if (is_rules_item(it)) {
-            changed = true;
-            YNode *cfg = eval_block(r, it->u.pairs[0].val, true, depth);
+            if (!changed) {
+                changed = true;
+                k = i;   /* the items before it, copied below */
+            }
+            YNode *cfg = eval_block(r, &it->u.pairs[0].val, true, depth);
             if (is_null(cfg)) {
                 nadd = 0;
             } else if (cfg->kind == YN_SEQ) {
                 many = cfg->u.items;
                 nadd = cfg->n;
             } else {
-                add = cfg;
+                many = cfg;
             }
         } else {
             resolve(r, it, depth + 1);
+            if (!changed)
+                continue;
         }
         if (k + nadd > cap) {
             size_t nc = cap ? cap * 2 : n->n + 8;
             while (nc < k + nadd)
                 nc *= 2;
-            YNode **o = sc_realloc(out, nc * sizeof *o);
+            YNode *o = sc_realloc(out, nc * sizeof *o);
             if (!o) {
                 sc_free(out);
                 err(r, n, "out of memory");
                 return;
             }
+            if (!out && k)
+                memcpy(o, n->u.items, k * sizeof *o);
             out = o;
             cap = nc;
         }
@@ -764,7 +784,7 @@ static void resolve_seq(R *r, YNode *n, int depth)
         k += nadd;
     }
     if (changed) {
-        YNode **items = k ? arena_alloc(r->arena, k * sizeof *items) : NULL;
+        YNode *items = k ? arena_alloc_aligned(r->arena, k * sizeof *items, _Alignof(YNode)) : NULL;
         if (k && !items)
             err(r, n, "out of memory");
         else {
@@ -779,18 +799,19 @@ static void resolve_seq(R *r, YNode *n, int depth)
 
 static void resolve_map(R *r, YNode *n, int depth)
 {
-    YNode *block = NULL;
+    YNode blockv, *block = NULL;   /* a copy: the pair moves below */
     uint32_t at = 0;
     for (uint32_t i = 0; i < n->n; i++) {
         YPair *p = &n->u.pairs[i];
         if (is_payload_key(&p->key))
             continue;
         if (yscalar_is(&p->key, "rules")) {
-            block = p->val;
+            blockv = p->val;
+            block = &blockv;
             at = i;
             continue;
         }
-        resolve(r, p->val, depth + 1);
+        resolve(r, &p->val, depth + 1);
     }
     if (!block)
         return;
@@ -813,26 +834,100 @@ static void resolve_map(R *r, YNode *n, int depth)
     n->n = m->n;
 }
 
+static const void *children(const YNode *n)
+{
+    return n->kind == YN_SEQ ? (const void *)n->u.items : (const void *)n->u.pairs;
+}
+
+/* orig's entry in r->done, or the free slot for it (r->cap > 0). */
+static Done *done_slot(const R *r, const void *orig)
+{
+    size_t mask = r->cap - 1;
+    size_t i = (size_t)(((uint64_t)(uintptr_t)orig >> 2) * 0x9e3779b97f4a7c15u >> 32) & mask;
+    while (r->done[i].orig && r->done[i].orig != orig)
+        i = (i + 1) & mask;
+    return &r->done[i];
+}
+
+/* When n is a copy of a shared collection that is already resolved, makes
+** it the resolved one and returns true. */
+static bool done_take(R *r, YNode *n)
+{
+    if (!(n->flags & YF_ALIASED) || n->n == 0 || r->ndone == 0)
+        return false;
+    const Done *d = done_slot(r, children(n));
+    if (!d->orig)
+        return false;
+    n->u = d->node.u;
+    n->n = d->node.n;
+    n->flags |= YF_RESOLVED;
+    return true;
+}
+
+static void done_put(R *r, const void *orig, const YNode *n)
+{
+    if (2 * (r->ndone + 1) > r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        Done *t = sc_calloc(cap, sizeof *t), *old = r->done;
+        if (!t) {
+            err(r, n, "out of memory");
+            return;
+        }
+        size_t ocap = r->cap;
+        r->done = t;
+        r->cap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].orig)
+                *done_slot(r, old[i].orig) = old[i];
+        sc_free(old);
+    }
+    Done *d = done_slot(r, orig);
+    if (!d->orig)
+        r->ndone++;
+    d->orig = orig;
+    d->node = *n;
+}
+
 static void resolve(R *r, YNode *n, int depth)
 {
-    if (!n || n->kind == YN_SCALAR || (n->flags & YF_RESOLVED))
+    if (!n || n->kind == YN_SCALAR || (n->flags & YF_RESOLVED) || done_take(r, n))
         return;
     if (depth > RULES_MAX_DEPTH) {
         err(r, n, "rules nest deeper than %d levels", RULES_MAX_DEPTH);
         return;
     }
+    bool shared = (n->flags & YF_ALIASED) && n->n > 0;
+    const void *orig = children(n);
     n->flags |= YF_RESOLVED;
     if (n->kind == YN_SEQ)
         resolve_seq(r, n, depth);
     else
         resolve_map(r, n, depth);
+    if (shared)
+        done_put(r, orig, n);
+}
+
+/* After resolving: copies of a shared collection that the walk did not
+** reach (below payload keys) become the resolved one too, as they would
+** be were they one node. */
+static void fix_copies(R *r, YNode *n, int depth)
+{
+    if (n->kind == YN_SCALAR || depth > RULES_MAX_DEPTH + YAML_MAX_DEPTH)
+        return;
+    done_take(r, n);
+    if (n->kind == YN_SEQ)
+        for (uint32_t i = 0; i < n->n; i++)
+            fix_copies(r, &n->u.items[i], depth + 1);
+    else
+        for (uint32_t i = 0; i < n->n; i++)
+            fix_copies(r, &n->u.pairs[i].val, depth + 1);
 }
 
 /* Configs that were not chosen: every rules block below is checked (shape,
 ** condition syntax, types of defined symbols) but nothing is changed. */
 static void check(R *r, YNode *n, int depth)
 {
-    if (!n || n->kind == YN_SCALAR || (n->flags & YF_RESOLVED))
+    if (!n || n->kind == YN_SCALAR || (n->flags & YF_RESOLVED) || done_take(r, n))
         return;
     if (depth > RULES_MAX_DEPTH) {
         err(r, n, "rules nest deeper than %d levels", RULES_MAX_DEPTH);
@@ -840,25 +935,28 @@ static void check(R *r, YNode *n, int depth)
     }
     if (n->kind == YN_SEQ) {
         for (uint32_t i = 0; i < n->n; i++)
-            check(r, n->u.items[i], depth + 1);
+            check(r, &n->u.items[i], depth + 1);
         return;
     }
     for (uint32_t i = 0; i < n->n; i++) {
-        const YPair *p = &n->u.pairs[i];
+        YPair *p = &n->u.pairs[i];
         if (is_payload_key(&p->key))
             continue;
         if (yscalar_is(&p->key, "rules"))
-            eval_block(r, p->val, false, depth);
+            eval_block(r, &p->val, false, depth);
         else
-            check(r, p->val, depth + 1);
+            check(r, &p->val, depth + 1);
     }
 }
 
 bool rules_resolve(YDoc *doc, const Symtab *syms, Arena *arena, Diags *diags)
 {
-    R r = { doc, syms, arena, diags, false };
+    R r = { doc, syms, arena, diags, false, NULL, 0, 0 };
     if (!doc->root)
         return true;
     resolve(&r, doc->root, 0);
+    if (r.ndone)
+        fix_copies(&r, doc->root, 0);
+    sc_free(r.done);
     return !r.failed && !diags_failed(diags);
 }

@@ -2,13 +2,12 @@
 **
 ** One pass over yaml_parser_parse() events.  Open collections live on a
 ** fixed frame stack (depth is bounded by YAML_MAX_DEPTH); their children are
-** pushed on one growable scratch stack and copied into an exact-size arena
-** array when the collection ends, so the tree costs one arena allocation
-** per node (but mapping keys, which are stored in their pairs) plus one per
-** collection and per distinct scalar text (short texts are interned while
-** parsing), and no malloc per node.
-** Anchors are recorded in a scratch table; an alias becomes a second pointer
-** to the anchored node (YF_ALIASED).  Every anchored node's expanded size
+** pushed, by value, on one growable scratch stack and copied into an
+** exact-size arena array when the collection ends, so the tree costs one
+** arena allocation per collection and per distinct scalar text (short texts
+** are interned while parsing), and no malloc per node.
+** Anchors are recorded in a scratch table; an alias becomes a copy of the
+** anchored node (YF_ALIASED), sharing its children.  Every anchored node's expanded size
 ** (what a copying loader would build) is known when it closes; the nodes
 ** aliases add are summed, so billion-laughs input is rejected at the alias
 ** that takes the sum past YAML_MAX_EXPANSION, in time and memory linear in
@@ -27,6 +26,8 @@
 #include <yaml.h>
 
 _Static_assert(sizeof(YNode) == 20, "YNode grew: see the comment in yaml_tree.h");
+/* close_collection() hands a mapping its children as they are. */
+_Static_assert(sizeof(YPair) == 2 * sizeof(YNode), "YPair is not a key node and a value node");
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
 #define TAG_PREFIX_LEN (sizeof TAG_PREFIX - 1)
@@ -43,16 +44,15 @@ enum { DUP_LINEAR_MAX = 16 };
 enum { INTERN_MAX = 64 };
 
 typedef struct Frame {
-    YNode *node;           /* the collection being built */
+    YNode node;            /* the collection being built */
     size_t base;           /* its first child in Parser.stack */
-    size_t kbase;          /* a mapping's first key in Parser.keys */
     uint64_t count;        /* expanded node count of the subtree so far */
     int anchor;            /* index in Parser.anchors, or -1 */
 } Frame;
 
 typedef struct Anchor {
     char *name;            /* arena */
-    YNode *node;
+    YNode node;            /* what an alias copies; valid when !open */
     uint64_t count;        /* expanded node count; valid when !open */
     bool open;             /* the anchored collection is still being parsed */
 } Anchor;
@@ -72,10 +72,8 @@ typedef struct Parser {
     bool stop;             /* unrecoverable: stop reading events */
     Frame frames[YAML_MAX_DEPTH + 1];
     int depth;
-    YNode **stack;         /* children of the open collections (NULL for keys) */
+    YNode *stack;          /* children of the open collections, by value */
     size_t sp, scap;
-    YNode *keys;           /* keys of the open mappings, by value */
-    size_t ksp, kcap;
     Anchor *anchors;
     size_t na, acap;
     uint32_t *hash;        /* duplicate-key table, reused */
@@ -117,11 +115,11 @@ static void offset_pos(const char *src, size_t len, size_t off, uint32_t *line, 
     *col = c;
 }
 
-static bool push(Parser *p, YNode *n)
+static bool push(Parser *p, const YNode *n)
 {
     if (p->sp == p->scap) {
         size_t cap = p->scap ? p->scap * 2 : 256;
-        YNode **s = sc_realloc(p->stack, cap * sizeof *s);
+        YNode *s = sc_realloc(p->stack, cap * sizeof *s);
         if (!s) {
             oom(p);
             return false;
@@ -129,25 +127,8 @@ static bool push(Parser *p, YNode *n)
         p->stack = s;
         p->scap = cap;
     }
-    p->stack[p->sp++] = n;
+    p->stack[p->sp++] = *n;
     return true;
-}
-
-/* A mapping key is stored by value in the mapping's pair: no arena node. */
-static bool push_key(Parser *p, const YNode *k)
-{
-    if (p->ksp == p->kcap) {
-        size_t cap = p->kcap ? p->kcap * 2 : 64;
-        YNode *s = sc_realloc(p->keys, cap * sizeof *s);
-        if (!s) {
-            oom(p);
-            return false;
-        }
-        p->keys = s;
-        p->kcap = cap;
-    }
-    p->keys[p->ksp++] = *k;
-    return push(p, NULL);
 }
 
 static uint32_t hash_bytes(const char *s, size_t n)
@@ -251,20 +232,13 @@ static YNode *arena_node(Parser *p, const YNode *n)
     return a;
 }
 
-static YNode *new_node(Parser *p, YKind kind, const yaml_mark_t *m)
-{
-    YNode n;
-    init_node(&n, kind, m);
-    return arena_node(p, &n);
-}
-
 /* True when the next child of the open collection is a mapping key. */
 static bool at_key(const Parser *p)
 {
     if (p->depth == 0)
         return false;
     const Frame *f = &p->frames[p->depth - 1];
-    return f->node->kind == YN_MAP && (p->sp - f->base) % 2 == 0;
+    return f->node.kind == YN_MAP && (p->sp - f->base) % 2 == 0;
 }
 
 /* Adds count expanded nodes to the open collection.  Only nodes that aliases
@@ -304,7 +278,7 @@ static int anchor_add(Parser *p, const yaml_char_t *name, YNode *n, bool open, u
         return -1;
     }
     n->flags |= YF_ALIASED;
-    p->anchors[p->na] = (Anchor){ s, n, count, open };
+    p->anchors[p->na] = (Anchor){ s, *n, count, open };
     return (int)p->na++;
 }
 
@@ -537,12 +511,12 @@ static void check_collection_tag(Parser *p, YNode *n, const yaml_char_t *tag, co
         diag_error(p->diags, p->file, n->line, n->col, "unsupported YAML tag '%s'", tag_show(t));
 }
 
-/* Adds a finished node to the open collection (or makes it the root); a
-** key is copied into the pair, so n may be a temporary then. */
-static void attach(Parser *p, YNode *n)
+/* Copies a finished node into the open collection (or the arena, for the
+** root). */
+static void attach(Parser *p, const YNode *n)
 {
     if (p->depth == 0) {
-        p->root = n;
+        p->root = arena_node(p, n);
         return;
     }
     if (at_key(p)) {
@@ -552,8 +526,6 @@ static void attach(Parser *p, YNode *n)
             ERR_AT(p, n->line, n->col,
                    "merge keys ('<<') are not supported; write the merged keys out");
         }
-        push_key(p, n);
-        return;
     }
     push(p, n);
 }
@@ -632,9 +604,8 @@ static void open_collection(Parser *p, YKind kind, const yaml_event_t *ev)
                    "YAML nesting deeper than %d levels", (int)YAML_MAX_DEPTH);
         return;
     }
-    YNode *n = new_node(p, kind, m);
-    if (!n)
-        return;
+    YNode node, *n = &node;
+    init_node(n, kind, m);
     const yaml_char_t *anchor, *tag;
     int style;
     if (kind == YN_MAP) {
@@ -652,45 +623,36 @@ static void open_collection(Parser *p, YKind kind, const yaml_event_t *ev)
     int ai = -1;
     if (anchor && (ai = anchor_add(p, anchor, n, true, 0)) < 0)
         return;
-    p->frames[p->depth++] = (Frame){ n, p->sp, p->ksp, 0, ai };
+    p->frames[p->depth++] = (Frame){ *n, p->sp, 0, ai };
 }
 
 static void close_collection(Parser *p)
 {
     Frame f = p->frames[--p->depth];
-    YNode *n = f.node;
+    YNode *n = &f.node;
     size_t cnt = p->sp - f.base;
-    YNode **kids = p->stack + f.base;
+    /* The children, keys and values alternating in a mapping (libyaml
+    ** always pairs them), become the collection's array as they are: a
+    ** YPair is a key node and a value node. */
+    YNode *kids = cnt ? arena_alloc_aligned(p->arena, cnt * sizeof *kids, _Alignof(YNode)) : NULL;
+    if (cnt && !kids) {
+        oom(p);
+        return;
+    }
+    if (cnt)
+        memcpy(kids, p->stack + f.base, cnt * sizeof *kids);
     if (n->kind == YN_MAP) {
-        /* An odd count cannot happen: libyaml always pairs keys and values. */
-        size_t np = cnt / 2;
-        YPair *pairs = np ? arena_alloc(p->arena, np * sizeof *pairs) : NULL;
-        if (np && !pairs) {
-            oom(p);
-            return;
-        }
-        for (size_t i = 0; i < np; i++) {
-            pairs[i].key = p->keys[f.kbase + i];
-            pairs[i].val = kids[2 * i + 1];
-        }
-        n->u.pairs = pairs;
-        n->n = (uint32_t)np;
-        p->ksp = f.kbase;
+        n->u.pairs = (YPair *)kids;
+        n->n = (uint32_t)(cnt / 2);
         check_dups(p, n);
     } else {
-        YNode **items = cnt ? arena_alloc(p->arena, cnt * sizeof *items) : NULL;
-        if (cnt && !items) {
-            oom(p);
-            return;
-        }
-        if (cnt)
-            memcpy(items, kids, cnt * sizeof *items);
-        n->u.items = items;
+        n->u.items = kids;
         n->n = (uint32_t)cnt;
     }
     p->sp = f.base;
     uint64_t count = f.count + 1;
     if (f.anchor >= 0) {
+        p->anchors[f.anchor].node = *n;
         p->anchors[f.anchor].open = false;
         p->anchors[f.anchor].count = count;
     }
@@ -701,7 +663,7 @@ static void close_collection(Parser *p)
 
 static void on_scalar(Parser *p, const yaml_event_t *ev)
 {
-    YNode tmp, *n = &tmp;
+    YNode node, *n = &node;
     init_node(n, YN_SCALAR, &ev->start_mark);
     if (!set_text(p, n, (const char *)ev->data.scalar.value, ev->data.scalar.length)) {
         oom(p);
@@ -722,10 +684,6 @@ static void on_scalar(Parser *p, const yaml_event_t *ev)
         type_plain(p, n);
     else
         n->type = YT_STR;
-    /* Keys live in their pairs; other scalars, and anchored keys (aliases
-    ** point at them), get an arena node. */
-    if ((ev->data.scalar.anchor || !at_key(p)) && !(n = arena_node(p, &tmp)))
-        return;
     if (ev->data.scalar.anchor && anchor_add(p, ev->data.scalar.anchor, n, false, 1) < 0)
         return;
     account(p, 1, false, &ev->start_mark);
@@ -750,7 +708,7 @@ static void on_alias(Parser *p, const yaml_event_t *ev)
     }
     if (!account(p, a->count, true, m))
         return;
-    attach(p, a->node);
+    attach(p, &a->node);
 }
 
 static void syntax_error(Parser *p, const yaml_parser_t *yp)
@@ -871,7 +829,6 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
     }
     yaml_parser_delete(&yp);
     sc_free(p.stack);
-    sc_free(p.keys);
     sc_free(p.anchors);
     sc_free(p.hash);
     sc_free(p.itab);
@@ -915,7 +872,7 @@ YNode *ymap_get(const YNode *map, const char *key)
     for (uint32_t i = 0; i < map->n; i++) {
         const YNode *k = &map->u.pairs[i].key;
         if (k->kind == YN_SCALAR && k->n == len && memcmp(k->u.s, key, len) == 0)
-            return map->u.pairs[i].val;
+            return (YNode *)&map->u.pairs[i].val;
     }
     return NULL;
 }

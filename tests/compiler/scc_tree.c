@@ -44,7 +44,7 @@ static void put_json(Buf *b, const YNode *n, int depth)
             else
                 buf_puts(b, "\"<non-scalar key>\"");
             buf_putc(b, ':');
-            put_json(b, n->u.pairs[i].val, depth + 1);
+            put_json(b, &n->u.pairs[i].val, depth + 1);
         }
         buf_putc(b, '}');
         return;
@@ -53,7 +53,7 @@ static void put_json(Buf *b, const YNode *n, int depth)
         for (uint32_t i = 0; i < n->n; i++) {
             if (i)
                 buf_putc(b, ',');
-            put_json(b, n->u.items[i], depth + 1);
+            put_json(b, &n->u.items[i], depth + 1);
         }
         buf_putc(b, ']');
         return;
