@@ -475,23 +475,25 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
 
 /* ---- loading ---- */
 
-/* Grows the block for the tables and points them into it; returns the block. */
+/* Allocates the program's one block, copies the payload (src, content
+** bytes, whose sections read_sections found) into it, and points the
+** section pointers and the tables into it. */
 static BcErrCode layout(Loader *ld, unsigned char **mem, size_t content, uint32_t n_str,
-                        uint32_t n_val, uint32_t n_insn, const unsigned char *pl_old)
+                        uint32_t n_val, uint32_t n_insn, const unsigned char *src)
 {
     size_t head = ALIGN8(sizeof(BcProgram)), body = ALIGN8(content);
     size_t o_str = head + body;
     size_t o_val = o_str + ALIGN8((size_t)n_str * sizeof(BcStr));
     size_t o_ins = o_val + ALIGN8((size_t)n_val * sizeof(unsigned char *));
     size_t total = o_ins + (size_t)n_insn * sizeof(BcInsn);
-    unsigned char *m = sc_realloc(*mem, total);
+    unsigned char *m = sc_malloc(total);
     if (!m)
         return fail(ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the program)", total);
-    /* rebase the section pointers found before the move */
+    memcpy(m + head, src, content);
     for (int i = 0; i <= BC_SEC_META; i++) {
         if (ld->sec[i]) {
-            ld->sec[i] = m + head + (ld->sec[i] - pl_old);
-            ld->sec_end[i] = m + head + (ld->sec_end[i] - pl_old);
+            ld->sec[i] = m + head + (ld->sec[i] - src);
+            ld->sec_end[i] = m + head + (ld->sec_end[i] - src);
         }
     }
     *mem = m;
@@ -507,7 +509,26 @@ struct BcLoadCtx {
     ZSTD_DCtx *dc;         /* created on first use */
     char *buf;             /* the last file read */
     size_t cap;
+    unsigned char *pl;     /* the last payload decompressed */
+    size_t pl_cap;
 };
+
+/* Room for a decompressed payload: the context's buffer (kept for the
+** next load), or a fresh one (*owned) without a context. */
+static unsigned char *payload_buf(BcLoadCtx *c, size_t n, bool *owned)
+{
+    *owned = c == NULL;
+    if (!c)
+        return sc_malloc(n);
+    if (n > c->pl_cap) {
+        unsigned char *p = sc_realloc(c->pl, n);
+        if (!p)
+            return NULL;
+        c->pl = p;
+        c->pl_cap = n;
+    }
+    return c->pl;
+}
 
 BcLoadCtx *bc_load_ctx_new(void)
 {
@@ -520,6 +541,7 @@ void bc_load_ctx_free(BcLoadCtx *c)
         return;
     ZSTD_freeDCtx(c->dc);
     sc_free(c->buf);
+    sc_free(c->pl);
     sc_free(c);
 }
 
@@ -564,23 +586,23 @@ static uint64_t max_content(const BcLoadOpts *opts)
     return max > SIZE_MAX / 4 ? SIZE_MAX / 4 : max;
 }
 
-/* Steps 9-11 on the payload at mem + ALIGN8(sizeof(BcProgram)), content
-** bytes, of the version and flags given (already checked).  Takes mem: it
-** becomes the program, or is freed on failure. */
-static BcErrCode verify_payload(Loader *ld, unsigned char *mem, size_t content, unsigned major,
+/* Steps 9-11 on the payload src (content bytes, of the version and flags
+** given, already checked).  The section table and counts are read where
+** the payload lies; then the program's one block is allocated, the payload
+** copied into it, and the copy verified (strings are NUL-terminated in
+** place, so src itself is never written). */
+static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t content, unsigned major,
                                 unsigned minor, uint32_t flags, BcProgram **out)
 {
-    size_t head = ALIGN8(sizeof(BcProgram));
+    unsigned char *mem = NULL;
     uint32_t n_str = 0, n_val = 0, n_insn = 0;   /* -O3 cannot see the || chain sets them */
     BcErrCode e;
-    if ((e = read_sections(ld, mem + head, content, flags)) ||
+    if ((e = read_sections(ld, src, content, flags)) ||
         (e = read_count(ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
         (e = read_count(ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
         (e = read_count(ld, BC_SEC_CODE, BC_ERR_CODE, 2, &n_insn)) ||
-        (e = layout(ld, &mem, content, n_str, n_val, n_insn, mem + head))) {
-        sc_free(mem);
+        (e = layout(ld, &mem, content, n_str, n_val, n_insn, src)))
         return e;
-    }
     BcProgram *p = (BcProgram *)mem;
     p->version_major = (uint16_t)major;
     p->version_minor = (uint16_t)minor;
@@ -620,20 +642,22 @@ BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoad
     if ((e = check_frame(&ld, d + BC_HEADER_SIZE, frame, content)))
         return e;
 
-    size_t head = ALIGN8(sizeof(BcProgram));
-    unsigned char *mem = sc_malloc(head + content);
-    if (!mem)
+    bool owned;
+    unsigned char *pl = payload_buf(c, content, &owned);
+    if (!pl)
         return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", content);
     if (c && !c->dc && !(c->dc = dctx_new())) {
-        sc_free(mem);
+        if (owned)
+            sc_free(pl);
         return fail(&ld, BC_ERR_NOMEM, "out of memory (zstd context)");
     }
-    if ((e = decompress(&ld, c ? c->dc : NULL, (flags & BC_FLAG_DICT) != 0, mem + head, content,
-                        d + BC_HEADER_SIZE, frame))) {
-        sc_free(mem);
-        return e;
-    }
-    if ((e = verify_payload(&ld, mem, content, rd_u16le(d + 8), rd_u16le(d + 10), flags, out)))
+    e = decompress(&ld, c ? c->dc : NULL, (flags & BC_FLAG_DICT) != 0, pl, content,
+                   d + BC_HEADER_SIZE, frame);
+    if (!e)
+        e = verify_payload(&ld, pl, content, rd_u16le(d + 8), rd_u16le(d + 10), flags, out);
+    if (owned)
+        sc_free(pl);
+    if (e)
         return e;
     (*out)->file_size = size;
     (*out)->checksum = rd_u64le(d + 32);
@@ -652,12 +676,7 @@ BcErrCode bc_load_payload(const void *payload, size_t n, uint16_t major, uint16_
     if ((e = check_version(&ld, major, minor, flags)) ||
         (e = check_content(&ld, n, max_content(opts))))
         return e;
-    size_t head = ALIGN8(sizeof(BcProgram));
-    unsigned char *mem = sc_malloc(head + n);
-    if (!mem)
-        return fail(&ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the payload)", n);
-    memcpy(mem + head, payload, n);
-    return verify_payload(&ld, mem, n, major, minor, flags, out);
+    return verify_payload(&ld, payload, n, major, minor, flags, out);
 }
 
 /* Reads a regular file into the context's buffer (grown as needed, kept
