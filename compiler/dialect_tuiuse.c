@@ -676,7 +676,8 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
     }
     if (!id || !name || !to || !re || !act)
         return;
-    emit(t, OP_STEP, st, str_of(t, id), str_of(t, name), (uint32_t)yint(to), (uint32_t)yint(re));
+    uint32_t name_s = str_of(t, name);
+    emit(t, OP_STEP, st, str_of(t, id), name_s, (uint32_t)yint(to), (uint32_t)yint(re));
     lower_action(t, act);
     for (uint32_t i = 0; as && is_seq(as) && i < as->n; i++) {
         size_t before = t->d->errors;

@@ -763,7 +763,8 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
         } else if (is_map(s.body)) {
             uint32_t len;
             const char *text = check_block(l, s.body, &len);
-            op(l, s.at, OP_ASSISTANT, bcb_str(l->b, text, len), val_of(l, s.body));
+            uint32_t body = val_of(l, s.body);
+            op(l, s.at, OP_ASSISTANT, bcb_str(l->b, text, len), body);
         } else {
             want_kind(l, s.body, "assistant content", "string or content block");
         }
@@ -788,9 +789,10 @@ static void lower_llm_error(L *l, const YNode *e)
     const YNode *rn = ymap_get(e, "retryAfterSeconds");
     if (rn && uint_of(l, rn, "'retryAfterSeconds'", &retry))
         retry_val = val_of(l, rn);
-    if (type && msg)
-        op(l, e, OP_LLM_ERROR, str_of(l, type), (uint32_t)status, str_of(l, msg), retry_val,
-           val_of(l, ymap_get(e, "details")));
+    if (type && msg) {
+        uint32_t details = val_of(l, ymap_get(e, "details")), msg_s = str_of(l, msg);
+        op(l, e, OP_LLM_ERROR, str_of(l, type), (uint32_t)status, msg_s, retry_val, details);
+    }
 }
 
 static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
@@ -888,7 +890,8 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
                 continue;
             }
             l->t += s.ms;
-            op(l, s.at, OP_TOOL_PROGRESS, name, str_of(l, s.body), cs(l, "progress"));
+            uint32_t kind = cs(l, "progress");
+            op(l, s.at, OP_TOOL_PROGRESS, name, str_of(l, s.body), kind);
         }
     }
     const YNode *result = ymap_get(tu, "result");
@@ -896,7 +899,8 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
     check_enum(l, status, "tool status", TOOL_STATUSES, false);
     const YNode *ex = ymap_get(tu, "toolExecution");
     if (!ex) {
-        op(l, status ? status : at, OP_TOOL_RESULT, name, status ? str_of(l, status) : cs(l, "ok"), val_of(l, result));
+        uint32_t res = val_of(l, result);
+        op(l, status ? status : at, OP_TOOL_RESULT, name, status ? str_of(l, status) : cs(l, "ok"), res);
         return;
     }
     static const char *const ex_keys[] = { "startTimeMs", "events", NULL };
@@ -948,9 +952,11 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
                 want_kind(l, cn, "'exitCode'", "integer");
             else if (cn)
                 code = yint(cn) != 0;
-            op(l, e, OP_TOOL_RESULT, name, cs(l, code ? "error" : "success"), val_of(l, result));
+            uint32_t res = val_of(l, result);
+            op(l, e, OP_TOOL_RESULT, name, cs(l, code ? "error" : "success"), res);
         } else if (in_list(type->u.s, EXEC_TYPES) && content) {
-            op(l, e, OP_TOOL_PROGRESS, name, str_of(l, content), str_of(l, type));
+            uint32_t kind = str_of(l, type);
+            op(l, e, OP_TOOL_PROGRESS, name, str_of(l, content), kind);
         }
     }
 }
@@ -1120,8 +1126,10 @@ static void lower_mode(L *l, const YNode *key, const YNode *v, const YNode *item
     if (model && !l->unstable) {
         err(l, key, "setModel is an unstable ACP method; enable it with 'unstable: true' in the acp section");
     }
-    if (id)
-        op(l, key, model ? OP_SET_MODEL : OP_SET_MODE, str_of(l, id), val_of(l, meta));
+    if (id) {
+        uint32_t m = val_of(l, meta);
+        op(l, key, model ? OP_SET_MODEL : OP_SET_MODE, str_of(l, id), m);
+    }
 }
 
 static void lower_actions(L *l, const YNode *key, const YNode *v, const YNode *item);
@@ -1307,8 +1315,9 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             }
             extra_val = bcb_val_end(l->b);
         }
+        uint32_t in = val_of(l, input);
         op(l, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
-           target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, val_of(l, input), extra_val);
+           target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, in, extra_val);
     }
 }
 
@@ -1351,7 +1360,8 @@ static void lower_user_command(L *l, const YNode *key, const YNode *v, const YNo
     static const char *const keys[] = { "cmd", "cwd", "program", "args", "expect", "_meta", NULL };
     (void)item;
     if (is_scalar(v) && !is_null(v)) {
-        op(l, key, OP_USER_COMMAND, str_of(l, v), l->null_val, val_of(l, v));
+        uint32_t whole = val_of(l, v);
+        op(l, key, OP_USER_COMMAND, str_of(l, v), l->null_val, whole);
         return;
     }
     if (!is_map(v)) {
@@ -1400,7 +1410,8 @@ static void lower_user_command(L *l, const YNode *key, const YNode *v, const YNo
     const YNode *ex = ymap_get(v, "expect");
     if (ex && !is_map(ex))
         want_kind(l, ex, "userCommand 'expect'", "mapping");
-    op(l, key, OP_USER_COMMAND, cmd_s, cwd ? bcb_strval(l->b, str_of(l, cwd)) : l->null_val, val_of(l, v));
+    uint32_t whole = val_of(l, v);
+    op(l, key, OP_USER_COMMAND, cmd_s, cwd ? bcb_strval(l->b, str_of(l, cwd)) : l->null_val, whole);
 }
 
 /* `event: true`, bare `- event`, `event: {}` or `event:` all mean "on". */
@@ -1468,7 +1479,8 @@ static void lower_log(L *l, const YNode *key, const YNode *v, const YNode *item)
         want_kind(l, v, "log", "string");
         return;
     }
-    op(l, key, OP_LOG, str_of(l, msg), val_of(l, meta));
+    uint32_t m = val_of(l, meta);
+    op(l, key, OP_LOG, str_of(l, msg), m);
 }
 
 static void want_str_list(L *l, const YNode *n, const char *what)
