@@ -4,11 +4,13 @@
 ** (the context's state must not leak from one load into the next), and
 ** programs that outlive the context.
 **
-**   bench_t_load_ctx [FILE.scb...]   extra files to compare, if any */
+**   bench_t_load_ctx [FILE.scb...]   extra files to compare and to corrupt */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <xxhash.h>
 
 #include "../formats/bc.h"
 #include "../formats/bc_write.h"
@@ -69,6 +71,42 @@ static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
     bc_free(pb);
 }
 
+/* Every byte of the frame changed three ways, with the header's checksum
+** fixed so the corrupt frame reaches zstd; before each, the good file warms
+** the context (zstd's reused state once decided what it accepted). */
+static void sweep(BcLoadCtx *c, const unsigned char *d, size_t n)
+{
+    static const unsigned char xs[] = { 0x01, 0x5a, 0xff };
+    unsigned char *m = malloc(n);
+    CHECK(m != NULL);
+    for (size_t k = 40; m && k < n; k++)
+        for (size_t x = 0; x < sizeof xs; x++) {
+            memcpy(m, d, n);
+            m[k] ^= xs[x];
+            uint64_t h = XXH64(m + 40, n - 40, 0);
+            for (int i = 0; i < 8; i++)
+                m[32 + i] = (unsigned char)(h >> (8 * i));
+            compare(c, d, n);
+            compare(c, m, n);
+        }
+    free(m);
+}
+
+static void sweep_file(BcLoadCtx *c, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    unsigned char *d = malloc(1 << 20);
+    size_t n = d ? fread(d, 1, 1 << 20, f) : 0;
+    fclose(f);
+    CHECK(n > 40);
+    if (n > 40)
+        sweep(c, d, n);
+    free(d);
+}
+
 static void compare_file(BcLoadCtx *c, const char *path)
 {
     BcProgram *pa = NULL, *pb = NULL;
@@ -122,6 +160,11 @@ int main(int argc, char **argv)
     compare_file(c, pbig);
     for (int i = 1; i < argc; i++)
         compare_file(c, argv[i]);
+
+    /* corrupt frames that pass the checksum: the built-in dictionary's */
+    sweep(c, small, n_small);
+    for (int i = 1; i < argc; i++)
+        sweep_file(c, argv[i]);
 
     /* a program outlives the context that loaded it */
     BcProgram *p = NULL;

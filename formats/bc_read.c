@@ -150,8 +150,14 @@ static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned cha
     ZSTD_DCtx *dc = keep ? keep : dctx_new();
     if (!dc)
         return fail(ld, BC_ERR_NOMEM, "out of memory (zstd context)");
-    size_t r = dd ? ZSTD_decompress_usingDDict(dc, dst, cap, f, n, dd)
-                  : ZSTD_decompressDCtx(dc, dst, cap, f, n);
+    /* A reused context remembers that the dictionary is "warm" and then
+    ** picks another sequence decoder, which disagrees with a fresh
+    ** context's on some corrupt frames: what a load accepts would depend
+    ** on the loads before it.  Resetting makes every load a first one. */
+    size_t r = keep && dd ? ZSTD_decompressBegin(dc) : 0;
+    if (!ZSTD_isError(r))
+        r = dd ? ZSTD_decompress_usingDDict(dc, dst, cap, f, n, dd)
+               : ZSTD_decompressDCtx(dc, dst, cap, f, n);
     if (!keep)
         ZSTD_freeDCtx(dc);
     if (ZSTD_isError(r)) {
