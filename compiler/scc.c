@@ -225,8 +225,9 @@ static char *dir_name(const char *p)
 
 /* ---- the content-hash cache (--cache-dir) ----
 ** One file per key: DIR/<16 hex>.sccc, written atomically.  The key hashes
-** scc's version, the options that change output, the path, the source and
-** the names of the goldens beside it.  The entry lists every referenced file
+** scc's version, the writer's (bc_writer_id: bytecode version, level,
+** dictionary, zstd), the options that change output, the path, the source
+** and the names of the goldens beside it.  The entry lists every referenced file
 ** with its XXH64; a hit needs each one unchanged, and the cached bytecode
 ** is verified again like anything scvm loads.  Only compilations without
 ** diagnostics are stored, so a hit never hides a warning. */
@@ -239,7 +240,9 @@ static uint64_t cache_key(const Opts *o, const char *path, const char *src, size
         return 0;
     XXH64_reset(st, 0);
     uint64_t sib = embed_siblings_hash(path);
+    uint64_t writer = bc_writer_id();
     XXH64_update(st, SCC_VERSION, sizeof SCC_VERSION);
+    XXH64_update(st, &writer, sizeof writer);
     XXH64_update(st, &o->opts_hash, sizeof o->opts_hash);
     XXH64_update(st, &sib, sizeof sib);
     XXH64_update(st, path, strlen(path) + 1);

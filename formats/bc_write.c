@@ -549,6 +549,15 @@ bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, ui
     return true;
 }
 
+uint64_t bc_writer_id(void)
+{
+    size_t dn;
+    const void *d = bc_dict_bytes(&dn);
+    uint64_t v[4] = { (uint64_t)BC_VERSION_MAJOR << 16 | BC_VERSION_MINOR, BC_DEFAULT_LEVEL,
+                      XXH64(d, dn, 0), ZSTD_versionNumber() };
+    return XXH64(v, sizeof v, 0);
+}
+
 /* Compresses payload into one frame after a 40-byte header. */
 static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags,
                      unsigned char **out, size_t *len)

@@ -71,6 +71,12 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
 bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, uint32_t flags,
              int level, unsigned char **out, size_t *out_len, const char **why);
 
+/* Names everything besides the payload that decides a .scb's bytes: the
+** bytecode version, the pinned level, the built-in dictionary and the
+** zstd library's version.  A cache of compiled output keys on it, so that
+** a hit is byte-identical to compiling again. */
+uint64_t bc_writer_id(void);
+
 /* Why the builder failed, or NULL. */
 const char *bcb_error(const BcBuilder *b);
 

@@ -419,6 +419,8 @@ static int print_hex(void)
 
 int main(int argc, char **argv)
 {
+    /* the cache key's writer part (scc --cache-dir): stable within a build */
+    CHECK(bc_writer_id() != 0 && bc_writer_id() == bc_writer_id());
     if (argc == 2 && strcmp(argv[1], "--hex") == 0)
         return print_hex();
     if (argc < 2) {
