@@ -673,9 +673,12 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
         oom(b);
         goto done;
     }
+    for (int i = 0; i < 5; i++)     /* the payload holds them now: out of the peak */
+        buf_fini(&sec[i]);
     uint32_t flags = BC_FLAG_DICT | (o->strip_lines ? 0 : BC_FLAG_LINES);
-    if (o->verified) {
+    if (o->verified)
         *o->verified = NULL;
+    if (o->verify || o->verified) {
         BcError be;
         BcErrCode e = bc_load_payload(payload.data, payload.len, BC_VERSION_MAJOR, BC_VERSION_MINOR,
                                       flags, NULL, &prog, &be);
@@ -686,6 +689,10 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
         if (e != BC_ERR_OK) {
             fail(b, "emitted bytecode rejected: %s [%s]", be.msg, bc_err_name(e));
             goto done;
+        }
+        if (!o->verified) {         /* only checked: not kept through compression */
+            bc_free(prog);
+            prog = NULL;
         }
     }
     ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL, flags, out, len);

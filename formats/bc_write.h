@@ -49,11 +49,14 @@ void bcb_set_meta(BcBuilder *b, const BcMeta *m);
 typedef struct BcWriteOpts {
     bool strip_lines;       /* omit the line table */
     int zstd_level;         /* 0 = the pinned default (docs/bytecode.md) */
-    /* When set, the payload also goes through the verifier scvm uses
-    ** (bc_load_payload) before it is compressed, and the loaded program is
-    ** returned here (bc_free it), with file_size and checksum filled in.
-    ** A rejection is a builder error.  This is how scc checks everything
-    ** it emits without decompressing what it just compressed. */
+    /* verify: the payload also goes through the verifier scvm uses
+    ** (bc_load_payload) before it is compressed; a rejection is a builder
+    ** error.  This is how scc checks everything it emits without
+    ** decompressing what it just compressed.  verified (implies verify):
+    ** the loaded program is returned here (bc_free it), with file_size
+    ** and checksum filled in; without it the program is freed before
+    ** compression, so it does not add to the peak. */
+    bool verify;
     BcProgram **verified;
 } BcWriteOpts;
 
