@@ -18,6 +18,7 @@ get_filename_component(_scc_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE
 
 include(CMakeFindDependencyMacro)
 find_dependency(PkgConfig)
+find_dependency(Threads)   # the built-in zstd dictionary is prepared once (pthread_once)
 pkg_check_modules(SCC_DEPS REQUIRED IMPORTED_TARGET libzstd libxxhash)
 
 if(NOT TARGET scc::libscc)
@@ -27,7 +28,7 @@ if(NOT TARGET scc::libscc)
   set_target_properties(scc::libscc PROPERTIES
     IMPORTED_LOCATION "${_scc_lib}"
     INTERFACE_INCLUDE_DIRECTORIES "${_scc_prefix}/include"
-    INTERFACE_LINK_LIBRARIES "PkgConfig::SCC_DEPS;m")
+    INTERFACE_LINK_LIBRARIES "PkgConfig::SCC_DEPS;Threads::Threads;m")
 endif()
 if(NOT TARGET scc::scc)
   add_executable(scc::scc IMPORTED)

@@ -10,7 +10,7 @@
 **
 ** Both prepared forms are built once per process, on first use, with
 ** zstd's default allocator: they are shared, read-only, and live until
-** exit, so they stay outside sc_malloc's accounting and fault injection. */
+** exit, so they stay outside sc_malloc's fault injection. */
 #define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createDDict_advanced: by reference */
 #include "bc.h"
 
@@ -23,23 +23,11 @@
 extern const unsigned char bc_dict1[];
 extern const size_t bc_dict1_len;
 
-static pthread_once_t ddict_once = PTHREAD_ONCE_INIT, cdict_once = PTHREAD_ONCE_INIT;
+/* Built on first use under a lock, so that a first attempt that ran out
+** of memory is tried again by the next caller rather than remembered. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ZSTD_DDict *ddict;
 static ZSTD_CDict *cdict;
-
-static void make_ddict(void)
-{
-    ddict = ZSTD_createDDict_advanced(bc_dict1, bc_dict1_len, ZSTD_dlm_byRef, ZSTD_dct_fullDict,
-                                      ZSTD_defaultCMem);
-}
-
-/* At the default level.  zstd sizes a CDict's tables for small inputs,
-** the ones the dictionary is for, and for large ones falls back to the
-** level's own parameters by itself. */
-static void make_cdict(void)
-{
-    cdict = ZSTD_createCDict(bc_dict1, bc_dict1_len, BC_DEFAULT_LEVEL);
-}
 
 const void *bc_dict_bytes(size_t *len)
 {
@@ -49,12 +37,25 @@ const void *bc_dict_bytes(size_t *len)
 
 const ZSTD_DDict *bc_dict_ddict(void)
 {
-    pthread_once(&ddict_once, make_ddict);
-    return ddict;
+    pthread_mutex_lock(&lock);
+    if (!ddict)
+        ddict = ZSTD_createDDict_advanced(bc_dict1, bc_dict1_len, ZSTD_dlm_byRef,
+                                          ZSTD_dct_fullDict, ZSTD_defaultCMem);
+    const ZSTD_DDict *d = ddict;
+    pthread_mutex_unlock(&lock);
+    return d;
 }
 
+/* At the default level.  zstd sizes a CDict's tables for small inputs, the
+** ones the dictionary is for; docs/bytecode.md section 3.1 gives this exact
+** recipe (ZSTD_createCDict, then ZSTD_CCtx_refCDict), which is what decides
+** the frame bytes. */
 const ZSTD_CDict *bc_dict_cdict(void)
 {
-    pthread_once(&cdict_once, make_cdict);
-    return cdict;
+    pthread_mutex_lock(&lock);
+    if (!cdict)
+        cdict = ZSTD_createCDict(bc_dict1, bc_dict1_len, BC_DEFAULT_LEVEL);
+    const ZSTD_CDict *c = cdict;
+    pthread_mutex_unlock(&lock);
+    return c;
 }

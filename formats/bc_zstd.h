@@ -27,8 +27,9 @@ static inline ZSTD_customMem bc_zstd_mem(void)
 enum { BC_DEFAULT_LEVEL = 3 };
 
 /* The built-in dictionary's prepared forms (bc_dict.c; its bytes:
-** bc_dict_bytes in bc.h), built once per process on first use (NULL when
-** that ran out of memory).  The CDict is at BC_DEFAULT_LEVEL. */
+** bc_dict_bytes in bc.h), built once per process on first use; NULL when
+** that runs out of memory (the next call tries again).  The CDict is at
+** BC_DEFAULT_LEVEL. */
 const ZSTD_DDict *bc_dict_ddict(void);
 const ZSTD_CDict *bc_dict_cdict(void);
 

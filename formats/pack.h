@@ -3,9 +3,10 @@
 **
 ** The container is specified in docs/pack.md.  pack_load() checks the
 ** container, every hash, the index, and loads and verifies every scenario
-** with bc_load(): a Pack that exists is safe to select from and run.  The
-** writer is deterministic: the same entries in the same order give
-** byte-identical packs.  Nothing here links libyaml. */
+** with bc_load_payload() (the bytecode verifier): a Pack that exists is
+** safe to select from and run.  The writer is deterministic: the same
+** entries in the same order give byte-identical packs.  Nothing here
+** links libyaml. */
 #ifndef SC_PACK_H
 #define SC_PACK_H
 
@@ -109,8 +110,8 @@ typedef struct PackLoadOpts {
 bool pack_is_pack(const void *data, size_t size);
 
 /* Checks the container, the frames, the index and every blob's hash, and
-** loads every scenario with bc_load().  On success *out is a pack the
-** caller frees with pack_free(); it does not point into data.  On failure
+** verifies every scenario with bc_load_payload().  On success *out is a
+** pack the caller frees with pack_free(); it does not point into data.  On failure
 ** returns the error and fills err (if non-NULL); never crashes, hangs, or
 ** allocates beyond a bound derived from the checked sizes. */
 PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, Pack **out,
