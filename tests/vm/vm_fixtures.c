@@ -120,10 +120,14 @@ static unsigned char *all_ops(size_t *len)
     OPX(b, OP_STATUS, 0, line++, bcb_cstr(b, "running"));
     OPX(b, OP_INITIALIZE, 0, line++, map1(b, "request", "initialize"));
     OPX(b, OP_SESSION_START, 0, line++, map1(b, "sessionId", "s1"));
-    OPX(b, OP_USER_INPUT, 0, line++, null, bcb_cstr(b, "Fix the \"bug\"\n\tnow\\"),
-        map1(b, "text", "Fix the bug"), null);
-    OPX(b, OP_USER_INPUT, 10, line++, bcb_strval(b, bcb_cstr(b, "agent-2")), bcb_cstr(b, ""),
-        null, null);
+    /* Operands that intern are evaluated into locals first (last operand
+    ** first): C leaves argument order unspecified, and the fixtures must be
+    ** the same bytes whichever compiler built them (docs/scvm.md shows
+    ** their sizes and checksums). */
+    uint32_t u1 = map1(b, "text", "Fix the bug");
+    OPX(b, OP_USER_INPUT, 0, line++, null, bcb_cstr(b, "Fix the \"bug\"\n\tnow\\"), u1, null);
+    uint32_t u2 = bcb_cstr(b, "");
+    OPX(b, OP_USER_INPUT, 10, line++, bcb_strval(b, bcb_cstr(b, "agent-2")), u2, null, null);
     OPX(b, OP_LLM_BEGIN, 100, line++, null);
     OPX(b, OP_THINK, 120, line++, bcb_cstr(b, "Looking at \xc3\xbcnic\xc3\xb6" "de \xe2\x9c\x93 \x01\x1f\x7f"));
     OPX(b, OP_ASSISTANT, 150, line++, bcb_cstr(b, "Done."), null);
@@ -147,8 +151,8 @@ static unsigned char *all_ops(size_t *len)
     bcb_val_begin(b);
     bcb_val_float(b, 2.5);
     uint32_t retry = bcb_val_end(b);
-    OPX(b, OP_LLM_ERROR, 200, line++, bcb_cstr(b, "rate_limit"), 429u, bcb_cstr(b, "Too many requests"),
-        retry, details);
+    uint32_t msg = bcb_cstr(b, "Too many requests");
+    OPX(b, OP_LLM_ERROR, 200, line++, bcb_cstr(b, "rate_limit"), 429u, msg, retry, details);
     bcb_val_begin(b);
     bcb_val_map(b, 2);
     bcb_val_key(b, bcb_cstr(b, "cmd"));
@@ -156,10 +160,12 @@ static unsigned char *all_ops(size_t *len)
     bcb_val_key(b, bcb_cstr(b, "timeout"));
     bcb_val_float(b, 0.5);
     uint32_t args = bcb_val_end(b);
-    OPX(b, OP_TOOL_START, 250, line++, bcb_cstr(b, "run_cmd"), args, bcb_strval(b, bcb_cstr(b, "call_1")));
-    OPX(b, OP_TOOL_PROGRESS, 300, line++, bcb_cstr(b, "run_cmd"), bcb_cstr(b, "Building"), bcb_cstr(b, "stdout"));
-    OPX(b, OP_TOOL_RESULT, 400, line++, bcb_cstr(b, "run_cmd"), bcb_cstr(b, "success"),
-        bcb_strval(b, bcb_cstr(b, "all passed\n")));
+    uint32_t id = bcb_strval(b, bcb_cstr(b, "call_1"));
+    OPX(b, OP_TOOL_START, 250, line++, bcb_cstr(b, "run_cmd"), args, id);
+    uint32_t kind = bcb_cstr(b, "stdout"), text = bcb_cstr(b, "Building");
+    OPX(b, OP_TOOL_PROGRESS, 300, line++, bcb_cstr(b, "run_cmd"), text, kind);
+    uint32_t out = bcb_strval(b, bcb_cstr(b, "all passed\n")), res = bcb_cstr(b, "success");
+    OPX(b, OP_TOOL_RESULT, 400, line++, bcb_cstr(b, "run_cmd"), res, out);
     OPX(b, OP_FILE_EDIT, 450, line++, bcb_cstr(b, "src/a.c"), 4294967295u, 0u);
     bcb_val_begin(b);
     bcb_val_array(b, 2);
@@ -176,7 +182,8 @@ static unsigned char *all_ops(size_t *len)
     bcb_val_str(b, bcb_cstr(b, "x"));
     OPX(b, OP_FILE_READS, 500, line++, bcb_val_end(b));
     OPX(b, OP_PERMISSION, 600, line++, map1(b, "decision", "allow"));
-    OPX(b, OP_USER_COMMAND, 700, line++, bcb_cstr(b, "ls -la"), bcb_strval(b, bcb_cstr(b, "/tmp")), null);
+    uint32_t cwd = bcb_strval(b, bcb_cstr(b, "/tmp"));
+    OPX(b, OP_USER_COMMAND, 700, line++, bcb_cstr(b, "ls -la"), cwd, null);
     OPX(b, OP_USER_COMMAND, 700, line++, bcb_cstr(b, "pwd"), null, null);
     OPX(b, OP_USER_EDITS, 800, line++, bcb_cstr(b, "fix.patch"));
     OPX(b, OP_SET_MODE, 900, line++, bcb_cstr(b, "code"), null);
@@ -188,7 +195,8 @@ static unsigned char *all_ops(size_t *len)
     OP0(b, OP_USER_CANCEL, 1200, line++);
     OP0(b, OP_COMPLETE, 1300, line++);
     /* the terminal ops (tui-use steps) */
-    OPX(b, OP_STEP, 1300, line++, bcb_cstr(b, "3f1c2a9e-0b6d-4c1e-9a57-2d8f0e4b7c11"), bcb_cstr(b, "type"), 1000u, 0u);
+    uint32_t step = bcb_cstr(b, "type");
+    OPX(b, OP_STEP, 1300, line++, bcb_cstr(b, "3f1c2a9e-0b6d-4c1e-9a57-2d8f0e4b7c11"), step, 1000u, 0u);
     OPX(b, OP_TYPE_TEXT, 1300, line++, bcb_cstr(b, "hello"));
     OPX(b, OP_KEY, 1300, line++, bcb_cstr(b, "Ctrl+C"));
     OPX(b, OP_RESIZE, 1300, line++, 30u, 100u);
@@ -223,10 +231,12 @@ static void demo(void)
     OPX(b, OP_STATUS, 0, 0, bcb_cstr(b, "running"));
     OPX(b, OP_LLM_BEGIN, 0, 5, null);
     OPX(b, OP_THINK, 120, 7, bcb_cstr(b, "Reading the CI log"));
-    OPX(b, OP_TOOL_START, 220, 9, bcb_cstr(b, "run_cmd"), map1(b, "cmd", "make test"), null);
-    OPX(b, OP_TOOL_PROGRESS, 420, 12, bcb_cstr(b, "run_cmd"), bcb_cstr(b, "Running 12 tests"),
-        bcb_cstr(b, "progress"));
-    OPX(b, OP_TOOL_RESULT, 420, 9, bcb_cstr(b, "run_cmd"), bcb_cstr(b, "ok"), null);
+    uint32_t args = map1(b, "cmd", "make test");   /* last operand first, as in all_ops */
+    OPX(b, OP_TOOL_START, 220, 9, bcb_cstr(b, "run_cmd"), args, null);
+    uint32_t kind = bcb_cstr(b, "progress"), text = bcb_cstr(b, "Running 12 tests");
+    OPX(b, OP_TOOL_PROGRESS, 420, 12, bcb_cstr(b, "run_cmd"), text, kind);
+    uint32_t res = bcb_cstr(b, "ok");
+    OPX(b, OP_TOOL_RESULT, 420, 9, bcb_cstr(b, "run_cmd"), res, null);
     OPX(b, OP_ASSISTANT, 555, 14, bcb_cstr(b, "All tests pass."), null);
     OP0(b, OP_LLM_END, 555, 5);
     OP0(b, OP_COMPLETE, 555, 16);
