@@ -113,6 +113,13 @@ void bcb_free(BcBuilder *b)
 
 const char *bcb_error(const BcBuilder *b) { return b->failed ? b->err : NULL; }
 
+/* The bytes of a pool item.  An all-empty pool has never allocated, and
+** NULL + 0 is undefined behaviour (clang's UBSan reports it). */
+static const unsigned char *pool_at(const Pool *p, size_t off)
+{
+    return p->data.data ? p->data.data + off : (const unsigned char *)"";
+}
+
 static bool index_grow(Index *ix, const Pool *p)
 {
     size_t cap = ix->cap ? ix->cap * 2 : 64;
@@ -121,7 +128,7 @@ static bool index_grow(Index *ix, const Pool *p)
         return false;
     for (uint32_t i = 0; i < p->n; i++) {
         const Span *s = &p->item[i];
-        size_t h = (size_t)XXH64(p->data.data + s->off, s->len, 0) & (cap - 1);
+        size_t h = (size_t)XXH64(pool_at(p, s->off), s->len, 0) & (cap - 1);
         while (slot[h])
             h = (h + 1) & (cap - 1);
         slot[h] = i + 1;
@@ -144,7 +151,7 @@ static uint32_t pool_intern(Pool *p, const void *s, size_t len)
     size_t h = (size_t)XXH64(s, len, 0) & mask;
     for (; p->index.slot[h]; h = (h + 1) & mask) {
         const Span *it = &p->item[p->index.slot[h] - 1];
-        if (it->len == len && memcmp(p->data.data + it->off, s, len) == 0)
+        if (it->len == len && memcmp(pool_at(p, it->off), s, len) == 0)
             return p->index.slot[h] - 1;
     }
     if (p->n == p->cap) {
@@ -429,7 +436,7 @@ void bcb_set_meta(BcBuilder *b, const BcMeta *m)
 /* The tag of value i, and for an array whether every element is a string. */
 static int val_tag(const BcBuilder *b, uint32_t i, bool *all_str)
 {
-    const unsigned char *p = b->val.data.data + b->val.item[i].off;
+    const unsigned char *p = pool_at(&b->val, b->val.item[i].off);
     const unsigned char *end = p + b->val.item[i].len;
     int tag = *p++;
     if (all_str && tag == BC_V_ARRAY) {
@@ -613,7 +620,7 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
     buf_varint(s, b->str.n);
     for (uint32_t i = 0; i < b->str.n; i++) {
         buf_varint(s, b->str.item[i].len);
-        buf_put(s, b->str.data.data + b->str.item[i].off, b->str.item[i].len);
+        buf_put(s, pool_at(&b->str, b->str.item[i].off), b->str.item[i].len);
     }
     s = &sec[1];                                        /* VALUES */
     buf_varint(s, b->val.n);
