@@ -492,10 +492,19 @@ static BcErrCode layout(Loader *ld, unsigned char **mem, size_t content, uint32_
     size_t o_val = o_str + ALIGN8((size_t)n_str * sizeof(BcStr));
     size_t o_ins = o_val + ALIGN8((size_t)n_val * sizeof(unsigned char *));
     size_t total = o_ins + (size_t)n_insn * sizeof(BcInsn);
-    unsigned char *m = sc_malloc(total);
-    if (!m)
+    /* At the payload's size, then grown: allocating the final size at once
+    ** made glibc trim the heap's top at every pack_free and fault it back
+    ** in at the next pack_load (bench_vm pack: 30,900 page faults against
+    ** 2,150, and a third slower), though it runs fewer instructions. */
+    unsigned char *m = sc_malloc(head + content);
+    if (m)
+        memcpy(m + head, src, content);
+    unsigned char *g = m ? sc_realloc(m, total) : NULL;
+    if (!g) {
+        sc_free(m);
         return fail(ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the program)", total);
-    memcpy(m + head, src, content);
+    }
+    m = g;
     for (int i = 0; i <= BC_SEC_META; i++) {
         if (ld->sec[i]) {
             ld->sec[i] = m + head + (ld->sec[i] - src);
