@@ -864,25 +864,16 @@ bool ybool(const YNode *n)
     return n && n->kind == YN_SCALAR && n->type == YT_BOOL && parse_bool(n->u.s, n->n, &v) && v;
 }
 
-YNode *ymap_get(const YNode *map, const char *key)
+YNode *ymap_getn(const YNode *map, const char *key, size_t len)
 {
     if (!map || map->kind != YN_MAP)
         return NULL;
-    size_t len = strlen(key);
     for (uint32_t i = 0; i < map->n; i++) {
         const YNode *k = &map->u.pairs[i].key;
         if (k->kind == YN_SCALAR && k->n == len && memcmp(k->u.s, key, len) == 0)
             return (YNode *)&map->u.pairs[i].val;
     }
     return NULL;
-}
-
-bool yscalar_is(const YNode *n, const char *s)
-{
-    if (!n || n->kind != YN_SCALAR)
-        return false;
-    size_t len = strlen(s);
-    return n->n == len && memcmp(n->u.s, s, len) == 0;
 }
 
 const char *ykind_name(const YNode *n)

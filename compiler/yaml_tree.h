@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../common/arena.h"
 #include "../common/diag.h"
@@ -84,10 +85,20 @@ int64_t yint(const YNode *n);
 double yfloat(const YNode *n);
 bool ybool(const YNode *n);
 
-/* Map lookup by key text (scalar keys only); NULL when absent. */
-YNode *ymap_get(const YNode *map, const char *key);
+/* Map lookup by key text (scalar keys only); NULL when absent.  Inline,
+** so that the length of a literal key is known at compile time: the
+** lowering looks keys up by literal thousands of times per scenario. */
+YNode *ymap_getn(const YNode *map, const char *key, size_t len);
+static inline YNode *ymap_get(const YNode *map, const char *key)
+{
+    return ymap_getn(map, key, strlen(key));
+}
 /* True when n is a scalar whose text equals s. */
-bool yscalar_is(const YNode *n, const char *s);
+static inline bool yscalar_is(const YNode *n, const char *s)
+{
+    size_t len = strlen(s);
+    return n && n->kind == YN_SCALAR && n->n == len && memcmp(n->u.s, s, len) == 0;
+}
 const char *ykind_name(const YNode *n);   /* "mapping", "sequence", "string", "integer", ... */
 
 #endif
