@@ -97,7 +97,7 @@ void buf_u64le(Buf *b, uint64_t v)
     buf_u32le(b, (uint32_t)(v >> 32));
 }
 
-void buf_varint(Buf *b, uint64_t v)
+void buf_varint_long(Buf *b, uint64_t v)
 {
     unsigned char t[10];
     size_t n = 0;

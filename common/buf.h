@@ -24,7 +24,17 @@ void buf_printf(Buf *b, const char *fmt, ...)
 void buf_u16le(Buf *b, uint16_t v);
 void buf_u32le(Buf *b, uint32_t v);
 void buf_u64le(Buf *b, uint64_t v);
-void buf_varint(Buf *b, uint64_t v);          /* LEB128, at most 10 bytes */
+void buf_varint_long(Buf *b, uint64_t v);
+/* LEB128, at most 10 bytes.  One byte (most indices and small times) with
+** room to spare is inline; the rest goes through buf_varint_long. */
+static inline void buf_varint(Buf *b, uint64_t v)
+{
+    if (v < 0x80 && b->len < b->cap && !b->oom) {
+        b->data[b->len++] = (unsigned char)v;
+        return;
+    }
+    buf_varint_long(b, v);
+}
 void buf_json_str(Buf *b, const char *s, size_t n);  /* quoted, escaped */
 
 /* Decoding: read an LEB128 varint from [*p, end).  Returns false on
