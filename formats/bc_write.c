@@ -546,13 +546,7 @@ bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, ui
         sc_free(o);
         return false;
     }
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    size_t r = bc_zstd_pin(cc, level);
     if (!ZSTD_isError(r) && cd)
         r = ZSTD_CCtx_refCDict(cc, cd);
     else if (!ZSTD_isError(r) && (flags & BC_FLAG_DICT)) {

@@ -23,6 +23,23 @@ static inline ZSTD_customMem bc_zstd_mem(void)
     return (ZSTD_customMem){ bc_zstd_alloc, bc_zstd_free, NULL };
 }
 
+/* The parameters every frame scc and packs write is pinned to
+** (docs/bytecode.md section 3, docs/pack.md section 2): the level given,
+** content size declared, no zstd checksum (the container's XXH64 covers
+** the frame), no dictionary id (the container names the dictionary).
+** Returns zstd's result code. */
+static inline size_t bc_zstd_pin(ZSTD_CCtx *cc, int level)
+{
+    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    return r;
+}
+
 /* The pinned level of .scb frames (docs/bytecode.md section 3). */
 enum { BC_DEFAULT_LEVEL = 3 };
 

@@ -322,13 +322,7 @@ static bool compress_frame(ZSTD_CCtx *cc, const ZSTD_CDict *cd, int level, const
     if (!buf_reserve(out, bound))
         return false;
     ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
-    size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    size_t r = bc_zstd_pin(cc, level);
     if (!ZSTD_isError(r) && cd)
         r = ZSTD_CCtx_refCDict(cc, cd);
     if (!ZSTD_isError(r))
