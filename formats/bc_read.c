@@ -35,6 +35,7 @@ typedef struct Loader {
     BcError *err;
     BcProgram *p;
     const unsigned char *sec[BC_SEC_META + 1], *sec_end[BC_SEC_META + 1];
+    unsigned char *str_copy;    /* the program's copy of the strings (layout) */
 } Loader;
 
 static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
@@ -239,29 +240,46 @@ static BcErrCode read_count(Loader *ld, uint32_t id, BcErrCode code, size_t min_
 
 /* ---- 3. the verifier ---- */
 
-/* Each entry is a varint length then the bytes.  After checking one, its
-** bytes are moved one place left, over the last byte of the length (which
-** was already read), and a NUL is written after them: every write lands
-** inside the entry just checked, so strings become C strings in place. */
+/* No byte of [p, end) has its top bit set. */
+static bool all_ascii(const unsigned char *p, const unsigned char *end)
+{
+    uint64_t acc = 0, w;
+    for (; end - p >= 8; p += 8) {
+        memcpy(&w, p, 8);
+        acc |= w;
+    }
+    for (; p < end; p++)
+        acc |= *p;
+    return (acc & 0x8080808080808080ull) == 0;
+}
+
+/* Each entry is a varint length then the bytes.  layout copied the section
+** one byte to the left (copy[k] = section[k + 1]), so each string's bytes
+** already lie in the copy one place before where they are in src, followed
+** by the copy of the next entry's first byte (or, for the last, the copy's
+** last byte), which becomes the string's NUL.  Lengths are read from src. */
 static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
 {
-    unsigned char *p = (unsigned char *)ld->sec[BC_SEC_STRINGS];
-    const unsigned char *end = ld->sec_end[BC_SEC_STRINGS];
+    const unsigned char *p = ld->sec[BC_SEC_STRINGS], *end = ld->sec_end[BC_SEC_STRINGS];
+    const unsigned char *base = p;
+    unsigned char *copy = ld->str_copy;
+    /* A section with no byte >= 0x80 (most are) holds only ASCII text,
+    ** which needs no UTF-8 decoder: one pass over the whole section
+    ** instead of a call per string. */
+    bool ascii = all_ascii(p, end);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t len;
-        const unsigned char *q = p;
-        if (!varint_read(&q, end, &len))
+        if (!varint_read(&p, end, &len))
             return fail(ld, BC_ERR_STRINGS, "string %u: length is truncated or malformed", i);
-        p = (unsigned char *)q;
         if (len > (uint64_t)(end - p))
             return fail(ld, BC_ERR_STRINGS, "string %u: length %llu overruns the section", i,
                         (unsigned long long)len);
         size_t bad;
-        if (!utf8_valid(p, (size_t)len, &bad))
+        if (!ascii && !utf8_valid(p, (size_t)len, &bad))
             return fail(ld, BC_ERR_STRINGS, "string %u: invalid UTF-8 at byte %zu", i, bad);
-        memmove(p - 1, p, (size_t)len);
-        (p - 1)[len] = 0;
-        str[i].s = (const char *)(p - 1);
+        unsigned char *c = copy + (p - base) - 1;
+        c[len] = 0;
+        str[i].s = (const char *)c;
         str[i].len = (uint32_t)len;
         p += len;
     }
@@ -356,6 +374,13 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
 {
     const unsigned char *p = ld->sec[BC_SEC_CODE], *end = ld->sec_end[BC_SEC_CODE];
     uint64_t t = 0;
+    /* An operand's bound by its kind letter's low five bits (S 19, K 11,
+    ** U 21; anything else 0): one compare per operand, and the switch
+    ** below only to say what was wrong. */
+    uint64_t lim[32] = { 0 };
+    lim['S' & 31] = n_str;
+    lim['K' & 31] = n_val;
+    lim['U' & 31] = (uint64_t)UINT32_MAX + 1;
     if (n == 0)
         return fail(ld, BC_ERR_CODE, "no ops (the last op must be END)");
     for (uint32_t i = 0; i < n; i++) {
@@ -375,32 +400,29 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
         t += dt;
         in->t = t;
         in->op = (uint8_t)op;
-        in->n = info->n_operands;
-        for (int k = 0; k < info->n_operands; k++) {
+        int n_opd = info->n_operands;       /* held: the stores below may alias it */
+        const char *kind = info->operands;
+        in->n = (uint8_t)n_opd;
+        for (int k = 0; k < n_opd; k++) {
             if (!varint_read(&p, end, &v))
                 return fail(ld, BC_ERR_CODE, "%s operand %d is truncated or malformed (op %u)",
                             info->name, k + 1, i);
-            switch (info->operands[k]) {
-            case 'S':
-                if (v >= n_str)
-                    return fail(ld, BC_ERR_CODE, "string index %llu out of range (op %u)",
-                                (unsigned long long)v, i);
-                break;
-            case 'K':
-                if (v >= n_val)
-                    return fail(ld, BC_ERR_CODE, "value index %llu out of range (op %u)",
-                                (unsigned long long)v, i);
-                break;
-            case 'U':
-                if (v > UINT32_MAX)
-                    return fail(ld, BC_ERR_CODE, "%s operand %d: %llu exceeds 4294967295 (op %u)",
-                                info->name, k + 1, (unsigned long long)v, i);
-                break;
-            default:   /* gen_opcodes rejects any other letter at build time */
-                return fail(ld, BC_ERR_CODE, "operand kind '%c' unknown (op %u)",
-                            info->operands[k], i);
-            }
             in->a[k] = (uint32_t)v;
+            if (v < lim[kind[k] & 31])
+                continue;
+            switch (kind[k]) {
+            case 'S':
+                return fail(ld, BC_ERR_CODE, "string index %llu out of range (op %u)",
+                            (unsigned long long)v, i);
+            case 'K':
+                return fail(ld, BC_ERR_CODE, "value index %llu out of range (op %u)",
+                            (unsigned long long)v, i);
+            case 'U':
+                return fail(ld, BC_ERR_CODE, "%s operand %d: %llu exceeds 4294967295 (op %u)",
+                            info->name, k + 1, (unsigned long long)v, i);
+            default:   /* gen_opcodes rejects any other letter at build time */
+                return fail(ld, BC_ERR_CODE, "operand kind '%c' unknown (op %u)", kind[k], i);
+            }
         }
         if ((info->flags & OPF_END) != (i + 1 == n ? OPF_END : 0u))
             return fail(ld, BC_ERR_CODE, i + 1 == n ? "last op is %s, not END (op %u)"
@@ -484,36 +506,45 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
 
 /* ---- loading ---- */
 
-/* Allocates the program's one block, copies the payload (src, content
-** bytes, whose sections read_sections found) into it, and points the
-** section pointers and the tables into it. */
-static BcErrCode layout(Loader *ld, unsigned char **mem, size_t content, uint32_t n_str,
-                        uint32_t n_val, uint32_t n_insn, const unsigned char *src)
+/* Allocates the program's one block and copies into it what the program
+** keeps of the payload (src, whose sections read_sections found): the
+** strings section one byte to the left, where verify_strings makes C
+** strings of it without moving them again, and the values section, whose
+** pointers are moved to the copy.  Code, lines and metadata are decoded
+** from src into the tables. */
+static BcErrCode layout(Loader *ld, unsigned char **mem, uint32_t n_str, uint32_t n_val,
+                        uint32_t n_insn)
 {
-    size_t head = ALIGN8(sizeof(BcProgram)), body = ALIGN8(content);
-    size_t o_str = head + body;
+    const unsigned char *s = ld->sec[BC_SEC_STRINGS], *v = ld->sec[BC_SEC_VALUES];
+    size_t n_s = (size_t)(ld->sec_end[BC_SEC_STRINGS] - s);
+    size_t n_v = (size_t)(ld->sec_end[BC_SEC_VALUES] - v);
+    size_t head = ALIGN8(sizeof(BcProgram));
+    size_t o_vb = head + ALIGN8(n_s);
+    size_t o_str = o_vb + ALIGN8(n_v);
     size_t o_val = o_str + ALIGN8((size_t)n_str * sizeof(BcStr));
     size_t o_ins = o_val + ALIGN8((size_t)n_val * sizeof(unsigned char *));
     size_t total = o_ins + (size_t)n_insn * sizeof(BcInsn);
-    /* At the payload's size, then grown: allocating the final size at once
-    ** made glibc trim the heap's top at every pack_free and fault it back
-    ** in at the next pack_load (bench_vm pack: 30,900 page faults against
-    ** 2,150, and a third slower), though it runs fewer instructions. */
-    unsigned char *m = sc_malloc(head + content);
-    if (m)
-        memcpy(m + head, src, content);
+    /* The copies first, then grown to the tables: allocating the final
+    ** size at once made glibc trim the heap's top at every pack_free and
+    ** fault it back in at the next pack_load (bench_vm pack: 30,900 page
+    ** faults against 2,150, and a third slower), though it runs fewer
+    ** instructions. */
+    unsigned char *m = sc_malloc(o_str);
+    if (m) {
+        if (n_s > 1)
+            memcpy(m + head, s + 1, n_s - 1);
+        if (n_v)
+            memcpy(m + o_vb, v, n_v);
+    }
     unsigned char *g = m ? sc_realloc(m, total) : NULL;
     if (!g) {
         sc_free(m);
         return fail(ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the program)", total);
     }
     m = g;
-    for (int i = 0; i <= BC_SEC_META; i++) {
-        if (ld->sec[i]) {
-            ld->sec[i] = m + head + (ld->sec[i] - src);
-            ld->sec_end[i] = m + head + (ld->sec_end[i] - src);
-        }
-    }
+    ld->str_copy = m + head;
+    ld->sec[BC_SEC_VALUES] = m + o_vb;
+    ld->sec_end[BC_SEC_VALUES] = m + o_vb + n_v;
     *mem = m;
     BcProgram *p = (BcProgram *)m;
     memset(p, 0, sizeof *p);
@@ -606,9 +637,9 @@ static uint64_t max_content(const BcLoadOpts *opts)
 
 /* Steps 9-11 on the payload src (content bytes, of the version and flags
 ** given, already checked).  The section table and counts are read where
-** the payload lies; then the program's one block is allocated, the payload
-** copied into it, and the copy verified (strings are NUL-terminated in
-** place, so src itself is never written). */
+** the payload lies; then the program's one block is allocated, and the
+** sections verified as they are copied or decoded into it.  src itself is
+** never written. */
 static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t content, unsigned major,
                                 unsigned minor, uint32_t flags, BcProgram **out)
 {
@@ -619,7 +650,7 @@ static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t con
         (e = read_count(ld, BC_SEC_STRINGS, BC_ERR_STRINGS, 1, &n_str)) ||
         (e = read_count(ld, BC_SEC_VALUES, BC_ERR_VALUES, 1, &n_val)) ||
         (e = read_count(ld, BC_SEC_CODE, BC_ERR_CODE, 2, &n_insn)) ||
-        (e = layout(ld, &mem, content, n_str, n_val, n_insn, src)))
+        (e = layout(ld, &mem, n_str, n_val, n_insn)))
         return e;
     BcProgram *p = (BcProgram *)mem;
     p->version_major = (uint16_t)major;

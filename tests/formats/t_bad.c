@@ -473,6 +473,48 @@ static void test_payload(void)
     free(f);
 }
 
+/* The loaded strings themselves, on both of verify_strings's paths (an
+** all-ASCII section, and one with multi-byte lengths and UTF-8): each
+** string's bytes, its length and the NUL after it. */
+static void check_strings(const char *name, const char *const *want, const size_t *want_len,
+                          uint32_t n)
+{
+    Buf sec;
+    buf_init(&sec);
+    buf_varint(&sec, n);
+    for (uint32_t i = 0; i < n; i++) {
+        buf_varint(&sec, want_len[i]);
+        buf_put(&sec, want[i], want_len[i]);
+    }
+    size_t len;
+    unsigned char *f = file_with(BC_SEC_STRINGS, (const unsigned char *)sec.data, sec.len, 0,
+                                 NULL, 0, &len);
+    BcProgram *p = NULL;
+    BcError err;
+    CHECK_MSG(bc_load(f, len, NULL, &p, &err) == BC_ERR_OK, "%s: %s", name, err.msg);
+    for (uint32_t i = 0; p && i < n; i++) {
+        CHECK_MSG(p->str[i].len == want_len[i], "%s: string %u length", name, i);
+        CHECK_MSG(memcmp(p->str[i].s, want[i], want_len[i]) == 0, "%s: string %u bytes", name, i);
+        CHECK_MSG(p->str[i].s[want_len[i]] == 0, "%s: string %u not NUL-terminated", name, i);
+    }
+    bc_free(p);
+    free(f);
+    buf_fini(&sec);
+}
+
+static void test_strings_loaded(void)
+{
+    char z127[127], a200[200];
+    memset(z127, 'z', sizeof z127);
+    memset(a200, 'a', sizeof a200);
+    const char *ascii[] = { "name", "x", "", "a\0b", z127, "y" };
+    const size_t ascii_len[] = { 4, 1, 0, 3, 127, 1 };
+    check_strings("ascii section", ascii, ascii_len, 6);
+    const char *mixed[] = { "name", "x", a200, "h\xc3\xa9llo", "", "\xf0\x9f\x99\x82" };
+    const size_t mixed_len[] = { 4, 1, 200, 6, 0, 4 };
+    check_strings("utf-8 section", mixed, mixed_len, 6);
+}
+
 int main(void)
 {
     init_base();
@@ -482,6 +524,7 @@ int main(void)
     test_dictionary();
     test_sections();
     test_verifier();
+    test_strings_loaded();
     test_io_nomem();
     return tf_result("t_bad");
 }
