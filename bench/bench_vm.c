@@ -10,6 +10,11 @@
 **         mem_*    bc_load_with from bytes already in memory + counting sink
 **         load_*   bc_load_with from memory only (no playback)
 **         jsonl_*  bc_load_with from memory + JSONL events to /dev/null
+**       and two floors, parts of a load alone (nothing verified or played):
+**         read_*   reading each file as bc_load_file_with does (open, fstat,
+**                  read to end of file, close) into one reused buffer
+**         zstd_*   decompressing each file's frame from memory, as bc_load
+**                  does (one reused context, the built-in dictionary)
 **       each as *_sec (median per pass), *_scen_s, and events (per pass)
 **       --only MODE (first) runs one of them, for a profiler
 **   bench_vm play [--runs N ...] FILE.scb
@@ -25,8 +30,17 @@
 **         load_*   pack_load + pack_free only (no playback)
 **         jsonl_*  mem_, JSONL events to /dev/null
 **         play_*   playback only, of a pack loaded once (the share of play)
+**         zstd_*   a floor: decompressing the pack's frames alone, as
+**                  pack_load does (docs/pack.md section 2)
 **       each as *_sec, *_scen_s (entries per second), *_events_s */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
 #include "../formats/bc.h"
+#include "../formats/bc_zstd.h"
 #include "../formats/pack.h"
 #include "../runtime/rt_sim.h"
 #include "../vm/vm.h"
@@ -43,7 +57,88 @@ typedef struct Ctx {
     const Pack *pack;           /* pack mode, play_: loaded once */
     BcLoadCtx *lc;              /* files mode: reused load context, or NULL */
     BcLoadCtx *keep;            /* the context lc is set to when used */
+    enum { FLOOR_NONE, FLOOR_READ, FLOOR_ZSTD } floor;  /* files, pack: a part alone */
+    ZSTD_DCtx *dc;              /* FLOOR_ZSTD */
+    unsigned char *buf;         /* FLOOR_READ, FLOOR_ZSTD: reused output */
+    size_t cap;
 } Ctx;
+
+static unsigned char *room(Ctx *c, size_t n)
+{
+    if (n > c->cap) {
+        free(c->buf);
+        c->cap = n < 65536 ? 65536 : n;
+        c->buf = malloc(c->cap);
+        if (!c->buf)
+            exit(2);
+    }
+    return c->buf;
+}
+
+/* The syscalls bc_load_file_with makes for a regular file. */
+static void floor_read(Ctx *c, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        exit(2);
+    unsigned char *b = room(c, (size_t)st.st_size + 1);
+    for (size_t n = 0;;) {
+        ssize_t r = read(fd, b + n, c->cap - n);
+        if (r < 0)
+            exit(2);
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+}
+
+/* One frame: begun warm with the dictionary, as bc_load_with does. */
+static void floor_frame(Ctx *c, const ZSTD_DDict *dd, const unsigned char *f, size_t n,
+                        size_t content)
+{
+    unsigned char *out = room(c, content);
+    size_t r = dd ? ZSTD_decompressBegin_usingDDict(c->dc, dd) : 0;
+    if (!ZSTD_isError(r))
+        r = dd ? ZSTD_decompress_usingDDict(c->dc, out, content, f, n, dd)
+               : ZSTD_decompressDCtx(c->dc, out, content, f, n);
+    if (ZSTD_isError(r) || r != content)
+        exit(2);
+}
+
+/* A .scb's frame (docs/bytecode.md section 2: flags at 12, content size
+** at 16, frame size at 24, the frame at 40). */
+static void floor_scb(Ctx *c, const unsigned char *d, size_t len)
+{
+    if (len < BC_HEADER_SIZE || rd_u64le(d + 24) != len - BC_HEADER_SIZE)
+        exit(2);
+    floor_frame(c, (rd_u32le(d + 12) & BC_FLAG_DICT) ? bc_dict_ddict() : NULL,
+                d + BC_HEADER_SIZE, len - BC_HEADER_SIZE, (size_t)rd_u64le(d + 16));
+}
+
+/* Every frame of a pack (docs/pack.md sections 1-2: a 48-byte header with
+** the frame count at 40 and the dictionary size at 44, 20-byte frame table
+** entries, the dictionary, then the frames).  The pack's own dictionary
+** is prepared each pass, as pack_load does. */
+static void floor_pack(Ctx *c, const unsigned char *d, size_t len)
+{
+    if (len < 48)
+        exit(2);
+    uint32_t nf = rd_u32le(d + 40), ds = rd_u32le(d + 44);
+    const unsigned char *t = d + 48, *dict = t + 20 * (size_t)nf, *f = dict + ds;
+    if ((size_t)(f - d) > len)
+        exit(2);
+    ZSTD_DDict *dd = ds ? ZSTD_createDDict_byReference(dict, ds) : NULL;
+    for (uint32_t i = 0; i < nf; i++, t += 20) {
+        size_t cs = (size_t)rd_u64le(t);
+        if (cs > len - (size_t)(f - d))
+            exit(2);
+        floor_frame(c, (rd_u32le(t + 16) & 1) ? dd : NULL, f, cs, (size_t)rd_u64le(t + 8));
+        f += cs;
+    }
+    ZSTD_freeDDict(dd);
+}
 
 static void load_fail(const char *path, const BcError *e)
 {
@@ -56,6 +151,14 @@ static void files_pass(void *p)
     Ctx *c = p;
     RtTarget *t = c->jsonl ? c->sim : c->count;
     for (int i = 0; i < c->n; i++) {
+        if (c->floor == FLOOR_READ) {
+            floor_read(c, c->f[i].path);
+            continue;
+        }
+        if (c->floor == FLOOR_ZSTD) {
+            floor_scb(c, (const unsigned char *)c->f[i].data, c->f[i].len);
+            continue;
+        }
         BcProgram *prog;
         BcError e;
         BcErrCode r = c->disk ? bc_load_file_with(c->lc, c->f[i].path, NULL, &prog, &e)
@@ -98,6 +201,10 @@ static void per_pass(Ctx *c, void (*fn)(void *), uint64_t *events, uint64_t *byt
 static void pack_pass(void *p)
 {
     Ctx *c = p;
+    if (c->floor == FLOOR_ZSTD) {
+        floor_pack(c, (const unsigned char *)c->f[0].data, c->f[0].len);
+        return;
+    }
     RtTarget *t = c->jsonl ? c->sim : c->count;
     BenchFile disk = { 0 };
     BenchFile *f = &c->f[0];
@@ -143,12 +250,13 @@ static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
     per_pass(c, pack_pass, &events, &jbytes);
     printf("entries %u\nbytes %zu\ncontent %zu\nevents %llu\njsonl_bytes %llu\n", pk->n_entries,
            c->f[0].len, pk->content_size, (unsigned long long)events, (unsigned long long)jbytes);
-    static const struct { const char *name; bool disk, play, jsonl; } modes[] = {
-        { "disk", true, true, false },
-        { "mem", false, true, false },
-        { "load", false, false, false },
-        { "jsonl", false, true, true },
-        { "play", false, true, false },
+    static const struct { const char *name; bool disk, play, jsonl; int floor; } modes[] = {
+        { "disk", true, true, false, FLOOR_NONE },
+        { "mem", false, true, false, FLOOR_NONE },
+        { "load", false, false, false, FLOOR_NONE },
+        { "jsonl", false, true, true, FLOOR_NONE },
+        { "play", false, true, false, FLOOR_NONE },
+        { "zstd", false, false, false, FLOOR_ZSTD },
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         if (only && strcmp(only, modes[m].name) != 0)
@@ -156,6 +264,7 @@ static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
         c->disk = modes[m].disk;
         c->play = modes[m].play;
         c->jsonl = modes[m].jsonl;
+        c->floor = modes[m].floor;
         bool pre = strcmp(modes[m].name, "play") == 0;
         double s = bench_time(o, pre ? pack_play : pack_pass, c);
         printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", modes[m].name, s, modes[m].name,
@@ -196,13 +305,15 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
            (unsigned long long)events, (unsigned long long)jbytes);
     /* fresh: bc_load/bc_load_file, a new zstd context per file (what a
     ** caller that loads one file does); the others share one BcLoadCtx. */
-    static const struct { const char *name; bool disk, play, jsonl, ctx; } modes[] = {
-        { "fresh_disk", true, true, false, false },
-        { "fresh_mem", false, true, false, false },
-        { "disk", true, true, false, true },
-        { "mem", false, true, false, true },
-        { "load", false, false, false, true },
-        { "jsonl", false, true, true, true },
+    static const struct { const char *name; bool disk, play, jsonl, ctx; int floor; } modes[] = {
+        { "fresh_disk", true, true, false, false, FLOOR_NONE },
+        { "fresh_mem", false, true, false, false, FLOOR_NONE },
+        { "disk", true, true, false, true, FLOOR_NONE },
+        { "mem", false, true, false, true, FLOOR_NONE },
+        { "load", false, false, false, true, FLOOR_NONE },
+        { "jsonl", false, true, true, true, FLOOR_NONE },
+        { "read", true, false, false, false, FLOOR_READ },
+        { "zstd", false, false, false, false, FLOOR_ZSTD },
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         if (only && strcmp(only, modes[m].name) != 0)
@@ -210,6 +321,7 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
         c->disk = modes[m].disk;
         c->play = modes[m].play;
         c->jsonl = modes[m].jsonl;
+        c->floor = modes[m].floor;
         c->lc = modes[m].ctx ? c->keep : NULL;
         double s = bench_time(o, files_pass, c);
         printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", modes[m].name, s, modes[m].name,
@@ -236,7 +348,8 @@ int main(int argc, char **argv)
     }
     BenchOpts o;
     int i = 1 + bench_opts(argc - 1, argv + 1, &o);
-    Ctx c = { .f = calloc((size_t)argc, sizeof(BenchFile)), .keep = bc_load_ctx_new() };
+    Ctx c = { .f = calloc((size_t)argc, sizeof(BenchFile)), .keep = bc_load_ctx_new(),
+              .dc = ZSTD_createDCtx() };
     size_t bytes = 0;
     for (; i < argc; i++) {
         bench_read(argv[i], &c.f[c.n]);
@@ -245,7 +358,7 @@ int main(int argc, char **argv)
     FILE *null = fopen("/dev/null", "w");
     c.count = rt_count_new();
     c.sim = rt_sim_new(&(RtSimOpts){ .out = null });
-    if (c.n == 0 || !null || !c.count || !c.sim || !c.keep) {
+    if (c.n == 0 || !null || !c.count || !c.sim || !c.keep || !c.dc) {
         fputs("bench_vm: no input, or cannot set up the targets\n", stderr);
         return 2;
     }
@@ -256,6 +369,8 @@ int main(int argc, char **argv)
     c.sim->vt->destroy(c.sim);
     fclose(null);
     bc_load_ctx_free(c.keep);
+    ZSTD_freeDCtx(c.dc);
+    free(c.buf);
     bench_free_files(c.f, c.n);
     return rc;
 }

@@ -400,6 +400,13 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
                   f">= {T_FILE_X:.0f}x", status(x >= T_FILE_X))
         t.add(f"  events/s (counting sink, from memory) / load only",
               fmt_rate(v["mem_events_s"], "ev/s"), fmt_rate(v["load_scen_s"], "scen/s load only"))
+        # Floors: one part of a load alone, nothing verified or played.
+        # A floor under the target means no verifier or player can reach it.
+        for mode, label in (("read", "reading the files alone (open, fstat, read, close)"),
+                            ("zstd", "zstd decoding their frames alone (from memory)")):
+            rate = v[f"{mode}_scen_s"]
+            t.add(f"  floor: {label}", fmt_rate(rate, "scen/s"),
+                  f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{rate / REF_LOAD_PLAY:.1f}x")
     for name, pk, ys in packs:
         pack_rows(t, prog["bench_vm"], timing, name, pk)
 
@@ -464,6 +471,9 @@ def pack_rows(t, bench_vm, timing, name, pk):
           fmt_rate(v["mem_events_s"], "ev/s"),
           f"{fmt_rate(v['load_scen_s'], 'scen/s')} load only",
           f"{fmt_rate(v['play_scen_s'], 'scen/s')} play only")
+    rate = v["zstd_scen_s"]
+    t.add(f"  floor: zstd decoding the pack's frames alone (entries/s)", fmt_rate(rate, "scen/s"),
+          f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{rate / REF_LOAD_PLAY:.1f}x")
 
 
 # A scenario whose one response streams 40 assistant chunks of 100 bytes.
