@@ -4,7 +4,9 @@
 **   bench_vm files [--runs N ...] FILE.scb...
 **       per-file rates over all the files, each pass loading every file:
 **         fresh_disk_*, fresh_mem_*  as disk_*, mem_* with bc_load_file /
-**                  bc_load: a new zstd context for every file
+**                  bc_load, no BcLoadCtx: a file buffer and a payload
+**                  buffer allocated per load (the loader's one spare zstd
+**                  context serves them)
 **         disk_*   bc_load_file_with (read + verify) + play to the counting
 **                  sink, one BcLoadCtx for all files
 **         mem_*    bc_load_with from bytes already in memory + counting sink
@@ -303,8 +305,8 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
     per_pass(c, files_pass, &events, &jbytes);
     printf("files %d\nbytes %zu\nevents %llu\njsonl_bytes %llu\n", c->n, bytes,
            (unsigned long long)events, (unsigned long long)jbytes);
-    /* fresh: bc_load/bc_load_file, a new zstd context per file (what a
-    ** caller that loads one file does); the others share one BcLoadCtx. */
+    /* fresh: bc_load/bc_load_file without a BcLoadCtx (what a caller that
+    ** loads one file at a time does); the others share one BcLoadCtx. */
     static const struct { const char *name; bool disk, play, jsonl, ctx; int floor; } modes[] = {
         { "fresh_disk", true, true, false, false, FLOOR_NONE },
         { "fresh_mem", false, true, false, false, FLOOR_NONE },

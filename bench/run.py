@@ -389,7 +389,7 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     vm_sets.append((f"{len(pack_scb)} small .scb files", pack_scb))
     for name, files in vm_sets:
         v = kv([prog["bench_vm"], "files"] + timing + files)
-        for mode, label in (("fresh_disk", "bc_load_file, new zstd ctx each"),
+        for mode, label in (("fresh_disk", "bc_load_file, no BcLoadCtx"),
                             ("disk", "from disk, reused BcLoadCtx"),
                             ("mem", "from memory, reused BcLoadCtx"),
                             ("jsonl", "from memory, JSONL to /dev/null")):

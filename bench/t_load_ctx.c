@@ -55,20 +55,33 @@ static bool same_program(const BcProgram *a, const BcProgram *b)
     return true;
 }
 
-/* Loads data both ways and compares results (error or program). */
+/* Loads data three ways and compares results (error or program): bc_load
+** (the loader's one spare zstd context, used by every load before), the
+** long-lived context c, and a context new for this load. */
 static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
 {
-    BcProgram *pa = NULL, *pb = NULL;
-    BcError ea, eb;
+    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
+    BcError ea, eb, ec;
+    BcLoadCtx *fresh = bc_load_ctx_new();
+    CHECK(fresh != NULL);
     BcErrCode ra = bc_load(d, n, NULL, &pa, &ea);
     BcErrCode rb = bc_load_with(c, d, n, NULL, &pb, &eb);
-    CHECK(ra == rb);
+    BcErrCode rc = fresh ? bc_load_with(fresh, d, n, NULL, &pc, &ec) : ra;
+    if (!fresh)
+        ec = ea;
+    bc_load_ctx_free(fresh);
+    CHECK(ra == rb && ra == rc);
     CHECK(ea.code == eb.code && strcmp(ea.msg, eb.msg) == 0);
+    CHECK(ea.code == ec.code && strcmp(ea.msg, ec.msg) == 0);
     CHECK((pa == NULL) == (pb == NULL));
+    CHECK((pa == NULL) == (pc == NULL) || !fresh);
     if (pa && pb)
         CHECK(same_program(pa, pb));
+    if (pa && pc)
+        CHECK(same_program(pa, pc));
     bc_free(pa);
     bc_free(pb);
+    bc_free(pc);
 }
 
 /* Every byte of the frame changed three ways, with the header's checksum

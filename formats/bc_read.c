@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +141,35 @@ static ZSTD_DCtx *dctx_new(void)
     return ZSTD_createDCtx_advanced(mem);
 }
 
+/* Loads without a BcLoadCtx (bc_load, bc_load_file) share one spare
+** context: creating one cost more than decoding a small frame (zstd runs
+** CPUID, which traps to the hypervisor on a VM, and allocates ~100 KB).
+** Reuse changes no judgement: decompress begins every frame as a first
+** one (bench.load_ctx sweeps that).  A lock, so threads take the spare in
+** turn or make their own, as bc_wrap does with its compression context. */
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static ZSTD_DCtx *spare;
+
+static ZSTD_DCtx *dctx_take(void)
+{
+    pthread_mutex_lock(&spare_lock);
+    ZSTD_DCtx *d = spare;
+    spare = NULL;
+    pthread_mutex_unlock(&spare_lock);
+    return d ? d : dctx_new();
+}
+
+static void dctx_give(ZSTD_DCtx *d)
+{
+    pthread_mutex_lock(&spare_lock);
+    if (!spare) {
+        spare = d;
+        d = NULL;
+    }
+    pthread_mutex_unlock(&spare_lock);
+    ZSTD_freeDCtx(d);
+}
+
 /* keep: a context to reuse (BcLoadCtx), or NULL for a fresh one.  dict:
 ** the frame was compressed with the built-in dictionary (BC_FLAG_DICT). */
 static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned char *dst, size_t cap,
@@ -148,7 +178,7 @@ static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned cha
     const ZSTD_DDict *dd = dict ? bc_dict_ddict() : NULL;
     if (dict && !dd)
         return fail(ld, BC_ERR_NOMEM, "out of memory (zstd dictionary)");
-    ZSTD_DCtx *dc = keep ? keep : dctx_new();
+    ZSTD_DCtx *dc = keep ? keep : dctx_take();
     if (!dc)
         return fail(ld, BC_ERR_NOMEM, "out of memory (zstd context)");
     /* zstd picks one of two sequence decoders by whether the context used
@@ -163,7 +193,7 @@ static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned cha
         r = dd ? ZSTD_decompress_usingDDict(dc, dst, cap, f, n, dd)
                : ZSTD_decompressDCtx(dc, dst, cap, f, n);
     if (!keep)
-        ZSTD_freeDCtx(dc);
+        dctx_give(dc);
     if (ZSTD_isError(r)) {
         if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
             return fail(ld, BC_ERR_NOMEM, "out of memory (zstd)");
