@@ -84,6 +84,24 @@ static int scenario(void)
     return st;
 }
 
+/* scenario() in a child with allocation n failing (0: none): its status,
+** minus the signal that ended it, or -1000 when fork or wait failed. */
+static int run_child(unsigned long n)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1000;
+    if (pid == 0) {
+        sc_alloc_fail_after = n;
+        exit(scenario());
+    }
+    int ws;
+    if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws))
+        return WIFSIGNALED(ws) ? -WTERMSIG(ws) : -1000;
+    return WEXITSTATUS(ws);
+}
+
 int main(void)
 {
     char tmp[] = "/tmp/t_alloc_XXXXXX";
@@ -92,26 +110,23 @@ int main(void)
         return 1;
     close(fd);
     path = tmp;
-    /* sanity: the scenario succeeds without injection */
-    CHECK(scenario() == DONE);
+    /* sanity: the scenario succeeds without injection.  In a child too, as
+    ** every run is: the parent must not load anything itself, or each child
+    ** would inherit what the first load makes once per process (the spare
+    ** zstd contexts, the prepared dictionary) and never see it fail. */
+    CHECK(run_child(0) == DONE);
     unsigned long n;
     int oom_runs = 0;
     for (n = 1; n < 100000; n++) {
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid < 0)
+        int st = run_child(n);
+        if (st == -1000) {
+            CHECK_MSG(0, "allocation %lu failing: fork or wait failed", n);
             break;
-        if (pid == 0) {
-            sc_alloc_fail_after = n;
-            exit(scenario());
         }
-        int ws;
-        if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws)) {
-            CHECK_MSG(0, "allocation %lu failing: child crashed (signal %d)", n,
-                      WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+        if (st < 0) {
+            CHECK_MSG(0, "allocation %lu failing: child crashed (signal %d)", n, -st);
             continue;
         }
-        int st = WEXITSTATUS(ws);
         CHECK_MSG(st == DONE || st == OOM, "allocation %lu failing: status %d", n, st);
         if (st == OOM)
             oom_runs++;
