@@ -152,7 +152,7 @@ typedef struct BcProgram {
 } BcProgram;
 
 typedef struct BcLoadOpts {
-    uint64_t max_content;   /* 0 = BC_MAX_CONTENT */
+    uint64_t max_content;   /* 0 = BC_MAX_CONTENT; a larger value counts as it */
 } BcLoadOpts;
 
 /* Checks the container, decompresses, verifies every section and op.
@@ -167,18 +167,19 @@ BcErrCode bc_load_file(const char *path, const BcLoadOpts *opts,
 void bc_free(BcProgram *p);
 
 /* A reusable load context, for callers that load many programs (a runner
-** playing a directory, a benchmark): it keeps the zstd decompression
-** context and a file buffer between calls.  Creating a zstd context is
-** dear next to a small scenario: it runs CPUID, which traps under a
-** hypervisor, and loading + playing 1,000 ~1 KB .scb took 9.5 us each with
-** a fresh context and 6.6 us with one reused (bench_vm files, 2-vCPU VM,
-** docs/performance.md).  Loading through a context
+** playing a directory, a benchmark): it keeps a zstd decompression
+** context, a file buffer and a payload buffer between calls.  (bc_load and
+** bc_load_file share one spare zstd context between them, since creating
+** one is dear next to a small scenario: it runs CPUID, which traps under a
+** hypervisor; a BcLoadCtx also saves the buffers, and is one per thread
+** where the spare is taken in turn.)  Loading through a context
 ** checks exactly what bc_load() checks and gives the same results; the
 ** programs it returns are independent of it (free them with bc_free(),
 ** before or after the context).  One context per thread. */
 /* A payload without its container (a pack entry: docs/pack.md): the
 ** version and flags are checked as a header's would be, then the payload
-** is copied and verified exactly as bc_load verifies a decompressed one.
+** is verified (its strings and values copied into the program) exactly as
+** bc_load verifies a decompressed one.
 ** The program's file_size and checksum are 0. */
 BcErrCode bc_load_payload(const void *payload, size_t n, uint16_t major, uint16_t minor,
                           uint32_t flags, const BcLoadOpts *opts, BcProgram **out, BcError *err);
@@ -196,7 +197,7 @@ BcErrCode bc_unwrap(const void *data, size_t size, unsigned char **payload, size
 typedef struct BcLoadCtx BcLoadCtx;
 BcLoadCtx *bc_load_ctx_new(void);          /* NULL when out of memory */
 void bc_load_ctx_free(BcLoadCtx *c);       /* NULL is fine */
-/* bc_load() / bc_load_file() through c; c NULL = a fresh context per call. */
+/* bc_load() / bc_load_file() through c; c NULL = as bc_load() / bc_load_file(). */
 BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoadOpts *opts,
                        BcProgram **out, BcError *err);
 BcErrCode bc_load_file_with(BcLoadCtx *c, const char *path, const BcLoadOpts *opts,

@@ -6,10 +6,12 @@
 **   2. the section table (known ids, ascending, contiguous, in bounds);
 **   3. the verifier, organised by operand kind rather than by opcode
 **      (as Janet's is): strings, values, code, lines, meta.
-** A loaded program is ONE allocation: the BcProgram, the decompressed
-** payload, and the string/value/instruction tables sized from counts that
-** were bounded by their section sizes.  Strings are NUL-terminated in place
-** (see verify_strings), so they need no copy. */
+** A loaded program is ONE allocation: the BcProgram, copies of the
+** payload's strings and values sections, and the string/value/instruction
+** tables sized from counts that were bounded by their section sizes.  The
+** strings are copied one byte to the left in one go, so that each lands
+** where it stays and only its NUL is written (see layout, verify_strings);
+** code, lines and metadata are decoded from the payload where it lies. */
 #define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createDCtx_advanced: allocate via sc_malloc */
 #include "bc.h"
 
@@ -144,8 +146,8 @@ static ZSTD_DCtx *dctx_new(void)
 /* Loads without a BcLoadCtx (bc_load, bc_load_file) share one spare
 ** context: creating one cost more than decoding a small frame (zstd runs
 ** CPUID, which traps to the hypervisor on a VM, and allocates ~100 KB).
-** Reuse changes no judgement: decompress begins every frame as a first
-** one (bench.load_ctx sweeps that).  A lock, so threads take the spare in
+** Reuse changes no judgement: decompress begins every frame warm, on a
+** new context and a used one alike (bench.load_ctx sweeps that).  A lock, so threads take the spare in
 ** turn or make their own, as bc_wrap does with its compression context. */
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static ZSTD_DCtx *spare;
@@ -170,8 +172,9 @@ static void dctx_give(ZSTD_DCtx *d)
     ZSTD_freeDCtx(d);
 }
 
-/* keep: a context to reuse (BcLoadCtx), or NULL for a fresh one.  dict:
-** the frame was compressed with the built-in dictionary (BC_FLAG_DICT). */
+/* keep: the context of a BcLoadCtx, or NULL for the spare (dctx_take).
+** dict: the frame was compressed with the built-in dictionary
+** (BC_FLAG_DICT). */
 static BcErrCode decompress(Loader *ld, ZSTD_DCtx *keep, bool dict, unsigned char *dst, size_t cap,
                             const unsigned char *f, size_t n)
 {
@@ -270,33 +273,36 @@ static BcErrCode read_count(Loader *ld, uint32_t id, BcErrCode code, size_t min_
 
 /* ---- 3. the verifier ---- */
 
-/* No byte of [p, end) has its top bit set. */
-static bool all_ascii(const unsigned char *p, const unsigned char *end)
+/* No byte of [p, p + n) has its top bit set: eight at a time, inline. */
+static inline bool ascii_only(const unsigned char *p, size_t n)
 {
     uint64_t acc = 0, w;
-    for (; end - p >= 8; p += 8) {
-        memcpy(&w, p, 8);
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        memcpy(&w, p + i, 8);
         acc |= w;
     }
-    for (; p < end; p++)
-        acc |= *p;
+    for (; i < n; i++)
+        acc |= p[i];
     return (acc & 0x8080808080808080ull) == 0;
 }
 
-/* Each entry is a varint length then the bytes.  layout copied the section
-** one byte to the left (copy[k] = section[k + 1]), so each string's bytes
-** already lie in the copy one place before where they are in src, followed
-** by the copy of the next entry's first byte (or, for the last, the copy's
-** last byte), which becomes the string's NUL.  Lengths are read from src. */
+/* Each entry is a varint length then the bytes.  layout copied the
+** section after its count one byte to the left (copy[k] = section[k + 1]),
+** so each string's bytes already lie in the copy one place before where
+** they are in src; the byte after them in the copy (a copy of the next
+** entry's first byte, or for the last string the byte after the copied
+** ones) becomes the string's NUL.  Lengths are read from src. */
 static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
 {
     const unsigned char *p = ld->sec[BC_SEC_STRINGS], *end = ld->sec_end[BC_SEC_STRINGS];
     const unsigned char *base = p;
     unsigned char *copy = ld->str_copy;
-    /* A section with no byte >= 0x80 (most are) holds only ASCII text,
-    ** which needs no UTF-8 decoder: one pass over the whole section
-    ** instead of a call per string. */
-    bool ascii = all_ascii(p, end);
+    /* Most sections hold only ASCII text and lengths under 128, so no byte
+    ** at all with its top bit set: one pass over the section instead of a
+    ** check per string.  Otherwise each string is checked for that inline
+    ** and only the rest go through the UTF-8 decoder. */
+    bool ascii = ascii_only(p, (size_t)(end - p));
     for (uint32_t i = 0; i < n; i++) {
         uint64_t len;
         if (!varint_read(&p, end, &len))
@@ -305,7 +311,7 @@ static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
             return fail(ld, BC_ERR_STRINGS, "string %u: length %llu overruns the section", i,
                         (unsigned long long)len);
         size_t bad;
-        if (!ascii && !utf8_valid(p, (size_t)len, &bad))
+        if (!ascii && !ascii_only(p, (size_t)len) && !utf8_valid(p, (size_t)len, &bad))
             return fail(ld, BC_ERR_STRINGS, "string %u: invalid UTF-8 at byte %zu", i, bad);
         unsigned char *c = copy + (p - base) - 1;
         c[len] = 0;
@@ -430,8 +436,8 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
         t += dt;
         in->t = t;
         in->op = (uint8_t)op;
-        int n_opd = info->n_operands;       /* held: the stores below may alias it */
-        const char *kind = info->operands;
+        int n_opd = info->n_operands;
+        const char *kind = info->operands;  /* held: the stores below may alias a char */
         in->n = (uint8_t)n_opd;
         for (int k = 0; k < n_opd; k++) {
             if (!varint_read(&p, end, &v))
@@ -538,9 +544,9 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
 
 /* Allocates the program's one block and copies into it what the program
 ** keeps of the payload (src, whose sections read_sections found): the
-** strings section one byte to the left, where verify_strings makes C
-** strings of it without moving them again, and the values section, whose
-** pointers are moved to the copy.  Code, lines and metadata are decoded
+** strings section after its count one byte to the left, where
+** verify_strings makes C strings of it without moving them again, and the
+** values section, whose pointers are moved to the copy.  Code, lines and metadata are decoded
 ** from src into the tables. */
 static BcErrCode layout(Loader *ld, unsigned char **mem, uint32_t n_str, uint32_t n_val,
                         uint32_t n_insn)
@@ -661,7 +667,10 @@ BcErrCode bc_unwrap(const void *data, size_t size, unsigned char **payload, size
 
 static uint64_t max_content(const BcLoadOpts *opts)
 {
-    uint64_t max = opts && opts->max_content ? opts->max_content : BC_MAX_CONTENT;
+    /* A caller may lower the limit, never raise it: counts are read as
+    ** 32-bit on the strength of it (read_count). */
+    uint64_t max = opts && opts->max_content && opts->max_content < BC_MAX_CONTENT
+                       ? opts->max_content : BC_MAX_CONTENT;
     return max > SIZE_MAX / 4 ? SIZE_MAX / 4 : max;
 }
 

@@ -131,6 +131,10 @@ static void test_container(void)
     expect("content size 0", f, len, NULL, BC_ERR_SIZE, NULL);
     FRESH(); put_u64(f + 16, (uint64_t)1 << 40);
     expect("content size huge", f, len, NULL, BC_ERR_SIZE, NULL);
+    /* max_content can lower the limit, not raise it */
+    FRESH(); put_u64(f + 16, (uint64_t)BC_MAX_CONTENT + 1);
+    expect("content over BC_MAX_CONTENT, max_content larger", f, len,
+           &(BcLoadOpts){ .max_content = (uint64_t)1 << 40 }, BC_ERR_SIZE, "1..268435456");
     expect("content over max_content", good, len, &(BcLoadOpts){ .max_content = 20 }, BC_ERR_SIZE,
            NULL);
     FRESH(); f[len] = 0;
