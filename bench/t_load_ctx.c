@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "../formats/bc.h"
+#include "../common/sc_alloc.h"
 #include "../formats/bc_write.h"
 
 static int failures;
@@ -55,26 +56,14 @@ static bool same_program(const BcProgram *a, const BcProgram *b)
     return true;
 }
 
-/* Loads data three ways and compares results (error or program): bc_load
-** (the loader's one spare zstd context, used by every load before), the
-** long-lived context c, and a context new for this load. */
-static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
+static void compare3(BcErrCode ra, BcErrCode rb, BcErrCode rc, const BcError *ea,
+                     const BcError *eb, const BcError *ec, BcProgram *pa, BcProgram *pb,
+                     BcProgram *pc)
 {
-    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
-    BcError ea, eb, ec;
-    BcLoadCtx *fresh = bc_load_ctx_new();
-    CHECK(fresh != NULL);
-    BcErrCode ra = bc_load(d, n, NULL, &pa, &ea);
-    BcErrCode rb = bc_load_with(c, d, n, NULL, &pb, &eb);
-    BcErrCode rc = fresh ? bc_load_with(fresh, d, n, NULL, &pc, &ec) : ra;
-    if (!fresh)
-        ec = ea;
-    bc_load_ctx_free(fresh);
     CHECK(ra == rb && ra == rc);
-    CHECK(ea.code == eb.code && strcmp(ea.msg, eb.msg) == 0);
-    CHECK(ea.code == ec.code && strcmp(ea.msg, ec.msg) == 0);
-    CHECK((pa == NULL) == (pb == NULL));
-    CHECK((pa == NULL) == (pc == NULL) || !fresh);
+    CHECK(ea->code == eb->code && strcmp(ea->msg, eb->msg) == 0);
+    CHECK(ea->code == ec->code && strcmp(ea->msg, ec->msg) == 0);
+    CHECK((pa == NULL) == (pb == NULL) && (pa == NULL) == (pc == NULL));
     if (pa && pb)
         CHECK(same_program(pa, pb));
     if (pa && pc)
@@ -84,25 +73,70 @@ static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
     bc_free(pc);
 }
 
-/* Every byte of the frame changed three ways, with the header's checksum
-** fixed so the corrupt frame reaches zstd; before each, the good file warms
-** the context (zstd's reused state once decided what it accepted). */
+/* Loads data three ways and compares results (error or program): bc_load
+** (the loader's one spare zstd context, used by every load before), the
+** long-lived context c, and a context new for this load. */
+static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
+{
+    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
+    BcError ea, eb, ec;
+    BcLoadCtx *fresh = bc_load_ctx_new();
+    CHECK(fresh != NULL);
+    if (!fresh)
+        return;
+    BcErrCode ra = bc_load(d, n, NULL, &pa, &ea);
+    BcErrCode rb = bc_load_with(c, d, n, NULL, &pb, &eb);
+    BcErrCode rc = bc_load_with(fresh, d, n, NULL, &pc, &ec);
+    bc_load_ctx_free(fresh);
+    compare3(ra, rb, rc, &ea, &eb, &ec, pa, pb, pc);
+}
+
+/* d with byte k flipped by x and the header's checksum fixed, so the
+** corrupt frame reaches zstd: into m (n bytes). */
+static void corrupt(const unsigned char *d, size_t n, size_t k, unsigned char x, unsigned char *m)
+{
+    memcpy(m, d, n);
+    m[k] ^= x;
+    uint64_t h = XXH64(m + 40, n - 40, 0);
+    for (int i = 0; i < 8; i++)
+        m[32 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static const unsigned char flips[] = { 0x01, 0x5a, 0xff };
+
+/* Every byte of the frame changed three ways; before each, the good file
+** warms the context (zstd's reused state once decided what it accepted). */
 static void sweep(BcLoadCtx *c, const unsigned char *d, size_t n)
 {
-    static const unsigned char xs[] = { 0x01, 0x5a, 0xff };
     unsigned char *m = malloc(n);
     CHECK(m != NULL);
     for (size_t k = 40; m && k < n; k++)
-        for (size_t x = 0; x < sizeof xs; x++) {
-            memcpy(m, d, n);
-            m[k] ^= xs[x];
-            uint64_t h = XXH64(m + 40, n - 40, 0);
-            for (int i = 0; i < 8; i++)
-                m[32 + i] = (unsigned char)(h >> (8 * i));
+        for (size_t x = 0; x < sizeof flips; x++) {
+            corrupt(d, n, k, flips[x], m);
             compare(c, d, n);
             compare(c, m, n);
         }
     free(m);
+}
+
+/* Frames without the dictionary, each corrupted as above, after a good
+** and after a failed frame with it: nothing of its use carries over. */
+static void sweep_plain(BcLoadCtx *c, const unsigned char *plain, size_t pn,
+                        const unsigned char *dict, size_t dn)
+{
+    unsigned char *m = malloc(pn), *bad = malloc(dn);
+    CHECK(m && bad);
+    for (size_t k = 40; m && bad && k < pn; k++)
+        for (size_t x = 0; x < sizeof flips; x++) {
+            corrupt(plain, pn, k, flips[x], m);
+            corrupt(dict, dn, 40 + k % (dn - 40), flips[x], bad);
+            compare(c, dict, dn);
+            compare(c, m, pn);
+            compare(c, bad, dn);
+            compare(c, m, pn);
+        }
+    free(m);
+    free(bad);
 }
 
 static void sweep_file(BcLoadCtx *c, const char *path)
@@ -122,16 +156,35 @@ static void sweep_file(BcLoadCtx *c, const char *path)
 
 static void compare_file(BcLoadCtx *c, const char *path)
 {
-    BcProgram *pa = NULL, *pb = NULL;
-    BcError ea, eb;
+    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
+    BcError ea, eb, ec;
+    BcLoadCtx *fresh = bc_load_ctx_new();
+    CHECK(fresh != NULL);
+    if (!fresh)
+        return;
     BcErrCode ra = bc_load_file(path, NULL, &pa, &ea);
     BcErrCode rb = bc_load_file_with(c, path, NULL, &pb, &eb);
-    CHECK(ra == rb);
-    CHECK(ea.code == eb.code && strcmp(ea.msg, eb.msg) == 0);
-    if (pa && pb)
-        CHECK(same_program(pa, pb));
-    bc_free(pa);
-    bc_free(pb);
+    BcErrCode rc = bc_load_file_with(fresh, path, NULL, &pc, &ec);
+    bc_load_ctx_free(fresh);
+    compare3(ra, rb, rc, &ea, &eb, &ec, pa, pb, pc);
+}
+
+/* d's payload in a frame without the built-in dictionary (bc_wrap). */
+static unsigned char *without_dict(const unsigned char *d, size_t n, size_t *len)
+{
+    unsigned char *pl, *out = NULL;
+    size_t pn;
+    const char *why;
+    uint32_t flags = (uint32_t)d[12] | (uint32_t)d[13] << 8 | (uint32_t)d[14] << 16 |
+                     (uint32_t)d[15] << 24;
+    if (bc_unwrap(d, n, &pl, &pn, NULL) != BC_ERR_OK)
+        exit(2);
+    if (!bc_wrap(pl, pn, BC_VERSION_MAJOR, BC_VERSION_MINOR, flags & ~(uint32_t)BC_FLAG_DICT, 0,
+                 &out, len, &why))
+        exit(2);
+    sc_free(pl);
+    CHECK(!(out[12] & BC_FLAG_DICT));
+    return out;
 }
 
 int main(int argc, char **argv)
@@ -174,8 +227,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         compare_file(c, argv[i]);
 
-    /* corrupt frames that pass the checksum: the built-in dictionary's */
+    /* corrupt frames that pass the checksum: the built-in dictionary's,
+    ** and frames without it among them */
     sweep(c, small, n_small);
+    size_t n_plain;
+    unsigned char *plain = without_dict(small, n_small, &n_plain);
+    sweep_plain(c, plain, n_plain, small, n_small);
     for (int i = 1; i < argc; i++)
         sweep_file(c, argv[i]);
 
@@ -194,6 +251,7 @@ int main(int argc, char **argv)
     rmdir(dir);
     free(small);
     free(big);
+    sc_free(plain);
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     else
