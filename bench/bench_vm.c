@@ -33,7 +33,8 @@
 **         jsonl_*  mem_, JSONL events to /dev/null
 **         play_*   playback only, of a pack loaded once (the share of play)
 **         zstd_*   a floor: decompressing the pack's frames alone, as
-**                  pack_load does (docs/pack.md section 2)
+**                  pack_load does (a new zstd context per pack, docs/pack.md
+**                  section 2)
 **       each as *_sec, *_scen_s (entries per second), *_events_s */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -119,27 +120,41 @@ static void floor_scb(Ctx *c, const unsigned char *d, size_t len)
                 d + BC_HEADER_SIZE, len - BC_HEADER_SIZE, (size_t)rd_u64le(d + 16));
 }
 
-/* Every frame of a pack (docs/pack.md sections 1-2: a 48-byte header with
-** the frame count at 40 and the dictionary size at 44, 20-byte frame table
-** entries, the dictionary, then the frames).  The pack's own dictionary
-** is prepared each pass, as pack_load does. */
+/* Every frame of a pack decoded as pack_load decodes them (docs/pack.md
+** sections 1-2; formats/pack_read.c): a new zstd context and the pack's
+** own dictionary prepared per pack, the frames one after another into one
+** buffer of the content's size. */
 static void floor_pack(Ctx *c, const unsigned char *d, size_t len)
 {
-    if (len < 48)
+    if (len < PACK_HEADER_SIZE)
         exit(2);
-    uint32_t nf = rd_u32le(d + 40), ds = rd_u32le(d + 44);
-    const unsigned char *t = d + 48, *dict = t + 20 * (size_t)nf, *f = dict + ds;
-    if ((size_t)(f - d) > len)
+    size_t nf = rd_u32le(d + 40), ds = rd_u32le(d + 44);
+    size_t content = (size_t)rd_u64le(d + 16);
+    if (nf > (len - PACK_HEADER_SIZE) / PACK_FRAME_ENTRY_SIZE ||
+        ds > len - PACK_HEADER_SIZE - nf * PACK_FRAME_ENTRY_SIZE)
         exit(2);
+    const unsigned char *t = d + PACK_HEADER_SIZE, *dict = t + nf * PACK_FRAME_ENTRY_SIZE;
+    const unsigned char *f = dict + ds, *end = d + len;
+    unsigned char *out = room(c, content);
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
     ZSTD_DDict *dd = ds ? ZSTD_createDDict_byReference(dict, ds) : NULL;
-    for (uint32_t i = 0; i < nf; i++, t += 20) {
-        size_t cs = (size_t)rd_u64le(t);
-        if (cs > len - (size_t)(f - d))
+    if (!dc || (ds && !dd))
+        exit(2);
+    size_t at = 0;
+    for (size_t i = 0; i < nf; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        size_t cs = (size_t)rd_u64le(t), fc = (size_t)rd_u64le(t + 8);
+        if (cs > (size_t)(end - f) || fc > content - at)
             exit(2);
-        floor_frame(c, (rd_u32le(t + 16) & 1) ? dd : NULL, f, cs, (size_t)rd_u64le(t + 8));
+        size_t r = (rd_u32le(t + 16) & PACK_FRAME_DICT)
+                       ? ZSTD_decompress_usingDDict(dc, out + at, fc, f, cs, dd)
+                       : ZSTD_decompressDCtx(dc, out + at, fc, f, cs);
+        if (ZSTD_isError(r) || r != fc)
+            exit(2);
         f += cs;
+        at += fc;
     }
     ZSTD_freeDDict(dd);
+    ZSTD_freeDCtx(dc);
 }
 
 static void load_fail(const char *path, const BcError *e)
