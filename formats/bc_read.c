@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,32 +143,20 @@ static ZSTD_DCtx *dctx_new(void)
 }
 
 /* Loads without a BcLoadCtx (bc_load, bc_load_file) share one spare
-** context: creating one cost more than decoding a small frame (zstd runs
-** CPUID, which traps to the hypervisor on a VM, and allocates ~100 KB).
+** context (BcSpare): creating one cost more than decoding a small frame.
 ** Reuse changes no judgement: decompress begins every frame warm, on a
-** new context and a used one alike (bench.load_ctx sweeps that).  A lock, so threads take the spare in
-** turn or make their own, as bc_wrap does with its compression context. */
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static ZSTD_DCtx *spare;
+** new context and a used one alike (bench.load_ctx sweeps that). */
+static BcSpare spare = BC_SPARE_INIT;
 
 static ZSTD_DCtx *dctx_take(void)
 {
-    pthread_mutex_lock(&spare_lock);
-    ZSTD_DCtx *d = spare;
-    spare = NULL;
-    pthread_mutex_unlock(&spare_lock);
+    ZSTD_DCtx *d = bc_spare_take(&spare);
     return d ? d : dctx_new();
 }
 
 static void dctx_give(ZSTD_DCtx *d)
 {
-    pthread_mutex_lock(&spare_lock);
-    if (!spare) {
-        spare = d;
-        d = NULL;
-    }
-    pthread_mutex_unlock(&spare_lock);
-    ZSTD_freeDCtx(d);
+    ZSTD_freeDCtx(bc_spare_keep(&spare, d));
 }
 
 /* keep: the context of a BcLoadCtx, or NULL for the spare (dctx_take).

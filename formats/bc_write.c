@@ -7,7 +7,6 @@
 #define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced: allocate via sc_malloc */
 #include "bc_write.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -492,23 +491,16 @@ static void put_section(Buf *table, uint32_t id, size_t *off, const Buf *s)
     *off += s->len;
 }
 
-/* One compression context kept for the next bc_wrap.  Creating one runs
-** zstd's CPU detection (two CPUID instructions, which trap to the
-** hypervisor on a virtual machine: 3.7% of compiling a small scenario
-** here, perf), then sizes and clears its tables.  Reuse changes no byte of
-** the output: parameters and dictionary are reset and set again for every
-** frame (checked on 1,025 scenarios compiled in one process and one by
-** one).  A lock, so threads take the spare in turn or make their own; only
-** a context whose last frame succeeded is kept. */
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static ZSTD_CCtx *spare;
+/* One compression context kept for the next bc_wrap (BcSpare: creating
+** one was 3.7% of compiling a small scenario here, perf).  Reuse changes no
+** byte of the output: parameters and dictionary are reset and set again
+** for every frame (checked on 1,025 scenarios compiled in one process and
+** one by one).  Only a context whose last frame succeeded is kept. */
+static BcSpare spare = BC_SPARE_INIT;
 
 static ZSTD_CCtx *cctx_take(void)
 {
-    pthread_mutex_lock(&spare_lock);
-    ZSTD_CCtx *c = spare;
-    spare = NULL;
-    pthread_mutex_unlock(&spare_lock);
+    ZSTD_CCtx *c = bc_spare_take(&spare);
     if (c && ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters))) {
         ZSTD_freeCCtx(c);
         c = NULL;
@@ -518,13 +510,7 @@ static ZSTD_CCtx *cctx_take(void)
 
 static void cctx_give(ZSTD_CCtx *c)
 {
-    pthread_mutex_lock(&spare_lock);
-    if (!spare) {
-        spare = c;
-        c = NULL;
-    }
-    pthread_mutex_unlock(&spare_lock);
-    ZSTD_freeCCtx(c);
+    ZSTD_freeCCtx(bc_spare_keep(&spare, c));
 }
 
 /* With BC_FLAG_DICT the frame is compressed with the built-in dictionary:

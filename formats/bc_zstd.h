@@ -4,6 +4,8 @@
 #ifndef SC_BC_ZSTD_H
 #define SC_BC_ZSTD_H
 
+#include <pthread.h>
+
 #include "sc_alloc.h"
 
 static inline void *bc_zstd_alloc(void *opaque, size_t n)
@@ -38,6 +40,40 @@ static inline size_t bc_zstd_pin(ZSTD_CCtx *cc, int level)
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
     return r;
+}
+
+/* One spare zstd context kept for the next caller (bc_wrap's compression
+** context, bc_load's decompression context): creating one runs zstd's CPU
+** detection, two CPUID instructions that trap to the hypervisor on a
+** virtual machine, then allocates and clears its tables.  A lock, so
+** threads take the spare in turn or make their own. */
+typedef struct BcSpare {
+    pthread_mutex_t lock;
+    void *p;
+} BcSpare;
+#define BC_SPARE_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
+
+/* The spare, or NULL when there is none (the caller makes one). */
+static inline void *bc_spare_take(BcSpare *s)
+{
+    pthread_mutex_lock(&s->lock);
+    void *p = s->p;
+    s->p = NULL;
+    pthread_mutex_unlock(&s->lock);
+    return p;
+}
+
+/* Keeps p as the spare and returns NULL, or returns p for the caller to
+** free when there is a spare already. */
+static inline void *bc_spare_keep(BcSpare *s, void *p)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->p) {
+        s->p = p;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return p;
 }
 
 /* The pinned level of .scb frames (docs/bytecode.md section 3). */
