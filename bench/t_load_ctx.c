@@ -56,39 +56,55 @@ static bool same_program(const BcProgram *a, const BcProgram *b)
     return true;
 }
 
-static void compare3(BcErrCode ra, BcErrCode rb, BcErrCode rc, const BcError *ea,
-                     const BcError *eb, const BcError *ec, BcProgram *pa, BcProgram *pb,
-                     BcProgram *pc)
+/* One load of a file (path) or of bytes (d, n), through c or, with c
+** NULL, through bc_load / bc_load_file. */
+typedef struct Input {
+    const char *path;
+    const unsigned char *d;
+    size_t n;
+} Input;
+
+static BcErrCode load(BcLoadCtx *c, const Input *in, BcProgram **p, BcError *e)
 {
-    CHECK(ra == rb && ra == rc);
-    CHECK(ea->code == eb->code && strcmp(ea->msg, eb->msg) == 0);
-    CHECK(ea->code == ec->code && strcmp(ea->msg, ec->msg) == 0);
-    CHECK((pa == NULL) == (pb == NULL) && (pa == NULL) == (pc == NULL));
-    if (pa && pb)
-        CHECK(same_program(pa, pb));
-    if (pa && pc)
-        CHECK(same_program(pa, pc));
-    bc_free(pa);
-    bc_free(pb);
-    bc_free(pc);
+    if (in->path)
+        return c ? bc_load_file_with(c, in->path, NULL, p, e) : bc_load_file(in->path, NULL, p, e);
+    return c ? bc_load_with(c, in->d, in->n, NULL, p, e) : bc_load(in->d, in->n, NULL, p, e);
 }
 
-/* Loads data three ways and compares results (error or program): bc_load
-** (the loader's one spare zstd context, used by every load before), the
-** long-lived context c, and a context new for this load. */
-static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
+/* Loads in three ways and compares results (error or program): without a
+** context (the loader's one spare zstd context, used by every load
+** before), through the long-lived context c, and through a context new
+** for this load. */
+static void compare_in(BcLoadCtx *c, const Input *in)
 {
-    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
-    BcError ea, eb, ec;
     BcLoadCtx *fresh = bc_load_ctx_new();
     CHECK(fresh != NULL);
     if (!fresh)
         return;
-    BcErrCode ra = bc_load(d, n, NULL, &pa, &ea);
-    BcErrCode rb = bc_load_with(c, d, n, NULL, &pb, &eb);
-    BcErrCode rc = bc_load_with(fresh, d, n, NULL, &pc, &ec);
+    BcProgram *p[3] = { NULL, NULL, NULL };
+    BcError e[3];
+    BcErrCode r[3] = { load(NULL, in, &p[0], &e[0]), load(c, in, &p[1], &e[1]),
+                       load(fresh, in, &p[2], &e[2]) };
     bc_load_ctx_free(fresh);
-    compare3(ra, rb, rc, &ea, &eb, &ec, pa, pb, pc);
+    for (int k = 1; k < 3; k++) {
+        CHECK(r[k] == r[0]);
+        CHECK(e[k].code == e[0].code && strcmp(e[k].msg, e[0].msg) == 0);
+        CHECK((p[k] == NULL) == (p[0] == NULL));
+        if (p[k] && p[0])
+            CHECK(same_program(p[k], p[0]));
+    }
+    for (int k = 0; k < 3; k++)
+        bc_free(p[k]);
+}
+
+static void compare(BcLoadCtx *c, const unsigned char *d, size_t n)
+{
+    compare_in(c, &(Input){ NULL, d, n });
+}
+
+static void compare_file(BcLoadCtx *c, const char *path)
+{
+    compare_in(c, &(Input){ path, NULL, 0 });
 }
 
 /* d with byte k flipped by x and the header's checksum fixed, so the
@@ -152,21 +168,6 @@ static void sweep_file(BcLoadCtx *c, const char *path)
     if (n > 40)
         sweep(c, d, n);
     free(d);
-}
-
-static void compare_file(BcLoadCtx *c, const char *path)
-{
-    BcProgram *pa = NULL, *pb = NULL, *pc = NULL;
-    BcError ea, eb, ec;
-    BcLoadCtx *fresh = bc_load_ctx_new();
-    CHECK(fresh != NULL);
-    if (!fresh)
-        return;
-    BcErrCode ra = bc_load_file(path, NULL, &pa, &ea);
-    BcErrCode rb = bc_load_file_with(c, path, NULL, &pb, &eb);
-    BcErrCode rc = bc_load_file_with(fresh, path, NULL, &pc, &ec);
-    bc_load_ctx_free(fresh);
-    compare3(ra, rb, rc, &ea, &eb, &ec, pa, pb, pc);
 }
 
 /* d's payload in a frame without the built-in dictionary (bc_wrap). */
