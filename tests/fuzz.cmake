@@ -1,12 +1,36 @@
-# Fuzzing the compiler front to back.  Seeds and findings in
-# tests/fuzz/compile-corpus are replayed by a plain main() in every build;
-# -DSCC_FUZZ=ON (with clang) also builds the libFuzzer binary.
+# Fuzzing.  Seeds and findings are replayed by a plain main() (fuzz_replay.c)
+# in every build; -DSCC_FUZZ=ON (with clang) also builds the libFuzzer
+# binaries.
+#
+# The compiler front to back: tests/fuzz/compile-corpus, plus the YAML seeds.
 add_executable(fuzz_compile_replay fuzz/fuzz_replay.c fuzz/fuzz_compile.c)
 target_link_libraries(fuzz_compile_replay PRIVATE sc_compiler)
 add_test(NAME fuzz_compile_regressions
          COMMAND fuzz_compile_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus
                  ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_SOURCE_DIR}/errors)
 set_tests_properties(fuzz_compile_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
+# The loaders (.scb, bare payloads, .scp) and playback of what they accept:
+# tests/fuzz/load-corpus, plus seeds compiled here by this build's scc, so
+# no compiled binary is committed and the seeds follow the format.  Some
+# scenarios as .scb (one with its line table stripped) and a small pack with
+# embedded files (a patch, an image, a repo folder).
+add_executable(fuzz_load_replay fuzz/fuzz_replay.c fuzz/fuzz_load.c)
+target_link_libraries(fuzz_load_replay PRIVATE sc_vm sc_pack PkgConfig::XXHASH PkgConfig::CJSON)
+set(_fz_seeds ${CMAKE_CURRENT_BINARY_DIR}/fuzz-load-seeds)
+add_test(NAME fuzz_load_seeds
+         COMMAND sh -c "set -e; rm -rf \"$2\"; mkdir -p \"$2\"; cd \"$3\"; \
+for s in rate_limited_retry rich_content_blocks acp_load_session pty_bash_session; do \
+\"$1\" -o \"$2/$s.scb\" $s.yaml; done; \
+\"$1\" -s -o \"$2/bugfix_with_tests.stripped.scb\" bugfix_with_tests.yaml; \
+\"$1\" --pack -o \"$2/small.scp\" multimodal_prompt.yaml user_edits_concurrent.yaml bugfix_with_tests.yaml"
+                 sh $<TARGET_FILE:scc> ${_fz_seeds} ${PROJECT_SOURCE_DIR}/stdlib-scenarios)
+set_tests_properties(fuzz_load_seeds PROPERTIES FIXTURES_SETUP fuzz_load_seeds
+                     LABELS "fuzz-regress" TIMEOUT 60)
+add_test(NAME fuzz_load_regressions
+         COMMAND fuzz_load_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/load-corpus ${_fz_seeds})
+set_tests_properties(fuzz_load_regressions PROPERTIES FIXTURES_REQUIRED fuzz_load_seeds
+                     LABELS "fuzz-regress" TIMEOUT 300)
 
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
@@ -29,4 +53,10 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_compile PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_compile PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_compile PRIVATE sc_compiler)
+
+  # fuzz_load CORPUS_DIR SEED_DIR...: tests/fuzz/load-corpus/README.md
+  add_executable(fuzz_load fuzz/fuzz_load.c)
+  target_compile_options(fuzz_load PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_load PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_load PRIVATE sc_vm sc_pack PkgConfig::XXHASH PkgConfig::CJSON)
 endif()
