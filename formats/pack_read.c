@@ -188,13 +188,24 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
     const unsigned char *f = dict_p + dict;
     ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
-    ZSTD_DDict *dd = NULL;
+    const ZSTD_DDict *dd = NULL;
+    void *dd_mem = NULL;
     PackErrCode e = PACK_ERR_OK;
     if (!dc)
         return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd context)");
-    if (dict && !(dd = ZSTD_createDDict_advanced(dict_p, dict, ZSTD_dlm_byRef, ZSTD_dct_auto, mem))) {
-        ZSTD_freeDCtx(dc);
-        return fail(ld, PACK_ERR_COMPRESSION, -1, "the dictionary is invalid");
+    /* ZSTD_createDDict returns NULL for out of memory and for a corrupt
+    ** dictionary alike: allocate first, then only the dictionary can fail */
+    if (dict) {
+        size_t dd_size = ZSTD_estimateDDictSize(dict, ZSTD_dlm_byRef);
+        if (!(dd_mem = sc_malloc(dd_size))) {
+            ZSTD_freeDCtx(dc);
+            return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd dictionary)");
+        }
+        if (!(dd = ZSTD_initStaticDDict(dd_mem, dd_size, dict_p, dict, ZSTD_dlm_byRef, ZSTD_dct_auto))) {
+            sc_free(dd_mem);
+            ZSTD_freeDCtx(dc);
+            return fail(ld, PACK_ERR_COMPRESSION, -1, "the dictionary is invalid");
+        }
     }
     size_t at = 0;
     for (uint32_t i = 0; i < n && !e; i++, t += PACK_FRAME_ENTRY_SIZE) {
@@ -225,7 +236,7 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
         f += cs;
         at += ds;
     }
-    ZSTD_freeDDict(dd);
+    sc_free(dd_mem);   /* dd lives in it */
     ZSTD_freeDCtx(dc);
     return e;
 }
