@@ -533,8 +533,8 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
 ** keeps of the payload (src, whose sections read_sections found): the
 ** strings section after its count one byte to the left, where
 ** verify_strings makes C strings of it without moving them again, and the
-** values section, whose pointers are moved to the copy.  Code, lines and metadata are decoded
-** from src into the tables. */
+** values section, whose pointers are moved to the copy.  Code, lines and
+** metadata are decoded from src into the tables. */
 static BcErrCode layout(Loader *ld, unsigned char **mem, uint32_t n_str, uint32_t n_val,
                         uint32_t n_insn)
 {
