@@ -17,13 +17,13 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "../formats/bc.h"
-#include "../formats/bc_write.h"
-#include "../compiler/lower.h"
-#include "../compiler/rules.h"
-#include "../compiler/yaml_tree.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "formats/bc.h"
+#include "formats/bc_write.h"
+#include "compiler/lower.h"
+#include "compiler/rules.h"
+#include "compiler/yaml_tree.h"
 #include "bench_util.h"
 
 enum { PH_PARSE, PH_RULES, PH_LOWER, PH_FINISH, PH__N };

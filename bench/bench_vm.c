@@ -42,11 +42,11 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
-#include "../formats/bc.h"
-#include "../formats/bc_zstd.h"
-#include "../formats/pack.h"
-#include "../runtime/rt_sim.h"
-#include "../vm/vm.h"
+#include "formats/bc.h"
+#include "formats/bc_zstd.h"
+#include "formats/pack.h"
+#include "runtime/rt_sim.h"
+#include "vm/vm.h"
 #include "bench_util.h"
 
 typedef struct Ctx {

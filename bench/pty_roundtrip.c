@@ -25,11 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../formats/bc.h"
-#include "../runtime/rt_pty.h"
-#include "../runtime/rt_pty_screen.h"
-#include "../runtime/rt_pty_session.h"
-#include "../vm/vm.h"
+#include "formats/bc.h"
+#include "runtime/pty/rt_pty.h"
+#include "runtime/pty/rt_pty_screen.h"
+#include "runtime/pty/rt_pty_session.h"
+#include "vm/vm.h"
 #include "bench_util.h"
 
 static PtySession *sess;

@@ -202,8 +202,8 @@ def main():
     o = ap.parse_args()
 
     b = os.path.abspath(o.build)
-    scc = os.path.join(b, "compiler", "scc")
-    scvm = os.path.join(b, "vm", "scvm")
+    scc = os.path.join(b, "bin", "scc")
+    scvm = os.path.join(b, "bin", "scvm")
     prog = {n: os.path.join(b, "bench", n)
             for n in ("yaml_bare", "bench_compile", "bench_vm", "bench_rss")}
     for p in [scc, scvm] + list(prog.values()):

@@ -12,9 +12,9 @@
 
 #include <xxhash.h>
 
-#include "../formats/bc.h"
-#include "../common/sc_alloc.h"
-#include "../formats/bc_write.h"
+#include "formats/bc.h"
+#include "common/sc_alloc.h"
+#include "formats/bc_write.h"
 
 static int failures;
 #define CHECK(c)                                                              \

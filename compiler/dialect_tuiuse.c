@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/fileio.h"
-#include "../common/sc_alloc.h"
-#include "rt_pty_keys.h"
-#include "rt_pty_regex.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "formats/term/term_keys.h"
+#include "formats/term/term_regex.h"
 
 enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_VERSION = 1 };
 
@@ -463,10 +463,10 @@ static void check_condition(T *t, const YNode *c, const char *what)
                 err(t, at, "%s needs a payload with 'pattern'", type->u.s);
             if (pat) {
                 char e[160];
-                PtyRegex *re = pty_regex_new(pat->u.s, pat->n, e, sizeof e);
+                TermRegex *re = term_regex_new(pat->u.s, pat->n, e, sizeof e);
                 if (!re)
                     err(t, pat, "invalid pattern: %s", e);
-                pty_regex_free(re);
+                term_regex_free(re);
             }
             snprintf(allowed[na], sizeof allowed[na], "pattern");
             break;
@@ -590,8 +590,8 @@ static void lower_action(T *t, const YNode *act)
         if (!s)
             return;
         if (key) {
-            PtyKey k;
-            if (strlen(s->u.s) != s->n || !pty_key_parse(s->u.s, &k)) {
+            TermKey k;
+            if (strlen(s->u.s) != s->n || !term_key_parse(s->u.s, &k)) {
                 err(t, s, "unknown key name '%s'", s->u.s);
                 note(t, s, "keys: Enter, Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, "
                            "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");

@@ -11,9 +11,9 @@
 
 #include <stdbool.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
-#include "../formats/bc_write.h"
+#include "common/arena.h"
+#include "common/diag.h"
+#include "formats/bc_write.h"
 #include "yaml_tree.h"
 
 typedef struct TuiUseOpts {

@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "../common/fileio.h"
-#include "../common/sc_alloc.h"
-#include "../formats/pack.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "formats/pack.h"
 
 enum { MAX_TREE_DEPTH = 32, MAX_TREE_FILES = 100000 };
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/diag.h"
+#include "common/diag.h"
 #include "yaml_tree.h"
 
 typedef struct EmbedFile {

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/buf.h"
-#include "../common/fileio.h"
-#include "../common/sc_alloc.h"
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 
 typedef struct L {
     const YDoc *doc;

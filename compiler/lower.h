@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "../formats/bc_write.h"
+#include "formats/bc_write.h"
 #include "rules.h"
 #include "yaml_tree.h"
 

@@ -11,7 +11,7 @@
 ** docs/rules.md. */
 #include "rules.h"
 
-#include "../common/sc_alloc.h"
+#include "common/sc_alloc.h"
 
 #include <ctype.h>
 #include <errno.h>

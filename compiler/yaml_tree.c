@@ -15,8 +15,8 @@
 ** are written down in docs/yaml.md. */
 #include "yaml_tree.h"
 
-#include "../common/buf.h"
-#include "../common/sc_alloc.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
 
 #include <errno.h>
 #include <math.h>

@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../common/arena.h"
-#include "../common/diag.h"
+#include "common/arena.h"
+#include "common/diag.h"
 
 typedef enum YKind { YN_SCALAR = 1, YN_SEQ, YN_MAP } YKind;
 typedef enum YType { YT_NULL = 0, YT_BOOL, YT_INT, YT_FLOAT, YT_STR } YType;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/buf.h"
+#include "common/buf.h"
 
 enum {
     OPF_AGENT = 1 << 0,    /* track: agent activity */

@@ -5,7 +5,7 @@
 ** initialisation and nothing to race on. */
 #include "bc.h"
 
-#include "bc_fields.h"
+#include "formats/bc_fields.h"
 
 const BcOpInfo bc_op_info[OP__COUNT] = {
 #define OP(name, ops, flags, event, fields, syn) \

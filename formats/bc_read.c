@@ -26,8 +26,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "fileio.h"
-#include "sc_alloc.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 #include "bc_zstd.h"
 
 #define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */

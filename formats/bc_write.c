@@ -14,7 +14,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "sc_alloc.h"
+#include "common/sc_alloc.h"
 #include "bc_zstd.h"
 
 /* Level 3 (BC_DEFAULT_LEVEL), not 9: on a 1.5 MB scenario level 9 spent a

@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 
-#include "sc_alloc.h"
+#include "common/sc_alloc.h"
 
 static inline void *bc_zstd_alloc(void *opaque, size_t n)
 {

@@ -13,7 +13,7 @@
 ** Also here: safe paths and the prompt matcher. */
 #define ZSTD_STATIC_LINKING_ONLY
 #include "pack.h"
-#include "../common/levenshtein.h"
+#include "common/levenshtein.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,8 +23,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "buf.h"
-#include "sc_alloc.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "bc_write.h"
 

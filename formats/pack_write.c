@@ -19,8 +19,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "buf.h"
-#include "sc_alloc.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
 #include "bc_zstd.h"
 
 enum { LEVEL_DEFAULT = 19, DICT_MIN_BLOBS = 8, DICT_MIN_BYTES = 8192, DICT_MAX = 112 * 1024 };

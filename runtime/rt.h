@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../formats/bc.h"
+#include "formats/bc.h"
 
 typedef struct RtTarget RtTarget;
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../common/sc_alloc.h"
+#include "common/sc_alloc.h"
 
 /* How an operand is written; from its operand letter. */
 typedef enum FieldKind { FK_STR, FK_VAL, FK_UINT } FieldKind;

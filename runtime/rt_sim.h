@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../common/buf.h"
+#include "common/buf.h"
 #include "rt.h"
 
 /* Statuses these targets return.  The numbers are scvm's exit statuses

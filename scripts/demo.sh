@@ -17,13 +17,13 @@ for f in stdlib-scenarios/*.yaml; do
   # "# scc-test: VARIANT -D ..." lines; the demo uses the first one.
   defs=$(sed -n 's/^# scc-test: *[^ ]*//p' "$f" | head -n 1)
   # shellcheck disable=SC2086
-  build/compiler/scc $defs -o "$out/$name.scb" "$f"
+  build/bin/scc $defs -o "$out/$name.scb" "$f"
   n=$((n + 1))
 done
-build/vm/scvm verify "$out"/*.scb >/dev/null
+build/bin/scvm verify "$out"/*.scb >/dev/null
 echo "compiled and verified $n scenarios into $out/" >&2
 
 pick=${1:-bugfix_with_tests}
 [ -f "$out/$pick.scb" ] || pick=$(basename "$(ls "$out"/*.scb | head -n 1)" .scb)
 echo "playing $pick in simulation:" >&2
-build/vm/scvm run "$out/$pick.scb"
+build/bin/scvm run "$out/$pick.scb"

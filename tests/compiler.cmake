@@ -1,14 +1,8 @@
 # Compiler front-end tests: YAML tree + rules, data-driven.
-#
-# The sources under test are compiled into a test-only library so these
-# tests build while the rest of compiler/ (lower.c, scc.c) is in progress.
-set(SCC_COMPILER_DIR ${CMAKE_CURRENT_LIST_DIR}/../compiler)
-add_library(sc_frontend_test STATIC ${SCC_COMPILER_DIR}/yaml_tree.c ${SCC_COMPILER_DIR}/rules.c)
-target_include_directories(sc_frontend_test PUBLIC ${SCC_COMPILER_DIR})
-target_link_libraries(sc_frontend_test PUBLIC sc_common PkgConfig::YAML m)
+set(SCC_COMPILER_DIR ${PROJECT_SOURCE_DIR}/compiler)
 
 add_executable(scc_tree ${CMAKE_CURRENT_LIST_DIR}/compiler/scc_tree.c)
-target_link_libraries(scc_tree PRIVATE sc_frontend_test)
+target_link_libraries(scc_tree PRIVATE sc_compiler)
 
 set(_cases ${CMAKE_CURRENT_LIST_DIR}/compiler)
 add_test(NAME compiler.yaml
@@ -27,7 +21,7 @@ set_tests_properties(compiler.yaml_limits PROPERTIES LABELS "errors;unit" TIMEOU
 # front ends may take two arguments that intern into the builder's pools
 # (C leaves argument evaluation order unspecified; gcc and clang differ).
 # The VM fixtures are built the same way, and docs/scvm.md shows their bytes.
-file(GLOB _front_ends ${SCC_COMPILER_DIR}/*.c)
+file(GLOB _front_ends ${SCC_COMPILER_DIR}/*.c ${PROJECT_SOURCE_DIR}/tools/scc/*.c)
 add_test(NAME compiler.eval_order
          COMMAND ${Python3_EXECUTABLE} ${_cases}/check_eval_order.py ${_front_ends}
                  ${CMAKE_CURRENT_LIST_DIR}/vm/vm_fixtures.c)

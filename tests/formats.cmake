@@ -7,7 +7,7 @@ set(_tf ${CMAKE_CURRENT_LIST_DIR}/formats)
 
 # Target names carry a formats_ prefix: tests of every module share one namespace.
 add_library(formats_testutil STATIC ${_tf}/tf_util.c)
-target_include_directories(formats_testutil PUBLIC ${_tf})
+target_include_directories(formats_testutil PUBLIC ${_tf})  # tf.h
 target_link_libraries(formats_testutil PUBLIC sc_formats sc_common PkgConfig::ZSTD PkgConfig::XXHASH)
 
 foreach(t roundtrip bad robust alloc)

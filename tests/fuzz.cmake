@@ -16,7 +16,7 @@ set_tests_properties(fuzz_compile_regressions PROPERTIES LABELS "fuzz-regress" T
 # scenarios as .scb (one with its line table stripped) and a small pack with
 # embedded files (a patch, an image, a repo folder).
 add_executable(fuzz_load_replay fuzz/fuzz_replay.c fuzz/fuzz_load.c)
-target_link_libraries(fuzz_load_replay PRIVATE sc_vm sc_pack PkgConfig::XXHASH PkgConfig::CJSON)
+target_link_libraries(fuzz_load_replay PRIVATE sc_vm PkgConfig::XXHASH PkgConfig::CJSON)
 set(_fz_seeds ${CMAKE_CURRENT_BINARY_DIR}/fuzz-load-seeds)
 add_test(NAME fuzz_load_seeds
          COMMAND sh -c "set -e; rm -rf \"$2\"; mkdir -p \"$2\"; cd \"$3\"; \
@@ -44,7 +44,7 @@ if(SCC_FUZZ)
   # the interpreter's debug-build asserts on (-UNDEBUG) whatever the build
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
-  foreach(lib sc_common sc_formats sc_pack sc_runtime sc_vm sc_compiler)
+  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -58,5 +58,5 @@ if(SCC_FUZZ)
   add_executable(fuzz_load fuzz/fuzz_load.c)
   target_compile_options(fuzz_load PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_load PRIVATE -fsanitize=fuzzer,address,undefined)
-  target_link_libraries(fuzz_load PRIVATE sc_vm sc_pack PkgConfig::XXHASH PkgConfig::CJSON)
+  target_link_libraries(fuzz_load PRIVATE sc_vm PkgConfig::XXHASH PkgConfig::CJSON)
 endif()

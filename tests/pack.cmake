@@ -8,7 +8,7 @@ add_test(NAME pack.build COMMAND $<TARGET_FILE:scc> --pack -o ${PACK_DIR}/stdlib
 set_tests_properties(pack.build PROPERTIES FIXTURES_SETUP pack_fix LABELS "unit" TIMEOUT 60)
 
 add_executable(pack_unit ${PACK_SRC}/t_pack.c)
-target_link_libraries(pack_unit PRIVATE scc_api sc_pack PkgConfig::ZSTD PkgConfig::XXHASH)
+target_link_libraries(pack_unit PRIVATE scc_api sc_formats PkgConfig::ZSTD PkgConfig::XXHASH)
 add_test(NAME pack.unit COMMAND pack_unit ${PACK_DIR}/stdlib.scp ${PACK_DIR})
 set_tests_properties(pack.unit PROPERTIES FIXTURES_REQUIRED pack_fix FIXTURES_SETUP pack_bad
                      LABELS "unit;fuzz-regress" TIMEOUT 600)

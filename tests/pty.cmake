@@ -2,30 +2,26 @@
 # against real programs by scvm -t pty (tests/pty/cli_test.py).  No test
 # asserts on timing; every wait inside is event-driven with generous
 # deadlines, so a loaded machine only makes them slower.
-if(TARGET sc_rt_pty)
-  set(PTY_SRC ${CMAKE_CURRENT_SOURCE_DIR}/pty)
-  add_executable(pty_unit ${PTY_SRC}/pty_unit.c)
-  target_compile_definitions(pty_unit PRIVATE _GNU_SOURCE)
-  target_link_libraries(pty_unit PRIVATE sc_rt_pty)
-  add_test(NAME pty.unit COMMAND pty_unit)
-  set_tests_properties(pty.unit PROPERTIES LABELS "pty;unit" TIMEOUT 300)
+set(PTY_SRC ${CMAKE_CURRENT_SOURCE_DIR}/pty)
+add_executable(pty_unit ${PTY_SRC}/pty_unit.c)
+target_compile_definitions(pty_unit PRIVATE _GNU_SOURCE)
+target_link_libraries(pty_unit PRIVATE sc_rt_pty)
+add_test(NAME pty.unit COMMAND pty_unit)
+set_tests_properties(pty.unit PROPERTIES LABELS "pty;unit" TIMEOUT 300)
 
-  add_test(NAME pty.cli
-           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/cli_test.py
-                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/pty-work)
-  set_tests_properties(pty.cli PROPERTIES LABELS "pty" TIMEOUT 600)
-endif()
+add_test(NAME pty.cli
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/cli_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/pty-work)
+set_tests_properties(pty.cli PROPERTIES LABELS "pty" TIMEOUT 600)
 
 # tui-use: scenarios compiled by the tui-use front end and played on real
 # programs (cat, bash, python3, less; tmux as a second emulator), and the
 # examples in docs/tui-use.md.
-if(TARGET sc_rt_pty)
-  add_test(NAME pty.tuiuse
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_test.py
-                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-work
-                   ${PROJECT_SOURCE_DIR}/docs)
-  set_tests_properties(pty.tuiuse PROPERTIES LABELS "pty" TIMEOUT 900)
-endif()
+add_test(NAME pty.tuiuse
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-work
+                 ${PROJECT_SOURCE_DIR}/docs)
+set_tests_properties(pty.tuiuse PROPERTIES LABELS "pty" TIMEOUT 900)
 # Every file of the shared tui-use corpus: compiles, or its positioned errors.
 add_test(NAME corpus_tuiuse
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/pty/tuiuse_corpus.py
@@ -37,36 +33,30 @@ set_tests_properties(corpus_tuiuse PROPERTIES LABELS "corpus;golden" TIMEOUT 300
 # screen (pty_replay) and into @xterm/headless (pinned in
 # tests/pty/xterm/package-lock.json, installed by `npm ci` into the build
 # tree); the text screens, cursors and alternate-screen flags must agree.
-if(TARGET sc_rt_pty)
-  add_executable(pty_replay ${PTY_SRC}/pty_replay.c)
-  target_link_libraries(pty_replay PRIVATE sc_rt_pty PkgConfig::CJSON)
-  set(PTY_NPM ${CMAKE_CURRENT_BINARY_DIR}/pty-npm)
-  add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${PTY_SRC}/xterm ${PTY_NPM})
-  set_tests_properties(pty.npm_ci PROPERTIES FIXTURES_SETUP pty_npm LABELS "pty" TIMEOUT 300
-                       SKIP_RETURN_CODE 77)
-  file(GLOB PTY_CASTS ${PTY_SRC}/replay/*.cast)
-  add_test(NAME pty.differential
-           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/differential.py $<TARGET_FILE:pty_replay>
-                   ${PTY_NPM}/node_modules ${PTY_CASTS})
-  set_tests_properties(pty.differential PROPERTIES FIXTURES_REQUIRED pty_npm LABELS "pty"
-                       TIMEOUT 300 SKIP_RETURN_CODE 77)
-endif()
+add_executable(pty_replay ${PTY_SRC}/pty_replay.c)
+target_link_libraries(pty_replay PRIVATE sc_rt_pty PkgConfig::CJSON)
+set(PTY_NPM ${CMAKE_CURRENT_BINARY_DIR}/pty-npm)
+add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${PTY_SRC}/xterm ${PTY_NPM})
+set_tests_properties(pty.npm_ci PROPERTIES FIXTURES_SETUP pty_npm LABELS "pty" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
+file(GLOB PTY_CASTS ${PTY_SRC}/replay/*.cast)
+add_test(NAME pty.differential
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/differential.py $<TARGET_FILE:pty_replay>
+                 ${PTY_NPM}/node_modules ${PTY_CASTS})
+set_tests_properties(pty.differential PROPERTIES FIXTURES_REQUIRED pty_npm LABELS "pty"
+                     TIMEOUT 300 SKIP_RETURN_CODE 77)
 
 # stdlib-scenarios/pty_*.yaml played on real programs, their screenshots
 # compared with stdlib-scenarios/goldens/<scenario>/<profile>/screenshots/
 # (refresh: stdlib_pty.py ... --update).
-if(TARGET sc_rt_pty)
-  add_test(NAME pty.stdlib
-           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/stdlib_pty.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                   ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/pty-stdlib)
-  set_tests_properties(pty.stdlib PROPERTIES LABELS "pty;golden" TIMEOUT 600)
-endif()
+add_test(NAME pty.stdlib
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/stdlib_pty.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/pty-stdlib)
+set_tests_properties(pty.stdlib PROPERTIES LABELS "pty;golden" TIMEOUT 600)
 
 # vim and htop live (keys in the modes they set, resize, exit), and the
 # --cast recordings played by asciinema (`asciinema cat`).
-if(TARGET sc_rt_pty)
-  add_test(NAME pty.programs
-           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/programs_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                   ${CMAKE_CURRENT_BINARY_DIR}/pty-programs ${PTY_SRC}/replay)
-  set_tests_properties(pty.programs PROPERTIES LABELS "pty" TIMEOUT 600)
-endif()
+add_test(NAME pty.programs
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/programs_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/pty-programs ${PTY_SRC}/replay)
+set_tests_properties(pty.programs PROPERTIES LABELS "pty" TIMEOUT 600)

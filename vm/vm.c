@@ -7,7 +7,7 @@
 ** targets that interpret ops one by one (rt_sim.c is table-driven too)
 ** carry that switch. */
 #include "vm.h"
-#include "rt_clock.h"
+#include "runtime/rt_clock.h"
 
 #include <assert.h>
 #include <math.h>

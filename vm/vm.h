@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "../formats/bc.h"
-#include "../runtime/rt.h"
+#include "formats/bc.h"
+#include "runtime/rt.h"
 
 /* Run statuses, also scvm's exit statuses (docs/scvm.md).  Targets return
 ** these from begin/op/end.  Stable: scripts depend on the numbers. */

@@ -8,14 +8,14 @@
 ** when there was no error, the tree as one line of JSON (keys in source
 ** order; non-finite floats as Infinity/-Infinity/NaN).  Exit 0 when no
 ** error was recorded, 1 otherwise, 2 on usage errors. */
-#include "yaml_tree.h"
-#include "rules.h"
+#include "compiler/yaml_tree.h"
+#include "compiler/rules.h"
 
-#include "arena.h"
-#include "buf.h"
-#include "diag.h"
-#include "fileio.h"
-#include "sc_alloc.h"
+#include "common/arena.h"
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sc_alloc.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 #include "tf.h"
 
 enum { DONE = 0, OOM = 10, WRONG = 20 };

@@ -6,8 +6,8 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "buf.h"
-#include "sc_alloc.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
 #include "tf.h"
 
 #define A(...) (const unsigned char[]){ __VA_ARGS__ }, sizeof((const unsigned char[]){ __VA_ARGS__ })

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sc_alloc.h"
+#include "common/sc_alloc.h"
 #include "tf.h"
 
 static unsigned long n_ok, n_rejected;

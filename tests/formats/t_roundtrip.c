@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fileio.h"
-#include "sc_alloc.h"
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 #include "tf.h"
 
 static BcProgram *load_ok(const unsigned char *data, size_t len)

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bc.h"
-#include "bc_write.h"
+#include "formats/bc.h"
+#include "formats/bc_write.h"
 
 extern int tf_failures;
 

@@ -6,8 +6,8 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "buf.h"
-#include "sc_alloc.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
 
 int tf_failures;
 

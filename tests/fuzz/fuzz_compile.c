@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/arena.h"
-#include "../../common/sc_alloc.h"
-#include "../../compiler/lower.h"
-#include "../../compiler/rules.h"
-#include "../../compiler/yaml_tree.h"
-#include "../../formats/bc.h"
-#include "../../formats/bc_write.h"
+#include "common/arena.h"
+#include "common/sc_alloc.h"
+#include "compiler/lower.h"
+#include "compiler/rules.h"
+#include "compiler/yaml_tree.h"
+#include "formats/bc.h"
+#include "formats/bc_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -36,12 +36,12 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "../../common/buf.h"
-#include "../../common/sc_alloc.h"
-#include "../../formats/bc.h"
-#include "../../formats/pack.h"
-#include "../../runtime/rt_sim.h"
-#include "../../vm/vm.h"
+#include "common/buf.h"
+#include "common/sc_alloc.h"
+#include "formats/bc.h"
+#include "formats/pack.h"
+#include "runtime/rt_sim.h"
+#include "vm/vm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

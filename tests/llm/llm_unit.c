@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_parse.h"
-#include "llm_render.h"
-#include "llm_route.h"
+#include "runtime/http/http_parse.h"
+#include "runtime/llm/llm_render.h"
+#include "runtime/llm/llm_route.h"
 
 static int fails;
 

@@ -18,11 +18,11 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "../../common/buf.h"
-#include "../../common/fileio.h"
-#include "../../common/sc_alloc.h"
-#include "../../formats/pack.h"
-#include "../../include/scc/scc.h"
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "formats/pack.h"
+#include "include/scc/scc.h"
 
 static int failures;
 #define CHECK(c, ...)                                                      \

@@ -23,7 +23,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "rt_pty_screen.h"
+#include "runtime/pty/rt_pty_screen.h"
 
 /* The whole file, NUL-terminated, in *b; false when unreadable. */
 static bool slurp(const char *path, Buf *b)

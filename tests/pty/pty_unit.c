@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rt_pty_regex.h"
-#include "rt_pty_screen.h"
-#include "rt_pty_session.h"
+#include "formats/term/term_regex.h"
+#include "runtime/pty/rt_pty_screen.h"
+#include "runtime/pty/rt_pty_session.h"
 
 static int failures;
 
@@ -142,21 +142,21 @@ static void test_screen(void)
 static bool re_match(const char *pat, const char *text)
 {
     char err[128];
-    PtyRegex *re = pty_regex_new(pat, strlen(pat), err, sizeof err);
+    TermRegex *re = term_regex_new(pat, strlen(pat), err, sizeof err);
     if (!re) {
         fprintf(stderr, "pattern %s: %s\n", pat, err);
         return false;
     }
-    bool m = pty_regex_search(re, text, strlen(text));
-    pty_regex_free(re);
+    bool m = term_regex_search(re, text, strlen(text));
+    term_regex_free(re);
     return m;
 }
 
 static bool re_bad(const char *pat)
 {
     char err[128];
-    PtyRegex *re = pty_regex_new(pat, strlen(pat), err, sizeof err);
-    pty_regex_free(re);
+    TermRegex *re = term_regex_new(pat, strlen(pat), err, sizeof err);
+    term_regex_free(re);
     return re == NULL;
 }
 

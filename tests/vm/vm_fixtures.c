@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bc_write.h"
-#include "fileio.h"
-#include "sc_alloc.h"
+#include "formats/bc_write.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 
 static const char *dir;
 static bool covered[OP__COUNT];

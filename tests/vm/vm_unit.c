@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bc_write.h"
-#include "fileio.h"
-#include "rt_clock.h"
-#include "rt_sim.h"
-#include "sc_alloc.h"
-#include "vm.h"
+#include "formats/bc_write.h"
+#include "common/fileio.h"
+#include "runtime/rt_clock.h"
+#include "runtime/rt_sim.h"
+#include "common/sc_alloc.h"
+#include "vm/vm.h"
 
 static int failures;
 

@@ -1,0 +1,63 @@
+/* llm.h - the mock LLM API server behind `scvm serve llm`.
+**
+** Serves the llmResponse events of verified programs over HTTP/1.1 as the
+** OpenAI (Chat Completions, Responses) and Anthropic (Messages) APIs do,
+** streamed or whole, paced by the compiled times.  One thread, one poll(2)
+** loop, non-blocking sockets: a slow or vanished client never blocks the
+** others.  It is not an RtTarget: playback here is pulled by requests, one
+** response per request, not pushed by a clock.  docs/serve-llm.md is the
+** user's reference. */
+#ifndef SC_LLM_H
+#define SC_LLM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/bc.h"
+
+typedef struct LlmServeOpts {
+    const char *host;         /* numeric address to bind; NULL = 127.0.0.1 */
+    const char *port;         /* NULL or "0" = an ephemeral port */
+    double speed;             /* time multiplier; 0 = send everything at once */
+    const char *workspace;    /* where assert paths are resolved; NULL = cwd */
+    bool strict_tools;        /* reject requests that lack the scripted tools */
+    bool loop;                /* an exhausted session starts over */
+    bool quiet;               /* no per-request log lines */
+    size_t max_body;          /* request body limit (413 above); 0 = 16 MiB */
+    unsigned max_conns;       /* simultaneous connections; 0 = 256 */
+    unsigned timeout_ms;      /* idle / stalled connection limit; 0 = 60 s */
+    FILE *log;                /* log and summary; NULL = stderr */
+} LlmServeOpts;
+
+typedef struct LlmServer LlmServer;
+
+/* Builds a server for n programs (not owned: they must outlive it), in
+** the given order (the order breaks Levenshtein ties and is the order of
+** `GET /v1/models`).  Returns NULL with *err = ENOMEM or EINVAL (n == 0,
+** or two programs with the same scenario name). */
+LlmServer *llm_server_new(const BcProgram *const *progs, size_t n, const LlmServeOpts *o, int *err);
+
+/* Binds and listens.  Writes "ADDR:PORT" (the actual port) to bound.
+** Returns 0 or an errno (EADDRINUSE, EADDRNOTAVAIL, EINVAL for a host that
+** is not a numeric IPv4/IPv6 address, ...). */
+int llm_server_listen(LlmServer *s, char *bound, size_t cap);
+
+/* Serves until SIGINT or SIGTERM (handlers installed for the duration,
+** then restored) or llm_server_stop().  SIGPIPE is ignored.  Returns 0, or
+** an errno when the loop itself failed (poll, accept resources). */
+int llm_server_run(LlmServer *s);
+
+/* Asks a running server to stop (async-signal-safe). */
+void llm_server_stop(LlmServer *s);
+
+/* Runs the assertions that follow the last response of every session
+** that reached it, prints the summary to the log, and returns the exit
+** status: 0, or 1 when an assertion failed or a request was rejected by
+** strict tools mode. */
+int llm_server_finish(LlmServer *s);
+
+void llm_server_free(LlmServer *s);
+
+#endif

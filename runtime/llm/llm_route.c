@@ -1,0 +1,105 @@
+/* llm_route.c - Levenshtein distance over code points and the last user
+** text of a request (llm_route.h). */
+#include "llm_route.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "common/levenshtein.h"
+
+/* The length in bytes of s's first max characters (a byte that starts no
+** character counts as one, as text_levenshtein counts it). */
+static size_t prefix_chars(const char *s, size_t n, size_t max)
+{
+    size_t i = 0;
+    for (size_t k = 0; i < n && k < max; k++) {
+        unsigned c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        bool ok = i + len <= n;
+        for (size_t j = 1; ok && j < len; j++)
+            ok = ((unsigned char)s[i + j] & 0xC0) == 0x80;
+        i += ok ? len : 1;
+    }
+    return i;
+}
+
+size_t llm_levenshtein(const char *a, size_t an, const char *b, size_t bn)
+{
+    return text_levenshtein(a, prefix_chars(a, an, LLM_LEV_MAX), b, prefix_chars(b, bn, LLM_LEV_MAX));
+}
+
+/* Appends text to out[*len..cap), cutting at a character boundary. */
+static void append(char *out, size_t cap, size_t *len, const char *t)
+{
+    size_t n = strlen(t);
+    if (*len + n + 1 > cap) {
+        n = cap - 1 - *len;
+        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(out + *len, t, n);
+    *len += n;
+    out[*len] = 0;
+}
+
+/* Text of one message's content: a string, or an array of parts whose
+** type is one of the text types. */
+static size_t content_text(const cJSON *content, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    if (cJSON_IsString(content)) {
+        append(out, cap, &len, content->valuestring);
+        return len;
+    }
+    if (!cJSON_IsArray(content))
+        return 0;
+    const cJSON *part;
+    cJSON_ArrayForEach(part, content) {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(part, "type");
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
+        if (!cJSON_IsString(type) || !cJSON_IsString(text))
+            continue;
+        const char *ty = type->valuestring;
+        if (strcmp(ty, "text") != 0 && strcmp(ty, "input_text") != 0)
+            continue;
+        if (len && len + 1 < cap)
+            append(out, cap, &len, "\n");
+        append(out, cap, &len, text->valuestring);
+    }
+    return len;
+}
+
+size_t llm_last_user_text(const cJSON *body, char *out, size_t cap)
+{
+    if (!cap)
+        return 0;
+    out[0] = 0;
+    if (cap < 2 || !cJSON_IsObject(body))
+        return 0;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(body, "messages");
+    if (!list) {
+        list = cJSON_GetObjectItemCaseSensitive(body, "input");
+        if (cJSON_IsString(list)) {
+            size_t len = 0;
+            append(out, cap, &len, list->valuestring);
+            return len;
+        }
+    }
+    if (!cJSON_IsArray(list))
+        return 0;
+    /* forward, keeping the last match: cJSON's prev links are not part of its API */
+    const cJSON *last = NULL, *m;
+    char probe[8];
+    cJSON_ArrayForEach(m, list) {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+        if (cJSON_IsString(role) && strcmp(role->valuestring, "user") == 0 &&
+            content_text(cJSON_GetObjectItemCaseSensitive(m, "content"), probe, sizeof probe) > 0)
+            last = m;
+    }
+    if (last)
+        return content_text(cJSON_GetObjectItemCaseSensitive(last, "content"), out, cap);
+    out[0] = 0;
+    return 0;
+}

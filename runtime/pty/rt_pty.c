@@ -1,0 +1,860 @@
+/* rt_pty.c - the PTY target (rt_pty.h): policy, session start, the event
+** loop (pump), the ops, conditions, goldens, and the run's artifacts.
+**
+** Layering: rt_pty_session.c runs the process, rt_pty_screen.c emulates the
+** terminal, term_regex.c matches, rt_pty_ws.c owns the workspace and the
+** file-system checks, rt_pty_out.c writes goldens, diffs and artifacts.
+** This file decides what an op means and when a wait is over. */
+#include "rt_pty.h"
+#include "rt_pty_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/sc_alloc.h"
+
+extern char **environ;
+
+const char *pty_err_code(PtyErr e)
+{
+    switch (e) {
+#define X(name, code, num) case PTY_E_##name: return code;
+        PTY_ERRORS(X)
+#undef X
+    }
+    return "E_INTERNAL";
+}
+
+/* ---- errors and events ---- */
+
+void pty_fail(Pty *t, PtyErr e, const char *fmt, ...)
+{
+    if (t->err)
+        return;         /* the first error is the run's error */
+    t->err = e;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+}
+
+uint64_t pty_elapsed(const Pty *t)
+{
+    return pty_now_ms() - t->t0;
+}
+
+/* Starts an event line: {"at_ms":N,"kind":"K"  (the caller adds fields and
+** calls ev_end). */
+void ev_begin(Pty *t, const char *kind)
+{
+    t->ev_start = t->events.len;
+    buf_printf(&t->events, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)pty_elapsed(t), kind);
+}
+
+void ev_end(Pty *t)
+{
+    buf_puts(&t->events, "}\n");
+    if (t->o.events && !t->events.oom) {
+        fwrite(t->events.data + t->ev_start, 1, t->events.len - t->ev_start, t->o.events);
+        fflush(t->o.events);
+    }
+}
+
+void ev_str(Pty *t, const char *key, const char *s, size_t n)
+{
+    buf_printf(&t->events, ",\"%s\":", key);
+    json_str_lossy(&t->events, s, n);
+}
+
+/* JSON string of arbitrary bytes: invalid UTF-8 becomes U+FFFD. */
+void json_str_lossy(Buf *b, const char *s, size_t n)
+{
+    size_t bad = 0;
+    if (utf8_valid((const unsigned char *)s, n, &bad)) {
+        buf_json_str(b, s, n);
+        return;
+    }
+    Buf tmp;
+    buf_init(&tmp);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t len = u[i] < 0x80 ? 1 : u[i] >= 0xC2 && u[i] <= 0xDF ? 2 : u[i] >= 0xE0 && u[i] <= 0xEF ? 3
+                   : u[i] >= 0xF0 && u[i] <= 0xF4 ? 4 : 0;
+        if (len && i + len <= n && utf8_valid(u + i, len, NULL)) {
+            buf_put(&tmp, u + i, len);
+            i += len;
+        } else {
+            buf_put(&tmp, "\xEF\xBF\xBD", 3);
+            i++;
+        }
+    }
+    buf_json_str(b, (const char *)tmp.data, tmp.len);
+    if (tmp.oom)
+        b->oom = true;
+    buf_fini(&tmp);
+}
+
+/* ---- the screen's callbacks ---- */
+
+static void queue_out(const char *s, size_t n, void *user)
+{
+    Pty *t = user;
+    buf_put(&t->outq, s, n);
+}
+
+static void screen_note(const char *kind, const char *d, size_t n, void *user)
+{
+    Pty *t = user;
+    ev_begin(t, kind);
+    ev_str(t, "detail", d, n);
+    ev_end(t);
+}
+
+/* ---- the event loop ---- */
+
+/* Writes as much of the output queue as the PTY takes now. */
+void pty_flush_out(Pty *t)
+{
+    while (t->sess && t->outq_off < t->outq.len) {
+        ssize_t w = write(pty_session_fd(t->sess), t->outq.data + t->outq_off, t->outq.len - t->outq_off);
+        if (w > 0 && t->cast_on)
+            pty_cast_event(t, 'i', (const char *)t->outq.data + t->outq_off, (size_t)w);
+        if (w > 0) {
+            t->outq_off += (size_t)w;
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else {
+            if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                /* EIO: nobody reads the terminal any more; drop the input. */
+                t->outq_off = t->outq.len;
+            }
+            break;
+        }
+    }
+    if (t->outq_off == t->outq.len) {
+        buf_reset(&t->outq);
+        t->outq_off = 0;
+    }
+}
+
+static void read_pty(Pty *t)
+{
+    char b[65536];
+    for (int rounds = 0; rounds < 16; rounds++) {
+        ssize_t r = read(pty_session_fd(t->sess), b, sizeof b);
+        if (r > 0) {
+            t->out_bytes += (uint64_t)r;
+            if (t->transcript.len < t->max_output_bytes)
+                buf_put(&t->transcript, b, (size_t)r);
+            if (t->cast_on)
+                pty_cast_event(t, 'o', b, (size_t)r);
+            uint64_t g = pty_screen_gen(t->scr);
+            pty_screen_feed(t->scr, b, (size_t)r);
+            if (pty_screen_gen(t->scr) != g)
+                t->last_change = pty_now_ms();
+            if (t->out_bytes > t->max_output_bytes) {
+                pty_fail(t, PTY_E_TIMEOUT, "output budget exceeded: more than %llu bytes",
+                         (unsigned long long)t->max_output_bytes);
+                return;
+            }
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+            /* EIO: every process closed the terminal. */
+            if (!t->eof) {
+                t->eof = true;
+                ev_begin(t, "pty_eof");
+                ev_end(t);
+            }
+        }
+        break;
+    }
+}
+
+static void note_exit(Pty *t)
+{
+    if (t->exit_noted || !pty_session_exited(t->sess))
+        return;
+    t->exit_noted = true;
+    ev_begin(t, "exit");
+    int code = pty_session_exit_code(t->sess);
+    if (code >= 0)
+        buf_printf(&t->events, ",\"exit_code\":%d", code);
+    else
+        buf_printf(&t->events, ",\"signal\":%d", pty_session_exit_signal(t->sess));
+    buf_printf(&t->events, ",\"terminated_by_harness\":%s",
+               pty_session_killed_by_us(t->sess) ? "true" : "false");
+    ev_end(t);
+}
+
+/* Runs the event loop until pred holds (returns 1), the deadline passes
+** (0) or the run fails (-1: t->err is set).  pred NULL = until deadline.
+** pred is evaluated at the start and after anything changed; it may ask
+** to be re-evaluated at *wake (quiet-period conditions).  When the
+** program has exited and the terminal is drained nothing can change any
+** more, so a false, time-independent pred returns 0 at once. */
+int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
+{
+    uint64_t seen_gen = (uint64_t)-1;
+    bool seen_exit = false;
+    for (;;) {
+        if (t->err)
+            return -1;
+        uint64_t wake = UINT64_MAX;
+        /* Reap first: another waiter may have consumed the SIGCHLD byte. */
+        if (t->sess && !pty_session_exited(t->sess)) {
+            pty_session_reap(t->sess);
+            note_exit(t);
+        }
+        bool exited = t->sess && pty_session_exited(t->sess);
+        if (pred && (pty_screen_gen(t->scr) != seen_gen || exited != seen_exit || wake != UINT64_MAX)) {
+            seen_gen = pty_screen_gen(t->scr);
+            seen_exit = exited;
+            if (pred(t, arg, &wake))
+                return 1;
+        }
+        uint64_t now = pty_now_ms();
+        if (now - t->t0 >= t->max_runtime_ms) {
+            pty_fail(t, PTY_E_TIMEOUT, "runtime budget exceeded: %llu ms", (unsigned long long)t->max_runtime_ms);
+            return -1;
+        }
+        if (now >= deadline)
+            return 0;
+        if (!t->sess || (t->eof && exited)) {
+            if (pred && wake == UINT64_MAX)
+                return 0;
+            /* Nothing to read: wait on the clock alone. */
+        }
+        uint64_t until = deadline;
+        if (wake < until)
+            until = wake;
+        if (t->t0 + t->max_runtime_ms < until)
+            until = t->t0 + t->max_runtime_ms;
+        struct pollfd pf[2];
+        int n = 0;
+        if (t->sess && !t->eof) {
+            pf[n].fd = pty_session_fd(t->sess);
+            pf[n].events = POLLIN | (t->outq.len > t->outq_off ? POLLOUT : 0);
+            pf[n++].revents = 0;
+        }
+        if (t->sess && !exited) {
+            pf[n].fd = pty_session_exit_fd(t->sess);
+            pf[n].events = POLLIN;
+            pf[n++].revents = 0;
+        }
+        int ms = until > now ? (int)((until - now) > INT_MAX ? INT_MAX : (until - now)) : 0;
+        int r = poll(pf, (nfds_t)n, ms);
+        if (r < 0 && errno != EINTR) {
+            pty_fail(t, PTY_E_IO, "poll: %s", strerror(errno));
+            return -1;
+        }
+        if (t->sess && !t->eof && n > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            read_pty(t);
+        if (t->sess)
+            pty_flush_out(t);
+        if (t->sess && !exited) {
+            pty_session_reap(t->sess);
+            note_exit(t);
+            /* After exit the slave may still be open in a grandchild; once
+            ** the program is gone, drain what is left without blocking. */
+            if (pty_session_exited(t->sess) && !t->eof)
+                read_pty(t);
+        }
+        if (wake != UINT64_MAX && pty_now_ms() >= wake)
+            seen_gen = (uint64_t)-1;    /* re-evaluate */
+    }
+}
+
+/* The run's clock: waiting is pumping. */
+static void clock_wait(RtClock *c, uint64_t at_ms)
+{
+    Pty *t = (Pty *)((char *)c - offsetof(Pty, clock));
+    if (t->err || !t->sess)
+        return;
+    pty_pump(t, t->t0 + at_ms, NULL, NULL);
+}
+
+/* ---- values ---- */
+
+bool vget(const Pty *t, const BcVal *m, const char *key, BcVal *out)
+{
+    return m && m->tag == BC_V_MAP && bc_val_get(t->p, m, key, out) && out->tag != BC_V_NULL;
+}
+
+const char *vstr(const Pty *t, const BcVal *m, const char *key, size_t *len)
+{
+    BcVal v;
+    if (!vget(t, m, key, &v) || v.tag != BC_V_STR)
+        return NULL;
+    if (len)
+        *len = t->p->str[v.n].len;
+    return t->p->str[v.n].s;
+}
+
+bool vint(const Pty *t, const BcVal *m, const char *key, int64_t *out)
+{
+    BcVal v;
+    if (!vget(t, m, key, &v))
+        return false;
+    if (v.tag == BC_V_INT) {
+        *out = v.i;
+        return true;
+    }
+    if (v.tag == BC_V_FLOAT && v.f == (double)(int64_t)v.f) {
+        *out = (int64_t)v.f;
+        return true;
+    }
+    return false;
+}
+
+bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt)
+{
+    BcVal v;
+    if (!vget(t, m, key, &v))
+        return dflt;
+    return v.tag == BC_V_TRUE ? true : v.tag == BC_V_FALSE ? false : dflt;
+}
+
+/* ---- argv / env storage ---- */
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = sc_malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+bool strv_push(StrV *v, const char *s, size_t n)
+{
+    if (v->n + 2 > v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        char **a = sc_realloc(v->v, cap * sizeof *a);
+        if (!a)
+            return false;
+        v->v = a;
+        v->cap = cap;
+    }
+    char *d = dup_n(s, n);
+    if (!d)
+        return false;
+    v->v[v->n++] = d;
+    v->v[v->n] = NULL;
+    return true;
+}
+
+void strv_free(StrV *v)
+{
+    for (size_t i = 0; i < v->n; i++)
+        sc_free(v->v[i]);
+    sc_free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+/* Sets NAME=value in an environment list, replacing an earlier NAME. */
+static bool env_set(StrV *env, const char *name, size_t nl, const char *val, size_t vl)
+{
+    for (size_t i = 0; i < env->n; i++) {
+        if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=') {
+            sc_free(env->v[i]);
+            for (size_t k = i; k + 1 < env->n; k++)
+                env->v[k] = env->v[k + 1];
+            env->n--;
+            env->v[env->n] = NULL;
+            break;
+        }
+    }
+    Buf b;
+    buf_init(&b);
+    buf_put(&b, name, nl);
+    buf_putc(&b, '=');
+    buf_put(&b, val, vl);
+    bool ok = !b.oom && strv_push(env, (const char *)b.data, b.len);
+    buf_fini(&b);
+    return ok;
+}
+
+static bool env_has(const StrV *env, const char *name)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < env->n; i++)
+        if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=')
+            return true;
+    return false;
+}
+
+/* ---- policy and the command ---- */
+
+/* Finds an executable: absolute paths as they are; bare names on PATH. */
+static bool find_exe(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t l = c ? (size_t)(c - path) : strlen(path);
+        if (l && (size_t)snprintf(out, n, "%.*s/%s", (int)l, path, name) < n && access(out, X_OK) == 0)
+            return true;
+        path += l + (c != NULL);
+    }
+    return false;
+}
+
+static bool is_root_like(const char *p)
+{
+    static const char *const roots[] = { "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/root",
+                                         "/sbin", "/sys", "/usr", "/var", "/home", NULL };
+    char rp[PATH_MAX];
+    const char *q = realpath(p, rp) ? rp : p;
+    for (int i = 0; roots[i]; i++)
+        if (strcmp(q, roots[i]) == 0)
+            return true;
+    const char *home = getenv("HOME");
+    char hp[PATH_MAX];
+    return home && *home && realpath(home, hp) && strcmp(q, hp) == 0;
+}
+
+static const char *const DEFAULT_ENV_ALLOW[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
+                                                 "LC_CTYPE", "TMPDIR", "SHELL", NULL };
+
+/* Checks the policy (the tui-use one, or the default for Scenario-Format
+** and command-line runs) and builds argv, env and cwd.  Everything here
+** happens before anything is spawned. */
+/* Appends the strings of an array value (run.args, ah.flags) to argv;
+** other values in it are skipped. */
+static void argv_push_strings(Pty *t, const BcProgram *p, const BcVal *list)
+{
+    if (list->tag != BC_V_ARRAY)
+        return;
+    const unsigned char *q = list->p;
+    for (uint32_t i = 0; i < list->n; i++) {
+        BcVal a;
+        q = bc_val_decode(p, q, &a);
+        if (a.tag == BC_V_STR)
+            strv_push(&t->argv, p->str[a.n].s, p->str[a.n].len);
+    }
+}
+
+static bool prepare(Pty *t)
+{
+    const BcProgram *p = t->p;
+    BcVal cfg = bc_val(p, p->meta.config), run, pol, v;
+    bool have_run = vget(t, &cfg, "run", &run);
+    bool have_pol = vget(t, &cfg, "policy", &pol);
+    t->tuiuse = have_run;
+    char exe[PATH_MAX];
+
+    /* The command: -- cmd args, tui-use run.command/args, or ah.cmd/flags. */
+    if (t->o.argv && t->o.argv[0]) {
+        if (!find_exe(t->o.argv[0], exe, sizeof exe)) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", t->o.argv[0]);
+            return false;
+        }
+        strv_push(&t->argv, t->o.argv[0], strlen(t->o.argv[0]));
+        for (int i = 1; t->o.argv[i]; i++)
+            strv_push(&t->argv, t->o.argv[i], strlen(t->o.argv[i]));
+    } else if (have_run) {
+        size_t n;
+        const char *cmd = vstr(t, &run, "command", &n);
+        if (!cmd || cmd[0] != '/') {
+            pty_fail(t, PTY_E_POLICY_DENIED, "run.command must be an absolute path");
+            return false;
+        }
+        snprintf(exe, sizeof exe, "%s", cmd);
+        strv_push(&t->argv, cmd, n);
+        if (vget(t, &run, "args", &v))
+            argv_push_strings(t, p, &v);
+        const char *cwd = vstr(t, &run, "cwd", NULL);
+        if (cwd)
+            snprintf(t->cwd, sizeof t->cwd, "%s", cwd);
+    } else {
+        BcVal ah;
+        const char *cmd = vget(t, &cfg, "ah", &ah) ? vstr(t, &ah, "cmd", NULL) : NULL;
+        if (!cmd) {
+            pty_fail(t, PTY_E_CLI_INVALID_ARG,
+                     "no command: the scenario has no ah.cmd or run.command; give one after '--'");
+            return false;
+        }
+        /* ah.cmd names a subcommand of the `ah` program, unless it is a path. */
+        const char *prog = cmd[0] == '/' ? cmd : "ah";
+        if (!find_exe(prog, exe, sizeof exe)) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", prog);
+            return false;
+        }
+        strv_push(&t->argv, prog, strlen(prog));
+        if (cmd[0] != '/')
+            strv_push(&t->argv, cmd, strlen(cmd));
+        if (vget(t, &ah, "flags", &v))
+            argv_push_strings(t, p, &v);
+    }
+    snprintf(t->exe, sizeof t->exe, "%s", exe);
+
+    /* Sandbox and network: we have no sandbox, and say so. */
+    if (have_pol) {
+        const char *sb = vstr(t, &pol, "sandbox", NULL);
+        int64_t ver = 0;
+        if (!vint(t, &pol, "policy_version", &ver) || ver != 4) {
+            pty_fail(t, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
+            return false;
+        }
+        if (!sb || strcmp(sb, "none") != 0) {
+            pty_fail(t, PTY_E_SANDBOX_UNAVAILABLE,
+                     "sandbox '%s' is not available on this system; use sandbox: none with sandbox_unsafe_ack",
+                     sb ? sb : "seatbelt");
+            return false;
+        }
+        if (!vbool(t, &pol, "sandbox_unsafe_ack", false)) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
+            return false;
+        }
+        const char *net = vstr(t, &pol, "network", NULL);
+        if (!vbool(t, &pol, "network_unsafe_ack", false)) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "without a sandbox the network policy cannot be enforced: "
+                                             "network_unsafe_ack must be true");
+            return false;
+        }
+        (void)net;
+        BcVal fs, list;
+        if (vget(t, &pol, "fs", &fs)) {
+            const char *keys[] = { "allowed_read", "allowed_write" };
+            for (int k = 0; k < 2; k++) {
+                if (!vget(t, &fs, keys[k], &list) || list.tag != BC_V_ARRAY)
+                    continue;
+                const unsigned char *q = list.p;
+                for (uint32_t i = 0; i < list.n; i++) {
+                    BcVal a;
+                    q = bc_val_decode(p, q, &a);
+                    if (a.tag == BC_V_STR && is_root_like(p->str[a.n].s)) {
+                        pty_fail(t, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
+                                 keys[k], p->str[a.n].s);
+                        return false;
+                    }
+                }
+                if (k == 1 && list.n > 0 && !vbool(t, &pol, "fs_write_unsafe_ack", false)) {
+                    pty_fail(t, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
+                    return false;
+                }
+            }
+        }
+    }
+
+    /* Exec allowlist, on resolved absolute paths. */
+    char rexe[PATH_MAX];
+    if (!realpath(exe, rexe)) {
+        pty_fail(t, PTY_E_POLICY_DENIED, "command '%s': %s", exe, strerror(errno));
+        return false;
+    }
+    if (have_pol) {
+        BcVal ex, list;
+        bool ok = false;
+        if (vget(t, &pol, "exec", &ex) && vget(t, &ex, "allowed_executables", &list) && list.tag == BC_V_ARRAY) {
+            const unsigned char *q = list.p;
+            for (uint32_t i = 0; i < list.n && !ok; i++) {
+                BcVal a;
+                char ra[PATH_MAX];
+                q = bc_val_decode(p, q, &a);
+                if (a.tag == BC_V_STR && p->str[a.n].s[0] == '/' && realpath(p->str[a.n].s, ra))
+                    ok = strcmp(ra, rexe) == 0;
+            }
+        }
+        if (!ok) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "'%s' is not in exec.allowed_executables", exe);
+            return false;
+        }
+        const char *base = strrchr(rexe, '/') + 1;
+        static const char *const shells[] = { "sh", "bash", "dash", "zsh", "fish", "ksh", "csh", "tcsh", NULL };
+        bool shell = false;
+        for (int i = 0; shells[i]; i++)
+            shell |= strcmp(base, shells[i]) == 0;
+        bool dash_c = false;
+        for (size_t i = 1; i < t->argv.n; i++)
+            dash_c |= strcmp(t->argv.v[i], "-c") == 0;
+        if (shell && dash_c && !(vget(t, &pol, "exec", &ex) && vbool(t, &ex, "allow_shell", false))) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "'%s -c' needs exec.allow_shell: true", base);
+            return false;
+        }
+    }
+
+    /* Environment: deny by default; inherit only allowlisted names, then
+    ** the explicit values. */
+    BcVal envp, allow, set;
+    bool have_env = have_pol && vget(t, &pol, "env", &envp);
+    bool inherit = have_env ? vbool(t, &envp, "inherit", false) : true;
+    if (inherit) {
+        for (char **e = environ; *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (!eq)
+                continue;
+            size_t nl = (size_t)(eq - *e);
+            bool ok = false;
+            if (have_env && vget(t, &envp, "allowlist", &allow) && allow.tag == BC_V_ARRAY) {
+                const unsigned char *q = allow.p;
+                for (uint32_t i = 0; i < allow.n && !ok; i++) {
+                    BcVal a;
+                    q = bc_val_decode(p, q, &a);
+                    ok = a.tag == BC_V_STR && p->str[a.n].len == nl && memcmp(p->str[a.n].s, *e, nl) == 0;
+                }
+            } else if (!have_env) {
+                for (int i = 0; DEFAULT_ENV_ALLOW[i] && !ok; i++)
+                    ok = strlen(DEFAULT_ENV_ALLOW[i]) == nl && memcmp(DEFAULT_ENV_ALLOW[i], *e, nl) == 0;
+            }
+            if (ok)
+                env_set(&t->env, *e, nl, eq + 1, strlen(eq + 1));
+        }
+    }
+    BcVal ah;
+    const BcVal *setmap = NULL;
+    if (have_env && vget(t, &envp, "set", &set) && set.tag == BC_V_MAP)
+        setmap = &set;
+    else if (!have_run && vget(t, &cfg, "ah", &ah) && vget(t, &ah, "env", &set) && set.tag == BC_V_MAP)
+        setmap = &set;
+    if (setmap) {
+        const unsigned char *q = setmap->p;
+        for (uint32_t i = 0; i < setmap->n; i++) {
+            BcVal k, val;
+            q = bc_val_decode(p, q, &k);
+            q = bc_val_decode(p, q, &val);
+            if (k.tag != BC_V_STR)
+                continue;
+            Buf vb;
+            buf_init(&vb);
+            if (val.tag == BC_V_STR)
+                buf_put(&vb, p->str[val.n].s, p->str[val.n].len);
+            else
+                bc_val_json_at(p, &val, &vb);
+            env_set(&t->env, p->str[k.n].s, p->str[k.n].len, vb.data ? (const char *)vb.data : "", vb.len);
+            buf_fini(&vb);
+        }
+    }
+    if (!env_has(&t->env, "TERM"))
+        env_set(&t->env, "TERM", 4, "xterm-256color", 14);
+    if (!env_has(&t->env, "LANG"))
+        env_set(&t->env, "LANG", 4, "C.UTF-8", 7);
+    char rows[16], cols[16];
+    snprintf(rows, sizeof rows, "%d", t->rows);
+    snprintf(cols, sizeof cols, "%d", t->cols);
+    if (!t->argv.v || !t->env.v) {
+        pty_fail(t, PTY_E_INTERNAL, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+static void read_budgets(Pty *t)
+{
+    BcVal cfg = bc_val(t->p, t->p->meta.config), pol, b;
+    t->max_runtime_ms = 60000;
+    t->max_output_bytes = 8u << 20;
+    t->max_wait_ms = 10000;
+    t->max_steps = 10000;
+    t->max_snapshot_bytes = 2u << 20;
+    if (vget(t, &cfg, "policy", &pol) && vget(t, &pol, "budgets", &b)) {
+        int64_t v;
+        if (vint(t, &b, "max_runtime_ms", &v) && v > 0)
+            t->max_runtime_ms = (uint64_t)v;
+        if (vint(t, &b, "max_output_bytes", &v) && v > 0)
+            t->max_output_bytes = (uint64_t)v;
+        if (vint(t, &b, "max_wait_ms", &v) && v > 0)
+            t->max_wait_ms = (uint64_t)v;
+        if (vint(t, &b, "max_steps", &v) && v > 0)
+            t->max_steps = (uint64_t)v;
+        if (vint(t, &b, "max_snapshot_bytes", &v) && v > 0)
+            t->max_snapshot_bytes = (uint64_t)v;
+    }
+    /* A Scenario-Format run lasts at least its timeline (plus a margin). */
+    uint64_t span = vm_scale_time_pty(t->p->insn[t->p->n_insn - 1].t, t->o.speed);
+    if (span + 60000 > t->max_runtime_ms && !vget(t, &cfg, "policy", &pol))
+        t->max_runtime_ms = span + 60000;
+}
+
+uint64_t vm_scale_time_pty(uint64_t ms, double speed)
+{
+    if (speed <= 0 || speed == 1.0)
+        return ms;
+    double x = (double)ms * speed;
+    return x > 1.8e19 ? UINT64_MAX : (uint64_t)x;
+}
+
+/* ---- begin / end ---- */
+
+static int pty_end(RtTarget *rt, const BcProgram *p);
+
+static int pty_begin(RtTarget *rt, const BcProgram *p)
+{
+    Pty *t = (Pty *)rt;
+    t->p = p;
+    t->t0 = pty_now_ms();
+    t->rows = p->meta.term_height ? (int)p->meta.term_height : 24;
+    t->cols = p->meta.term_width ? (int)p->meta.term_width : 80;
+    if (t->rows < 1 || t->rows > 500 || t->cols < 1 || t->cols > 500) {
+        pty_fail(t, PTY_E_CLI_INVALID_ARG, "terminal size %dx%d is out of range (1-500 rows and columns)",
+                 t->cols, t->rows);
+        return pty_end(rt, p);
+    }
+    snprintf(t->scenario, sizeof t->scenario, "%s", p->str[p->meta.name].s);
+    pty_profile_id(t);
+    read_budgets(t);
+    /* Everything that can be refused is refused before the spawn. */
+    /* vm_run does not call end() after a failed begin(), so a refusal
+    ** ends the run here: the error is reported and the artifacts say why. */
+    if (!pty_check_ops(t) || !pty_ws_prepare(t) || !prepare(t) || !pty_out_prepare(t))
+        return pty_end(rt, p);
+    t->scr = pty_screen_new(t->rows, t->cols, queue_out, screen_note, t);
+    if (!t->scr) {
+        pty_fail(t, PTY_E_INTERNAL, "out of memory");
+        return pty_end(rt, p);
+    }
+    PtySpawn sp = {
+        .path = t->exe,
+        .argv = t->argv.v,
+        .envp = t->env.v,
+        .cwd = t->cwd[0] ? t->cwd : NULL,
+        .rows = t->rows,
+        .cols = t->cols,
+    };
+    char err[512];
+    t->sess = pty_session_spawn(&sp, err, sizeof err);
+    if (!t->sess) {
+        pty_fail(t, PTY_E_IO, "%s", err);
+        return pty_end(rt, p);
+    }
+    t->t0 = pty_now_ms();
+    t->last_change = t->t0;
+    ev_begin(t, "spawn");
+    ev_str(t, "command", t->exe, strlen(t->exe));
+    buf_printf(&t->events, ",\"pid\":%d,\"rows\":%d,\"cols\":%d", (int)pty_session_pid(t->sess), t->rows, t->cols);
+    ev_end(t);
+    pty_cast_begin(t);
+    return 0;
+}
+
+static int status_of(const Pty *t)
+{
+    switch (t->err) {
+    case PTY_E_OK:
+        return RT_OK;
+    case PTY_E_ASSERTION_FAILED:
+    case PTY_E_TIMEOUT:
+    case PTY_E_PROCESS_EXIT:
+    case PTY_E_POLICY_DENIED:
+    case PTY_E_SANDBOX_UNAVAILABLE:
+    case PTY_E_REPLAY_MISMATCH:
+    case PTY_E_CLI_INVALID_ARG:
+    case PTY_E_PROTOCOL:
+    case PTY_E_PROTOCOL_VERSION_MISMATCH:
+    case PTY_E_TERMINAL_PARSE:
+        return RT_FAILED;
+    case PTY_E_IO:
+        return RT_IO;
+    case PTY_E_INTERNAL:
+        return RT_RUNTIME;
+    }
+    return RT_RUNTIME;
+}
+
+static int pty_end(RtTarget *rt, const BcProgram *p)
+{
+    (void)p;
+    Pty *t = (Pty *)rt;
+    if (t->sess) {
+        pty_step_finish(t);
+        /* The final screen, then stop the program and keep its last words. */
+        if (!pty_session_exited(t->sess)) {
+            pty_session_kill(t->sess, 200);
+            read_pty(t);
+            note_exit(t);
+        }
+        pty_snapshot(t, "final");
+    }
+    if (t->err) {
+        ev_begin(t, "error");
+        buf_printf(&t->events, ",\"code\":\"%s\"", pty_err_code(t->err));
+        ev_str(t, "message", t->msg, strlen(t->msg));
+        ev_end(t);
+        if (t->o.diag)
+            fprintf(t->o.diag, "scvm: pty: %s: %s\n", pty_err_code(t->err), t->msg);
+    }
+    pty_cast_end(t);
+    pty_out_finish(t);
+    pty_session_close(t->sess);
+    t->sess = NULL;
+    pty_ws_cleanup(t);
+    return status_of(t);
+}
+
+static void pty_destroy(RtTarget *rt)
+{
+    Pty *t = (Pty *)rt;
+    if (!t)
+        return;
+    pty_session_close(t->sess);
+    pty_ws_cleanup(t);
+    pty_screen_free(t->scr);
+    strv_free(&t->argv);
+    strv_free(&t->env);
+    buf_fini(&t->outq);
+    buf_fini(&t->transcript);
+    buf_fini(&t->events);
+    buf_fini(&t->steps);
+    buf_fini(&t->step_asserts);
+    buf_fini(&t->step_action);
+    buf_fini(&t->cast);
+    sc_free(t);
+}
+
+static const RtTargetVtbl pty_vt = {
+    .name = "pty",
+    .begin = pty_begin,
+    .op = pty_op,
+    .end = pty_end,
+    .destroy = pty_destroy,
+};
+
+RtTarget *rt_pty_new(const RtPtyOpts *o)
+{
+    Pty *t = sc_calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->base.vt = &pty_vt;
+    t->clock.wait_until = clock_wait;
+    if (o)
+        t->o = *o;
+    if (!t->o.cancel_key)
+        t->o.cancel_key = "Ctrl+C";
+    if (t->o.speed <= 0)
+        t->o.speed = 1.0;
+    buf_init(&t->outq);
+    buf_init(&t->transcript);
+    buf_init(&t->events);
+    buf_init(&t->steps);
+    buf_init(&t->step_asserts);
+    buf_init(&t->step_action);
+    buf_init(&t->cast);
+    return &t->base;
+}
+
+RtClock *rt_pty_clock(RtTarget *rt) { return &((Pty *)rt)->clock; }
+
+PtyErr rt_pty_result(const RtTarget *rt, const char **message)
+{
+    const Pty *t = (const Pty *)rt;
+    if (message)
+        *message = t->msg;
+    return t->err;
+}

@@ -1,0 +1,88 @@
+/* rt_pty.h - the PTY target: plays a scenario against a real program in a
+** pseudo-terminal whose screen libvterm keeps (docs/pty.md).
+**
+** The target owns the clock of the run (rt_pty_clock): waiting for an op's
+** time keeps reading the PTY, answering terminal queries and noticing the
+** program's exit, all on poll(2); no sleeping loops.  Waits and checks are
+** woken by screen changes and child exit and bounded by deadlines.
+**
+** Results follow the tui-use data model: a stable error code (E_*) with
+** its exit status 0-12 (rt_pty_result), and, with an artifacts directory,
+** run.json, transcript.log, events.jsonl, snapshots/, screenshots and
+** checksums.json (XXH64). */
+#ifndef SC_RT_PTY_H
+#define SC_RT_PTY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/rt.h"
+
+/* The data model's stable error codes and exit statuses. */
+#define PTY_ERRORS(X)                                         \
+    X(OK, "", 0)                                              \
+    X(INTERNAL, "E_INTERNAL", 1)                              \
+    X(POLICY_DENIED, "E_POLICY_DENIED", 2)                    \
+    X(SANDBOX_UNAVAILABLE, "E_SANDBOX_UNAVAILABLE", 3)        \
+    X(TIMEOUT, "E_TIMEOUT", 4)                                \
+    X(ASSERTION_FAILED, "E_ASSERTION_FAILED", 5)              \
+    X(PROCESS_EXIT, "E_PROCESS_EXIT", 6)                      \
+    X(TERMINAL_PARSE, "E_TERMINAL_PARSE", 7)                  \
+    X(PROTOCOL_VERSION_MISMATCH, "E_PROTOCOL_VERSION_MISMATCH", 8) \
+    X(PROTOCOL, "E_PROTOCOL", 9)                              \
+    X(IO, "E_IO", 10)                                         \
+    X(REPLAY_MISMATCH, "E_REPLAY_MISMATCH", 11)               \
+    X(CLI_INVALID_ARG, "E_CLI_INVALID_ARG", 12)
+
+typedef enum PtyErr {
+#define X(name, code, num) PTY_E_##name = num,
+    PTY_ERRORS(X)
+#undef X
+} PtyErr;
+
+const char *pty_err_code(PtyErr e);     /* "E_TIMEOUT"; "" for OK */
+
+typedef struct RtPtyOpts {
+    /* Command line override (`scvm run -t pty x.scb -- cmd args`):
+    ** argv[0] .. NULL, or NULL to take the command from the program. */
+    char *const *argv;
+    /* Artifacts directory (created), or NULL for none. */
+    const char *artifacts;
+    /* Where goldens live: DIR/<label>.golden; NULL = compare nothing. */
+    const char *goldens;
+    bool update_goldens;        /* write goldens instead of comparing */
+    FILE *events;               /* stream events here as JSON lines, or NULL */
+    FILE *diag;                 /* diagnostics and golden diffs (stderr) */
+    const char *cast;           /* asciicast v2 output file, or NULL */
+    const char *cancel_key;     /* userCancelSession key; NULL = "Ctrl+C" */
+    /* The scenario's folder: repo.dir and userEdits patches are relative
+    ** to it.  NULL = the current directory. */
+    const char *scenario_dir;
+    bool keep_workspace;        /* leave the repo.init workspace behind */
+    bool cells;                 /* snapshots carry cells with style */
+    double speed;               /* for typing delays; the VM scales op times */
+    /* Typing: wait this long after each character of a text (0 = type
+    ** the whole text at once).  The wait runs the event loop, so output
+    ** is read and queries answered meanwhile; scaled by speed. */
+    unsigned type_delay_ms;
+} RtPtyOpts;
+
+/* Returns a target (destroy with t->vt->destroy), or NULL when out of
+** memory.  Nothing is spawned before begin(). */
+RtTarget *rt_pty_new(const RtPtyOpts *o);
+/* The clock to pass to vm_run with this target. */
+RtClock *rt_pty_clock(RtTarget *t);
+/* A label or scenario name as a file name: [A-Za-z0-9._-] kept, anything
+** else '_', never a leading dot, so it cannot leave its directory. */
+void rt_pty_safe_name(const char *s, char *out, size_t n);
+/* The spec's terminalProfileId of p, where its screenshots go: the
+** Terminal-Config name (config.terminal.name) as a safe file name, else
+** WIDTHxHEIGHT (80x24 when the program gives no size). */
+void rt_pty_profile_of(const BcProgram *p, char *out, size_t n);
+
+/* After the run: the error (PTY_E_OK on success) and its message. */
+PtyErr rt_pty_result(const RtTarget *t, const char **message);
+
+#endif

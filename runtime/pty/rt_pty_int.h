@@ -1,0 +1,122 @@
+/* rt_pty_int.h - what the PTY target's files share (not a public header).
+**
+**   rt_pty.c        policy, spawn, the event loop (pty_pump), begin/end
+**   rt_pty_ops.c    what each op means; conditions and assertions; steps
+**   rt_pty_out.c    goldens and diffs, snapshots, asciicast, artifacts
+**   rt_pty_ws.c     the workspace (repo.init), file-system checks, patches */
+#ifndef SC_RT_PTY_INT_H
+#define SC_RT_PTY_INT_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "common/buf.h"
+#include "formats/bc.h"
+#include "rt_pty.h"
+#include "rt_pty_screen.h"
+#include "rt_pty_session.h"
+
+typedef struct StrV {
+    char **v;               /* NULL-terminated */
+    size_t n, cap;
+} StrV;
+
+typedef struct Pty {
+    RtTarget base;
+    RtClock clock;
+    RtPtyOpts o;
+    const BcProgram *p;
+    PtySession *sess;
+    PtyScreen *scr;
+    int rows, cols;
+    uint64_t t0;                /* monotonic ms when the program started */
+    uint64_t last_change;       /* monotonic ms of the last screen change */
+    bool eof, exit_noted, tuiuse;
+
+    Buf outq;                   /* bytes for the program, not yet written */
+    size_t outq_off;
+    Buf transcript;             /* raw output, up to max_output_bytes */
+    uint64_t out_bytes;
+    Buf events;                 /* JSON lines */
+    size_t ev_start;
+
+    /* budgets (tui-use policy, or defaults) */
+    uint64_t max_runtime_ms, max_output_bytes, max_wait_ms, max_steps, max_snapshot_bytes;
+
+    /* the command */
+    char exe[PATH_MAX];
+    char cwd[PATH_MAX];
+    StrV argv, env;
+
+    /* steps (tui-use) */
+    Buf steps;                  /* StepResult objects, comma-separated */
+    Buf step_asserts;           /* AssertionResult objects of the current step */
+    Buf step_action;            /* the current step's action object */
+    bool in_step, step_failed;
+    uint32_t step_id, step_name;
+    uint64_t step_timeout, step_retries, step_start, n_steps;
+    uint32_t step_attempts;
+
+    /* outputs */
+    char scenario[256];
+    char profile[128];          /* terminalProfileId */
+    int n_snap;
+    int n_golden_fail;
+    bool cast_on;
+    Buf cast;
+    char cast_carry[4];         /* an incomplete UTF-8 tail of the output */
+    size_t cast_carry_n;
+    StrV written;               /* artifacts written: "path\tXXH64" */
+
+    /* workspace */
+    char ws[PATH_MAX];          /* "" = none */
+
+    PtyErr err;
+    char msg[1024];
+} Pty;
+
+/* rt_pty.c */
+void pty_fail(Pty *t, PtyErr e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+uint64_t pty_elapsed(const Pty *t);
+void ev_begin(Pty *t, const char *kind);
+void ev_end(Pty *t);
+void ev_str(Pty *t, const char *key, const char *s, size_t n);
+void json_str_lossy(Buf *b, const char *s, size_t n);
+/* A condition: returns true when it holds; may set *wake to ask for a
+** re-evaluation at that monotonic time even if nothing changes. */
+typedef bool PtyPred(Pty *t, void *arg, uint64_t *wake);
+int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg);
+void pty_flush_out(Pty *t);               /* writes what the PTY takes now */
+bool vget(const Pty *t, const BcVal *m, const char *key, BcVal *out);
+const char *vstr(const Pty *t, const BcVal *m, const char *key, size_t *len);
+bool vint(const Pty *t, const BcVal *m, const char *key, int64_t *out);
+bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt);
+bool strv_push(StrV *v, const char *s, size_t n);
+void strv_free(StrV *v);
+uint64_t vm_scale_time_pty(uint64_t ms, double speed);
+
+/* rt_pty_ops.c */
+int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms);
+bool pty_check_ops(Pty *t);             /* static checks before the spawn */
+void pty_step_finish(Pty *t);
+
+/* rt_pty_out.c */
+void pty_profile_id(Pty *t);
+bool pty_out_prepare(Pty *t);           /* artifacts dir, goldens readable */
+void pty_snapshot(Pty *t, const char *why);
+void pty_screenshot(Pty *t, const char *label);
+void pty_cast_begin(Pty *t);
+void pty_cast_event(Pty *t, char code, const char *s, size_t n);
+void pty_cast_end(Pty *t);
+void pty_out_finish(Pty *t);
+
+/* rt_pty_ws.c */
+bool pty_ws_prepare(Pty *t);            /* repo.init: make the workspace */
+void pty_ws_cleanup(Pty *t);
+/* Scenario-Format assert.fs / json / git; appends failures to why. */
+bool pty_ws_assert(Pty *t, const BcVal *a, Buf *why);
+bool pty_ws_user_edits(Pty *t, const char *patch);
+bool pty_ws_user_command(Pty *t, const char *cmd, const char *cwd);
+bool pty_ws_expect(Pty *t);             /* expect.artifacts */
+
+#endif

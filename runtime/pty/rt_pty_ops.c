@@ -1,0 +1,768 @@
+/* rt_pty_ops.c - what each op means on a real terminal: typing, keys,
+** resizes, steps, and the conditions that waits and checks evaluate.
+**
+** A condition is evaluated when the screen or the process changed (the
+** pump's predicate), never on a timer, except the quiet-period condition
+** (screen_stable), which asks to be woken when its period would end. */
+#include "rt_pty_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sc_alloc.h"
+#include "formats/term/term_regex.h"
+
+enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
+
+typedef enum CondKind {
+    C_CONTAINS, C_NOT_CONTAINS, C_MATCHES, C_CURSOR_AT, C_LINE_EQUALS, C_LINE_CONTAINS, C_LINE_STARTS, C_LINE_ENDS,
+    C_LINE_MATCHES, C_SCREEN_EMPTY, C_CURSOR_VISIBLE, C_CURSOR_HIDDEN, C_EXITED, C_EXIT_CODE,
+    C_STABLE, C_ALT_SCREEN,
+} CondKind;
+
+/* Names from ptybox (the tool that implements the tui-use data model) and
+** its JSON schema (line_starts_with, line_ends_with); wait conditions and
+** assertions share one table: every condition works in both places.
+** Ours: screen_stable and alternate_screen. */
+static const struct {
+    const char *name;
+    CondKind kind;
+    const char *needs;      /* payload fields: t text, p pattern, r row+col, l line, c code, m ms */
+} COND[] = {
+    { "screen_contains", C_CONTAINS, "t" },
+    { "not_contains", C_NOT_CONTAINS, "t" },
+    { "screen_matches", C_MATCHES, "p" },
+    { "regex_match", C_MATCHES, "p" },
+    { "cursor_at", C_CURSOR_AT, "r" },
+    { "line_equals", C_LINE_EQUALS, "lt" },
+    { "line_contains", C_LINE_CONTAINS, "lt" },
+    { "line_starts_with", C_LINE_STARTS, "lt" },
+    { "line_ends_with", C_LINE_ENDS, "lt" },
+    { "line_matches", C_LINE_MATCHES, "lp" },
+    { "screen_empty", C_SCREEN_EMPTY, "" },
+    { "cursor_visible", C_CURSOR_VISIBLE, "" },
+    { "cursor_hidden", C_CURSOR_HIDDEN, "" },
+    { "process_exited", C_EXITED, "" },
+    { "exit_code", C_EXIT_CODE, "c" },
+    { "screen_stable", C_STABLE, "m" },
+    { "alternate_screen", C_ALT_SCREEN, "" },
+};
+
+typedef struct Cond {
+    CondKind kind;
+    const char *type;
+    const char *text;
+    size_t text_len;
+    int64_t row, col, line, code, ms;
+    bool on;
+    TermRegex *re;
+    Buf scratch;
+} Cond;
+
+/* Parses {type, payload}.  Returns false with msg set. */
+static bool cond_parse(const Pty *t, const BcVal *v, Cond *c, char *msg, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    buf_init(&c->scratch);
+    const char *type = vstr(t, v, "type", NULL);
+    if (!type) {
+        snprintf(msg, n, "a condition needs a 'type'");
+        return false;
+    }
+    c->type = type;
+    size_t k = 0;
+    while (k < sizeof COND / sizeof COND[0] && strcmp(COND[k].name, type) != 0)
+        k++;
+    if (k == sizeof COND / sizeof COND[0]) {
+        snprintf(msg, n, "unknown condition type '%s'", type);
+        return false;
+    }
+    c->kind = COND[k].kind;
+    BcVal pl, none = { .tag = BC_V_MAP };
+    if (!vget(t, v, "payload", &pl))
+        pl = none;
+    for (const char *f = COND[k].needs; *f; f++) {
+        bool ok = true;
+        switch (*f) {
+        case 't':
+            c->text = vstr(t, &pl, "text", &c->text_len);
+            ok = c->text != NULL;
+            break;
+        case 'p': {
+            size_t len;
+            const char *pat = vstr(t, &pl, "pattern", &len);
+            char err[160];
+            if (!pat) {
+                ok = false;
+                break;
+            }
+            c->re = term_regex_new(pat, len, err, sizeof err);
+            if (!c->re) {
+                snprintf(msg, n, "%s: invalid pattern: %s", type, err);
+                return false;
+            }
+            break;
+        }
+        case 'r':
+            ok = vint(t, &pl, "row", &c->row) && vint(t, &pl, "col", &c->col);
+            break;
+        case 'l':
+            ok = vint(t, &pl, "line", &c->line);
+            break;
+        case 'c':
+            ok = vint(t, &pl, "code", &c->code) || vint(t, &pl, "exit_code", &c->code);
+            break;
+        case 'm':
+            if (!vint(t, &pl, "ms", &c->ms) && !vint(t, &pl, "quiet_ms", &c->ms))
+                c->ms = 200;
+            ok = c->ms >= 0 && c->ms <= 600000;
+            break;
+        default:
+            break;
+        }
+        if (!ok) {
+            static const char *const what[] = { "t", "'text'", "p", "'pattern'", "r", "'row' and 'col'",
+                                                "l", "'line'", "c", "'code'", "m", "'ms' (0-600000)" };
+            const char *w = "?";
+            for (int i = 0; i < 12; i += 2)
+                if (what[i][0] == *f)
+                    w = what[i + 1];
+            snprintf(msg, n, "%s: payload needs %s", type, w);
+            return false;
+        }
+    }
+    c->on = vbool(t, &pl, "on", true);
+    return true;
+}
+
+static void cond_fini(Cond *c)
+{
+    term_regex_free(c->re);
+    buf_fini(&c->scratch);
+}
+
+static bool has_sub(const unsigned char *h, size_t hn, const char *n, size_t nn)
+{
+    if (nn == 0)
+        return true;
+    for (size_t i = 0; i + nn <= hn; i++)
+        if (h[i] == (unsigned char)n[0] && memcmp(h + i, n, nn) == 0)
+            return true;
+    return false;
+}
+
+static bool cond_eval(Pty *t, void *arg, uint64_t *wake)
+{
+    Cond *c = arg;
+    Buf *b = &c->scratch;
+    int rows, cols;
+    pty_screen_size(t->scr, &rows, &cols);
+    PtyCursor cur = pty_screen_cursor(t->scr);
+    bool exited = t->sess && pty_session_exited(t->sess);
+    switch (c->kind) {
+    case C_CONTAINS:
+    case C_NOT_CONTAINS:
+        pty_screen_text(t->scr, b);
+        return has_sub(b->data, b->len, c->text, c->text_len) == (c->kind == C_CONTAINS);
+    case C_MATCHES:
+        pty_screen_text(t->scr, b);
+        return term_regex_search(c->re, (const char *)b->data, b->len);
+    case C_CURSOR_AT:
+        return cur.row == c->row && cur.col == c->col;
+    case C_LINE_EQUALS:
+    case C_LINE_CONTAINS:
+    case C_LINE_STARTS:
+    case C_LINE_ENDS:
+    case C_LINE_MATCHES:
+        if (c->line < 0 || c->line >= rows)
+            return false;
+        pty_screen_line(t->scr, (int)c->line, b);
+        if (c->kind == C_LINE_EQUALS)
+            return b->len == c->text_len && (b->len == 0 || memcmp(b->data, c->text, b->len) == 0);
+        if (c->kind == C_LINE_STARTS)
+            return b->len >= c->text_len && (c->text_len == 0 || memcmp(b->data, c->text, c->text_len) == 0);
+        if (c->kind == C_LINE_ENDS)
+            return b->len >= c->text_len &&
+                   (c->text_len == 0 || memcmp(b->data + b->len - c->text_len, c->text, c->text_len) == 0);
+        if (c->kind == C_LINE_CONTAINS)
+            return has_sub(b->data, b->len, c->text, c->text_len);
+        return term_regex_search(c->re, (const char *)b->data, b->len);
+    case C_SCREEN_EMPTY:
+        pty_screen_text(t->scr, b);
+        for (size_t i = 0; i < b->len; i++)
+            if (b->data[i] != '\n' && b->data[i] != ' ')
+                return false;
+        return true;
+    case C_CURSOR_VISIBLE:
+        return cur.visible;
+    case C_CURSOR_HIDDEN:
+        return !cur.visible;
+    case C_EXITED:
+        return exited;
+    case C_EXIT_CODE:
+        return exited && pty_session_exit_code(t->sess) == c->code;
+    case C_STABLE: {
+        uint64_t now = pty_now_ms(), at = t->last_change + (uint64_t)c->ms;
+        if (now >= at)
+            return true;
+        *wake = at;
+        return false;
+    }
+    case C_ALT_SCREEN:
+        return pty_screen_altscreen(t->scr) == c->on;
+    }
+    return false;
+}
+
+/* Why a condition does not hold, for messages. */
+static void cond_why(Pty *t, const Cond *c, char *out, size_t n)
+{
+    PtyCursor cur = pty_screen_cursor(t->scr);
+    switch (c->kind) {
+    case C_CONTAINS:
+        snprintf(out, n, "screen does not contain \"%.*s\"", (int)(c->text_len > 200 ? 200 : c->text_len), c->text);
+        break;
+    case C_NOT_CONTAINS:
+        snprintf(out, n, "screen contains \"%.*s\"", (int)(c->text_len > 200 ? 200 : c->text_len), c->text);
+        break;
+    case C_MATCHES:
+        snprintf(out, n, "screen does not match the pattern");
+        break;
+    case C_CURSOR_AT:
+        snprintf(out, n, "cursor is at %d,%d, not %lld,%lld", cur.row, cur.col, (long long)c->row, (long long)c->col);
+        break;
+    case C_LINE_EQUALS:
+    case C_LINE_CONTAINS:
+    case C_LINE_STARTS:
+    case C_LINE_ENDS:
+    case C_LINE_MATCHES: {
+        static const char *const what[] = { "equal the text", "contain the text", "start with the text",
+                                            "end with the text", "match the pattern" };
+        Buf line;
+        buf_init(&line);
+        if (c->line >= 0 && c->line < t->rows)
+            pty_screen_line(t->scr, (int)c->line, &line);
+        snprintf(out, n, "line %lld does not %s; it is \"%.*s\"", (long long)c->line,
+                 what[c->kind == C_LINE_EQUALS ? 0 : c->kind == C_LINE_CONTAINS ? 1 : c->kind == C_LINE_STARTS ? 2
+                                                 : c->kind == C_LINE_ENDS ? 3 : 4],
+                 (int)(line.len > 200 ? 200 : line.len), line.data ? (const char *)line.data : "");
+        buf_fini(&line);
+        break;
+    }
+    case C_SCREEN_EMPTY:
+        snprintf(out, n, "screen is not empty");
+        break;
+    case C_CURSOR_VISIBLE:
+        snprintf(out, n, "cursor is hidden");
+        break;
+    case C_CURSOR_HIDDEN:
+        snprintf(out, n, "cursor is visible");
+        break;
+    case C_EXITED:
+        snprintf(out, n, "process has not exited");
+        break;
+    case C_EXIT_CODE:
+        if (t->sess && pty_session_exited(t->sess))
+            snprintf(out, n, "exit code is %d, not %lld", pty_session_exit_code(t->sess), (long long)c->code);
+        else
+            snprintf(out, n, "process has not exited (expected exit code %lld)", (long long)c->code);
+        break;
+    case C_STABLE:
+        snprintf(out, n, "screen did not stay unchanged for %lld ms", (long long)c->ms);
+        break;
+    case C_ALT_SCREEN:
+        snprintf(out, n, "alternate screen is %s", pty_screen_altscreen(t->scr) ? "on" : "off");
+        break;
+    }
+}
+
+/* ---- steps ---- */
+
+static uint64_t per_attempt(const Pty *t)
+{
+    uint64_t to = t->in_step && t->step_timeout ? t->step_timeout : DEFAULT_TIMEOUT_MS;
+    return to < t->max_wait_ms ? to : t->max_wait_ms;
+}
+
+/* The deadline of the current wait or check: the step's timeout per
+** attempt, times (retries + 1), from the step's start.  A retry re-checks;
+** it never performs the action again. */
+static uint64_t deadline_now(const Pty *t)
+{
+    uint64_t tries = t->in_step ? t->step_retries + 1 : 1;
+    uint64_t start = t->in_step ? t->step_start : pty_now_ms();
+    return start + per_attempt(t) * tries;
+}
+
+static void note_attempts(Pty *t)
+{
+    if (!t->in_step)
+        return;
+    uint64_t pa = per_attempt(t), el = pty_now_ms() - t->step_start;
+    uint64_t a = pa ? el / pa + 1 : 1;
+    if (a > t->step_retries + 1)
+        a = t->step_retries + 1;
+    if (a > t->step_attempts)
+        t->step_attempts = (uint32_t)a;
+}
+
+void pty_step_finish(Pty *t)
+{
+    if (!t->in_step)
+        return;
+    const BcProgram *p = t->p;
+    Buf *b = &t->steps;
+    if (b->len)
+        buf_putc(b, ',');
+    buf_puts(b, "{\"step_id\":");
+    buf_json_str(b, p->str[t->step_id].s, p->str[t->step_id].len);
+    buf_puts(b, ",\"name\":");
+    buf_json_str(b, p->str[t->step_name].s, p->str[t->step_name].len);
+    const char *status = !t->step_failed ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored";
+    buf_printf(b, ",\"status\":\"%s\",\"attempts\":%u,\"started_at_ms\":%llu,\"ended_at_ms\":%llu,\"action\":",
+               status, t->step_attempts ? t->step_attempts : 1, (unsigned long long)(t->step_start - t->t0),
+               (unsigned long long)pty_elapsed(t));
+    if (t->step_action.len)
+        buf_put(b, t->step_action.data, t->step_action.len);
+    else
+        buf_puts(b, "null");
+    buf_puts(b, ",\"assertions\":[");
+    buf_put(b, t->step_asserts.data, t->step_asserts.len);
+    buf_putc(b, ']');
+    if (t->step_failed) {
+        buf_printf(b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
+        buf_json_str(b, t->msg, strlen(t->msg));
+        buf_puts(b, "}");
+    }
+    buf_putc(b, '}');
+    buf_reset(&t->step_asserts);
+    buf_reset(&t->step_action);
+    t->in_step = false;
+    pty_snapshot(t, "step");
+}
+
+static void action_json(Pty *t, const char *type, const char *key, const char *s, size_t n)
+{
+    Buf *b = &t->step_action;
+    buf_reset(b);
+    buf_printf(b, "{\"type\":\"%s\",\"payload\":{", type);
+    if (key) {
+        buf_printf(b, "\"%s\":", key);
+        buf_json_str(b, s, n);
+    }
+    buf_puts(b, "}}");
+}
+
+/* Records an assertion result (also as an event). */
+static void assertion_result(Pty *t, const char *type, bool passed, const char *message, uint32_t val)
+{
+    Buf *b = &t->step_asserts;
+    if (b->len)
+        buf_putc(b, ',');
+    buf_puts(b, "{\"type\":");
+    buf_json_str(b, type, strlen(type));
+    buf_printf(b, ",\"passed\":%s,\"message\":", passed ? "true" : "false");
+    if (message)
+        buf_json_str(b, message, strlen(message));
+    else
+        buf_puts(b, "null");
+    buf_puts(b, ",\"details\":");
+    if (!passed) {
+        /* The screen at the time of failure. */
+        Buf txt;
+        buf_init(&txt);
+        pty_screen_text(t->scr, &txt);
+        buf_puts(b, "{\"condition\":");
+        bc_val_json(t->p, val, b);
+        buf_puts(b, ",\"screen\":");
+        json_str_lossy(b, (const char *)txt.data, txt.len);
+        buf_putc(b, '}');
+        buf_fini(&txt);
+    } else {
+        buf_puts(b, "null");
+    }
+    buf_putc(b, '}');
+}
+
+/* Waits for a {type, payload} condition until the step's deadline.
+** is_wait: a wait action (timeout -> E_TIMEOUT) rather than an assertion
+** (-> E_ASSERTION_FAILED). */
+static int run_condition(Pty *t, uint32_t val, bool is_wait)
+{
+    BcVal v = bc_val(t->p, val);
+    Cond c;
+    char msg[256];
+    if (!cond_parse(t, &v, &c, msg, sizeof msg)) {
+        cond_fini(&c);
+        pty_fail(t, PTY_E_PROTOCOL, "%s", msg);
+        t->step_failed = true;
+        return RT_FAILED;
+    }
+    uint64_t dl = deadline_now(t);
+    int r = pty_pump(t, dl, cond_eval, &c);
+    note_attempts(t);
+    ev_begin(t, is_wait ? "wait" : "check");
+    ev_str(t, "type", c.type, strlen(c.type));
+    buf_printf(&t->events, ",\"passed\":%s", r == 1 ? "true" : "false");
+    ev_end(t);
+    if (r == 1) {
+        if (!is_wait)
+            assertion_result(t, c.type, true, NULL, val);
+        cond_fini(&c);
+        return 0;
+    }
+    if (r < 0) {
+        cond_fini(&c);
+        t->step_failed = true;
+        return RT_FAILED;
+    }
+    char why[512];
+    cond_why(t, &c, why, sizeof why);
+    if (is_wait) {
+        pty_fail(t, PTY_E_TIMEOUT, "wait for %s timed out after %llu ms: %s", c.type,
+                 (unsigned long long)(pty_now_ms() - (t->in_step ? t->step_start : pty_now_ms())), why);
+    } else {
+        assertion_result(t, c.type, false, why, val);
+        pty_fail(t, PTY_E_ASSERTION_FAILED, "%s: %s", c.type, why);
+    }
+    if (t->o.diag) {
+        Buf txt;
+        buf_init(&txt);
+        pty_screen_text(t->scr, &txt);
+        fprintf(t->o.diag, "scvm: pty: %s failed: %s; the screen:\n%.*s\n", c.type, why, (int)txt.len,
+                txt.data ? (const char *)txt.data : "");
+        buf_fini(&txt);
+    }
+    t->step_failed = true;
+    cond_fini(&c);
+    return RT_FAILED;
+}
+
+/* Waits until the screen has been quiet for SETTLE_MS (at most
+** SETTLE_MAX_MS): a timeline screenshot should not catch a half-drawn
+** frame.  Event-driven like every wait. */
+static void settle(Pty *t)
+{
+    Cond c;
+    memset(&c, 0, sizeof c);
+    buf_init(&c.scratch);
+    c.kind = C_STABLE;
+    c.ms = SETTLE_MS;
+    pty_pump(t, pty_now_ms() + SETTLE_MAX_MS, cond_eval, &c);
+    cond_fini(&c);
+}
+
+/* ---- Scenario-Format assert: text.contains on the screen, the rest in the workspace ---- */
+
+static int sf_assert(Pty *t, uint32_t val)
+{
+    BcVal a = bc_val(t->p, val), text, list;
+    Buf why;
+    buf_init(&why);
+    bool ok = true;
+    if (vget(t, &a, "text", &text) && vget(t, &text, "contains", &list) && list.tag == BC_V_ARRAY) {
+        const unsigned char *q = list.p;
+        for (uint32_t i = 0; i < list.n; i++) {
+            BcVal s;
+            q = bc_val_decode(t->p, q, &s);
+            if (s.tag != BC_V_STR)
+                continue;
+            Cond c;
+            memset(&c, 0, sizeof c);
+            buf_init(&c.scratch);
+            c.kind = C_CONTAINS;
+            c.text = t->p->str[s.n].s;
+            c.text_len = t->p->str[s.n].len;
+            int r = pty_pump(t, pty_now_ms() + per_attempt(t), cond_eval, &c);
+            if (r < 0) {
+                cond_fini(&c);
+                buf_fini(&why);
+                return RT_FAILED;
+            }
+            if (r == 0) {
+                char w[300];
+                cond_why(t, &c, w, sizeof w);
+                buf_printf(&why, "%s%s", why.len ? "; " : "", w);
+                ok = false;
+            }
+            cond_fini(&c);
+        }
+    }
+    if (!pty_ws_assert(t, &a, &why))
+        ok = false;
+    ev_begin(t, "assert");
+    buf_printf(&t->events, ",\"passed\":%s", ok ? "true" : "false");
+    if (!ok)
+        ev_str(t, "message", why.data ? (const char *)why.data : "", why.len);
+    ev_end(t);
+    if (!ok)
+        pty_fail(t, PTY_E_ASSERTION_FAILED, "assert: %.*s", (int)why.len, why.data ? (const char *)why.data : "");
+    buf_fini(&why);
+    return ok ? 0 : RT_FAILED;
+}
+
+/* At END: Scenario-Format expect.exitCode waits for the program's exit. */
+static int sf_expect(Pty *t)
+{
+    BcVal cfg = bc_val(t->p, t->p->meta.config), ex;
+    if (!vget(t, &cfg, "expect", &ex))
+        return 0;
+    int64_t code;
+    if (vint(t, &ex, "exitCode", &code)) {
+        Cond c;
+        memset(&c, 0, sizeof c);
+        buf_init(&c.scratch);
+        c.kind = C_EXITED;
+        int r = pty_pump(t, t->t0 + t->max_runtime_ms, cond_eval, &c);
+        cond_fini(&c);
+        if (r < 0)
+            return RT_FAILED;
+        int got = pty_session_exit_code(t->sess);
+        if (r == 0 || got != code) {
+            pty_fail(t, PTY_E_PROCESS_EXIT, "expect.exitCode %lld, but the program %s %d", (long long)code,
+                     r == 0 ? "has not exited;" : got >= 0 ? "exited with" : "was killed by signal",
+                     r == 0 ? 0 : got >= 0 ? got : pty_session_exit_signal(t->sess));
+            return RT_FAILED;
+        }
+    }
+    if (!pty_ws_expect(t))
+        return RT_FAILED;
+    return 0;
+}
+
+/* Types text: all at once, or one character at a time with the typing
+** delay between them (the delay runs the event loop: no sleeping). */
+static void type_text(Pty *t, const char *s, size_t n)
+{
+    if (!t->o.type_delay_ms) {
+        pty_screen_type(t->scr, s, n, false);
+        return;
+    }
+    uint64_t delay = vm_scale_time_pty(t->o.type_delay_ms, t->o.speed);
+    for (size_t i = 0; i < n && !t->err;) {
+        size_t k = 1;
+        while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+            k++;
+        pty_screen_type(t->scr, s + i, k, false);
+        i += k;
+        pty_flush_out(t);
+        if (i < n && delay)
+            pty_pump(t, pty_now_ms() + delay, NULL, NULL);
+    }
+}
+
+int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
+{
+    (void)at_ms;
+    Pty *t = (Pty *)rt;
+    if (t->err)
+        return RT_FAILED;
+    const BcOpInfo *oi = &bc_op_info[in->op];
+    int st = 0;
+    switch ((BcOp)in->op) {
+    case OP_USER_INPUT: {
+        /* A prompt: typed, then submitted with Enter. */
+        const BcStr *s = &p->str[in->a[1]];
+        ev_begin(t, "input");
+        ev_str(t, "text", s->s, s->len);
+        ev_end(t);
+        type_text(t, s->s, s->len);
+        pty_screen_key(t->scr, "Enter");
+        break;
+    }
+    case OP_TYPE_TEXT: {
+        const BcStr *s = &p->str[in->a[0]];
+        action_json(t, "text", "text", s->s, s->len);
+        ev_begin(t, "input");
+        ev_str(t, "text", s->s, s->len);
+        ev_end(t);
+        type_text(t, s->s, s->len);
+        break;
+    }
+    case OP_KEY: {
+        const BcStr *s = &p->str[in->a[0]];
+        action_json(t, "key", "key", s->s, s->len);
+        ev_begin(t, "key");
+        ev_str(t, "key", s->s, s->len);
+        ev_end(t);
+        if (!pty_screen_key(t->scr, s->s)) {
+            pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
+            st = RT_FAILED;
+        }
+        break;
+    }
+    case OP_USER_CANCEL:
+        ev_begin(t, "key");
+        ev_str(t, "key", t->o.cancel_key, strlen(t->o.cancel_key));
+        ev_end(t);
+        pty_screen_key(t->scr, t->o.cancel_key);
+        break;
+    case OP_RESIZE: {
+        int rows = (int)in->a[0], cols = (int)in->a[1];
+        Buf *b = &t->step_action;
+        buf_reset(b);
+        buf_printf(b, "{\"type\":\"resize\",\"payload\":{\"rows\":%d,\"cols\":%d}}", rows, cols);
+        pty_screen_resize(t->scr, rows, cols);
+        pty_session_resize(t->sess, rows, cols);
+        t->rows = rows;
+        t->cols = cols;
+        t->last_change = pty_now_ms();
+        if (t->cast_on) {
+            char r[32];
+            int k = snprintf(r, sizeof r, "%dx%d", cols, rows);
+            pty_cast_event(t, 'r', r, (size_t)k);
+        }
+        ev_begin(t, "resize");
+        buf_printf(&t->events, ",\"rows\":%d,\"cols\":%d", rows, cols);
+        ev_end(t);
+        break;
+    }
+    case OP_STEP:
+        pty_step_finish(t);
+        if (++t->n_steps > t->max_steps) {
+            pty_fail(t, PTY_E_TIMEOUT, "step budget exceeded: more than %llu steps", (unsigned long long)t->max_steps);
+            st = RT_FAILED;
+            break;
+        }
+        t->in_step = true;
+        t->step_failed = false;
+        t->step_id = in->a[0];
+        t->step_name = in->a[1];
+        t->step_timeout = in->a[2];
+        t->step_retries = in->a[3];
+        t->step_start = pty_now_ms();
+        t->step_attempts = 1;
+        ev_begin(t, "step");
+        ev_str(t, "id", p->str[in->a[0]].s, p->str[in->a[0]].len);
+        ev_str(t, "name", p->str[in->a[1]].s, p->str[in->a[1]].len);
+        ev_end(t);
+        break;
+    case OP_WAIT: {
+        Buf *b = &t->step_action;
+        buf_reset(b);
+        buf_puts(b, "{\"type\":\"wait\",\"payload\":{\"condition\":");
+        bc_val_json(p, in->a[0], b);
+        buf_puts(b, "}}");
+        st = run_condition(t, in->a[0], true);
+        break;
+    }
+    case OP_CHECK:
+        st = run_condition(t, in->a[0], false);
+        break;
+    case OP_TERMINATE:
+        action_json(t, "terminate", NULL, NULL, 0);
+        ev_begin(t, "terminate");
+        ev_end(t);
+        pty_session_kill(t->sess, TERM_GRACE_MS);
+        pty_pump(t, pty_now_ms(), NULL, NULL);
+        break;
+    case OP_SCREENSHOT:
+        settle(t);
+        pty_screenshot(t, p->str[in->a[0]].s);
+        break;
+    case OP_ASSERT:
+        st = sf_assert(t, in->a[0]);
+        break;
+    case OP_USER_COMMAND:
+        if (!pty_ws_user_command(t, p->str[in->a[0]].s,
+                                 bc_val(p, in->a[1]).tag == BC_V_STR ? p->str[bc_val(p, in->a[1]).n].s : NULL))
+            st = RT_FAILED;
+        break;
+    case OP_USER_EDITS:
+        if (!pty_ws_user_edits(t, p->str[in->a[0]].s))
+            st = RT_FAILED;
+        break;
+    case OP_END:
+        pty_step_finish(t);
+        if (!t->tuiuse)
+            st = sf_expect(t);
+        break;
+    case OP_LOG:
+        ev_begin(t, "log");
+        ev_str(t, "message", p->str[in->a[0]].s, p->str[in->a[0]].len);
+        ev_end(t);
+        break;
+    case OP_STATUS:
+        ev_begin(t, "status");
+        ev_str(t, "value", p->str[in->a[0]].s, p->str[in->a[0]].len);
+        ev_end(t);
+        break;
+    /* The agent's and the protocol's side of the timeline: a mock agent
+    ** or LLM server plays these; the terminal only records that they
+    ** were due. */
+    case OP_LLM_BEGIN:
+    case OP_LLM_END:
+    case OP_THINK:
+    case OP_ASSISTANT:
+    case OP_LLM_ERROR:
+    case OP_TOOL_START:
+    case OP_TOOL_PROGRESS:
+    case OP_TOOL_RESULT:
+    case OP_FILE_EDIT:
+    case OP_PLAN_UPDATE:
+    case OP_FILE_READS:
+    case OP_PERMISSION:
+    case OP_SET_MODE:
+    case OP_SET_MODEL:
+    case OP_MERGE:
+    case OP_COMPLETE:
+    case OP_INITIALIZE:
+    case OP_SESSION_START:
+        if (!(oi->flags & OPF_SILENT)) {
+            ev_begin(t, "timeline");
+            ev_str(t, "event", oi->event, strlen(oi->event));
+            ev_end(t);
+        }
+        break;
+    case OP__COUNT:
+        break;
+    }
+    if (t->sess)
+        pty_flush_out(t);
+    return st ? st : t->err ? RT_FAILED : 0;
+}
+
+/* Before the spawn: every key name, size, condition and pattern in the
+** program is valid, so bad input fails with its stable code and nothing
+** has been started. */
+bool pty_check_ops(Pty *t)
+{
+    const BcProgram *p = t->p;
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        const BcInsn *in = &p->insn[i];
+        char msg[256];
+        switch (in->op) {
+        case OP_KEY:
+            if (!pty_key_valid(p->str[in->a[0]].s)) {
+                pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s' (line %u)", p->str[in->a[0]].s, in->line);
+                return false;
+            }
+            break;
+        case OP_RESIZE:
+            if (in->a[0] < 1 || in->a[0] > 500 || in->a[1] < 1 || in->a[1] > 500) {
+                pty_fail(t, PTY_E_CLI_INVALID_ARG, "resize to %ux%u is out of range (1-500)", in->a[0], in->a[1]);
+                return false;
+            }
+            break;
+        case OP_WAIT:
+        case OP_CHECK: {
+            BcVal v = bc_val(p, in->a[0]);
+            Cond c;
+            bool ok = cond_parse(t, &v, &c, msg, sizeof msg);
+            cond_fini(&c);
+            if (!ok) {
+                pty_fail(t, PTY_E_PROTOCOL, "%s", msg);
+                return false;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (!pty_key_valid(t->o.cancel_key)) {
+        pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown cancel key '%s'", t->o.cancel_key);
+        return false;
+    }
+    return true;
+}

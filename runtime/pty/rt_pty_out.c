@@ -1,0 +1,543 @@
+/* rt_pty_out.c - what a PTY run leaves behind: screenshots compared with
+** goldens (unified diff on mismatch, --update-goldens rewrites them),
+** ScreenSnapshot files, the asciicast v2 recording, and the tui-use
+** artifacts (run.json, transcript.log, events.jsonl, policy.json,
+** scenario.json, checksums.json with XXH64). */
+#include "rt_pty_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+
+void pty_profile_id(Pty *t)
+{
+    /* The spec's terminalProfileId: the Terminal-Config `name`, which the
+    ** compiler records as config.terminal.name, else <width>x<height>.
+    ** The name becomes a folder, so it is made a safe file name. */
+    rt_pty_profile_of(t->p, t->profile, sizeof t->profile);
+}
+
+void rt_pty_profile_of(const BcProgram *p, char *out, size_t n)
+{
+    BcVal cfg = bc_val(p, p->meta.config), term, name;
+    if (cfg.tag == BC_V_MAP && bc_val_get(p, &cfg, "terminal", &term) && term.tag == BC_V_MAP &&
+        bc_val_get(p, &term, "name", &name) && name.tag == BC_V_STR && p->str[name.n].len > 0 &&
+        strlen(p->str[name.n].s) == p->str[name.n].len) {
+        rt_pty_safe_name(p->str[name.n].s, out, n);
+        return;
+    }
+    snprintf(out, n, "%ux%u", p->meta.term_width ? (unsigned)p->meta.term_width : 80u,
+             p->meta.term_height ? (unsigned)p->meta.term_height : 24u);
+}
+
+/* A label as a file name: [A-Za-z0-9._-] kept, everything else '_', no
+** leading dot, so a label can never leave its directory. */
+void rt_pty_safe_name(const char *label, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const char *s = label; *s && k + 1 < n; s++) {
+        char c = *s;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                  c == '_' || (c == '.' && k > 0);
+        out[k++] = ok ? c : '_';
+    }
+    if (k == 0 && n > 1)
+        out[k++] = '_';
+    out[k] = 0;
+}
+
+/* mkdir -p; returns 0 or errno. */
+static int mkdirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return ENAMETOOLONG;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *sl = strrchr(dir, '/');
+    if (sl && sl != dir) {
+        *sl = 0;
+        int e = mkdirs(dir);
+        if (e)
+            return e;
+    }
+    return file_write_atomic(path, len ? data : "", len);
+}
+
+/* Writes an artifact (relative path) and remembers its checksum. */
+static void art_write(Pty *t, const char *rel, const void *data, size_t len)
+{
+    if (!t->o.artifacts)
+        return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", t->o.artifacts, rel);
+    int e = write_file(path, data, len);
+    if (e) {
+        if (t->o.diag)
+            fprintf(t->o.diag, "scvm: pty: %s: cannot write: %s\n", path, strerror(e));
+        pty_fail(t, PTY_E_IO, "%s: cannot write: %s", path, strerror(e));
+        return;
+    }
+    char line[PATH_MAX + 32];
+    int n = snprintf(line, sizeof line, "%s\t%016llx", rel, (unsigned long long)XXH64(data, len, 0));
+    strv_push(&t->written, line, (size_t)n);
+}
+
+/* ---- goldens and diffs ---- */
+
+typedef struct Lines {
+    const char **s;
+    size_t *n;
+    size_t count;
+} Lines;
+
+static bool split_lines(const char *text, size_t len, Lines *l)
+{
+    size_t cap = 1;
+    for (size_t i = 0; i < len; i++)
+        cap += text[i] == '\n';
+    l->s = sc_malloc(cap * sizeof *l->s);
+    l->n = sc_malloc(cap * sizeof *l->n);
+    l->count = 0;
+    if (!l->s || !l->n)
+        return false;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || text[i] == '\n') {
+            if (i == len && i == start)
+                break;
+            l->s[l->count] = text + start;
+            l->n[l->count++] = i - start;
+            start = i + 1;
+        }
+    }
+    return true;
+}
+
+static void lines_free(Lines *l)
+{
+    sc_free(l->s);
+    sc_free(l->n);
+}
+
+static bool line_eq(const Lines *a, size_t i, const Lines *b, size_t j)
+{
+    return a->n[i] == b->n[j] && memcmp(a->s[i], b->s[j], a->n[i]) == 0;
+}
+
+/* Unified diff (3 lines of context) from an LCS table; screens are small
+** (at most 500 rows plus a few headers), so O(n*m) is fine. */
+static void unified_diff(const char *an, const char *a, size_t al, const char *bn, const char *b, size_t bl, Buf *out)
+{
+    Lines A, B;
+    if (!split_lines(a, al, &A) || !split_lines(b, bl, &B)) {
+        lines_free(&A);
+        lines_free(&B);
+        return;
+    }
+    size_t n = A.count, m = B.count;
+    uint32_t *L = sc_calloc((n + 1) * (m + 1), sizeof *L);
+    /* edit script: 0 same, 1 delete (from A), 2 insert (from B) */
+    char *op = sc_malloc(n + m + 1);
+    size_t *ai = sc_malloc((n + m + 1) * sizeof *ai), *bi = sc_malloc((n + m + 1) * sizeof *bi);
+    if (!L || !op || !ai || !bi)
+        goto done;
+    for (size_t i = n; i-- > 0;)
+        for (size_t j = m; j-- > 0;)
+            L[i * (m + 1) + j] = line_eq(&A, i, &B, j) ? L[(i + 1) * (m + 1) + j + 1] + 1
+                                 : L[(i + 1) * (m + 1) + j] > L[i * (m + 1) + j + 1] ? L[(i + 1) * (m + 1) + j]
+                                                                                     : L[i * (m + 1) + j + 1];
+    size_t k = 0, i = 0, j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && line_eq(&A, i, &B, j)) {
+            op[k] = 0, ai[k] = i++, bi[k++] = j++;
+        } else if (i < n && (j == m || L[(i + 1) * (m + 1) + j] >= L[i * (m + 1) + j + 1])) {
+            op[k] = 1, ai[k] = i++, bi[k++] = j;    /* deletions before insertions */
+        } else {
+            op[k] = 2, ai[k] = i, bi[k++] = j++;
+        }
+    }
+    buf_printf(out, "--- %s\n+++ %s\n", an, bn);
+    enum { CTX = 3 };
+    size_t e = 0;
+    while (e < k) {
+        if (op[e] == 0) {
+            e++;
+            continue;
+        }
+        /* a hunk: from CTX before the first change to CTX after the last
+        ** change that is within 2*CTX of the previous one */
+        size_t hs = e > CTX ? e - CTX : 0, he = e;
+        for (size_t x = e; x < k; x++) {
+            if (op[x] != 0)
+                he = x;
+            else if (x - he > 2 * CTX)
+                break;
+        }
+        he = he + CTX + 1 < k ? he + CTX + 1 : k;
+        size_t a0 = ai[hs], b0 = bi[hs], ac = 0, bc = 0;
+        for (size_t x = hs; x < he; x++) {
+            ac += op[x] != 2;
+            bc += op[x] != 1;
+        }
+        buf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ac ? a0 + 1 : a0, ac, bc ? b0 + 1 : b0, bc);
+        for (size_t x = hs; x < he; x++) {
+            if (op[x] == 2) {
+                buf_putc(out, '+');
+                buf_put(out, B.s[bi[x]], B.n[bi[x]]);
+            } else {
+                buf_putc(out, op[x] == 1 ? '-' : ' ');
+                buf_put(out, A.s[ai[x]], A.n[ai[x]]);
+            }
+            buf_putc(out, '\n');
+        }
+        e = he;
+    }
+done:
+    sc_free(L);
+    sc_free(op);
+    sc_free(ai);
+    sc_free(bi);
+    lines_free(&A);
+    lines_free(&B);
+}
+
+static void golden_path(const Pty *t, const char *label, char *out, size_t n)
+{
+    char name[200];
+    rt_pty_safe_name(label, name, sizeof name);
+    snprintf(out, n, "%s/%s.golden", t->o.goldens, name);
+}
+
+bool pty_out_prepare(Pty *t)
+{
+    if (t->o.artifacts) {
+        int e = mkdirs(t->o.artifacts);
+        if (e) {
+            pty_fail(t, PTY_E_IO, "%s: cannot create the artifacts directory: %s", t->o.artifacts, strerror(e));
+            return false;
+        }
+    }
+    if (t->o.cast)
+        t->cast_on = true;
+    if (!t->o.goldens || t->o.update_goldens)
+        return true;
+    /* A golden that exists must be readable: fail before the spawn. */
+    const BcProgram *p = t->p;
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        if (p->insn[i].op != OP_SCREENSHOT)
+            continue;
+        char path[PATH_MAX];
+        golden_path(t, p->str[p->insn[i].a[0]].s, path, sizeof path);
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            if (errno == ENOENT)
+                continue;
+            pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, strerror(errno));
+            return false;
+        }
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || !S_ISREG(st.st_mode)) {
+            pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+            if (fd >= 0)
+                close(fd);
+            return false;
+        }
+        close(fd);
+    }
+    return true;
+}
+
+void pty_screenshot(Pty *t, const char *label)
+{
+    Buf g;
+    buf_init(&g);
+    pty_screen_golden(t->scr, &g);
+    char name[200], rel[PATH_MAX];
+    rt_pty_safe_name(label, name, sizeof name);
+    char sc[200];
+    rt_pty_safe_name(t->scenario, sc, sizeof sc);
+    snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
+    art_write(t, rel, g.data, g.len);
+    const char *result = "recorded";
+    if (t->o.goldens) {
+        char path[PATH_MAX];
+        golden_path(t, label, path, sizeof path);
+        if (t->o.update_goldens) {
+            int e = write_file(path, g.data ? (const char *)g.data : "", g.len);
+            if (e)
+                pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(e));
+            result = "updated";
+        } else {
+            char *want = NULL;
+            size_t wl = 0;
+            int e = file_read_all(path, 16u << 20, &want, &wl);
+            if (e == ENOENT) {
+                result = "no_golden";
+            } else if (e) {
+                pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, strerror(e));
+                result = "error";
+            } else if (wl == g.len && memcmp(want, g.data, wl) == 0) {
+                result = "match";
+            } else {
+                result = "mismatch";
+                Buf d;
+                buf_init(&d);
+                char an[PATH_MAX + 16];
+                snprintf(an, sizeof an, "%s", path);
+                unified_diff(an, want, wl, "actual screen", g.data ? (const char *)g.data : "", g.len, &d);
+                if (t->o.diag)
+                    fprintf(t->o.diag, "scvm: pty: screenshot '%s' differs from its golden:\n%.*s", label,
+                            (int)d.len, d.data ? (const char *)d.data : "");
+                char drel[PATH_MAX];
+                snprintf(drel, sizeof drel, "%s/%s/screenshots/%s.diff", sc, t->profile, name);
+                art_write(t, drel, d.data, d.len);
+                buf_fini(&d);
+                pty_fail(t, PTY_E_ASSERTION_FAILED, "screenshot '%s' differs from %s", label, path);
+            }
+            sc_free(want);
+        }
+    }
+    ev_begin(t, "screenshot");
+    ev_str(t, "label", label, strlen(label));
+    buf_printf(&t->events, ",\"result\":\"%s\"", result);
+    ev_end(t);
+    buf_fini(&g);
+    pty_snapshot(t, "screenshot");
+}
+
+void pty_snapshot(Pty *t, const char *why)
+{
+    (void)why;
+    if (!t->o.artifacts || !t->scr)
+        return;
+    char id[32], rel[64];
+    t->n_snap++;
+    snprintf(id, sizeof id, "snapshot-%06d", t->n_snap);
+    snprintf(rel, sizeof rel, "snapshots/%06d.json", t->n_snap);
+    Buf b;
+    buf_init(&b);
+    pty_screen_snapshot_json(t->scr, id, t->o.cells, &b);
+    if (b.len > t->max_snapshot_bytes) {
+        /* Over budget: keep the lines, drop the cells. */
+        buf_reset(&b);
+        pty_screen_snapshot_json(t->scr, id, false, &b);
+    }
+    buf_putc(&b, '\n');
+    art_write(t, rel, b.data, b.len);
+    buf_fini(&b);
+}
+
+/* ---- asciicast v2 ---- */
+
+void pty_cast_begin(Pty *t)
+{
+    if (!t->cast_on)
+        return;
+    buf_printf(&t->cast, "{\"version\":2,\"width\":%d,\"height\":%d,\"env\":{\"TERM\":\"xterm-256color\"},\"title\":",
+               t->cols, t->rows);
+    json_str_lossy(&t->cast, t->scenario, strlen(t->scenario));
+    buf_puts(&t->cast, "}\n");
+}
+
+void pty_cast_event(Pty *t, char code, const char *s, size_t n)
+{
+    if (!t->cast_on || !t->sess)
+        return;
+    Buf tmp;
+    buf_init(&tmp);
+    if (code == 'o') {
+        /* Hold back an incomplete UTF-8 sequence at the end for the next
+        ** chunk, so a character split across reads stays whole. */
+        buf_put(&tmp, t->cast_carry, t->cast_carry_n);
+        buf_put(&tmp, s, n);
+        t->cast_carry_n = 0;
+        size_t end = tmp.len, k = 0;
+        while (k < 3 && k < end && (tmp.data[end - 1 - k] & 0xC0) == 0x80)
+            k++;
+        if (k < end) {
+            unsigned char lead = tmp.data[end - 1 - k];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (need > k + 1 && need <= 4) {
+                t->cast_carry_n = k + 1;
+                memcpy(t->cast_carry, tmp.data + end - k - 1, k + 1);
+                tmp.len = end - k - 1;
+            }
+        }
+        s = (const char *)tmp.data;
+        n = tmp.len;
+    }
+    uint64_t ms = pty_elapsed(t);
+    buf_printf(&t->cast, "[%llu.%03llu, \"%c\", ", (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), code);
+    json_str_lossy(&t->cast, s ? s : "", n);
+    buf_puts(&t->cast, "]\n");
+    buf_fini(&tmp);
+}
+
+void pty_cast_end(Pty *t)
+{
+    if (!t->cast_on || !t->o.cast)
+        return;
+    int e = write_file(t->o.cast, t->cast.data ? (const char *)t->cast.data : "", t->cast.len);
+    if (e)
+        pty_fail(t, PTY_E_IO, "%s: cannot write the recording: %s", t->o.cast, strerror(e));
+    t->cast_on = false;
+}
+
+/* ---- artifacts ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void random_id(char *out, size_t n)
+{
+    unsigned char r[16] = { 0 };
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, r, sizeof r) != (ssize_t)sizeof r)
+            memset(r, 0, sizeof r);
+        close(fd);
+    }
+    r[6] = (unsigned char)((r[6] & 0x0F) | 0x40);
+    r[8] = (unsigned char)((r[8] & 0x3F) | 0x80);
+    snprintf(out, n, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+             r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
+}
+
+void pty_out_finish(Pty *t)
+{
+    if (!t->o.artifacts)
+        return;
+    const BcProgram *p = t->p;
+    BcVal cfg = bc_val(p, p->meta.config), v;
+    Buf b;
+    buf_init(&b);
+    art_write(t, "transcript.log", t->transcript.data, t->transcript.len);
+    /* The effective policy and the resolved scenario, as compiled. */
+    buf_reset(&b);
+    if (vget(t, &cfg, "policy", &v))
+        bc_val_json_at(p, &v, &b);
+    else
+        buf_puts(&b, "null");
+    buf_putc(&b, '\n');
+    art_write(t, "policy.json", b.data, b.len);
+    buf_reset(&b);
+    if (vget(t, &cfg, "scenario", &v))
+        bc_val_json_at(p, &v, &b);
+    else
+        bc_val_json(p, p->meta.config, &b);
+    buf_putc(&b, '\n');
+    art_write(t, "scenario.json", b.data, b.len);
+
+    /* run.json: the RunResult. */
+    char run_id[40];
+    random_id(run_id, sizeof run_id);
+    buf_reset(&b);
+    const char *status = !t->err ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored";
+    buf_printf(&b, "{\"run_result_version\":1,\"protocol_version\":2,\"run_id\":\"%s\",\"status\":\"%s\","
+               "\"started_at_ms\":0,\"ended_at_ms\":%llu,\"command\":",
+               run_id, status, (unsigned long long)pty_elapsed(t));
+    json_str_lossy(&b, t->exe, strlen(t->exe));
+    buf_puts(&b, ",\"args\":[");
+    for (size_t i = 1; i < t->argv.n; i++) {
+        if (i > 1)
+            buf_putc(&b, ',');
+        json_str_lossy(&b, t->argv.v[i], strlen(t->argv.v[i]));
+    }
+    buf_puts(&b, "],\"cwd\":");
+    json_str_lossy(&b, t->cwd, strlen(t->cwd));
+    buf_puts(&b, ",\"policy\":");
+    if (vget(t, &cfg, "policy", &v))
+        bc_val_json_at(p, &v, &b);
+    else
+        buf_puts(&b, "null");
+    buf_puts(&b, ",\"scenario\":");
+    if (vget(t, &cfg, "scenario", &v))
+        bc_val_json_at(p, &v, &b);
+    else
+        buf_puts(&b, "null");
+    buf_puts(&b, ",\"steps\":[");
+    buf_put(&b, t->steps.data, t->steps.len);
+    buf_puts(&b, "],\"final_observation\":");
+    if (t->scr) {
+        buf_printf(&b, "{\"protocol_version\":2,\"run_id\":\"%s\",\"session_id\":\"%s\",\"timestamp_ms\":%llu,\"screen\":",
+                   run_id, run_id, (unsigned long long)pty_elapsed(t));
+        pty_screen_snapshot_json(t->scr, "final", false, &b);
+        buf_puts(&b, ",\"transcript_delta\":null,\"events\":[]}");
+    } else {
+        buf_puts(&b, "null");
+    }
+    buf_puts(&b, ",\"exit_status\":");
+    if (t->sess && pty_session_exited(t->sess)) {
+        int code = pty_session_exit_code(t->sess);
+        buf_printf(&b, "{\"success\":%s,\"exit_code\":", code == 0 ? "true" : "false");
+        if (code >= 0)
+            buf_printf(&b, "%d,\"signal\":null", code);
+        else
+            buf_printf(&b, "null,\"signal\":%d", pty_session_exit_signal(t->sess));
+        buf_printf(&b, ",\"terminated_by_harness\":%s}", pty_session_killed_by_us(t->sess) ? "true" : "false");
+    } else {
+        buf_puts(&b, "null");
+    }
+    if (t->err) {
+        buf_printf(&b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
+        json_str_lossy(&b, t->msg, strlen(t->msg));
+        buf_printf(&b, ",\"context\":{\"exit_status\":%d,\"scenario\":", (int)t->err);
+        json_str_lossy(&b, t->scenario, strlen(t->scenario));
+        if (t->in_step || t->steps.len) {
+            buf_puts(&b, ",\"step_id\":");
+            json_str_lossy(&b, p->str[t->step_id].s, p->str[t->step_id].len);
+        }
+        buf_puts(&b, "}}");
+    }
+    buf_puts(&b, "}\n");
+    art_write(t, "run.json", b.data, b.len);
+    /* events last but one, so they include everything. */
+    art_write(t, "events.jsonl", t->events.data, t->events.len);
+
+    /* checksums.json: every artifact written, sorted by path. */
+    qsort(t->written.v, t->written.n, sizeof *t->written.v, cmp_str);
+    buf_reset(&b);
+    buf_puts(&b, "{\"algorithm\":\"xxh64\",\"files\":{");
+    for (size_t i = 0; i < t->written.n; i++) {
+        char *tab = strchr(t->written.v[i], '\t');
+        if (i)
+            buf_putc(&b, ',');
+        json_str_lossy(&b, t->written.v[i], (size_t)(tab - t->written.v[i]));
+        buf_printf(&b, ":\"%s\"", tab + 1);
+    }
+    buf_puts(&b, "}}\n");
+    if (t->o.artifacts) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/checksums.json", t->o.artifacts);
+        int e = write_file(path, b.data, b.len);
+        if (e)
+            pty_fail(t, PTY_E_IO, "%s: cannot write: %s", path, strerror(e));
+    }
+    strv_free(&t->written);
+    buf_fini(&b);
+}

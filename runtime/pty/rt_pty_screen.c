@@ -1,0 +1,670 @@
+/* rt_pty_screen.c - libvterm behind rt_pty_screen.h: feeding, replies to
+** terminal queries, keys, and the three renderings (text, golden, JSON).
+**
+** libvterm answers DA, DA2, CPR, DSR and DECRQM itself through its output
+** callback; the unrecognised-sequence fallbacks answer the colour queries
+** (OSC 10/11) and XTVERSION so programs such as vim do not wait for them,
+** and note every query as an event. */
+#include "rt_pty_screen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vterm.h>
+
+#include "common/sc_alloc.h"
+#include "formats/term/term_keys.h"
+
+struct PtyScreen {
+    VTerm *vt;
+    VTermScreen *scr;
+    VTermState *st;
+    int rows, cols;
+    uint64_t gen;
+    bool alt, cursor_visible;
+    char title[256];
+    PtyScreenOut *out;
+    PtyScreenNote *note;
+    void *user;
+    int utf8_need;          /* continuation bytes still expected */
+    unsigned char carry[4]; /* an incomplete UTF-8 character held for the next feed */
+    size_t carry_n, carry_want;
+};
+
+static void *va_malloc(size_t n, void *data)
+{
+    (void)data;
+    return sc_calloc(1, n);   /* libvterm relies on zeroed memory */
+}
+
+static void va_free(void *p, void *data)
+{
+    (void)data;
+    sc_free(p);
+}
+
+static VTermAllocatorFunctions va_funcs = { va_malloc, va_free };
+
+static void note(PtyScreen *s, const char *kind, const char *d, size_t n)
+{
+    if (s->note)
+        s->note(kind, d, n, s->user);
+}
+
+static int cb_damage(VTermRect r, void *u)
+{
+    (void)r;
+    ((PtyScreen *)u)->gen++;
+    return 1;
+}
+
+static int cb_moverect(VTermRect d, VTermRect src, void *u)
+{
+    (void)d;
+    (void)src;
+    ((PtyScreen *)u)->gen++;
+    return 1;
+}
+
+static int cb_movecursor(VTermPos pos, VTermPos old, int visible, void *u)
+{
+    (void)pos;
+    (void)old;
+    (void)visible;
+    ((PtyScreen *)u)->gen++;
+    return 1;
+}
+
+static int cb_settermprop(VTermProp prop, VTermValue *val, void *u)
+{
+    PtyScreen *s = u;
+    s->gen++;
+    switch (prop) {
+    case VTERM_PROP_CURSORVISIBLE:
+        s->cursor_visible = val->boolean != 0;
+        break;
+    case VTERM_PROP_ALTSCREEN:
+        s->alt = val->boolean != 0;
+        note(s, "altscreen", s->alt ? "on" : "off", s->alt ? 2 : 3);
+        break;
+    case VTERM_PROP_TITLE:
+        snprintf(s->title, sizeof s->title, "%s", val->string ? val->string : "");
+        note(s, "title", s->title, strlen(s->title));
+        break;
+    case VTERM_PROP_CURSORBLINK:
+    case VTERM_PROP_ICONNAME:
+    case VTERM_PROP_REVERSE:
+    case VTERM_PROP_CURSORSHAPE:
+    case VTERM_PROP_MOUSE:
+    case VTERM_N_PROPS:
+        break;
+    }
+    return 1;
+}
+
+static int cb_bell(void *u)
+{
+    note(u, "bell", "", 0);
+    return 1;
+}
+
+static int cb_resize(int rows, int cols, void *u)
+{
+    PtyScreen *s = u;
+    s->rows = rows;
+    s->cols = cols;
+    s->gen++;
+    return 1;
+}
+
+static const VTermScreenCallbacks screen_cbs = {
+    .damage = cb_damage,
+    .moverect = cb_moverect,
+    .movecursor = cb_movecursor,
+    .settermprop = cb_settermprop,
+    .bell = cb_bell,
+    .resize = cb_resize,
+};
+
+static void cb_output(const char *b, size_t n, void *u)
+{
+    PtyScreen *s = u;
+    if (s->out)
+        s->out(b, n, s->user);
+}
+
+/* ---- queries libvterm leaves unanswered ---- */
+
+static void reply(PtyScreen *s, const char *r)
+{
+    cb_output(r, strlen(r), s);
+}
+
+static int fb_csi(const char *leader, const long args[], int argc, const char *intermed,
+                  char command, void *u)
+{
+    PtyScreen *s = u;
+    char d[96];
+    int n = snprintf(d, sizeof d, "CSI %s%ld%s %c", leader ? leader : "",
+                     argc > 0 ? CSI_ARG(args[0]) : 0L, intermed ? intermed : "", command);
+    /* XTVERSION (CSI > q): name ourselves, as xterm does. */
+    if (leader && strcmp(leader, ">") == 0 && command == 'q') {
+        reply(s, "\x1bP>|scvm-pty(libvterm)\x1b\\");
+        note(s, "query", d, (size_t)n);
+        return 1;
+    }
+    note(s, "unhandled", d, (size_t)n);
+    return 0;
+}
+
+static int fb_osc(const char *cmd, size_t len, void *u)
+{
+    PtyScreen *s = u;
+    /* OSC 10/11/12 ; ? : default foreground, background, cursor colour. */
+    if (len >= 4 && cmd[2] == ';' && cmd[3] == '?' && cmd[0] == '1' && cmd[1] >= '0' && cmd[1] <= '2') {
+        char r[64];
+        const char *rgb = cmd[1] == '1' ? "0000/0000/0000" : "ffff/ffff/ffff";
+        snprintf(r, sizeof r, "\x1b]1%c;rgb:%s\x1b\\", cmd[1], rgb);
+        reply(s, r);
+        note(s, "query", cmd, len);
+        return 1;
+    }
+    note(s, "unhandled", cmd, len < 64 ? len : 64);
+    return 0;
+}
+
+static int fb_dcs(const char *cmd, size_t len, void *u)
+{
+    PtyScreen *s = u;
+    note(s, len && cmd[0] == '+' ? "query" : "unhandled", cmd, len < 64 ? len : 64);
+    /* XTGETTCAP (DCS + q ...): "not found" keeps the program from waiting. */
+    if (len >= 2 && cmd[0] == '+' && cmd[1] == 'q') {
+        reply(s, "\x1bP0+r\x1b\\");
+        return 1;
+    }
+    return 0;
+}
+
+static const VTermParserCallbacks fallbacks = {
+    .csi = fb_csi,
+    .osc = fb_osc,
+    .dcs = fb_dcs,
+};
+
+PtyScreen *pty_screen_new(int rows, int cols, PtyScreenOut *out, PtyScreenNote *nt, void *user)
+{
+    PtyScreen *s = sc_calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->vt = vterm_new_with_allocator(rows, cols, &va_funcs, NULL);
+    if (!s->vt) {
+        sc_free(s);
+        return NULL;
+    }
+    s->rows = rows;
+    s->cols = cols;
+    s->out = out;
+    s->note = nt;
+    s->user = user;
+    s->cursor_visible = true;
+    vterm_set_utf8(s->vt, 1);
+    vterm_output_set_callback(s->vt, cb_output, s);
+    s->st = vterm_obtain_state(s->vt);
+    s->scr = vterm_obtain_screen(s->vt);
+    vterm_screen_set_callbacks(s->scr, &screen_cbs, s);
+    vterm_screen_enable_altscreen(s->scr, 1);
+    vterm_screen_set_damage_merge(s->scr, VTERM_DAMAGE_SCROLL);
+    vterm_screen_reset(s->scr, 1);
+    vterm_state_set_unrecognised_fallbacks(s->st, &fallbacks, s);
+    return s;
+}
+
+void pty_screen_free(PtyScreen *s)
+{
+    if (!s)
+        return;
+    vterm_free(s->vt);
+    sc_free(s);
+}
+
+/* Notes invalid UTF-8 (libvterm itself shows it as U+FFFD); the decoder
+** state carries a split sequence to the next chunk. */
+static void check_utf8(PtyScreen *s, const unsigned char *p, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = p[i];
+        if (s->utf8_need) {
+            if ((c & 0xC0) == 0x80) {
+                s->utf8_need--;
+                continue;
+            }
+            bad++;
+            s->utf8_need = 0;
+        }
+        if (c < 0x80)
+            continue;
+        if (c >= 0xC2 && c <= 0xDF)
+            s->utf8_need = 1;
+        else if (c >= 0xE0 && c <= 0xEF)
+            s->utf8_need = 2;
+        else if (c >= 0xF0 && c <= 0xF4)
+            s->utf8_need = 3;
+        else
+            bad++;
+    }
+    if (bad) {
+        char d[48];
+        int k = snprintf(d, sizeof d, "%zu invalid byte(s)", bad);
+        note(s, "invalid_utf8", d, (size_t)k);
+    }
+}
+
+/* The length of the UTF-8 sequence a lead byte starts (1 for anything else). */
+static size_t utf8_len(unsigned c)
+{
+    return c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
+}
+
+/* How many bytes at the end of p[0..n) start a character that is not complete. */
+static size_t utf8_open_tail(const unsigned char *p, size_t n)
+{
+    for (size_t k = 1; k <= 3 && k <= n; k++) {
+        unsigned c = p[n - k];
+        if ((c & 0xC0) == 0x80)
+            continue;
+        return utf8_len(c) > k ? k : 0;
+    }
+    return 0;
+}
+
+/* libvterm 0.1.4 shows a UTF-8 character split across two writes as U+FFFD
+** (a program's write, or our read, may end inside one: the differential
+** test's live recording hit it).  So an incomplete character at the end of
+** a chunk is held back and written whole with the next chunk; bytes are only
+** delayed, never reordered. */
+void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    check_utf8(s, p, n);
+    if (s->carry_n) {
+        unsigned char c[4];
+        size_t k = s->carry_n;
+        memcpy(c, s->carry, k);
+        while (k < s->carry_want && k < sizeof c && n > 0 && (*p & 0xC0) == 0x80) {
+            c[k++] = *p++;
+            n--;
+        }
+        if (k < s->carry_want && n == 0) {
+            memcpy(s->carry, c, k);     /* still incomplete: wait for more */
+            s->carry_n = k;
+            return;
+        }
+        s->carry_n = 0;
+        vterm_input_write(s->vt, (const char *)c, k);   /* whole, or invalid */
+    }
+    size_t t = utf8_open_tail(p, n);
+    if (t) {
+        memcpy(s->carry, p + n - t, t);
+        s->carry_n = t;
+        s->carry_want = utf8_len(p[n - t]);
+    }
+    vterm_input_write(s->vt, (const char *)p, n - t);
+    vterm_screen_flush_damage(s->scr);
+}
+
+void pty_screen_resize(PtyScreen *s, int rows, int cols)
+{
+    vterm_set_size(s->vt, rows, cols);
+    vterm_screen_flush_damage(s->scr);
+    s->rows = rows;
+    s->cols = cols;
+    s->gen++;
+}
+
+uint64_t pty_screen_gen(const PtyScreen *s) { return s->gen; }
+
+void pty_screen_size(const PtyScreen *s, int *rows, int *cols)
+{
+    *rows = s->rows;
+    *cols = s->cols;
+}
+
+PtyCursor pty_screen_cursor(const PtyScreen *s)
+{
+    VTermPos p;
+    vterm_state_get_cursorpos(s->st, &p);
+    PtyCursor c = { p.row, p.col, s->cursor_visible };
+    return c;
+}
+
+bool pty_screen_altscreen(const PtyScreen *s) { return s->alt; }
+const char *pty_screen_title(const PtyScreen *s) { return s->title; }
+
+/* ---- rendering ---- */
+
+static void put_utf8(Buf *b, uint32_t c)
+{
+    unsigned char u[4];
+    size_t n;
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        c = 0xFFFD;
+    if (c < 0x80) {
+        u[0] = (unsigned char)c;
+        n = 1;
+    } else if (c < 0x800) {
+        u[0] = (unsigned char)(0xC0 | c >> 6);
+        u[1] = (unsigned char)(0x80 | (c & 0x3F));
+        n = 2;
+    } else if (c < 0x10000) {
+        u[0] = (unsigned char)(0xE0 | c >> 12);
+        u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        u[2] = (unsigned char)(0x80 | (c & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (unsigned char)(0xF0 | c >> 18);
+        u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+        u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        u[3] = (unsigned char)(0x80 | (c & 0x3F));
+        n = 4;
+    }
+    buf_put(b, u, n);
+}
+
+static bool get_cell(const PtyScreen *s, int row, int col, VTermScreenCell *c)
+{
+    VTermPos pos = { row, col };
+    memset(c, 0, sizeof *c);
+    return vterm_screen_get_cell(s->scr, pos, c) != 0;
+}
+
+/* Appends the characters of one cell (a space when empty); returns the
+** cell's width (0 for the right half of a wide character). */
+static int cell_text(const VTermScreenCell *c, Buf *b)
+{
+    if (c->chars[0] == (uint32_t)-1)
+        return 0;
+    if (c->chars[0] == 0) {
+        buf_putc(b, ' ');
+        return 1;
+    }
+    for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && c->chars[i]; i++)
+        put_utf8(b, c->chars[i] < 0x20 ? 0xFFFD : c->chars[i]);
+    return c->width > 1 ? c->width : 1;
+}
+
+void pty_screen_line(const PtyScreen *s, int row, Buf *out)
+{
+    buf_reset(out);
+    size_t keep = 0;
+    for (int col = 0; col < s->cols;) {
+        VTermScreenCell c;
+        get_cell(s, row, col, &c);
+        int w = cell_text(&c, out);
+        if (c.chars[0] != 0 && c.chars[0] != ' ')
+            keep = out->len;
+        col += w > 0 ? w : 1;
+    }
+    out->len = keep;
+}
+
+void pty_screen_text(const PtyScreen *s, Buf *out)
+{
+    Buf line;
+    buf_init(&line);
+    buf_reset(out);
+    for (int r = 0; r < s->rows; r++) {
+        pty_screen_line(s, r, &line);
+        if (r)
+            buf_putc(out, '\n');
+        buf_put(out, line.data, line.len);
+    }
+    if (line.oom)
+        out->oom = true;
+    buf_fini(&line);
+}
+
+/* Attribute words of a cell, in a fixed order; "" for a plain cell. */
+static void attr_words(const PtyScreen *s, const VTermScreenCell *c, char *w, size_t n)
+{
+    (void)s;
+    size_t k = 0;
+    w[0] = 0;
+#define ADD(...) do { if (k < n) k += (size_t)snprintf(w + k, n - k, __VA_ARGS__); } while (0)
+    if (c->attrs.bold)
+        ADD(" bold");
+    if (c->attrs.italic)
+        ADD(" italic");
+    if (c->attrs.underline == VTERM_UNDERLINE_SINGLE)
+        ADD(" underline");
+    else if (c->attrs.underline == VTERM_UNDERLINE_DOUBLE)
+        ADD(" underline=double");
+    else if (c->attrs.underline == VTERM_UNDERLINE_CURLY)
+        ADD(" underline=curly");
+    if (c->attrs.blink)
+        ADD(" blink");
+    if (c->attrs.reverse)
+        ADD(" inverse");
+    if (c->attrs.strike)
+        ADD(" strike");
+    if (!VTERM_COLOR_IS_DEFAULT_FG(&c->fg)) {
+        if (VTERM_COLOR_IS_INDEXED(&c->fg))
+            ADD(" fg=%u", (unsigned)c->fg.indexed.idx);
+        else
+            ADD(" fg=#%02x%02x%02x", c->fg.rgb.red, c->fg.rgb.green, c->fg.rgb.blue);
+    }
+    if (!VTERM_COLOR_IS_DEFAULT_BG(&c->bg)) {
+        if (VTERM_COLOR_IS_INDEXED(&c->bg))
+            ADD(" bg=%u", (unsigned)c->bg.indexed.idx);
+        else
+            ADD(" bg=#%02x%02x%02x", c->bg.rgb.red, c->bg.rgb.green, c->bg.rgb.blue);
+    }
+#undef ADD
+    if (k >= n)
+        w[n - 1] = 0;
+}
+
+void pty_screen_golden(const PtyScreen *s, Buf *out)
+{
+    PtyCursor cur = pty_screen_cursor(s);
+    buf_printf(out, "scc-screen 1\nsize %dx%d\ncursor %d,%d %s\nalt %s\n", s->rows, s->cols,
+               cur.row, cur.col, cur.visible ? "visible" : "hidden", s->alt ? "on" : "off");
+    Buf line;
+    buf_init(&line);
+    buf_puts(out, "text\n");
+    for (int r = 0; r < s->rows; r++) {
+        pty_screen_line(s, r, &line);
+        buf_printf(out, "%3d|", r);
+        buf_put(out, line.data, line.len);
+        buf_putc(out, '\n');
+    }
+    /* Attributes: one line per row that has any, runs of equal attributes
+    ** as  first-last words  (columns 0-based, inclusive). */
+    buf_puts(out, "attrs\n");
+    char prev[128], cur_w[128];
+    for (int r = 0; r < s->rows; r++) {
+        bool row_started = false;
+        int run_start = -1;
+        prev[0] = 0;
+        for (int col = 0; col <= s->cols; col++) {
+            cur_w[0] = 0;
+            if (col < s->cols) {
+                VTermScreenCell c;
+                get_cell(s, r, col, &c);
+                attr_words(s, &c, cur_w, sizeof cur_w);
+            }
+            if (col < s->cols && strcmp(cur_w, prev) == 0)
+                continue;
+            if (run_start >= 0 && prev[0]) {
+                if (row_started)
+                    buf_puts(out, ",");
+                else
+                    buf_printf(out, "%3d:", r);
+                buf_printf(out, " %d-%d%s", run_start, col - 1, prev);
+                row_started = true;
+            }
+            run_start = col;
+            memcpy(prev, cur_w, sizeof prev);
+        }
+        if (row_started)
+            buf_putc(out, '\n');
+    }
+    if (line.oom)
+        out->oom = true;
+    buf_fini(&line);
+}
+
+static void json_color(Buf *b, const VTermColor *c, bool fg)
+{
+    if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
+        buf_puts(b, "\"default\"");
+    else if (VTERM_COLOR_IS_INDEXED(c))
+        buf_printf(b, c->indexed.idx < 16 ? "{\"ansi16\":%u}" : "{\"ansi256\":%u}", (unsigned)c->indexed.idx);
+    else
+        buf_printf(b, "{\"rgb\":{\"r\":%u,\"g\":%u,\"b\":%u}}", c->rgb.red, c->rgb.green, c->rgb.blue);
+}
+
+void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool with_cells, Buf *out)
+{
+    PtyCursor cur = pty_screen_cursor(s);
+    buf_puts(out, "{\"snapshot_version\":1,\"snapshot_id\":");
+    buf_json_str(out, snapshot_id, strlen(snapshot_id));
+    buf_printf(out, ",\"rows\":%d,\"cols\":%d,\"cursor\":{\"row\":%d,\"col\":%d,\"visible\":%s}"
+               ",\"alternate_screen\":%s,\"lines\":[",
+               s->rows, s->cols, cur.row, cur.col, cur.visible ? "true" : "false",
+               s->alt ? "true" : "false");
+    Buf line;
+    buf_init(&line);
+    for (int r = 0; r < s->rows; r++) {
+        pty_screen_line(s, r, &line);
+        if (r)
+            buf_putc(out, ',');
+        buf_json_str(out, (const char *)line.data, line.len);
+    }
+    buf_putc(out, ']');
+    if (with_cells) {
+        buf_puts(out, ",\"cells\":[");
+        for (int r = 0; r < s->rows; r++) {
+            buf_puts(out, r ? ",[" : "[");
+            bool first = true;
+            for (int col = 0; col < s->cols; col++) {
+                VTermScreenCell c;
+                get_cell(s, r, col, &c);
+                if (c.chars[0] == (uint32_t)-1)
+                    continue;
+                buf_reset(&line);
+                cell_text(&c, &line);
+                buf_puts(out, first ? "{\"ch\":" : ",{\"ch\":");
+                first = false;
+                buf_json_str(out, (const char *)line.data, line.len);
+                buf_printf(out, ",\"width\":%d,\"style\":{\"fg\":", c.width > 1 ? c.width : 1);
+                json_color(out, &c.fg, true);
+                buf_puts(out, ",\"bg\":");
+                json_color(out, &c.bg, false);
+                buf_printf(out, ",\"bold\":%s,\"italic\":%s,\"underline\":%s,\"inverse\":%s}}",
+                           c.attrs.bold ? "true" : "false", c.attrs.italic ? "true" : "false",
+                           c.attrs.underline ? "true" : "false", c.attrs.reverse ? "true" : "false");
+            }
+            buf_putc(out, ']');
+        }
+        buf_putc(out, ']');
+    }
+    buf_putc(out, '}');
+    if (line.oom)
+        out->oom = true;
+    buf_fini(&line);
+}
+
+/* ---- keys ---- */
+
+/* Key names are parsed by term_keys.c (shared with the compiler). */
+static const VTermKey VKEY[] = {
+    [TERM_KEY_ENTER] = VTERM_KEY_ENTER, [TERM_KEY_TAB] = VTERM_KEY_TAB,
+    [TERM_KEY_BACKSPACE] = VTERM_KEY_BACKSPACE, [TERM_KEY_ESCAPE] = VTERM_KEY_ESCAPE,
+    [TERM_KEY_UP] = VTERM_KEY_UP, [TERM_KEY_DOWN] = VTERM_KEY_DOWN,
+    [TERM_KEY_LEFT] = VTERM_KEY_LEFT, [TERM_KEY_RIGHT] = VTERM_KEY_RIGHT,
+    [TERM_KEY_INS] = VTERM_KEY_INS, [TERM_KEY_DEL] = VTERM_KEY_DEL,
+    [TERM_KEY_HOME] = VTERM_KEY_HOME, [TERM_KEY_END] = VTERM_KEY_END,
+    [TERM_KEY_PAGEUP] = VTERM_KEY_PAGEUP, [TERM_KEY_PAGEDOWN] = VTERM_KEY_PAGEDOWN,
+};
+
+typedef struct KeyParse {
+    VTermKey key;
+    uint32_t ch;
+    VTermModifier mod;
+} KeyParse;
+
+static bool key_parse(const char *name, KeyParse *k)
+{
+    TermKey pk;
+    memset(k, 0, sizeof *k);
+    if (!term_key_parse(name, &pk))
+        return false;
+    k->mod = (VTermModifier)pk.mod;
+    k->ch = pk.ch;
+    if (pk.key >= TERM_KEY_F1)
+        k->key = VTERM_KEY_FUNCTION(pk.key - TERM_KEY_F1 + 1);
+    else if (pk.key != TERM_KEY_CHAR)
+        k->key = VKEY[pk.key];
+    else
+        k->key = VTERM_KEY_NONE;
+    return true;
+}
+
+bool pty_key_valid(const char *name)
+{
+    KeyParse k;
+    return key_parse(name, &k);
+}
+
+bool pty_screen_key(PtyScreen *s, const char *name)
+{
+    KeyParse k;
+    if (!key_parse(name, &k))
+        return false;
+    if (k.key != VTERM_KEY_NONE) {
+        vterm_keyboard_key(s->vt, k.key, k.mod);
+    } else if ((k.mod & VTERM_MOD_CTRL) && k.ch < 0x80 && k.ch != ' ' &&
+               ((k.ch >= 'a' && k.ch <= 'z') || strchr("@[\\]^_", (int)k.ch))) {
+        /* Ctrl+letter is the C0 control; libvterm 0.1.4 would send a CSI u
+        ** sequence for some of these, which cooked-mode programs ignore. */
+        char c = (char)((k.ch >= 'a' ? k.ch - 'a' + 'A' : k.ch) & 0x1F);
+        if (k.mod & VTERM_MOD_ALT)
+            cb_output("\x1b", 1, s);
+        cb_output(&c, 1, s);
+    } else {
+        vterm_keyboard_unichar(s->vt, k.ch, k.mod);
+    }
+    return true;
+}
+
+void pty_screen_type(PtyScreen *s, const char *text, size_t n, bool paste)
+{
+    if (paste)
+        vterm_keyboard_start_paste(s->vt);
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == '\n' || c == '\r') {
+            vterm_keyboard_key(s->vt, VTERM_KEY_ENTER, VTERM_MOD_NONE);
+            i++;
+        } else if (c < 0x20 || c == 0x7F) {
+            char b = (char)c;
+            cb_output(&b, 1, s);
+            i++;
+        } else if (c < 0x80) {
+            vterm_keyboard_unichar(s->vt, c, VTERM_MOD_NONE);
+            i++;
+        } else {
+            /* Valid UTF-8 (the bytecode's strings are checked): pass the
+            ** sequence through whole. */
+            size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+            if (i + len > n)
+                len = n - i;
+            cb_output(text + i, len, s);
+            i += len;
+        }
+    }
+    if (paste)
+        vterm_keyboard_end_paste(s->vt);
+}

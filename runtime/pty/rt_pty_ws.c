@@ -1,0 +1,562 @@
+/* rt_pty_ws.c - the workspace a Scenario-Format run plays in: `repo.init`
+** makes a temporary git repository (branch, `dir` copied, inline `files`
+** as text or base64), the program runs inside it, and the file-system
+** assertions (assert.fs/json/git, expect.artifacts), userEdits (patches)
+** and userCommand are evaluated there.  Scenario paths are relative and
+** may not leave the workspace ('..' components and absolute paths are
+** refused; resolved paths are checked to stay below the root). */
+#include "rt_pty_int.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+
+enum { HELPER_TIMEOUT_MS = 30000 };
+
+/* True for a relative path without '..' components. */
+static bool safe_rel(const char *p)
+{
+    if (!p || !*p || p[0] == '/')
+        return false;
+    const char *s = p;
+    while (*s) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 2 && s[0] == '.' && s[1] == '.')
+            return false;
+        s += n + (e != NULL);
+    }
+    return true;
+}
+
+static const char *root_dir(const Pty *t)
+{
+    return t->ws[0] ? t->ws : t->cwd[0] ? t->cwd : ".";
+}
+
+/* Resolves rel inside the root; false if it would leave it. */
+static bool ws_path(Pty *t, const char *rel, char *out, size_t n)
+{
+    if (!safe_rel(rel)) {
+        pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' must be relative and stay inside the workspace", rel);
+        return false;
+    }
+    if (snprintf(out, n, "%s/%s", root_dir(t), rel) >= (int)n) {
+        pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' is too long", rel);
+        return false;
+    }
+    char real[PATH_MAX], root[PATH_MAX];
+    if (realpath(out, real) && realpath(root_dir(t), root)) {
+        size_t rl = strlen(root);
+        if (strncmp(real, root, rl) != 0 || (real[rl] && real[rl] != '/')) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' leaves the workspace (through a symbolic link)", rel);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Runs argv (absolute path) in cwd with the run's environment; output
+** (stdout+stderr) into out when given.  Bounded by timeout_ms; the helper
+** gets its own process group, killed on timeout.  Returns the exit code,
+** or -1 (t->err set). */
+static int run_helper(Pty *t, char *const *argv, const char *cwd, Buf *out, uint64_t timeout_ms)
+{
+    int pp[2];
+    if (pipe(pp) != 0) {
+        pty_fail(t, PTY_E_IO, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    int ep[2];
+    if (pipe(ep) != 0) {
+        close(pp[0]);
+        close(pp[1]);
+        pty_fail(t, PTY_E_IO, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
+    fcntl(ep[0], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid < 0) {
+        pty_fail(t, PTY_E_IO, "fork: %s", strerror(errno));
+        close(pp[0]);
+        close(pp[1]);
+        close(ep[0]);
+        close(ep[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGCHLD, SIG_DFL);
+        setpgid(0, 0);
+        int dn = open("/dev/null", O_RDONLY);
+        if (dn >= 0)
+            dup2(dn, 0);
+        dup2(pp[1], 1);
+        dup2(pp[1], 2);
+        int e = 0;
+        if (cwd && chdir(cwd) != 0)
+            e = errno;
+        if (!e) {
+            execve(argv[0], argv, t->env.v ? t->env.v : (char *const[]){ NULL });
+            e = errno;
+        }
+        ssize_t w = write(ep[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
+    close(pp[1]);
+    close(ep[1]);
+    int ce = 0;
+    ssize_t r;
+    do {
+        r = read(ep[0], &ce, sizeof ce);
+    } while (r < 0 && errno == EINTR);
+    close(ep[0]);
+    if (r == (ssize_t)sizeof ce) {
+        close(pp[0]);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        pty_fail(t, PTY_E_IO, "cannot run '%s': %s", argv[0], strerror(ce));
+        return -1;
+    }
+    uint64_t deadline = pty_now_ms() + timeout_ms;
+    bool open_ = true, timed_out = false;
+    while (open_) {
+        uint64_t now = pty_now_ms();
+        if (now >= deadline) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pf = { .fd = pp[0], .events = POLLIN };
+        int pr = poll(&pf, 1, (int)(deadline - now));
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (pr > 0) {
+            char b[4096];
+            ssize_t n = read(pp[0], b, sizeof b);
+            if (n > 0) {
+                if (out && out->len < (1u << 20))
+                    buf_put(out, b, (size_t)n);
+            } else if (n == 0 || errno != EINTR) {
+                open_ = false;
+            }
+        }
+    }
+    close(pp[0]);
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+    }
+    int st = 0;
+    /* The pipe closed (or time ran out): wait for the exit on the SIGCHLD
+    ** pipe, bounded; a helper that closed its output and lingers is killed. */
+    int cfd = pty_child_fd();
+    uint64_t kill_at = pty_now_ms() + (timed_out ? 0 : 2000), give_up = kill_at + 5000;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR && errno != 0))
+            break;
+        uint64_t now = pty_now_ms();
+        if (now >= give_up)
+            break;
+        if (now >= kill_at) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            kill_at = give_up;
+        }
+        struct pollfd pf = { .fd = cfd, .events = POLLIN };
+        if (poll(&pf, cfd >= 0 ? 1 : 0, (int)((kill_at < give_up ? kill_at : give_up) - now)) > 0) {
+            char b[64];
+            while (read(cfd, b, sizeof b) > 0)
+                ;
+        }
+    }
+    kill(-pid, SIGKILL);    /* anything it left in its group */
+    if (timed_out) {
+        pty_fail(t, PTY_E_TIMEOUT, "'%s' did not finish within %llu ms", argv[0], (unsigned long long)timeout_ms);
+        return -1;
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static bool have_exe(const char *p)
+{
+    return access(p, X_OK) == 0;
+}
+
+static const char *git_path(void)
+{
+    return have_exe("/usr/bin/git") ? "/usr/bin/git" : have_exe("/bin/git") ? "/bin/git" : NULL;
+}
+
+static int git(Pty *t, Buf *out, const char *a1, const char *a2, const char *a3, const char *a4, const char *a5)
+{
+    const char *g = git_path();
+    if (!g) {
+        pty_fail(t, PTY_E_IO, "git is not installed (needed by repo.init and assert.git)");
+        return -1;
+    }
+    char *argv[] = { (char *)g, "-c", "user.name=scvm", "-c", "user.email=scvm@localhost", "-c",
+                     "init.defaultBranch=main", "-c", "commit.gpgsign=false",
+                     (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, NULL };
+    return run_helper(t, argv, t->ws, out, HELPER_TIMEOUT_MS);
+}
+
+static int b64v(int c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+static bool b64_decode(const char *s, size_t n, Buf *out)
+{
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' ')
+            continue;
+        int v = b64v((unsigned char)s[i]);
+        if (v < 0)
+            return false;
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            buf_putc(out, (int)((acc >> bits) & 0xFF));
+        }
+    }
+    return !out->oom;
+}
+
+static int mkparents(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    return 0;
+}
+
+bool pty_ws_prepare(Pty *t)
+{
+    const BcProgram *p = t->p;
+    BcVal cfg = bc_val(p, p->meta.config), repo, v;
+    if (!vget(t, &cfg, "repo", &repo) || !vbool(t, &repo, "init", false))
+        return true;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(t->ws, sizeof t->ws, "%s/scvm-ws-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(t->ws)) {
+        pty_fail(t, PTY_E_IO, "cannot create a workspace: %s", strerror(errno));
+        t->ws[0] = 0;
+        return false;
+    }
+    if (git(t, NULL, "init", "-q", NULL, NULL, NULL) != 0)
+        return t->err ? false : (pty_fail(t, PTY_E_IO, "git init failed"), false);
+    const char *branch = vstr(t, &repo, "branch", NULL);
+    if (branch && git(t, NULL, "checkout", "-q", "-b", branch, NULL) != 0)
+        return t->err ? false : (pty_fail(t, PTY_E_IO, "cannot create branch '%s'", branch), false);
+    const char *dir = vstr(t, &repo, "dir", NULL);
+    if (dir) {
+        if (!safe_rel(dir) && strncmp(dir, "./", 2) != 0) {
+            pty_fail(t, PTY_E_POLICY_DENIED, "repo.dir '%s' must be relative to the scenario", dir);
+            return false;
+        }
+        char src[PATH_MAX];
+        snprintf(src, sizeof src, "%s/%s/.", t->o.scenario_dir ? t->o.scenario_dir : ".", dir);
+        char *argv[] = { "/bin/cp", "-R", src, t->ws, NULL };
+        if (run_helper(t, argv, NULL, NULL, HELPER_TIMEOUT_MS) != 0)
+            return t->err ? false : (pty_fail(t, PTY_E_IO, "cannot copy repo.dir '%s'", dir), false);
+    }
+    if (vget(t, &repo, "files", &v) && v.tag == BC_V_ARRAY) {
+        const unsigned char *q = v.p;
+        for (uint32_t i = 0; i < v.n; i++) {
+            BcVal f, c;
+            q = bc_val_decode(p, q, &f);
+            const char *path = vstr(t, &f, "path", NULL);
+            char full[PATH_MAX];
+            if (!path || !ws_path(t, path, full, sizeof full))
+                return false;
+            Buf data;
+            buf_init(&data);
+            size_t n;
+            const char *text = vstr(t, &f, "contents", &n);
+            const char *b64;
+            if (text) {
+                buf_put(&data, text, n);
+            } else if (vget(t, &f, "contents", &c) && (b64 = vstr(t, &c, "base64", &n))) {
+                if (!b64_decode(b64, n, &data)) {
+                    buf_fini(&data);
+                    pty_fail(t, PTY_E_PROTOCOL, "repo file '%s': invalid base64", path);
+                    return false;
+                }
+            }
+            int e = mkparents(full);
+            if (!e)
+                e = file_write_atomic(full, data.data ? (const void *)data.data : "", data.len);
+            buf_fini(&data);
+            if (e) {
+                pty_fail(t, PTY_E_IO, "%s: cannot write: %s", full, strerror(e));
+                return false;
+            }
+        }
+    }
+    if (git(t, NULL, "add", "-A", NULL, NULL, NULL) != 0 ||
+        git(t, NULL, "commit", "-q", "--allow-empty", "-m", "scenario seed") != 0)
+        return t->err ? false : (pty_fail(t, PTY_E_IO, "cannot commit the seeded workspace"), false);
+    if (!t->cwd[0])
+        snprintf(t->cwd, sizeof t->cwd, "%s", t->ws);
+    return true;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void pty_ws_cleanup(Pty *t)
+{
+    if (!t->ws[0])
+        return;
+    if (!t->o.keep_workspace)
+        nftw(t->ws, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+    t->ws[0] = 0;
+}
+
+/* RFC 6901 pointer into j; NULL when absent. */
+static cJSON *json_pointer(cJSON *j, const char *ptr)
+{
+    if (!*ptr)
+        return j;
+    if (*ptr != '/')
+        return NULL;
+    char tok[1024];
+    while (j && *ptr == '/') {
+        ptr++;
+        size_t k = 0;
+        while (*ptr && *ptr != '/' && k + 1 < sizeof tok) {
+            if (ptr[0] == '~' && ptr[1] == '0') {
+                tok[k++] = '~';
+                ptr += 2;
+            } else if (ptr[0] == '~' && ptr[1] == '1') {
+                tok[k++] = '/';
+                ptr += 2;
+            } else {
+                tok[k++] = *ptr++;
+            }
+        }
+        tok[k] = 0;
+        if (cJSON_IsArray(j)) {
+            char *end;
+            long idx = strtol(tok, &end, 10);
+            j = *end || k == 0 ? NULL : cJSON_GetArrayItem(j, (int)idx);
+        } else if (cJSON_IsObject(j)) {
+            j = cJSON_GetObjectItemCaseSensitive(j, tok);
+        } else {
+            j = NULL;
+        }
+    }
+    return j;
+}
+
+bool pty_ws_assert(Pty *t, const BcVal *a, Buf *why)
+{
+    const BcProgram *p = t->p;
+    bool ok = true;
+    BcVal fs, list, js, gitv;
+    if (vget(t, a, "fs", &fs)) {
+        const char *keys[] = { "exists", "notExists" };
+        for (int k = 0; k < 2; k++) {
+            if (!vget(t, &fs, keys[k], &list) || list.tag != BC_V_ARRAY)
+                continue;
+            const unsigned char *q = list.p;
+            for (uint32_t i = 0; i < list.n; i++) {
+                BcVal s;
+                q = bc_val_decode(p, q, &s);
+                if (s.tag != BC_V_STR)
+                    continue;
+                char full[PATH_MAX];
+                if (!ws_path(t, p->str[s.n].s, full, sizeof full))
+                    return false;
+                struct stat st;
+                bool there = lstat(full, &st) == 0;
+                if (there != (k == 0)) {
+                    buf_printf(why, "%s'%s' %s", why->len ? "; " : "", p->str[s.n].s,
+                               k == 0 ? "does not exist" : "exists");
+                    ok = false;
+                }
+            }
+        }
+    }
+    BcVal file;
+    if (vget(t, a, "json", &js) && vget(t, &js, "file", &file)) {
+        const char *path = vstr(t, &file, "path", NULL), *ptr = vstr(t, &file, "pointer", NULL);
+        char full[PATH_MAX];
+        BcVal eq;
+        if (path && !ws_path(t, path, full, sizeof full))
+            return false;
+        char *text = NULL;
+        size_t len = 0;
+        int e = path ? file_read_all(full, 64u << 20, &text, &len) : EINVAL;
+        cJSON *doc = e ? NULL : cJSON_ParseWithLength(text, len);
+        cJSON *got = doc ? json_pointer(doc, ptr ? ptr : "") : NULL;
+        Buf wj;
+        buf_init(&wj);
+        if (vget(t, &file, "equals", &eq))
+            bc_val_json_at(p, &eq, &wj);
+        else
+            buf_puts(&wj, "null");
+        buf_putc(&wj, 0);
+        cJSON *want = cJSON_Parse((const char *)wj.data);
+        if (e)
+            buf_printf(why, "%sjson file '%s': %s", why->len ? "; " : "", path ? path : "?", strerror(e));
+        else if (!doc)
+            buf_printf(why, "%sjson file '%s' is not valid JSON", why->len ? "; " : "", path);
+        else if (!got)
+            buf_printf(why, "%sjson file '%s' has nothing at '%s'", why->len ? "; " : "", path, ptr ? ptr : "");
+        else if (!want || !cJSON_Compare(got, want, true))
+            buf_printf(why, "%sjson file '%s' at '%s' is not %s", why->len ? "; " : "", path, ptr ? ptr : "",
+                       (const char *)wj.data);
+        ok = ok && !e && doc && got && want && cJSON_Compare(got, want, true);
+        cJSON_Delete(want);
+        cJSON_Delete(doc);
+        buf_fini(&wj);
+        sc_free(text);
+    }
+    BcVal commit;
+    if (vget(t, a, "git", &gitv) && vget(t, &gitv, "commit", &commit)) {
+        size_t n;
+        const char *want = vstr(t, &commit, "messageContains", &n);
+        Buf out;
+        buf_init(&out);
+        int r = t->ws[0] ? git(t, &out, "log", "-1", "--format=%B", NULL, NULL) : -1;
+        if (r < 0 && !t->ws[0])
+            buf_printf(why, "%sgit.commit needs repo.init", why->len ? "; " : "");
+        bool found = false;
+        for (size_t i = 0; want && r == 0 && i + n <= out.len && !found; i++)
+            found = memcmp(out.data + i, want, n) == 0;
+        if (!found) {
+            if (r == 0)
+                buf_printf(why, "%sthe last commit message does not contain '%s'", why->len ? "; " : "",
+                           want ? want : "");
+            ok = false;
+        }
+        buf_fini(&out);
+        if (t->err)
+            return false;
+    }
+    return ok;
+}
+
+bool pty_ws_user_edits(Pty *t, const char *patch)
+{
+    char full[PATH_MAX];
+    snprintf(full, sizeof full, "%s/%s", t->o.scenario_dir ? t->o.scenario_dir : ".", patch);
+    if (access(full, R_OK) != 0) {
+        pty_fail(t, PTY_E_IO, "userEdits: cannot read patch '%s': %s", full, strerror(errno));
+        return false;
+    }
+    char real[PATH_MAX];
+    if (!realpath(full, real)) {
+        pty_fail(t, PTY_E_IO, "userEdits: %s: %s", full, strerror(errno));
+        return false;
+    }
+    Buf out;
+    buf_init(&out);
+    int r;
+    const char *g = git_path();
+    if (t->ws[0] && g) {
+        r = git(t, &out, "apply", "--whitespace=nowarn", real, NULL, NULL);
+    } else {
+        char *argv[] = { "/usr/bin/patch", "-p1", "-s", "-i", real, NULL };
+        r = run_helper(t, argv, root_dir(t), &out, HELPER_TIMEOUT_MS);
+    }
+    ev_begin(t, "user_edits");
+    ev_str(t, "patch", patch, strlen(patch));
+    buf_printf(&t->events, ",\"status\":%d", r);
+    ev_end(t);
+    if (r != 0 && !t->err)
+        pty_fail(t, PTY_E_IO, "userEdits: patch '%s' does not apply: %.*s", patch, (int)(out.len > 300 ? 300 : out.len),
+                 out.data ? (const char *)out.data : "");
+    buf_fini(&out);
+    return r == 0;
+}
+
+bool pty_ws_user_command(Pty *t, const char *cmd, const char *cwd)
+{
+    char dir[PATH_MAX];
+    if (cwd) {
+        if (!ws_path(t, cwd, dir, sizeof dir))
+            return false;
+    } else {
+        snprintf(dir, sizeof dir, "%s", root_dir(t));
+    }
+    Buf out;
+    buf_init(&out);
+    char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+    int r = run_helper(t, argv, dir, &out, t->max_wait_ms);
+    ev_begin(t, "user_command");
+    ev_str(t, "cmd", cmd, strlen(cmd));
+    buf_printf(&t->events, ",\"exit_code\":%d", r);
+    ev_str(t, "output", out.data ? (const char *)out.data : "", out.len);
+    ev_end(t);
+    buf_fini(&out);
+    return r >= 0;
+}
+
+bool pty_ws_expect(Pty *t)
+{
+    BcVal cfg = bc_val(t->p, t->p->meta.config), ex, list;
+    if (!vget(t, &cfg, "expect", &ex) || !vget(t, &ex, "artifacts", &list) || list.tag != BC_V_ARRAY)
+        return true;
+    const unsigned char *q = list.p;
+    for (uint32_t i = 0; i < list.n; i++) {
+        BcVal a;
+        q = bc_val_decode(t->p, q, &a);
+        const char *pat = vstr(t, &a, "pattern", NULL);
+        if (!pat)
+            continue;
+        char full[PATH_MAX];
+        if (!ws_path(t, pat, full, sizeof full))
+            return false;
+        glob_t g;
+        int r = glob(full, 0, NULL, &g);
+        size_t n = r == 0 ? g.gl_pathc : 0;
+        if (r == 0)
+            globfree(&g);
+        if (n == 0) {
+            pty_fail(t, PTY_E_ASSERTION_FAILED, "expect.artifacts: nothing matches '%s' in the workspace", pat);
+            return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,1091 @@
+/* scc.c - the scenario compiler's command line.
+**
+**   scc [options] FILE...       compile each FILE to FILE.scb (or -o)
+**   scc -l FILE                 list the resolved schedule (like luac -l)
+**   scc --check FILE...         diagnostics only, no output
+**   scc --pack -o S.scp PATH... one hermetic pack of every scenario (docs/pack.md)
+**
+** -MD/-MF write a Make/Ninja depfile; --cache-dir skips recompiling inputs
+** whose content (and referenced files) did not change.
+** Exit statuses (docs/scc.md): 0 ok, 1 errors in a scenario, 2 usage,
+** 3 I/O error, 4 internal error (emitted bytecode failed verification). */
+#define _XOPEN_SOURCE 700   /* realpath */
+#include <dirent.h>
+#include <limits.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "common/arena.h"
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "formats/bc.h"
+#include "formats/bc_write.h"
+#include "formats/pack.h"
+#include "compiler/embed.h"
+#include "compiler/dialect_tuiuse.h"
+#include "compiler/lower.h"
+#include "compiler/rules.h"
+#include "compiler/yaml_tree.h"
+
+enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
+enum { MAX_SOURCE = 64 << 20 };
+enum { DF_TEXT, DF_JSON, DF_SARIF };
+
+/* SARIF results of every file, printed as one log at the end. */
+static Buf sarif;
+static size_t sarif_n;
+
+/* One SARIF result per diagnostic; a note becomes a related location of
+** the result before it. */
+static void sarif_physical(Buf *b, const Diag *g)
+{
+    buf_puts(b, "{\"artifactLocation\":{\"uri\":");
+    buf_json_str(b, g->file ? g->file : "", g->file ? strlen(g->file) : 0);
+    buf_putc(b, '}');
+    if (g->line)
+        buf_printf(b, ",\"region\":{\"startLine\":%u,\"startColumn\":%u}", g->line, g->col ? g->col : 1);
+    buf_putc(b, '}');
+}
+
+static void sarif_add(const Diags *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const Diag *g = &d->v[i];
+        if (g->level == DIAG_NOTE)
+            continue;
+        buf_puts(&sarif, sarif_n++ ? ",\n    " : "\n    ");
+        buf_puts(&sarif, "{\"ruleId\":");
+        const char *rule = g->flag ? g->flag : "error";
+        buf_json_str(&sarif, rule, strlen(rule));
+        buf_printf(&sarif, ",\"level\":\"%s\",\"message\":{\"text\":",
+                   g->level == DIAG_ERROR ? "error" : "warning");
+        buf_json_str(&sarif, g->msg, strlen(g->msg));
+        buf_puts(&sarif, "},\"locations\":[{\"physicalLocation\":");
+        sarif_physical(&sarif, g);
+        buf_puts(&sarif, "}]");
+        size_t k = i + 1;
+        if (k < d->n && d->v[k].level == DIAG_NOTE) {
+            buf_puts(&sarif, ",\"relatedLocations\":[");
+            for (; k < d->n && d->v[k].level == DIAG_NOTE; k++) {
+                buf_puts(&sarif, k > i + 1 ? ",{\"message\":{\"text\":" : "{\"message\":{\"text\":");
+                buf_json_str(&sarif, d->v[k].msg, strlen(d->v[k].msg));
+                buf_puts(&sarif, "},\"physicalLocation\":");
+                sarif_physical(&sarif, &d->v[k]);
+                buf_putc(&sarif, '}');
+            }
+            buf_putc(&sarif, ']');
+        }
+        buf_putc(&sarif, '}');
+    }
+}
+
+static void sarif_print(FILE *f)
+{
+    static const char *const rules[][2] = {
+        { "error", "an error in a scenario" },
+        { "unknown-key", "a key the Scenario-Format does not define; it is ignored" },
+        { "deprecated", "a deprecated or non-standard spelling or feature" },
+        { "nonstandard", "a value outside the values the spec lists" },
+        { "session-start", "a sessionStart without acp.capabilities.loadSession" },
+    };
+    fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+          "  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
+          "   \"tool\": {\"driver\": {\"name\": \"scc\", \"version\": \"" SCC_VERSION "\",\n"
+          "     \"rules\": [", f);
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        fprintf(f, "%s\n      {\"id\": \"%s\", \"shortDescription\": {\"text\": \"%s\"}}",
+                i ? "," : "", rules[i][0], rules[i][1]);
+    fputs("]}},\n   \"columnKind\": \"unicodeCodePoints\",\n   \"results\": [", f);
+    fwrite(sarif.data, 1, sarif.len, f);
+    fputs(sarif_n ? "\n   ]\n  }]\n}\n" : "]\n  }]\n}\n", f);
+}
+
+
+typedef struct Opts {
+    const char *out;
+    int list;                 /* -l count */
+    bool check;
+    bool strip;
+    int diag_format;          /* DF_TEXT, DF_JSON, DF_SARIF */
+    int color;                /* -1 auto, 0 never, 1 always */
+    bool werror;
+    const char **no_warn;
+    size_t n_no_warn;
+    Symtab syms;
+    bool pack;                /* --pack */
+    bool md, mp;              /* -MD, -MP */
+    const char *mf, *mt;      /* -MF FILE, -MT TARGET */
+    const char *cache_dir;    /* --cache-dir */
+    size_t max_file;          /* --max-file-size */
+    uint64_t opts_hash;       /* the options that change output, for cache keys */
+    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use" */
+} Opts;
+
+/* What a compilation hands back beyond its status (packs, depfiles, cache). */
+typedef struct Job {
+    bool keep;                /* return the bytes instead of writing them */
+    bool refs;                /* collect referenced files (-MD, --pack, cache) */
+    bool strict;              /* reference problems are errors (--pack) */
+    unsigned char *bytes;
+    size_t n_bytes;
+    uint64_t source_hash;
+    EmbedList files;
+} Job;
+
+static void job_fini(Job *j)
+{
+    sc_free(j->bytes);
+    embed_list_fini(&j->files);
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: scc [options] FILE|DIR...\n"
+          "Compile Scenario-Format YAML to verified bytecode (.scb).\n"
+          "A DIR stands for every .yaml, .yml and .json file below it, in sorted order.\n"
+          "\n"
+          "  -o FILE             write the bytecode to FILE (one input; '-' = stdout)\n"
+          "                      default: each input's name with .scb for .yaml/.yml/.json\n"
+          "  -D NAME[=VALUE]     define a rules symbol (also --define); NAME alone is true\n"
+          "  -l                  list the compiled ops with times and source lines\n"
+          "                      (writes no file unless -o is given)\n"
+          "  -s                  strip the line table\n"
+          "  --pack              compile every input into one pack (needs -o FILE.scp):\n"
+          "                      bytecode, index and every referenced file (docs/pack.md)\n"
+          "  --max-file-size N   per embedded file limit, bytes (K, M, G suffixes;\n"
+          "                      default 16M)\n"
+          "  -MD                 also write a Make/Ninja depfile (OUTPUT.d unless -MF)\n"
+          "  -MF FILE            the depfile's name (implies -MD)\n"
+          "  -MT TARGET          the depfile's target (default: the output file)\n"
+          "  -MP                 add a phony rule per dependency (deleted files do not\n"
+          "                      break the build)\n"
+          "  --cache-dir DIR     reuse earlier results for unchanged inputs (content hash\n"
+          "                      of the scenario, its referenced files and the options)\n"
+          "  --check             check only: report diagnostics, write nothing\n"
+          "  --dialect=NAME      auto (default: the shape decides), scenario or tui-use\n"
+          "  -Werror             treat warnings as errors\n"
+          "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
+          "  --diagnostics-format=text|json|sarif\n"
+          "  --color=auto|always|never\n"
+          "  --help, --version\n"
+          "\n"
+          "Symbols also come from AH_SCENARIO_DEFINES=\"K=V,FLAG,N=3\"; -D wins per key.\n"
+          "Exit status: 0 ok, 1 errors in a scenario, 2 usage, 3 I/O error,\n"
+          "4 internal error.\n", f);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* "dir/x.yaml" -> "dir/x.scb" */
+static char *default_output(const char *in)
+{
+    size_t n = strlen(in);
+    const char *exts[] = { ".yaml", ".yml", ".json" };
+    for (size_t i = 0; i < 3; i++) {
+        size_t el = strlen(exts[i]);
+        if (n > el && strcmp(in + n - el, exts[i]) == 0) {
+            n -= el;
+            break;
+        }
+    }
+    char *out = sc_malloc(n + 5);
+    if (out) {
+        memcpy(out, in, n);
+        memcpy(out + n, ".scb", 5);
+    }
+    return out;
+}
+
+static char *dir_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    size_t n = s ? (size_t)(s - p) : 1;
+    char *d = sc_malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s ? p : ".", n);
+    d[n] = 0;
+    if (s && n == 0) {
+        d[0] = '/';
+        d[1] = 0;
+    }
+    return d;
+}
+
+/* ---- the content-hash cache (--cache-dir) ----
+** One file per key: DIR/<16 hex>.sccc, written atomically.  The key hashes
+** scc's version, the writer's (bc_writer_id: bytecode version, level,
+** dictionary, zstd), the options that change output, the path, the source
+** and the names of the goldens beside it.  The entry lists every referenced file
+** with its XXH64; a hit needs each one unchanged, and the cached bytecode
+** is verified again like anything scvm loads.  Only compilations without
+** diagnostics are stored, so a hit never hides a warning. */
+#define CACHE_MAGIC "SCCC1\n"
+
+static uint64_t cache_key(const Opts *o, const char *path, const char *src, size_t len)
+{
+    XXH64_state_t *st = XXH64_createState();
+    if (!st)
+        return 0;
+    XXH64_reset(st, 0);
+    uint64_t sib = embed_siblings_hash(path);
+    uint64_t writer = bc_writer_id();
+    XXH64_update(st, SCC_VERSION, sizeof SCC_VERSION);
+    XXH64_update(st, &writer, sizeof writer);
+    XXH64_update(st, &o->opts_hash, sizeof o->opts_hash);
+    XXH64_update(st, &sib, sizeof sib);
+    XXH64_update(st, path, strlen(path) + 1);
+    XXH64_update(st, src, len);
+    uint64_t h = XXH64_digest(st);
+    XXH64_freeState(st);
+    return h;
+}
+
+static char *cache_path(const Opts *o, uint64_t key)
+{
+    size_t n = strlen(o->cache_dir) + 32;
+    char *p = sc_malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%016llx.sccc", o->cache_dir, (unsigned long long)key);
+    return p;
+}
+
+static bool rd_chunk(const unsigned char **p, const unsigned char *end, size_t n, const unsigned char **at)
+{
+    if ((size_t)(end - *p) < n)
+        return false;
+    *at = *p;
+    *p += n;
+    return true;
+}
+
+static char *dup_n(const unsigned char *s, size_t n)
+{
+    char *c = sc_malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = 0;
+    }
+    return c;
+}
+
+/* Fills job from the cache entry for key; false on a miss (or any doubt). */
+static bool cache_get(const Opts *o, uint64_t key, Job *job)
+{
+    char *cp = cache_path(o, key), *data = NULL;
+    size_t len = 0;
+    bool hit = false;
+    if (!cp || file_read_all(cp, MAX_SOURCE * 4, &data, &len) != 0)
+        goto out;
+    const unsigned char *p = (const unsigned char *)data, *end = p + len, *at;
+    if (len < 6 + 8 || memcmp(p, CACHE_MAGIC, 6) != 0 || XXH64(p, len - 8, 0) != rd_u64le(end - 8))
+        goto out;
+    end -= 8;
+    p += 6;
+    uint32_t n;
+    if (!rd_chunk(&p, end, 4, &at))
+        goto out;
+    n = rd_u32le(at);
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *rel, *full, *f;
+        uint32_t rl, fl;
+        if (!rd_chunk(&p, end, 4, &at) || (rl = rd_u32le(at), !rd_chunk(&p, end, rl, &rel)) ||
+            !rd_chunk(&p, end, 4, &at) || (fl = rd_u32le(at), !rd_chunk(&p, end, fl, &full)) ||
+            !rd_chunk(&p, end, 12, &f))
+            goto out;
+        EmbedFile ef = { .rel = dup_n(rel, rl), .full = dup_n(full, fl), .mode = rd_u32le(f), .hash = rd_u64le(f + 4) };
+        char *fd = NULL;
+        if (!ef.rel || !ef.full || file_read_all(ef.full, o->max_file, &fd, &ef.len) != 0 ||
+            XXH64(fd, ef.len, 0) != ef.hash) {
+            sc_free(ef.rel);
+            sc_free(ef.full);
+            sc_free(fd);
+            goto out;
+        }
+        ef.data = (unsigned char *)fd;
+        if (job->files.n == job->files.cap) {
+            size_t cap = job->files.cap ? job->files.cap * 2 : 8;
+            EmbedFile *v = sc_realloc(job->files.v, cap * sizeof *v);
+            if (!v) {
+                sc_free(ef.rel), sc_free(ef.full), sc_free(fd);
+                goto out;
+            }
+            job->files.v = v;
+            job->files.cap = cap;
+        }
+        job->files.v[job->files.n++] = ef;
+    }
+    const unsigned char *bl;
+    uint64_t bn;
+    if (!rd_chunk(&p, end, 8, &bl) || (bn = rd_u64le(bl)) != (uint64_t)(end - p))
+        goto out;
+    BcProgram *prog = NULL;
+    if (bc_load(p, (size_t)bn, NULL, &prog, NULL) != BC_ERR_OK)
+        goto out;
+    bc_free(prog);
+    if (!(job->bytes = sc_malloc((size_t)bn)))
+        goto out;
+    memcpy(job->bytes, p, (size_t)bn);
+    job->n_bytes = (size_t)bn;
+    hit = true;
+out:
+    if (!hit)
+        embed_list_fini(&job->files);
+    sc_free(data);
+    sc_free(cp);
+    return hit;
+}
+
+static void cache_put(const Opts *o, uint64_t key, const Job *job)
+{
+    Buf b;
+    buf_init(&b);
+    buf_put(&b, CACHE_MAGIC, 6);
+    buf_u32le(&b, (uint32_t)job->files.n);
+    for (size_t i = 0; i < job->files.n; i++) {
+        const EmbedFile *f = &job->files.v[i];
+        buf_u32le(&b, (uint32_t)strlen(f->rel));
+        buf_puts(&b, f->rel);
+        buf_u32le(&b, (uint32_t)strlen(f->full));
+        buf_puts(&b, f->full);
+        buf_u32le(&b, f->mode);
+        buf_u64le(&b, f->hash);
+    }
+    buf_u64le(&b, job->n_bytes);
+    buf_put(&b, job->bytes, job->n_bytes);
+    buf_u64le(&b, b.oom ? 0 : XXH64(b.data, b.len, 0));
+    char *cp = cache_path(o, key);
+    mkdir(o->cache_dir, 0777);
+    /* A cache that cannot be written only costs time: say so, go on. */
+    int e = !cp || b.oom ? ENOMEM : file_write_atomic(cp, b.data, b.len);
+    if (e)
+        fprintf(stderr, "scc: warning: cannot write to the cache '%s': %s\n", o->cache_dir, strerror(e));
+    sc_free(cp);
+    buf_fini(&b);
+}
+
+/* The source again, for the carets of its diagnostics: compile_one() frees
+** it before lowering (at the memory peak it is as big as the input, 1x of
+** the 4x budget in docs/performance.md).  NULL when it cannot be read or
+** has changed since, as carets under other text would mislead. */
+static char *reread_source(const char *path, const Job *job, size_t *len)
+{
+    char *src = NULL;
+    if (file_read_all(path, MAX_SOURCE, &src, len) != 0)
+        return NULL;
+    if (XXH64(src, *len, 0) != job->source_hash) {
+        sc_free(src);
+        return NULL;
+    }
+    return src;
+}
+
+/* Compiles one file.  Returns an exit status.  With job->keep the bytes go
+** to the job instead of out; with job->refs the referenced files too. */
+static int compile_one(const char *path, const char *out, const Opts *o, Job *job)
+{
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *src = NULL;
+    size_t len = 0;
+    int e = file_read_all(path, MAX_SOURCE, &src, &len);
+    if (e) {
+        fprintf(stderr, "scc: %s: %s\n", shown, e == EFBIG ? "file too large" : strerror(e));
+        return EXIT_IO;
+    }
+    job->source_hash = XXH64(src, len, 0);
+    bool use_cache = o->cache_dir && strcmp(path, "-") != 0 && !o->list && !o->check &&
+                     o->diag_format != DF_SARIF;
+    uint64_t key = use_cache ? cache_key(o, path, src, len) : 0;
+    if (use_cache && cache_get(o, key, job)) {
+        int st = EXIT_OK;
+        if (!job->keep) {
+            e = file_write_atomic(out, job->bytes, job->n_bytes);
+            if (e) {
+                fprintf(stderr, "scc: %s: cannot write: %s\n", out, strerror(e));
+                st = EXIT_IO;
+            }
+        }
+        sc_free(src);
+        return st;
+    }
+    Arena *arena = arena_new();
+    BcBuilder *b = bcb_new();
+    char *dir = dir_name(path);
+    Diags d;
+    diags_init(&d);
+    d.werror = o->werror;
+    d.disabled = o->no_warn;
+    d.n_disabled = o->n_no_warn;
+    int status = EXIT_OK;
+    unsigned char *bytes = NULL;
+    size_t n_bytes = 0;
+    if (!arena || !b || !dir) {
+        fprintf(stderr, "scc: %s: out of memory\n", shown);
+        status = EXIT_INTERNAL;
+        goto done;
+    }
+    bool color = o->color == 1 || (o->color == -1 && isatty(STDERR_FILENO) && getenv("NO_COLOR") == NULL);
+    bool carets = color && o->diag_format == DF_TEXT;
+    YDoc doc;
+    bool ok = yaml_parse(src, len, shown, arena, &d, &doc);
+    /* The tui-use dialect (compiler/dialect_tuiuse.c): asked for, or its shape. */
+    bool tui = ok && (o->dialect ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
+    if (ok && !tui)
+        ok = rules_resolve(&doc, &o->syms, arena, &d);   /* reads doc.src for columns */
+    /* Only carets need the source from here on, and a file can be read
+    ** again for them; dropping it keeps it out of the peak, at the end of
+    ** lowering (1.5 MB benchmark scenario: RSS 5.6x -> 4.8x the input). */
+    if (!carets || strcmp(path, "-") != 0) {
+        sc_free(src);
+        src = NULL;
+        doc.src = NULL;
+        doc.src_len = 0;
+    }
+    if (tui) {
+        TuiUseOpts to = { .source_name = base_name(shown), .base_dir = dir, .arena = arena };
+        ok = tuiuse_lower(&doc, &to, b, &d);
+    }
+    if (ok && !tui) {
+        LowerOpts lo = { .source_name = base_name(shown), .base_dir = dir, .syms = &o->syms };
+        ok = lower_scenario(&doc, &lo, b, &d);
+    }
+    if (ok && !tui && (job->refs || use_cache)) {
+        EmbedOpts eo = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict };
+        ok = embed_collect(&doc, path, &eo, &job->files, &d);
+    }
+    bool emit = ok && !diags_failed(&d);
+    if (carets && d.n && !src)
+        src = reread_source(path, job, &len);
+    if (o->diag_format == DF_JSON) {
+        diags_print_json(&d, stderr);
+    } else if (o->diag_format == DF_SARIF) {
+        sarif_add(&d);
+    } else {
+        DiagPrintOpts po = { .color = color, .caret = color, .src = src, .src_len = len };
+        diags_print(&d, stderr, &po);
+    }
+    /* Finishing needs only the builder: dropping the tree and the source
+    ** first keeps them out of the peak, which is inside compression
+    ** (massif, bench/: 16x the input before, docs/performance.md). */
+    arena_free(arena);
+    arena = NULL;
+    sc_free(src);
+    src = NULL;
+    if (emit) {
+        /* Everything scc emits goes through the same verifier scvm uses
+        ** (on the payload, before compression); the program is kept only
+        ** for a listing (1.5 MB scenario: 2 MB off the peak without it). */
+        BcProgram *prog = NULL;
+        BcWriteOpts wo = { .strip_lines = o->strip, .verify = true,
+                           .verified = o->list ? &prog : NULL };
+        if (!bcb_finish(b, &wo, &bytes, &n_bytes)) {
+            fprintf(stderr, "scc: %s: internal error: %s\n", shown,
+                    bcb_error(b) ? bcb_error(b) : "out of memory");
+            status = EXIT_INTERNAL;
+            goto done;
+        }
+        if (o->list) {
+            Buf lb;
+            buf_init(&lb);
+            BcListOpts lo = { .lines = true, .header = o->list > 1, .source = shown };
+            bc_list(prog, &lo, &lb);
+            fwrite(lb.data, 1, lb.len, stdout);
+            buf_fini(&lb);
+        }
+        bc_free(prog);
+    } else {
+        status = EXIT_ERRORS;
+    }
+    if (status == EXIT_OK) {
+        job->bytes = bytes;
+        job->n_bytes = n_bytes;
+        bytes = NULL;
+        if (use_cache && d.n == 0)
+            cache_put(o, key, job);
+    }
+    if (status == EXIT_OK && !job->keep && !o->check && (!o->list || o->out)) {
+        e = file_write_atomic(out, job->bytes, job->n_bytes);
+        if (e) {
+            fprintf(stderr, "scc: %s: cannot write: %s\n", out, strerror(e));
+            status = EXIT_IO;
+        }
+    }
+done:
+    diags_fini(&d);
+    sc_free(bytes);
+    sc_free(dir);
+    bcb_free(b);
+    arena_free(arena);
+    sc_free(src);
+    return status;
+}
+
+/* ---- depfiles (-MD, -MF, -MT, -MP) ---- */
+
+/* A path as Make and Ninja read it in a depfile. */
+static void dep_path(Buf *b, const char *p)
+{
+    for (; *p; p++) {
+        if (*p == ' ' || *p == '#' || *p == '\\')
+            buf_putc(b, '\\');
+        else if (*p == '$')
+            buf_putc(b, '$');
+        buf_putc(b, *p);
+    }
+}
+
+/* Appends "target: dep dep ..." for one output. */
+static void dep_rule(Buf *b, const char *target, const char *const *deps, size_t n, bool phony)
+{
+    dep_path(b, target);
+    buf_putc(b, ':');
+    for (size_t i = 0; i < n; i++) {
+        buf_puts(b, " \\\n  ");
+        dep_path(b, deps[i]);
+    }
+    buf_putc(b, '\n');
+    for (size_t i = 0; phony && i < n; i++) {
+        buf_putc(b, '\n');
+        dep_path(b, deps[i]);
+        buf_puts(b, ":\n");
+    }
+}
+
+static char *dup_s(const char *s)
+{
+    return dup_n((const unsigned char *)s, strlen(s));
+}
+
+/* The dependencies of one compilation (copies): its source, then its references. */
+static bool deps_of(const char *path, const Job *j, const char ***v, size_t *n, size_t *cap)
+{
+    size_t need = *n + 1 + j->files.n;
+    if (need > *cap) {
+        size_t c = need * 2;
+        const char **nv = sc_realloc((void *)*v, c * sizeof *nv);
+        if (!nv)
+            return false;
+        *v = nv;
+        *cap = c;
+    }
+    bool ok = ((*v)[(*n)++] = dup_s(path)) != NULL;
+    for (size_t i = 0; i < j->files.n; i++)
+        ok &= ((*v)[(*n)++] = dup_s(j->files.v[i].full)) != NULL;
+    return ok;
+}
+
+static int write_depfile(const char *file, const Buf *b)
+{
+    int e = b->oom ? ENOMEM : file_write_atomic(file, b->data ? (const void *)b->data : "", b->len);
+    if (e) {
+        fprintf(stderr, "scc: %s: cannot write the depfile: %s\n", file, strerror(e));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+static char *with_suffix(const char *p, const char *suffix)
+{
+    size_t n = strlen(p), k = strlen(suffix);
+    char *c = sc_malloc(n + k + 1);
+    if (c) {
+        memcpy(c, p, n);
+        memcpy(c + n, suffix, k + 1);
+    }
+    return c;
+}
+
+/* Paths: a file, or every scenario file below a directory (sorted,
+** dot-entries and symbolic links to directories skipped). */
+typedef struct PathList {
+    char **v;
+    size_t n, cap;
+} PathList;
+
+static bool paths_add(PathList *l, const char *p)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **v = sc_realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
+    }
+    size_t n = strlen(p);
+    char *c = sc_malloc(n + 1);
+    if (!c)
+        return false;
+    memcpy(c, p, n + 1);
+    l->v[l->n++] = c;
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool scenario_ext(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
+           (n > 5 && strcmp(name + n - 5, ".json") == 0);
+}
+
+static int walk_dir(PathList *out, const char *dir, int depth)
+{
+    if (depth > 64)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "scc: %s: %s\n", dir, strerror(errno));
+        return EXIT_IO;
+    }
+    PathList here = { 0 };
+    int status = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = sc_malloc(n);
+        if (!p || !paths_add(&here, (snprintf(p, n, "%s/%s", dir, e->d_name), p)))
+            status = EXIT_INTERNAL;
+        sc_free(p);
+    }
+    closedir(d);
+    if (here.n)
+        qsort(here.v, here.n, sizeof *here.v, cmp_str);
+    for (size_t i = 0; i < here.n; i++) {
+        struct stat st;
+        if (lstat(here.v[i], &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            int s = walk_dir(out, here.v[i], depth + 1);
+            if (s > status)
+                status = s;
+        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && scenario_ext(here.v[i])) {
+            if (!paths_add(out, here.v[i]))
+                status = EXIT_INTERNAL;
+        }
+        sc_free(here.v[i]);
+    }
+    sc_free(here.v);
+    return status;
+}
+
+static bool define(Opts *o, const char *def)
+{
+    const char *why = NULL;
+    if (!symtab_define(&o->syms, def, &why)) {
+        fprintf(stderr, "scc: bad -D '%s': %s\n", def, why ? why : "malformed");
+        return false;
+    }
+    return true;
+}
+
+/* "16M" -> 16777216; K, M, G are powers of 1024. */
+static bool parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno || s[0] == '-')
+        return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
+    if (*end || v > (SIZE_MAX >> shift) || v == 0)
+        return false;
+    *out = (size_t)(v << shift);
+    return true;
+}
+
+/* Hashes the options that change what a compilation produces. */
+static uint64_t options_hash(int argc, char **argv)
+{
+    XXH64_state_t *st = XXH64_createState();
+    if (!st)
+        return 0;
+    XXH64_reset(st, 0);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool takes = strcmp(a, "-D") == 0 || strcmp(a, "--define") == 0;
+        if (strncmp(a, "-D", 2) == 0 || strncmp(a, "--define", 8) == 0 || strncmp(a, "-W", 2) == 0 ||
+            strcmp(a, "-s") == 0 || strcmp(a, "--max-file-size") == 0) {
+            XXH64_update(st, a, strlen(a) + 1);
+            if ((takes || a[1] == '-') && i + 1 < argc && a[2] != '=' && strchr(a, '=') == NULL)
+                XXH64_update(st, argv[i + 1], strlen(argv[i + 1]) + 1);
+        }
+    }
+    const char *env = getenv("AH_SCENARIO_DEFINES");
+    XXH64_update(st, env ? env : "", env ? strlen(env) + 1 : 1);
+    uint64_t h = XXH64_digest(st);
+    XXH64_freeState(st);
+    return h;
+}
+
+/* --pack: every file into one pack at o->out. */
+static int build_pack(const PathList *files, const size_t *root, const Opts *o)
+{
+    int status = EXIT_OK;
+    PackWriter *w = pack_writer_new();
+    Buf dep;
+    buf_init(&dep);
+    const char **deps = NULL;
+    size_t n_deps = 0, cap_deps = 0;
+    if (!w) {
+        fputs("scc: out of memory\n", stderr);
+        return EXIT_INTERNAL;
+    }
+    /* Two passes: .yaml/.yml first, then .json files that no scenario
+    ** references (a terminalRef's JSON under a packed folder is data, not a
+    ** scenario).  Entries are then added in the inputs' sorted order. */
+    Job *jobs = sc_calloc(files->n ? files->n : 1, sizeof *jobs);
+    int *st = sc_calloc(files->n ? files->n : 1, sizeof *st);
+    bool *skip = sc_calloc(files->n ? files->n : 1, sizeof *skip);
+    if (!jobs || !st || !skip) {
+        fputs("scc: out of memory\n", stderr);
+        status = EXIT_INTERNAL;
+    }
+    for (int pass = 0; pass < 2 && status < EXIT_USAGE; pass++) {
+        for (size_t i = 0; i < files->n; i++) {
+            const char *path = files->v[i];
+            size_t n = strlen(path);
+            bool json = n > 5 && strcmp(path + n - 5, ".json") == 0;
+            if (json != (pass == 1))
+                continue;
+            if (strcmp(path, "-") == 0) {
+                fputs("scc: --pack cannot read a scenario from stdin\n", stderr);
+                status = EXIT_USAGE;
+                break;
+            }
+            if (json) {
+                char real[PATH_MAX];
+                if (realpath(path, real))
+                    for (size_t k = 0; k < files->n && !skip[i]; k++)
+                        for (size_t f = 0; f < jobs[k].files.n && !skip[i]; f++) {
+                            char rf[PATH_MAX];
+                            skip[i] = realpath(jobs[k].files.v[f].full, rf) && strcmp(rf, real) == 0;
+                        }
+                if (skip[i])
+                    continue;
+            }
+            jobs[i] = (Job){ .keep = true, .refs = true, .strict = true };
+            st[i] = compile_one(path, NULL, o, &jobs[i]);
+            if (st[i] > status)
+                status = st[i];
+        }
+    }
+    for (size_t i = 0; jobs && status < EXIT_USAGE && i < files->n; i++) {
+        Job *job = &jobs[i];
+        if (skip[i])
+            continue;
+        if (!st[i]) {
+            PackFileIn *fi = sc_calloc(job->files.n ? job->files.n : 1, sizeof *fi);
+            for (size_t k = 0; fi && k < job->files.n; k++)
+                fi[k] = (PackFileIn){ job->files.v[k].rel, job->files.v[k].mode, job->files.v[k].data,
+                                      job->files.v[k].len };
+            PackEntryIn e = { .source = files->v[i] + root[i], .source_hash = job->source_hash, .scb = job->bytes,
+                              .scb_len = job->n_bytes, .files = fi, .n_files = job->files.n };
+            if (!fi || !pack_writer_add(w, &e)) {
+                fprintf(stderr, "scc: error: %s\n", fi ? pack_writer_error(w) : "out of memory");
+                if (status < EXIT_ERRORS)
+                    status = EXIT_ERRORS;
+            }
+            sc_free(fi);
+        }
+        if (o->md && !deps_of(files->v[i], job, &deps, &n_deps, &cap_deps))
+            status = EXIT_INTERNAL;
+    }
+    for (size_t i = 0; jobs && i < files->n; i++)
+        job_fini(&jobs[i]);
+    sc_free(jobs);
+    sc_free(st);
+    sc_free(skip);
+    unsigned char *out = NULL;
+    size_t len = 0;
+    if (status == EXIT_OK && !o->check) {
+        if (!pack_writer_finish(w, NULL, &out, &len)) {
+            fprintf(stderr, "scc: error: %s\n", pack_writer_error(w));
+            status = EXIT_ERRORS;
+        } else {
+            int e = file_write_atomic(o->out, out, len);
+            if (e) {
+                fprintf(stderr, "scc: %s: cannot write: %s\n", o->out, strerror(e));
+                status = EXIT_IO;
+            }
+        }
+    }
+    if (status == EXIT_OK && o->md) {
+        char *df = o->mf ? NULL : with_suffix(o->out, ".d");
+        dep_rule(&dep, o->mt ? o->mt : o->out, deps, n_deps, o->mp);
+        status = write_depfile(o->mf ? o->mf : df, &dep);
+        sc_free(df);
+    }
+    for (size_t i = 0; i < n_deps; i++)
+        sc_free((void *)deps[i]);
+    sc_free((void *)deps);
+    sc_free(out);
+    buf_fini(&dep);
+    pack_writer_free(w);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    Opts o = { .color = -1, .max_file = (size_t)16 << 20 };
+    symtab_init(&o.syms);
+    const char **inputs = sc_calloc((size_t)argc, sizeof *inputs);
+    o.no_warn = sc_calloc((size_t)argc, sizeof *o.no_warn);
+    size_t n_in = 0;
+    int status = EXIT_USAGE;
+    if (!inputs || !o.no_warn) {
+        fputs("scc: out of memory\n", stderr);
+        return EXIT_INTERNAL;
+    }
+    bool only_files = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            inputs[n_in++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            status = EXIT_OK;
+            goto out;
+        } else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) {
+            printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
+            status = EXIT_OK;
+            goto out;
+        } else if (strcmp(a, "-o") == 0) {
+            if (++i == argc) {
+                fputs("scc: -o needs a file name\n", stderr);
+                goto out;
+            }
+            o.out = argv[i];
+        } else if (strcmp(a, "-D") == 0 || strcmp(a, "--define") == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "scc: %s needs NAME[=VALUE]\n", a);
+                goto out;
+            }
+            if (!define(&o, argv[i]))
+                goto out;
+        } else if (strncmp(a, "-D", 2) == 0) {
+            if (!define(&o, a + 2))
+                goto out;
+        } else if (strncmp(a, "--define=", 9) == 0) {
+            if (!define(&o, a + 9))
+                goto out;
+        } else if (strcmp(a, "-l") == 0) {
+            o.list++;
+        } else if (strcmp(a, "-ll") == 0) {
+            o.list += 2;
+        } else if (strcmp(a, "-s") == 0) {
+            o.strip = true;
+        } else if (strcmp(a, "--check") == 0) {
+            o.check = true;
+        } else if (strncmp(a, "--dialect=", 10) == 0) {
+            o.dialect = strcmp(a + 10, "auto") == 0 ? NULL : a + 10;
+            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0) {
+                fputs("scc: --dialect takes auto, scenario or tui-use\n", stderr);
+                goto out;
+            }
+        } else if (strcmp(a, "--pack") == 0) {
+            o.pack = true;
+        } else if (strcmp(a, "-MD") == 0) {
+            o.md = true;
+        } else if (strcmp(a, "-MP") == 0) {
+            o.mp = true;
+        } else if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 || strcmp(a, "--cache-dir") == 0 ||
+                   strcmp(a, "--max-file-size") == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "scc: %s needs a value\n", a);
+                goto out;
+            }
+            if (a[1] == 'M' && a[2] == 'F')
+                o.mf = argv[i], o.md = true;
+            else if (a[1] == 'M')
+                o.mt = argv[i];
+            else if (a[2] == 'c')
+                o.cache_dir = argv[i];
+            else if (!parse_size(argv[i], &o.max_file)) {
+                fprintf(stderr, "scc: bad --max-file-size '%s' (bytes, with an optional K, M or G)\n", argv[i]);
+                goto out;
+            }
+        } else if (strcmp(a, "-Werror") == 0) {
+            o.werror = true;
+        } else if (strncmp(a, "-Wno-", 5) == 0 && a[5]) {
+            o.no_warn[o.n_no_warn++] = a + 5;
+        } else if (strcmp(a, "--diagnostics-format=json") == 0) {
+            o.diag_format = DF_JSON;
+        } else if (strcmp(a, "--diagnostics-format=sarif") == 0) {
+            o.diag_format = DF_SARIF;
+        } else if (strcmp(a, "--diagnostics-format=text") == 0) {
+            o.diag_format = DF_TEXT;
+        } else if (strncmp(a, "--color=", 8) == 0) {
+            const char *v = a + 8;
+            if (strcmp(v, "always") == 0)
+                o.color = 1;
+            else if (strcmp(v, "never") == 0)
+                o.color = 0;
+            else if (strcmp(v, "auto") == 0)
+                o.color = -1;
+            else {
+                fprintf(stderr, "scc: --color takes auto, always or never\n");
+                goto out;
+            }
+        } else {
+            fprintf(stderr, "scc: unknown option '%s'\n", a);
+            fputs("Try 'scc --help'.\n", stderr);
+            goto out;
+        }
+    }
+    if (n_in == 0) {
+        fputs("scc: no input files\nTry 'scc --help'.\n", stderr);
+        goto out;
+    }
+    const char *env = getenv("AH_SCENARIO_DEFINES");
+    if (env) {
+        Symtab es;
+        symtab_init(&es);
+        const char *why = NULL;
+        if (!symtab_define_list(&es, env, &why)) {
+            fprintf(stderr, "scc: bad AH_SCENARIO_DEFINES: %s\n", why ? why : "malformed");
+            symtab_fini(&es);
+            goto out;
+        }
+        symtab_merge_missing(&o.syms, &es);
+        symtab_fini(&es);
+    }
+    o.opts_hash = options_hash(argc, argv);
+    if (o.pack && !o.out) {
+        fputs("scc: --pack needs -o FILE\n", stderr);
+        goto out;
+    }
+    if (o.pack && o.list) {
+        fputs("scc: --pack and -l do not go together (list the pack with 'scvm ls')\n", stderr);
+        goto out;
+    }
+    status = EXIT_OK;
+    PathList files = { 0 };
+    size_t *root = sc_calloc((size_t)argc + 1, sizeof *root), n_root = 0;
+    for (size_t i = 0; i < n_in; i++) {
+        struct stat st;
+        size_t first = files.n;
+        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            int s = walk_dir(&files, inputs[i], 0);
+            if (s > status)
+                status = s;
+        } else if (!paths_add(&files, inputs[i])) {
+            status = EXIT_INTERNAL;
+        }
+        /* Where each file's path relative to its input starts (packs). */
+        size_t k = files.n - first;
+        size_t *nr = sc_realloc(root, (n_root + k + 1) * sizeof *nr);
+        if (!nr) {
+            status = EXIT_INTERNAL;
+            break;
+        }
+        root = nr;
+        for (size_t f = first; f < files.n; f++) {
+            size_t off = 0;
+            if (f == first && k == 1 && strcmp(files.v[f], inputs[i]) == 0) {
+                const char *b = strrchr(files.v[f], '/');
+                off = b ? (size_t)(b + 1 - files.v[f]) : 0;
+            } else {
+                off = strlen(inputs[i]);
+                while (files.v[f][off] == '/')
+                    off++;
+            }
+            root[n_root++] = off;
+        }
+    }
+    size_t n_files = files.n;
+    if (o.pack) {
+        if (status == EXIT_OK && files.n == 0) {
+            fputs("scc: --pack: no scenario files in the inputs\n", stderr);
+            status = EXIT_USAGE;
+        } else if (status == EXIT_OK) {
+            status = build_pack(&files, root, &o);
+        }
+        n_files = 0;
+    } else if (o.out && files.n != 1) {
+        fputs("scc: -o takes one input file\n", stderr);
+        status = EXIT_USAGE;
+        n_files = 0;
+    }
+    Buf dep;
+    buf_init(&dep);
+    bool want_deps = o.md && !o.check;
+    for (size_t i = 0; i < n_files; i++) {
+        char *def = NULL;
+        const char *out = o.out;
+        if (!out && strcmp(files.v[i], "-") == 0)
+            out = "-";
+        if (!out)
+            out = def = default_output(files.v[i]);
+        Job job = { .refs = want_deps };
+        int s = out ? compile_one(files.v[i], out, &o, &job) : EXIT_INTERNAL;
+        if (!s && want_deps && strcmp(out, "-") != 0) {
+            const char **deps = NULL;
+            size_t nd = 0, cap = 0;
+            if (deps_of(files.v[i], &job, &deps, &nd, &cap)) {
+                if (o.mf) {
+                    dep_rule(&dep, o.mt ? o.mt : out, deps, nd, o.mp);
+                } else {
+                    Buf one;
+                    buf_init(&one);
+                    dep_rule(&one, o.mt ? o.mt : out, deps, nd, o.mp);
+                    char *df = with_suffix(out, ".d");
+                    s = df ? write_depfile(df, &one) : EXIT_INTERNAL;
+                    sc_free(df);
+                    buf_fini(&one);
+                }
+            } else {
+                s = EXIT_INTERNAL;
+            }
+            for (size_t k = 0; k < nd; k++)
+                sc_free((void *)deps[k]);
+            sc_free((void *)deps);
+        }
+        job_fini(&job);
+        sc_free(def);
+        if (s > status)
+            status = s;
+    }
+    if (want_deps && o.mf && !o.pack && status == EXIT_OK) {
+        int s = write_depfile(o.mf, &dep);
+        if (s > status)
+            status = s;
+    }
+    buf_fini(&dep);
+    sc_free(root);
+    for (size_t i = 0; i < files.n; i++)
+        sc_free(files.v[i]);
+    sc_free(files.v);
+    if (o.diag_format == DF_SARIF)
+        sarif_print(stdout);
+    buf_fini(&sarif);
+out:
+    symtab_fini(&o.syms);
+    sc_free(inputs);
+    sc_free((void *)o.no_warn);
+    return status;
+}
