@@ -2,6 +2,7 @@
 #include "sc_alloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 unsigned long sc_alloc_fail_after;
 static unsigned long alloc_count;
@@ -36,4 +37,19 @@ void *sc_calloc(size_t count, size_t size)
 void sc_free(void *p)
 {
     free(p);
+}
+
+char *sc_strndup(const char *s, size_t n)
+{
+    char *d = sc_malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+char *sc_strdup(const char *s)
+{
+    return sc_strndup(s, strlen(s));
 }

@@ -12,6 +12,9 @@ void *sc_malloc(size_t n);
 void *sc_realloc(void *p, size_t n);
 void *sc_calloc(size_t count, size_t size);
 void sc_free(void *p);
+/* A NUL-terminated copy of s (of its first n bytes); NULL when out of memory. */
+char *sc_strdup(const char *s);
+char *sc_strndup(const char *s, size_t n);
 
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */

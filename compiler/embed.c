@@ -33,15 +33,6 @@ typedef struct Ctx {
     bool ok;
 } Ctx;
 
-static char *dup_s(const char *s)
-{
-    size_t n = strlen(s);
-    char *c = sc_malloc(n + 1);
-    if (c)
-        memcpy(c, s, n + 1);
-    return c;
-}
-
 void embed_list_fini(EmbedList *l)
 {
     for (size_t i = 0; i < l->n; i++) {
@@ -129,7 +120,7 @@ static void add_file(Ctx *c, const YNode *n, const char *rel, const char *full, 
         c->out->v = v;
         c->out->cap = cap;
     }
-    EmbedFile f = { .rel = dup_s(rel), .full = dup_s(full), .mode = (st->st_mode & S_IXUSR) ? PACK_FILE_EXEC : 0 };
+    EmbedFile f = { .rel = sc_strdup(rel), .full = sc_strdup(full), .mode = (st->st_mode & S_IXUSR) ? PACK_FILE_EXEC : 0 };
     if (!f.rel || !f.full) {
         sc_free(f.rel);
         sc_free(f.full);
@@ -178,7 +169,7 @@ static char **sorted_entries(DIR *dd, bool (*keep)(const char *, const void *), 
             }
             names = v;
         }
-        if (!(names[k] = dup_s(e->d_name))) {
+        if (!(names[k] = sc_strdup(e->d_name))) {
             *oom = true;
             break;
         }

@@ -76,16 +76,6 @@ const Sym *symtab_get(const Symtab *t, const char *name, size_t len)
 static bool name_start(int c) { return isalpha(c) || c == '_'; }
 static bool name_char(int c) { return isalnum(c) || c == '_' || c == '.' || c == '-'; }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *p = sc_malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = 0;
-    }
-    return p;
-}
-
 /* Takes ownership of sym's strings (frees them on failure). */
 static bool sym_put(Symtab *t, Sym sym)
 {
@@ -164,7 +154,7 @@ static bool define_n(Symtab *t, const char *def, size_t len, const char **why)
             *why = "invalid symbol name: expected a letter or '_' first, then letters, digits, '_', '.' or '-'";
             return false;
         }
-    Sym sym = { .name = dup_n(def, nlen), .type = SYM_BOOL, .b = true };
+    Sym sym = { .name = sc_strndup(def, nlen), .type = SYM_BOOL, .b = true };
     if (!sym.name) {
         *why = "out of memory";
         return false;
@@ -178,7 +168,7 @@ static bool define_n(Symtab *t, const char *def, size_t len, const char **why)
             sym.type = SYM_INT;
         } else {
             sym.type = SYM_STR;
-            if (!(sym.s = dup_n(v, vlen))) {
+            if (!(sym.s = sc_strndup(v, vlen))) {
                 sym_free(&sym);
                 *why = "out of memory";
                 return false;
@@ -223,8 +213,8 @@ bool symtab_merge_missing(Symtab *dst, const Symtab *src)
         if (symtab_get(dst, s->name, strlen(s->name)))
             continue;
         Sym c = *s;
-        c.name = dup_n(s->name, strlen(s->name));
-        c.s = s->s ? dup_n(s->s, strlen(s->s)) : NULL;
+        c.name = sc_strndup(s->name, strlen(s->name));
+        c.s = s->s ? sc_strndup(s->s, strlen(s->s)) : NULL;
         if (!c.name || (s->s && !c.s)) {
             sym_free(&c);
             return false;

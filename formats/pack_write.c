@@ -103,16 +103,6 @@ const char *pack_writer_error(const PackWriter *w)
     return w && w->err[0] ? w->err : NULL;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *c = sc_malloc(n + 1);
-    if (c) {
-        memcpy(c, s, n);
-        c[n] = 0;
-    }
-    return c;
-}
-
 /* Stores data once; returns its blob index or UINT32_MAX when out of memory. */
 static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
 {
@@ -191,8 +181,8 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
         w->entries = v;
         w->cap_entries = cap;
     }
-    e.name = dup_n(name->s, name->len);
-    e.source = dup_n(in->source, strlen(in->source));
+    e.name = sc_strndup(name->s, name->len);
+    e.source = sc_strndup(in->source, strlen(in->source));
     if (!e.name || !e.source)
         goto oom;
     BcVal pv = bc_val(prog, m->prompt);
@@ -202,7 +192,7 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
             fail(w, "%s: the initial prompt contains NUL", in->source);
             goto out;
         }
-        if (!(e.prompt = dup_n(s->s, s->len)))
+        if (!(e.prompt = sc_strndup(s->s, s->len)))
             goto oom;
     }
     BcVal tv = bc_val(prog, m->tags);
@@ -219,7 +209,7 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
                 fail(w, "%s: a tag contains NUL", in->source);
                 goto out;
             }
-            if (!(e.tags[e.n_tags++] = dup_n(s->s, s->len)))
+            if (!(e.tags[e.n_tags++] = sc_strndup(s->s, s->len)))
                 goto oom;
         }
     }
@@ -248,7 +238,7 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
             goto out;
         }
         WFile *wf = &e.files[e.n_files];
-        if (!(wf->path = dup_n(f->path, n)))
+        if (!(wf->path = sc_strndup(f->path, n)))
             goto oom;
         e.n_files++;
         wf->mode = f->mode;

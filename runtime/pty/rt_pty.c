@@ -326,16 +326,6 @@ bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt)
 
 /* ---- argv / env storage ---- */
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = sc_malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 bool strv_push(StrV *v, const char *s, size_t n)
 {
     if (v->n + 2 > v->cap) {
@@ -346,7 +336,7 @@ bool strv_push(StrV *v, const char *s, size_t n)
         v->v = a;
         v->cap = cap;
     }
-    char *d = dup_n(s, n);
+    char *d = sc_strndup(s, n);
     if (!d)
         return false;
     v->v[v->n++] = d;

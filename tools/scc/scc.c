@@ -270,16 +270,6 @@ static bool rd_chunk(const unsigned char **p, const unsigned char *end, size_t n
     return true;
 }
 
-static char *dup_n(const unsigned char *s, size_t n)
-{
-    char *c = sc_malloc(n + 1);
-    if (c) {
-        memcpy(c, s, n);
-        c[n] = 0;
-    }
-    return c;
-}
-
 /* Fills job from the cache entry for key; false on a miss (or any doubt). */
 static bool cache_get(const Opts *o, uint64_t key, Job *job)
 {
@@ -304,7 +294,7 @@ static bool cache_get(const Opts *o, uint64_t key, Job *job)
             !rd_chunk(&p, end, 4, &at) || (fl = rd_u32le(at), !rd_chunk(&p, end, fl, &full)) ||
             !rd_chunk(&p, end, 12, &f))
             goto out;
-        EmbedFile ef = { .rel = dup_n(rel, rl), .full = dup_n(full, fl), .mode = rd_u32le(f), .hash = rd_u64le(f + 4) };
+        EmbedFile ef = { .rel = sc_strndup((const char *)rel, rl), .full = sc_strndup((const char *)full, fl), .mode = rd_u32le(f), .hash = rd_u64le(f + 4) };
         char *fd = NULL;
         if (!ef.rel || !ef.full || file_read_all(ef.full, o->max_file, &fd, &ef.len) != 0 ||
             XXH64(fd, ef.len, 0) != ef.hash) {
@@ -562,11 +552,6 @@ static void dep_rule(Buf *b, const char *target, const char *const *deps, size_t
     }
 }
 
-static char *dup_s(const char *s)
-{
-    return dup_n((const unsigned char *)s, strlen(s));
-}
-
 /* The dependencies of one compilation (copies): its source, then its references. */
 static bool deps_of(const char *path, const Job *j, const char ***v, size_t *n, size_t *cap)
 {
@@ -579,9 +564,9 @@ static bool deps_of(const char *path, const Job *j, const char ***v, size_t *n, 
         *v = nv;
         *cap = c;
     }
-    bool ok = ((*v)[(*n)++] = dup_s(path)) != NULL;
+    bool ok = ((*v)[(*n)++] = sc_strdup(path)) != NULL;
     for (size_t i = 0; i < j->files.n; i++)
-        ok &= ((*v)[(*n)++] = dup_s(j->files.v[i].full)) != NULL;
+        ok &= ((*v)[(*n)++] = sc_strdup(j->files.v[i].full)) != NULL;
     return ok;
 }
 
