@@ -66,8 +66,5 @@ static inline uint64_t rd_u64le(const unsigned char *p)
     return (uint64_t)rd_u32le(p) | (uint64_t)rd_u32le(p + 4) << 32;
 }
 
-/* True when [s, s+n) is well-formed UTF-8 (no overlongs, no surrogates,
-** nothing above U+10FFFF).  On failure *bad is the offset of the first bad byte. */
-bool utf8_valid(const unsigned char *s, size_t n, size_t *bad);
 
 #endif

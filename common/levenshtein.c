@@ -1,31 +1,24 @@
 /* levenshtein.c - edit distance over Unicode scalar values. */
 #include "levenshtein.h"
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "sc_alloc.h"
+#include "utf8.h"
 
-/* Decodes s into scalar values (at most n of them); returns the count. */
+/* Decodes s into scalar values (at most n of them); returns the count.  A
+** byte that starts no well-formed character (utf8.h) is a symbol of its own. */
 static size_t decode(const char *s, size_t n, uint32_t *out)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, k = 0;
     while (i < n) {
-        unsigned c = p[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n;
-        for (size_t j = 1; ok && j < len; j++)
-            ok = (p[i + j] & 0xC0) == 0x80;
-        if (!ok) {
-            out[k++] = 0x110000u + c;   /* not a character: a symbol of its own */
-            i++;
-            continue;
+        size_t len = utf8_char(p + i, n - i, &out[k]);
+        if (!len) {
+            out[k] = 0x110000u + p[i];
+            len = 1;
         }
-        uint32_t v = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-        for (size_t j = 1; j < len; j++)
-            v = v << 6 | (p[i + j] & 0x3F);
-        out[k++] = v;
+        k++;
         i += len;
     }
     return k;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -435,27 +436,6 @@ static bool check_rel_path(L *l, const YNode *n, const char *what, bool must_exi
     return true;
 }
 
-static bool base64_valid(const char *s, size_t n, size_t *bad)
-{
-    size_t chars = 0, pad = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            continue;
-        bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (c == '=') {
-            pad++;
-        } else if ((alnum || c == '+' || c == '/') && pad == 0) {
-            chars++;
-        } else {
-            *bad = i;
-            return false;
-        }
-    }
-    *bad = n;
-    return chars > 0 && pad <= 2 && (chars + pad) % 4 == 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* content blocks                                                     */
 
@@ -530,7 +510,7 @@ static void check_media(L *l, const YNode *blk, const char *type)
         size_t bad;
         if (!is_str(data))
             want_kind(l, data, "'data'", "string");
-        else if (!base64_valid(data->u.s, data->n, &bad)) {
+        else if (!b64_decode(data->u.s, data->n, NULL, &bad)) {
             if (bad < data->n)
                 err(l, data, "'data' is not valid base64: character '%c' at offset %zu", data->u.s[bad], bad);
             else
@@ -1945,7 +1925,7 @@ static void check_repo(L *l, const YNode *r)
             size_t bad;
             if (!b64 || !is_str(b64) || c->n != 1)
                 err(l, c, "repo file contents must be a string or {base64: \"...\"}");
-            else if (b64->n && !base64_valid(b64->u.s, b64->n, &bad))
+            else if (b64->n && !b64_decode(b64->u.s, b64->n, NULL, &bad))
                 err(l, b64, "repo file contents are not valid base64");
         } else if (!is_scalar(c)) {
             want_kind(l, c, "repo file contents", "string");

@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <math.h>

@@ -29,6 +29,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
+#include "common/utf8.h"
 
 #define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)

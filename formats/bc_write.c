@@ -16,6 +16,7 @@
 
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
+#include "common/utf8.h"
 
 /* Level 3 (BC_DEFAULT_LEVEL), not 9: on a 1.5 MB scenario level 9 spent a
 ** quarter of the compile and a 12.5 MB context (the peak of scc's memory)

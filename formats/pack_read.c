@@ -27,6 +27,7 @@
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "bc_write.h"
+#include "common/utf8.h"
 
 enum { MIN_ENTRY = 24, MIN_BLOB = 9, MIN_FILE = 3 };
 

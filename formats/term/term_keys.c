@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/buf.h"
+#include "common/utf8.h"
 
 static const struct {
     const char *name;

@@ -7,19 +7,18 @@
 #include <string.h>
 
 #include "common/levenshtein.h"
+#include "common/utf8.h"
 
 /* The length in bytes of s's first max characters (a byte that starts no
 ** character counts as one, as text_levenshtein counts it). */
 static size_t prefix_chars(const char *s, size_t n, size_t max)
 {
+    const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     for (size_t k = 0; i < n && k < max; k++) {
-        unsigned c = (unsigned char)s[i];
-        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-        bool ok = i + len <= n;
-        for (size_t j = 1; ok && j < len; j++)
-            ok = ((unsigned char)s[i + j] & 0xC0) == 0x80;
-        i += ok ? len : 1;
+        uint32_t cp;
+        size_t len = utf8_char(p + i, n - i, &cp);
+        i += len ? len : 1;
     }
     return i;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/sc_alloc.h"
+#include "common/utf8.h"
 
 extern char **environ;
 

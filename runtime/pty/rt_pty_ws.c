@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 
@@ -218,36 +219,6 @@ static int git(Pty *t, Buf *out, const char *a1, const char *a2, const char *a3,
     return run_helper(t, argv, t->ws, out, HELPER_TIMEOUT_MS);
 }
 
-static int b64v(int c)
-{
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-}
-
-static bool b64_decode(const char *s, size_t n, Buf *out)
-{
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '=' || s[i] == '\n' || s[i] == '\r' || s[i] == ' ')
-            continue;
-        int v = b64v((unsigned char)s[i]);
-        if (v < 0)
-            return false;
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            buf_putc(out, (int)((acc >> bits) & 0xFF));
-        }
-    }
-    return !out->oom;
-}
-
 static int mkparents(const char *path)
 {
     char tmp[PATH_MAX];
@@ -310,7 +281,7 @@ bool pty_ws_prepare(Pty *t)
             if (text) {
                 buf_put(&data, text, n);
             } else if (vget(t, &f, "contents", &c) && (b64 = vstr(t, &c, "base64", &n))) {
-                if (!b64_decode(b64, n, &data)) {
+                if (n && !b64_decode(b64, n, &data, NULL)) {
                     buf_fini(&data);
                     pty_fail(t, PTY_E_PROTOCOL, "repo file '%s': invalid base64", path);
                     return false;

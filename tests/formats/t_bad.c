@@ -9,6 +9,7 @@
 #include "common/buf.h"
 #include "common/sc_alloc.h"
 #include "tf.h"
+#include "common/utf8.h"
 
 #define A(...) (const unsigned char[]){ __VA_ARGS__ }, sizeof((const unsigned char[]){ __VA_ARGS__ })
 

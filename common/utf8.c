@@ -1,0 +1,29 @@
+/* utf8.c - UTF-8 well-formedness (utf8.h). */
+#include "utf8.h"
+
+#include <string.h>
+
+bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
+{
+    size_t i = 0;
+    for (;;) {
+        /* ASCII, eight bytes at a time: most scenario text is */
+        for (uint64_t w; n - i >= 8; i += 8) {
+            memcpy(&w, s + i, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+        }
+        while (i < n && s[i] < 0x80)
+            i++;
+        if (i >= n)
+            return true;
+        uint32_t cp;
+        size_t len = utf8_char(s + i, n - i, &cp);
+        if (!len)
+            break;
+        i += len;
+    }
+    if (bad)
+        *bad = i;
+    return false;
+}

@@ -1,0 +1,43 @@
+/* utf8.h - the one UTF-8 check: well-formed means no overlongs, no
+** surrogates, nothing above U+10FFFF (RFC 3629). */
+#ifndef SC_UTF8_H
+#define SC_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* True when [s, s+n) is well-formed UTF-8.  On failure *bad (if not NULL)
+** is the offset of the first bad byte. */
+bool utf8_valid(const unsigned char *s, size_t n, size_t *bad);
+
+/* The length (1-4) of the well-formed character that starts s (n bytes
+** available), with its code point in *cp; 0 when s starts none. */
+static inline size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t v;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf) { len = 2; v = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { len = 3; v = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { len = 4; v = c & 0x07; }
+    else return 0;
+    if (n < len)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (s[k] & 0x3f);
+    }
+    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+        (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+#endif

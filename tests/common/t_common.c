@@ -1,0 +1,118 @@
+/* t_common.c - common/: the one base64, the one UTF-8 check, the edit
+** distance over what they decode, and sc_strdup/sc_strndup. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/base64.h"
+#include "common/buf.h"
+#include "common/levenshtein.h"
+#include "common/sc_alloc.h"
+#include "common/utf8.h"
+
+static int failures;
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                      \
+        }                                                                    \
+    } while (0)
+
+/* Decodes s; true when it is base64 and decodes to want (NULL: is not base64, bad offset want_bad). */
+static void b64_case(const char *s, const char *want, size_t want_bad)
+{
+    Buf b;
+    buf_init(&b);
+    size_t bad = 12345;
+    bool ok = b64_decode(s, strlen(s), &b, &bad);
+    if (want) {
+        if (!ok || b.len != strlen(want) || memcmp(b.data, want, b.len) != 0) {
+            fprintf(stderr, "base64 '%s': expected '%s'\n", s, want);
+            failures++;
+        }
+    } else if (ok || bad != want_bad) {
+        fprintf(stderr, "base64 '%s': expected an error at %zu, got ok=%d bad=%zu\n", s, want_bad, ok, bad);
+        failures++;
+    }
+    /* checking alone gives the same verdict */
+    CHECK(b64_decode(s, strlen(s), NULL, NULL) == ok);
+    buf_fini(&b);
+}
+
+static void test_base64(void)
+{
+    b64_case("aGVsbG8=", "hello", 0);
+    b64_case("aGVs\nbG8g\r\n d29y\tbGQ=", "hello world", 0);
+    b64_case("YQ==", "a", 0);
+    b64_case("/+8=", "\xff\xef", 0);
+    b64_case("", NULL, 0);                 /* no character at all */
+    b64_case("  \n", NULL, 3);
+    b64_case("YQ=", NULL, 3);              /* length */
+    b64_case("YQ===", NULL, 5);            /* three pads */
+    b64_case("YQ==YQ==", NULL, 4);         /* a character after padding */
+    b64_case("_-8=", NULL, 0);             /* the URL-safe alphabet is not base64 here */
+    b64_case("aGV*bG8=", NULL, 3);
+}
+
+static void test_utf8(void)
+{
+    static const struct { const char *s; size_t n; bool ok; size_t bad; } cases[] = {
+        { "plain ascii, longer than eight bytes", 36, true, 0 },
+        { "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, true, 0 },
+        { "ab\xc0\x80", 4, false, 2 },            /* overlong NUL */
+        { "ab\xe0\x80\xaf", 5, false, 2 },        /* overlong '/' */
+        { "\xed\xa0\x80", 3, false, 0 },          /* a surrogate */
+        { "x\xf4\x90\x80\x80", 5, false, 1 },     /* above U+10FFFF */
+        { "abcdefgh\xe2\x82", 10, false, 8 },     /* cut short */
+        { "\x80", 1, false, 0 },                  /* a lone continuation */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t bad = 999;
+        bool ok = utf8_valid((const unsigned char *)cases[i].s, cases[i].n, &bad);
+        if (ok != cases[i].ok || (!ok && bad != cases[i].bad)) {
+            fprintf(stderr, "utf8 case %zu: ok=%d bad=%zu\n", i, ok, bad);
+            failures++;
+        }
+    }
+    uint32_t cp = 0;
+    CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 3, &cp) == 3 && cp == 0x20ac);
+    CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 2, &cp) == 0);
+    CHECK(utf8_char((const unsigned char *)"\xc0\x80", 2, &cp) == 0);
+}
+
+/* The edit distance decodes with utf8_char: a character is one symbol, a
+** byte that starts none is a symbol of its own (an overlong pair is two). */
+static void test_levenshtein(void)
+{
+    CHECK(text_levenshtein("kitten", 6, "sitting", 7) == 3);
+    CHECK(text_levenshtein("caf\xc3\xa9", 5, "cafe", 4) == 1);
+    CHECK(text_levenshtein("a\xc0\x80", 3, "a", 1) == 2);
+    CHECK(text_levenshtein("\xed\xa0\x80", 3, "", 0) == 3);
+}
+
+static void test_strdup(void)
+{
+    char *a = sc_strdup("scenario"), *b = sc_strndup("scenario", 4);
+    CHECK(a && strcmp(a, "scenario") == 0);
+    CHECK(b && strcmp(b, "scen") == 0);
+    sc_free(a);
+    sc_free(b);
+    sc_alloc_reset();
+    sc_alloc_fail_after = 1;
+    CHECK(sc_strdup("x") == NULL);
+    sc_alloc_fail_after = 0;
+}
+
+int main(void)
+{
+    test_base64();
+    test_utf8();
+    test_levenshtein();
+    test_strdup();
+    if (failures) {
+        fprintf(stderr, "t_common: %d failed\n", failures);
+        return 1;
+    }
+    return 0;
+}
