@@ -14,6 +14,13 @@ add_test(NAME pty.cli
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/pty-work)
 set_tests_properties(pty.cli PROPERTIES LABELS "pty" TIMEOUT 600)
 
+# One set of `assert` scenarios on the PTY target and through the mock LLM
+# server (scvm serve llm): the same verdict from both (runtime/scn_assert.c).
+add_test(NAME pty.assert_parity
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/assert_parity.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/assert-parity)
+set_tests_properties(pty.assert_parity PROPERTIES LABELS "pty;server" TIMEOUT 300)
+
 # tui-use: scenarios compiled by the tui-use front end and played on real
 # programs (cat, bash, python3, less; tmux as a second emulator), and the
 # examples in docs/tui-use.md.

@@ -136,3 +136,11 @@ add_custom_target(update-events-doc
   COMMAND gen_events update ${PROJECT_SOURCE_DIR}/docs/events.md
   DEPENDS gen_events
   COMMENT "Regenerating the event table in docs/events.md")
+
+# The Scenario-Format assert on its own (runtime/scn_assert.c): the path
+# policy, links, RFC 6901 pointers, JSON equality, git, text.contains.
+add_executable(scn_assert_unit ${VM_SRC}/scn_assert_unit.c)
+target_compile_definitions(scn_assert_unit PRIVATE _XOPEN_SOURCE=700)
+target_link_libraries(scn_assert_unit PRIVATE sc_scn_assert sc_formats PkgConfig::CJSON)
+add_test(NAME vm.scn_assert_unit COMMAND scn_assert_unit ${CMAKE_CURRENT_BINARY_DIR}/scn-assert-work)
+set_tests_properties(vm.scn_assert_unit PROPERTIES LABELS "unit" TIMEOUT 60)

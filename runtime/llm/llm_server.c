@@ -30,7 +30,7 @@
 #include "common/buf.h"
 #include "common/sc_alloc.h"
 #include "runtime/http/http_parse.h"
-#include "llm_assert.h"
+#include "runtime/scn_assert.h"
 #include "llm_render.h"
 #include "llm_route.h"
 #include "llm_script.h"
@@ -86,7 +86,7 @@ struct LlmServer {
     size_t models_len;
     Buf scratch;
     uint64_t n_requests, n_scripted, n_script_errors, n_protocol, n_unrouted, n_exhausted, n_strict, n_refused;
-    LlmAssertResult asserts;
+    ScnAssertResult asserts;
 };
 
 static int g_wake_fd = -1;
@@ -510,9 +510,11 @@ static void run_asserts(LlmServer *s, const LlmScript *sc, uint32_t a0, uint32_t
 {
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = sc->asserts[a0 + k];
-        LlmAssertResult res = { 0, 0, 0 };
+        ScnAssertResult res = { 0, 0, 0, 0 };
+        ScnAssertEnv env = { .root = s->o.workspace };
+        BcVal v = bc_val(sc->prog, sc->prog->insn[i].a[0]);
         buf_reset(&s->scratch);
-        llm_assert_eval(sc->prog, i, s->o.workspace, &s->scratch, &res);
+        scn_assert_eval(sc->prog, &v, &env, &s->scratch, &res);
         s->asserts.passed += res.passed;
         s->asserts.failed += res.failed;
         s->asserts.skipped += res.skipped;

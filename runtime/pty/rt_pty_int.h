@@ -3,7 +3,7 @@
 **   rt_pty.c        policy, spawn, the event loop (pty_pump), begin/end
 **   rt_pty_ops.c    what each op means; conditions and assertions; steps
 **   rt_pty_out.c    goldens and diffs, snapshots, asciicast, artifacts
-**   rt_pty_ws.c     the workspace (repo.init), file-system checks, patches */
+**   rt_pty_ws.c     the workspace (repo.init), patches, commands */
 #ifndef SC_RT_PTY_INT_H
 #define SC_RT_PTY_INT_H
 
@@ -113,8 +113,9 @@ void pty_out_finish(Pty *t);
 /* rt_pty_ws.c */
 bool pty_ws_prepare(Pty *t);            /* repo.init: make the workspace */
 void pty_ws_cleanup(Pty *t);
-/* Scenario-Format assert.fs / json / git; appends failures to why. */
-bool pty_ws_assert(Pty *t, const BcVal *a, Buf *why);
+/* The root scenario paths resolve in: the workspace, else the program's
+** working directory, else ".". */
+const char *pty_ws_root(const Pty *t);
 bool pty_ws_user_edits(Pty *t, const char *patch);
 bool pty_ws_user_command(Pty *t, const char *cmd, const char *cwd);
 bool pty_ws_expect(Pty *t);             /* expect.artifacts */

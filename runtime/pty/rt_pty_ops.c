@@ -11,6 +11,7 @@
 
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
+#include "runtime/scn_assert.h"
 
 enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
 
@@ -452,52 +453,59 @@ static void settle(Pty *t)
     cond_fini(&c);
 }
 
-/* ---- Scenario-Format assert: text.contains on the screen, the rest in the workspace ---- */
+/* ---- Scenario-Format assert (scn_assert.c): the screen is ours, the rest in the workspace ---- */
+
+/* text.contains: waits (event-driven, per_attempt) for the text on the screen. */
+static int sf_text(void *user, const char *s, size_t n, Buf *why)
+{
+    Pty *t = user;
+    Cond c;
+    memset(&c, 0, sizeof c);
+    buf_init(&c.scratch);
+    c.kind = C_CONTAINS;
+    c.text = s;
+    c.text_len = n;
+    int r = pty_pump(t, pty_now_ms() + per_attempt(t), cond_eval, &c);
+    if (r == 0) {
+        char w[300];
+        cond_why(t, &c, w, sizeof w);
+        buf_puts(why, w);
+    }
+    cond_fini(&c);
+    return r;
+}
 
 static int sf_assert(Pty *t, uint32_t val)
 {
-    BcVal a = bc_val(t->p, val), text, list;
+    BcVal a = bc_val(t->p, val);
+    ScnAssertEnv env = { .root = pty_ws_root(t), .text = sf_text, .user = t };
+    ScnAssertResult res = { 0, 0, 0, 0 };
+    Buf msgs;
+    buf_init(&msgs);
+    if (!scn_assert_eval(t->p, &a, &env, &msgs, &res)) {
+        buf_fini(&msgs);
+        return RT_FAILED;
+    }
+    /* One line per failed check; the event and the error join them. */
     Buf why;
     buf_init(&why);
-    bool ok = true;
-    if (vget(t, &a, "text", &text) && vget(t, &text, "contains", &list) && list.tag == BC_V_ARRAY) {
-        const unsigned char *q = list.p;
-        for (uint32_t i = 0; i < list.n; i++) {
-            BcVal s;
-            q = bc_val_decode(t->p, q, &s);
-            if (s.tag != BC_V_STR)
-                continue;
-            Cond c;
-            memset(&c, 0, sizeof c);
-            buf_init(&c.scratch);
-            c.kind = C_CONTAINS;
-            c.text = t->p->str[s.n].s;
-            c.text_len = t->p->str[s.n].len;
-            int r = pty_pump(t, pty_now_ms() + per_attempt(t), cond_eval, &c);
-            if (r < 0) {
-                cond_fini(&c);
-                buf_fini(&why);
-                return RT_FAILED;
-            }
-            if (r == 0) {
-                char w[300];
-                cond_why(t, &c, w, sizeof w);
-                buf_printf(&why, "%s%s", why.len ? "; " : "", w);
-                ok = false;
-            }
-            cond_fini(&c);
-        }
+    for (size_t i = 0; i < msgs.len; i++) {
+        if (msgs.data[i] != '\n')
+            buf_putc(&why, msgs.data[i]);
+        else if (i + 1 < msgs.len)
+            buf_puts(&why, "; ");
     }
-    if (!pty_ws_assert(t, &a, &why))
-        ok = false;
+    const char *w = why.data ? (const char *)why.data : "";
+    bool ok = res.failed == 0;
     ev_begin(t, "assert");
     buf_printf(&t->events, ",\"passed\":%s", ok ? "true" : "false");
     if (!ok)
-        ev_str(t, "message", why.data ? (const char *)why.data : "", why.len);
+        ev_str(t, "message", w, why.len);
     ev_end(t);
     if (!ok)
-        pty_fail(t, PTY_E_ASSERTION_FAILED, "assert: %.*s", (int)why.len, why.data ? (const char *)why.data : "");
+        pty_fail(t, res.refused ? PTY_E_POLICY_DENIED : PTY_E_ASSERTION_FAILED, "assert: %.*s", (int)why.len, w);
     buf_fini(&why);
+    buf_fini(&msgs);
     return ok ? 0 : RT_FAILED;
 }
 

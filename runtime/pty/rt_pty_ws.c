@@ -1,13 +1,12 @@
 /* rt_pty_ws.c - the workspace a Scenario-Format run plays in: `repo.init`
 ** makes a temporary git repository (branch, `dir` copied, inline `files`
-** as text or base64), the program runs inside it, and the file-system
-** assertions (assert.fs/json/git, expect.artifacts), userEdits (patches)
-** and userCommand are evaluated there.  Scenario paths are relative and
-** may not leave the workspace ('..' components and absolute paths are
-** refused; resolved paths are checked to stay below the root). */
+** as text or base64), the program runs inside it, and `assert`
+** (scn_assert.c), expect.artifacts, userEdits (patches) and userCommand
+** are evaluated there.  Every scenario path goes through the one path
+** policy, scn_path_resolve: relative, no '..', and not out of the root
+** through a symbolic link. */
 #include "rt_pty_int.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -23,50 +22,37 @@
 #include "common/base64.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/scn_assert.h"
 
 enum { HELPER_TIMEOUT_MS = 30000 };
 
-/* True for a relative path without '..' components. */
-static bool safe_rel(const char *p)
-{
-    if (!p || !*p || p[0] == '/')
-        return false;
-    const char *s = p;
-    while (*s) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 2 && s[0] == '.' && s[1] == '.')
-            return false;
-        s += n + (e != NULL);
-    }
-    return true;
-}
-
-static const char *root_dir(const Pty *t)
+const char *pty_ws_root(const Pty *t)
 {
     return t->ws[0] ? t->ws : t->cwd[0] ? t->cwd : ".";
 }
 
-/* Resolves rel inside the root; false if it would leave it. */
+/* Resolves rel below root by the scenario path policy (scn_assert.h);
+** false (the run fails, E_POLICY_DENIED) when it refuses the path. */
+static bool policy_path(Pty *t, const char *root, const char *rel, char *out, size_t n)
+{
+    Buf full;
+    buf_init(&full);
+    const char *why = scn_path_resolve(root, rel, &full);
+    if (!why && full.len > n)
+        why = "the path is too long";
+    if (why) {
+        pty_fail(t, PTY_E_POLICY_DENIED, "path '%s': %s", rel, why);
+        buf_fini(&full);
+        return false;
+    }
+    memcpy(out, full.data, full.len);
+    buf_fini(&full);
+    return true;
+}
+
 static bool ws_path(Pty *t, const char *rel, char *out, size_t n)
 {
-    if (!safe_rel(rel)) {
-        pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' must be relative and stay inside the workspace", rel);
-        return false;
-    }
-    if (snprintf(out, n, "%s/%s", root_dir(t), rel) >= (int)n) {
-        pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' is too long", rel);
-        return false;
-    }
-    char real[PATH_MAX], root[PATH_MAX];
-    if (realpath(out, real) && realpath(root_dir(t), root)) {
-        size_t rl = strlen(root);
-        if (strncmp(real, root, rl) != 0 || (real[rl] && real[rl] != '/')) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "path '%s' leaves the workspace (through a symbolic link)", rel);
-            return false;
-        }
-    }
-    return true;
+    return policy_path(t, pty_ws_root(t), rel, out, n);
 }
 
 /* Runs argv (absolute path) in cwd with the run's environment; output
@@ -210,7 +196,7 @@ static int git(Pty *t, Buf *out, const char *a1, const char *a2, const char *a3,
 {
     const char *g = git_path();
     if (!g) {
-        pty_fail(t, PTY_E_IO, "git is not installed (needed by repo.init and assert.git)");
+        pty_fail(t, PTY_E_IO, "git is not installed (needed by repo.init)");
         return -1;
     }
     char *argv[] = { (char *)g, "-c", "user.name=scvm", "-c", "user.email=scvm@localhost", "-c",
@@ -254,12 +240,10 @@ bool pty_ws_prepare(Pty *t)
         return t->err ? false : (pty_fail(t, PTY_E_IO, "cannot create branch '%s'", branch), false);
     const char *dir = vstr(t, &repo, "dir", NULL);
     if (dir) {
-        if (!safe_rel(dir) && strncmp(dir, "./", 2) != 0) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "repo.dir '%s' must be relative to the scenario", dir);
-            return false;
-        }
         char src[PATH_MAX];
-        snprintf(src, sizeof src, "%s/%s/.", t->o.scenario_dir ? t->o.scenario_dir : ".", dir);
+        if (!policy_path(t, t->o.scenario_dir, dir, src, sizeof src - 2))
+            return false;
+        strcat(src, "/.");
         char *argv[] = { "/bin/cp", "-R", src, t->ws, NULL };
         if (run_helper(t, argv, NULL, NULL, HELPER_TIMEOUT_MS) != 0)
             return t->err ? false : (pty_fail(t, PTY_E_IO, "cannot copy repo.dir '%s'", dir), false);
@@ -323,131 +307,6 @@ void pty_ws_cleanup(Pty *t)
     t->ws[0] = 0;
 }
 
-/* RFC 6901 pointer into j; NULL when absent. */
-static cJSON *json_pointer(cJSON *j, const char *ptr)
-{
-    if (!*ptr)
-        return j;
-    if (*ptr != '/')
-        return NULL;
-    char tok[1024];
-    while (j && *ptr == '/') {
-        ptr++;
-        size_t k = 0;
-        while (*ptr && *ptr != '/' && k + 1 < sizeof tok) {
-            if (ptr[0] == '~' && ptr[1] == '0') {
-                tok[k++] = '~';
-                ptr += 2;
-            } else if (ptr[0] == '~' && ptr[1] == '1') {
-                tok[k++] = '/';
-                ptr += 2;
-            } else {
-                tok[k++] = *ptr++;
-            }
-        }
-        tok[k] = 0;
-        if (cJSON_IsArray(j)) {
-            char *end;
-            long idx = strtol(tok, &end, 10);
-            j = *end || k == 0 ? NULL : cJSON_GetArrayItem(j, (int)idx);
-        } else if (cJSON_IsObject(j)) {
-            j = cJSON_GetObjectItemCaseSensitive(j, tok);
-        } else {
-            j = NULL;
-        }
-    }
-    return j;
-}
-
-bool pty_ws_assert(Pty *t, const BcVal *a, Buf *why)
-{
-    const BcProgram *p = t->p;
-    bool ok = true;
-    BcVal fs, list, js, gitv;
-    if (vget(t, a, "fs", &fs)) {
-        const char *keys[] = { "exists", "notExists" };
-        for (int k = 0; k < 2; k++) {
-            if (!vget(t, &fs, keys[k], &list) || list.tag != BC_V_ARRAY)
-                continue;
-            const unsigned char *q = list.p;
-            for (uint32_t i = 0; i < list.n; i++) {
-                BcVal s;
-                q = bc_val_decode(p, q, &s);
-                if (s.tag != BC_V_STR)
-                    continue;
-                char full[PATH_MAX];
-                if (!ws_path(t, p->str[s.n].s, full, sizeof full))
-                    return false;
-                struct stat st;
-                bool there = lstat(full, &st) == 0;
-                if (there != (k == 0)) {
-                    buf_printf(why, "%s'%s' %s", why->len ? "; " : "", p->str[s.n].s,
-                               k == 0 ? "does not exist" : "exists");
-                    ok = false;
-                }
-            }
-        }
-    }
-    BcVal file;
-    if (vget(t, a, "json", &js) && vget(t, &js, "file", &file)) {
-        const char *path = vstr(t, &file, "path", NULL), *ptr = vstr(t, &file, "pointer", NULL);
-        char full[PATH_MAX];
-        BcVal eq;
-        if (path && !ws_path(t, path, full, sizeof full))
-            return false;
-        char *text = NULL;
-        size_t len = 0;
-        int e = path ? file_read_all(full, 64u << 20, &text, &len) : EINVAL;
-        cJSON *doc = e ? NULL : cJSON_ParseWithLength(text, len);
-        cJSON *got = doc ? json_pointer(doc, ptr ? ptr : "") : NULL;
-        Buf wj;
-        buf_init(&wj);
-        if (vget(t, &file, "equals", &eq))
-            bc_val_json_at(p, &eq, &wj);
-        else
-            buf_puts(&wj, "null");
-        buf_putc(&wj, 0);
-        cJSON *want = cJSON_Parse((const char *)wj.data);
-        if (e)
-            buf_printf(why, "%sjson file '%s': %s", why->len ? "; " : "", path ? path : "?", strerror(e));
-        else if (!doc)
-            buf_printf(why, "%sjson file '%s' is not valid JSON", why->len ? "; " : "", path);
-        else if (!got)
-            buf_printf(why, "%sjson file '%s' has nothing at '%s'", why->len ? "; " : "", path, ptr ? ptr : "");
-        else if (!want || !cJSON_Compare(got, want, true))
-            buf_printf(why, "%sjson file '%s' at '%s' is not %s", why->len ? "; " : "", path, ptr ? ptr : "",
-                       (const char *)wj.data);
-        ok = ok && !e && doc && got && want && cJSON_Compare(got, want, true);
-        cJSON_Delete(want);
-        cJSON_Delete(doc);
-        buf_fini(&wj);
-        sc_free(text);
-    }
-    BcVal commit;
-    if (vget(t, a, "git", &gitv) && vget(t, &gitv, "commit", &commit)) {
-        size_t n;
-        const char *want = vstr(t, &commit, "messageContains", &n);
-        Buf out;
-        buf_init(&out);
-        int r = t->ws[0] ? git(t, &out, "log", "-1", "--format=%B", NULL, NULL) : -1;
-        if (r < 0 && !t->ws[0])
-            buf_printf(why, "%sgit.commit needs repo.init", why->len ? "; " : "");
-        bool found = false;
-        for (size_t i = 0; want && r == 0 && i + n <= out.len && !found; i++)
-            found = memcmp(out.data + i, want, n) == 0;
-        if (!found) {
-            if (r == 0)
-                buf_printf(why, "%sthe last commit message does not contain '%s'", why->len ? "; " : "",
-                           want ? want : "");
-            ok = false;
-        }
-        buf_fini(&out);
-        if (t->err)
-            return false;
-    }
-    return ok;
-}
-
 bool pty_ws_user_edits(Pty *t, const char *patch)
 {
     char full[PATH_MAX];
@@ -469,7 +328,7 @@ bool pty_ws_user_edits(Pty *t, const char *patch)
         r = git(t, &out, "apply", "--whitespace=nowarn", real, NULL, NULL);
     } else {
         char *argv[] = { "/usr/bin/patch", "-p1", "-s", "-i", real, NULL };
-        r = run_helper(t, argv, root_dir(t), &out, HELPER_TIMEOUT_MS);
+        r = run_helper(t, argv, pty_ws_root(t), &out, HELPER_TIMEOUT_MS);
     }
     ev_begin(t, "user_edits");
     ev_str(t, "patch", patch, strlen(patch));
@@ -489,7 +348,7 @@ bool pty_ws_user_command(Pty *t, const char *cmd, const char *cwd)
         if (!ws_path(t, cwd, dir, sizeof dir))
             return false;
     } else {
-        snprintf(dir, sizeof dir, "%s", root_dir(t));
+        snprintf(dir, sizeof dir, "%s", pty_ws_root(t));
     }
     Buf out;
     buf_init(&out);
