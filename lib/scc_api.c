@@ -12,6 +12,7 @@
 #include "formats/bc.h"
 #include "common/fileio.h"
 #include "formats/pack.h"
+#include "runtime/rt_clock.h"
 #include "runtime/rt_sim.h"
 #include "common/sc_alloc.h"
 #include "vm/vm.h"
@@ -282,7 +283,7 @@ int scc_events_next(scc_events *it, scc_event *ev)
     if (nl)
         *nl = 0;   /* the buffer is ours: terminate the line in place */
     it->pos += n + (nl != NULL);
-    ev->at_ms = vm_scale_time(in->t, it->speed);
+    ev->at_ms = rt_clock_scale(in->t, it->speed);
     ev->kind = bc_op_info[in->op].event;
     ev->json = line;
     ev->json_len = n;

@@ -1,8 +1,25 @@
-/* rt_clock.c - virtual and CLOCK_MONOTONIC clocks behind RtClock. */
+/* rt_clock.c - time scaling, and the virtual and CLOCK_MONOTONIC clocks
+** behind RtClock. */
 #include "rt_clock.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
+
+uint64_t rt_clock_scale(uint64_t t, double speed)
+{
+    if (speed == 1.0 || t == 0)
+        return t;               /* exact even above 2^53 */
+    if (!(speed >= RT_SPEED_MIN))
+        speed = RT_SPEED_MIN;   /* also catches NaN */
+    double x = (double)t * speed;
+    if (!(x < 18446744073709551616.0))
+        return UINT64_MAX;      /* +inf, or beyond the range */
+    /* round half away from zero, as llround() and the reference (Rust
+    ** f64::round) do; x >= 0 here.  floor(x + 0.5) would misround the
+    ** largest double below 0.5, so use round(). */
+    return (uint64_t)round(x);
+}
 
 static void virtual_wait(RtClock *c, uint64_t at_ms)
 {

@@ -12,6 +12,19 @@
 
 #include "rt.h"
 
+/* The smallest speed multiplier; smaller ones (0, negatives, NaN) are
+** raised to it, so no timeline collapses to a single instant (as the
+** Scenario-Format says). */
+#define RT_SPEED_MIN 0.01
+
+/* THE time scaling: the time (ms) that unscaled time t is played at under
+** a speed multiplier (< 1 faster, > 1 slower): round(t * speed), halves
+** away from zero, computed from t alone so there is no accumulated drift.
+** speed 1 is exact for every t; results beyond UINT64_MAX saturate.  The
+** VM scales op times with it and every target its own delays, so one run
+** has one notion of scaled time (docs/timing.md). */
+uint64_t rt_clock_scale(uint64_t t, double speed);
+
 /* A clock whose wait_until returns at once.  Stateless and shared. */
 RtClock *rt_clock_virtual(void);
 

@@ -10,22 +10,6 @@
 #include "runtime/rt_clock.h"
 
 #include <assert.h>
-#include <math.h>
-
-uint64_t vm_scale_time(uint64_t t, double speed)
-{
-    if (speed == 1.0 || t == 0)
-        return t;               /* exact even above 2^53 */
-    if (!(speed >= VM_SPEED_MIN))
-        speed = VM_SPEED_MIN;   /* also catches NaN */
-    double x = (double)t * speed;
-    if (!(x < 18446744073709551616.0))
-        return UINT64_MAX;      /* +inf, or beyond the range */
-    /* round half away from zero, as llround() and the reference (Rust
-    ** f64::round) do; x >= 0 here.  floor(x + 0.5) would misround the
-    ** largest double below 0.5, so use round(). */
-    return (uint64_t)round(x);
-}
 
 int vm_run(const BcProgram *prog, RtTarget *target, RtClock *clock, const VmOpts *opts)
 {
@@ -43,7 +27,7 @@ int vm_run(const BcProgram *prog, RtTarget *target, RtClock *clock, const VmOpts
         assert(in->op < OP__COUNT);
         assert(in->n == bc_op_info[in->op].n_operands);
         assert(in == prog->insn || in->t >= in[-1].t);
-        uint64_t at = vm_scale_time(in->t, speed);
+        uint64_t at = rt_clock_scale(in->t, speed);
         clock->wait_until(clock, at);
         st = target->vt->op(target, prog, in, at);
         if (st || (bc_op_info[in->op].flags & OPF_END))

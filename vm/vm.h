@@ -29,22 +29,14 @@ typedef enum VmStatus {
 #undef X
 } VmStatus;
 
-/* The smallest speed multiplier; smaller ones are raised to it, so no
-** timeline collapses to a single instant (as the Scenario-Format says). */
-#define VM_SPEED_MIN 0.01
-
 typedef struct VmOpts {
-    /* Multiplier on every scheduled time: < 1 plays faster, > 1 slower.
-    ** Values below VM_SPEED_MIN (and NaN) are treated as VM_SPEED_MIN;
-    ** the CLI rejects NaN, infinities and negatives before we get here. */
+    /* Multiplier on every scheduled time: < 1 plays faster, > 1 slower;
+    ** each op's time is rt_clock_scale(t, speed) (runtime/rt_clock.h), the
+    ** function every target scales its own times with.  Values below
+    ** RT_SPEED_MIN (and NaN) are treated as RT_SPEED_MIN; the CLI rejects
+    ** NaN, infinities and negatives before we get here. */
     double speed;
 } VmOpts;
-
-/* The time an op at unscaled time t (ms) is played at: llround(t * speed),
-** rounding halves away from zero, computed from t alone so there is no
-** accumulated drift.  speed 1 is exact for every t; results beyond
-** UINT64_MAX saturate. */
-uint64_t vm_scale_time(uint64_t t, double speed);
 
 /* Plays prog on target: begin, then for each op waits for the clock to
 ** reach its scaled time and hands it to the target, stopping after the END

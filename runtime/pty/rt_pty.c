@@ -20,6 +20,7 @@
 
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
+#include "runtime/rt_clock.h"
 
 extern char **environ;
 
@@ -669,17 +670,9 @@ static void read_budgets(Pty *t)
             t->max_snapshot_bytes = (uint64_t)v;
     }
     /* A Scenario-Format run lasts at least its timeline (plus a margin). */
-    uint64_t span = vm_scale_time_pty(t->p->insn[t->p->n_insn - 1].t, t->o.speed);
+    uint64_t span = rt_clock_scale(t->p->insn[t->p->n_insn - 1].t, t->o.speed);
     if (span + 60000 > t->max_runtime_ms && !vget(t, &cfg, "policy", &pol))
         t->max_runtime_ms = span + 60000;
-}
-
-uint64_t vm_scale_time_pty(uint64_t ms, double speed)
-{
-    if (speed <= 0 || speed == 1.0)
-        return ms;
-    double x = (double)ms * speed;
-    return x > 1.8e19 ? UINT64_MAX : (uint64_t)x;
 }
 
 /* ---- begin / end ---- */
@@ -828,8 +821,6 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
         t->o = *o;
     if (!t->o.cancel_key)
         t->o.cancel_key = "Ctrl+C";
-    if (t->o.speed <= 0)
-        t->o.speed = 1.0;
     buf_init(&t->outq);
     buf_init(&t->transcript);
     buf_init(&t->events);

@@ -62,7 +62,10 @@ typedef struct RtPtyOpts {
     const char *scenario_dir;
     bool keep_workspace;        /* leave the repo.init workspace behind */
     bool cells;                 /* snapshots carry cells with style */
-    double speed;               /* for typing delays; the VM scales op times */
+    /* The run's speed, as VmOpts.speed: typing delays and the timeline's
+    ** span are scaled by rt_clock_scale, as the VM scales op times (0 is
+    ** the fastest, RT_SPEED_MIN). */
+    double speed;
     /* Typing: wait this long after each character of a text (0 = type
     ** the whole text at once).  The wait runs the event loop, so output
     ** is read and queries answered meanwhile; scaled by speed. */

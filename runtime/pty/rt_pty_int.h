@@ -93,7 +93,6 @@ bool vint(const Pty *t, const BcVal *m, const char *key, int64_t *out);
 bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt);
 bool strv_push(StrV *v, const char *s, size_t n);
 void strv_free(StrV *v);
-uint64_t vm_scale_time_pty(uint64_t ms, double speed);
 
 /* rt_pty_ops.c */
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms);

@@ -11,6 +11,7 @@
 
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
+#include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
 
 enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
@@ -546,7 +547,7 @@ static void type_text(Pty *t, const char *s, size_t n)
         pty_screen_type(t->scr, s, n, false);
         return;
     }
-    uint64_t delay = vm_scale_time_pty(t->o.type_delay_ms, t->o.speed);
+    uint64_t delay = rt_clock_scale(t->o.type_delay_ms, t->o.speed);
     for (size_t i = 0; i < n && !t->err;) {
         size_t k = 1;
         while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)

@@ -90,7 +90,7 @@ static void exercise(const BcProgram *p, Buf *lst)
     RtCounts c = { 0 }, s = { 0 };
     RtTarget *t = rt_count_new();
     if (t) {
-        /* a speed other than 1 goes through vm_scale_time's rounding */
+        /* a speed other than 1 goes through rt_clock_scale's rounding */
         CHECK(vm_run(p, t, NULL, &(VmOpts){ .speed = 2.5 }) == 0);
         rt_count_counts(t, &c);
         t->vt->destroy(t);

@@ -11,6 +11,7 @@ runner is event-driven with a deadline, so a slow machine is only slower.
 import json
 import os
 import sys
+import time
 
 from ptycase import case, finish, run, setup
 
@@ -224,6 +225,27 @@ timeline:
 ''')
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', scb, '--', '/bin/cat'], d)
     assert st in (2, 5), (st, err)
+
+
+@case
+def speed_zero_typing(d):
+    """--speed 0 scales typing delays as it scales op times (to 0.01), by
+    the one scaling function.  The bound is one-sided with a wide margin:
+    the old copy took speed 0 as 1, so three 3000 ms delays took 9 s or
+    more, which no machine makes shorter; now they are 3 x 30 ms."""
+    scb = compile_(d, 'typed.yaml', '''name: typed
+timeline:
+  - userInputs:
+      - [0, 'abcd']
+  - assert:
+      text:
+        contains: ['abcd']
+''')
+    t0 = time.monotonic()
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--speed', '0', '--type-delay', '3000', scb, '--', '/bin/cat'], d)
+    took = time.monotonic() - t0
+    assert st == 0, err + out
+    assert took < 6, 'typing at --speed 0 took %.1f s: the delays were not scaled' % took
 
 
 finish()

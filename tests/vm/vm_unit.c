@@ -38,26 +38,26 @@ static int failures;
 
 static void test_scale(void)
 {
-    CHECK_U64(vm_scale_time(0, 1.0), 0);
-    CHECK_U64(vm_scale_time(UINT64_MAX, 1.0), UINT64_MAX);  /* exact at 1 */
-    CHECK_U64(vm_scale_time(9007199254740993u, 1.0), 9007199254740993u);
-    CHECK_U64(vm_scale_time(1, 0.5), 1);        /* halves round away from zero */
-    CHECK_U64(vm_scale_time(3, 0.5), 2);
-    CHECK_U64(vm_scale_time(5, 0.5), 3);        /* not banker's rounding */
-    CHECK_U64(vm_scale_time(1000, 2.0), 2000);  /* > 1 is slower */
-    CHECK_U64(vm_scale_time(1000, 0.25), 250);  /* < 1 is faster */
-    CHECK_U64(vm_scale_time(50, 0.01), 1);
-    CHECK_U64(vm_scale_time(49, 0.01), 0);
-    CHECK_U64(vm_scale_time(1000, 0.001), 10);  /* clamped to 0.01 */
-    CHECK_U64(vm_scale_time(1000, 0.0), 10);
-    CHECK_U64(vm_scale_time(1000, -3.0), 10);
-    CHECK_U64(vm_scale_time(1000, NAN), 10);
-    CHECK_U64(vm_scale_time(UINT64_MAX, 2.0), UINT64_MAX);  /* saturates */
-    CHECK_U64(vm_scale_time(UINT64_MAX / 2, 1e300), UINT64_MAX);
-    CHECK_U64(vm_scale_time(1, INFINITY), UINT64_MAX);
-    CHECK_U64(vm_scale_time(0, INFINITY), 0);   /* the start is the start at any speed */
+    CHECK_U64(rt_clock_scale(0, 1.0), 0);
+    CHECK_U64(rt_clock_scale(UINT64_MAX, 1.0), UINT64_MAX);  /* exact at 1 */
+    CHECK_U64(rt_clock_scale(9007199254740993u, 1.0), 9007199254740993u);
+    CHECK_U64(rt_clock_scale(1, 0.5), 1);        /* halves round away from zero */
+    CHECK_U64(rt_clock_scale(3, 0.5), 2);
+    CHECK_U64(rt_clock_scale(5, 0.5), 3);        /* not banker's rounding */
+    CHECK_U64(rt_clock_scale(1000, 2.0), 2000);  /* > 1 is slower */
+    CHECK_U64(rt_clock_scale(1000, 0.25), 250);  /* < 1 is faster */
+    CHECK_U64(rt_clock_scale(50, 0.01), 1);
+    CHECK_U64(rt_clock_scale(49, 0.01), 0);
+    CHECK_U64(rt_clock_scale(1000, 0.001), 10);  /* clamped to 0.01 */
+    CHECK_U64(rt_clock_scale(1000, 0.0), 10);
+    CHECK_U64(rt_clock_scale(1000, -3.0), 10);
+    CHECK_U64(rt_clock_scale(1000, NAN), 10);
+    CHECK_U64(rt_clock_scale(UINT64_MAX, 2.0), UINT64_MAX);  /* saturates */
+    CHECK_U64(rt_clock_scale(UINT64_MAX / 2, 1e300), UINT64_MAX);
+    CHECK_U64(rt_clock_scale(1, INFINITY), UINT64_MAX);
+    CHECK_U64(rt_clock_scale(0, INFINITY), 0);   /* the start is the start at any speed */
     /* Per op from the unscaled time: 3 x 1 ms at 0.5 is not 3 x 0.5 rounded up each. */
-    CHECK_U64(vm_scale_time(3, 0.5), 2);
+    CHECK_U64(rt_clock_scale(3, 0.5), 2);
 }
 
 /* ---- a recording target ---- */

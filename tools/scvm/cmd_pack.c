@@ -733,7 +733,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     const Opts *o = rn->o;
     const PackEntry *e = suite_entry(rn->s, rn->sel[k]);
     const BcProgram *p = e->prog;
-    r->duration = vm_scale_time(p->insn[p->n_insn - 1].t, o->speed);
+    r->duration = rt_clock_scale(p->insn[p->n_insn - 1].t, o->speed);
     RtTarget *t;
     if (o->count) {
         t = rt_count_new();
