@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/sc_alloc.h"
-#include "common/utf8.h"
+#include "runtime/events.h"
 #include "runtime/rt_clock.h"
 
 extern char **environ;
@@ -52,17 +52,26 @@ uint64_t pty_elapsed(const Pty *t)
     return pty_now_ms() - t->t0;
 }
 
-/* Starts an event line: {"at_ms":N,"kind":"K"  (the caller adds fields and
-** calls ev_end). */
+/* Starts an event that is not an op's: {"at_ms":N,"kind":"K" (the caller
+** adds fields and calls ev_end).  at_ms is the time since the spawn. */
 void ev_begin(Pty *t, const char *kind)
 {
     t->ev_start = t->events.len;
-    buf_printf(&t->events, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)pty_elapsed(t), kind);
+    events_begin(&t->events, pty_elapsed(t), kind);
+}
+
+/* Starts the event of the op being played: its kind and fields from
+** ops.def, as on every target (events.h); the caller adds what the
+** terminal observed. */
+void ev_op(Pty *t)
+{
+    t->ev_start = t->events.len;
+    events_op_begin(t->evops, &t->events, t->p, t->op, pty_elapsed(t));
 }
 
 void ev_end(Pty *t)
 {
-    buf_puts(&t->events, "}\n");
+    events_end(&t->events);
     if (t->o.events && !t->events.oom) {
         fwrite(t->events.data + t->ev_start, 1, t->events.len - t->ev_start, t->o.events);
         fflush(t->o.events);
@@ -71,36 +80,17 @@ void ev_end(Pty *t)
 
 void ev_str(Pty *t, const char *key, const char *s, size_t n)
 {
-    buf_printf(&t->events, ",\"%s\":", key);
-    json_str_lossy(&t->events, s, n);
+    events_str(&t->events, key, s, n);
 }
 
-/* JSON string of arbitrary bytes: invalid UTF-8 becomes U+FFFD. */
-void json_str_lossy(Buf *b, const char *s, size_t n)
+void ev_int(Pty *t, const char *key, int64_t v)
 {
-    size_t bad = 0;
-    if (utf8_valid((const unsigned char *)s, n, &bad)) {
-        buf_json_str(b, s, n);
-        return;
-    }
-    Buf tmp;
-    buf_init(&tmp);
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t len = u[i] < 0x80 ? 1 : u[i] >= 0xC2 && u[i] <= 0xDF ? 2 : u[i] >= 0xE0 && u[i] <= 0xEF ? 3
-                   : u[i] >= 0xF0 && u[i] <= 0xF4 ? 4 : 0;
-        if (len && i + len <= n && utf8_valid(u + i, len, NULL)) {
-            buf_put(&tmp, u + i, len);
-            i += len;
-        } else {
-            buf_put(&tmp, "\xEF\xBF\xBD", 3);
-            i++;
-        }
-    }
-    buf_json_str(b, (const char *)tmp.data, tmp.len);
-    if (tmp.oom)
-        b->oom = true;
-    buf_fini(&tmp);
+    events_int(&t->events, key, v);
+}
+
+void ev_bool(Pty *t, const char *key, bool v)
+{
+    events_bool(&t->events, key, v);
 }
 
 /* ---- the screen's callbacks ---- */
@@ -190,11 +180,10 @@ static void note_exit(Pty *t)
     ev_begin(t, "exit");
     int code = pty_session_exit_code(t->sess);
     if (code >= 0)
-        buf_printf(&t->events, ",\"exit_code\":%d", code);
+        ev_int(t, "exit_code", code);
     else
-        buf_printf(&t->events, ",\"signal\":%d", pty_session_exit_signal(t->sess));
-    buf_printf(&t->events, ",\"terminated_by_harness\":%s",
-               pty_session_killed_by_us(t->sess) ? "true" : "false");
+        ev_int(t, "signal", pty_session_exit_signal(t->sess));
+    ev_bool(t, "terminated_by_harness", pty_session_killed_by_us(t->sess));
     ev_end(t);
 }
 
@@ -722,7 +711,9 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
     t->last_change = t->t0;
     ev_begin(t, "spawn");
     ev_str(t, "command", t->exe, strlen(t->exe));
-    buf_printf(&t->events, ",\"pid\":%d,\"rows\":%d,\"cols\":%d", (int)pty_session_pid(t->sess), t->rows, t->cols);
+    ev_int(t, "pid", pty_session_pid(t->sess));
+    ev_int(t, "rows", t->rows);
+    ev_int(t, "cols", t->cols);
     ev_end(t);
     pty_cast_begin(t);
     return 0;
@@ -768,7 +759,8 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
     }
     if (t->err) {
         ev_begin(t, "error");
-        buf_printf(&t->events, ",\"code\":\"%s\"", pty_err_code(t->err));
+        const char *code = pty_err_code(t->err);
+        ev_str(t, "code", code, strlen(code));
         ev_str(t, "message", t->msg, strlen(t->msg));
         ev_end(t);
         if (t->o.diag)
@@ -799,6 +791,7 @@ static void pty_destroy(RtTarget *rt)
     buf_fini(&t->step_asserts);
     buf_fini(&t->step_action);
     buf_fini(&t->cast);
+    events_ops_free(t->evops);
     sc_free(t);
 }
 
@@ -817,6 +810,11 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
         return NULL;
     t->base.vt = &pty_vt;
     t->clock.wait_until = clock_wait;
+    t->evops = events_ops_new();
+    if (!t->evops) {
+        sc_free(t);
+        return NULL;
+    }
     if (o)
         t->o = *o;
     if (!t->o.cancel_key)

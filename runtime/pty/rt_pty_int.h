@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "formats/bc.h"
+#include "runtime/events.h"
 #include "rt_pty.h"
 #include "rt_pty_screen.h"
 #include "rt_pty_session.h"
@@ -37,8 +38,10 @@ typedef struct Pty {
     size_t outq_off;
     Buf transcript;             /* raw output, up to max_output_bytes */
     uint64_t out_bytes;
-    Buf events;                 /* JSON lines */
+    Buf events;                 /* JSON lines (runtime/events.h) */
     size_t ev_start;
+    EventsOps *evops;           /* every op's event, from ops.def */
+    const BcInsn *op;           /* the op being played */
 
     /* budgets (tui-use policy, or defaults) */
     uint64_t max_runtime_ms, max_output_bytes, max_wait_ms, max_steps, max_snapshot_bytes;
@@ -79,9 +82,11 @@ typedef struct Pty {
 void pty_fail(Pty *t, PtyErr e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint64_t pty_elapsed(const Pty *t);
 void ev_begin(Pty *t, const char *kind);
+void ev_op(Pty *t);
 void ev_end(Pty *t);
 void ev_str(Pty *t, const char *key, const char *s, size_t n);
-void json_str_lossy(Buf *b, const char *s, size_t n);
+void ev_int(Pty *t, const char *key, int64_t v);
+void ev_bool(Pty *t, const char *key, bool v);
 /* A condition: returns true when it holds; may set *wake to ask for a
 ** re-evaluation at that monotonic time even if nothing changes. */
 typedef bool PtyPred(Pty *t, void *arg, uint64_t *wake);
@@ -103,7 +108,7 @@ void pty_step_finish(Pty *t);
 void pty_profile_id(Pty *t);
 bool pty_out_prepare(Pty *t);           /* artifacts dir, goldens readable */
 void pty_snapshot(Pty *t, const char *why);
-void pty_screenshot(Pty *t, const char *label);
+void pty_screenshot(Pty *t, const char *label);   /* the SCREENSHOT op being played */
 void pty_cast_begin(Pty *t);
 void pty_cast_event(Pty *t, char code, const char *s, size_t n);
 void pty_cast_end(Pty *t);

@@ -377,7 +377,7 @@ static void assertion_result(Pty *t, const char *type, bool passed, const char *
         buf_puts(b, "{\"condition\":");
         bc_val_json(t->p, val, b);
         buf_puts(b, ",\"screen\":");
-        json_str_lossy(b, (const char *)txt.data, txt.len);
+        events_str_lossy(b, (const char *)txt.data, txt.len);
         buf_putc(b, '}');
         buf_fini(&txt);
     } else {
@@ -403,9 +403,8 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     uint64_t dl = deadline_now(t);
     int r = pty_pump(t, dl, cond_eval, &c);
     note_attempts(t);
-    ev_begin(t, is_wait ? "wait" : "check");
-    ev_str(t, "type", c.type, strlen(c.type));
-    buf_printf(&t->events, ",\"passed\":%s", r == 1 ? "true" : "false");
+    ev_op(t);
+    ev_bool(t, "passed", r == 1);
     ev_end(t);
     if (r == 1) {
         if (!is_wait)
@@ -498,8 +497,8 @@ static int sf_assert(Pty *t, uint32_t val)
     }
     const char *w = why.data ? (const char *)why.data : "";
     bool ok = res.failed == 0;
-    ev_begin(t, "assert");
-    buf_printf(&t->events, ",\"passed\":%s", ok ? "true" : "false");
+    ev_op(t);
+    ev_bool(t, "passed", ok);
     if (!ok)
         ev_str(t, "message", w, why.len);
     ev_end(t);
@@ -566,14 +565,14 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     Pty *t = (Pty *)rt;
     if (t->err)
         return RT_FAILED;
+    t->op = in;
     const BcOpInfo *oi = &bc_op_info[in->op];
     int st = 0;
     switch ((BcOp)in->op) {
     case OP_USER_INPUT: {
         /* A prompt: typed, then submitted with Enter. */
         const BcStr *s = &p->str[in->a[1]];
-        ev_begin(t, "input");
-        ev_str(t, "text", s->s, s->len);
+        ev_op(t);
         ev_end(t);
         type_text(t, s->s, s->len);
         pty_screen_key(t->scr, "Enter");
@@ -582,8 +581,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     case OP_TYPE_TEXT: {
         const BcStr *s = &p->str[in->a[0]];
         action_json(t, "text", "text", s->s, s->len);
-        ev_begin(t, "input");
-        ev_str(t, "text", s->s, s->len);
+        ev_op(t);
         ev_end(t);
         type_text(t, s->s, s->len);
         break;
@@ -591,8 +589,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     case OP_KEY: {
         const BcStr *s = &p->str[in->a[0]];
         action_json(t, "key", "key", s->s, s->len);
-        ev_begin(t, "key");
-        ev_str(t, "key", s->s, s->len);
+        ev_op(t);
         ev_end(t);
         if (!pty_screen_key(t->scr, s->s)) {
             pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
@@ -601,7 +598,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         break;
     }
     case OP_USER_CANCEL:
-        ev_begin(t, "key");
+        ev_op(t);
         ev_str(t, "key", t->o.cancel_key, strlen(t->o.cancel_key));
         ev_end(t);
         pty_screen_key(t->scr, t->o.cancel_key);
@@ -621,8 +618,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
             int k = snprintf(r, sizeof r, "%dx%d", cols, rows);
             pty_cast_event(t, 'r', r, (size_t)k);
         }
-        ev_begin(t, "resize");
-        buf_printf(&t->events, ",\"rows\":%d,\"cols\":%d", rows, cols);
+        ev_op(t);
         ev_end(t);
         break;
     }
@@ -641,9 +637,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         t->step_retries = in->a[3];
         t->step_start = pty_now_ms();
         t->step_attempts = 1;
-        ev_begin(t, "step");
-        ev_str(t, "id", p->str[in->a[0]].s, p->str[in->a[0]].len);
-        ev_str(t, "name", p->str[in->a[1]].s, p->str[in->a[1]].len);
+        ev_op(t);
         ev_end(t);
         break;
     case OP_WAIT: {
@@ -660,7 +654,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         break;
     case OP_TERMINATE:
         action_json(t, "terminate", NULL, NULL, 0);
-        ev_begin(t, "terminate");
+        ev_op(t);
         ev_end(t);
         pty_session_kill(t->sess, TERM_GRACE_MS);
         pty_pump(t, pty_now_ms(), NULL, NULL);
@@ -687,13 +681,11 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
             st = sf_expect(t);
         break;
     case OP_LOG:
-        ev_begin(t, "log");
-        ev_str(t, "message", p->str[in->a[0]].s, p->str[in->a[0]].len);
+        ev_op(t);
         ev_end(t);
         break;
     case OP_STATUS:
-        ev_begin(t, "status");
-        ev_str(t, "value", p->str[in->a[0]].s, p->str[in->a[0]].len);
+        ev_op(t);
         ev_end(t);
         break;
     /* The agent's and the protocol's side of the timeline: a mock agent

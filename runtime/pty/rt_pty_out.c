@@ -320,9 +320,8 @@ void pty_screenshot(Pty *t, const char *label)
             sc_free(want);
         }
     }
-    ev_begin(t, "screenshot");
-    ev_str(t, "label", label, strlen(label));
-    buf_printf(&t->events, ",\"result\":\"%s\"", result);
+    ev_op(t);
+    ev_str(t, "result", result, strlen(result));
     ev_end(t);
     buf_fini(&g);
     pty_snapshot(t, "screenshot");
@@ -358,7 +357,7 @@ void pty_cast_begin(Pty *t)
         return;
     buf_printf(&t->cast, "{\"version\":2,\"width\":%d,\"height\":%d,\"env\":{\"TERM\":\"xterm-256color\"},\"title\":",
                t->cols, t->rows);
-    json_str_lossy(&t->cast, t->scenario, strlen(t->scenario));
+    events_str_lossy(&t->cast, t->scenario, strlen(t->scenario));
     buf_puts(&t->cast, "}\n");
 }
 
@@ -391,7 +390,7 @@ void pty_cast_event(Pty *t, char code, const char *s, size_t n)
     }
     uint64_t ms = pty_elapsed(t);
     buf_printf(&t->cast, "[%llu.%03llu, \"%c\", ", (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), code);
-    json_str_lossy(&t->cast, s ? s : "", n);
+    events_str_lossy(&t->cast, s ? s : "", n);
     buf_puts(&t->cast, "]\n");
     buf_fini(&tmp);
 }
@@ -461,15 +460,15 @@ void pty_out_finish(Pty *t)
     buf_printf(&b, "{\"run_result_version\":1,\"protocol_version\":2,\"run_id\":\"%s\",\"status\":\"%s\","
                "\"started_at_ms\":0,\"ended_at_ms\":%llu,\"command\":",
                run_id, status, (unsigned long long)pty_elapsed(t));
-    json_str_lossy(&b, t->exe, strlen(t->exe));
+    events_str_lossy(&b, t->exe, strlen(t->exe));
     buf_puts(&b, ",\"args\":[");
     for (size_t i = 1; i < t->argv.n; i++) {
         if (i > 1)
             buf_putc(&b, ',');
-        json_str_lossy(&b, t->argv.v[i], strlen(t->argv.v[i]));
+        events_str_lossy(&b, t->argv.v[i], strlen(t->argv.v[i]));
     }
     buf_puts(&b, "],\"cwd\":");
-    json_str_lossy(&b, t->cwd, strlen(t->cwd));
+    events_str_lossy(&b, t->cwd, strlen(t->cwd));
     buf_puts(&b, ",\"policy\":");
     if (vget(t, &cfg, "policy", &v))
         bc_val_json_at(p, &v, &b);
@@ -505,12 +504,12 @@ void pty_out_finish(Pty *t)
     }
     if (t->err) {
         buf_printf(&b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
-        json_str_lossy(&b, t->msg, strlen(t->msg));
+        events_str_lossy(&b, t->msg, strlen(t->msg));
         buf_printf(&b, ",\"context\":{\"exit_status\":%d,\"scenario\":", (int)t->err);
-        json_str_lossy(&b, t->scenario, strlen(t->scenario));
+        events_str_lossy(&b, t->scenario, strlen(t->scenario));
         if (t->in_step || t->steps.len) {
             buf_puts(&b, ",\"step_id\":");
-            json_str_lossy(&b, p->str[t->step_id].s, p->str[t->step_id].len);
+            events_str_lossy(&b, p->str[t->step_id].s, p->str[t->step_id].len);
         }
         buf_puts(&b, "}}");
     }
@@ -527,7 +526,7 @@ void pty_out_finish(Pty *t)
         char *tab = strchr(t->written.v[i], '\t');
         if (i)
             buf_putc(&b, ',');
-        json_str_lossy(&b, t->written.v[i], (size_t)(tab - t->written.v[i]));
+        events_str_lossy(&b, t->written.v[i], (size_t)(tab - t->written.v[i]));
         buf_printf(&b, ":\"%s\"", tab + 1);
     }
     buf_puts(&b, "}}\n");

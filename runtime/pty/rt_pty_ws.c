@@ -330,9 +330,8 @@ bool pty_ws_user_edits(Pty *t, const char *patch)
         char *argv[] = { "/usr/bin/patch", "-p1", "-s", "-i", real, NULL };
         r = run_helper(t, argv, pty_ws_root(t), &out, HELPER_TIMEOUT_MS);
     }
-    ev_begin(t, "user_edits");
-    ev_str(t, "patch", patch, strlen(patch));
-    buf_printf(&t->events, ",\"status\":%d", r);
+    ev_op(t);
+    ev_int(t, "status", r);
     ev_end(t);
     if (r != 0 && !t->err)
         pty_fail(t, PTY_E_IO, "userEdits: patch '%s' does not apply: %.*s", patch, (int)(out.len > 300 ? 300 : out.len),
@@ -354,9 +353,8 @@ bool pty_ws_user_command(Pty *t, const char *cmd, const char *cwd)
     buf_init(&out);
     char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
     int r = run_helper(t, argv, dir, &out, t->max_wait_ms);
-    ev_begin(t, "user_command");
-    ev_str(t, "cmd", cmd, strlen(cmd));
-    buf_printf(&t->events, ",\"exit_code\":%d", r);
+    ev_op(t);
+    ev_int(t, "exit_code", r);
     ev_str(t, "output", out.data ? (const char *)out.data : "", out.len);
     ev_end(t);
     buf_fini(&out);

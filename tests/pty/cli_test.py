@@ -248,4 +248,42 @@ timeline:
     assert took < 6, 'typing at --speed 0 took %.1f s: the delays were not scaled' % took
 
 
+@case
+def op_events_are_the_simulations(d):
+    """Every target writes an op's event with ops.def's kind and fields
+    (runtime/events.c); the PTY target appends what it observed.  Until
+    0.1 it wrote USER_INPUT and TYPE_TEXT as "input" {text}, a cancel as
+    "key", and wait/check/step/user_command without ops.def's fields."""
+    scb = compile_(d, 'evs.yaml', '''name: evs
+timeline:
+  - userInputs:
+      - [0, 'hello "there"']
+  - log: a log line
+  - status: busy
+  - userCommand:
+      cmd: echo hi
+  - baseTimeDelta: 50
+  - screenshot: shot
+  - assert:
+      text:
+        contains: [hello]
+  - userCancelSession: true
+''')
+    st, sim, err = run([SCVM, 'run', scb], d)
+    assert st == 0, err
+    st, pty, err = run([SCVM, 'run', '-t', 'pty', scb, '--', '/bin/cat'], d)
+    assert st == 0, err + pty
+    played = {'user_input', 'log', 'status', 'user_command', 'screenshot', 'assert', 'cancel'}
+    want = [e for e in events(sim) if e['kind'] in played]
+    got = [e for e in events(pty) if e['kind'] in played]
+    assert [e['kind'] for e in got] == [e['kind'] for e in want], (got, want)
+    assert len(want) == 10, want
+    for w, g in zip(want, got):
+        for k, v in w.items():
+            assert k == 'at_ms' or g.get(k, '?') == v, 'pty %s has %s=%r, ops.def says %r' % (g['kind'], k, g.get(k), v)
+        # ops.def's fields first, in the simulation's order, then the target's own
+        assert list(g)[:len(w)] == list(w), (list(g), list(w))
+    assert 'input' not in kinds(pty), pty
+
+
 finish()
