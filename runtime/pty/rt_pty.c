@@ -1,18 +1,18 @@
-/* rt_pty.c - the PTY target (rt_pty.h): policy, session start, the event
-** loop (pump), the ops, conditions, goldens, and the run's artifacts.
+/* rt_pty.c - the PTY target (rt_pty.h): policy, the command and its
+** environment, budgets, and the run's begin and end.
 **
 ** Layering: rt_pty_session.c runs the process, rt_pty_screen.c emulates the
-** terminal, term_regex.c matches, rt_pty_ws.c owns the workspace and the
-** file-system checks, rt_pty_out.c writes goldens, diffs and artifacts.
-** This file decides what an op means and when a wait is over. */
+** terminal, rt_pty_loop.c pumps output and waits, rt_pty_ops.c decides what
+** an op means and when a wait is over, rt_pty_ws.c owns the workspace and
+** the file-system checks, rt_pty_out.c writes goldens, diffs and artifacts,
+** rt_pty_ev.c holds the error, event and value helpers they all use.  This
+** file uses them all and none of them uses it. */
 #include "rt_pty.h"
 #include "rt_pty_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,325 +23,6 @@
 #include "runtime/rt_clock.h"
 
 extern char **environ;
-
-const char *pty_err_code(PtyErr e)
-{
-    switch (e) {
-#define X(name, code, num) case PTY_E_##name: return code;
-        PTY_ERRORS(X)
-#undef X
-    }
-    return "E_INTERNAL";
-}
-
-/* ---- errors and events ---- */
-
-void pty_fail(Pty *t, PtyErr e, const char *fmt, ...)
-{
-    if (t->err)
-        return;         /* the first error is the run's error */
-    t->err = e;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
-    va_end(ap);
-}
-
-uint64_t pty_elapsed(const Pty *t)
-{
-    return pty_now_ms() - t->t0;
-}
-
-/* Starts an event that is not an op's: {"at_ms":N,"kind":"K" (the caller
-** adds fields and calls ev_end).  at_ms is the time since the spawn. */
-void ev_begin(Pty *t, const char *kind)
-{
-    t->ev_start = t->events.len;
-    events_begin(&t->events, pty_elapsed(t), kind);
-}
-
-/* Starts the event of the op being played: its kind and fields from
-** ops.def, as on every target (events.h); the caller adds what the
-** terminal observed. */
-void ev_op(Pty *t)
-{
-    t->ev_start = t->events.len;
-    events_op_begin(t->evops, &t->events, t->p, t->op, pty_elapsed(t));
-}
-
-void ev_end(Pty *t)
-{
-    events_end(&t->events);
-    if (t->o.events && !t->events.oom) {
-        fwrite(t->events.data + t->ev_start, 1, t->events.len - t->ev_start, t->o.events);
-        fflush(t->o.events);
-    }
-}
-
-void ev_str(Pty *t, const char *key, const char *s, size_t n)
-{
-    events_str(&t->events, key, s, n);
-}
-
-void ev_int(Pty *t, const char *key, int64_t v)
-{
-    events_int(&t->events, key, v);
-}
-
-void ev_bool(Pty *t, const char *key, bool v)
-{
-    events_bool(&t->events, key, v);
-}
-
-/* ---- the screen's callbacks ---- */
-
-static void queue_out(const char *s, size_t n, void *user)
-{
-    Pty *t = user;
-    buf_put(&t->outq, s, n);
-}
-
-static void screen_note(const char *kind, const char *d, size_t n, void *user)
-{
-    Pty *t = user;
-    ev_begin(t, kind);
-    ev_str(t, "detail", d, n);
-    ev_end(t);
-}
-
-/* ---- the event loop ---- */
-
-/* Writes as much of the output queue as the PTY takes now. */
-void pty_flush_out(Pty *t)
-{
-    while (t->sess && t->outq_off < t->outq.len) {
-        ssize_t w = write(pty_session_fd(t->sess), t->outq.data + t->outq_off, t->outq.len - t->outq_off);
-        if (w > 0 && t->cast_on)
-            pty_cast_event(t, 'i', (const char *)t->outq.data + t->outq_off, (size_t)w);
-        if (w > 0) {
-            t->outq_off += (size_t)w;
-        } else if (w < 0 && errno == EINTR) {
-            continue;
-        } else {
-            if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-                /* EIO: nobody reads the terminal any more; drop the input. */
-                t->outq_off = t->outq.len;
-            }
-            break;
-        }
-    }
-    if (t->outq_off == t->outq.len) {
-        buf_reset(&t->outq);
-        t->outq_off = 0;
-    }
-}
-
-static void read_pty(Pty *t)
-{
-    char b[65536];
-    for (int rounds = 0; rounds < 16; rounds++) {
-        ssize_t r = read(pty_session_fd(t->sess), b, sizeof b);
-        if (r > 0) {
-            t->out_bytes += (uint64_t)r;
-            if (t->transcript.len < t->max_output_bytes)
-                buf_put(&t->transcript, b, (size_t)r);
-            if (t->cast_on)
-                pty_cast_event(t, 'o', b, (size_t)r);
-            uint64_t g = pty_screen_gen(t->scr);
-            pty_screen_feed(t->scr, b, (size_t)r);
-            if (pty_screen_gen(t->scr) != g)
-                t->last_change = pty_now_ms();
-            if (t->out_bytes > t->max_output_bytes) {
-                pty_fail(t, PTY_E_TIMEOUT, "output budget exceeded: more than %llu bytes",
-                         (unsigned long long)t->max_output_bytes);
-                return;
-            }
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-            /* EIO: every process closed the terminal. */
-            if (!t->eof) {
-                t->eof = true;
-                ev_begin(t, "pty_eof");
-                ev_end(t);
-            }
-        }
-        break;
-    }
-}
-
-static void note_exit(Pty *t)
-{
-    if (t->exit_noted || !pty_session_exited(t->sess))
-        return;
-    t->exit_noted = true;
-    ev_begin(t, "exit");
-    int code = pty_session_exit_code(t->sess);
-    if (code >= 0)
-        ev_int(t, "exit_code", code);
-    else
-        ev_int(t, "signal", pty_session_exit_signal(t->sess));
-    ev_bool(t, "terminated_by_harness", pty_session_killed_by_us(t->sess));
-    ev_end(t);
-}
-
-/* Runs the event loop until pred holds (returns 1), the deadline passes
-** (0) or the run fails (-1: t->err is set).  pred NULL = until deadline.
-** pred is evaluated at the start and after anything changed; it may ask
-** to be re-evaluated at *wake (quiet-period conditions).  When the
-** program has exited and the terminal is drained nothing can change any
-** more, so a false, time-independent pred returns 0 at once. */
-int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
-{
-    uint64_t seen_gen = (uint64_t)-1;
-    bool seen_exit = false;
-    for (;;) {
-        if (t->err)
-            return -1;
-        uint64_t wake = UINT64_MAX;
-        /* Reap first: another waiter may have consumed the SIGCHLD byte. */
-        if (t->sess && !pty_session_exited(t->sess)) {
-            pty_session_reap(t->sess);
-            note_exit(t);
-        }
-        bool exited = t->sess && pty_session_exited(t->sess);
-        if (pred && (pty_screen_gen(t->scr) != seen_gen || exited != seen_exit || wake != UINT64_MAX)) {
-            seen_gen = pty_screen_gen(t->scr);
-            seen_exit = exited;
-            if (pred(t, arg, &wake))
-                return 1;
-        }
-        uint64_t now = pty_now_ms();
-        if (now - t->t0 >= t->max_runtime_ms) {
-            pty_fail(t, PTY_E_TIMEOUT, "runtime budget exceeded: %llu ms", (unsigned long long)t->max_runtime_ms);
-            return -1;
-        }
-        if (now >= deadline)
-            return 0;
-        if (!t->sess || (t->eof && exited)) {
-            if (pred && wake == UINT64_MAX)
-                return 0;
-            /* Nothing to read: wait on the clock alone. */
-        }
-        uint64_t until = deadline;
-        if (wake < until)
-            until = wake;
-        if (t->t0 + t->max_runtime_ms < until)
-            until = t->t0 + t->max_runtime_ms;
-        struct pollfd pf[2];
-        int n = 0;
-        if (t->sess && !t->eof) {
-            pf[n].fd = pty_session_fd(t->sess);
-            pf[n].events = POLLIN | (t->outq.len > t->outq_off ? POLLOUT : 0);
-            pf[n++].revents = 0;
-        }
-        if (t->sess && !exited) {
-            pf[n].fd = pty_session_exit_fd(t->sess);
-            pf[n].events = POLLIN;
-            pf[n++].revents = 0;
-        }
-        int ms = until > now ? (int)((until - now) > INT_MAX ? INT_MAX : (until - now)) : 0;
-        int r = poll(pf, (nfds_t)n, ms);
-        if (r < 0 && errno != EINTR) {
-            pty_fail(t, PTY_E_IO, "poll: %s", strerror(errno));
-            return -1;
-        }
-        if (t->sess && !t->eof && n > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            read_pty(t);
-        if (t->sess)
-            pty_flush_out(t);
-        if (t->sess && !exited) {
-            pty_session_reap(t->sess);
-            note_exit(t);
-            /* After exit the slave may still be open in a grandchild; once
-            ** the program is gone, drain what is left without blocking. */
-            if (pty_session_exited(t->sess) && !t->eof)
-                read_pty(t);
-        }
-        if (wake != UINT64_MAX && pty_now_ms() >= wake)
-            seen_gen = (uint64_t)-1;    /* re-evaluate */
-    }
-}
-
-/* The run's clock: waiting is pumping. */
-static void clock_wait(RtClock *c, uint64_t at_ms)
-{
-    Pty *t = (Pty *)((char *)c - offsetof(Pty, clock));
-    if (t->err || !t->sess)
-        return;
-    pty_pump(t, t->t0 + at_ms, NULL, NULL);
-}
-
-/* ---- values ---- */
-
-bool vget(const Pty *t, const BcVal *m, const char *key, BcVal *out)
-{
-    return m && m->tag == BC_V_MAP && bc_val_get(t->p, m, key, out) && out->tag != BC_V_NULL;
-}
-
-const char *vstr(const Pty *t, const BcVal *m, const char *key, size_t *len)
-{
-    BcVal v;
-    if (!vget(t, m, key, &v) || v.tag != BC_V_STR)
-        return NULL;
-    if (len)
-        *len = t->p->str[v.n].len;
-    return t->p->str[v.n].s;
-}
-
-bool vint(const Pty *t, const BcVal *m, const char *key, int64_t *out)
-{
-    BcVal v;
-    if (!vget(t, m, key, &v))
-        return false;
-    if (v.tag == BC_V_INT) {
-        *out = v.i;
-        return true;
-    }
-    if (v.tag == BC_V_FLOAT && v.f == (double)(int64_t)v.f) {
-        *out = (int64_t)v.f;
-        return true;
-    }
-    return false;
-}
-
-bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt)
-{
-    BcVal v;
-    if (!vget(t, m, key, &v))
-        return dflt;
-    return v.tag == BC_V_TRUE ? true : v.tag == BC_V_FALSE ? false : dflt;
-}
-
-/* ---- argv / env storage ---- */
-
-bool strv_push(StrV *v, const char *s, size_t n)
-{
-    if (v->n + 2 > v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        char **a = sc_realloc(v->v, cap * sizeof *a);
-        if (!a)
-            return false;
-        v->v = a;
-        v->cap = cap;
-    }
-    char *d = sc_strndup(s, n);
-    if (!d)
-        return false;
-    v->v[v->n++] = d;
-    v->v[v->n] = NULL;
-    return true;
-}
-
-void strv_free(StrV *v)
-{
-    for (size_t i = 0; i < v->n; i++)
-        sc_free(v->v[i]);
-    sc_free(v->v);
-    memset(v, 0, sizeof *v);
-}
 
 /* Sets NAME=value in an environment list, replacing an earlier NAME. */
 static bool env_set(StrV *env, const char *name, size_t nl, const char *val, size_t vl)
@@ -688,8 +369,7 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
     ** ends the run here: the error is reported and the artifacts say why. */
     if (!pty_check_ops(t) || !pty_ws_prepare(t) || !prepare(t) || !pty_out_prepare(t))
         return pty_end(rt, p);
-    t->scr = pty_screen_new(t->rows, t->cols, queue_out, screen_note, t);
-    if (!t->scr) {
+    if (!pty_screen_open(t)) {
         pty_fail(t, PTY_E_INTERNAL, "out of memory");
         return pty_end(rt, p);
     }
@@ -752,8 +432,7 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
         /* The final screen, then stop the program and keep its last words. */
         if (!pty_session_exited(t->sess)) {
             pty_session_kill(t->sess, 200);
-            read_pty(t);
-            note_exit(t);
+            pty_last_words(t);
         }
         pty_snapshot(t, "final");
     }
@@ -809,7 +488,7 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
     if (!t)
         return NULL;
     t->base.vt = &pty_vt;
-    t->clock.wait_until = clock_wait;
+    t->clock.wait_until = pty_clock_wait;
     t->evops = events_ops_new();
     if (!t->evops) {
         sc_free(t);

@@ -78,7 +78,7 @@ typedef struct Pty {
     char msg[1024];
 } Pty;
 
-/* rt_pty.c */
+/* rt_pty_ev.c */
 void pty_fail(Pty *t, PtyErr e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 uint64_t pty_elapsed(const Pty *t);
 void ev_begin(Pty *t, const char *kind);
@@ -87,17 +87,22 @@ void ev_end(Pty *t);
 void ev_str(Pty *t, const char *key, const char *s, size_t n);
 void ev_int(Pty *t, const char *key, int64_t v);
 void ev_bool(Pty *t, const char *key, bool v);
-/* A condition: returns true when it holds; may set *wake to ask for a
-** re-evaluation at that monotonic time even if nothing changes. */
-typedef bool PtyPred(Pty *t, void *arg, uint64_t *wake);
-int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg);
-void pty_flush_out(Pty *t);               /* writes what the PTY takes now */
 bool vget(const Pty *t, const BcVal *m, const char *key, BcVal *out);
 const char *vstr(const Pty *t, const BcVal *m, const char *key, size_t *len);
 bool vint(const Pty *t, const BcVal *m, const char *key, int64_t *out);
 bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt);
 bool strv_push(StrV *v, const char *s, size_t n);
 void strv_free(StrV *v);
+
+/* rt_pty_loop.c */
+/* A condition: returns true when it holds; may set *wake to ask for a
+** re-evaluation at that monotonic time even if nothing changes. */
+typedef bool PtyPred(Pty *t, void *arg, uint64_t *wake);
+int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg);
+void pty_flush_out(Pty *t);               /* writes what the PTY takes now */
+bool pty_screen_open(Pty *t);             /* t->scr, fed and answered by the loop */
+void pty_last_words(Pty *t);              /* after a kill: the last output, the exit */
+void pty_clock_wait(RtClock *c, uint64_t at_ms);   /* the run's clock: waiting is pumping */
 
 /* rt_pty_ops.c */
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms);
