@@ -2,6 +2,7 @@
 #include "levenshtein.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "sc_alloc.h"
 #include "utf8.h"
@@ -53,4 +54,32 @@ size_t text_levenshtein(const char *a, size_t na, const char *b, size_t nb)
     sc_free(y);
     sc_free(row);
     return r;
+}
+
+unsigned name_distance(const char *a, const char *b, unsigned cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return cap + 1;
+    unsigned row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0], best = row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned v = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            if (up + 1 < v)
+                v = up + 1;
+            row[j] = v;
+            diag = up;
+            if (v < best)
+                best = v;
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[lb];
 }

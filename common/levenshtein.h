@@ -1,7 +1,8 @@
-/* levenshtein.h - edit distance between two texts, as the reference's
-** scenario matcher counts it (notes/reference-semantics.md §7): over
-** Unicode scalar values, case-sensitive, no normalisation, no cap.  Used to
-** pick a scenario by prompt (packs, scvm --prompt, scvm serve llm). */
+/* levenshtein.h - edit distances.  text_levenshtein: between two texts, as
+** the reference's scenario matcher counts it (notes/reference-semantics.md
+** §7): over Unicode scalar values, case-sensitive, no normalisation, no cap;
+** used to pick a scenario by prompt (packs, scvm --prompt, scvm serve llm).
+** name_distance: the capped one the compiler's suggestions use. */
 #ifndef SC_LEVENSHTEIN_H
 #define SC_LEVENSHTEIN_H
 
@@ -11,5 +12,10 @@
 ** part of a well-formed character counts as one symbol of its own).
 ** SIZE_MAX when out of memory. */
 size_t text_levenshtein(const char *a, size_t na, const char *b, size_t nb);
+
+/* The distance between two short names (bytes, NUL-terminated), for "did
+** you mean" suggestions: cap + 1 as soon as it must exceed cap, and for
+** names longer than 64 bytes.  Allocates nothing. */
+unsigned name_distance(const char *a, const char *b, unsigned cap);
 
 #endif

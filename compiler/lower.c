@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/levenshtein.h"
 #include "common/base64.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -88,34 +89,6 @@ static void note(L *l, const YNode *n, const char *fmt, ...)
     va_end(ap);
 }
 
-unsigned lower_edit_distance(const char *a, const char *b, unsigned cap)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return cap + 1;
-    unsigned row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (unsigned)j;
-    for (size_t i = 1; i <= la; i++) {
-        unsigned diag = row[0], best = row[0] = (unsigned)i;
-        for (size_t j = 1; j <= lb; j++) {
-            unsigned up = row[j];
-            unsigned v = diag + (a[i - 1] != b[j - 1]);
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            if (up + 1 < v)
-                v = up + 1;
-            row[j] = v;
-            diag = up;
-            if (v < best)
-                best = v;
-        }
-        if (best > cap)
-            return cap + 1;
-    }
-    return row[lb];
-}
-
 /* The closest candidate to `word`, or NULL when nothing is close. */
 static const char *closest(const char *word, const char *const *cands)
 {
@@ -123,7 +96,7 @@ static const char *closest(const char *word, const char *const *cands)
     size_t wl = strlen(word);
     unsigned cap = wl < 4 ? 1 : wl < 9 ? 2 : 3, bestd = cap + 1;
     for (size_t i = 0; cands[i]; i++) {
-        unsigned dist = lower_edit_distance(word, cands[i], cap);
+        unsigned dist = name_distance(word, cands[i], cap);
         if (dist < bestd) {
             bestd = dist;
             best = cands[i];

@@ -23,7 +23,4 @@ typedef struct LowerOpts {
 ** returns false when any error was recorded. */
 bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags);
 
-/* Levenshtein distance on bytes, capped: returns cap+1 when larger. */
-unsigned lower_edit_distance(const char *a, const char *b, unsigned cap);
-
 #endif

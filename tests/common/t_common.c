@@ -89,6 +89,15 @@ static void test_levenshtein(void)
     CHECK(text_levenshtein("caf\xc3\xa9", 5, "cafe", 4) == 1);
     CHECK(text_levenshtein("a\xc0\x80", 3, "a", 1) == 2);
     CHECK(text_levenshtein("\xed\xa0\x80", 3, "", 0) == 3);
+    /* The capped one: exact up to the cap, cap + 1 beyond it and for
+    ** names over 64 bytes. */
+    CHECK(name_distance("timline", "timeline", 2) == 1);
+    CHECK(name_distance("kitten", "sitting", 3) == 3);
+    CHECK(name_distance("kitten", "sitting", 2) == 3);
+    CHECK(name_distance("abc", "xyz", 1) == 2);
+    CHECK(name_distance("", "", 0) == 0);
+    static const char long_name[] = "a_name_that_is_much_longer_than_sixty_four_bytes_for_certain_yes_1";
+    CHECK(name_distance(long_name, long_name, 3) == 4);
 }
 
 static void test_strdup(void)
