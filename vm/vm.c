@@ -1,11 +1,13 @@
-/* vm.c - the dispatch loop.
+/* vm.c - the dispatch loop: begin the target, hand it each op at its
+** scaled time (rt_clock_scale, the one scaling every target uses) once the
+** clock has reached it, stop after END or the first nonzero status, end.
 **
 ** There is no per-opcode code here: what an op *means* belongs to the
 ** target, and the only thing the loop itself must know about an op (does
 ** it end the program?) is a flag in ops.def.  So a new opcode needs no
 ** change in this file, and there is no switch for -Wswitch to check; the
-** targets that interpret ops one by one (rt_sim.c is table-driven too)
-** carry that switch. */
+** targets that interpret ops one by one carry that switch (the simulation
+** needs none: its events come from the table-driven runtime/events.c). */
 #include "vm.h"
 #include "runtime/rt_clock.h"
 
