@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "common/arena.h"
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/fileio.h"
@@ -28,11 +27,9 @@
 #include "formats/bc.h"
 #include "formats/bc_write.h"
 #include "formats/pack.h"
+#include "compiler/compile.h"
 #include "compiler/embed.h"
-#include "compiler/dialect_tuiuse.h"
-#include "compiler/lower.h"
 #include "compiler/rules.h"
-#include "compiler/yaml_tree.h"
 
 enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
 enum { MAX_SOURCE = 64 << 20 };
@@ -365,7 +362,7 @@ static void cache_put(const Opts *o, uint64_t key, const Job *job)
     buf_fini(&b);
 }
 
-/* The source again, for the carets of its diagnostics: compile_one() frees
+/* The source again, for the carets of its diagnostics: scc_compile() frees
 ** it before lowering (at the memory peak it is as big as the input, 1x of
 ** the 4x budget in docs/performance.md).  NULL when it cannot be read or
 ** has changed since, as carets under other text would mislead. */
@@ -409,8 +406,6 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         sc_free(src);
         return st;
     }
-    Arena *arena = arena_new();
-    BcBuilder *b = bcb_new();
     char *dir = dir_name(path);
     Diags d;
     diags_init(&d);
@@ -418,43 +413,31 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     d.disabled = o->no_warn;
     d.n_disabled = o->n_no_warn;
     int status = EXIT_OK;
-    unsigned char *bytes = NULL;
-    size_t n_bytes = 0;
-    if (!arena || !b || !dir) {
+    SccResult r = { .files = &job->files };
+    if (!dir) {
         fprintf(stderr, "scc: %s: out of memory\n", shown);
         status = EXIT_INTERNAL;
         goto done;
     }
     bool color = o->color == 1 || (o->color == -1 && isatty(STDERR_FILENO) && getenv("NO_COLOR") == NULL);
     bool carets = color && o->diag_format == DF_TEXT;
-    YDoc doc;
-    bool ok = yaml_parse(src, len, shown, arena, &d, &doc);
-    /* The tui-use dialect (compiler/dialect_tuiuse.c): asked for, or its shape. */
-    bool tui = ok && (o->dialect ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
-    if (ok && !tui)
-        ok = rules_resolve(&doc, &o->syms, arena, &d);   /* reads doc.src for columns */
-    /* Only carets need the source from here on, and a file can be read
-    ** again for them; dropping it keeps it out of the peak, at the end of
-    ** lowering (1.5 MB benchmark scenario: RSS 5.6x -> 4.8x the input). */
-    if (!carets || strcmp(path, "-") != 0) {
-        sc_free(src);
+    /* A file can be read again for carets; stdin cannot. */
+    bool free_source = !carets || strcmp(path, "-") != 0;
+    SccCompileOpts co = {
+        .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms,
+        .dialect = o->dialect, .strip_lines = o->strip, .free_source = free_source,
+        .embed = job->refs || use_cache, .embed_path = path,
+        .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
+        .keep_program = o->list != 0,
+    };
+    SccStatus cs = scc_compile(src, len, &co, &d, &r);
+    if (free_source)
         src = NULL;
-        doc.src = NULL;
-        doc.src_len = 0;
+    if (cs == SCC_NOMEM) {
+        fprintf(stderr, "scc: %s: out of memory\n", shown);
+        status = EXIT_INTERNAL;
+        goto done;
     }
-    if (tui) {
-        TuiUseOpts to = { .source_name = base_name(shown), .base_dir = dir, .arena = arena };
-        ok = tuiuse_lower(&doc, &to, b, &d);
-    }
-    if (ok && !tui) {
-        LowerOpts lo = { .source_name = base_name(shown), .base_dir = dir, .syms = &o->syms };
-        ok = lower_scenario(&doc, &lo, b, &d);
-    }
-    if (ok && !tui && (job->refs || use_cache)) {
-        EmbedOpts eo = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict };
-        ok = embed_collect(&doc, path, &eo, &job->files, &d);
-    }
-    bool emit = ok && !diags_failed(&d);
     if (carets && d.n && !src)
         src = reread_source(path, job, &len);
     if (o->diag_format == DF_JSON) {
@@ -465,42 +448,25 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         DiagPrintOpts po = { .color = color, .caret = color, .src = src, .src_len = len };
         diags_print(&d, stderr, &po);
     }
-    /* Finishing needs only the builder: dropping the tree and the source
-    ** first keeps them out of the peak, which is inside compression
-    ** (massif, bench/: 16x the input before, docs/performance.md). */
-    arena_free(arena);
-    arena = NULL;
-    sc_free(src);
-    src = NULL;
-    if (emit) {
-        /* Everything scc emits goes through the same verifier scvm uses
-        ** (on the payload, before compression); the program is kept only
-        ** for a listing (1.5 MB scenario: 2 MB off the peak without it). */
-        BcProgram *prog = NULL;
-        BcWriteOpts wo = { .strip_lines = o->strip, .verify = true,
-                           .verified = o->list ? &prog : NULL };
-        if (!bcb_finish(b, &wo, &bytes, &n_bytes)) {
-            fprintf(stderr, "scc: %s: internal error: %s\n", shown,
-                    bcb_error(b) ? bcb_error(b) : "out of memory");
-            status = EXIT_INTERNAL;
-            goto done;
-        }
-        if (o->list) {
-            Buf lb;
-            buf_init(&lb);
-            BcListOpts lo = { .lines = true, .header = o->list > 1, .source = shown };
-            bc_list(prog, &lo, &lb);
-            fwrite(lb.data, 1, lb.len, stdout);
-            buf_fini(&lb);
-        }
-        bc_free(prog);
-    } else {
+    if (cs == SCC_INTERNAL) {
+        fprintf(stderr, "scc: %s: internal error: %s\n", shown, r.why);
+        status = EXIT_INTERNAL;
+        goto done;
+    }
+    if (cs == SCC_ERRORS)
         status = EXIT_ERRORS;
+    if (o->list && r.program) {
+        Buf lb;
+        buf_init(&lb);
+        BcListOpts lo = { .lines = true, .header = o->list > 1, .source = shown };
+        bc_list(r.program, &lo, &lb);
+        fwrite(lb.data, 1, lb.len, stdout);
+        buf_fini(&lb);
     }
     if (status == EXIT_OK) {
-        job->bytes = bytes;
-        job->n_bytes = n_bytes;
-        bytes = NULL;
+        job->bytes = r.bytes;
+        job->n_bytes = r.n_bytes;
+        r.bytes = NULL;
         if (use_cache && d.n == 0)
             cache_put(o, key, job);
     }
@@ -512,11 +478,10 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         }
     }
 done:
+    bc_free(r.program);
+    sc_free(r.bytes);
     diags_fini(&d);
-    sc_free(bytes);
     sc_free(dir);
-    bcb_free(b);
-    arena_free(arena);
     sc_free(src);
     return status;
 }

@@ -1,0 +1,88 @@
+/* compile.c - the one compile pipeline (compile.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/sc_alloc.h"
+#include "formats/bc_write.h"
+#include "compile.h"
+#include "dialect_tuiuse.h"
+#include "lower.h"
+#include "yaml_tree.h"
+
+static void phase_done(const SccCompileOpts *o, SccPhase ph, const Arena *a)
+{
+    if (o->on_phase)
+        o->on_phase(o->phase_ctx, ph, a);
+}
+
+/* Front ends: YAML tree -> (rules) -> events -> builder.  The arena and
+** the source are the caller's to free. */
+static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena *arena, BcBuilder *b,
+                          Diags *d, SccResult *r)
+{
+    YDoc doc;
+    bool ok = yaml_parse(src, len, o->source_name, arena, d, &doc);
+    phase_done(o, SCC_PHASE_PARSE, arena);
+    /* The tui-use dialect (dialect_tuiuse.c): asked for, or its shape. */
+    bool tui = ok && (o->dialect && strcmp(o->dialect, "auto") != 0 ? strcmp(o->dialect, "tui-use") == 0
+                                                                   : tuiuse_detect(&doc));
+    if (ok && !tui)
+        ok = rules_resolve(&doc, o->syms, arena, d);   /* reads doc.src for columns */
+    phase_done(o, SCC_PHASE_RULES, arena);
+    /* Only carets need the source from here on, and the caller can read a
+    ** file again for them. */
+    if (o->free_source) {
+        sc_free(src);
+        doc.src = NULL;
+        doc.src_len = 0;
+    }
+    if (tui) {
+        TuiUseOpts to = { .source_name = o->meta_name, .base_dir = o->base_dir, .arena = arena };
+        ok = tuiuse_lower(&doc, &to, b, d);
+    }
+    if (ok && !tui) {
+        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = o->syms };
+        ok = lower_scenario(&doc, &lo, b, d);
+    }
+    phase_done(o, SCC_PHASE_LOWER, arena);
+    if (ok && !tui && o->embed)
+        ok = embed_collect(&doc, o->embed_path, &o->embed_opts, r->files, d);
+    return ok;
+}
+
+SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, SccResult *r)
+{
+    r->bytes = NULL;
+    r->n_bytes = 0;
+    r->program = NULL;
+    r->why[0] = 0;
+    Arena *arena = arena_new();
+    BcBuilder *b = bcb_new();
+    if (!arena || !b) {
+        if (o->free_source)
+            sc_free(src);
+        arena_free(arena);
+        bcb_free(b);
+        return SCC_NOMEM;
+    }
+    bool emit = compile_front(src, len, o, arena, b, d, r) && !diags_failed(d);
+    /* Finishing needs only the builder: dropping the tree first keeps it
+    ** out of the peak, which is inside compression (massif, bench/: 16x
+    ** the input before, docs/performance.md). */
+    arena_free(arena);
+    SccStatus st = emit ? SCC_OK : SCC_ERRORS;
+    if (emit) {
+        /* Everything emitted goes through the same verifier scvm uses (on
+        ** the payload, before compression); the program is kept only for
+        ** a listing (1.5 MB scenario: 2 MB off the peak without it). */
+        BcWriteOpts wo = { .strip_lines = o->strip_lines, .zstd_level = o->zstd_level, .verify = true,
+                           .verified = o->keep_program ? &r->program : NULL };
+        if (!bcb_finish(b, &wo, &r->bytes, &r->n_bytes)) {
+            snprintf(r->why, sizeof r->why, "%s", bcb_error(b) ? bcb_error(b) : "out of memory");
+            st = SCC_INTERNAL;
+        }
+        phase_done(o, SCC_PHASE_FINISH, NULL);
+    }
+    bcb_free(b);
+    return st;
+}
