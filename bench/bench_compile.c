@@ -1,7 +1,7 @@
 /* bench_compile.c - scc's compile pipeline in-process, on bytes in memory.
 **
-** The same steps as scc's compile_one() (compiler/scc.c): YAML tree, rules,
-** lowering, and finishing: the verifier on the payload, then zstd.
+** scc_compile() (compiler/compile.c), the pipeline scc runs: YAML tree,
+** rules, lowering, and finishing: the verifier on the payload, then zstd.
 ** Only reading the file and writing the result are left out, as the libyaml
 ** baseline (yaml_bare.c) leaves them out, so the two throughputs compare.
 **
@@ -19,14 +19,11 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
-#include "formats/bc.h"
-#include "formats/bc_write.h"
-#include "compiler/lower.h"
-#include "compiler/rules.h"
-#include "compiler/yaml_tree.h"
+#include "common/sc_alloc.h"
+#include "compiler/compile.h"
 #include "bench_util.h"
 
-enum { PH_PARSE, PH_RULES, PH_LOWER, PH_FINISH, PH__N };
+enum { PH__N = SCC_PHASE__N };
 static const char *const phase_name[PH__N] = { "parse", "rules", "lower", "finish" };
 
 typedef struct Ctx {
@@ -37,14 +34,16 @@ typedef struct Ctx {
     bool timing;          /* accumulate phase times */
     bool mem;             /* print the heap after each phase */
     int level;            /* zstd level; 0 = scc's (the pinned default) */
+    double t;             /* when the last phase ended */
 } Ctx;
 
-static void mark(Ctx *c, int ph, double *t, const Arena *a)
+static void mark(void *p, SccPhase ph, const Arena *a)
 {
+    Ctx *c = p;
     double now = bench_now();
     if (c->timing)
-        c->phase[ph] += now - *t;
-    *t = now;
+        c->phase[ph] += now - c->t;
+    c->t = now;
     if (c->mem) {
         struct mallinfo2 mi = mallinfo2();
         printf("heap_after_%s %zu\n", phase_name[ph], mi.uordblks + mi.hblkhd);
@@ -57,36 +56,22 @@ static size_t compile_one(Ctx *c, const BenchFile *f)
 {
     Symtab syms;
     symtab_init(&syms);
-    Arena *arena = arena_new();
-    BcBuilder *b = bcb_new();
     Diags d;
     diags_init(&d);
     const char *base = strrchr(f->path, '/');
     base = base ? base + 1 : f->path;
-    double t = bench_now();
-    YDoc doc;
-    bool ok = arena && b && yaml_parse(f->data, f->len, f->path, arena, &d, &doc);
-    mark(c, PH_PARSE, &t, arena);
-    ok = ok && rules_resolve(&doc, &syms, arena, &d);
-    mark(c, PH_RULES, &t, arena);
-    LowerOpts lo = { .source_name = base, .base_dir = ".", .syms = &syms };
-    ok = ok && lower_scenario(&doc, &lo, b, &d);
-    mark(c, PH_LOWER, &t, arena);
-    unsigned char *bytes = NULL;
-    size_t n = 0;
-    BcWriteOpts wo = { .zstd_level = c->level, .verify = true };   /* as scc does */
-    ok = ok && !diags_failed(&d) && bcb_finish(b, &wo, &bytes, &n);
-    mark(c, PH_FINISH, &t, arena);
-    if (!ok) {
+    SccCompileOpts o = { .source_name = f->path, .meta_name = base, .base_dir = ".", .syms = &syms,
+                         .zstd_level = c->level, .on_phase = mark, .phase_ctx = c };
+    SccResult r = { 0 };
+    c->t = bench_now();
+    if (scc_compile(f->data, f->len, &o, &d, &r) != SCC_OK) {
         fprintf(stderr, "bench_compile: %s does not compile (scc %s shows why)\n", f->path, f->path);
         exit(1);
     }
-    free(bytes);
+    sc_free(r.bytes);
     diags_fini(&d);
-    bcb_free(b);
-    arena_free(arena);
     symtab_fini(&syms);
-    return n;
+    return r.n_bytes;
 }
 
 static void compile_all(void *p)
