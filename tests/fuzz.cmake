@@ -2,7 +2,8 @@
 # in every build; -DSCC_FUZZ=ON (with clang) also builds the libFuzzer
 # binaries.
 #
-# The compiler front to back: tests/fuzz/compile-corpus, plus the YAML seeds.
+# The compiler front to back (scc_compile: both front ends, embedding):
+# tests/fuzz/compile-corpus, plus the stdlib and error scenarios as seeds.
 add_executable(fuzz_compile_replay fuzz/fuzz_replay.c fuzz/fuzz_compile.c)
 target_link_libraries(fuzz_compile_replay PRIVATE sc_compiler)
 add_test(NAME fuzz_compile_regressions
