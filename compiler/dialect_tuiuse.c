@@ -24,6 +24,7 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_keys.h"
 #include "formats/term/term_regex.h"
+#include "yaml_value.h"
 
 enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_VERSION = 1 };
 
@@ -192,41 +193,10 @@ static void want_enum(T *t, const YNode *map, const char *key, const char *what,
 static uint32_t cs(T *t, const char *s) { return bcb_cstr(t->b, s); }
 static uint32_t str_of(T *t, const YNode *n) { return bcb_str(t->b, n->u.s, n->n); }
 
-static void emit_node(T *t, const YNode *n)
-{
-    if (!n) {
-        bcb_val_null(t->b);
-        return;
-    }
-    switch ((YKind)n->kind) {
-    case YN_SCALAR:
-        switch ((YType)n->type) {
-        case YT_NULL: bcb_val_null(t->b); break;
-        case YT_BOOL: bcb_val_bool(t->b, ybool(n)); break;
-        case YT_INT: bcb_val_int(t->b, yint(n)); break;
-        case YT_FLOAT: bcb_val_float(t->b, yfloat(n)); break;
-        case YT_STR: bcb_val_str(t->b, str_of(t, n)); break;
-        }
-        break;
-    case YN_SEQ:
-        bcb_val_array(t->b, n->n);
-        for (uint32_t i = 0; i < n->n; i++)
-            emit_node(t, &n->u.items[i]);
-        break;
-    case YN_MAP:
-        bcb_val_map(t->b, n->n);
-        for (uint32_t i = 0; i < n->n; i++) {
-            bcb_val_key(t->b, str_of(t, &n->u.pairs[i].key));
-            emit_node(t, &n->u.pairs[i].val);
-        }
-        break;
-    }
-}
-
 static uint32_t val_of(T *t, const YNode *n)
 {
     bcb_val_begin(t->b);
-    emit_node(t, n);
+    yaml_value_emit(t->b, n);
     return bcb_val_end(t->b);
 }
 
@@ -821,7 +791,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     bcb_val_key(b, cs(&t, "scenario_version"));
     bcb_val_int(b, ver && is_int(ver) ? yint(ver) : SCENARIO_VERSION);
     bcb_val_key(b, cs(&t, "metadata"));
-    emit_node(&t, meta);
+    yaml_value_emit(t.b, meta);
     if (run) {
         bcb_val_key(b, cs(&t, "run"));
         bcb_val_map(b, 3 + (cwd != NULL));
@@ -832,12 +802,12 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
             bcb_val_null(b);
         bcb_val_key(b, cs(&t, "args"));
         if (args)
-            emit_node(&t, args);
+            yaml_value_emit(t.b, args);
         else
             bcb_val_array(b, 0);
         if (cwd) {
             bcb_val_key(b, cs(&t, "cwd"));
-            emit_node(&t, cwd);
+            yaml_value_emit(t.b, cwd);
         }
         bcb_val_key(b, cs(&t, "initial_size"));
         bcb_val_map(b, 2);
@@ -848,7 +818,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     }
     if (pol) {
         bcb_val_key(b, cs(&t, "policy"));
-        emit_node(&t, pol);
+        yaml_value_emit(t.b, pol);
     }
     bcb_val_key(b, cs(&t, "terminal"));
     bcb_val_map(b, 2);

@@ -25,6 +25,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "yaml_value.h"
 
 typedef struct L {
     const YDoc *doc;
@@ -245,43 +246,12 @@ static void check_enum(L *l, const YNode *n, const char *what, const char *const
 
 static uint32_t str_of(L *l, const YNode *n) { return bcb_str(l->b, n->u.s, n->n); }
 
-static void emit_node(L *l, const YNode *n)
-{
-    if (!n) {
-        bcb_val_null(l->b);
-        return;
-    }
-    switch ((YKind)n->kind) {
-    case YN_SCALAR:
-        switch ((YType)n->type) {
-        case YT_NULL: bcb_val_null(l->b); break;
-        case YT_BOOL: bcb_val_bool(l->b, ybool(n)); break;
-        case YT_INT: bcb_val_int(l->b, yint(n)); break;
-        case YT_FLOAT: bcb_val_float(l->b, yfloat(n)); break;
-        case YT_STR: bcb_val_str(l->b, str_of(l, n)); break;
-        }
-        break;
-    case YN_SEQ:
-        bcb_val_array(l->b, n->n);
-        for (uint32_t i = 0; i < n->n; i++)
-            emit_node(l, &n->u.items[i]);
-        break;
-    case YN_MAP:
-        bcb_val_map(l->b, n->n);
-        for (uint32_t i = 0; i < n->n; i++) {
-            bcb_val_key(l->b, str_of(l, &n->u.pairs[i].key));
-            emit_node(l, &n->u.pairs[i].val);
-        }
-        break;
-    }
-}
-
 static uint32_t val_of(L *l, const YNode *n)
 {
     if (!n)
         return l->null_val;
     bcb_val_begin(l->b);
-    emit_node(l, n);
+    yaml_value_emit(l->b, n);
     return bcb_val_end(l->b);
 }
 
@@ -1022,7 +992,7 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
         if (tool_field(v->u.pairs[i].key.u.s))
             continue;
         bcb_val_key(l->b, str_of(l, &v->u.pairs[i].key));
-        emit_node(l, &v->u.pairs[i].val);
+        yaml_value_emit(l->b, &v->u.pairs[i].val);
     }
     uint32_t args = bcb_val_end(l->b);
     uint32_t name = str_of(l, key);
@@ -1260,11 +1230,11 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             bcb_val_map(l->b, (meta != NULL) + (er != NULL));
             if (meta) {
                 bcb_val_key(l->b, cs(l, "_meta"));
-                emit_node(l, meta);
+                yaml_value_emit(l->b, meta);
             }
             if (er) {
                 bcb_val_key(l->b, cs(l, "expectedResponse"));
-                emit_node(l, er);
+                yaml_value_emit(l->b, er);
             }
             extra_val = bcb_val_end(l->b);
         }
@@ -1580,9 +1550,9 @@ static void lower_initialize(L *l, const YNode *key, const YNode *v, const YNode
     bcb_val_begin(l->b);
     bcb_val_map(l->b, 2);
     bcb_val_key(l->b, cs(l, "request"));
-    emit_node(l, v);
+    yaml_value_emit(l->b, v);
     bcb_val_key(l->b, cs(l, "expectedResponse"));
-    emit_node(l, er);
+    yaml_value_emit(l->b, er);
     op(l, key, OP_INITIALIZE, bcb_val_end(l->b));
 }
 
@@ -2215,7 +2185,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         const YNode *v = ymap_get(root, config_keys[i]);
         if (v) {
             bcb_val_key(b, cs(&l, config_keys[i]));
-            emit_node(&l, v);
+            yaml_value_emit(l.b, v);
         }
     }
     if (m.term_width) {
