@@ -26,3 +26,12 @@ add_test(NAME compiler.eval_order
          COMMAND ${Python3_EXECUTABLE} ${_cases}/check_eval_order.py ${_front_ends}
                  ${CMAKE_CURRENT_LIST_DIR}/vm/vm_fixtures.c)
 set_tests_properties(compiler.eval_order PROPERTIES LABELS "unit" TIMEOUT 30)
+
+# scc_compile() as a library: both front ends, a forced dialect, -Werror,
+# the phase hook, the caller's source untouched, the verified program.
+add_executable(compile_unit ${CMAKE_CURRENT_LIST_DIR}/compiler/compile_unit.c)
+target_link_libraries(compile_unit PRIVATE sc_compiler)
+add_test(NAME compiler.compile_unit
+         COMMAND compile_unit ${PROJECT_SOURCE_DIR}/stdlib-scenarios/rate_limited_retry.yaml
+                 ${CMAKE_CURRENT_LIST_DIR}/fuzz/compile-corpus/tuiuse_cat.json)
+set_tests_properties(compiler.compile_unit PROPERTIES LABELS "unit" TIMEOUT 30)
