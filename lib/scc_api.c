@@ -17,6 +17,11 @@
 #include "common/sc_alloc.h"
 #include "vm/vm.h"
 
+/* The public codes are the exit statuses of the one table. */
+_Static_assert((int)SCC_OK == (int)SC_OK && (int)SCC_EIO == (int)SC_IO && (int)SCC_EREJECTED == (int)SC_REJECTED &&
+                   (int)SCC_ENOMEM == (int)SC_RUNTIME,
+               "include/scc/scc.h and common/status.h disagree");
+
 #ifndef SCC_VERSION
 #define SCC_VERSION "unknown"
 #endif
@@ -258,7 +263,7 @@ int scc_events_open(const scc_suite *s, size_t i, double speed, scc_events **out
     RtSimOpts so = { .mem = &it->out };
     RtTarget *t = rt_sim_new(&so);
     VmOpts vo = { .speed = speed };
-    int st = t ? vm_run(it->prog, t, NULL, &vo) : VM_RUNTIME;
+    int st = t ? vm_run(it->prog, t, NULL, &vo) : SC_RUNTIME;
     if (t)
         t->vt->destroy(t);
     if (st || it->out.oom) {

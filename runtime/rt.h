@@ -9,13 +9,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/status.h"
 #include "formats/bc.h"
 
 typedef struct RtTarget RtTarget;
 
-/* Statuses a target returns (the same numbers as scvm's exit statuses,
-** docs/scvm.md): 0 go on / ok, 1 a check failed, 3 I/O, 5 runtime. */
-enum { RT_OK = 0, RT_FAILED = 1, RT_IO = 3, RT_RUNTIME = 5 };
+/* A target returns the statuses of common/status.h: SC_OK to go on,
+** SC_FAILED when a check did not hold, SC_IO, SC_RUNTIME. */
 
 typedef struct RtTargetVtbl {
     const char *name;

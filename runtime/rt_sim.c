@@ -36,13 +36,13 @@ static int sim_flush(Sim *s)
         return 0;
     }
     if (!s->f || s->err)
-        return s->err ? RT_STATUS_IO : 0;
+        return s->err ? SC_IO : 0;
     if (b->len && fwrite(b->data, 1, b->len, s->f) != b->len)
         s->err = errno ? errno : EIO;
     buf_reset(b);
     if (!s->err && s->line_flush && fflush(s->f) != 0)
         s->err = errno ? errno : EIO;
-    return s->err ? RT_STATUS_IO : 0;
+    return s->err ? SC_IO : 0;
 }
 
 static int sim_begin(RtTarget *t, const BcProgram *p)
@@ -51,7 +51,7 @@ static int sim_begin(RtTarget *t, const BcProgram *p)
     Sim *s = (Sim *)t;
     /* Reserve up front so the common case never grows mid-run. */
     if ((s->f || s->discard) && !buf_reserve(s->out, SIM_FLUSH + 4096))
-        return RT_STATUS_RUNTIME;
+        return SC_RUNTIME;
     return 0;
 }
 
@@ -64,7 +64,7 @@ static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at
     Buf *b = s->out;
     size_t start = b->len;
     if (!events_op_write(s->ev, b, p, in, at_ms))
-        return RT_STATUS_RUNTIME;
+        return SC_RUNTIME;
     s->n.events++;
     s->n.bytes += b->len - start;
     if ((s->f || s->discard) && (b->len >= SIM_FLUSH || s->line_flush))
@@ -79,7 +79,7 @@ static int sim_end(RtTarget *t, const BcProgram *p)
     int st = sim_flush(s);
     if (!st && s->f && fflush(s->f) != 0) {
         s->err = errno ? errno : EIO;
-        st = RT_STATUS_IO;
+        st = SC_IO;
     }
     return st;
 }

@@ -21,11 +21,6 @@
 #include "common/buf.h"
 #include "rt.h"
 
-/* Statuses these targets return.  The numbers are scvm's exit statuses
-** (VmStatus in vm/vm.h, which checks they agree); the table belongs in
-** rt.h, next to the interface, once its owner moves it there. */
-enum { RT_STATUS_IO = RT_IO, RT_STATUS_RUNTIME = RT_RUNTIME };  /* rt.h */
-
 typedef struct RtSimOpts {
     /* Where the events go, one of:
     **   out != NULL  written to the stream in large blocks (flushed at end)
@@ -47,8 +42,8 @@ typedef struct RtCounts {
 } RtCounts;
 
 /* Returns a new target (destroy with t->vt->destroy(t)), or NULL when out
-** of memory.  The target's statuses: RT_STATUS_IO when writing `out`
-** fails (rt_sim_errno() says why), RT_STATUS_RUNTIME when a buffer cannot
+** of memory.  The target's statuses: SC_IO when writing `out`
+** fails (rt_sim_errno() says why), SC_RUNTIME when a buffer cannot
 ** grow. */
 RtTarget *rt_sim_new(const RtSimOpts *o);
 /* Only for targets from rt_sim_new. */

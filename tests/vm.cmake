@@ -99,7 +99,7 @@ vm_cli(usage.target errors --status 2 --stderr-has "unknown target 'nope'" -- ${
 vm_cli(usage.verify_nofile errors --status 2 -- ${SCVM} verify)
 vm_cli(usage.info_option errors --status 2 -- ${SCVM} info --count all_ops.scb)
 vm_cli(usage.dis_two errors --status 2 -- ${SCVM} dis all_ops.scb demo.scb)
-vm_cli(help unit --status 0 --stdout-has "usage: scvm run" --stdout-has "exit status:" --stdout-has "  4  bytecode rejected"
+vm_cli(help unit --status 0 --stdout-has "usage: scvm run" --stdout-has "exit status (docs/exit-status.md):" --stdout-has "  4  rejected: a .scb or pack failed loading or verification"
        --stdout-has "--speed X" --stderr-empty -- ${SCVM} --help)
 vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" -- ${SCVM} run --help)
 vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.1" -- ${SCVM} --version)
@@ -125,6 +125,17 @@ add_test(NAME vm.doc_examples
          COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/scvm.md $<TARGET_FILE_DIR:scvm>
          WORKING_DIRECTORY ${VM_FIX})
 set_tests_properties(vm.doc_examples PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "golden" TIMEOUT 60)
+
+# docs/exit-status.md: its examples as written, and the one table of exit
+# statuses equal in the doc, both --help texts and the programs' behaviour.
+add_test(NAME vm.doc_exit_status
+         COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/exit-status.md $<TARGET_FILE_DIR:scvm>
+         WORKING_DIRECTORY ${VM_FIX})
+set_tests_properties(vm.doc_exit_status PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "golden;docs" TIMEOUT 60)
+add_test(NAME cli.exit_status
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/exit_status.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR}/docs)
+set_tests_properties(cli.exit_status PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 
 # docs/events.md's event table is generated from ops.def (via bc_op_info,
 # what the writer itself reads); the check fails until it is regenerated.

@@ -10,24 +10,12 @@
 
 #include <stdint.h>
 
+#include "common/status.h"
 #include "formats/bc.h"
 #include "runtime/rt.h"
 
-/* Run statuses, also scvm's exit statuses (docs/scvm.md).  Targets return
-** these from begin/op/end.  Stable: scripts depend on the numbers. */
-#define VM_STATUSES(X)                                              \
-    X(OK, 0, "ok")                                                  \
-    X(FAILED, 1, "scenario failed (a check did not hold)")          \
-    X(USAGE, 2, "usage error")                                      \
-    X(IO, 3, "I/O error (cannot read input or write output)")       \
-    X(REJECTED, 4, "bytecode rejected (load or verify failure)")    \
-    X(RUNTIME, 5, "target or runtime error")
-
-typedef enum VmStatus {
-#define X(name, num, text) VM_##name = num,
-    VM_STATUSES(X)
-#undef X
-} VmStatus;
+/* Run statuses: the one table, common/status.h.  Targets return these
+** from begin/op/end. */
 
 typedef struct VmOpts {
     /* Multiplier on every scheduled time: < 1 plays faster, > 1 slower;
@@ -42,7 +30,7 @@ typedef struct VmOpts {
 ** reach its scaled time and hands it to the target, stopping after the END
 ** op or when the target returns nonzero; then end.  clock NULL = virtual
 ** (instant), opts NULL = speed 1.  Does not allocate.  Returns the first
-** nonzero status of begin/op, else end's status (a VmStatus by convention). */
+** nonzero status of begin/op, else end's status (a ScStatus by convention). */
 int vm_run(const BcProgram *prog, RtTarget *target, RtClock *clock, const VmOpts *opts);
 
 #endif

@@ -17,7 +17,8 @@
 extern "C" {
 #endif
 
-/* Return codes: the same numbers as scvm's exit statuses. */
+/* Return codes: the same numbers as scc's and scvm's exit statuses
+** (docs/exit-status.md). */
 enum {
     SCC_OK = 0,
     SCC_EIO = 3,        /* cannot read the file */

@@ -403,7 +403,7 @@ static int status_of(const Pty *t)
 {
     switch (t->err) {
     case PTY_E_OK:
-        return RT_OK;
+        return SC_OK;
     case PTY_E_ASSERTION_FAILED:
     case PTY_E_TIMEOUT:
     case PTY_E_PROCESS_EXIT:
@@ -414,13 +414,13 @@ static int status_of(const Pty *t)
     case PTY_E_PROTOCOL:
     case PTY_E_PROTOCOL_VERSION_MISMATCH:
     case PTY_E_TERMINAL_PARSE:
-        return RT_FAILED;
+        return SC_FAILED;
     case PTY_E_IO:
-        return RT_IO;
+        return SC_IO;
     case PTY_E_INTERNAL:
-        return RT_RUNTIME;
+        return SC_RUNTIME;
     }
-    return RT_RUNTIME;
+    return SC_RUNTIME;
 }
 
 static int pty_end(RtTarget *rt, const BcProgram *p)

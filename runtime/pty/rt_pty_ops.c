@@ -398,7 +398,7 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
         cond_fini(&c);
         pty_fail(t, PTY_E_PROTOCOL, "%s", msg);
         t->step_failed = true;
-        return RT_FAILED;
+        return SC_FAILED;
     }
     uint64_t dl = deadline_now(t);
     int r = pty_pump(t, dl, cond_eval, &c);
@@ -415,7 +415,7 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     if (r < 0) {
         cond_fini(&c);
         t->step_failed = true;
-        return RT_FAILED;
+        return SC_FAILED;
     }
     char why[512];
     cond_why(t, &c, why, sizeof why);
@@ -436,7 +436,7 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     }
     t->step_failed = true;
     cond_fini(&c);
-    return RT_FAILED;
+    return SC_FAILED;
 }
 
 /* Waits until the screen has been quiet for SETTLE_MS (at most
@@ -484,7 +484,7 @@ static int sf_assert(Pty *t, uint32_t val)
     buf_init(&msgs);
     if (!scn_assert_eval(t->p, &a, &env, &msgs, &res)) {
         buf_fini(&msgs);
-        return RT_FAILED;
+        return SC_FAILED;
     }
     /* One line per failed check; the event and the error join them. */
     Buf why;
@@ -506,7 +506,7 @@ static int sf_assert(Pty *t, uint32_t val)
         pty_fail(t, res.refused ? PTY_E_POLICY_DENIED : PTY_E_ASSERTION_FAILED, "assert: %.*s", (int)why.len, w);
     buf_fini(&why);
     buf_fini(&msgs);
-    return ok ? 0 : RT_FAILED;
+    return ok ? 0 : SC_FAILED;
 }
 
 /* At END: Scenario-Format expect.exitCode waits for the program's exit. */
@@ -524,17 +524,17 @@ static int sf_expect(Pty *t)
         int r = pty_pump(t, t->t0 + t->max_runtime_ms, cond_eval, &c);
         cond_fini(&c);
         if (r < 0)
-            return RT_FAILED;
+            return SC_FAILED;
         int got = pty_session_exit_code(t->sess);
         if (r == 0 || got != code) {
             pty_fail(t, PTY_E_PROCESS_EXIT, "expect.exitCode %lld, but the program %s %d", (long long)code,
                      r == 0 ? "has not exited;" : got >= 0 ? "exited with" : "was killed by signal",
                      r == 0 ? 0 : got >= 0 ? got : pty_session_exit_signal(t->sess));
-            return RT_FAILED;
+            return SC_FAILED;
         }
     }
     if (!pty_ws_expect(t))
-        return RT_FAILED;
+        return SC_FAILED;
     return 0;
 }
 
@@ -564,7 +564,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     (void)at_ms;
     Pty *t = (Pty *)rt;
     if (t->err)
-        return RT_FAILED;
+        return SC_FAILED;
     t->op = in;
     const BcOpInfo *oi = &bc_op_info[in->op];
     int st = 0;
@@ -593,7 +593,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         ev_end(t);
         if (!pty_screen_key(t->scr, s->s)) {
             pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
-            st = RT_FAILED;
+            st = SC_FAILED;
         }
         break;
     }
@@ -626,7 +626,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         pty_step_finish(t);
         if (++t->n_steps > t->max_steps) {
             pty_fail(t, PTY_E_TIMEOUT, "step budget exceeded: more than %llu steps", (unsigned long long)t->max_steps);
-            st = RT_FAILED;
+            st = SC_FAILED;
             break;
         }
         t->in_step = true;
@@ -669,11 +669,11 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     case OP_USER_COMMAND:
         if (!pty_ws_user_command(t, p->str[in->a[0]].s,
                                  bc_val(p, in->a[1]).tag == BC_V_STR ? p->str[bc_val(p, in->a[1]).n].s : NULL))
-            st = RT_FAILED;
+            st = SC_FAILED;
         break;
     case OP_USER_EDITS:
         if (!pty_ws_user_edits(t, p->str[in->a[0]].s))
-            st = RT_FAILED;
+            st = SC_FAILED;
         break;
     case OP_END:
         pty_step_finish(t);
@@ -720,7 +720,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     }
     if (t->sess)
         pty_flush_out(t);
-    return st ? st : t->err ? RT_FAILED : 0;
+    return st ? st : t->err ? SC_FAILED : 0;
 }
 
 /* Before the spawn: every key name, size, condition and pattern in the

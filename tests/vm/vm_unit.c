@@ -258,12 +258,12 @@ static void test_dispatch(void)
         t->vt->destroy(t);
     }
 
-    /* A stream that cannot be written: VM_IO and the errno. */
+    /* A stream that cannot be written: SC_IO and the errno. */
     f = fopen("/dev/full", "w");
     if (f) {
         so = (RtSimOpts){ .out = f };
         t = rt_sim_new(&so);
-        CHECK(t && vm_run(p, t, NULL, NULL) == VM_IO);
+        CHECK(t && vm_run(p, t, NULL, NULL) == SC_IO);
         if (t) {
             CHECK(rt_sim_errno(t) != 0);
             t->vt->destroy(t);
@@ -284,7 +284,7 @@ static void test_dispatch(void)
             t->vt->destroy(t);
         }
         sc_alloc_fail_after = 0;
-        CHECK(st == -1 || st == 0 || st == VM_RUNTIME);
+        CHECK(st == -1 || st == 0 || st == SC_RUNTIME);
     }
     buf_fini(&mem);
 

@@ -24,6 +24,7 @@
 #include "common/diag.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/status.h"
 #include "formats/bc.h"
 #include "formats/bc_write.h"
 #include "formats/pack.h"
@@ -31,7 +32,6 @@
 #include "compiler/embed.h"
 #include "compiler/rules.h"
 
-enum { EXIT_OK = 0, EXIT_ERRORS = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4 };
 enum { MAX_SOURCE = 64 << 20 };
 enum { DF_TEXT, DF_JSON, DF_SARIF };
 
@@ -174,8 +174,11 @@ static void usage(FILE *f)
           "  --help, --version\n"
           "\n"
           "Symbols also come from AH_SCENARIO_DEFINES=\"K=V,FLAG,N=3\"; -D wins per key.\n"
-          "Exit status: 0 ok, 1 errors in a scenario, 2 usage, 3 I/O error,\n"
-          "4 internal error.\n", f);
+          "\n"
+          "exit status (docs/exit-status.md):\n", f);
+#define X(name, num, text) fprintf(f, "  %d  %s\n", num, text);
+    SC_STATUSES(X)
+#undef X
 }
 
 static const char *base_name(const char *p)
@@ -388,19 +391,19 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     int e = file_read_all(path, MAX_SOURCE, &src, &len);
     if (e) {
         fprintf(stderr, "scc: %s: %s\n", shown, e == EFBIG ? "file too large" : strerror(e));
-        return EXIT_IO;
+        return SC_IO;
     }
     job->source_hash = XXH64(src, len, 0);
     bool use_cache = o->cache_dir && strcmp(path, "-") != 0 && !o->list && !o->check &&
                      o->diag_format != DF_SARIF;
     uint64_t key = use_cache ? cache_key(o, path, src, len) : 0;
     if (use_cache && cache_get(o, key, job)) {
-        int st = EXIT_OK;
+        int st = SC_OK;
         if (!job->keep) {
             e = file_write_atomic(out, job->bytes, job->n_bytes);
             if (e) {
                 fprintf(stderr, "scc: %s: cannot write: %s\n", out, strerror(e));
-                st = EXIT_IO;
+                st = SC_IO;
             }
         }
         sc_free(src);
@@ -412,11 +415,11 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     d.werror = o->werror;
     d.disabled = o->no_warn;
     d.n_disabled = o->n_no_warn;
-    int status = EXIT_OK;
+    int status = SC_OK;
     SccResult r = { .files = &job->files };
     if (!dir) {
         fprintf(stderr, "scc: %s: out of memory\n", shown);
-        status = EXIT_INTERNAL;
+        status = SC_RUNTIME;
         goto done;
     }
     bool color = o->color == 1 || (o->color == -1 && isatty(STDERR_FILENO) && getenv("NO_COLOR") == NULL);
@@ -435,7 +438,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         src = NULL;
     if (cs == SCC_NOMEM) {
         fprintf(stderr, "scc: %s: out of memory\n", shown);
-        status = EXIT_INTERNAL;
+        status = SC_RUNTIME;
         goto done;
     }
     if (carets && d.n && !src)
@@ -450,11 +453,11 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     }
     if (cs == SCC_INTERNAL) {
         fprintf(stderr, "scc: %s: internal error: %s\n", shown, r.why);
-        status = EXIT_INTERNAL;
+        status = SC_RUNTIME;
         goto done;
     }
     if (cs == SCC_ERRORS)
-        status = EXIT_ERRORS;
+        status = SC_FAILED;
     if (o->list && r.program) {
         Buf lb;
         buf_init(&lb);
@@ -463,18 +466,18 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         fwrite(lb.data, 1, lb.len, stdout);
         buf_fini(&lb);
     }
-    if (status == EXIT_OK) {
+    if (status == SC_OK) {
         job->bytes = r.bytes;
         job->n_bytes = r.n_bytes;
         r.bytes = NULL;
         if (use_cache && d.n == 0)
             cache_put(o, key, job);
     }
-    if (status == EXIT_OK && !job->keep && !o->check && (!o->list || o->out)) {
+    if (status == SC_OK && !job->keep && !o->check && (!o->list || o->out)) {
         e = file_write_atomic(out, job->bytes, job->n_bytes);
         if (e) {
             fprintf(stderr, "scc: %s: cannot write: %s\n", out, strerror(e));
-            status = EXIT_IO;
+            status = SC_IO;
         }
     }
 done:
@@ -540,9 +543,9 @@ static int write_depfile(const char *file, const Buf *b)
     int e = b->oom ? ENOMEM : file_write_atomic(file, b->data ? (const void *)b->data : "", b->len);
     if (e) {
         fprintf(stderr, "scc: %s: cannot write the depfile: %s\n", file, strerror(e));
-        return EXIT_IO;
+        return SC_IO;
     }
-    return EXIT_OK;
+    return SC_OK;
 }
 
 static char *with_suffix(const char *p, const char *suffix)
@@ -601,7 +604,7 @@ static int walk_dir(PathList *out, const char *dir, int depth)
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "scc: %s: %s\n", dir, strerror(errno));
-        return EXIT_IO;
+        return SC_IO;
     }
     PathList here = { 0 };
     int status = 0;
@@ -611,7 +614,7 @@ static int walk_dir(PathList *out, const char *dir, int depth)
         size_t n = strlen(dir) + strlen(e->d_name) + 2;
         char *p = sc_malloc(n);
         if (!p || !paths_add(&here, (snprintf(p, n, "%s/%s", dir, e->d_name), p)))
-            status = EXIT_INTERNAL;
+            status = SC_RUNTIME;
         sc_free(p);
     }
     closedir(d);
@@ -627,7 +630,7 @@ static int walk_dir(PathList *out, const char *dir, int depth)
                 status = s;
         } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && scenario_ext(here.v[i])) {
             if (!paths_add(out, here.v[i]))
-                status = EXIT_INTERNAL;
+                status = SC_RUNTIME;
         }
         sc_free(here.v[i]);
     }
@@ -693,7 +696,7 @@ static uint64_t options_hash(int argc, char **argv)
 /* --pack: every file into one pack at o->out. */
 static int build_pack(const PathList *files, const size_t *root, const Opts *o)
 {
-    int status = EXIT_OK;
+    int status = SC_OK;
     PackWriter *w = pack_writer_new();
     Buf dep;
     buf_init(&dep);
@@ -701,7 +704,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     size_t n_deps = 0, cap_deps = 0;
     if (!w) {
         fputs("scc: out of memory\n", stderr);
-        return EXIT_INTERNAL;
+        return SC_RUNTIME;
     }
     /* Two passes: .yaml/.yml first, then .json files that no scenario
     ** references (a terminalRef's JSON under a packed folder is data, not a
@@ -711,9 +714,9 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     bool *skip = sc_calloc(files->n ? files->n : 1, sizeof *skip);
     if (!jobs || !st || !skip) {
         fputs("scc: out of memory\n", stderr);
-        status = EXIT_INTERNAL;
+        status = SC_RUNTIME;
     }
-    for (int pass = 0; pass < 2 && status < EXIT_USAGE; pass++) {
+    for (int pass = 0; pass < 2 && status < SC_USAGE; pass++) {
         for (size_t i = 0; i < files->n; i++) {
             const char *path = files->v[i];
             size_t n = strlen(path);
@@ -722,7 +725,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
                 continue;
             if (strcmp(path, "-") == 0) {
                 fputs("scc: --pack cannot read a scenario from stdin\n", stderr);
-                status = EXIT_USAGE;
+                status = SC_USAGE;
                 break;
             }
             if (json) {
@@ -742,7 +745,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
                 status = st[i];
         }
     }
-    for (size_t i = 0; jobs && status < EXIT_USAGE && i < files->n; i++) {
+    for (size_t i = 0; jobs && status < SC_USAGE && i < files->n; i++) {
         Job *job = &jobs[i];
         if (skip[i])
             continue;
@@ -755,13 +758,13 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
                               .scb_len = job->n_bytes, .files = fi, .n_files = job->files.n };
             if (!fi || !pack_writer_add(w, &e)) {
                 fprintf(stderr, "scc: error: %s\n", fi ? pack_writer_error(w) : "out of memory");
-                if (status < EXIT_ERRORS)
-                    status = EXIT_ERRORS;
+                if (status < SC_FAILED)
+                    status = SC_FAILED;
             }
             sc_free(fi);
         }
         if (o->md && !deps_of(files->v[i], job, &deps, &n_deps, &cap_deps))
-            status = EXIT_INTERNAL;
+            status = SC_RUNTIME;
     }
     for (size_t i = 0; jobs && i < files->n; i++)
         job_fini(&jobs[i]);
@@ -770,19 +773,19 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     sc_free(skip);
     unsigned char *out = NULL;
     size_t len = 0;
-    if (status == EXIT_OK && !o->check) {
+    if (status == SC_OK && !o->check) {
         if (!pack_writer_finish(w, NULL, &out, &len)) {
             fprintf(stderr, "scc: error: %s\n", pack_writer_error(w));
-            status = EXIT_ERRORS;
+            status = SC_FAILED;
         } else {
             int e = file_write_atomic(o->out, out, len);
             if (e) {
                 fprintf(stderr, "scc: %s: cannot write: %s\n", o->out, strerror(e));
-                status = EXIT_IO;
+                status = SC_IO;
             }
         }
     }
-    if (status == EXIT_OK && o->md) {
+    if (status == SC_OK && o->md) {
         char *df = o->mf ? NULL : with_suffix(o->out, ".d");
         dep_rule(&dep, o->mt ? o->mt : o->out, deps, n_deps, o->mp);
         status = write_depfile(o->mf ? o->mf : df, &dep);
@@ -804,10 +807,10 @@ int main(int argc, char **argv)
     const char **inputs = sc_calloc((size_t)argc, sizeof *inputs);
     o.no_warn = sc_calloc((size_t)argc, sizeof *o.no_warn);
     size_t n_in = 0;
-    int status = EXIT_USAGE;
+    int status = SC_USAGE;
     if (!inputs || !o.no_warn) {
         fputs("scc: out of memory\n", stderr);
-        return EXIT_INTERNAL;
+        return SC_RUNTIME;
     }
     bool only_files = false;
     for (int i = 1; i < argc; i++) {
@@ -818,11 +821,11 @@ int main(int argc, char **argv)
             only_files = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            status = EXIT_OK;
+            status = SC_OK;
             goto out;
         } else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) {
             printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
-            status = EXIT_OK;
+            status = SC_OK;
             goto out;
         } else if (strcmp(a, "-o") == 0) {
             if (++i == argc) {
@@ -933,7 +936,7 @@ int main(int argc, char **argv)
         fputs("scc: --pack and -l do not go together (list the pack with 'scvm ls')\n", stderr);
         goto out;
     }
-    status = EXIT_OK;
+    status = SC_OK;
     PathList files = { 0 };
     size_t *root = sc_calloc((size_t)argc + 1, sizeof *root), n_root = 0;
     for (size_t i = 0; i < n_in; i++) {
@@ -944,13 +947,13 @@ int main(int argc, char **argv)
             if (s > status)
                 status = s;
         } else if (!paths_add(&files, inputs[i])) {
-            status = EXIT_INTERNAL;
+            status = SC_RUNTIME;
         }
         /* Where each file's path relative to its input starts (packs). */
         size_t k = files.n - first;
         size_t *nr = sc_realloc(root, (n_root + k + 1) * sizeof *nr);
         if (!nr) {
-            status = EXIT_INTERNAL;
+            status = SC_RUNTIME;
             break;
         }
         root = nr;
@@ -969,16 +972,16 @@ int main(int argc, char **argv)
     }
     size_t n_files = files.n;
     if (o.pack) {
-        if (status == EXIT_OK && files.n == 0) {
+        if (status == SC_OK && files.n == 0) {
             fputs("scc: --pack: no scenario files in the inputs\n", stderr);
-            status = EXIT_USAGE;
-        } else if (status == EXIT_OK) {
+            status = SC_USAGE;
+        } else if (status == SC_OK) {
             status = build_pack(&files, root, &o);
         }
         n_files = 0;
     } else if (o.out && files.n != 1) {
         fputs("scc: -o takes one input file\n", stderr);
-        status = EXIT_USAGE;
+        status = SC_USAGE;
         n_files = 0;
     }
     Buf dep;
@@ -992,7 +995,7 @@ int main(int argc, char **argv)
         if (!out)
             out = def = default_output(files.v[i]);
         Job job = { .refs = want_deps };
-        int s = out ? compile_one(files.v[i], out, &o, &job) : EXIT_INTERNAL;
+        int s = out ? compile_one(files.v[i], out, &o, &job) : SC_RUNTIME;
         if (!s && want_deps && strcmp(out, "-") != 0) {
             const char **deps = NULL;
             size_t nd = 0, cap = 0;
@@ -1004,12 +1007,12 @@ int main(int argc, char **argv)
                     buf_init(&one);
                     dep_rule(&one, o.mt ? o.mt : out, deps, nd, o.mp);
                     char *df = with_suffix(out, ".d");
-                    s = df ? write_depfile(df, &one) : EXIT_INTERNAL;
+                    s = df ? write_depfile(df, &one) : SC_RUNTIME;
                     sc_free(df);
                     buf_fini(&one);
                 }
             } else {
-                s = EXIT_INTERNAL;
+                s = SC_RUNTIME;
             }
             for (size_t k = 0; k < nd; k++)
                 sc_free((void *)deps[k]);
@@ -1020,7 +1023,7 @@ int main(int argc, char **argv)
         if (s > status)
             status = s;
     }
-    if (want_deps && o.mf && !o.pack && status == EXIT_OK) {
+    if (want_deps && o.mf && !o.pack && status == SC_OK) {
         int s = write_depfile(o.mf, &dep);
         if (s > status)
             status = s;

@@ -20,7 +20,7 @@ int cli_usage(const char *usage_text, const char *fmt, ...)
     va_end(ap);
     fputs("\n", stderr);
     fputs(usage_text, stderr);
-    return VM_USAGE;
+    return SC_USAGE;
 }
 
 int cli_opt_value(int argc, char **argv, int *i, const char *s, const char *l, const char **val,
@@ -78,11 +78,11 @@ int cli_put_stdout(const Buf *b)
 {
     if (b->oom) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len) {
         fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno));
-        return VM_IO;
+        return SC_IO;
     }
     return 0;
 }
@@ -93,12 +93,12 @@ int cli_put_output(const char *path, const Buf *b)
         return cli_put_stdout(b);
     if (b->oom) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     int e = file_write_atomic(path, b->data ? (const void *)b->data : "", b->len);
     if (e) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
-        return VM_IO;
+        return SC_IO;
     }
     return 0;
 }

@@ -7,7 +7,7 @@
 
 #include "common/buf.h"
 
-/* Prints "scvm: MESSAGE" and the usage text to stderr; returns VM_USAGE. */
+/* Prints "scvm: MESSAGE" and the usage text to stderr; returns SC_USAGE. */
 int cli_usage(const char *usage_text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Matches argv[*i] against -s / --long, with the value in the same word
@@ -25,7 +25,7 @@ bool cli_parse_speed(const char *s, double *out);
 /* "<stdin>" for "-", else path. */
 const char *cli_display_name(const char *path);
 
-/* Writes b to stdout; 0, VM_IO, or VM_RUNTIME (b ran out of memory). */
+/* Writes b to stdout; 0, SC_IO, or SC_RUNTIME (b ran out of memory). */
 int cli_put_stdout(const Buf *b);
 /* Writes b to path ("-" or NULL = stdout), atomically for files. */
 int cli_put_output(const char *path, const Buf *b);

@@ -73,7 +73,7 @@ static void suite_fini(Suite *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Loads path.  Returns 0 or a VmStatus after printing the diagnostic
+/* Loads path.  Returns 0 or a ScStatus after printing the diagnostic
 ** (unless quiet; then code and msg say why). */
 static int suite_load(const char *path, Suite *s, bool quiet, char *code, size_t code_n, char *msg,
                       size_t msg_n, int32_t *entry)
@@ -86,14 +86,14 @@ static int suite_load(const char *path, Suite *s, bool quiet, char *code, size_t
     int e = file_read_all(path, INPUT_MAX, &data, &len);
     int st = 0;
     if (e) {
-        st = e == EFBIG ? VM_REJECTED : e == ENOMEM ? VM_RUNTIME : VM_IO;
+        st = e == EFBIG ? SC_REJECTED : e == ENOMEM ? SC_RUNTIME : SC_IO;
         snprintf(code, code_n, "%s", e == EFBIG ? "SIZE" : e == ENOMEM ? "NOMEM" : "IO");
         snprintf(msg, msg_n, "%s", e == EFBIG ? "file is too large" : strerror(e));
     } else if (pack_is_pack(data, len)) {
         PackError pe;
         PackErrCode c = pack_load(data, len, NULL, &s->pack, &pe);
         if (c) {
-            st = c == PACK_ERR_NOMEM ? VM_RUNTIME : VM_REJECTED;
+            st = c == PACK_ERR_NOMEM ? SC_RUNTIME : SC_REJECTED;
             snprintf(code, code_n, "%s", pack_err_name(c));
             snprintf(msg, msg_n, "%s", pe.msg);
             *entry = pe.entry;
@@ -102,7 +102,7 @@ static int suite_load(const char *path, Suite *s, bool quiet, char *code, size_t
         BcError be;
         BcErrCode c = bc_load(data, len, NULL, &s->prog, &be);
         if (c) {
-            st = c == BC_ERR_NOMEM ? VM_RUNTIME : VM_REJECTED;
+            st = c == BC_ERR_NOMEM ? SC_RUNTIME : SC_REJECTED;
             snprintf(code, code_n, "%s", bc_err_name(c));
             snprintf(msg, msg_n, "%s", be.msg[0] ? be.msg : "rejected");
         } else {
@@ -132,9 +132,9 @@ static int suite_load(const char *path, Suite *s, bool quiet, char *code, size_t
     }
     sc_free(data);
     if (st && !quiet) {
-        if (st == VM_IO)
+        if (st == SC_IO)
             fprintf(stderr, "scvm: %s: cannot read: %s\n", cli_display_name(path), msg);
-        else if (st == VM_RUNTIME)
+        else if (st == SC_RUNTIME)
             fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
         else
             fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", cli_display_name(path), msg, code);
@@ -167,7 +167,7 @@ typedef struct Opts {
 
 enum { C_RUN, C_LS, C_EXTRACT, C_VERIFY, C_INFO };
 
-/* Returns 0 or VM_USAGE (printed). */
+/* Returns 0 or SC_USAGE (printed). */
 static int parse(int argc, char **argv, int cmd, Opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -179,7 +179,7 @@ static int parse(int argc, char **argv, int cmd, Opts *o)
     o->ops = sc_calloc((size_t)argc, sizeof *o->ops);
     if (!o->names || !o->tags || !o->ops) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     bool opts = true, run = cmd == C_RUN, sel = cmd == C_RUN || cmd == C_LS || cmd == C_EXTRACT;
     for (int i = 2; i < argc; i++) {
@@ -205,19 +205,19 @@ static int parse(int argc, char **argv, int cmd, Opts *o)
             o->files = true;
         } else if ((sel || cmd == C_INFO) && (r = cli_opt_value(argc, argv, &i, NULL, "--scenario", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             o->names[o->n_names++] = v;
         } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--tag", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             o->tags[o->n_tags++] = v;
         } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--prompt", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             o->prompt = v;
         } else if (sel && (r = cli_opt_value(argc, argv, &i, NULL, "--shard", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             const char *slash = strchr(v, '/');
             char num[32];
             if (!slash || (size_t)(slash - v) >= sizeof num)
@@ -229,34 +229,34 @@ static int parse(int argc, char **argv, int cmd, Opts *o)
                 return cli_usage(pack_usage, "invalid shard '%s' (expected I/N, 1 <= I <= N)", v);
         } else if (cmd == C_EXTRACT && (r = cli_opt_value(argc, argv, &i, "-C", "--directory", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             o->dir = v;
         } else if (run && (r = cli_opt_value(argc, argv, &i, "-o", "--output", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!*v)
                 return cli_usage(pack_usage, "%s: empty output file name", "-o");
             o->output = v;
         } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--junit", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!*v)
                 return cli_usage(pack_usage, "%s: empty file name", "--junit");
             o->junit = v;
         } else if (run && (r = cli_opt_value(argc, argv, &i, "-j", "--jobs", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!cli_parse_uint(v, MAX_JOBS, &o->jobs))
                 return cli_usage(pack_usage, "invalid job count '%s' (0 = one per CPU, at most %d)", v, MAX_JOBS);
         } else if (run && (r = cli_opt_value(argc, argv, &i, "-t", "--target", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (strcmp(v, "sim") != 0)
                 return cli_usage(pack_usage, "target '%s' cannot play packs (known: sim)", v);
             o->target = v;
         } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--speed", &v, pack_usage)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!cli_parse_speed(v, &o->speed))
                 return cli_usage(pack_usage, "invalid speed '%s' (expected a finite number >= 0)", v);
         } else {
@@ -288,7 +288,7 @@ static int select_entries(const Suite *s, const Opts *o, uint32_t **out, size_t 
     uint32_t *v = sc_calloc(n, sizeof *v);
     if (!v) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     for (size_t k = 0; k < o->n_names; k++) {
         bool found = false;
@@ -307,7 +307,7 @@ static int select_entries(const Suite *s, const Opts *o, uint32_t **out, size_t 
             if (near && best <= 3)
                 fprintf(stderr, "scvm: note: did you mean '%s'?\n", near);
             sc_free(v);
-            return VM_USAGE;
+            return SC_USAGE;
         }
     }
     size_t m = 0;
@@ -367,7 +367,7 @@ static void json_tags(Buf *b, const PackEntry *e)
     buf_putc(b, ']');
 }
 
-/* The single FILE operand `what` takes: 0, or VM_USAGE (printed). */
+/* The single FILE operand `what` takes: 0, or SC_USAGE (printed). */
 static int one_operand(const Opts *o, const char *what)
 {
     if (o->n_ops == 1)
@@ -488,13 +488,13 @@ static int write_file(const char *path, const void *data, size_t len, bool exec)
         e = errno;
     if (e)
         fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
-    return e ? VM_IO : 0;
+    return e ? SC_IO : 0;
 }
 
 static int cmd_extract(const Opts *o)
 {
     if (one_operand(o, "extract"))
-        return VM_USAGE;
+        return SC_USAGE;
     if (!o->dir)
         return cli_usage(pack_usage, "%s", "extract needs -C DIR");
     Suite s;
@@ -525,7 +525,7 @@ static int cmd_extract(const Opts *o)
         size_t len;
         if (!pack_entry_scb(e, &scb, &len)) {
             fputs("scvm: out of memory\n", stderr);
-            st = VM_RUNTIME;
+            st = SC_RUNTIME;
             break;
         }
         st = write_file(path, scb, len, false);
@@ -597,7 +597,7 @@ static int cmd_verify(const Opts *o)
 static int cmd_info(const Opts *o)
 {
     if (one_operand(o, "info"))
-        return VM_USAGE;
+        return SC_USAGE;
     Suite s;
     int st = load_one(o->ops[0], &s);
     if (st)
@@ -623,7 +623,7 @@ static int cmd_info(const Opts *o)
             fprintf(stderr, "scvm: %s: no scenario named '%s'\n", cli_display_name(o->ops[0]), o->names[0]);
             buf_fini(&b);
             suite_fini(&s);
-            return VM_USAGE;
+            return SC_USAGE;
         }
     }
     if (only >= 0) {
@@ -751,7 +751,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
         t = rt_sim_new(&so);
     }
     if (!t) {
-        r->status = VM_RUNTIME;
+        r->status = SC_RUNTIME;
         return;
     }
     VmOpts vo = { .speed = o->speed };
@@ -779,7 +779,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
         r->events = c.events;
     }
     if (r->out.oom && !r->status)
-        r->status = VM_RUNTIME;
+        r->status = SC_RUNTIME;
     t->vt->destroy(t);
 }
 
@@ -877,7 +877,7 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
         if (r->skipped)
             buf_puts(&b, ">\n      <skipped message=\"not run: an earlier scenario failed (--fail-fast)\"/>\n"
                          "    </testcase>\n");
-        else if (r->status == VM_FAILED)
+        else if (r->status == SC_FAILED)
             buf_puts(&b, ">\n      <failure message=\"a check did not hold\" type=\"failed\"/>\n    </testcase>\n");
         else if (r->status)
             buf_printf(&b, ">\n      <error message=\"run failed (status %d)\" type=\"error\"/>\n    </testcase>\n",
@@ -891,7 +891,7 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
     buf_fini(&b);
     if (e) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", o->junit, strerror(e));
-        return VM_IO;
+        return SC_IO;
     }
     return 0;
 }
@@ -909,7 +909,7 @@ static int cmd_run(const Opts *o)
         fputs("scvm: out of memory\n", stderr);
         sc_free(sel);
         suite_fini(&s);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     for (size_t k = 0; k < n; k++)
         buf_init(&res[k].out);
@@ -955,7 +955,7 @@ static int cmd_run(const Opts *o)
         if (to_file)
             buf_put(&all, r->out.data, r->out.len);
         else if (r->out.len && fwrite(r->out.data, 1, r->out.len, stdout) != r->out.len && !r->status)
-            r->status = VM_IO;
+            r->status = SC_IO;
         if (!to_file)
             fflush(stdout);
         buf_fini(&r->out);
@@ -963,15 +963,15 @@ static int cmd_run(const Opts *o)
         if (r->status == 0) {
             passed++;
         } else {
-            if (r->status == VM_FAILED)
+            if (r->status == SC_FAILED)
                 failed++;
             else
                 errors++;
             if (bar)
                 fputs("\r\033[K", stderr);
             fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), e->name,
-                    r->status == VM_FAILED ? "failed (a check did not hold)"
-                    : r->status == VM_IO   ? "cannot write the events"
+                    r->status == SC_FAILED ? "failed (a check did not hold)"
+                    : r->status == SC_IO   ? "cannot write the events"
                                            : "run failed");
             if (r->status > worst)
                 worst = r->status;
@@ -993,7 +993,7 @@ static int cmd_run(const Opts *o)
         int e = all.oom ? ENOMEM : file_write_atomic(o->output, all.data ? (const void *)all.data : "", all.len);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
-            worst = VM_IO;
+            worst = SC_IO;
         }
     }
     if (o->junit) {
@@ -1079,7 +1079,7 @@ bool scvm_pack_dispatch(int argc, char **argv, int *status)
     errno = 0;
     if ((fflush(stdout) != 0 || ferror(stdout)) && !st) {
         fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno ? errno : EIO));
-        st = VM_IO;
+        st = SC_IO;
     }
     *status = st;
     return true;

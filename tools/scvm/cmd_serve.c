@@ -17,13 +17,12 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/status.h"
 #include "formats/bc.h"
 #include "runtime/llm/llm.h"
 #include "formats/pack.h"
 
 int scvm_serve_main(int argc, char **argv);
-
-enum { ST_OK = 0, ST_FAILED = 1, ST_USAGE = 2, ST_IO = 3, ST_REJECTED = 4, ST_RUNTIME = 5 };
 
 #define INPUT_MAX ((size_t)(BC_MAX_CONTENT + BC_MAX_CONTENT / 64 + 4096))
 
@@ -49,8 +48,17 @@ static const char serve_help[] =
     "  --timeout MS        close idle or stalled connections after MS (default 60000)\n"
     "  -h, --help          this text\n"
     "\n"
-    "exit status: 0 ok; 1 an assertion failed or strict tools rejected a request;\n"
-    "2 usage; 3 cannot read an input or listen; 4 bytecode rejected; 5 runtime error\n";
+    "exit status (docs/exit-status.md): 1 when an assertion failed or strict tools\n"
+    "rejected a request, 3 when an input cannot be read or the address taken:\n";
+
+static void print_help(void)
+{
+    fputs(serve_usage, stdout);
+    fputs(serve_help, stdout);
+#define X(name, num, text) printf("  %d  %s\n", num, text);
+    SC_STATUSES(X)
+#undef X
+}
 
 static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage(const char *fmt, ...)
@@ -62,7 +70,7 @@ static int usage(const char *fmt, ...)
     va_end(ap);
     fputs("\n", stderr);
     fputs(serve_usage, stderr);
-    return ST_USAGE;
+    return SC_USAGE;
 }
 
 /* --name VALUE or --name=VALUE; 1 matched, 0 not this option, -1 missing value. */
@@ -169,9 +177,13 @@ static int load_input(Inputs *in, const char *path)
     char *data = NULL;
     size_t len = 0;
     int e = file_read_all(path, INPUT_MAX, &data, &len);
+    if (e == EFBIG) {
+        fprintf(stderr, "scvm: %s: rejected: file is larger than %zu bytes [SIZE]\n", path, INPUT_MAX);
+        return SC_REJECTED;
+    }
     if (e) {
-        fprintf(stderr, "scvm: %s: cannot read: %s\n", path, e == EFBIG ? "file too large" : strerror(e));
-        return e == ENOMEM ? ST_RUNTIME : ST_IO;
+        fprintf(stderr, "scvm: %s: cannot read: %s\n", path, strerror(e));
+        return e == ENOMEM ? SC_RUNTIME : SC_IO;
     }
     if (pack_is_pack(data, len)) {
         Pack *pk = NULL;
@@ -182,18 +194,18 @@ static int load_input(Inputs *in, const char *path)
         if (pc != PACK_ERR_OK) {
             fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", path, perr.msg[0] ? perr.msg : pack_err_text(pc),
                     pack_err_name(pc));
-            return pc == PACK_ERR_NOMEM ? ST_RUNTIME : pc == PACK_ERR_IO ? ST_IO : ST_REJECTED;
+            return pc == PACK_ERR_NOMEM ? SC_RUNTIME : pc == PACK_ERR_IO ? SC_IO : SC_REJECTED;
         }
         Pack **np = sc_realloc(in->packs, (in->n_packs + 1) * sizeof *np);
         if (!np) {
             pack_free(pk);
-            return ST_RUNTIME;
+            return SC_RUNTIME;
         }
         in->packs = np;
         in->packs[in->n_packs++] = pk;
         for (uint32_t i = 0; i < pk->n_entries; i++)
             if (!list_add(in, pk->entries[i].prog))
-                return ST_RUNTIME;
+                return SC_RUNTIME;
         return 0;
     }
     BcProgram *prog = NULL;
@@ -203,7 +215,7 @@ static int load_input(Inputs *in, const char *path)
     if (c != BC_ERR_OK) {
         fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", path, err.msg[0] ? err.msg : "invalid", bc_err_name(c));
         sc_free(data);
-        return c == BC_ERR_NOMEM ? ST_RUNTIME : ST_REJECTED;
+        return c == BC_ERR_NOMEM ? SC_RUNTIME : SC_REJECTED;
     }
     char **nd = sc_realloc(in->data, (in->n_data + 1) * sizeof *nd);
     BcProgram **npg = nd ? sc_realloc(in->progs, (in->n_data + 1) * sizeof *npg) : NULL;
@@ -212,12 +224,12 @@ static int load_input(Inputs *in, const char *path)
     if (!npg) {
         bc_free(prog);
         sc_free(data);
-        return ST_RUNTIME;
+        return SC_RUNTIME;
     }
     in->progs = npg;
     in->data[in->n_data] = data;
     in->progs[in->n_data++] = prog;
-    return list_add(in, prog) ? 0 : ST_RUNTIME;
+    return list_add(in, prog) ? 0 : SC_RUNTIME;
 }
 
 int scvm_serve_main(int argc, char **argv)
@@ -226,9 +238,8 @@ int scvm_serve_main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         if (argc < 2)
             return usage("%s", "serve: which server? (llm)");
-        fputs(serve_usage, stdout);
-        fputs(serve_help, stdout);
-        return ST_OK;
+        print_help();
+        return SC_OK;
     }
     if (strcmp(argv[1], "llm") != 0)
         return usage("serve: unknown server '%s' (known: llm)", argv[1]);
@@ -239,10 +250,10 @@ int scvm_serve_main(int argc, char **argv)
     char host[128] = "127.0.0.1", port[16] = "8089";
     const char **files = sc_calloc((size_t)argc, sizeof *files);
     if (!files)
-        return ST_RUNTIME;
+        return SC_RUNTIME;
     size_t n_files = 0;
     bool opts = true;
-    int st = ST_OK;
+    int st = SC_OK;
     for (int i = 2; i < argc && !st; i++) {
         const char *a = argv[i], *v = NULL;
         int r = 0;
@@ -251,10 +262,9 @@ int scvm_serve_main(int argc, char **argv)
         } else if (strcmp(a, "--") == 0) {
             opts = false;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(serve_usage, stdout);
-            fputs(serve_help, stdout);
+            print_help();
             sc_free(files);
-            return ST_OK;
+            return SC_OK;
         } else if (strcmp(a, "--strict-tools") == 0) {
             o.strict_tools = true;
         } else if (strcmp(a, "--loop") == 0) {
@@ -315,7 +325,7 @@ int scvm_serve_main(int argc, char **argv)
     sc_free(files);
     if (!st && in.n_list == 0) {
         fputs("scvm serve: no scenarios in the inputs\n", stderr);
-        st = ST_USAGE;
+        st = SC_USAGE;
     }
     if (st) {
         inputs_free(&in);
@@ -330,7 +340,7 @@ int scvm_serve_main(int argc, char **argv)
         else
             fputs("scvm serve: out of memory\n", stderr);
         inputs_free(&in);
-        return err == EINVAL ? ST_USAGE : ST_RUNTIME;
+        return err == EINVAL ? SC_USAGE : SC_RUNTIME;
     }
     char bound[96];
     err = llm_server_listen(s, bound, sizeof bound);
@@ -339,7 +349,7 @@ int scvm_serve_main(int argc, char **argv)
                 err == EINVAL ? "not a numeric address and port" : strerror(err));
         llm_server_free(s);
         inputs_free(&in);
-        return ST_IO;
+        return SC_IO;
     }
     printf("listening on http://%s\n", bound);
     fflush(stdout);
@@ -349,5 +359,5 @@ int scvm_serve_main(int argc, char **argv)
     st = llm_server_finish(s);
     llm_server_free(s);
     inputs_free(&in);
-    return err ? ST_RUNTIME : st;
+    return err ? SC_RUNTIME : st;
 }

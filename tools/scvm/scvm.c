@@ -1,7 +1,7 @@
 /* scvm.c - the command line: run, verify, info, dis.
 **
 ** Data goes to stdout, diagnostics to stderr ("scvm: FILE: ..."), and the
-** exit status is one of VM_STATUSES (vm.h; the table is in docs/scvm.md
+** exit status is one of SC_STATUSES (vm.h; the table is in docs/scvm.md
 ** and --help).  Everything is loaded and verified before anything runs, and
 ** -o output is built in memory and written atomically, so a rejected or
 ** failed run never leaves a partial file. */
@@ -27,9 +27,6 @@ int scvm_serve_main(int argc, char **argv);   /* vm/cmd_serve.c (sc_rt_llm) */
 #ifndef SCC_VERSION
 #define SCC_VERSION "unknown"
 #endif
-
-_Static_assert((int)RT_STATUS_IO == (int)VM_IO, "rt_sim.h and vm.h statuses disagree");
-_Static_assert((int)RT_STATUS_RUNTIME == (int)VM_RUNTIME, "rt_sim.h and vm.h statuses disagree");
 
 /* Largest input read: the content limit plus room for zstd's worst-case
 ** expansion of incompressible data and the header.  Bigger files are
@@ -87,7 +84,7 @@ static const char help_text[] =
     "  -h, --help         this text\n"
     "  -V, --version      version\n"
     "\n"
-    "exit status:\n";
+    "exit status (docs/exit-status.md):\n";
 
 /* ---- diagnostics and output ---- */
 
@@ -118,8 +115,8 @@ static void loaded_fini(Loaded *l)
     l->data = NULL;
 }
 
-/* Reads and verifies path.  Returns 0, VM_IO (cannot read), VM_REJECTED or
-** VM_RUNTIME (out of memory); on failure l->code/l->msg say why and, unless
+/* Reads and verifies path.  Returns 0, SC_IO (cannot read), SC_REJECTED or
+** SC_RUNTIME (out of memory); on failure l->code/l->msg say why and, unless
 ** quiet, the diagnostic has been printed. */
 static int load(const char *path, Loaded *l, bool quiet)
 {
@@ -144,11 +141,11 @@ static int load(const char *path, Loaded *l, bool quiet)
         l->prog = NULL;
         snprintf(l->msg, sizeof l->msg, "%s", err.msg[0] ? err.msg : err_text(l->code));
     }
-    int st = l->code == BC_ERR_IO ? VM_IO : l->code == BC_ERR_NOMEM ? VM_RUNTIME : VM_REJECTED;
+    int st = l->code == BC_ERR_IO ? SC_IO : l->code == BC_ERR_NOMEM ? SC_RUNTIME : SC_REJECTED;
     if (!quiet) {
-        if (st == VM_IO)
+        if (st == SC_IO)
             fprintf(stderr, "scvm: %s: cannot read: %s\n", cli_display_name(path), l->msg);
-        else if (st == VM_RUNTIME)
+        else if (st == SC_RUNTIME)
             fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
         else
             fprintf(stderr, "scvm: %s: rejected: %s [%s]\n", cli_display_name(path), l->msg,
@@ -177,7 +174,7 @@ typedef struct Cmd {
 enum { CMD_RUN = 1, CMD_VERIFY = 2, CMD_INFO = 4, CMD_DIS = 8 };
 
 /* Parses argv[2..] for command `which`: options may come before or after
-** the operands, "--" ends them.  Returns 0 or VM_USAGE (printed). */
+** the operands, "--" ends them.  Returns 0 or SC_USAGE (printed). */
 static int parse(int argc, char **argv, unsigned which, Cmd *c)
 {
     memset(c, 0, sizeof *c);
@@ -186,7 +183,7 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
     c->files = sc_calloc((size_t)argc, sizeof *c->files);
     if (!c->files) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     bool opts = true;
     for (int i = 2; i < argc; i++) {
@@ -216,13 +213,13 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
             c->no_lines = true;
         } else if (run && (r = cli_opt_value(argc, argv, &i, "-o", "--output", &v, usage_text)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!*v)
                 return cli_usage(usage_text, "%s: empty output file name", "-o");
             c->output = v;
         } else if (run && (r = cli_opt_value(argc, argv, &i, "-t", "--target", &v, usage_text)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0)
                 return cli_usage(usage_text, "unknown target '%s' (known: sim, pty)", v);
             c->target = v;
@@ -239,17 +236,17 @@ static int parse(int argc, char **argv, unsigned which, Cmd *c)
                            (r = cli_opt_value(argc, argv, &i, NULL, "--cast", &c->cast, usage_text)) != 0 ||
                            (r = cli_opt_value(argc, argv, &i, NULL, "--cancel-key", &c->cancel_key, usage_text)) != 0)) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
         } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--speed", &v, usage_text)) != 0) {
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!cli_parse_speed(v, &c->speed))
                 return cli_usage(usage_text, "invalid speed '%s' (expected a finite number >= 0)", v);
         } else if (run && (r = cli_opt_value(argc, argv, &i, NULL, "--type-delay", &v, usage_text)) != 0) {
             char *end;
             unsigned long ms = r < 0 ? 0 : strtoul(v, &end, 10);
             if (r < 0)
-                return VM_USAGE;
+                return SC_USAGE;
             if (!*v || *end || ms > 60000)
                 return cli_usage(usage_text, "invalid --type-delay '%s' (milliseconds, 0-60000)", v);
             c->type_delay_ms = (unsigned)ms;
@@ -284,7 +281,7 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
     FILE *out = stdout;
     if (c->output && strcmp(c->output, "-") != 0 && !(out = fopen(c->output, "w"))) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", c->output, strerror(errno));
-        return VM_IO;
+        return SC_IO;
     }
     RtPtyOpts po = {
         .argv = c->command, .artifacts = c->artifacts, .goldens = c->goldens ? c->goldens : goldens,
@@ -295,7 +292,7 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
         fputs("scvm: out of memory\n", stderr);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
     VmOpts vo = { .speed = c->speed };
     int st = vm_run(prog, t, rt_pty_clock(t), &vo);
@@ -303,7 +300,7 @@ static int run_pty(const Cmd *c, const char *path, const BcProgram *prog)
     PtyErr e = rt_pty_result(t, &msg);
     t->vt->destroy(t);
     if (out != stdout && fclose(out) != 0 && !st)
-        st = VM_IO;
+        st = SC_IO;
     return c->dm_exit ? (int)e : st;
 }
 
@@ -338,7 +335,7 @@ static int cmd_run(const Cmd *c)
     if (!t) {
         fputs("scvm: out of memory\n", stderr);
         loaded_fini(&l);
-        return VM_RUNTIME;
+        return SC_RUNTIME;
     }
 
     VmOpts vo = { .speed = c->speed };
@@ -350,10 +347,10 @@ static int cmd_run(const Cmd *c)
     }
     st = vm_run(l.prog, t, clock, &vo);
 
-    if (st == VM_IO && !c->count)
+    if (st == SC_IO && !c->count)
         fprintf(stderr, "scvm: %s: cannot write: %s\n", to_file ? c->output : "<stdout>",
                 strerror(rt_sim_errno(t)));
-    else if (st == VM_RUNTIME)
+    else if (st == SC_RUNTIME)
         fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
     else if (st)
         fprintf(stderr, "scvm: %s: run failed (status %d)\n", cli_display_name(path), st);
@@ -502,7 +499,7 @@ static int cmd_info(const Cmd *c)
             info_text(&b, keys[i], (const char *)v.data);
         }
     }
-    st = v.oom ? VM_RUNTIME : cli_put_stdout(&b);
+    st = v.oom ? SC_RUNTIME : cli_put_stdout(&b);
     buf_fini(&v);
     buf_fini(&b);
     loaded_fini(&l);
@@ -537,7 +534,7 @@ static void print_help(void)
     fputs(usage_text, stdout);
     fputs(help_text, stdout);
 #define X(name, num, text) printf("  %d  %s\n", num, text);
-    VM_STATUSES(X)
+    SC_STATUSES(X)
 #undef X
 }
 
@@ -552,14 +549,14 @@ int main(int argc, char **argv)
             break;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             print_help();
-            return fflush(stdout) == 0 ? VM_OK : VM_IO;
+            return fflush(stdout) == 0 ? SC_OK : SC_IO;
         }
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("scvm (scc) %s, bytecode %d.%d\n", SCC_VERSION, BC_VERSION_MAJOR,
                BC_VERSION_MINOR);
-        return fflush(stdout) == 0 ? VM_OK : VM_IO;
+        return fflush(stdout) == 0 ? SC_OK : SC_IO;
     }
     int pack_st;
     if (scvm_pack_dispatch(argc, argv, &pack_st))   /* vm/cmd_pack.c */
@@ -586,7 +583,7 @@ int main(int argc, char **argv)
         errno = 0;
         if ((fflush(stdout) != 0 || ferror(stdout)) && !st) {
             fprintf(stderr, "scvm: <stdout>: cannot write: %s\n", strerror(errno ? errno : EIO));
-            st = VM_IO;
+            st = SC_IO;
         }
         return st;
     }
