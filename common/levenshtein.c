@@ -83,3 +83,21 @@ unsigned name_distance(const char *a, const char *b, unsigned cap)
     }
     return row[lb];
 }
+
+/* The length in bytes of s's first max characters. */
+static size_t prefix_chars(const char *s, size_t n, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    for (size_t k = 0; i < n && k < max; k++) {
+        uint32_t cp;
+        size_t len = utf8_char(p + i, n - i, &cp);
+        i += len ? len : 1;
+    }
+    return i;
+}
+
+size_t text_levenshtein_cut(const char *a, size_t na, const char *b, size_t nb, size_t max_chars)
+{
+    return text_levenshtein(a, prefix_chars(a, na, max_chars), b, prefix_chars(b, nb, max_chars));
+}

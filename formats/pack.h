@@ -123,15 +123,9 @@ void pack_free(Pack *p);
 ** sc_free()s *out. */
 bool pack_entry_scb(const PackEntry *e, unsigned char **out, size_t *len);
 
-/* Index of the entry named name, or -1. */
+/* Index of the entry named name, or -1.  (Selection and prompt matching
+** over packs and .scb files alike: formats/suite.h.) */
 int32_t pack_find(const Pack *p, const char *name);
-
-/* The reference's best_match over entries[0..n): the smallest distance
-** between an entry's prompt and `prompt`, ties keep the earliest; entries
-** without a prompt are skipped; when none has one, the first entry (distance
-** 0).  `idx` lists candidate entry indices in order.  Returns -1 when n == 0. */
-int32_t pack_best_prompt(const Pack *p, const uint32_t *idx, size_t n, const char *prompt,
-                         size_t *distance);
 
 /* ---- writing ---- */
 typedef struct PackWriter PackWriter;

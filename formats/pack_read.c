@@ -13,7 +13,6 @@
 ** Also here: safe paths and the prompt matcher. */
 #define ZSTD_STATIC_LINKING_ONLY
 #include "pack.h"
-#include "common/levenshtein.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -629,32 +628,4 @@ int32_t pack_find(const Pack *p, const char *name)
         if (strcmp(p->entries[i].name, name) == 0)
             return (int32_t)i;
     return -1;
-}
-
-/* ---- prompt matching (reference-semantics §7) ---- */
-
-
-int32_t pack_best_prompt(const Pack *p, const uint32_t *idx, size_t n, const char *prompt, size_t *distance)
-{
-    if (n == 0)
-        return -1;
-    int32_t best = -1;
-    size_t bd = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        const PackEntry *e = &p->entries[idx[i]];
-        if (!e->prompt)
-            continue;
-        size_t d = text_levenshtein(e->prompt, e->prompt_len, prompt, strlen(prompt));
-        if (best < 0 || d < bd) {
-            best = (int32_t)idx[i];
-            bd = d;
-        }
-    }
-    if (best < 0) {
-        best = (int32_t)idx[0];
-        bd = 0;
-    }
-    if (distance)
-        *distance = bd;
-    return best;
 }

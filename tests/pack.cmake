@@ -29,3 +29,12 @@ add_test(NAME pack.install
                  -DSRC=${PACK_SRC}/consumer -DSCEN=${PROJECT_SOURCE_DIR}/stdlib-scenarios
                  -DGEN=${CMAKE_GENERATOR} -DSAN=${SCC_SANITIZE} -P ${PACK_SRC}/install_test.cmake)
 set_tests_properties(pack.install PROPERTIES LABELS "unit" TIMEOUT 300 RUN_SERIAL TRUE)
+
+# One prompt matcher: scvm --prompt, scvm serve llm and scc_match_prompt
+# agree, also on prompts longer than the 1024 code points compared.
+add_executable(match_prompt ${PACK_SRC}/match_prompt.c)
+target_link_libraries(match_prompt PRIVATE scc_api)
+add_test(NAME pack.prompt_agree
+         COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/prompt_agree.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 $<TARGET_FILE:match_prompt> ${PACK_DIR})
+set_tests_properties(pack.prompt_agree PROPERTIES LABELS "server" TIMEOUT 120)

@@ -55,8 +55,10 @@ uint64_t scc_duration_ms(const scc_suite *s, size_t i);  /* time of the last op 
 /* Index of the scenario named name, or -1. */
 long scc_find(const scc_suite *s, const char *name);
 /* The scenario whose initial prompt is nearest to prompt (Levenshtein over
-** Unicode scalar values; ties keep the earlier one; scenarios without a
-** prompt are skipped; if none has one, 0).  -1 when the suite is empty. */
+** Unicode scalar values of the first 1024 characters of each; ties keep
+** the earlier one; scenarios without a prompt are skipped; if none has
+** one, 0).  -1 when the suite is empty.  scvm --prompt and scvm serve llm
+** choose the same scenario for the same text. */
 long scc_match_prompt(const scc_suite *s, const char *prompt, size_t *distance);
 
 /* Files embedded for scenario i (packs only; 0 for a .scb), sorted by path

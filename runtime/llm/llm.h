@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "formats/bc.h"
+#include "formats/suite.h"
 
 typedef struct LlmServeOpts {
     const char *host;         /* numeric address to bind; NULL = 127.0.0.1 */
@@ -33,11 +34,13 @@ typedef struct LlmServeOpts {
 
 typedef struct LlmServer LlmServer;
 
-/* Builds a server for n programs (not owned: they must outlive it), in
-** the given order (the order breaks Levenshtein ties and is the order of
-** `GET /v1/models`).  Returns NULL with *err = ENOMEM or EINVAL (n == 0,
-** or two programs with the same scenario name). */
-LlmServer *llm_server_new(const BcProgram *const *progs, size_t n, const LlmServeOpts *o, int *err);
+/* Builds a server for the scenarios of suite (formats/suite.h; not
+** owned: it must outlive the server), in suite order (the order breaks
+** Levenshtein ties and is the order of `GET /v1/models`).  Requests are
+** routed by name with suite_find_n and by prompt with suite_best_prompt,
+** as scvm --scenario and --prompt select.  Returns NULL with *err = ENOMEM,
+** or EINVAL for an empty suite. */
+LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err);
 
 /* Binds and listens.  Writes "ADDR:PORT" (the actual port) to bound.
 ** Returns 0 or an errno (EADDRINUSE, EADDRNOTAVAIL, EINVAL for a host that

@@ -1,32 +1,11 @@
-/* llm_route.c - Levenshtein distance over code points and the last user
-** text of a request (llm_route.h). */
+/* llm_route.c - the last user text of a request (llm_route.h). */
 #include "llm_route.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "common/levenshtein.h"
 #include "common/utf8.h"
-
-/* The length in bytes of s's first max characters (a byte that starts no
-** character counts as one, as text_levenshtein counts it). */
-static size_t prefix_chars(const char *s, size_t n, size_t max)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    for (size_t k = 0; i < n && k < max; k++) {
-        uint32_t cp;
-        size_t len = utf8_char(p + i, n - i, &cp);
-        i += len ? len : 1;
-    }
-    return i;
-}
-
-size_t llm_levenshtein(const char *a, size_t an, const char *b, size_t bn)
-{
-    return text_levenshtein(a, prefix_chars(a, an, LLM_LEV_MAX), b, prefix_chars(b, bn, LLM_LEV_MAX));
-}
 
 /* Appends text to out[*len..cap), cutting at a character boundary. */
 static void append(char *out, size_t cap, size_t *len, const char *t)

@@ -73,7 +73,8 @@ typedef struct Conn {
 
 struct LlmServer {
     LlmServeOpts o;
-    LlmScript *sc;
+    const Suite *suite;
+    LlmScript *sc;          /* one per suite entry, in suite order */
     size_t n_sc;
     Session *sess;
     size_t n_sess, cap_sess;
@@ -168,8 +169,9 @@ static int build_models(LlmServer *s)
     return 0;
 }
 
-LlmServer *llm_server_new(const BcProgram *const *progs, size_t n, const LlmServeOpts *o, int *err)
+LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
 {
+    size_t n = suite_count(suite);
     *err = EINVAL;
     if (n == 0)
         return NULL;
@@ -179,6 +181,7 @@ LlmServer *llm_server_new(const BcProgram *const *progs, size_t n, const LlmServ
         return NULL;
     }
     s->o = *o;
+    s->suite = suite;
     if (!s->o.host)
         s->o.host = "127.0.0.1";
     if (!s->o.port)
@@ -203,19 +206,12 @@ LlmServer *llm_server_new(const BcProgram *const *progs, size_t n, const LlmServ
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        if (llm_script_init(&s->sc[i], progs[i]) != 0) {
+        if (llm_script_init(&s->sc[i], suite_entry(suite, (uint32_t)i)->prog) != 0) {
             *err = ENOMEM;
             llm_server_free(s);
             return NULL;
         }
         s->n_sc = i + 1;
-        for (size_t k = 0; k < i; k++) {
-            if (strcmp(s->sc[k].name, s->sc[i].name) == 0) {
-                *err = EINVAL;
-                llm_server_free(s);
-                return NULL;
-            }
-        }
     }
     if (build_models(s) != 0) {
         *err = ENOMEM;
@@ -435,33 +431,6 @@ static bool pct_decode(const char *p, size_t n, char *out, size_t cap)
     return true;
 }
 
-static long scenario_by_name(const LlmServer *s, const char *name, size_t n)
-{
-    for (size_t i = 0; i < s->n_sc; i++)
-        if (strlen(s->sc[i].name) == n && memcmp(s->sc[i].name, name, n) == 0)
-            return (long)i;
-    return -1;
-}
-
-static uint32_t scenario_by_prompt(const LlmServer *s, const char *text, size_t n, size_t *dist)
-{
-    uint32_t best = 0;
-    size_t bd = (size_t)-1;
-    bool any = false;
-    for (size_t i = 0; i < s->n_sc; i++) {
-        if (!s->sc[i].prompt)
-            continue;
-        size_t d = llm_levenshtein(s->sc[i].prompt, s->sc[i].prompt_len, text, n);
-        if (!any || d < bd) {
-            best = (uint32_t)i;
-            bd = d;
-            any = true;
-        }
-    }
-    *dist = any ? bd : 0;
-    return best;
-}
-
 /* ---- answering ---- */
 
 typedef struct Ctx {
@@ -566,7 +535,7 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     Session *se = NULL;
     long sci = -1;
     if (name) {
-        sci = scenario_by_name(s, name, name_len);
+        sci = suite_find_n(s->suite, name, name_len);
         if (sci < 0) {
             s->n_unrouted++;
             server_error(x, api, 404, api == LLM_API_MESSAGES ? "not_found_error" : "invalid_request_error",
@@ -588,7 +557,7 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
             tl = llm_last_user_text(j, text, PROMPT_MAX);
         }
         size_t dist = 0;
-        sci = scenario_by_prompt(s, text ? text : "", tl, &dist);
+        sci = suite_best_prompt(s->suite, NULL, 0, text ? text : "", tl, &dist);
         sc_free(text);
         se = session_get(s, key, (uint32_t)sci, true);
         if (se && !se->bound) {

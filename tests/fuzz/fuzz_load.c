@@ -7,7 +7,9 @@
 **   2. bc_load_payload (a bare payload, as a pack entry holds one), as 1.1
 **      with the lines and dictionary flags and as 1.0 with none: at most one
 **      of the two can load, since LINES is present iff its flag is set;
-**   3. pack_load (a .scp).
+**   3. pack_load (a .scp);
+**   4. the one loader (formats/suite.h) when 1 or 3 loaded: it must load
+**      too, and find, match and select within its entries.
 ** Every program that loads is played to the counting target and to the
 ** JSONL simulation target (into memory), listed with bc_list, and each of
 ** its values rendered as JSON; then everything is freed.  A header whose
@@ -38,8 +40,10 @@
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
+#include "common/status.h"
 #include "formats/bc.h"
 #include "formats/pack.h"
+#include "formats/suite.h"
 #include "runtime/rt_sim.h"
 #include "vm/vm.h"
 
@@ -243,15 +247,37 @@ static int pass_pack(const uint8_t *data, size_t size, bool armed)
             sc_free(scb);
         }
     }
-    uint32_t idx[4];
-    uint32_t k = pk->n_entries < 4 ? pk->n_entries : 4;
-    for (uint32_t i = 0; i < k; i++)
-        idx[i] = i;
-    size_t dist;
-    int32_t best = pack_best_prompt(pk, idx, k, "fix the failing test", &dist);
-    CHECK(best >= 0 && (uint32_t)best < pk->n_entries);
     pack_free(pk);
     return code;
+}
+
+/* The one loader (formats/suite.h) on what bc_load or pack_load accepted:
+** every entry found by its name, prompt matching and selection in range. */
+static int pass_suite(const uint8_t *data, size_t size, bool armed)
+{
+    Suite *s = suite_new();
+    if (!s)
+        return SC_RUNTIME;
+    SuiteErr e;
+    int st = suite_add_memory(s, data, size, "fuzz", &e);
+    if (!st && !armed) {
+        uint32_t n = suite_count(s);
+        for (uint32_t i = 0; i < n; i++)
+            CHECK(suite_find(s, suite_entry(s, i)->name) == (int32_t)i);
+        size_t dist;
+        int32_t best = suite_best_prompt(s, NULL, 0, "fix the failing test", 20, &dist);
+        CHECK(best >= 0 && (uint32_t)best < n);
+        const char *tags[] = { "smoke" };
+        SuiteQuery q = { .tags = tags, .n_tags = 1, .shard_i = 2, .shard_n = 3 };
+        uint32_t *sel = NULL;
+        size_t m = 0;
+        if (suite_select(s, &q, &sel, &m, &e) == 0)
+            for (size_t k = 0; k < m; k++)
+                CHECK(sel[k] < n && (k == 0 || sel[k] > sel[k - 1]));
+        sc_free(sel);
+    }
+    suite_free(s);
+    return st;
 }
 
 typedef int (*Pass)(const uint8_t *data, size_t size, bool armed);
@@ -311,13 +337,18 @@ static void with_checksum_fixed(Pass pass, const uint8_t *data, size_t size, siz
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (run(pass_scb, data, size, BC_ERR_NOMEM) == BC_ERR_CHECKSUM)
+    int scb = run(pass_scb, data, size, BC_ERR_NOMEM);
+    if (scb == BC_ERR_CHECKSUM)
         with_checksum_fixed(pass_scb, data, size, BC_HEADER_SIZE, BC_ERR_NOMEM);
     /* LINES is present iff its flag is set: at most one of these loads */
     int lines = run(pass_payload_lines, data, size, BC_ERR_NOMEM);
     int plain = run(pass_payload_plain, data, size, BC_ERR_NOMEM);
     CHECK(lines != BC_ERR_OK || plain != BC_ERR_OK);
-    if (run(pass_pack, data, size, PACK_ERR_NOMEM) == PACK_ERR_CHECKSUM)
+    int pack = run(pass_pack, data, size, PACK_ERR_NOMEM);
+    if (pack == PACK_ERR_CHECKSUM)
         with_checksum_fixed(pass_pack, data, size, PACK_HEADER_SIZE, PACK_ERR_NOMEM);
+    /* the one loader accepts exactly what one of the two accepts */
+    if (scb == BC_ERR_OK || pack == PACK_ERR_OK)
+        CHECK(run(pass_suite, data, size, SC_RUNTIME) == 0);
     return 0;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/levenshtein.h"
+#include "formats/suite.h"
 #include "runtime/http/http_parse.h"
 #include "runtime/llm/llm_render.h"
 #include "runtime/llm/llm_route.h"
@@ -60,7 +62,7 @@ static void test_http(void)
 
 static size_t lev(const char *a, const char *b)
 {
-    return llm_levenshtein(a, strlen(a), b, strlen(b));
+    return text_levenshtein_cut(a, strlen(a), b, strlen(b), SUITE_PROMPT_CHARS);
 }
 
 static void test_levenshtein(void)
@@ -73,7 +75,11 @@ static void test_levenshtein(void)
     CHECK(lev("\xff\xfe", "\xff") == 1);       /* invalid bytes are symbols */
     static char big[5000];
     memset(big, 'a', sizeof big - 1);
-    CHECK(llm_levenshtein(big, sizeof big - 1, "", 0) == LLM_LEV_MAX);   /* cut */
+    CHECK(text_levenshtein_cut(big, sizeof big - 1, "", 0, SUITE_PROMPT_CHARS) == SUITE_PROMPT_CHARS);   /* cut */
+    static char wide[3001];                    /* 1500 two-byte characters: cut at characters */
+    for (size_t i = 0; i + 1 < sizeof wide; i += 2)
+        wide[i] = '\xc3', wide[i + 1] = '\xa9';
+    CHECK(text_levenshtein_cut(wide, sizeof wide - 1, "", 0, SUITE_PROMPT_CHARS) == SUITE_PROMPT_CHARS);
 }
 
 static void test_user_text(void)

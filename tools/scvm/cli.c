@@ -47,12 +47,23 @@ int cli_opt_value(int argc, char **argv, int *i, const char *s, const char *l, c
     return 0;
 }
 
-bool cli_parse_uint(const char *s, unsigned max, unsigned *out)
+bool cli_parse_u64(const char *s, unsigned long long max, unsigned long long *out)
 {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || *end || errno || s[0] == '-' || v > max)
+    if (!*s || *s == '-' || *s == '+')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_uint(const char *s, unsigned max, unsigned *out)
+{
+    unsigned long long v;
+    if (!cli_parse_u64(s, max, &v))
         return false;
     *out = (unsigned)v;
     return true;

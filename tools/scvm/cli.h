@@ -17,8 +17,9 @@ int cli_usage(const char *usage_text, const char *fmt, ...) __attribute__((forma
 int cli_opt_value(int argc, char **argv, int *i, const char *s, const char *l, const char **val,
                   const char *usage_text);
 
-/* A decimal in 0..max, nothing else.  */
+/* A decimal in 0..max, nothing else (no sign, no blanks).  */
 bool cli_parse_uint(const char *s, unsigned max, unsigned *out);
+bool cli_parse_u64(const char *s, unsigned long long max, unsigned long long *out);
 /* A speed: a finite, non-negative decimal. */
 bool cli_parse_speed(const char *s, double *out);
 

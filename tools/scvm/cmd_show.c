@@ -1,0 +1,457 @@
+/* cmd_show.c - the commands that look at suites without playing them:
+** verify, info, dis, ls and extract (docs/scvm.md). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "common/status.h"
+#include "formats/bc.h"
+#include "cli.h"
+#include "scvm.h"
+
+static void json_tags(Buf *b, const PackEntry *e)
+{
+    buf_putc(b, '[');
+    for (uint32_t t = 0; t < e->n_tags; t++) {
+        if (t)
+            buf_putc(b, ',');
+        buf_json_str(b, e->tags[t], strlen(e->tags[t]));
+    }
+    buf_putc(b, ']');
+}
+
+static uint64_t count_events(const BcProgram *p)
+{
+    uint64_t events = 0;
+    for (uint32_t i = 0; i < p->n_insn; i++)
+        events += !(bc_op_info[p->insn[i].op].flags & OPF_SILENT);
+    return events;
+}
+
+/* ---- verify ---- */
+
+int scvm_verify(const Opts *o)
+{
+    if (o->n_ops == 0)
+        return cli_usage(scvm_usage, "%s", "verify: no input file");
+    int worst = 0;
+    for (size_t i = 0; i < o->n_ops; i++) {
+        const char *path = o->ops[i];
+        Suite *s = suite_new();
+        SuiteErr e;
+        int st;
+        if (!s) {
+            st = SC_RUNTIME;
+            e.entry = -1;
+            snprintf(e.code, sizeof e.code, "NOMEM");
+            snprintf(e.msg, sizeof e.msg, "out of memory");
+            if (!o->json)
+                fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
+        } else {
+            st = scvm_add(s, path, o->json, &e);
+        }
+        const Pack *p = st ? NULL : suite_pack(s);
+        Buf b;
+        buf_init(&b);
+        if (o->json) {
+            buf_puts(&b, "{\"file\":");
+            buf_json_str(&b, path, strlen(path));
+            if (st) {
+                buf_printf(&b, ",\"ok\":false,\"status\":%d,\"code\":\"%s\"", st, e.code);
+                if (e.entry >= 0)
+                    buf_printf(&b, ",\"entry\":%d", (int)e.entry);
+                buf_puts(&b, ",\"message\":");
+                buf_json_str(&b, e.msg, strlen(e.msg));
+                buf_puts(&b, "}\n");
+            } else if (p) {
+                buf_printf(&b, ",\"ok\":true,\"kind\":\"pack\",\"scenarios\":%u}\n", (unsigned)p->n_entries);
+            } else {
+                buf_puts(&b, ",\"ok\":true}\n");
+            }
+        } else if (p) {
+            size_t files = 0;
+            for (uint32_t k = 0; k < p->n_entries; k++)
+                files += p->entries[k].n_files;
+            buf_printf(&b, "%s: ok (pack: %u scenarios, %zu embedded files)\n", cli_display_name(path),
+                       (unsigned)p->n_entries, files);
+        } else if (!st) {
+            buf_printf(&b, "%s: ok\n", cli_display_name(path));
+        }
+        /* Flush per file so ok lines and stderr diagnostics interleave in order. */
+        int w = cli_put_stdout(&b);
+        fflush(stdout);
+        buf_fini(&b);
+        suite_free(s);
+        if (w > st)
+            st = w;
+        if (st > worst)
+            worst = st;
+    }
+    return worst;
+}
+
+/* ---- info ---- */
+
+static void info_line(Buf *b, const char *key, const char *val)
+{
+    buf_printf(b, "%-12s %s\n", key, val);
+}
+
+/* A .scb: header and metadata. */
+static void info_program(const Opts *o, const char *path, const BcProgram *p, Buf *b, Buf *v)
+{
+    const BcMeta *m = &p->meta;
+    uint64_t events = count_events(p), duration = p->insn[p->n_insn - 1].t;
+    if (o->json) {
+        buf_puts(b, "{\"file\":");
+        buf_json_str(b, path, strlen(path));
+        buf_printf(b, ",\"version\":\"%u.%u\",\"flags\":%u,\"lines\":%s,\"dict\":%s", p->version_major,
+                   p->version_minor, (unsigned)p->flags, (p->flags & BC_FLAG_LINES) ? "true" : "false",
+                   (p->flags & BC_FLAG_DICT) ? "true" : "false");
+        buf_printf(b, ",\"file_size\":%zu,\"content_size\":%zu,\"checksum\":\"%016llx\"", p->file_size,
+                   p->content_size, (unsigned long long)p->checksum);
+        buf_puts(b, ",\"name\":");
+        buf_json_str(b, p->str[m->name].s, p->str[m->name].len);
+        buf_puts(b, ",\"source\":");
+        buf_json_str(b, p->str[m->source].s, p->str[m->source].len);
+        buf_puts(b, ",\"prompt\":");
+        bc_val_json(p, m->prompt, b);
+        buf_puts(b, ",\"tags\":");
+        bc_val_json(p, m->tags, b);
+        buf_printf(b, ",\"term_width\":%u,\"term_height\":%u", (unsigned)m->term_width, (unsigned)m->term_height);
+        buf_printf(b, ",\"strings\":%u,\"values\":%u,\"ops\":%u,\"events\":%llu,\"duration_ms\":%llu",
+                   (unsigned)p->n_str, (unsigned)p->n_val, (unsigned)p->n_insn, (unsigned long long)events,
+                   (unsigned long long)duration);
+        buf_puts(b, ",\"config\":");
+        bc_val_json(p, m->config, b);
+        buf_puts(b, ",\"defines\":");
+        bc_val_json(p, m->defines, b);
+        buf_puts(b, "}\n");
+        return;
+    }
+    info_line(b, "file", cli_display_name(path));
+    buf_printf(b, "%-12s %u.%u\n", "version", p->version_major, p->version_minor);
+    info_line(b, "flags", bc_flags_name(p->flags));
+    buf_printf(b, "%-12s %zu bytes (content %zu bytes)\n", "size", p->file_size, p->content_size);
+    buf_printf(b, "%-12s %016llx\n", "checksum", (unsigned long long)p->checksum);
+    /* Names are shown as JSON strings so control characters stay visible. */
+    buf_json_str(v, p->str[m->name].s, p->str[m->name].len);
+    buf_putc(v, 0);
+    info_line(b, "name", (const char *)v->data);
+    buf_reset(v);
+    buf_json_str(v, p->str[m->source].s, p->str[m->source].len);
+    buf_putc(v, 0);
+    info_line(b, "source", (const char *)v->data);
+    const char *keys[] = { "prompt", "tags", "config", "defines" };
+    const uint32_t vals[] = { m->prompt, m->tags, m->config, m->defines };
+    for (int i = 0; i < 4; i++) {
+        if (i == 2) {
+            if (m->term_width || m->term_height)
+                buf_printf(b, "%-12s %ux%u\n", "terminal", (unsigned)m->term_width, (unsigned)m->term_height);
+            else
+                info_line(b, "terminal", "-");
+            buf_printf(b, "%-12s %u\n%-12s %u\n%-12s %u\n%-12s %llu\n%-12s %llu\n", "strings", (unsigned)p->n_str,
+                       "values", (unsigned)p->n_val, "ops", (unsigned)p->n_insn, "events",
+                       (unsigned long long)events, "duration_ms", (unsigned long long)duration);
+        }
+        buf_reset(v);
+        bc_val_json(p, vals[i], v);
+        buf_putc(v, 0);
+        info_line(b, keys[i], (const char *)v->data);
+    }
+}
+
+/* One entry of a suite (--scenario NAME). */
+static void info_entry(const Opts *o, const char *path, int32_t idx, const PackEntry *e, Buf *b)
+{
+    const BcProgram *g = e->prog;
+    uint64_t events = count_events(g), duration = g->insn[g->n_insn - 1].t;
+    if (o->json) {
+        buf_puts(b, "{\"file\":");
+        buf_json_str(b, path, strlen(path));
+        buf_printf(b, ",\"index\":%d,\"name\":", (int)idx);
+        buf_json_str(b, e->name, strlen(e->name));
+        buf_puts(b, ",\"source\":");
+        buf_json_str(b, e->source, strlen(e->source));
+        buf_puts(b, ",\"prompt\":");
+        bc_val_json(g, g->meta.prompt, b);
+        buf_puts(b, ",\"tags\":");
+        json_tags(b, e);
+        buf_printf(b, ",\"hash\":\"%016llx\",\"source_hash\":\"%016llx\",\"code_size\":%zu,\"files\":%u,"
+                      "\"ops\":%u,\"events\":%llu,\"duration_ms\":%llu}\n",
+                   (unsigned long long)e->hash, (unsigned long long)e->source_hash, e->code_size,
+                   (unsigned)e->n_files, (unsigned)g->n_insn, (unsigned long long)events,
+                   (unsigned long long)duration);
+        return;
+    }
+    buf_printf(b, "%-12s %s\n%-12s %d\n%-12s ", "file", cli_display_name(path), "index", (int)idx, "name");
+    buf_json_str(b, e->name, strlen(e->name));
+    buf_printf(b, "\n%-12s ", "source");
+    buf_json_str(b, e->source, strlen(e->source));
+    buf_printf(b, "\n%-12s ", "prompt");
+    bc_val_json(g, g->meta.prompt, b);
+    buf_printf(b, "\n%-12s ", "tags");
+    json_tags(b, e);
+    buf_printf(b, "\n%-12s %016llx\n%-12s %016llx\n%-12s %zu bytes\n%-12s %u\n%-12s %u\n%-12s %llu\n%-12s %llu\n",
+               "hash", (unsigned long long)e->hash, "source_hash", (unsigned long long)e->source_hash, "code",
+               e->code_size, "files", (unsigned)e->n_files, "ops", (unsigned)g->n_insn, "events",
+               (unsigned long long)events, "duration_ms", (unsigned long long)duration);
+}
+
+/* A pack: its container. */
+static void info_pack(const Opts *o, const char *path, const Pack *p, Buf *b)
+{
+    size_t files = 0, file_bytes = 0, code_bytes = 0;
+    for (uint32_t k = 0; k < p->n_entries; k++) {
+        files += p->entries[k].n_files;
+        code_bytes += p->entries[k].code_size;
+        for (uint32_t f = 0; f < p->entries[k].n_files; f++)
+            file_bytes += p->entries[k].files[f].len;
+    }
+    if (o->json) {
+        buf_puts(b, "{\"file\":");
+        buf_json_str(b, path, strlen(path));
+        buf_printf(b, ",\"kind\":\"pack\",\"version\":\"%u.%u\",\"flags\":%u,\"dictionary\":%u,\"frames\":%u,"
+                      "\"file_size\":%zu,\"content_size\":%zu,\"index_size\":%zu,\"checksum\":\"%016llx\","
+                      "\"scenarios\":%u,\"blobs\":%u,\"files\":%zu,\"code_bytes\":%zu,\"file_bytes\":%zu}\n",
+                   p->version_major, p->version_minor, (unsigned)p->flags, (unsigned)p->dict_size,
+                   (unsigned)p->n_frames, p->file_size, p->content_size, p->index_size,
+                   (unsigned long long)p->checksum, (unsigned)p->n_entries, (unsigned)p->n_blobs, files,
+                   code_bytes, file_bytes);
+        return;
+    }
+    buf_printf(b, "%-12s %s\n%-12s pack\n%-12s %u.%u\n", "file", cli_display_name(path), "kind", "version",
+               p->version_major, p->version_minor);
+    buf_printf(b, "%-12s %zu bytes (content %zu bytes, index %zu bytes)\n", "size", p->file_size, p->content_size,
+               p->index_size);
+    buf_printf(b, "%-12s %016llx\n", "checksum", (unsigned long long)p->checksum);
+    buf_printf(b, "%-12s %u\n", "frames", (unsigned)p->n_frames);
+    if (p->dict_size)
+        buf_printf(b, "%-12s %u bytes\n", "dictionary", (unsigned)p->dict_size);
+    else
+        buf_printf(b, "%-12s -\n", "dictionary");
+    buf_printf(b, "%-12s %u\n%-12s %u (%zu bytes of bytecode, %zu bytes of files)\n%-12s %zu\n", "scenarios",
+               (unsigned)p->n_entries, "blobs", (unsigned)p->n_blobs, code_bytes, file_bytes, "files", files);
+}
+
+int scvm_info(const Opts *o)
+{
+    Suite *s;
+    uint32_t *sel = NULL;
+    size_t n = 0;
+    int st = scvm_open(o, "info", &s, o->n_names ? &sel : NULL, &n);
+    if (st)
+        return st;
+    const char *path = o->ops[0];
+    Buf b, v;
+    buf_init(&b);
+    buf_init(&v);
+    if (o->n_names) {
+        for (size_t k = 0; k < n; k++)
+            info_entry(o, path, (int32_t)sel[k], suite_entry(s, sel[k]), &b);
+    } else if (suite_pack(s)) {
+        info_pack(o, path, suite_pack(s), &b);
+    } else {
+        info_program(o, path, suite_entry(s, 0)->prog, &b, &v);
+    }
+    st = v.oom ? SC_RUNTIME : cli_put_stdout(&b);
+    buf_fini(&v);
+    buf_fini(&b);
+    sc_free(sel);
+    suite_free(s);
+    return st;
+}
+
+/* ---- dis ---- */
+
+int scvm_dis(const Opts *o)
+{
+    Suite *s;
+    uint32_t *sel;
+    size_t n;
+    int st = scvm_open(o, "dis", &s, &sel, &n);
+    if (st)
+        return st;
+    const char *shown = cli_display_name(o->ops[0]);
+    bool one = !o->selecting && !suite_pack(s);
+    Buf b, label;
+    buf_init(&b);
+    buf_init(&label);
+    for (size_t k = 0; k < n; k++) {
+        const PackEntry *e = suite_entry(s, sel[k]);
+        /* A pack's entries are told apart by "FILE:NAME" and a blank line. */
+        buf_reset(&label);
+        if (one)
+            buf_puts(&label, shown);
+        else
+            buf_printf(&label, "%s:%s", shown, e->name);
+        buf_putc(&label, 0);
+        if (k)
+            buf_putc(&b, '\n');
+        BcListOpts lo = {
+            .lines = !o->no_lines && (e->prog->flags & BC_FLAG_LINES),
+            .header = true,
+            .source = label.oom ? shown : (const char *)label.data,
+        };
+        bc_list(e->prog, &lo, &b);
+    }
+    st = label.oom ? SC_RUNTIME : cli_put_stdout(&b);
+    buf_fini(&label);
+    buf_fini(&b);
+    sc_free(sel);
+    suite_free(s);
+    return st;
+}
+
+/* ---- ls ---- */
+
+int scvm_ls(const Opts *o)
+{
+    Suite *s;
+    uint32_t *sel;
+    size_t n;
+    int st = scvm_open(o, "ls", &s, &sel, &n);
+    if (st)
+        return st;
+    size_t wn = 4, ws = 6;
+    for (size_t k = 0; k < n; k++) {
+        const PackEntry *e = suite_entry(s, sel[k]);
+        if (strlen(e->name) > wn)
+            wn = strlen(e->name);
+        if (strlen(e->source) > ws)
+            ws = strlen(e->source);
+    }
+    Buf b;
+    buf_init(&b);
+    if (!o->json && n)
+        buf_printf(&b, "%5s  %-*s  %-*s  %s\n", "#", (int)wn, "name", (int)ws, "source", "tags  prompt");
+    for (size_t k = 0; k < n; k++) {
+        const PackEntry *e = suite_entry(s, sel[k]);
+        if (o->json) {
+            buf_printf(&b, "{\"index\":%u,\"name\":", (unsigned)sel[k]);
+            buf_json_str(&b, e->name, strlen(e->name));
+            buf_puts(&b, ",\"source\":");
+            buf_json_str(&b, e->source, strlen(e->source));
+            buf_puts(&b, ",\"tags\":");
+            json_tags(&b, e);
+            buf_puts(&b, ",\"prompt\":");
+            if (e->prompt)
+                buf_json_str(&b, e->prompt, e->prompt_len);
+            else
+                buf_puts(&b, "null");
+            buf_printf(&b, ",\"hash\":\"%016llx\",\"source_hash\":\"%016llx\",\"code_size\":%zu,\"files\":[",
+                       (unsigned long long)e->hash, (unsigned long long)e->source_hash, e->code_size);
+            for (uint32_t f = 0; f < e->n_files; f++) {
+                buf_puts(&b, f ? ",{\"path\":" : "{\"path\":");
+                buf_json_str(&b, e->files[f].path, strlen(e->files[f].path));
+                buf_printf(&b, ",\"size\":%zu,\"executable\":%s,\"hash\":\"%016llx\"}", e->files[f].len,
+                           (e->files[f].mode & PACK_FILE_EXEC) ? "true" : "false",
+                           (unsigned long long)e->files[f].hash);
+            }
+            buf_puts(&b, "]}\n");
+            continue;
+        }
+        buf_printf(&b, "%5u  %-*s  %-*s  ", (unsigned)sel[k], (int)wn, e->name, (int)ws, e->source);
+        if (e->n_tags)
+            json_tags(&b, e);
+        else
+            buf_putc(&b, '-');
+        buf_puts(&b, "  ");
+        if (e->prompt)
+            buf_json_str(&b, e->prompt, e->prompt_len);
+        else
+            buf_putc(&b, '-');
+        buf_putc(&b, '\n');
+        for (uint32_t f = 0; o->files && f < e->n_files; f++)
+            buf_printf(&b, "%7s %s%s  %zu bytes\n", "", e->files[f].path,
+                       (e->files[f].mode & PACK_FILE_EXEC) ? " (executable)" : "", e->files[f].len);
+    }
+    st = cli_put_stdout(&b);
+    buf_fini(&b);
+    sc_free(sel);
+    suite_free(s);
+    return st;
+}
+
+/* ---- extract ---- */
+
+/* mkdir -p for the directories of path. */
+static int make_parents(const char *path)
+{
+    char tmp[PATH_MAX * 2];
+    size_t n = strlen(path);
+    if (n >= sizeof tmp)
+        return ENAMETOOLONG;    /* never mkdir a truncated path */
+    memcpy(tmp, path, n + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len, bool exec)
+{
+    int e = make_parents(path);
+    if (!e)
+        e = file_write_atomic(path, len ? data : "", len);
+    if (!e && chmod(path, exec ? 0755 : 0644) != 0)
+        e = errno;
+    if (e)
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
+    return e ? SC_IO : 0;
+}
+
+int scvm_extract(const Opts *o)
+{
+    if (o->n_ops == 1 && !o->dir)
+        return cli_usage(scvm_usage, "%s", "extract needs -C DIR");
+    Suite *s;
+    uint32_t *sel;
+    size_t n;
+    int st = scvm_open(o, "extract", &s, &sel, &n);
+    if (st)
+        return st;
+    if (!suite_pack(s)) {
+        sc_free(sel);
+        suite_free(s);
+        return cli_usage(scvm_usage, "%s: extract takes a pack", cli_display_name(o->ops[0]));
+    }
+    for (size_t k = 0; k < n && !st; k++) {
+        const PackEntry *e = suite_entry(s, sel[k]);
+        /* DIR/<source's folder>/<stem>.scb, and each file beside it. */
+        char folder[PATH_MAX], path[PATH_MAX * 3];
+        const char *slash = strrchr(e->source, '/');
+        snprintf(folder, sizeof folder, "%s%s%.*s", o->dir, slash ? "/" : "", slash ? (int)(slash - e->source) : 0,
+                 e->source);
+        const char *stem = slash ? slash + 1 : e->source;
+        const char *dot = strrchr(stem, '.');
+        snprintf(path, sizeof path, "%s/%.*s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem);
+        unsigned char *scb;
+        size_t len;
+        if (!pack_entry_scb(e, &scb, &len)) {
+            fputs("scvm: out of memory\n", stderr);
+            st = SC_RUNTIME;
+            break;
+        }
+        st = write_file(path, scb, len, false);
+        sc_free(scb);
+        for (uint32_t f = 0; f < e->n_files && !st; f++) {
+            snprintf(path, sizeof path, "%s/%s", folder, e->files[f].path);
+            st = write_file(path, e->files[f].data, e->files[f].len, e->files[f].mode & PACK_FILE_EXEC);
+        }
+    }
+    sc_free(sel);
+    suite_free(s);
+    return st;
+}

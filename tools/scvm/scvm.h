@@ -1,0 +1,69 @@
+/* scvm.h - what scvm's commands share: the parsed command line (one option
+** parser for every command, scvm.c) and opening suites (formats/suite.h)
+** with scvm's diagnostics. */
+#ifndef SC_SCVM_H
+#define SC_SCVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "formats/suite.h"
+
+/* The commands, as bits: the option table says which take which option. */
+enum {
+    CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
+    CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6,
+};
+enum { MAX_JOBS = 256 };
+
+typedef struct Opts {
+    unsigned cmd;                /* one CMD_* */
+    const char **ops;            /* operands, in order */
+    size_t n_ops;
+    bool selecting;              /* a selection or suite-run option was given */
+    /* run */
+    const char *output, *target, *junit;
+    double speed;
+    bool realtime, count, fail_fast, no_progress;
+    unsigned jobs;
+    /* output */
+    bool json, files, no_lines;
+    const char *dir;             /* extract -C */
+    /* selection */
+    const char **names, **tags;
+    size_t n_names, n_tags;
+    const char *prompt;
+    unsigned shard_i, shard_n;   /* 1-based; shard_n 0 = no sharding */
+    /* the pty target */
+    const char *artifacts, *goldens, *cast, *cancel_key;
+    bool update_goldens, cells, keep_ws, dm_exit;
+    unsigned type_delay_ms;
+    char **command;              /* after FILE and "--": the program, or NULL */
+    /* serve */
+    const char *server;          /* "llm" */
+    char host[128], port[16];
+    const char *workspace;
+    bool strict_tools, loop, quiet;
+    size_t max_body;
+    unsigned max_conns, timeout_ms;
+} Opts;
+
+extern const char scvm_usage[];
+
+/* Adds path to s; on failure prints "scvm: FILE: ..." (unless quiet) and
+** returns the status, with *err filled. */
+int scvm_add(Suite *s, const char *path, bool quiet, SuiteErr *err);
+/* A new suite of the one FILE operand (SC_USAGE unless there is exactly
+** one) and, when sel is non-NULL, its selection.  Returns 0 or a status
+** (printed; nothing to free). */
+int scvm_open(const Opts *o, const char *what, Suite **s, uint32_t **sel, size_t *n);
+
+int scvm_run(const Opts *o);
+int scvm_verify(const Opts *o);
+int scvm_info(const Opts *o);
+int scvm_dis(const Opts *o);
+int scvm_ls(const Opts *o);
+int scvm_extract(const Opts *o);
+int scvm_serve(const Opts *o);
+
+#endif
