@@ -48,3 +48,9 @@ foreach(sdk openai anthropic)
   set_tests_properties(llm.sdk.${sdk} PROPERTIES FIXTURES_REQUIRED "llm_scb;llm_npm" LABELS "server"
                        TIMEOUT 120 SKIP_RETURN_CODE 77)
 endforeach()
+
+# The server's exact bytes for every test scenario, API and mode, against
+# tests/llm/wire.sha256 (wire_golden.py --update rewrites it).
+add_test(NAME llm.wire_golden COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/wire_golden.py $<TARGET_FILE:scvm> ${LLM_FIX}
+                                      ${LLM_SRC}/wire.sha256)
+set_tests_properties(llm.wire_golden PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server;golden" TIMEOUT 120)

@@ -29,7 +29,7 @@ typedef struct LlmServeOpts {
     size_t max_body;          /* request body limit (413 above); 0 = 16 MiB */
     unsigned max_conns;       /* simultaneous connections; 0 = 256 */
     unsigned timeout_ms;      /* idle / stalled connection limit; 0 = 60 s */
-    FILE *log;                /* log and summary; NULL = stderr */
+    FILE *log;                /* log and summary; NULL = none (the library never prints) */
 } LlmServeOpts;
 
 typedef struct LlmServer LlmServer;

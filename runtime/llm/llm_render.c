@@ -15,68 +15,16 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
-#include "runtime/http/http_parse.h"
+#include "runtime/rt_clock.h"
+#include "runtime/http/http_sse.h"
 
 /* Tool-call argument fragments: small enough that every client must
 ** reassemble them, split only at UTF-8 character boundaries. */
 enum { ARG_PIECE = 24 };
 
-/* ---- plan ---- */
-
-void llm_plan_init(LlmPlan *p)
-{
-    memset(p, 0, sizeof *p);
-    buf_init(&p->bytes);
-}
-
-void llm_plan_reset(LlmPlan *p)
-{
-    buf_reset(&p->bytes);
-    p->bytes.oom = false;
-    p->n_items = 0;
-    p->oom = false;
-    p->status = 0;
-}
-
-void llm_plan_fini(LlmPlan *p)
-{
-    buf_fini(&p->bytes);
-    sc_free(p->items);
-    memset(p, 0, sizeof *p);
-}
-
-/* Closes an item at the current end of the bytes, due at `at` (scaled). */
-static void plan_cut(LlmPlan *p, uint64_t at)
-{
-    if (p->n_items && p->items[p->n_items - 1].end == p->bytes.len)
-        return;
-    if (p->n_items && p->items[p->n_items - 1].at_ms >= at) {
-        p->items[p->n_items - 1].end = p->bytes.len;   /* same time: merge */
-        return;
-    }
-    if (p->n_items == p->cap_items) {
-        size_t c = p->cap_items ? p->cap_items * 2 : 16;
-        LlmPlanItem *ni = sc_realloc(p->items, c * sizeof *ni);
-        if (!ni) {
-            p->oom = true;
-            return;
-        }
-        p->items = ni;
-        p->cap_items = c;
-    }
-    p->items[p->n_items].at_ms = at;
-    p->items[p->n_items].end = p->bytes.len;
-    p->n_items++;
-}
-
 uint64_t llm_scale(uint64_t t, double speed)
 {
-    if (!(speed > 0))
-        return 0;
-    double v = floor((double)t * speed + 0.5);
-    if (v >= 18446744073709551615.0)
-        return UINT64_MAX;
-    return (uint64_t)v;
+    return speed > 0 ? rt_clock_scale(t, speed) : 0;
 }
 
 /* ---- ids ---- */
@@ -226,44 +174,17 @@ static void error_json(Buf *b, LlmApi api, int status, const char *etype, const 
     buf_puts(b, "}}");
 }
 
-/* ---- the HTTP head ---- */
-
-static void head(Buf *b, int status, const char *ctype, bool chunked, size_t content_length,
-                 bool keep_alive, const char *req_id, const char *extra, const char *extra2)
-{
-    buf_printf(b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status, http_reason(status), ctype);
-    if (chunked)
-        buf_puts(b, "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n");
-    else
-        buf_printf(b, "Content-Length: %zu\r\n", content_length);
-    buf_puts(b, keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n");
-    if (req_id)
-        buf_printf(b, "x-request-id: %s\r\nrequest-id: %s\r\n", req_id, req_id);
-    if (extra)
-        buf_puts(b, extra);
-    if (extra2)
-        buf_puts(b, extra2);
-    buf_puts(b, "\r\n");
-}
-
-static int finish(LlmPlan *p)
-{
-    return p->oom || p->bytes.oom ? ENOMEM : 0;
-}
-
 /* A whole (not streamed) JSON response due at `at`. */
-static int whole(LlmPlan *p, int status, const Buf *body, bool keep_alive, const char *req_id,
+static int whole(HttpPlan *p, int status, const Buf *body, bool keep_alive, const char *req_id,
                  const char *extra, const char *extra2, uint64_t at)
 {
-    p->status = status;
-    head(&p->bytes, status, "application/json", false, body->len, keep_alive, req_id, extra, extra2);
-    buf_put(&p->bytes, body->data, body->len);
-    plan_cut(p, at);
-    return body->oom ? ENOMEM : finish(p);
+    int e = http_plan_whole(p, status, "application/json", body->data, body->len, keep_alive, req_id, extra,
+                            extra2, at);
+    return body->oom ? ENOMEM : e;
 }
 
 int llm_render_error(LlmApi api, int status, const char *type, const char *msg,
-                     const LlmRenderReq *q, const char *request_id, LlmPlan *p)
+                     const LlmRenderReq *q, const char *request_id, HttpPlan *p)
 {
     Buf body;
     buf_init(&body);
@@ -276,13 +197,9 @@ int llm_render_error(LlmApi api, int status, const char *type, const char *msg,
     return e;
 }
 
-int llm_render_json(const char *json, size_t len, bool keep_alive, LlmPlan *p)
+int llm_render_json(const char *json, size_t len, bool keep_alive, HttpPlan *p)
 {
-    p->status = 200;
-    head(&p->bytes, 200, "application/json", false, len, keep_alive, NULL, NULL, NULL);
-    buf_put(&p->bytes, json, len);
-    plan_cut(p, 0);
-    return finish(p);
+    return http_plan_whole(p, 200, "application/json", json, len, keep_alive, NULL, NULL, NULL, 0);
 }
 
 /* ---- rendering a scripted response ---- */
@@ -293,7 +210,7 @@ typedef struct R {
     const LlmResp *r;
     uint32_t ri, attempt;
     const LlmRenderReq *q;
-    LlmPlan *p;
+    HttpPlan *p;
     Buf cur;                 /* the SSE text of the chunk being built */
     uint64_t seq;            /* Responses: sequence_number */
     const char *model;
@@ -332,22 +249,16 @@ static uint64_t at(const R *x, uint64_t t)
 /* Appends the SSE text in x->cur as one chunk due at unscaled time t. */
 static void flush(R *x, uint64_t t)
 {
-    if (!x->cur.len)
-        return;
-    buf_printf(&x->p->bytes, "%zx\r\n", x->cur.len);
-    buf_put(&x->p->bytes, x->cur.data, x->cur.len);
-    buf_puts(&x->p->bytes, "\r\n");
+    http_plan_chunk(x->p, x->cur.data, x->cur.len, at(x, t));
     if (x->cur.oom)
         x->p->oom = true;
     buf_reset(&x->cur);
-    plan_cut(x->p, at(x, t));
 }
 
 static void end_stream(R *x, uint64_t t)
 {
     flush(x, t);
-    buf_puts(&x->p->bytes, "0\r\n\r\n");
-    plan_cut(x->p, at(x, t));
+    http_plan_chunk_end(x->p, at(x, t));
 }
 
 static void tool_id(const R *x, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
@@ -480,17 +391,16 @@ static int http_error(R *x, const BcInsn *err)
 
 static void stream_head(R *x)
 {
-    x->p->status = 200;
-    head(&x->p->bytes, 200, "text/event-stream; charset=utf-8", true, 0, x->q->keep_alive, x->req_id,
-         NULL, x->q->extra_headers);
-    plan_cut(x->p, 0);
+    http_plan_head(x->p, 200, "text/event-stream; charset=utf-8", true, 0, x->q->keep_alive, x->req_id, NULL,
+                   x->q->extra_headers);
+    http_plan_cut(x->p, 0);
 }
 
 /* ---- Anthropic Messages ---- */
 
 static void sse_event(R *x, const char *name)
 {
-    buf_printf(&x->cur, "event: %s\ndata: ", name);
+    http_sse_begin(&x->cur, name);
 }
 
 enum { BLK_NONE, BLK_THINK, BLK_TEXT };
@@ -518,11 +428,13 @@ static void anth_close(R *x, AnthBlocks *b)
         sse_event(x, "content_block_delta");
         buf_printf(&x->cur, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"signature_delta\",\"signature\":", b->index);
         anth_signature(x, b->sig_hash, &x->cur);
-        buf_puts(&x->cur, "}}\n\n");
+        buf_puts(&x->cur, "}}");
+        http_sse_end(&x->cur);
     }
     if (b->kind != BLK_NONE) {
         sse_event(x, "content_block_stop");
-        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}\n\n", b->index);
+        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}", b->index);
+        http_sse_end(&x->cur);
     }
     b->kind = BLK_NONE;
 }
@@ -616,9 +528,11 @@ static int anth_stream(R *x)
     sse_event(x, "message_start");
     buf_puts(&x->cur, "{\"type\":\"message_start\",\"message\":");
     anth_message_obj(x, &x->cur, false);
-    buf_puts(&x->cur, "}\n\n");
+    buf_puts(&x->cur, "}");
+    http_sse_end(&x->cur);
     sse_event(x, "ping");
-    buf_puts(&x->cur, "{\"type\":\"ping\"}\n\n");
+    buf_puts(&x->cur, "{\"type\":\"ping\"}");
+    http_sse_end(&x->cur);
     flush(x, 0);
     AnthBlocks b = { BLK_NONE, -1, 0 };
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
@@ -628,9 +542,10 @@ static int anth_stream(R *x)
             anth_close(x, &b);
             sse_event(x, "error");
             error_of(x, in, &x->cur, UINT64_MAX);
-            buf_puts(&x->cur, "\n\n");
+            ;
+            http_sse_end(&x->cur);
             end_stream(x, t);
-            return finish(x->p);
+            return http_plan_error(x->p);
         }
         if (in->op == OP_THINK && x->skip_thinking)
             continue;
@@ -641,9 +556,10 @@ static int anth_stream(R *x)
             b.index++;
             b.sig_hash = sig_seed(x, b.index);
             sse_event(x, "content_block_start");
-            buf_printf(&x->cur, "{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":%s}\n\n", b.index,
+            buf_printf(&x->cur, "{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":%s}", b.index,
                        want == BLK_THINK ? "{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}"
                                          : "{\"type\":\"text\",\"text\":\"\"}");
+            http_sse_end(&x->cur);
         }
         const BcStr *txt = sstr(x, in->a[0]);
         sse_event(x, "content_block_delta");
@@ -651,7 +567,8 @@ static int anth_stream(R *x)
                    b.index, want == BLK_THINK ? "thinking_delta" : "text_delta",
                    want == BLK_THINK ? "thinking" : "text");
         buf_json_str(&x->cur, txt->s, txt->len);
-        buf_puts(&x->cur, "}}\n\n");
+        buf_puts(&x->cur, "}}");
+        http_sse_end(&x->cur);
         if (want == BLK_THINK)
             b.sig_hash = fnv(b.sig_hash, txt->s, txt->len);
         flush(x, t);
@@ -670,7 +587,8 @@ static int anth_stream(R *x)
         buf_json_str(&x->cur, id, strlen(id));
         buf_puts(&x->cur, ",\"name\":");
         buf_json_str(&x->cur, n->s, n->len);
-        buf_puts(&x->cur, ",\"input\":{}}}\n\n");
+        buf_puts(&x->cur, ",\"input\":{}}}");
+        http_sse_end(&x->cur);
         buf_reset(&args);
         tool_args(x, k, &args);
         size_t off = 0;
@@ -680,31 +598,36 @@ static int anth_stream(R *x)
             sse_event(x, "content_block_delta");
             buf_printf(&x->cur, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":", index);
             buf_json_str(&x->cur, (const char *)args.data + off, pl);
-            buf_puts(&x->cur, "}}\n\n");
+            buf_puts(&x->cur, "}}");
+            http_sse_end(&x->cur);
             off += pl;
             first = false;
         }
         sse_event(x, "content_block_stop");
-        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}\n\n", index);
+        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}", index);
+        http_sse_end(&x->cur);
     }
     if (args.oom)
         x->p->oom = true;
     buf_fini(&args);
     sse_event(x, "message_delta");
     buf_printf(&x->cur, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"%s\",\"stop_sequence\":null},"
-                        "\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu}}\n\n",
+                        "\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu}}",
                anth_stop_reason(x), (unsigned long long)x->in_tok, (unsigned long long)x->out_tok);
+    http_sse_end(&x->cur);
     sse_event(x, "message_stop");
-    buf_puts(&x->cur, "{\"type\":\"message_stop\"}\n\n");
+    buf_puts(&x->cur, "{\"type\":\"message_stop\"}");
+    http_sse_end(&x->cur);
     end_stream(x, end);
-    return finish(x->p);
+    return http_plan_error(x->p);
 }
 
 /* ---- OpenAI Chat Completions ---- */
 
 static void chat_open(R *x, Buf *b)
 {
-    buf_puts(b, "data: {\"id\":");
+    http_sse_begin(b, NULL);
+    buf_puts(b, "{\"id\":");
     buf_json_str(b, x->msg_id, strlen(x->msg_id));
     buf_printf(b, ",\"object\":\"chat.completion.chunk\",\"created\":%llu,\"model\":", (unsigned long long)x->created);
     put_model(x, b);
@@ -718,7 +641,8 @@ static void chat_close(R *x, Buf *b, const char *finish_reason)
         buf_printf(b, "\"%s\"", finish_reason);
     else
         buf_puts(b, "null");
-    buf_puts(b, x->q->include_usage ? "}],\"usage\":null}\n\n" : "}]}\n\n");
+    buf_puts(b, x->q->include_usage ? "}],\"usage\":null}" : "}]}");
+    http_sse_end(b);
 }
 
 static void chat_usage(R *x, Buf *b)
@@ -742,11 +666,12 @@ static int chat_stream(R *x)
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
-            buf_puts(&x->cur, "data: ");
+            http_sse_begin(&x->cur, NULL);
             error_of(x, in, &x->cur, UINT64_MAX);
-            buf_puts(&x->cur, "\n\n");
+            ;
+            http_sse_end(&x->cur);
             end_stream(x, t);
-            return finish(x->p);
+            return http_plan_error(x->p);
         }
         if (in->op == OP_THINK)
             continue;   /* OpenAI never shows thinking (the spec) */
@@ -790,17 +715,21 @@ static int chat_stream(R *x)
     buf_puts(&x->cur, "{}");
     chat_close(x, &x->cur, x->r->n_tools ? "tool_calls" : "stop");
     if (x->q->include_usage) {
-        buf_puts(&x->cur, "data: {\"id\":");
+        http_sse_begin(&x->cur, NULL);
+        buf_puts(&x->cur, "{\"id\":");
         buf_json_str(&x->cur, x->msg_id, strlen(x->msg_id));
         buf_printf(&x->cur, ",\"object\":\"chat.completion.chunk\",\"created\":%llu,\"model\":", (unsigned long long)x->created);
         put_model(x, &x->cur);
         buf_puts(&x->cur, ",\"system_fingerprint\":\"fp_scvm\",\"service_tier\":\"default\",\"choices\":[],\"usage\":");
         chat_usage(x, &x->cur);
-        buf_puts(&x->cur, "}\n\n");
+        buf_puts(&x->cur, "}");
+        http_sse_end(&x->cur);
     }
-    buf_puts(&x->cur, "data: [DONE]\n\n");
+    http_sse_begin(&x->cur, NULL);
+    buf_puts(&x->cur, "[DONE]");
+    http_sse_end(&x->cur);
     end_stream(x, x->r->dur);
-    return finish(x->p);
+    return http_plan_error(x->p);
 }
 
 /* The visible text of the response, concatenated (chat and Responses). */
@@ -867,7 +796,8 @@ static int chat_whole(R *x, Buf *body)
 
 static void resp_event(R *x, const char *type)
 {
-    buf_printf(&x->cur, "event: %s\ndata: {\"type\":\"%s\",\"sequence_number\":%llu", type, type,
+    http_sse_begin(&x->cur, type);
+    buf_printf(&x->cur, "{\"type\":\"%s\",\"sequence_number\":%llu", type,
                (unsigned long long)x->seq++);
 }
 
@@ -964,11 +894,13 @@ static int resp_stream(R *x)
     resp_event(x, "response.created");
     buf_puts(&x->cur, ",\"response\":");
     resp_object(x, &x->cur, false, &text, false);
-    buf_puts(&x->cur, "}\n\n");
+    buf_puts(&x->cur, "}");
+    http_sse_end(&x->cur);
     resp_event(x, "response.in_progress");
     buf_puts(&x->cur, ",\"response\":");
     resp_object(x, &x->cur, false, &text, false);
-    buf_puts(&x->cur, "}\n\n");
+    buf_puts(&x->cur, "}");
+    http_sse_end(&x->cur);
     flush(x, 0);
     char mid[64];
     item_id(x, "msg", 0, mid, sizeof mid);
@@ -978,12 +910,13 @@ static int resp_stream(R *x)
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
-            buf_puts(&x->cur, "event: error\ndata: ");
+            http_sse_begin(&x->cur, "error");
             error_of(x, in, &x->cur, x->seq++);
-            buf_puts(&x->cur, "\n\n");
+            ;
+            http_sse_end(&x->cur);
             end_stream(x, t);
             buf_fini(&text);
-            return finish(x->p);
+            return http_plan_error(x->p);
         }
         if (in->op == OP_THINK)
             continue;
@@ -992,11 +925,13 @@ static int resp_stream(R *x)
             resp_event(x, "response.output_item.added");
             buf_puts(&x->cur, ",\"output_index\":0,\"item\":");
             resp_msg_item(&x->cur, mid, &text, false);
-            buf_puts(&x->cur, "}\n\n");
+            buf_puts(&x->cur, "}");
+            http_sse_end(&x->cur);
             resp_event(x, "response.content_part.added");
             buf_puts(&x->cur, ",\"item_id\":");
             buf_json_str(&x->cur, mid, strlen(mid));
-            buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[],\"logprobs\":[]}}\n\n");
+            buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[],\"logprobs\":[]}}");
+            http_sse_end(&x->cur);
         }
         const BcStr *txt = sstr(x, in->a[0]);
         buf_put(&text, txt->s, txt->len);
@@ -1005,7 +940,8 @@ static int resp_stream(R *x)
         buf_json_str(&x->cur, mid, strlen(mid));
         buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"delta\":");
         buf_json_str(&x->cur, txt->s, txt->len);
-        buf_puts(&x->cur, ",\"logprobs\":[]}\n\n");
+        buf_puts(&x->cur, ",\"logprobs\":[]}");
+        http_sse_end(&x->cur);
         flush(x, t);
     }
     if (open) {
@@ -1015,17 +951,20 @@ static int resp_stream(R *x)
         buf_json_str(&x->cur, mid, strlen(mid));
         buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"text\":");
         buf_json_str(&x->cur, tx, text.len);
-        buf_puts(&x->cur, ",\"logprobs\":[]}\n\n");
+        buf_puts(&x->cur, ",\"logprobs\":[]}");
+        http_sse_end(&x->cur);
         resp_event(x, "response.content_part.done");
         buf_puts(&x->cur, ",\"item_id\":");
         buf_json_str(&x->cur, mid, strlen(mid));
         buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":");
         buf_json_str(&x->cur, tx, text.len);
-        buf_puts(&x->cur, ",\"annotations\":[],\"logprobs\":[]}}\n\n");
+        buf_puts(&x->cur, ",\"annotations\":[],\"logprobs\":[]}}");
+        http_sse_end(&x->cur);
         resp_event(x, "response.output_item.done");
         buf_puts(&x->cur, ",\"output_index\":0,\"item\":");
         resp_msg_item(&x->cur, mid, &text, true);
-        buf_puts(&x->cur, "}\n\n");
+        buf_puts(&x->cur, "}");
+        http_sse_end(&x->cur);
         out_index = 1;
     }
     Buf args;
@@ -1038,7 +977,8 @@ static int resp_stream(R *x)
         resp_event(x, "response.output_item.added");
         buf_printf(&x->cur, ",\"output_index\":%u,\"item\":", (unsigned)out_index);
         resp_fc_item(x, k, &x->cur, false, &args);
-        buf_puts(&x->cur, "}\n\n");
+        buf_puts(&x->cur, "}");
+        http_sse_end(&x->cur);
         for (size_t off = 0; off < args.len;) {
             size_t pl = piece_len(args.data + off, args.len - off);
             resp_event(x, "response.function_call_arguments.delta");
@@ -1046,7 +986,8 @@ static int resp_stream(R *x)
             buf_json_str(&x->cur, fid, strlen(fid));
             buf_printf(&x->cur, ",\"output_index\":%u,\"delta\":", (unsigned)out_index);
             buf_json_str(&x->cur, (const char *)args.data + off, pl);
-            buf_puts(&x->cur, "}\n\n");
+            buf_puts(&x->cur, "}");
+            http_sse_end(&x->cur);
             off += pl;
         }
         const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
@@ -1057,11 +998,13 @@ static int resp_stream(R *x)
         buf_json_str(&x->cur, n->s, n->len);
         buf_puts(&x->cur, ",\"arguments\":");
         buf_json_str(&x->cur, args.data ? (const char *)args.data : "", args.len);
-        buf_puts(&x->cur, "}\n\n");
+        buf_puts(&x->cur, "}");
+        http_sse_end(&x->cur);
         resp_event(x, "response.output_item.done");
         buf_printf(&x->cur, ",\"output_index\":%u,\"item\":", (unsigned)out_index);
         resp_fc_item(x, k, &x->cur, true, &args);
-        buf_puts(&x->cur, "}\n\n");
+        buf_puts(&x->cur, "}");
+        http_sse_end(&x->cur);
     }
     if (args.oom)
         x->p->oom = true;
@@ -1069,17 +1012,18 @@ static int resp_stream(R *x)
     resp_event(x, "response.completed");
     buf_puts(&x->cur, ",\"response\":");
     resp_object(x, &x->cur, true, &text, open);
-    buf_puts(&x->cur, "}\n\n");
+    buf_puts(&x->cur, "}");
+    http_sse_end(&x->cur);
     end_stream(x, x->r->dur);
     if (text.oom)
         x->p->oom = true;
     buf_fini(&text);
-    return finish(x->p);
+    return http_plan_error(x->p);
 }
 
 /* ---- entry ---- */
 
-int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, LlmPlan *p)
+int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, HttpPlan *p)
 {
     R x;
     memset(&x, 0, sizeof x);
@@ -1128,15 +1072,16 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
                 sse_event(&x, "error");
                 error_of(&x, err, &x.cur, UINT64_MAX);
             } else if (q->api == LLM_API_RESPONSES) {
-                buf_puts(&x.cur, "event: error\ndata: ");
+                http_sse_begin(&x.cur, "error");
                 error_of(&x, err, &x.cur, x.seq++);
             } else {
-                buf_puts(&x.cur, "data: ");
+                http_sse_begin(&x.cur, NULL);
                 error_of(&x, err, &x.cur, UINT64_MAX);
             }
-            buf_puts(&x.cur, "\n\n");
+            ;
+            http_sse_end(&x.cur);
             end_stream(&x, 0);
-            e = finish(p);
+            e = http_plan_error(p);
         } else {
             e = http_error(&x, err);
         }

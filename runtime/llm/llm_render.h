@@ -1,11 +1,11 @@
 /* llm_render.h - one scripted response rendered as the bytes an API sends.
 **
-** The result is a plan: the full HTTP response (head and body) in one
-** buffer, cut into items, each due at a time (ms after the request was
-** taken, already scaled by the speed).  The server only copies due items
-** to the socket, so pacing costs nothing per byte and the encoders here are
-** plain functions of (script, response, attempt, request), which is what
-** makes every id, signature and byte deterministic.
+** The result is a plan (runtime/http/http_plan.h): the full HTTP response
+** (head and body) in one buffer, cut into items, each due at a time (ms
+** after the request was taken, already scaled by the speed).  The
+** encoders here are plain functions of (script, response, attempt,
+** request), which is what makes every id, signature and byte
+** deterministic.
 **
 ** Wire formats: ../shared/notes/mock-protocols.md §1 (Chat Completions), §3
 ** (Responses), §4 (Anthropic Messages); docs/serve-llm.md the mapping. */
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "runtime/http/http_plan.h"
 #include "llm_script.h"
 
 typedef enum LlmApi {
@@ -25,23 +26,6 @@ typedef enum LlmApi {
     LLM_API_MESSAGES,   /* Anthropic POST /v1/messages */
     LLM_API_NONE,       /* anything else (errors use the OpenAI shape) */
 } LlmApi;
-
-typedef struct LlmPlanItem {
-    uint64_t at_ms;     /* due, ms after the request, scaled */
-    size_t end;         /* the item is bytes [previous end, end) */
-} LlmPlanItem;
-
-typedef struct LlmPlan {
-    Buf bytes;
-    LlmPlanItem *items;
-    size_t n_items, cap_items;
-    bool oom;
-    int status;         /* HTTP status of the response */
-} LlmPlan;
-
-void llm_plan_init(LlmPlan *p);
-void llm_plan_reset(LlmPlan *p);
-void llm_plan_fini(LlmPlan *p);
 
 /* What the renderer needs to know about the request. */
 typedef struct LlmRenderReq {
@@ -57,17 +41,19 @@ typedef struct LlmRenderReq {
 } LlmRenderReq;
 
 /* Renders attempt `attempt` of response `ri` of s.  Returns 0 or ENOMEM. */
-int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, LlmPlan *p);
+int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, HttpPlan *p);
 
 /* Renders the server's own error (no script involved): status, the API's
 ** error body with `type` (NULL = derived from status) and msg. */
 int llm_render_error(LlmApi api, int status, const char *type, const char *msg,
-                     const LlmRenderReq *q, const char *request_id, LlmPlan *p);
+                     const LlmRenderReq *q, const char *request_id, HttpPlan *p);
 
 /* Renders a plain 200 JSON body (health, models). */
-int llm_render_json(const char *json, size_t len, bool keep_alive, LlmPlan *p);
+int llm_render_json(const char *json, size_t len, bool keep_alive, HttpPlan *p);
 
-/* The scaled time of unscaled t: 0 when speed is 0, else llround(t*speed). */
+/* The scaled time of unscaled t: 0 when speed is 0 (everything at once),
+** else rt_clock_scale(t, speed), the one rule of scvm run: round(t * X)
+** with X below 0.01 counted as 0.01. */
 uint64_t llm_scale(uint64_t t, double speed);
 
 /* Deterministic ids: prefix + n characters of [0-9A-Za-z] derived from

@@ -1,48 +1,33 @@
-/* llm_server.c - the mock LLM API server's loop: sockets, connections,
-** requests, routing, sessions, assertions, strict tools, the summary.
+/* llm_server.c - the mock LLM API server: routing, sessions,
+** assertions, strict tools, the summary.
 **
-** One thread and poll(2).  A connection reads a request (head bounded by
-** HEAD_MAX, body by max_body), answers it with a plan rendered in one go
-** (llm_render.h) and then only copies the plan's due bytes to the socket,
-** so timing costs one poll timeout and nothing per byte.  Input is bounded
-** per connection, connections are bounded in number, and an idle or
-** stalled connection is closed after timeout_ms: memory stays bounded and
-** no client can hold the loop. */
+** The connections are runtime/http's (http_server.h): a request comes in
+** as an HttpExchange and is answered with a plan rendered in one go
+** (llm_render.h), which the loop paces.  This file decides what to
+** answer and keeps the counts; it prints only to o.log, when given. */
 #include "llm.h"
 
-#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
-#include "runtime/http/http_parse.h"
+#include "runtime/http/http_server.h"
 #include "runtime/scn_assert.h"
 #include "llm_render.h"
 #include "llm_route.h"
 #include "llm_script.h"
 
 enum {
-    HEAD_MAX = 32 * 1024,        /* request head limit (431 above) */
     MAX_SESSIONS = 4096,         /* distinct (key, scenario) cursors */
     KEY_MAX = 256,               /* session keys are cut here */
     PROMPT_MAX = 8192,           /* bytes of user text matched */
-    READ_CHUNK = 64 * 1024,
 };
-#define DEFAULT_MAX_BODY ((size_t)16 << 20)
 
 typedef struct Session {
     char key[KEY_MAX];
@@ -54,23 +39,6 @@ typedef struct Session {
     uint64_t served, loops;
 } Session;
 
-/* C_DRAIN: the answer is sent and our side shut down; unread input is
-** discarded until the client closes (at most DRAIN_MS), so the close does
-** not turn into a reset that could destroy the answer in flight. */
-enum { C_READ, C_SEND, C_DRAIN };
-enum { DRAIN_MS = 1000 };
-
-typedef struct Conn {
-    int fd;
-    char peer[64];
-    Buf in;
-    int state;
-    LlmPlan plan;
-    size_t item, sent, avail;
-    uint64_t start_ms, last_ms, drain_ms;
-    bool close_after, cont_sent, peer_closed, dead;
-} Conn;
-
 struct LlmServer {
     LlmServeOpts o;
     const Suite *suite;
@@ -78,11 +46,7 @@ struct LlmServer {
     size_t n_sc;
     Session *sess;
     size_t n_sess, cap_sess;
-    Conn **conns;
-    size_t n_conns;
-    struct pollfd *pfds;
-    int lfd;
-    int wake[2];
+    HttpServer *http;
     char *models;
     size_t models_len;
     Buf scratch;
@@ -90,18 +54,11 @@ struct LlmServer {
     ScnAssertResult asserts;
 };
 
-static int g_wake_fd = -1;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void logf_(LlmServer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(LlmServer *s, const char *fmt, ...)
 {
+    if (!s->o.log)
+        return;
     va_list ap;
     va_start(ap, fmt);
     fputs("scvm serve: ", s->o.log);
@@ -169,6 +126,9 @@ static int build_models(LlmServer *s)
     return 0;
 }
 
+static void on_request(void *ctx, HttpExchange *x);
+static void on_notice(void *ctx, const char *peer, const char *what);
+
 LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
 {
     size_t n = suite_count(suite);
@@ -182,25 +142,16 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
     }
     s->o = *o;
     s->suite = suite;
-    if (!s->o.host)
-        s->o.host = "127.0.0.1";
-    if (!s->o.port)
-        s->o.port = "0";
-    if (!s->o.max_body)
-        s->o.max_body = DEFAULT_MAX_BODY;
-    if (!s->o.max_conns)
-        s->o.max_conns = 256;
-    if (!s->o.timeout_ms)
-        s->o.timeout_ms = 60000;
-    if (!s->o.log)
-        s->o.log = stderr;
-    s->lfd = -1;
-    s->wake[0] = s->wake[1] = -1;
     buf_init(&s->scratch);
+    static const char busy[] = "{\"error\":{\"message\":\"scvm serve: too many connections\","
+                               "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
+    HttpServerOpts ho = {
+        .host = o->host, .port = o->port, .max_body = o->max_body, .max_conns = o->max_conns,
+        .timeout_ms = o->timeout_ms, .handle = on_request, .busy_body = busy, .notice = on_notice, .ctx = s,
+    };
+    s->http = http_server_new(&ho);
     s->sc = sc_calloc(n, sizeof *s->sc);
-    s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
-    s->pfds = sc_calloc((size_t)s->o.max_conns + 2, sizeof *s->pfds);
-    if (!s->sc || !s->conns || !s->pfds) {
+    if (!s->sc || !s->http) {
         *err = ENOMEM;
         llm_server_free(s);
         return NULL;
@@ -222,127 +173,33 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
     return s;
 }
 
-static void conn_free(Conn *c)
-{
-    if (!c)
-        return;
-    if (c->fd >= 0)
-        close(c->fd);
-    buf_fini(&c->in);
-    llm_plan_fini(&c->plan);
-    sc_free(c);
-}
-
 void llm_server_free(LlmServer *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->n_conns; i++)
-        conn_free(s->conns[i]);
+    http_server_free(s->http);
     for (size_t i = 0; i < s->n_sc; i++)
         llm_script_fini(&s->sc[i]);
-    if (s->lfd >= 0)
-        close(s->lfd);
-    if (s->wake[0] >= 0)
-        close(s->wake[0]);
-    if (s->wake[1] >= 0)
-        close(s->wake[1]);
     sc_free(s->sc);
     sc_free(s->sess);
-    sc_free(s->conns);
-    sc_free(s->pfds);
     sc_free(s->models);
     buf_fini(&s->scratch);
     sc_free(s);
 }
 
-static int set_nonblock(int fd)
-{
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-        return errno;
-    int fd_fl = fcntl(fd, F_GETFD);
-    if (fd_fl >= 0)
-        fcntl(fd, F_SETFD, fd_fl | FD_CLOEXEC);
-    return 0;
-}
-
 int llm_server_listen(LlmServer *s, char *bound, size_t cap)
 {
-    char *end;
-    errno = 0;
-    unsigned long port = strtoul(s->o.port, &end, 10);
-    if (!s->o.port[0] || *end || port > 65535 || errno)
-        return EINVAL;
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    socklen_t sl;
-    int fam;
-    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, s->o.host, &a4->sin_addr) == 1) {
-        fam = AF_INET;
-        a4->sin_family = AF_INET;
-        a4->sin_port = htons((uint16_t)port);
-        sl = sizeof *a4;
-    } else if (inet_pton(AF_INET6, s->o.host, &a6->sin6_addr) == 1) {
-        fam = AF_INET6;
-        a6->sin6_family = AF_INET6;
-        a6->sin6_port = htons((uint16_t)port);
-        sl = sizeof *a6;
-    } else {
-        return EINVAL;
-    }
-    int fd = socket(fam, SOCK_STREAM, 0);
-    if (fd < 0)
-        return errno;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 512) != 0 || set_nonblock(fd) != 0) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    sl = sizeof ss;
-    getsockname(fd, (struct sockaddr *)&ss, &sl);
-    char host[INET6_ADDRSTRLEN];
-    if (fam == AF_INET) {
-        inet_ntop(AF_INET, &a4->sin_addr, host, sizeof host);
-        snprintf(bound, cap, "%s:%u", host, (unsigned)ntohs(a4->sin_port));
-    } else {
-        inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof host);
-        snprintf(bound, cap, "[%s]:%u", host, (unsigned)ntohs(a6->sin6_port));
-    }
-    if (pipe(s->wake) != 0) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    set_nonblock(s->wake[0]);
-    set_nonblock(s->wake[1]);
-    s->lfd = fd;
-    return 0;
+    return http_server_listen(s->http, bound, cap);
+}
+
+int llm_server_run(LlmServer *s)
+{
+    return http_server_run(s->http);
 }
 
 void llm_server_stop(LlmServer *s)
 {
-    if (s->wake[1] >= 0) {
-        char b = 1;
-        ssize_t w = write(s->wake[1], &b, 1);
-        (void)w;
-    }
-}
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    int saved = errno;
-    if (g_wake_fd >= 0) {
-        char b = 1;
-        ssize_t w = write(g_wake_fd, &b, 1);
-        (void)w;
-    }
-    errno = saved;
+    http_server_stop(s->http);
 }
 
 /* ---- sessions and routing ---- */
@@ -435,8 +292,7 @@ static bool pct_decode(const char *p, size_t n, char *out, size_t cap)
 
 typedef struct Ctx {
     LlmServer *s;
-    Conn *c;
-    const HttpReq *r;
+    HttpExchange *hx;
     LlmRenderReq q;
     char req_id[40];
     char note[256];          /* for the log line */
@@ -451,10 +307,10 @@ static void server_error(Ctx *x, LlmApi api, int status, const char *type, const
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    llm_plan_reset(&x->c->plan);
-    if (llm_render_error(api, status, type, msg, &x->q, x->req_id, &x->c->plan) != 0) {
-        llm_plan_reset(&x->c->plan);
-        x->c->close_after = true;
+    http_plan_reset(x->hx->plan);
+    if (llm_render_error(api, status, type, msg, &x->q, x->req_id, x->hx->plan) != 0) {
+        http_plan_reset(x->hx->plan);
+        x->hx->keep_alive = false;
     }
     snprintf(x->note, sizeof x->note, "%.150s", msg);
 }
@@ -528,8 +384,8 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
 
     /* the scenario: named, bound to the session key, or matched by prompt */
     char key[KEY_MAX];
-    session_key(x->r, key);
-    const HttpHeader *hn = http_header(x->r, "x-scenario-name");
+    session_key(x->hx->req, key);
+    const HttpHeader *hn = http_header(x->hx->req, "x-scenario-name");
     const char *name = hn ? hn->value : path_name;
     size_t name_len = hn ? hn->value_len : path_name_len;
     Session *se = NULL;
@@ -548,7 +404,7 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     } else if ((se = session_bound(s, key)) == NULL) {
         char *text = sc_malloc(PROMPT_MAX);
         size_t tl = 0;
-        const HttpHeader *hp = http_header(x->r, "x-scenario-prompt");
+        const HttpHeader *hp = http_header(x->hx->req, "x-scenario-prompt");
         if (text && hp) {
             tl = hp->value_len < PROMPT_MAX - 1 ? hp->value_len : PROMPT_MAX - 1;
             memcpy(text, hp->value, tl);
@@ -610,9 +466,9 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
             }
         }
     }
-    llm_plan_reset(&x->c->plan);
+    http_plan_reset(x->hx->plan);
     uint32_t attempt = se->attempt;
-    if (llm_render(sc, ri, attempt, &x->q, &x->c->plan) != 0) {
+    if (llm_render(sc, ri, attempt, &x->q, x->hx->plan) != 0) {
         server_error(x, api, 500, NULL, "scvm serve: out of memory");
         cJSON_Delete(j);
         return;
@@ -631,17 +487,18 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     cJSON_Delete(j);
 }
 
-/* Answers one complete request: fills c->plan. */
-static void handle(LlmServer *s, Conn *c, const HttpReq *r, const char *body, size_t blen)
+/* Answers one complete request: fills hx->plan. */
+static void handle(LlmServer *s, HttpExchange *hx)
 {
+    const HttpReq *r = hx->req;
+    const char *body = hx->body;
+    size_t blen = hx->body_len;
     Ctx x;
     memset(&x, 0, sizeof x);
     x.s = s;
-    x.c = c;
-    x.r = r;
+    x.hx = hx;
     x.q.speed = s->o.speed;
-    x.q.keep_alive = r->keep_alive && !c->peer_closed;
-    c->close_after = !x.q.keep_alive;
+    x.q.keep_alive = hx->keep_alive;
     s->n_requests++;
     llm_make_id(x.req_id, sizeof x.req_id, "req_", 24, "scvm-serve", "server", s->n_requests, 0);
 
@@ -700,12 +557,12 @@ static void handle(LlmServer *s, Conn *c, const HttpReq *r, const char *body, si
             server_error(&x, LLM_API_NONE, 405, NULL, "scvm serve: use GET for this endpoint");
             goto log;
         }
-        llm_plan_reset(&c->plan);
+        http_plan_reset(hx->plan);
         const char *health_json = "{\"status\":\"ok\"}";
         if (llm_render_json(models ? s->models : health_json, models ? s->models_len : strlen(health_json),
-                            x.q.keep_alive, &c->plan) != 0) {
-            llm_plan_reset(&c->plan);
-            c->close_after = true;
+                            x.q.keep_alive, hx->plan) != 0) {
+            http_plan_reset(hx->plan);
+            hx->keep_alive = false;
         }
         goto log;
     }
@@ -714,320 +571,41 @@ static void handle(LlmServer *s, Conn *c, const HttpReq *r, const char *body, si
                  (int)(plen > 200 ? 200 : plen), path);
 log:
     if (!s->o.quiet)
-        logf_(s, "%s %.*s %.*s -> %d%s%s", c->peer, (int)r->method_len, r->method,
-              (int)(r->target_len > 200 ? 200 : r->target_len), r->target, c->plan.status, x.note[0] ? ": " : "",
+        logf_(s, "%s %.*s %.*s -> %d%s%s", hx->peer, (int)r->method_len, r->method,
+              (int)(r->target_len > 200 ? 200 : r->target_len), r->target, hx->plan->status, x.note[0] ? ": " : "",
               x.note);
 }
 
 /* A request that could not be parsed: answer and close. */
-static void protocol_error(LlmServer *s, Conn *c, int status, const char *why)
+static void protocol_error(LlmServer *s, HttpExchange *hx)
 {
     Ctx x;
     memset(&x, 0, sizeof x);
     x.s = s;
-    x.c = c;
+    x.hx = hx;
     s->n_requests++;
     s->n_protocol++;
     llm_make_id(x.req_id, sizeof x.req_id, "req_", 24, "scvm-serve", "server", s->n_requests, 0);
-    c->close_after = true;
+    hx->keep_alive = false;
     x.q.keep_alive = false;
-    server_error(&x, LLM_API_NONE, status, NULL, "scvm serve: %s", why);
+    server_error(&x, LLM_API_NONE, hx->bad_status, NULL, "scvm serve: %s", hx->bad_why);
     if (!s->o.quiet)
-        logf_(s, "%s malformed request -> %d: %s", c->peer, status, why);
+        logf_(s, "%s malformed request -> %d: %s", hx->peer, hx->bad_status, hx->bad_why);
 }
 
-/* ---- connections ---- */
-
-static size_t in_cap(const LlmServer *s)
+static void on_request(void *ctx, HttpExchange *hx)
 {
-    return HEAD_MAX + s->o.max_body;
+    if (hx->req)
+        handle(ctx, hx);
+    else
+        protocol_error(ctx, hx);
 }
 
-static void conn_step(LlmServer *s, Conn *c, uint64_t now)
+static void on_notice(void *ctx, const char *peer, const char *what)
 {
-    if (c->state == C_DRAIN) {
-        c->in.len = 0;
-        if (c->peer_closed || now - c->drain_ms >= DRAIN_MS)
-            c->dead = true;
-        return;
-    }
-    for (;;) {
-        if (c->state == C_READ) {
-            if (!c->in.len) {
-                if (c->peer_closed)
-                    c->dead = true;
-                return;
-            }
-            HttpReq r;
-            int st = 0;
-            const char *why = "";
-            int k = http_parse_head((const char *)c->in.data, c->in.len, HEAD_MAX, s->o.max_body, &r, &st, &why);
-            if (k == 0) {
-                if (c->peer_closed)
-                    c->dead = true;
-                return;
-            }
-            size_t used;
-            if (k < 0) {
-                protocol_error(s, c, st, why);
-                used = c->in.len;
-            } else {
-                used = r.head_len + (size_t)r.content_length;
-                if (c->in.len < used) {
-                    if (r.expect_continue && !c->cont_sent) {
-                        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-                        ssize_t w = send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
-                        (void)w;
-                        c->cont_sent = true;
-                    }
-                    if (c->peer_closed)
-                        c->dead = true;
-                    return;
-                }
-                handle(s, c, &r, (const char *)c->in.data + r.head_len, (size_t)r.content_length);
-            }
-            memmove(c->in.data, c->in.data + used, c->in.len - used);
-            c->in.len -= used;
-            c->cont_sent = false;
-            c->state = C_SEND;
-            c->item = c->sent = c->avail = 0;
-            c->start_ms = now;
-            c->last_ms = now;
-            if (!c->plan.n_items) {
-                c->dead = true;   /* nothing to send (out of memory): drop the connection */
-                return;
-            }
-        }
-        /* C_SEND */
-        uint64_t el = now - c->start_ms;
-        while (c->item < c->plan.n_items && c->plan.items[c->item].at_ms <= el) {
-            c->avail = c->plan.items[c->item++].end;
-            c->last_ms = now;
-        }
-        while (c->sent < c->avail) {
-            ssize_t w = send(c->fd, c->plan.bytes.data + c->sent, c->avail - c->sent, MSG_NOSIGNAL);
-            if (w > 0) {
-                c->sent += (size_t)w;
-                c->last_ms = now;
-                continue;
-            }
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                return;
-            c->dead = true;   /* the client went away */
-            return;
-        }
-        if (c->item < c->plan.n_items)
-            return;           /* the next item is not due yet */
-        if (c->close_after) {
-            shutdown(c->fd, SHUT_WR);
-            c->state = C_DRAIN;
-            c->in.len = 0;
-            c->drain_ms = now;
-            return;
-        }
-        c->state = C_READ;
-        llm_plan_reset(&c->plan);
-    }
-}
-
-static void conn_read(LlmServer *s, Conn *c, uint64_t now)
-{
-    if (c->state == C_DRAIN) {
-        char sink[4096];
-        for (;;) {
-            ssize_t n = recv(c->fd, sink, sizeof sink, 0);
-            if (n > 0)
-                continue;
-            if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
-                c->peer_closed = true;
-            if (n < 0 && errno == EINTR)
-                continue;
-            return;
-        }
-    }
-    size_t cap = in_cap(s);
-    while (c->in.len < cap) {
-        size_t want = cap - c->in.len < READ_CHUNK ? cap - c->in.len : READ_CHUNK;
-        if (!buf_reserve(&c->in, want)) {
-            c->dead = true;
-            return;
-        }
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, want, 0);
-        if (n > 0) {
-            c->in.len += (size_t)n;
-            c->last_ms = now;
-            if ((size_t)n < want)
-                return;
-            continue;
-        }
-        if (n == 0) {
-            c->peer_closed = true;
-            return;
-        }
-        if (errno == EINTR)
-            continue;
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            c->dead = true;
-        return;
-    }
-}
-
-static void accept_all(LlmServer *s, uint64_t now)
-{
-    for (;;) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof ss;
-        int fd = accept(s->lfd, (struct sockaddr *)&ss, &sl);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            return;   /* EAGAIN, or EMFILE and friends: try again later */
-        }
-        if (set_nonblock(fd) != 0) {
-            close(fd);
-            continue;
-        }
-        if (s->n_conns >= s->o.max_conns) {
-            static const char body[] = "{\"error\":{\"message\":\"scvm serve: too many connections\","
-                                       "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
-            char busy[512];
-            int bl = snprintf(busy, sizeof busy,
-                              "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                              "Content-Length: %zu\r\nConnection: close\r\nretry-after: 1\r\n\r\n%s",
-                              sizeof body - 1, body);
-            ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
-            (void)w;
-            close(fd);
-            s->n_refused++;
-            continue;
-        }
-        Conn *c = sc_calloc(1, sizeof *c);
-        if (!c) {
-            close(fd);
-            continue;
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        c->fd = fd;
-        buf_init(&c->in);
-        llm_plan_init(&c->plan);
-        c->last_ms = now;
-        char host[INET6_ADDRSTRLEN] = "?";
-        unsigned port = 0;
-        if (ss.ss_family == AF_INET) {
-            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        }
-        snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
-        s->conns[s->n_conns++] = c;
-    }
-}
-
-int llm_server_run(LlmServer *s)
-{
-    if (s->lfd < 0)
-        return EINVAL;
-    struct sigaction sa, old_int, old_term, old_pipe;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_wake_fd = s->wake[1];
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, &old_pipe);
-
-    int result = 0;
-    for (;;) {
-        uint64_t now = now_ms();
-        int timeout = -1;
-        uint64_t soonest = UINT64_MAX;
-        struct pollfd *pf = s->pfds;
-        pf[0].fd = s->wake[0];
-        pf[0].events = POLLIN;
-        pf[1].fd = s->lfd;
-        pf[1].events = POLLIN;
-        for (size_t i = 0; i < s->n_conns; i++) {
-            Conn *c = s->conns[i];
-            short ev = 0;
-            if (!c->peer_closed && c->in.len < in_cap(s))
-                ev |= POLLIN;
-            if (c->state == C_SEND && c->sent < c->avail)
-                ev |= POLLOUT;
-            if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items) {
-                uint64_t due = c->start_ms + c->plan.items[c->item].at_ms;
-                if (due < soonest)
-                    soonest = due;
-            } else if (c->state == C_DRAIN) {
-                if (c->drain_ms + DRAIN_MS < soonest)
-                    soonest = c->drain_ms + DRAIN_MS;
-            } else {
-                uint64_t idle = c->last_ms + s->o.timeout_ms;
-                if (idle < soonest)
-                    soonest = idle;
-            }
-            pf[2 + i].fd = c->fd;
-            pf[2 + i].events = ev;
-            pf[2 + i].revents = 0;
-        }
-        if (soonest != UINT64_MAX)
-            timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
-        int n = poll(pf, 2 + s->n_conns, timeout);
-        if (n < 0 && errno != EINTR) {
-            result = errno;
-            break;
-        }
-        now = now_ms();
-        if (n > 0 && (pf[0].revents & POLLIN)) {
-            char b[64];
-            while (read(s->wake[0], b, sizeof b) > 0) {
-            }
-            break;
-        }
-        size_t n_before = s->n_conns;
-        for (size_t i = 0; i < n_before; i++) {
-            Conn *c = s->conns[i];
-            short re = n > 0 ? pf[2 + i].revents : 0;
-            if (re & (POLLIN | POLLHUP | POLLERR))
-                conn_read(s, c, now);
-            if (re & POLLNVAL)
-                c->dead = true;
-            if (!c->dead)
-                conn_step(s, c, now);
-            bool waiting = c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items;
-            if (!c->dead && !waiting && now - c->last_ms >= s->o.timeout_ms) {
-                if (!s->o.quiet)
-                    logf_(s, "%s: closing an idle or stalled connection", c->peer);
-                c->dead = true;
-            }
-        }
-        if (n > 0 && (pf[1].revents & POLLIN))
-            accept_all(s, now);
-        size_t k = 0;
-        for (size_t i = 0; i < s->n_conns; i++) {
-            if (s->conns[i]->dead)
-                conn_free(s->conns[i]);
-            else
-                s->conns[k++] = s->conns[i];
-        }
-        s->n_conns = k;
-    }
-
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    g_wake_fd = -1;
-    for (size_t i = 0; i < s->n_conns; i++)
-        conn_free(s->conns[i]);
-    s->n_conns = 0;
-    return result;
+    LlmServer *s = ctx;
+    if (!s->o.quiet)
+        logf_(s, "%s: %s", peer, what);
 }
 
 int llm_server_finish(LlmServer *s)
@@ -1044,7 +622,8 @@ int llm_server_finish(LlmServer *s)
              "%llu bad requests, %llu unrouted, %llu past the end, %llu refused",
           (unsigned long long)s->n_requests, (unsigned long long)s->n_scripted,
           (unsigned long long)s->n_script_errors, (unsigned long long)s->n_protocol,
-          (unsigned long long)s->n_unrouted, (unsigned long long)s->n_exhausted, (unsigned long long)s->n_refused);
+          (unsigned long long)s->n_unrouted, (unsigned long long)s->n_exhausted,
+          (unsigned long long)(s->n_refused + http_server_refused(s->http)));
     for (size_t i = 0; i < s->n_sess; i++) {
         const Session *se = &s->sess[i];
         const LlmScript *sc = &s->sc[se->sc];

@@ -10,6 +10,7 @@
 #include "formats/suite.h"
 #include "runtime/http/http_parse.h"
 #include "runtime/llm/llm_render.h"
+#include "runtime/rt_clock.h"
 #include "runtime/llm/llm_route.h"
 
 static int fails;
@@ -123,6 +124,9 @@ static void test_ids_and_scale(void)
     CHECK(strlen(a) == 7);
     CHECK(llm_scale(1000, 0) == 0 && llm_scale(1000, 0.5) == 500 && llm_scale(3, 0.5) == 2);
     CHECK(llm_scale(UINT64_MAX, 2.0) == UINT64_MAX);
+    /* the one scaling rule of scvm run (rt_clock_scale), 0 aside */
+    CHECK(llm_scale(1000, 0.001) == 10 && llm_scale(1000, 0.001) == rt_clock_scale(1000, 0.001));
+    CHECK(llm_scale(555, 0.5) == 278 && llm_scale((uint64_t)1 << 60, 1.0) == (uint64_t)1 << 60);
 }
 
 int main(void)

@@ -1,0 +1,103 @@
+/* http_plan.c - timed HTTP responses (http_plan.h). */
+#include "http_plan.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "common/sc_alloc.h"
+#include "runtime/http/http_parse.h"
+
+void http_plan_init(HttpPlan *p)
+{
+    memset(p, 0, sizeof *p);
+    buf_init(&p->bytes);
+}
+
+void http_plan_reset(HttpPlan *p)
+{
+    buf_reset(&p->bytes);
+    p->bytes.oom = false;
+    p->n_items = 0;
+    p->oom = false;
+    p->status = 0;
+}
+
+void http_plan_fini(HttpPlan *p)
+{
+    buf_fini(&p->bytes);
+    sc_free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
+void http_plan_cut(HttpPlan *p, uint64_t at)
+{
+    if (p->n_items && p->items[p->n_items - 1].end == p->bytes.len)
+        return;
+    if (p->n_items && p->items[p->n_items - 1].at_ms >= at) {
+        p->items[p->n_items - 1].end = p->bytes.len;   /* same time: merge */
+        return;
+    }
+    if (p->n_items == p->cap_items) {
+        size_t c = p->cap_items ? p->cap_items * 2 : 16;
+        HttpPlanItem *ni = sc_realloc(p->items, c * sizeof *ni);
+        if (!ni) {
+            p->oom = true;
+            return;
+        }
+        p->items = ni;
+        p->cap_items = c;
+    }
+    p->items[p->n_items].at_ms = at;
+    p->items[p->n_items].end = p->bytes.len;
+    p->n_items++;
+}
+
+int http_plan_error(const HttpPlan *p)
+{
+    return p->oom || p->bytes.oom ? ENOMEM : 0;
+}
+
+void http_plan_head(HttpPlan *p, int status, const char *ctype, bool chunked, size_t content_length,
+                    bool keep_alive, const char *req_id, const char *extra, const char *extra2)
+{
+    Buf *b = &p->bytes;
+    p->status = status;
+    buf_printf(b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status, http_reason(status), ctype);
+    if (chunked)
+        buf_puts(b, "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n");
+    else
+        buf_printf(b, "Content-Length: %zu\r\n", content_length);
+    buf_puts(b, keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n");
+    if (req_id)
+        buf_printf(b, "x-request-id: %s\r\nrequest-id: %s\r\n", req_id, req_id);
+    if (extra)
+        buf_puts(b, extra);
+    if (extra2)
+        buf_puts(b, extra2);
+    buf_puts(b, "\r\n");
+}
+
+int http_plan_whole(HttpPlan *p, int status, const char *ctype, const void *body, size_t len, bool keep_alive,
+                    const char *req_id, const char *extra, const char *extra2, uint64_t at)
+{
+    http_plan_head(p, status, ctype, false, len, keep_alive, req_id, extra, extra2);
+    buf_put(&p->bytes, body, len);
+    http_plan_cut(p, at);
+    return http_plan_error(p);
+}
+
+void http_plan_chunk(HttpPlan *p, const void *data, size_t len, uint64_t at)
+{
+    if (!len)
+        return;
+    buf_printf(&p->bytes, "%zx\r\n", len);
+    buf_put(&p->bytes, data, len);
+    buf_puts(&p->bytes, "\r\n");
+    http_plan_cut(p, at);
+}
+
+void http_plan_chunk_end(HttpPlan *p, uint64_t at)
+{
+    buf_puts(&p->bytes, "0\r\n\r\n");
+    http_plan_cut(p, at);
+}

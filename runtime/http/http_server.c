@@ -1,0 +1,534 @@
+/* http_server.c - the connection loop (http_server.h). */
+#include "http_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/sc_alloc.h"
+
+enum {
+    DEFAULT_MAX_HEAD = 32 * 1024,
+    READ_CHUNK = 64 * 1024,
+    DRAIN_MS = 1000,
+};
+#define DEFAULT_MAX_BODY ((size_t)16 << 20)
+
+/* C_DRAIN: the answer is sent and our side shut down; unread input is
+** discarded until the client closes (at most DRAIN_MS), so the close does
+** not turn into a reset that could destroy the answer in flight. */
+enum { C_READ, C_SEND, C_DRAIN };
+
+typedef struct Conn {
+    int fd;
+    char peer[64];
+    Buf in;
+    int state;
+    HttpPlan plan;
+    size_t item, sent, avail;
+    uint64_t start_ms, last_ms, drain_ms;
+    bool close_after, cont_sent, peer_closed, dead;
+} Conn;
+
+struct HttpServer {
+    HttpServerOpts o;
+    Conn **conns;
+    size_t n_conns;
+    struct pollfd *pfds;
+    int lfd;
+    int wake[2];
+    uint64_t refused;
+};
+
+static int g_wake_fd = -1;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+HttpServer *http_server_new(const HttpServerOpts *o)
+{
+    if (!o->handle)
+        return NULL;
+    HttpServer *s = sc_calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->o = *o;
+    if (!s->o.host)
+        s->o.host = "127.0.0.1";
+    if (!s->o.port)
+        s->o.port = "0";
+    if (!s->o.max_head)
+        s->o.max_head = DEFAULT_MAX_HEAD;
+    if (!s->o.max_body)
+        s->o.max_body = DEFAULT_MAX_BODY;
+    if (!s->o.max_conns)
+        s->o.max_conns = 256;
+    if (!s->o.timeout_ms)
+        s->o.timeout_ms = 60000;
+    s->lfd = -1;
+    s->wake[0] = s->wake[1] = -1;
+    s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
+    s->pfds = sc_calloc((size_t)s->o.max_conns + 2, sizeof *s->pfds);
+    if (!s->conns || !s->pfds) {
+        http_server_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void conn_free(Conn *c)
+{
+    if (!c)
+        return;
+    if (c->fd >= 0)
+        close(c->fd);
+    buf_fini(&c->in);
+    http_plan_fini(&c->plan);
+    sc_free(c);
+}
+
+void http_server_free(HttpServer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_conns; i++)
+        conn_free(s->conns[i]);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    if (s->wake[0] >= 0)
+        close(s->wake[0]);
+    if (s->wake[1] >= 0)
+        close(s->wake[1]);
+    sc_free(s->conns);
+    sc_free(s->pfds);
+    sc_free(s);
+}
+
+uint64_t http_server_refused(const HttpServer *s)
+{
+    return s->refused;
+}
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return errno;
+    int fd_fl = fcntl(fd, F_GETFD);
+    if (fd_fl >= 0)
+        fcntl(fd, F_SETFD, fd_fl | FD_CLOEXEC);
+    return 0;
+}
+
+int http_server_listen(HttpServer *s, char *bound, size_t cap)
+{
+    char *end;
+    errno = 0;
+    unsigned long port = strtoul(s->o.port, &end, 10);
+    if (!s->o.port[0] || *end || port > 65535 || errno)
+        return EINVAL;
+    if (s->lfd >= 0)
+        return EISCONN;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    socklen_t sl;
+    int fam;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, s->o.host, &a4->sin_addr) == 1) {
+        fam = AF_INET;
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        sl = sizeof *a4;
+    } else if (inet_pton(AF_INET6, s->o.host, &a6->sin6_addr) == 1) {
+        fam = AF_INET6;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        sl = sizeof *a6;
+    } else {
+        return EINVAL;
+    }
+    int fd = socket(fam, SOCK_STREAM, 0);
+    if (fd < 0)
+        return errno;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 512) != 0 || set_nonblock(fd) != 0) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    sl = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    char host[INET6_ADDRSTRLEN];
+    if (fam == AF_INET) {
+        inet_ntop(AF_INET, &a4->sin_addr, host, sizeof host);
+        snprintf(bound, cap, "%s:%u", host, (unsigned)ntohs(a4->sin_port));
+    } else {
+        inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof host);
+        snprintf(bound, cap, "[%s]:%u", host, (unsigned)ntohs(a6->sin6_port));
+    }
+    if (pipe(s->wake) != 0) {
+        int e = errno;
+        close(fd);
+        s->wake[0] = s->wake[1] = -1;
+        return e;
+    }
+    set_nonblock(s->wake[0]);
+    set_nonblock(s->wake[1]);
+    s->lfd = fd;
+    return 0;
+}
+
+void http_server_stop(HttpServer *s)
+{
+    if (s->wake[1] >= 0) {
+        char b = 1;
+        ssize_t w = write(s->wake[1], &b, 1);
+        (void)w;
+    }
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (g_wake_fd >= 0) {
+        char b = 1;
+        ssize_t w = write(g_wake_fd, &b, 1);
+        (void)w;
+    }
+    errno = saved;
+}
+
+/* ---- connections ---- */
+
+static size_t in_cap(const HttpServer *s)
+{
+    return s->o.max_head + s->o.max_body;
+}
+
+/* Hands one request (or a malformed one: r NULL) to the handler. */
+static void answer(HttpServer *s, Conn *c, const HttpReq *r, int bad, const char *why)
+{
+    HttpExchange x = {
+        .req = r, .bad_status = bad, .bad_why = why, .peer = c->peer, .plan = &c->plan,
+        .keep_alive = r && r->keep_alive && !c->peer_closed,
+    };
+    if (r) {
+        x.body = (const char *)c->in.data + r->head_len;
+        x.body_len = (size_t)r->content_length;
+    }
+    http_plan_reset(&c->plan);
+    s->o.handle(s->o.ctx, &x);
+    c->close_after = !x.keep_alive;
+}
+
+static void conn_step(HttpServer *s, Conn *c, uint64_t now)
+{
+    if (c->state == C_DRAIN) {
+        c->in.len = 0;
+        if (c->peer_closed || now - c->drain_ms >= DRAIN_MS)
+            c->dead = true;
+        return;
+    }
+    for (;;) {
+        if (c->state == C_READ) {
+            if (!c->in.len) {
+                if (c->peer_closed)
+                    c->dead = true;
+                return;
+            }
+            HttpReq r;
+            int st = 0;
+            const char *why = "";
+            int k = http_parse_head((const char *)c->in.data, c->in.len, s->o.max_head, s->o.max_body, &r, &st,
+                                    &why);
+            if (k == 0) {
+                if (c->peer_closed)
+                    c->dead = true;
+                return;
+            }
+            size_t used;
+            if (k < 0) {
+                answer(s, c, NULL, st, why);
+                used = c->in.len;
+            } else {
+                used = r.head_len + (size_t)r.content_length;
+                if (c->in.len < used) {
+                    if (r.expect_continue && !c->cont_sent) {
+                        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+                        ssize_t w = send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
+                        (void)w;
+                        c->cont_sent = true;
+                    }
+                    if (c->peer_closed)
+                        c->dead = true;
+                    return;
+                }
+                answer(s, c, &r, 0, NULL);
+            }
+            memmove(c->in.data, c->in.data + used, c->in.len - used);
+            c->in.len -= used;
+            c->cont_sent = false;
+            c->state = C_SEND;
+            c->item = c->sent = c->avail = 0;
+            c->start_ms = now;
+            c->last_ms = now;
+            if (!c->plan.n_items || http_plan_error(&c->plan)) {
+                c->dead = true;   /* nothing (sound) to send, e.g. out of memory: drop the connection */
+                return;
+            }
+        }
+        /* C_SEND */
+        uint64_t el = now - c->start_ms;
+        while (c->item < c->plan.n_items && c->plan.items[c->item].at_ms <= el) {
+            c->avail = c->plan.items[c->item++].end;
+            c->last_ms = now;
+        }
+        while (c->sent < c->avail) {
+            ssize_t w = send(c->fd, c->plan.bytes.data + c->sent, c->avail - c->sent, MSG_NOSIGNAL);
+            if (w > 0) {
+                c->sent += (size_t)w;
+                c->last_ms = now;
+                continue;
+            }
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return;
+            c->dead = true;   /* the client went away */
+            return;
+        }
+        if (c->item < c->plan.n_items)
+            return;           /* the next item is not due yet */
+        if (c->close_after) {
+            shutdown(c->fd, SHUT_WR);
+            c->state = C_DRAIN;
+            c->in.len = 0;
+            c->drain_ms = now;
+            return;
+        }
+        c->state = C_READ;
+        http_plan_reset(&c->plan);
+    }
+}
+
+static void conn_read(HttpServer *s, Conn *c, uint64_t now)
+{
+    if (c->state == C_DRAIN) {
+        char sink[4096];
+        for (;;) {
+            ssize_t n = recv(c->fd, sink, sizeof sink, 0);
+            if (n > 0)
+                continue;
+            if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+                c->peer_closed = true;
+            if (n < 0 && errno == EINTR)
+                continue;
+            return;
+        }
+    }
+    size_t cap = in_cap(s);
+    while (c->in.len < cap) {
+        size_t want = cap - c->in.len < READ_CHUNK ? cap - c->in.len : READ_CHUNK;
+        if (!buf_reserve(&c->in, want)) {
+            c->dead = true;
+            return;
+        }
+        ssize_t n = recv(c->fd, c->in.data + c->in.len, want, 0);
+        if (n > 0) {
+            c->in.len += (size_t)n;
+            c->last_ms = now;
+            if ((size_t)n < want)
+                return;
+            continue;
+        }
+        if (n == 0) {
+            c->peer_closed = true;
+            return;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            c->dead = true;
+        return;
+    }
+}
+
+static void refuse(HttpServer *s, int fd)
+{
+    const char *body = s->o.busy_body ? s->o.busy_body : "{\"error\":\"too many connections\"}";
+    char busy[1024];
+    int bl = snprintf(busy, sizeof busy,
+                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %zu\r\nConnection: close\r\nretry-after: 1\r\n\r\n%s",
+                      strlen(body), body);
+    if (bl > 0 && (size_t)bl < sizeof busy) {
+        ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
+        (void)w;
+    }
+    close(fd);
+    s->refused++;
+}
+
+static void accept_all(HttpServer *s, uint64_t now)
+{
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int fd = accept(s->lfd, (struct sockaddr *)&ss, &sl);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return;   /* EAGAIN, or EMFILE and friends: try again later */
+        }
+        if (set_nonblock(fd) != 0) {
+            close(fd);
+            continue;
+        }
+        if (s->n_conns >= s->o.max_conns) {
+            refuse(s, fd);
+            continue;
+        }
+        Conn *c = sc_calloc(1, sizeof *c);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        c->fd = fd;
+        buf_init(&c->in);
+        http_plan_init(&c->plan);
+        c->last_ms = now;
+        char host[INET6_ADDRSTRLEN] = "?";
+        unsigned port = 0;
+        if (ss.ss_family == AF_INET) {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+            port = ntohs(a->sin6_port);
+        }
+        snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
+        s->conns[s->n_conns++] = c;
+    }
+}
+
+int http_server_run(HttpServer *s)
+{
+    if (s->lfd < 0)
+        return EINVAL;
+    struct sigaction sa, old_int, old_term, old_pipe;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_wake_fd = s->wake[1];
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &old_pipe);
+
+    int result = 0;
+    for (;;) {
+        uint64_t now = now_ms();
+        int timeout = -1;
+        uint64_t soonest = UINT64_MAX;
+        struct pollfd *pf = s->pfds;
+        pf[0].fd = s->wake[0];
+        pf[0].events = POLLIN;
+        pf[1].fd = s->lfd;
+        pf[1].events = POLLIN;
+        for (size_t i = 0; i < s->n_conns; i++) {
+            Conn *c = s->conns[i];
+            short ev = 0;
+            if (!c->peer_closed && c->in.len < in_cap(s))
+                ev |= POLLIN;
+            if (c->state == C_SEND && c->sent < c->avail)
+                ev |= POLLOUT;
+            if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items) {
+                uint64_t due = c->start_ms + c->plan.items[c->item].at_ms;
+                if (due < soonest)
+                    soonest = due;
+            } else if (c->state == C_DRAIN) {
+                if (c->drain_ms + DRAIN_MS < soonest)
+                    soonest = c->drain_ms + DRAIN_MS;
+            } else {
+                uint64_t idle = c->last_ms + s->o.timeout_ms;
+                if (idle < soonest)
+                    soonest = idle;
+            }
+            pf[2 + i].fd = c->fd;
+            pf[2 + i].events = ev;
+            pf[2 + i].revents = 0;
+        }
+        if (soonest != UINT64_MAX)
+            timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
+        int n = poll(pf, 2 + s->n_conns, timeout);
+        if (n < 0 && errno != EINTR) {
+            result = errno;
+            break;
+        }
+        now = now_ms();
+        if (n > 0 && (pf[0].revents & POLLIN)) {
+            char b[64];
+            while (read(s->wake[0], b, sizeof b) > 0) {
+            }
+            break;
+        }
+        size_t n_before = s->n_conns;
+        for (size_t i = 0; i < n_before; i++) {
+            Conn *c = s->conns[i];
+            short re = n > 0 ? pf[2 + i].revents : 0;
+            if (re & (POLLIN | POLLHUP | POLLERR))
+                conn_read(s, c, now);
+            if (re & POLLNVAL)
+                c->dead = true;
+            if (!c->dead)
+                conn_step(s, c, now);
+            bool waiting = c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items;
+            if (!c->dead && !waiting && now - c->last_ms >= s->o.timeout_ms) {
+                if (s->o.notice)
+                    s->o.notice(s->o.ctx, c->peer, "closing an idle or stalled connection");
+                c->dead = true;
+            }
+        }
+        if (n > 0 && (pf[1].revents & POLLIN))
+            accept_all(s, now);
+        size_t k = 0;
+        for (size_t i = 0; i < s->n_conns; i++) {
+            if (s->conns[i]->dead)
+                conn_free(s->conns[i]);
+            else
+                s->conns[k++] = s->conns[i];
+        }
+        s->n_conns = k;
+    }
+
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    g_wake_fd = -1;
+    for (size_t i = 0; i < s->n_conns; i++)
+        conn_free(s->conns[i]);
+    s->n_conns = 0;
+    return result;
+}

@@ -1,0 +1,79 @@
+/* http_server.h - the connection loop every HTTP server here shares:
+** listening, accepting, reading requests, answering them with timed
+** plans (http_plan.h), keep-alive, limits, and stopping on a signal.
+**
+** One thread and poll(2).  A connection reads a request (head bounded by
+** max_head, body by max_body), hands it to the handler, which fills a plan
+** in one go, and then only copies the plan's due bytes to the socket, so
+** timing costs one poll timeout and nothing per byte.  Input is bounded per
+** connection, connections are bounded in number (503 above), and an idle
+** or stalled connection is closed after timeout_ms: memory stays bounded
+** and no client can hold the loop.  Nothing here prints: what a server
+** wants to log it logs from its handler and the notice callback. */
+#ifndef SC_HTTP_SERVER_H
+#define SC_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/http/http_parse.h"
+#include "runtime/http/http_plan.h"
+
+/* One request and its answer. */
+typedef struct HttpExchange {
+    const HttpReq *req;     /* NULL: the request could not be parsed ... */
+    int bad_status;         /* ... answer with this (400, 411, 413, 431, 501, 505) */
+    const char *bad_why;    /* ... and say this */
+    const char *body;       /* the request body (Content-Length bytes) */
+    size_t body_len;
+    const char *peer;       /* "ADDR:PORT" of the client */
+    bool keep_alive;        /* in: the connection may stay open after the
+                            ** answer; set false to close it (always false
+                            ** for a malformed request) */
+    HttpPlan *plan;         /* out: the answer, empty on entry; left
+                            ** empty, the connection is dropped */
+} HttpExchange;
+
+typedef struct HttpServerOpts {
+    const char *host;       /* numeric IPv4/IPv6 address; NULL = 127.0.0.1 */
+    const char *port;       /* NULL or "0" = an ephemeral port */
+    size_t max_head;        /* request head limit (431 above); 0 = 32 KiB */
+    size_t max_body;        /* request body limit (413 above); 0 = 16 MiB */
+    unsigned max_conns;     /* simultaneous connections; 0 = 256 */
+    unsigned timeout_ms;    /* idle / stalled connection limit; 0 = 60 s */
+    /* Answers one request (required). */
+    void (*handle)(void *ctx, HttpExchange *x);
+    /* JSON body of the 503 sent to a connection above max_conns; NULL =
+    ** {"error":"too many connections"}. */
+    const char *busy_body;
+    /* Optional: something happened to a connection the handler did not
+    ** see ("closing an idle or stalled connection"). */
+    void (*notice)(void *ctx, const char *peer, const char *what);
+    void *ctx;
+} HttpServerOpts;
+
+typedef struct HttpServer HttpServer;
+
+/* NULL when out of memory or o->handle is NULL. */
+HttpServer *http_server_new(const HttpServerOpts *o);
+void http_server_free(HttpServer *s);
+
+/* Binds and listens.  Writes "ADDR:PORT" (the actual port; "[V6]:PORT")
+** to bound.  Returns 0 or an errno (EADDRINUSE, EADDRNOTAVAIL, EINVAL for
+** a host that is not a numeric address or a bad port, ...). */
+int http_server_listen(HttpServer *s, char *bound, size_t cap);
+
+/* Serves until SIGINT or SIGTERM (handlers installed for the duration,
+** then restored; one running server per process) or http_server_stop().
+** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
+** Returns 0, or an errno when the loop itself failed. */
+int http_server_run(HttpServer *s);
+
+/* Asks a running server to stop (async-signal-safe). */
+void http_server_stop(HttpServer *s);
+
+/* Connections refused with 503 so far. */
+uint64_t http_server_refused(const HttpServer *s);
+
+#endif

@@ -1,0 +1,44 @@
+/* http_sse.c - Server-Sent Events frames (http_sse.h). */
+#include "http_sse.h"
+
+#include <string.h>
+
+void http_sse_begin(Buf *b, const char *event)
+{
+    if (event)
+        buf_printf(b, "event: %s\n", event);
+    buf_puts(b, "data: ");
+}
+
+void http_sse_end(Buf *b)
+{
+    buf_puts(b, "\n\n");
+}
+
+void http_sse_event(Buf *b, const char *event, const char *id, const char *data, size_t len)
+{
+    if (event)
+        buf_printf(b, "event: %s\n", event);
+    if (id)
+        buf_printf(b, "id: %s\n", id);
+    /* n line breaks make n + 1 lines; the client joins them with "\n" */
+    for (size_t i = 0;;) {
+        size_t j = i;
+        while (j < len && data[j] != '\n' && data[j] != '\r')
+            j++;
+        buf_puts(b, "data: ");
+        buf_put(b, data + i, j - i);
+        buf_putc(b, '\n');
+        if (j >= len)
+            break;
+        if (data[j] == '\r' && j + 1 < len && data[j + 1] == '\n')
+            j++;
+        i = j + 1;
+    }
+    buf_putc(b, '\n');
+}
+
+void http_sse_comment(Buf *b, const char *text)
+{
+    buf_printf(b, ": %s\n", text);
+}

@@ -1,0 +1,275 @@
+/* http_unit.c - runtime/http on its own: timed plans, SSE frames, and the
+** connection loop driven over real loopback sockets (keep-alive and
+** pipelining, pacing order, 100-continue, malformed requests, limits,
+** dropped answers, stopping). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "runtime/http/http_plan.h"
+#include "runtime/http/http_server.h"
+#include "runtime/http/http_sse.h"
+
+static int failures;
+#define CHECK(c)                                                            \
+    do {                                                                    \
+        if (!(c)) {                                                         \
+            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                     \
+        }                                                                   \
+    } while (0)
+
+static bool buf_is(const Buf *b, const char *s)
+{
+    return b->len == strlen(s) && memcmp(b->data, s, b->len) == 0;
+}
+
+static void test_plan(void)
+{
+    HttpPlan p;
+    http_plan_init(&p);
+    http_plan_head(&p, 200, "text/event-stream", true, 0, true, "req_1", "X-A: 1\r\n", NULL);
+    http_plan_cut(&p, 0);
+    http_plan_chunk(&p, "hello", 5, 10);
+    http_plan_chunk(&p, "", 0, 20);           /* an empty chunk would end the body: nothing */
+    http_plan_chunk(&p, "0123456789abcdefg", 17, 10);   /* same time: merged */
+    http_plan_chunk(&p, "z", 1, 5);          /* earlier: never out of order, merged */
+    http_plan_chunk_end(&p, 30);
+    CHECK(http_plan_error(&p) == 0 && p.status == 200);
+    CHECK(p.n_items == 3);
+    CHECK(p.items[0].at_ms == 0 && p.items[1].at_ms == 10 && p.items[2].at_ms == 30);
+    CHECK(p.items[2].end == p.bytes.len);
+    const char *want = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                       "Cache-Control: no-cache\r\nConnection: keep-alive\r\nx-request-id: req_1\r\n"
+                       "request-id: req_1\r\nX-A: 1\r\n\r\n5\r\nhello\r\n11\r\n0123456789abcdefg\r\n1\r\nz\r\n0\r\n\r\n";
+    CHECK(buf_is(&p.bytes, want));
+    http_plan_reset(&p);
+    CHECK(p.n_items == 0 && p.bytes.len == 0 && p.status == 0);
+    CHECK(http_plan_whole(&p, 404, "application/json", "{}", 2, false, NULL, NULL, NULL, 7) == 0);
+    CHECK(buf_is(&p.bytes, "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                           "Connection: close\r\n\r\n{}"));
+    CHECK(p.n_items == 1 && p.items[0].at_ms == 7 && p.status == 404);
+    http_plan_fini(&p);
+}
+
+static void test_sse(void)
+{
+    Buf b;
+    buf_init(&b);
+    http_sse_begin(&b, "ping");
+    buf_puts(&b, "{\"type\":\"ping\"}");
+    http_sse_end(&b);
+    http_sse_begin(&b, NULL);
+    buf_puts(&b, "[DONE]");
+    http_sse_end(&b);
+    CHECK(buf_is(&b, "event: ping\ndata: {\"type\":\"ping\"}\n\ndata: [DONE]\n\n"));
+    buf_reset(&b);
+    http_sse_event(&b, "log", "7", "a\nb\r\nc\rd", 8);
+    CHECK(buf_is(&b, "event: log\nid: 7\ndata: a\ndata: b\ndata: c\ndata: d\n\n"));
+    buf_reset(&b);
+    http_sse_event(&b, NULL, NULL, "", 0);
+    CHECK(buf_is(&b, "data: \n\n"));
+    buf_reset(&b);
+    http_sse_event(&b, NULL, NULL, "x\n", 2);   /* a trailing break is an empty last line */
+    CHECK(buf_is(&b, "data: x\ndata: \n\n"));
+    buf_reset(&b);
+    http_sse_comment(&b, "keep-alive");
+    CHECK(buf_is(&b, ": keep-alive\n"));
+    buf_fini(&b);
+}
+
+/* ---- the loop, over sockets ---- */
+
+typedef struct Seen {
+    int n, malformed, last_bad;
+    char last_body[64];
+    char last_path[64];
+} Seen;
+
+/* /echo: the body back, in two items (0 and 30 ms);
+** /close: answers and closes; /drop: leaves the plan empty. */
+static void handler(void *ctx, HttpExchange *x)
+{
+    Seen *s = ctx;
+    s->n++;
+    if (!x->req) {
+        s->malformed++;
+        s->last_bad = x->bad_status;
+        CHECK(!x->keep_alive && x->bad_why && *x->bad_why);
+        http_plan_whole(x->plan, x->bad_status, "text/plain", "bad", 3, false, NULL, NULL, NULL, 0);
+        return;
+    }
+    snprintf(s->last_path, sizeof s->last_path, "%.*s", (int)x->req->target_len, x->req->target);
+    snprintf(s->last_body, sizeof s->last_body, "%.*s", (int)x->body_len, x->body);
+    if (http_is(x->req, "GET", "/drop"))
+        return;
+    if (http_is(x->req, "GET", "/close"))
+        x->keep_alive = false;
+    http_plan_head(x->plan, 200, "text/plain", true, 0, x->keep_alive, NULL, NULL, NULL);
+    http_plan_chunk(x->plan, "first;", 6, 0);
+    http_plan_chunk(x->plan, x->body_len ? x->body : "-", x->body_len ? x->body_len : 1, 30);
+    http_plan_chunk_end(x->plan, 30);
+}
+
+typedef struct Run {
+    HttpServer *s;
+    int result;
+} Run;
+
+static void *serve(void *arg)
+{
+    Run *r = arg;
+    r->result = http_server_run(r->s);
+    return NULL;
+}
+
+static int dial(const char *bound)
+{
+    char host[64];
+    snprintf(host, sizeof host, "%s", bound);
+    char *colon = strrchr(host, ':');
+    *colon = 0;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
+    inet_pton(AF_INET, host, &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads until the peer closes, `until` appears, or 5 s pass. */
+static size_t get(int fd, char *out, size_t cap, const char *until)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (;;) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 5000) <= 0)
+            break;
+        ssize_t k = recv(fd, out + n, cap - 1 - n, 0);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        out[n] = 0;
+        if (until && strstr(out, until))
+            break;
+    }
+    return n;
+}
+
+static void test_server(void)
+{
+    Seen seen;
+    memset(&seen, 0, sizeof seen);
+    HttpServerOpts o = { .port = "0", .max_body = 64, .max_conns = 2, .timeout_ms = 5000, .handle = handler,
+                         .busy_body = "{\"busy\":true}", .ctx = &seen };
+    CHECK(http_server_new(&(HttpServerOpts){ .port = "0" }) == NULL);   /* a handler is required */
+    HttpServer *s = http_server_new(&o);
+    CHECK(s != NULL);
+    char bound[96];
+    CHECK(http_server_listen(s, bound, sizeof bound) == 0);
+    CHECK(strncmp(bound, "127.0.0.1:", 10) == 0);
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    char buf[8192];
+
+    /* two pipelined requests on one connection: answered in order, each
+    ** item in its order */
+    int a = dial(bound);
+    const char two[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                       "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nde";
+    CHECK(send(a, two, sizeof two - 1, 0) == (ssize_t)(sizeof two - 1));
+    get(a, buf, sizeof buf, "2\r\nde\r\n0\r\n\r\n");
+    char *first = strstr(buf, "first;"), *abc = strstr(buf, "abc"), *de = strstr(buf, "\r\nde\r\n");
+    CHECK(first && abc && de && first < abc && abc < de);
+    CHECK(strstr(buf, "Connection: keep-alive") != NULL);
+
+    /* Expect: 100-continue before the body */
+    const char exp[] = "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+    send(a, exp, sizeof exp - 1, 0);
+    get(a, buf, sizeof buf, "\r\n\r\n");
+    CHECK(strncmp(buf, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0);
+    send(a, "wxyz", 4, 0);
+    get(a, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "wxyz") != NULL && strcmp(seen.last_body, "wxyz") == 0);
+
+    /* a second connection is allowed, a third (max_conns 2) gets 503 */
+    int b = dial(bound);
+    send(b, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
+    get(b, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);
+    int c = dial(bound);
+    get(c, buf, sizeof buf, NULL);
+    CHECK(strstr(buf, "HTTP/1.1 503 Service Unavailable\r\n") == buf && strstr(buf, "retry-after: 1\r\n") &&
+          strstr(buf, "\r\n\r\n{\"busy\":true}") != NULL);
+    close(c);
+    close(b);
+
+    /* a handler that closes: the answer, then EOF */
+    send(a, "GET /close HTTP/1.1\r\nHost: x\r\n\r\n", 32, 0);
+    size_t n = get(a, buf, sizeof buf, NULL);
+    CHECK(n > 0 && strstr(buf, "Connection: close") && strstr(buf, "0\r\n\r\n"));
+    close(a);
+
+    /* malformed: the handler sees req NULL and the status; then EOF */
+    int d = dial(bound);
+    send(d, "GARBAGE\r\n\r\n", 11, 0);
+    get(d, buf, sizeof buf, NULL);
+    CHECK(strncmp(buf, "HTTP/1.1 400 ", 13) == 0 && seen.malformed == 1 && seen.last_bad == 400);
+    close(d);
+
+    /* a body above max_body: 413 before it is read */
+    d = dial(bound);
+    send(d, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n", 52, 0);
+    get(d, buf, sizeof buf, NULL);
+    CHECK(strncmp(buf, "HTTP/1.1 413 ", 13) == 0 && seen.last_bad == 413);
+    close(d);
+
+    /* an empty plan drops the connection without an answer */
+    d = dial(bound);
+    send(d, "GET /drop HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
+    n = get(d, buf, sizeof buf, NULL);
+    CHECK(n == 0 && strcmp(seen.last_path, "/drop") == 0);
+    close(d);
+
+    CHECK(http_server_refused(s) == 1);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0);
+    /* listening twice is refused; a bad port or host is EINVAL */
+    CHECK(http_server_listen(s, bound, sizeof bound) == EISCONN);
+    http_server_free(s);
+    HttpServerOpts bad = { .host = "localhost", .port = "0", .handle = handler };
+    s = http_server_new(&bad);
+    CHECK(http_server_listen(s, bound, sizeof bound) == EINVAL);
+    http_server_free(s);
+    bad.host = NULL;
+    bad.port = "65536";
+    s = http_server_new(&bad);
+    CHECK(http_server_listen(s, bound, sizeof bound) == EINVAL);
+    CHECK(http_server_run(s) == EINVAL);   /* not listening */
+    http_server_free(s);
+}
+
+int main(void)
+{
+    test_plan();
+    test_sse();
+    test_server();
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    else
+        puts("http_unit: ok");
+    return failures ? 1 : 0;
+}
