@@ -2,7 +2,8 @@
 **
 **   checks     the scenario, run, policy (inline, or a file read here and
 **              inlined), steps, actions, conditions; key names and regular
-**              expressions with the PTY target's own parsers (sc_pty_lang)
+**              expressions with the languages of formats/term/, the ones the
+**              verifier checks and the PTY target runs
 **   emits      STEP, then the action's op, then one CHECK per assertion;
 **              the metadata config: {dialect, scenario_version, metadata,
 **              run, policy, terminal}

@@ -542,7 +542,6 @@ static int anth_stream(R *x)
             anth_close(x, &b);
             sse_event(x, "error");
             error_of(x, in, &x->cur, UINT64_MAX);
-            ;
             http_sse_end(&x->cur);
             end_stream(x, t);
             return http_plan_error(x->p);
@@ -668,7 +667,6 @@ static int chat_stream(R *x)
         if (in->op == OP_LLM_ERROR) {
             http_sse_begin(&x->cur, NULL);
             error_of(x, in, &x->cur, UINT64_MAX);
-            ;
             http_sse_end(&x->cur);
             end_stream(x, t);
             return http_plan_error(x->p);
@@ -912,7 +910,6 @@ static int resp_stream(R *x)
         if (in->op == OP_LLM_ERROR) {
             http_sse_begin(&x->cur, "error");
             error_of(x, in, &x->cur, x->seq++);
-            ;
             http_sse_end(&x->cur);
             end_stream(x, t);
             buf_fini(&text);
@@ -1078,7 +1075,6 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
                 http_sse_begin(&x.cur, NULL);
                 error_of(&x, err, &x.cur, UINT64_MAX);
             }
-            ;
             http_sse_end(&x.cur);
             end_stream(&x, 0);
             e = http_plan_error(p);
