@@ -131,12 +131,11 @@ bool varint_read_long(const unsigned char **pp, const unsigned char *end, uint64
     return false;
 }
 
-void buf_json_str(Buf *b, const char *s, size_t n)
+void buf_json_esc(Buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    if (!buf_reserve(b, n + 2))
+    if (!buf_reserve(b, n))
         return;
-    buf_putc(b, '"');
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -159,5 +158,13 @@ void buf_json_str(Buf *b, const char *s, size_t n)
         }
     }
     buf_put(b, s + run, n - run);
+}
+
+void buf_json_str(Buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n + 2))
+        return;
+    buf_putc(b, '"');
+    buf_json_esc(b, s, n);
     buf_putc(b, '"');
 }

@@ -36,6 +36,7 @@ static inline void buf_varint(Buf *b, uint64_t v)
     buf_varint_long(b, v);
 }
 void buf_json_str(Buf *b, const char *s, size_t n);  /* quoted, escaped */
+void buf_json_esc(Buf *b, const char *s, size_t n);  /* escaped, without the quotes */
 
 /* Decoding: read an LEB128 varint from [*p, end).  Returns false on
 ** truncation, on an encoding longer than 10 bytes / overflowing 64 bits, or

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "runtime/rt_clock.h"
 #include "runtime/http/http_sse.h"
@@ -129,49 +130,37 @@ static const char *openai_type(int status, const char *etype)
 
 /* The error object of an API (docs/serve-llm.md, "Errors").  etype is the
 ** scenario's errorType (or NULL); details is a JSON text or NULL. */
-static void error_json(Buf *b, LlmApi api, int status, const char *etype, const char *msg, size_t msg_len,
+static void error_json(JsonW *w, LlmApi api, int status, const char *etype, const char *msg, size_t msg_len,
                        const char *details, size_t details_len, const char *req_id, uint64_t seq)
 {
+    jw_obj(w);
     if (api == LLM_API_MESSAGES) {
-        const char *t = etype && is_anthropic_type(etype) ? etype : anthropic_type(status);
-        buf_puts(b, "{\"type\":\"error\",\"error\":{\"type\":");
-        buf_json_str(b, t, strlen(t));
-        buf_puts(b, ",\"message\":");
-        buf_json_str(b, msg, msg_len);
-        if (details) {
-            buf_puts(b, ",\"details\":");
-            buf_put(b, details, details_len);
-        }
-        buf_puts(b, "},\"request_id\":");
-        buf_json_str(b, req_id, strlen(req_id));
-        buf_putc(b, '}');
-        return;
-    }
-    if (api == LLM_API_RESPONSES && seq != UINT64_MAX) {
+        jw_kcstr(w, "type", "error");
+        jw_kobj(w, "error");
+        jw_kcstr(w, "type", etype && is_anthropic_type(etype) ? etype : anthropic_type(status));
+        jw_kstr(w, "message", msg, msg_len);
+        if (details)
+            jw_kraw(w, "details", details, details_len);
+        jw_end(w);
+        jw_kcstr(w, "request_id", req_id);
+    } else if (api == LLM_API_RESPONSES && seq != UINT64_MAX) {
         /* the in-band `error` event of the Responses stream */
-        buf_printf(b, "{\"type\":\"error\",\"sequence_number\":%llu,\"code\":", (unsigned long long)seq);
-        const char *c = etype ? etype : openai_type(status, NULL);
-        buf_json_str(b, c, strlen(c));
-        buf_puts(b, ",\"message\":");
-        buf_json_str(b, msg, msg_len);
-        buf_puts(b, ",\"param\":null}");
-        return;
+        jw_kcstr(w, "type", "error");
+        jw_ku64(w, "sequence_number", seq);
+        jw_kcstr(w, "code", etype ? etype : openai_type(status, NULL));
+        jw_kstr(w, "message", msg, msg_len);
+        jw_knull(w, "param");
+    } else {
+        jw_kobj(w, "error");
+        jw_kstr(w, "message", msg, msg_len);
+        jw_kcstr(w, "type", openai_type(status, etype));
+        jw_knull(w, "param");
+        jw_kcstr(w, "code", etype);
+        if (details)
+            jw_kraw(w, "details", details, details_len);
+        jw_end(w);
     }
-    const char *t = openai_type(status, etype);
-    buf_puts(b, "{\"error\":{\"message\":");
-    buf_json_str(b, msg, msg_len);
-    buf_puts(b, ",\"type\":");
-    buf_json_str(b, t, strlen(t));
-    buf_puts(b, ",\"param\":null,\"code\":");
-    if (etype)
-        buf_json_str(b, etype, strlen(etype));
-    else
-        buf_puts(b, "null");
-    if (details) {
-        buf_puts(b, ",\"details\":");
-        buf_put(b, details, details_len);
-    }
-    buf_puts(b, "}}");
+    jw_end(w);
 }
 
 /* A whole (not streamed) JSON response due at `at`. */
@@ -188,9 +177,11 @@ int llm_render_error(LlmApi api, int status, const char *type, const char *msg,
 {
     Buf body;
     buf_init(&body);
+    JsonW w;
+    jw_init(&w, &body);
     if (api == LLM_API_RESPONSES)
         api = LLM_API_CHAT;   /* the HTTP error body of both OpenAI APIs */
-    error_json(&body, api, status, type, msg, strlen(msg), NULL, 0, request_id, UINT64_MAX);
+    error_json(&w, api, status, type, msg, strlen(msg), NULL, 0, request_id, UINT64_MAX);
     int e = whole(p, status, &body, q->keep_alive, request_id,
                   status == 400 || status == 404 ? "x-should-retry: false\r\n" : NULL, q->extra_headers, 0);
     buf_fini(&body);
@@ -325,9 +316,30 @@ static void count_usage(R *x)
     x->in_tok = llm_resp_meta_int(x->s, x->r, "response.inputTokens", &v) ? (uint64_t)v : x->q->input_tokens;
 }
 
-static void put_model(R *x, Buf *b)
+static void put_model(R *x, JsonW *w)
 {
-    buf_json_str(b, x->model, x->model_len);
+    jw_kstr(w, "model", x->model, x->model_len);
+}
+
+/* Starts an SSE event in x->cur whose data is one JSON value written
+** with *w; ev_end closes it. */
+static JsonW *ev(R *x, JsonW *w, const char *event)
+{
+    http_sse_begin(&x->cur, event);
+    jw_init(w, &x->cur);
+    return w;
+}
+
+static void ev_end(R *x)
+{
+    http_sse_end(&x->cur);
+}
+
+/* The tool call's arguments (JSON) as a value of w. */
+static void args_value(const R *x, uint32_t k, JsonW *w)
+{
+    jw_value(w);
+    tool_args(x, k, w->b);
 }
 
 /* Headers of a scripted error: retry-after (seconds, scaled, rounded up)
@@ -353,7 +365,7 @@ static void retry_headers(const R *x, const BcInsn *err, char *out, size_t cap)
     snprintf(out, cap, "retry-after: %llu\r\nretry-after-ms: %llu\r\n", isec, ims);
 }
 
-static void error_of(const R *x, const BcInsn *err, Buf *out, uint64_t seq)
+static void error_of(const R *x, const BcInsn *err, JsonW *w, uint64_t seq)
 {
     const BcStr *type = sstr(x, err->a[0]), *msg = sstr(x, err->a[2]);
     Buf d;
@@ -361,7 +373,7 @@ static void error_of(const R *x, const BcInsn *err, Buf *out, uint64_t seq)
     BcVal dv = bc_val(x->prog, err->a[4]);
     if (dv.tag != BC_V_NULL)
         bc_val_json(x->prog, err->a[4], &d);
-    error_json(out, x->q->api, (int)err->a[1], type->s, msg->s, msg->len,
+    error_json(w, x->q->api, (int)err->a[1], type->s, msg->s, msg->len,
                d.len ? (const char *)d.data : NULL, d.len, x->req_id, seq);
     buf_fini(&d);
 }
@@ -377,12 +389,14 @@ static int http_error(R *x, const BcInsn *err)
     LlmApi api = x->q->api;
     Buf body;
     buf_init(&body);
+    JsonW w;
+    jw_init(&w, &body);
     R y = *x;
     LlmRenderReq q2 = *x->q;
     if (api == LLM_API_RESPONSES)
         q2.api = LLM_API_CHAT;
     y.q = &q2;
-    error_of(&y, err, &body, UINT64_MAX);
+    error_of(&y, err, &w, UINT64_MAX);
     int e = whole(x->p, status, &body, x->q->keep_alive, x->req_id, retry[0] ? retry : NULL,
                   x->q->extra_headers, 0);
     buf_fini(&body);
@@ -396,12 +410,18 @@ static void stream_head(R *x)
     http_plan_cut(x->p, 0);
 }
 
-/* ---- Anthropic Messages ---- */
-
-static void sse_event(R *x, const char *name)
+/* A scripted error inside a stream: the API's error event. */
+static void stream_error(R *x, const BcInsn *err)
 {
-    http_sse_begin(&x->cur, name);
+    JsonW w;
+    if (x->q->api == LLM_API_RESPONSES)
+        error_of(x, err, ev(x, &w, "error"), x->seq++);
+    else
+        error_of(x, err, ev(x, &w, x->q->api == LLM_API_MESSAGES ? "error" : NULL), UINT64_MAX);
+    ev_end(x);
 }
+
+/* ---- Anthropic Messages ---- */
 
 enum { BLK_NONE, BLK_THINK, BLK_TEXT };
 
@@ -410,7 +430,7 @@ typedef struct AnthBlocks {
     uint64_t sig_hash;
 } AnthBlocks;
 
-static void anth_signature(R *x, uint64_t h, Buf *out)
+static void anth_signature(R *x, uint64_t h, JsonW *w)
 {
     char sig[97];
     /* Shaped like the real ones (base64, "Eq" prefix); derived from the
@@ -419,22 +439,36 @@ static void anth_signature(R *x, uint64_t h, Buf *out)
     sig[1] = 'q';
     fill_chars(sig + 2, 94, fnv(h, x->s->name, strlen(x->s->name)), B64, 64);
     sig[96] = 0;
-    buf_json_str(out, sig, 96);
+    jw_key(w, "signature");
+    jw_str(w, sig, 96);
+}
+
+/* {"type":TYPE,"index":I, then the caller's keys */
+static JsonW *anth_ev(R *x, JsonW *w, const char *type, int index)
+{
+    ev(x, w, type);
+    jw_obj(w);
+    jw_kcstr(w, "type", type);
+    jw_ki64(w, "index", index);
+    return w;
 }
 
 static void anth_close(R *x, AnthBlocks *b)
 {
+    JsonW w;
     if (b->kind == BLK_THINK) {
-        sse_event(x, "content_block_delta");
-        buf_printf(&x->cur, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"signature_delta\",\"signature\":", b->index);
-        anth_signature(x, b->sig_hash, &x->cur);
-        buf_puts(&x->cur, "}}");
-        http_sse_end(&x->cur);
+        anth_ev(x, &w, "content_block_delta", b->index);
+        jw_kobj(&w, "delta");
+        jw_kcstr(&w, "type", "signature_delta");
+        anth_signature(x, b->sig_hash, &w);
+        jw_end(&w);
+        jw_end(&w);
+        ev_end(x);
     }
     if (b->kind != BLK_NONE) {
-        sse_event(x, "content_block_stop");
-        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}", b->index);
-        http_sse_end(&x->cur);
+        anth_ev(x, &w, "content_block_stop", b->index);
+        jw_end(&w);
+        ev_end(x);
     }
     b->kind = BLK_NONE;
 }
@@ -449,90 +483,98 @@ static const char *anth_stop_reason(const R *x)
     return x->r->n_tools ? "tool_use" : "end_turn";
 }
 
-static void anth_message_obj(R *x, Buf *b, bool whole_msg)
+static void anth_usage(R *x, JsonW *w, uint64_t out_tok)
 {
-    buf_puts(b, "{\"id\":");
-    buf_json_str(b, x->msg_id, strlen(x->msg_id));
-    buf_puts(b, ",\"type\":\"message\",\"role\":\"assistant\",\"model\":");
-    put_model(x, b);
+    jw_kobj(w, "usage");
+    jw_ku64(w, "input_tokens", x->in_tok);
+    jw_ku64(w, "cache_creation_input_tokens", 0);
+    jw_ku64(w, "cache_read_input_tokens", 0);
+    jw_ku64(w, "output_tokens", out_tok);
+    jw_end(w);
+}
+
+/* The message object: empty (message_start) or whole (a response that
+** is not streamed: the same blocks the stream builds). */
+static void anth_message_obj(R *x, JsonW *w, bool whole_msg)
+{
+    jw_obj(w);
+    jw_kstr(w, "id", x->msg_id, strlen(x->msg_id));
+    jw_kcstr(w, "type", "message");
+    jw_kcstr(w, "role", "assistant");
+    put_model(x, w);
+    jw_karr(w, "content");
     if (!whole_msg) {
-        buf_printf(b, ",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":%llu,"
-                      "\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":1}}",
-                   (unsigned long long)x->in_tok);
+        jw_end(w);
+        jw_knull(w, "stop_reason");
+        jw_knull(w, "stop_sequence");
+        anth_usage(x, w, 1);
+        jw_end(w);
         return;
     }
-    buf_puts(b, ",\"content\":[");
-    /* the same blocks the stream builds, whole */
     int kind = BLK_NONE, index = -1;
     uint64_t h = 0;
-    bool first = true;
-    for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
-        const BcInsn *in = step_insn(x, k);
-        int want = in->op == OP_THINK ? BLK_THINK : BLK_TEXT;
-        if (in->op == OP_THINK && x->skip_thinking)
+    for (uint32_t k = x->r->n_lead_errors; k <= x->r->n_steps; k++) {
+        const BcInsn *in = k < x->r->n_steps ? step_insn(x, k) : NULL;
+        if (in && in->op == OP_THINK && x->skip_thinking)
             continue;
+        int want = !in ? BLK_NONE : in->op == OP_THINK ? BLK_THINK : BLK_TEXT;
         if (want != kind) {
-            if (kind == BLK_THINK) {
-                buf_puts(b, "\",\"signature\":");
-                anth_signature(x, h, b);
-                buf_putc(b, '}');
-            } else if (kind == BLK_TEXT) {
-                buf_puts(b, "\"}");
-            }
+            if (kind != BLK_NONE)
+                jw_str_end(w);
+            if (kind == BLK_THINK)
+                anth_signature(x, h, w);
+            if (kind != BLK_NONE)
+                jw_end(w);
+            if (want == BLK_NONE)
+                break;
             index++;
             h = sig_seed(x, index);
-            buf_puts(b, first ? "" : ",");
-            first = false;
-            buf_puts(b, want == BLK_THINK ? "{\"type\":\"thinking\",\"thinking\":\"" : "{\"type\":\"text\",\"text\":\"");
+            jw_obj(w);
+            jw_kcstr(w, "type", want == BLK_THINK ? "thinking" : "text");
+            jw_key(w, want == BLK_THINK ? "thinking" : "text");
+            jw_str_begin(w);
             kind = want;
         }
         const BcStr *t = sstr(x, in->a[0]);
-        /* append the escaped text without its quotes */
-        size_t before = b->len;
-        buf_json_str(b, t->s, t->len);
-        if (!b->oom) {
-            memmove(b->data + before, b->data + before + 1, b->len - before - 2);
-            b->len -= 2;
-        }
+        jw_str_part(w, t->s, t->len);
         if (kind == BLK_THINK)
             h = fnv(h, t->s, t->len);
-    }
-    if (kind == BLK_THINK) {
-        buf_puts(b, "\",\"signature\":");
-        anth_signature(x, h, b);
-        buf_putc(b, '}');
-    } else if (kind == BLK_TEXT) {
-        buf_puts(b, "\"}");
     }
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
-        buf_puts(b, first ? "{\"type\":\"tool_use\",\"id\":" : ",{\"type\":\"tool_use\",\"id\":");
-        first = false;
-        buf_json_str(b, id, strlen(id));
-        buf_puts(b, ",\"name\":");
         const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-        buf_json_str(b, n->s, n->len);
-        buf_puts(b, ",\"input\":");
-        tool_args(x, k, b);
-        buf_putc(b, '}');
+        jw_obj(w);
+        jw_kcstr(w, "type", "tool_use");
+        jw_kcstr(w, "id", id);
+        jw_kstr(w, "name", n->s, n->len);
+        jw_key(w, "input");
+        args_value(x, k, w);
+        jw_end(w);
     }
-    buf_printf(b, "],\"stop_reason\":\"%s\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":%llu,"
-                  "\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":%llu}}",
-               anth_stop_reason(x), (unsigned long long)x->in_tok, (unsigned long long)x->out_tok);
+    jw_end(w);
+    jw_kcstr(w, "stop_reason", anth_stop_reason(x));
+    jw_knull(w, "stop_sequence");
+    anth_usage(x, w, x->out_tok);
+    jw_end(w);
 }
 
 static int anth_stream(R *x)
 {
+    JsonW w;
     stream_head(x);
-    sse_event(x, "message_start");
-    buf_puts(&x->cur, "{\"type\":\"message_start\",\"message\":");
-    anth_message_obj(x, &x->cur, false);
-    buf_puts(&x->cur, "}");
-    http_sse_end(&x->cur);
-    sse_event(x, "ping");
-    buf_puts(&x->cur, "{\"type\":\"ping\"}");
-    http_sse_end(&x->cur);
+    ev(x, &w, "message_start");
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "message_start");
+    jw_key(&w, "message");
+    anth_message_obj(x, &w, false);
+    jw_end(&w);
+    ev_end(x);
+    ev(x, &w, "ping");
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "ping");
+    jw_end(&w);
+    ev_end(x);
     flush(x, 0);
     AnthBlocks b = { BLK_NONE, -1, 0 };
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
@@ -540,35 +582,38 @@ static int anth_stream(R *x)
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
             anth_close(x, &b);
-            sse_event(x, "error");
-            error_of(x, in, &x->cur, UINT64_MAX);
-            http_sse_end(&x->cur);
+            stream_error(x, in);
             end_stream(x, t);
             return http_plan_error(x->p);
         }
         if (in->op == OP_THINK && x->skip_thinking)
             continue;
         int want = in->op == OP_THINK ? BLK_THINK : BLK_TEXT;
+        bool think = want == BLK_THINK;
         if (b.kind != want) {
             anth_close(x, &b);
             b.kind = want;
             b.index++;
             b.sig_hash = sig_seed(x, b.index);
-            sse_event(x, "content_block_start");
-            buf_printf(&x->cur, "{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":%s}", b.index,
-                       want == BLK_THINK ? "{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}"
-                                         : "{\"type\":\"text\",\"text\":\"\"}");
-            http_sse_end(&x->cur);
+            anth_ev(x, &w, "content_block_start", b.index);
+            jw_kobj(&w, "content_block");
+            jw_kcstr(&w, "type", think ? "thinking" : "text");
+            jw_kcstr(&w, think ? "thinking" : "text", "");
+            if (think)
+                jw_kcstr(&w, "signature", "");
+            jw_end(&w);
+            jw_end(&w);
+            ev_end(x);
         }
         const BcStr *txt = sstr(x, in->a[0]);
-        sse_event(x, "content_block_delta");
-        buf_printf(&x->cur, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"%s\",\"%s\":",
-                   b.index, want == BLK_THINK ? "thinking_delta" : "text_delta",
-                   want == BLK_THINK ? "thinking" : "text");
-        buf_json_str(&x->cur, txt->s, txt->len);
-        buf_puts(&x->cur, "}}");
-        http_sse_end(&x->cur);
-        if (want == BLK_THINK)
+        anth_ev(x, &w, "content_block_delta", b.index);
+        jw_kobj(&w, "delta");
+        jw_kcstr(&w, "type", think ? "thinking_delta" : "text_delta");
+        jw_kstr(&w, think ? "thinking" : "text", txt->s, txt->len);
+        jw_end(&w);
+        jw_end(&w);
+        ev_end(x);
+        if (think)
             b.sig_hash = fnv(b.sig_hash, txt->s, txt->len);
         flush(x, t);
     }
@@ -581,104 +626,145 @@ static int anth_stream(R *x)
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
         const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-        sse_event(x, "content_block_start");
-        buf_printf(&x->cur, "{\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":\"tool_use\",\"id\":", index);
-        buf_json_str(&x->cur, id, strlen(id));
-        buf_puts(&x->cur, ",\"name\":");
-        buf_json_str(&x->cur, n->s, n->len);
-        buf_puts(&x->cur, ",\"input\":{}}}");
-        http_sse_end(&x->cur);
+        anth_ev(x, &w, "content_block_start", index);
+        jw_kobj(&w, "content_block");
+        jw_kcstr(&w, "type", "tool_use");
+        jw_kcstr(&w, "id", id);
+        jw_kstr(&w, "name", n->s, n->len);
+        jw_kraw(&w, "input", "{}", 2);
+        jw_end(&w);
+        jw_end(&w);
+        ev_end(x);
         buf_reset(&args);
         tool_args(x, k, &args);
+        /* an empty first piece, as the API sends, then the arguments */
         size_t off = 0;
         bool first = true;
         while (first || off < args.len) {
             size_t pl = first ? 0 : piece_len(args.data + off, args.len - off);
-            sse_event(x, "content_block_delta");
-            buf_printf(&x->cur, "{\"type\":\"content_block_delta\",\"index\":%d,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":", index);
-            buf_json_str(&x->cur, (const char *)args.data + off, pl);
-            buf_puts(&x->cur, "}}");
-            http_sse_end(&x->cur);
+            anth_ev(x, &w, "content_block_delta", index);
+            jw_kobj(&w, "delta");
+            jw_kcstr(&w, "type", "input_json_delta");
+            jw_kstr(&w, "partial_json", (const char *)args.data + off, pl);
+            jw_end(&w);
+            jw_end(&w);
+            ev_end(x);
             off += pl;
             first = false;
         }
-        sse_event(x, "content_block_stop");
-        buf_printf(&x->cur, "{\"type\":\"content_block_stop\",\"index\":%d}", index);
-        http_sse_end(&x->cur);
+        anth_ev(x, &w, "content_block_stop", index);
+        jw_end(&w);
+        ev_end(x);
     }
     if (args.oom)
         x->p->oom = true;
     buf_fini(&args);
-    sse_event(x, "message_delta");
-    buf_printf(&x->cur, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"%s\",\"stop_sequence\":null},"
-                        "\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu}}",
-               anth_stop_reason(x), (unsigned long long)x->in_tok, (unsigned long long)x->out_tok);
-    http_sse_end(&x->cur);
-    sse_event(x, "message_stop");
-    buf_puts(&x->cur, "{\"type\":\"message_stop\"}");
-    http_sse_end(&x->cur);
+    ev(x, &w, "message_delta");
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "message_delta");
+    jw_kobj(&w, "delta");
+    jw_kcstr(&w, "stop_reason", anth_stop_reason(x));
+    jw_knull(&w, "stop_sequence");
+    jw_end(&w);
+    jw_kobj(&w, "usage");
+    jw_ku64(&w, "input_tokens", x->in_tok);
+    jw_ku64(&w, "output_tokens", x->out_tok);
+    jw_end(&w);
+    jw_end(&w);
+    ev_end(x);
+    ev(x, &w, "message_stop");
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "message_stop");
+    jw_end(&w);
+    ev_end(x);
     end_stream(x, end);
     return http_plan_error(x->p);
 }
 
 /* ---- OpenAI Chat Completions ---- */
 
-static void chat_open(R *x, Buf *b)
+/* id, object, created, model, system_fingerprint, service_tier */
+static void chat_head(R *x, JsonW *w, const char *object)
 {
-    http_sse_begin(b, NULL);
-    buf_puts(b, "{\"id\":");
-    buf_json_str(b, x->msg_id, strlen(x->msg_id));
-    buf_printf(b, ",\"object\":\"chat.completion.chunk\",\"created\":%llu,\"model\":", (unsigned long long)x->created);
-    put_model(x, b);
-    buf_puts(b, ",\"system_fingerprint\":\"fp_scvm\",\"service_tier\":\"default\",\"choices\":[{\"index\":0,\"delta\":");
+    jw_kstr(w, "id", x->msg_id, strlen(x->msg_id));
+    jw_kcstr(w, "object", object);
+    jw_ku64(w, "created", x->created);
+    put_model(x, w);
+    jw_kcstr(w, "system_fingerprint", "fp_scvm");
+    jw_kcstr(w, "service_tier", "default");
 }
 
-static void chat_close(R *x, Buf *b, const char *finish_reason)
+/* A chunk event up to its choice's delta, whose value the caller writes. */
+static void chat_open(R *x, JsonW *w)
 {
-    buf_puts(b, ",\"logprobs\":null,\"finish_reason\":");
-    if (finish_reason)
-        buf_printf(b, "\"%s\"", finish_reason);
-    else
-        buf_puts(b, "null");
-    buf_puts(b, x->q->include_usage ? "}],\"usage\":null}" : "}]}");
-    http_sse_end(b);
+    ev(x, w, NULL);
+    jw_obj(w);
+    chat_head(x, w, "chat.completion.chunk");
+    jw_karr(w, "choices");
+    jw_obj(w);
+    jw_ku64(w, "index", 0);
+    jw_key(w, "delta");
 }
 
-static void chat_usage(R *x, Buf *b)
+static void chat_close(R *x, JsonW *w, const char *finish_reason)
 {
-    buf_printf(b, "{\"prompt_tokens\":%llu,\"completion_tokens\":%llu,\"total_tokens\":%llu,"
-                  "\"prompt_tokens_details\":{\"cached_tokens\":0,\"audio_tokens\":0},"
-                  "\"completion_tokens_details\":{\"reasoning_tokens\":%llu,\"audio_tokens\":0,"
-                  "\"accepted_prediction_tokens\":0,\"rejected_prediction_tokens\":0}}",
-               (unsigned long long)x->in_tok, (unsigned long long)x->out_tok,
-               (unsigned long long)(x->in_tok + x->out_tok), (unsigned long long)x->think_tok);
+    jw_knull(w, "logprobs");
+    jw_kcstr(w, "finish_reason", finish_reason);
+    jw_end(w);
+    jw_end(w);
+    if (x->q->include_usage)
+        jw_knull(w, "usage");
+    jw_end(w);
+    ev_end(x);
+}
+
+static void chat_usage(R *x, JsonW *w)
+{
+    jw_kobj(w, "usage");
+    jw_ku64(w, "prompt_tokens", x->in_tok);
+    jw_ku64(w, "completion_tokens", x->out_tok);
+    jw_ku64(w, "total_tokens", x->in_tok + x->out_tok);
+    jw_kobj(w, "prompt_tokens_details");
+    jw_ku64(w, "cached_tokens", 0);
+    jw_ku64(w, "audio_tokens", 0);
+    jw_end(w);
+    jw_kobj(w, "completion_tokens_details");
+    jw_ku64(w, "reasoning_tokens", x->think_tok);
+    jw_ku64(w, "audio_tokens", 0);
+    jw_ku64(w, "accepted_prediction_tokens", 0);
+    jw_ku64(w, "rejected_prediction_tokens", 0);
+    jw_end(w);
+    jw_end(w);
 }
 
 static int chat_stream(R *x)
 {
+    JsonW w;
     stream_head(x);
-    chat_open(x, &x->cur);
-    buf_puts(&x->cur, "{\"role\":\"assistant\",\"content\":\"\",\"refusal\":null}");
-    chat_close(x, &x->cur, NULL);
+    chat_open(x, &w);
+    jw_obj(&w);
+    jw_kcstr(&w, "role", "assistant");
+    jw_kcstr(&w, "content", "");
+    jw_knull(&w, "refusal");
+    jw_end(&w);
+    chat_close(x, &w, NULL);
     flush(x, 0);
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
-            http_sse_begin(&x->cur, NULL);
-            error_of(x, in, &x->cur, UINT64_MAX);
-            http_sse_end(&x->cur);
+            stream_error(x, in);
             end_stream(x, t);
             return http_plan_error(x->p);
         }
         if (in->op == OP_THINK)
             continue;   /* OpenAI never shows thinking (the spec) */
         const BcStr *txt = sstr(x, in->a[0]);
-        chat_open(x, &x->cur);
-        buf_puts(&x->cur, "{\"content\":");
-        buf_json_str(&x->cur, txt->s, txt->len);
-        buf_putc(&x->cur, '}');
-        chat_close(x, &x->cur, NULL);
+        chat_open(x, &w);
+        jw_obj(&w);
+        jw_kstr(&w, "content", txt->s, txt->len);
+        jw_end(&w);
+        chat_close(x, &w, NULL);
         flush(x, t);
     }
     Buf args;
@@ -687,41 +773,55 @@ static int chat_stream(R *x)
         char id[64];
         tool_id(x, k, "call_", 24, id, sizeof id);
         const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-        chat_open(x, &x->cur);
-        buf_printf(&x->cur, "{\"tool_calls\":[{\"index\":%u,\"id\":", (unsigned)k);
-        buf_json_str(&x->cur, id, strlen(id));
-        buf_puts(&x->cur, ",\"type\":\"function\",\"function\":{\"name\":");
-        buf_json_str(&x->cur, n->s, n->len);
-        buf_puts(&x->cur, ",\"arguments\":\"\"}}]}");
-        chat_close(x, &x->cur, NULL);
+        chat_open(x, &w);
+        jw_obj(&w);
+        jw_karr(&w, "tool_calls");
+        jw_obj(&w);
+        jw_ku64(&w, "index", k);
+        jw_kcstr(&w, "id", id);
+        jw_kcstr(&w, "type", "function");
+        jw_kobj(&w, "function");
+        jw_kstr(&w, "name", n->s, n->len);
+        jw_kcstr(&w, "arguments", "");
+        jw_end(&w);
+        jw_end(&w);
+        jw_end(&w);
+        jw_end(&w);
+        chat_close(x, &w, NULL);
         buf_reset(&args);
         tool_args(x, k, &args);
         for (size_t off = 0; off < args.len;) {
             size_t pl = piece_len(args.data + off, args.len - off);
-            chat_open(x, &x->cur);
-            buf_printf(&x->cur, "{\"tool_calls\":[{\"index\":%u,\"function\":{\"arguments\":", (unsigned)k);
-            buf_json_str(&x->cur, (const char *)args.data + off, pl);
-            buf_puts(&x->cur, "}}]}");
-            chat_close(x, &x->cur, NULL);
+            chat_open(x, &w);
+            jw_obj(&w);
+            jw_karr(&w, "tool_calls");
+            jw_obj(&w);
+            jw_ku64(&w, "index", k);
+            jw_kobj(&w, "function");
+            jw_kstr(&w, "arguments", (const char *)args.data + off, pl);
+            jw_end(&w);
+            jw_end(&w);
+            jw_end(&w);
+            jw_end(&w);
+            chat_close(x, &w, NULL);
             off += pl;
         }
     }
     if (args.oom)
         x->p->oom = true;
     buf_fini(&args);
-    chat_open(x, &x->cur);
-    buf_puts(&x->cur, "{}");
-    chat_close(x, &x->cur, x->r->n_tools ? "tool_calls" : "stop");
+    chat_open(x, &w);
+    jw_obj(&w);
+    jw_end(&w);
+    chat_close(x, &w, x->r->n_tools ? "tool_calls" : "stop");
     if (x->q->include_usage) {
-        http_sse_begin(&x->cur, NULL);
-        buf_puts(&x->cur, "{\"id\":");
-        buf_json_str(&x->cur, x->msg_id, strlen(x->msg_id));
-        buf_printf(&x->cur, ",\"object\":\"chat.completion.chunk\",\"created\":%llu,\"model\":", (unsigned long long)x->created);
-        put_model(x, &x->cur);
-        buf_puts(&x->cur, ",\"system_fingerprint\":\"fp_scvm\",\"service_tier\":\"default\",\"choices\":[],\"usage\":");
-        chat_usage(x, &x->cur);
-        buf_puts(&x->cur, "}");
-        http_sse_end(&x->cur);
+        ev(x, &w, NULL);
+        jw_obj(&w);
+        chat_head(x, &w, "chat.completion.chunk");
+        jw_kraw(&w, "choices", "[]", 2);
+        chat_usage(x, &w);
+        jw_end(&w);
+        ev_end(x);
     }
     http_sse_begin(&x->cur, NULL);
     buf_puts(&x->cur, "[DONE]");
@@ -744,67 +844,92 @@ static void visible_text(R *x, Buf *b, bool *any)
     }
 }
 
-static int chat_whole(R *x, Buf *body)
+static void chat_whole(R *x, JsonW *w)
 {
     Buf text;
     buf_init(&text);
     bool any;
     visible_text(x, &text, &any);
-    buf_puts(body, "{\"id\":");
-    buf_json_str(body, x->msg_id, strlen(x->msg_id));
-    buf_printf(body, ",\"object\":\"chat.completion\",\"created\":%llu,\"model\":", (unsigned long long)x->created);
-    put_model(x, body);
-    buf_printf(body, ",\"system_fingerprint\":\"fp_scvm\",\"service_tier\":\"default\",\"choices\":[{\"index\":0,"
-                     "\"logprobs\":null,\"finish_reason\":\"%s\",\"message\":{\"role\":\"assistant\",\"content\":",
-               x->r->n_tools ? "tool_calls" : "stop");
+    jw_obj(w);
+    chat_head(x, w, "chat.completion");
+    jw_karr(w, "choices");
+    jw_obj(w);
+    jw_ku64(w, "index", 0);
+    jw_knull(w, "logprobs");
+    jw_kcstr(w, "finish_reason", x->r->n_tools ? "tool_calls" : "stop");
+    jw_kobj(w, "message");
+    jw_kcstr(w, "role", "assistant");
     if (any)
-        buf_json_str(body, text.data ? (const char *)text.data : "", text.len);
+        jw_kstr(w, "content", text.data ? (const char *)text.data : "", text.len);
     else
-        buf_puts(body, "null");
-    buf_puts(body, ",\"refusal\":null,\"annotations\":[]");
+        jw_knull(w, "content");
+    jw_knull(w, "refusal");
+    jw_kraw(w, "annotations", "[]", 2);
     if (x->r->n_tools) {
-        buf_puts(body, ",\"tool_calls\":[");
+        jw_karr(w, "tool_calls");
         Buf args;
         buf_init(&args);
         for (uint32_t k = 0; k < x->r->n_tools; k++) {
             char id[64];
             tool_id(x, k, "call_", 24, id, sizeof id);
             const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-            buf_puts(body, k ? ",{\"id\":" : "{\"id\":");
-            buf_json_str(body, id, strlen(id));
-            buf_puts(body, ",\"type\":\"function\",\"function\":{\"name\":");
-            buf_json_str(body, n->s, n->len);
-            buf_puts(body, ",\"arguments\":");
+            jw_obj(w);
+            jw_kcstr(w, "id", id);
+            jw_kcstr(w, "type", "function");
+            jw_kobj(w, "function");
+            jw_kstr(w, "name", n->s, n->len);
             buf_reset(&args);
             tool_args(x, k, &args);
-            buf_json_str(body, args.data ? (const char *)args.data : "", args.len);
-            buf_puts(body, "}}");
+            jw_kstr(w, "arguments", args.data ? (const char *)args.data : "", args.len);
+            jw_end(w);
+            jw_end(w);
         }
+        if (args.oom)
+            w->b->oom = true;
         buf_fini(&args);
-        buf_putc(body, ']');
+        jw_end(w);
     }
-    buf_puts(body, "}}],\"usage\":");
-    chat_usage(x, body);
-    buf_putc(body, '}');
+    jw_end(w);
+    jw_end(w);
+    jw_end(w);
+    chat_usage(x, w);
+    jw_end(w);
+    if (text.oom)
+        w->b->oom = true;
     buf_fini(&text);
-    return 0;
 }
 
 /* ---- OpenAI Responses ---- */
 
-static void resp_event(R *x, const char *type)
+/* {"type":TYPE,"sequence_number":N, then the caller's keys; resp_end. */
+static JsonW *resp_event(R *x, JsonW *w, const char *type)
 {
-    http_sse_begin(&x->cur, type);
-    buf_printf(&x->cur, "{\"type\":\"%s\",\"sequence_number\":%llu", type,
-               (unsigned long long)x->seq++);
+    ev(x, w, type);
+    jw_obj(w);
+    jw_kcstr(w, "type", type);
+    jw_ku64(w, "sequence_number", x->seq++);
+    return w;
 }
 
-static void resp_usage(R *x, Buf *b)
+static void resp_end(R *x, JsonW *w)
 {
-    buf_printf(b, "{\"input_tokens\":%llu,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":%llu,"
-                  "\"output_tokens_details\":{\"reasoning_tokens\":%llu},\"total_tokens\":%llu}",
-               (unsigned long long)x->in_tok, (unsigned long long)x->out_tok, (unsigned long long)x->think_tok,
-               (unsigned long long)(x->in_tok + x->out_tok));
+    jw_end(w);
+    ev_end(x);
+}
+
+static void resp_usage(R *x, JsonW *w)
+{
+    jw_kobj(w, "usage");
+    jw_ku64(w, "input_tokens", x->in_tok);
+    jw_kobj(w, "input_tokens_details");
+    jw_ku64(w, "cached_tokens", 0);
+    jw_end(w);
+    jw_ku64(w, "output_tokens", x->out_tok);
+    jw_kobj(w, "output_tokens_details");
+    jw_ku64(w, "reasoning_tokens", x->think_tok);
+    jw_end(w);
+    jw_ku64(w, "total_tokens", x->in_tok + x->out_tok);
+    jw_end(w);
 }
 
 static void item_id(const R *x, const char *kind, uint32_t k, char *out, size_t cap)
@@ -812,93 +937,128 @@ static void item_id(const R *x, const char *kind, uint32_t k, char *out, size_t 
     llm_make_id(out, cap, strcmp(kind, "fc") == 0 ? "fc_" : "msg_", 40, x->s->name, kind, x->ri, k);
 }
 
-static void resp_msg_item(Buf *b, const char *id, const Buf *text, bool done)
+/* An output_text part: text[0..len) */
+static void resp_text_part(JsonW *w, const char *text, size_t len)
 {
-    buf_puts(b, "{\"type\":\"message\",\"id\":");
-    buf_json_str(b, id, strlen(id));
-    buf_printf(b, ",\"status\":\"%s\",\"role\":\"assistant\",\"content\":[", done ? "completed" : "in_progress");
-    if (done) {
-        buf_puts(b, "{\"type\":\"output_text\",\"text\":");
-        buf_json_str(b, text->data ? (const char *)text->data : "", text->len);
-        buf_puts(b, ",\"annotations\":[],\"logprobs\":[]}");
-    }
-    buf_puts(b, "]}");
+    jw_obj(w);
+    jw_kcstr(w, "type", "output_text");
+    jw_kstr(w, "text", text, len);
+    jw_kraw(w, "annotations", "[]", 2);
+    jw_kraw(w, "logprobs", "[]", 2);
+    jw_end(w);
 }
 
-static void resp_fc_item(R *x, uint32_t k, Buf *b, bool done, Buf *args)
+static void resp_msg_item(JsonW *w, const char *id, const Buf *text, bool done)
+{
+    jw_obj(w);
+    jw_kcstr(w, "type", "message");
+    jw_kcstr(w, "id", id);
+    jw_kcstr(w, "status", done ? "completed" : "in_progress");
+    jw_kcstr(w, "role", "assistant");
+    jw_karr(w, "content");
+    if (done)
+        resp_text_part(w, text->data ? (const char *)text->data : "", text->len);
+    jw_end(w);
+    jw_end(w);
+}
+
+static void resp_fc_item(R *x, uint32_t k, JsonW *w, bool done, const Buf *args)
 {
     char id[64], cid[64];
     item_id(x, "fc", k, id, sizeof id);
     tool_id(x, k, "call_", 24, cid, sizeof cid);
     const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-    buf_puts(b, "{\"type\":\"function_call\",\"id\":");
-    buf_json_str(b, id, strlen(id));
-    buf_puts(b, ",\"call_id\":");
-    buf_json_str(b, cid, strlen(cid));
-    buf_puts(b, ",\"name\":");
-    buf_json_str(b, n->s, n->len);
-    buf_puts(b, ",\"arguments\":");
+    jw_obj(w);
+    jw_kcstr(w, "type", "function_call");
+    jw_kcstr(w, "id", id);
+    jw_kcstr(w, "call_id", cid);
+    jw_kstr(w, "name", n->s, n->len);
     if (done)
-        buf_json_str(b, args->data ? (const char *)args->data : "", args->len);
+        jw_kstr(w, "arguments", args->data ? (const char *)args->data : "", args->len);
     else
-        buf_puts(b, "\"\"");
-    buf_printf(b, ",\"status\":\"%s\"}", done ? "completed" : "in_progress");
+        jw_kcstr(w, "arguments", "");
+    jw_kcstr(w, "status", done ? "completed" : "in_progress");
+    jw_end(w);
 }
 
-static void resp_object(R *x, Buf *b, bool done, const Buf *text, bool any_text)
+static void resp_object(R *x, JsonW *w, bool done, const Buf *text, bool any_text)
 {
-    buf_puts(b, "{\"id\":");
-    buf_json_str(b, x->msg_id, strlen(x->msg_id));
-    buf_printf(b, ",\"object\":\"response\",\"created_at\":%llu,\"status\":\"%s\",\"error\":null,"
-                  "\"incomplete_details\":null,\"instructions\":null,\"max_output_tokens\":null,\"model\":",
-               (unsigned long long)x->created, done ? "completed" : "in_progress");
-    put_model(x, b);
-    buf_puts(b, ",\"output\":[");
+    jw_obj(w);
+    jw_kstr(w, "id", x->msg_id, strlen(x->msg_id));
+    jw_kcstr(w, "object", "response");
+    jw_ku64(w, "created_at", x->created);
+    jw_kcstr(w, "status", done ? "completed" : "in_progress");
+    jw_knull(w, "error");
+    jw_knull(w, "incomplete_details");
+    jw_knull(w, "instructions");
+    jw_knull(w, "max_output_tokens");
+    put_model(x, w);
+    jw_karr(w, "output");
     if (done) {
-        bool first = true;
         if (any_text) {
             char id[64];
             item_id(x, "msg", 0, id, sizeof id);
-            resp_msg_item(b, id, text, true);
-            first = false;
+            resp_msg_item(w, id, text, true);
         }
         Buf args;
         buf_init(&args);
         for (uint32_t k = 0; k < x->r->n_tools; k++) {
-            if (!first)
-                buf_putc(b, ',');
-            first = false;
             buf_reset(&args);
             tool_args(x, k, &args);
-            resp_fc_item(x, k, b, true, &args);
+            resp_fc_item(x, k, w, true, &args);
         }
+        if (args.oom)
+            w->b->oom = true;
         buf_fini(&args);
     }
-    buf_puts(b, "],\"parallel_tool_calls\":true,\"previous_response_id\":null,\"reasoning\":{\"effort\":null,"
-                "\"summary\":null},\"store\":false,\"temperature\":1.0,\"text\":{\"format\":{\"type\":\"text\"}},"
-                "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":1.0,\"truncation\":\"disabled\",\"usage\":");
+    jw_end(w);
+    jw_kbool(w, "parallel_tool_calls", true);
+    jw_knull(w, "previous_response_id");
+    jw_kobj(w, "reasoning");
+    jw_knull(w, "effort");
+    jw_knull(w, "summary");
+    jw_end(w);
+    jw_kbool(w, "store", false);
+    jw_kraw(w, "temperature", "1.0", 3);
+    jw_kobj(w, "text");
+    jw_kobj(w, "format");
+    jw_kcstr(w, "type", "text");
+    jw_end(w);
+    jw_end(w);
+    jw_kcstr(w, "tool_choice", "auto");
+    jw_kraw(w, "tools", "[]", 2);
+    jw_kraw(w, "top_p", "1.0", 3);
+    jw_kcstr(w, "truncation", "disabled");
     if (done)
-        resp_usage(x, b);
+        resp_usage(x, w);
     else
-        buf_puts(b, "null");
-    buf_puts(b, ",\"user\":null,\"metadata\":{}}");
+        jw_knull(w, "usage");
+    jw_knull(w, "user");
+    jw_kraw(w, "metadata", "{}", 2);
+    jw_end(w);
+}
+
+/* item_id, output_index, content_index: the keys of the text events */
+static void resp_text_keys(JsonW *w, const char *mid)
+{
+    jw_kcstr(w, "item_id", mid);
+    jw_ku64(w, "output_index", 0);
+    jw_ku64(w, "content_index", 0);
 }
 
 static int resp_stream(R *x)
 {
+    JsonW w;
     stream_head(x);
     Buf text;
     buf_init(&text);
-    resp_event(x, "response.created");
-    buf_puts(&x->cur, ",\"response\":");
-    resp_object(x, &x->cur, false, &text, false);
-    buf_puts(&x->cur, "}");
-    http_sse_end(&x->cur);
-    resp_event(x, "response.in_progress");
-    buf_puts(&x->cur, ",\"response\":");
-    resp_object(x, &x->cur, false, &text, false);
-    buf_puts(&x->cur, "}");
-    http_sse_end(&x->cur);
+    static const char *const opening[] = { "response.created", "response.in_progress" };
+    for (int i = 0; i < 2; i++) {
+        resp_event(x, &w, opening[i]);
+        jw_key(&w, "response");
+        resp_object(x, &w, false, &text, false);
+        resp_end(x, &w);
+    }
     flush(x, 0);
     char mid[64];
     item_id(x, "msg", 0, mid, sizeof mid);
@@ -908,9 +1068,7 @@ static int resp_stream(R *x)
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
-            http_sse_begin(&x->cur, "error");
-            error_of(x, in, &x->cur, x->seq++);
-            http_sse_end(&x->cur);
+            stream_error(x, in);
             end_stream(x, t);
             buf_fini(&text);
             return http_plan_error(x->p);
@@ -919,49 +1077,43 @@ static int resp_stream(R *x)
             continue;
         if (!open) {
             open = true;
-            resp_event(x, "response.output_item.added");
-            buf_puts(&x->cur, ",\"output_index\":0,\"item\":");
-            resp_msg_item(&x->cur, mid, &text, false);
-            buf_puts(&x->cur, "}");
-            http_sse_end(&x->cur);
-            resp_event(x, "response.content_part.added");
-            buf_puts(&x->cur, ",\"item_id\":");
-            buf_json_str(&x->cur, mid, strlen(mid));
-            buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[],\"logprobs\":[]}}");
-            http_sse_end(&x->cur);
+            resp_event(x, &w, "response.output_item.added");
+            jw_ku64(&w, "output_index", 0);
+            jw_key(&w, "item");
+            resp_msg_item(&w, mid, &text, false);
+            resp_end(x, &w);
+            resp_event(x, &w, "response.content_part.added");
+            resp_text_keys(&w, mid);
+            jw_key(&w, "part");
+            resp_text_part(&w, "", 0);
+            resp_end(x, &w);
         }
         const BcStr *txt = sstr(x, in->a[0]);
         buf_put(&text, txt->s, txt->len);
-        resp_event(x, "response.output_text.delta");
-        buf_puts(&x->cur, ",\"item_id\":");
-        buf_json_str(&x->cur, mid, strlen(mid));
-        buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"delta\":");
-        buf_json_str(&x->cur, txt->s, txt->len);
-        buf_puts(&x->cur, ",\"logprobs\":[]}");
-        http_sse_end(&x->cur);
+        resp_event(x, &w, "response.output_text.delta");
+        resp_text_keys(&w, mid);
+        jw_kstr(&w, "delta", txt->s, txt->len);
+        jw_kraw(&w, "logprobs", "[]", 2);
+        resp_end(x, &w);
         flush(x, t);
     }
     if (open) {
         const char *tx = text.data ? (const char *)text.data : "";
-        resp_event(x, "response.output_text.done");
-        buf_puts(&x->cur, ",\"item_id\":");
-        buf_json_str(&x->cur, mid, strlen(mid));
-        buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"text\":");
-        buf_json_str(&x->cur, tx, text.len);
-        buf_puts(&x->cur, ",\"logprobs\":[]}");
-        http_sse_end(&x->cur);
-        resp_event(x, "response.content_part.done");
-        buf_puts(&x->cur, ",\"item_id\":");
-        buf_json_str(&x->cur, mid, strlen(mid));
-        buf_puts(&x->cur, ",\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":");
-        buf_json_str(&x->cur, tx, text.len);
-        buf_puts(&x->cur, ",\"annotations\":[],\"logprobs\":[]}}");
-        http_sse_end(&x->cur);
-        resp_event(x, "response.output_item.done");
-        buf_puts(&x->cur, ",\"output_index\":0,\"item\":");
-        resp_msg_item(&x->cur, mid, &text, true);
-        buf_puts(&x->cur, "}");
-        http_sse_end(&x->cur);
+        resp_event(x, &w, "response.output_text.done");
+        resp_text_keys(&w, mid);
+        jw_kstr(&w, "text", tx, text.len);
+        jw_kraw(&w, "logprobs", "[]", 2);
+        resp_end(x, &w);
+        resp_event(x, &w, "response.content_part.done");
+        resp_text_keys(&w, mid);
+        jw_key(&w, "part");
+        resp_text_part(&w, tx, text.len);
+        resp_end(x, &w);
+        resp_event(x, &w, "response.output_item.done");
+        jw_ku64(&w, "output_index", 0);
+        jw_key(&w, "item");
+        resp_msg_item(&w, mid, &text, true);
+        resp_end(x, &w);
         out_index = 1;
     }
     Buf args;
@@ -971,46 +1123,40 @@ static int resp_stream(R *x)
         item_id(x, "fc", k, fid, sizeof fid);
         buf_reset(&args);
         tool_args(x, k, &args);
-        resp_event(x, "response.output_item.added");
-        buf_printf(&x->cur, ",\"output_index\":%u,\"item\":", (unsigned)out_index);
-        resp_fc_item(x, k, &x->cur, false, &args);
-        buf_puts(&x->cur, "}");
-        http_sse_end(&x->cur);
+        resp_event(x, &w, "response.output_item.added");
+        jw_ku64(&w, "output_index", out_index);
+        jw_key(&w, "item");
+        resp_fc_item(x, k, &w, false, &args);
+        resp_end(x, &w);
         for (size_t off = 0; off < args.len;) {
             size_t pl = piece_len(args.data + off, args.len - off);
-            resp_event(x, "response.function_call_arguments.delta");
-            buf_puts(&x->cur, ",\"item_id\":");
-            buf_json_str(&x->cur, fid, strlen(fid));
-            buf_printf(&x->cur, ",\"output_index\":%u,\"delta\":", (unsigned)out_index);
-            buf_json_str(&x->cur, (const char *)args.data + off, pl);
-            buf_puts(&x->cur, "}");
-            http_sse_end(&x->cur);
+            resp_event(x, &w, "response.function_call_arguments.delta");
+            jw_kcstr(&w, "item_id", fid);
+            jw_ku64(&w, "output_index", out_index);
+            jw_kstr(&w, "delta", (const char *)args.data + off, pl);
+            resp_end(x, &w);
             off += pl;
         }
         const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
-        resp_event(x, "response.function_call_arguments.done");
-        buf_puts(&x->cur, ",\"item_id\":");
-        buf_json_str(&x->cur, fid, strlen(fid));
-        buf_printf(&x->cur, ",\"output_index\":%u,\"name\":", (unsigned)out_index);
-        buf_json_str(&x->cur, n->s, n->len);
-        buf_puts(&x->cur, ",\"arguments\":");
-        buf_json_str(&x->cur, args.data ? (const char *)args.data : "", args.len);
-        buf_puts(&x->cur, "}");
-        http_sse_end(&x->cur);
-        resp_event(x, "response.output_item.done");
-        buf_printf(&x->cur, ",\"output_index\":%u,\"item\":", (unsigned)out_index);
-        resp_fc_item(x, k, &x->cur, true, &args);
-        buf_puts(&x->cur, "}");
-        http_sse_end(&x->cur);
+        resp_event(x, &w, "response.function_call_arguments.done");
+        jw_kcstr(&w, "item_id", fid);
+        jw_ku64(&w, "output_index", out_index);
+        jw_kstr(&w, "name", n->s, n->len);
+        jw_kstr(&w, "arguments", args.data ? (const char *)args.data : "", args.len);
+        resp_end(x, &w);
+        resp_event(x, &w, "response.output_item.done");
+        jw_ku64(&w, "output_index", out_index);
+        jw_key(&w, "item");
+        resp_fc_item(x, k, &w, true, &args);
+        resp_end(x, &w);
     }
     if (args.oom)
         x->p->oom = true;
     buf_fini(&args);
-    resp_event(x, "response.completed");
-    buf_puts(&x->cur, ",\"response\":");
-    resp_object(x, &x->cur, true, &text, open);
-    buf_puts(&x->cur, "}");
-    http_sse_end(&x->cur);
+    resp_event(x, &w, "response.completed");
+    jw_key(&w, "response");
+    resp_object(x, &w, true, &text, open);
+    resp_end(x, &w);
     end_stream(x, x->r->dur);
     if (text.oom)
         x->p->oom = true;
@@ -1065,17 +1211,7 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
         if ((int)err->a[1] < 400 && q->stream) {
             /* statusCode below 400: a 200 stream that fails at once */
             stream_head(&x);
-            if (q->api == LLM_API_MESSAGES) {
-                sse_event(&x, "error");
-                error_of(&x, err, &x.cur, UINT64_MAX);
-            } else if (q->api == LLM_API_RESPONSES) {
-                http_sse_begin(&x.cur, "error");
-                error_of(&x, err, &x.cur, x.seq++);
-            } else {
-                http_sse_begin(&x.cur, NULL);
-                error_of(&x, err, &x.cur, UINT64_MAX);
-            }
-            http_sse_end(&x.cur);
+            stream_error(&x, err);
             end_stream(&x, 0);
             e = http_plan_error(p);
         } else {
@@ -1096,17 +1232,21 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
         } else {
             Buf body;
             buf_init(&body);
+            JsonW w;
+            jw_init(&w, &body);
             if (q->api == LLM_API_MESSAGES) {
-                anth_message_obj(&x, &body, true);
+                anth_message_obj(&x, &w, true);
             } else if (q->api == LLM_API_RESPONSES) {
                 Buf text;
                 buf_init(&text);
                 bool any;
                 visible_text(&x, &text, &any);
-                resp_object(&x, &body, true, &text, any);
+                resp_object(&x, &w, true, &text, any);
+                if (text.oom)
+                    body.oom = true;
                 buf_fini(&text);
             } else {
-                chat_whole(&x, &body);
+                chat_whole(&x, &w);
             }
             e = whole(p, 200, &body, q->keep_alive, x.req_id, NULL, q->extra_headers, at(&x, x.r->dur));
             buf_fini(&body);

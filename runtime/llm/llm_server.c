@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "common/buf.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "runtime/http/http_server.h"
 #include "runtime/scn_assert.h"
@@ -70,22 +71,26 @@ static void logf_(LlmServer *s, const char *fmt, ...)
 
 /* ---- construction ---- */
 
+/* GET /v1/models: "scvm-mock", then every distinct response.model of the
+** scenarios, in both APIs' list shapes at once. */
 static int build_models(LlmServer *s)
 {
     Buf b;
     buf_init(&b);
-    buf_puts(&b, "{\"object\":\"list\",\"data\":[");
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_kcstr(&w, "object", "list");
+    jw_karr(&w, "data");
     const char **seen = sc_calloc(1, sizeof *seen);
     size_t n_seen = 0;
     bool ok = seen != NULL;
-    /* "scvm-mock", then every distinct response.model of the scenarios */
-    const char *names[1] = { "scvm-mock" };
     for (size_t i = 0; ok && i <= s->n_sc; i++) {
         for (uint32_t r = 0; r < (i ? s->sc[i - 1].n_resp : 1); r++) {
             const char *m;
             uint32_t ml;
             if (i == 0) {
-                m = names[0];
+                m = "scvm-mock";
             } else if (!llm_resp_meta_str(&s->sc[i - 1], &s->sc[i - 1].resp[r], "response.model", &m, &ml)) {
                 continue;
             }
@@ -101,21 +106,22 @@ static int build_models(LlmServer *s)
             }
             seen = ns;
             seen[n_seen++] = m;
-            if (n_seen > 1)
-                buf_putc(&b, ',');
-            buf_puts(&b, "{\"id\":");
-            buf_json_str(&b, m, strlen(m));
-            buf_puts(&b, ",\"object\":\"model\",\"type\":\"model\",\"created\":1700000000,"
-                         "\"created_at\":\"2023-11-14T22:13:20Z\",\"owned_by\":\"scvm\",\"display_name\":");
-            buf_json_str(&b, m, strlen(m));
-            buf_putc(&b, '}');
+            jw_obj(&w);
+            jw_kcstr(&w, "id", m);
+            jw_kcstr(&w, "object", "model");
+            jw_kcstr(&w, "type", "model");
+            jw_ku64(&w, "created", 1700000000);
+            jw_kcstr(&w, "created_at", "2023-11-14T22:13:20Z");
+            jw_kcstr(&w, "owned_by", "scvm");
+            jw_kcstr(&w, "display_name", m);
+            jw_end(&w);
         }
     }
-    buf_puts(&b, "],\"has_more\":false,\"first_id\":");
-    buf_json_str(&b, seen && n_seen ? seen[0] : "", seen && n_seen ? strlen(seen[0]) : 0);
-    buf_puts(&b, ",\"last_id\":");
-    buf_json_str(&b, seen && n_seen ? seen[n_seen - 1] : "", seen && n_seen ? strlen(seen[n_seen - 1]) : 0);
-    buf_puts(&b, "}");
+    jw_end(&w);
+    jw_kbool(&w, "has_more", false);
+    jw_kcstr(&w, "first_id", seen && n_seen ? seen[0] : "");
+    jw_kcstr(&w, "last_id", seen && n_seen ? seen[n_seen - 1] : "");
+    jw_end(&w);
     sc_free(seen);
     if (!ok || b.oom) {
         buf_fini(&b);

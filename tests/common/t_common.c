@@ -1,10 +1,13 @@
 /* t_common.c - common/: the one base64, the one UTF-8 check, the edit
-** distance over what they decode, and sc_strdup/sc_strndup. */
+** distance over what they decode, sc_strdup/sc_strndup, and the JSON
+** writer. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/base64.h"
 #include "common/buf.h"
+#include "common/jsonw.h"
 #include "common/levenshtein.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
@@ -113,12 +116,77 @@ static void test_strdup(void)
     sc_alloc_fail_after = 0;
 }
 
+static bool buf_eq(const Buf *b, const char *s)
+{
+    return b->len == strlen(s) && memcmp(b->data, s, b->len) == 0;
+}
+
+static void test_jsonw(void)
+{
+    Buf b;
+    buf_init(&b);
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "x\"y");
+    jw_ku64(&w, "n", UINT64_MAX);
+    jw_ki64(&w, "i", -5);
+    jw_kbool(&w, "t", true);
+    jw_knull(&w, "z");
+    jw_kcstr(&w, "none", NULL);
+    jw_karr(&w, "a");
+    jw_u64(&w, 1);
+    jw_obj(&w);
+    jw_end(&w);
+    jw_arr(&w);
+    jw_end(&w);
+    jw_str(&w, "a\nb\x01", 4);
+    jw_raw(&w, "2.5", 3);
+    jw_value(&w);
+    buf_puts(&b, "[true]");
+    jw_end(&w);
+    jw_key(&w, "parts");
+    jw_str_begin(&w);
+    jw_str_part(&w, "q\"", 2);
+    jw_str_part(&w, "\t", 1);
+    jw_str_end(&w);
+    jw_kobj(&w, "o");
+    jw_kraw(&w, "r", "{}", 2);
+    jw_end(&w);
+    jw_end(&w);
+    jw_end(&w);   /* nothing open: ignored */
+    CHECK(buf_eq(&b, "{\"type\":\"x\\\"y\",\"n\":18446744073709551615,\"i\":-5,\"t\":true,\"z\":null,"
+                     "\"none\":null,\"a\":[1,{},[],\"a\\nb\\u0001\",2.5,[true]],\"parts\":\"q\\\"\\t\","
+                     "\"o\":{\"r\":{}}}"));
+    /* top-level values are separated too (a JSON sequence) */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_u64(&w, 1);
+    jw_null(&w);
+    CHECK(buf_eq(&b, "1,null"));
+    /* escaping: buf_json_esc is buf_json_str without the quotes */
+    Buf q;
+    buf_init(&q);
+    char all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (char)i;
+    buf_reset(&b);
+    buf_json_str(&b, all, sizeof all);
+    buf_putc(&q, '"');
+    buf_json_esc(&q, all, sizeof all);
+    buf_putc(&q, '"');
+    CHECK(b.len == q.len && memcmp(b.data, q.data, b.len) == 0);
+    buf_fini(&q);
+    buf_fini(&b);
+}
+
 int main(void)
 {
     test_base64();
     test_utf8();
     test_levenshtein();
     test_strdup();
+    test_jsonw();
     if (failures) {
         fprintf(stderr, "t_common: %d failed\n", failures);
         return 1;
