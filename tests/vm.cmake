@@ -155,3 +155,7 @@ target_compile_definitions(scn_assert_unit PRIVATE _XOPEN_SOURCE=700)
 target_link_libraries(scn_assert_unit PRIVATE sc_scn_assert sc_formats PkgConfig::CJSON)
 add_test(NAME vm.scn_assert_unit COMMAND scn_assert_unit ${CMAKE_CURRENT_BINARY_DIR}/scn-assert-work)
 set_tests_properties(vm.scn_assert_unit PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# The folders are layers: no include crosses one the wrong way (README, "Layout").
+add_test(NAME cli.layers COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/layers.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.layers PROPERTIES LABELS "unit" TIMEOUT 60)
