@@ -6,10 +6,10 @@
 #include <math.h>
 #include <stddef.h>
 
-uint64_t rt_clock_scale(uint64_t t, double speed)
+uint64_t rt_clock_scale_long(uint64_t t, double speed)
 {
     if (speed == 1.0 || t == 0)
-        return t;               /* exact even above 2^53 */
+        return t;
     if (!(speed >= RT_SPEED_MIN))
         speed = RT_SPEED_MIN;   /* also catches NaN */
     double x = (double)t * speed;
