@@ -40,7 +40,7 @@ bool buf_reserve(Buf *b, size_t extra)
     return true;
 }
 
-void buf_put(Buf *b, const void *p, size_t n)
+void buf_put_long(Buf *b, const void *p, size_t n)
 {
     if (n && buf_reserve(b, n)) {
         memcpy(b->data + b->len, p, n);
@@ -48,13 +48,12 @@ void buf_put(Buf *b, const void *p, size_t n)
     }
 }
 
-void buf_putc(Buf *b, int c)
+void buf_putc_long(Buf *b, int c)
 {
     if (buf_reserve(b, 1))
         b->data[b->len++] = (unsigned char)c;
 }
 
-void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
 void buf_printf(Buf *b, const char *fmt, ...)
 {
@@ -131,18 +130,44 @@ bool varint_read_long(const unsigned char **pp, const unsigned char *end, uint64
     return false;
 }
 
+/* 1 for the bytes JSON strings cannot hold as they are: controls, '"'
+** and '\\'. */
+static const unsigned char json_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
 void buf_json_esc(Buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     if (!buf_reserve(b, n))
         return;
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0, i = 0;
+    for (;;) {
+        /* eight bytes at a time while none is special: no byte below
+        ** 0x20, none equal to '"' or '\\' (the classic SWAR tests) */
+        while (n - i >= 8) {
+            uint64_t x;
+            memcpy(&x, u + i, 8);
+            const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+            uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+            uint64_t hit = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs);
+            if (hit & high)
+                break;
+            i += 8;
+        }
+        while (i < n && !json_special[u[i]])
+            i++;
         buf_put(b, s + run, i - run);
-        run = i + 1;
+        if (i == n)
+            return;
+        unsigned char c = u[i++];
+        run = i;
         switch (c) {
         case '"': buf_put(b, "\\\"", 2); break;
         case '\\': buf_put(b, "\\\\", 2); break;
@@ -152,12 +177,11 @@ void buf_json_esc(Buf *b, const char *s, size_t n)
         case '\b': buf_put(b, "\\b", 2); break;
         case '\f': buf_put(b, "\\f", 2); break;
         default: {
-            char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-            buf_put(b, u, 6);
+            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            buf_put(b, e, 6);
         }
         }
     }
-    buf_put(b, s + run, n - run);
 }
 
 void buf_json_str(Buf *b, const char *s, size_t n)

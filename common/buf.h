@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct Buf {
     unsigned char *data;
@@ -16,9 +17,29 @@ void buf_init(Buf *b);
 void buf_fini(Buf *b);
 void buf_reset(Buf *b);                       /* len = 0, keeps storage */
 bool buf_reserve(Buf *b, size_t extra);
-void buf_put(Buf *b, const void *p, size_t n);
-void buf_putc(Buf *b, int c);
-void buf_puts(Buf *b, const char *s);
+void buf_put_long(Buf *b, const void *p, size_t n);
+void buf_putc_long(Buf *b, int c);
+/* Appends; when there is room (the common case) inline, else through the
+** _long functions, which grow the buffer. */
+static inline void buf_put(Buf *b, const void *p, size_t n)
+{
+    if (n <= b->cap - b->len && !b->oom) {
+        if (n)
+            memcpy(b->data + b->len, p, n);
+        b->len += n;
+        return;
+    }
+    buf_put_long(b, p, n);
+}
+static inline void buf_putc(Buf *b, int c)
+{
+    if (b->len < b->cap && !b->oom) {
+        b->data[b->len++] = (unsigned char)c;
+        return;
+    }
+    buf_putc_long(b, c);
+}
+static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 void buf_printf(Buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void buf_u16le(Buf *b, uint16_t v);

@@ -4,7 +4,7 @@
 **     JsonW w;
 **     jw_init(&w, &buf);
 **     jw_obj(&w);
-**     jw_kstr(&w, "type", "message");
+**     jw_kcstr(&w, "type", "message");
 **     jw_key(&w, "content"); jw_arr(&w); ... jw_end(&w);
 **     jw_end(&w);
 **
@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/buf.h"
 
@@ -32,38 +33,151 @@ typedef struct JsonW {
     char close[JW_MAX_DEPTH + 1];    /* '}' or ']' */
 } JsonW;
 
-void jw_init(JsonW *w, Buf *b);
+/* Everything is inline: an encoder makes a call per key and value, and a
+** streamed response has thousands of them (docs/performance.md, serve). */
 
-void jw_obj(JsonW *w);               /* { */
-void jw_arr(JsonW *w);               /* [ */
-void jw_end(JsonW *w);               /* } or ], whichever is open */
-void jw_key(JsonW *w, const char *key);   /* "key": (key is written as is: a plain name) */
+static inline void jw_init(JsonW *w, Buf *b)
+{
+    w->b = b;
+    w->depth = 0;
+    w->after_key = false;
+    w->first[0] = true;
+}
 
-void jw_str(JsonW *w, const char *s, size_t n);
-void jw_cstr(JsonW *w, const char *s);
-void jw_u64(JsonW *w, uint64_t v);
-void jw_i64(JsonW *w, int64_t v);
-void jw_bool(JsonW *w, bool v);
-void jw_null(JsonW *w);
-void jw_raw(JsonW *w, const char *json, size_t n);   /* a value that is JSON already */
+/* The comma before a value or key, unless it opens its container or
+** follows its key. */
+static inline void jw_sep_(JsonW *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    unsigned d = w->depth <= JW_MAX_DEPTH ? w->depth : JW_MAX_DEPTH;
+    if (!w->first[d])
+        buf_putc(w->b, ',');
+    w->first[d] = false;
+}
+
+static inline void jw_open_(JsonW *w, char o, char c)
+{
+    jw_sep_(w);
+    buf_putc(w->b, o);
+    w->depth++;
+    if (w->depth <= JW_MAX_DEPTH) {
+        w->first[w->depth] = true;
+        w->close[w->depth] = c;
+    }
+}
+
+/* { and [ */
+static inline void jw_obj(JsonW *w) { jw_open_(w, '{', '}'); }
+static inline void jw_arr(JsonW *w) { jw_open_(w, '[', ']'); }
+
+/* } or ], whichever is open; nothing when nothing is. */
+static inline void jw_end(JsonW *w)
+{
+    if (!w->depth)
+        return;
+    buf_putc(w->b, w->depth <= JW_MAX_DEPTH ? w->close[w->depth] : '}');
+    w->depth--;
+    w->after_key = false;
+}
+
+/* "key": -- key is a plain name, written as is. */
+static inline void jw_key(JsonW *w, const char *key)
+{
+    jw_sep_(w);
+    size_t n = strlen(key);
+    if (buf_reserve(w->b, n + 3)) {
+        unsigned char *p = w->b->data + w->b->len;
+        p[0] = '"';
+        memcpy(p + 1, key, n);
+        p[n + 1] = '"';
+        p[n + 2] = ':';
+        w->b->len += n + 3;
+    }
+    w->after_key = true;
+}
+
+static inline void jw_str(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str(w->b, s, n);
+}
+
+static inline void jw_null(JsonW *w)
+{
+    jw_sep_(w);
+    buf_put(w->b, "null", 4);
+}
+
+/* s NULL: null */
+static inline void jw_cstr(JsonW *w, const char *s)
+{
+    if (s)
+        jw_str(w, s, strlen(s));
+    else
+        jw_null(w);
+}
+
+static inline void jw_u64(JsonW *w, uint64_t v)
+{
+    jw_sep_(w);
+    char t[20];
+    size_t i = sizeof t;
+    do
+        t[--i] = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_put(w->b, t + i, sizeof t - i);
+}
+
+static inline void jw_i64(JsonW *w, int64_t v)
+{
+    if (v >= 0) {
+        jw_u64(w, (uint64_t)v);
+        return;
+    }
+    jw_sep_(w);
+    buf_putc(w->b, '-');
+    w->after_key = true;   /* the digits follow without a comma */
+    jw_u64(w, (uint64_t)0 - (uint64_t)v);
+}
+
+static inline void jw_bool(JsonW *w, bool v)
+{
+    jw_sep_(w);
+    buf_puts(w->b, v ? "true" : "false");
+}
+
+/* A value that is JSON already. */
+static inline void jw_raw(JsonW *w, const char *json, size_t n)
+{
+    jw_sep_(w);
+    buf_put(w->b, json, n);
+}
+
 /* Before a value the caller appends to w->b itself (bc_val_json, ...). */
-void jw_value(JsonW *w);
+static inline void jw_value(JsonW *w) { jw_sep_(w); }
 
 /* A string written in parts: jw_str_begin, any number of jw_str_part
 ** (each escaped), jw_str_end. */
-void jw_str_begin(JsonW *w);
-void jw_str_part(JsonW *w, const char *s, size_t n);
-void jw_str_end(JsonW *w);
+static inline void jw_str_begin(JsonW *w)
+{
+    jw_sep_(w);
+    buf_putc(w->b, '"');
+}
+static inline void jw_str_part(JsonW *w, const char *s, size_t n) { buf_json_esc(w->b, s, n); }
+static inline void jw_str_end(JsonW *w) { buf_putc(w->b, '"'); }
 
 /* key + value */
-void jw_kstr(JsonW *w, const char *key, const char *s, size_t n);
-void jw_kcstr(JsonW *w, const char *key, const char *s);   /* s NULL: null */
-void jw_ku64(JsonW *w, const char *key, uint64_t v);
-void jw_ki64(JsonW *w, const char *key, int64_t v);
-void jw_kbool(JsonW *w, const char *key, bool v);
-void jw_knull(JsonW *w, const char *key);
-void jw_kraw(JsonW *w, const char *key, const char *json, size_t n);
-void jw_kobj(JsonW *w, const char *key);
-void jw_karr(JsonW *w, const char *key);
+static inline void jw_kstr(JsonW *w, const char *key, const char *s, size_t n) { jw_key(w, key); jw_str(w, s, n); }
+static inline void jw_kcstr(JsonW *w, const char *key, const char *s) { jw_key(w, key); jw_cstr(w, s); }
+static inline void jw_ku64(JsonW *w, const char *key, uint64_t v) { jw_key(w, key); jw_u64(w, v); }
+static inline void jw_ki64(JsonW *w, const char *key, int64_t v) { jw_key(w, key); jw_i64(w, v); }
+static inline void jw_kbool(JsonW *w, const char *key, bool v) { jw_key(w, key); jw_bool(w, v); }
+static inline void jw_knull(JsonW *w, const char *key) { jw_key(w, key); jw_null(w); }
+static inline void jw_kraw(JsonW *w, const char *key, const char *json, size_t n) { jw_key(w, key); jw_raw(w, json, n); }
+static inline void jw_kobj(JsonW *w, const char *key) { jw_key(w, key); jw_obj(w); }
+static inline void jw_karr(JsonW *w, const char *key) { jw_key(w, key); jw_arr(w); }
 
 #endif

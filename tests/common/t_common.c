@@ -121,6 +121,61 @@ static bool buf_eq(const Buf *b, const char *s)
     return b->len == strlen(s) && memcmp(b->data, s, b->len) == 0;
 }
 
+/* JSON string escaping as the spec reads, one byte at a time. */
+static void naive_esc(Buf *b, const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\')
+            buf_printf(b, "\\%c", c);
+        else if (c == '\n')
+            buf_puts(b, "\\n");
+        else if (c == '\r')
+            buf_puts(b, "\\r");
+        else if (c == '\t')
+            buf_puts(b, "\\t");
+        else if (c == '\b')
+            buf_puts(b, "\\b");
+        else if (c == '\f')
+            buf_puts(b, "\\f");
+        else if (c < 0x20)
+            buf_printf(b, "\\u%04x", c);
+        else
+            buf_putc(b, (int)c);
+    }
+}
+
+static void test_json_esc(void)
+{
+    /* every length up to 40 at every alignment, special bytes at every
+    ** position, and random strings: the eight-at-a-time scan must agree
+    ** with the byte-at-a-time reading */
+    static const unsigned char pool[] = { 'a', 'Z', ' ', '"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe2, '\n', 0x5b, 0x5d };
+    unsigned seed = 12345;
+    unsigned char s[64];
+    Buf got, want;
+    buf_init(&got);
+    buf_init(&want);
+    int bad = 0;
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)(round % 41);
+        size_t off = (size_t)(round / 41) % 8;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) & 0xff;
+            s[off + i] = r < 200 ? (unsigned char)('a' + r % 26) : pool[r % sizeof pool];
+        }
+        buf_reset(&got);
+        buf_reset(&want);
+        buf_json_esc(&got, (const char *)s + off, n);
+        naive_esc(&want, s + off, n);
+        bad += got.len != want.len || (n && memcmp(got.data, want.data, got.len) != 0);
+    }
+    CHECK(bad == 0);
+    buf_fini(&got);
+    buf_fini(&want);
+}
+
 static void test_jsonw(void)
 {
     Buf b;
@@ -186,6 +241,7 @@ int main(void)
     test_utf8();
     test_levenshtein();
     test_strdup();
+    test_json_esc();
     test_jsonw();
     if (failures) {
         fprintf(stderr, "t_common: %d failed\n", failures);
