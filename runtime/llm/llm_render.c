@@ -210,6 +210,8 @@ typedef struct R {
     char req_id[32], msg_id[64];
     uint64_t in_tok, out_tok, think_tok;
     bool skip_thinking;      /* coalesceThinkingWithToolUse: false and tools */
+    Buf chunk_open;          /* chat: what every chunk starts with, up to its delta */
+    JsonW chunk_w;           /* and the writer's state after it */
 } R;
 
 static const BcInsn *step_insn(const R *x, uint32_t k)
@@ -694,16 +696,27 @@ static void chat_head(R *x, JsonW *w, const char *object)
     jw_kcstr(w, "service_tier", "default");
 }
 
-/* A chunk event up to its choice's delta, whose value the caller writes. */
+/* A chunk event up to its choice's delta, whose value the caller writes.
+** That opening is the same in every chunk of a response: it is rendered
+** once, then copied, with the writer's state after it. */
 static void chat_open(R *x, JsonW *w)
 {
-    ev(x, w, NULL);
-    jw_obj(w);
-    chat_head(x, w, "chat.completion.chunk");
-    jw_karr(w, "choices");
-    jw_obj(w);
-    jw_ku64(w, "index", 0);
-    jw_key(w, "delta");
+    if (!x->chunk_open.len) {
+        JsonW *o = &x->chunk_w;
+        jw_init(o, &x->chunk_open);
+        jw_obj(o);
+        chat_head(x, o, "chat.completion.chunk");
+        jw_karr(o, "choices");
+        jw_obj(o);
+        jw_ku64(o, "index", 0);
+        jw_key(o, "delta");
+        if (x->chunk_open.oom)
+            x->p->oom = true;
+    }
+    http_sse_begin(&x->cur, NULL);
+    buf_put(&x->cur, x->chunk_open.data, x->chunk_open.len);
+    *w = x->chunk_w;
+    w->b = &x->cur;
 }
 
 static void chat_close(R *x, JsonW *w, const char *finish_reason)
@@ -1178,6 +1191,7 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     x.q = q;
     x.p = p;
     buf_init(&x.cur);
+    buf_init(&x.chunk_open);
     x.created = 1700000000ULL + ri;
     x.skip_thinking = !s->coalesce && x.r->n_tools > 0;
     uint32_t ml;
@@ -1255,5 +1269,6 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     if (x.cur.oom)
         e = ENOMEM;
     buf_fini(&x.cur);
+    buf_fini(&x.chunk_open);
     return e;
 }
