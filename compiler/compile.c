@@ -20,6 +20,10 @@ static void phase_done(const SccCompileOpts *o, SccPhase ph, const Arena *a)
 static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena *arena, BcBuilder *b,
                           Diags *d, SccResult *r)
 {
+    /* No symbols given: none defined (rules see every symbol unset). */
+    Symtab none;
+    symtab_init(&none);
+    const Symtab *syms = o->syms ? o->syms : &none;
     YDoc doc;
     bool ok = yaml_parse(src, len, o->source_name, arena, d, &doc);
     phase_done(o, SCC_PHASE_PARSE, arena);
@@ -27,7 +31,7 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
     bool tui = ok && (o->dialect && strcmp(o->dialect, "auto") != 0 ? strcmp(o->dialect, "tui-use") == 0
                                                                    : tuiuse_detect(&doc));
     if (ok && !tui)
-        ok = rules_resolve(&doc, o->syms, arena, d);   /* reads doc.src for columns */
+        ok = rules_resolve(&doc, syms, arena, d);   /* reads doc.src for columns */
     phase_done(o, SCC_PHASE_RULES, arena);
     /* Only carets need the source from here on, and the caller can read a
     ** file again for them. */
@@ -41,7 +45,7 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         ok = tuiuse_lower(&doc, &to, b, d);
     }
     if (ok && !tui) {
-        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = o->syms };
+        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = syms };
         ok = lower_scenario(&doc, &lo, b, d);
     }
     phase_done(o, SCC_PHASE_LOWER, arena);
