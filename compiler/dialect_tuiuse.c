@@ -24,6 +24,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_keys.h"
+#include "formats/cond.h"
 #include "formats/term/term_regex.h"
 #include "yaml_value.h"
 
@@ -359,24 +360,8 @@ static const YNode *resolve_policy(T *t, const YNode *p)
     return load_policy(t, path);
 }
 
-/* ---- conditions (wait conditions and assertions share one table) ---- */
-
-/* payload fields: t text, p pattern, r row+col, l line, c code, m ms, o on */
-static const struct {
-    const char *name;
-    const char *needs;
-    const char *optional;
-} CONDS[] = {
-    { "screen_contains", "t", "" },  { "not_contains", "t", "" },
-    { "screen_matches", "p", "" },   { "regex_match", "p", "" },
-    { "cursor_at", "r", "" },        { "line_equals", "lt", "" },
-    { "line_contains", "lt", "" },   { "line_starts_with", "lt", "" },
-    { "line_ends_with", "lt", "" },  { "line_matches", "lp", "" },
-    { "screen_empty", "", "" },      { "cursor_visible", "", "" },
-    { "cursor_hidden", "", "" },     { "process_exited", "", "" },
-    { "exit_code", "c", "" },        { "screen_stable", "", "m" },
-    { "alternate_screen", "", "o" },
-};
+/* ---- conditions (wait conditions and assertions share one table:
+** formats/cond.c, the one the verifier and the PTY target use) ---- */
 
 static void check_condition(T *t, const YNode *c, const char *what)
 {
@@ -386,14 +371,12 @@ static void check_condition(T *t, const YNode *c, const char *what)
     const YNode *type = get_str(t, c, "type", true, what);
     if (!type)
         return;
-    size_t k = 0, nc = sizeof CONDS / sizeof CONDS[0];
-    while (k < nc && strcmp(CONDS[k].name, type->u.s) != 0)
-        k++;
-    if (k == nc) {
+    const char *needs, *optional;
+    if (!cond_lookup(type->u.s, &needs, &optional)) {
         err(t, type, "unknown %s type '%s'", what, type->u.s);
         char list[600] = "";
-        for (size_t i = 0; i < nc; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", CONDS[i].name);
+        for (size_t i = 0; cond_name(i); i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", cond_name(i));
         note(t, type, "known types: %s", list);
         return;
     }
@@ -414,9 +397,9 @@ static void check_condition(T *t, const YNode *c, const char *what)
     const char *al[9];
     size_t na = 0;
     char fields[16];
-    snprintf(fields, sizeof fields, "%s%s", CONDS[k].needs, CONDS[k].optional);
+    snprintf(fields, sizeof fields, "%s%s", needs, optional);
     for (const char *f = fields; *f; f++) {
-        bool need = strchr(CONDS[k].needs, *f) != NULL;
+        bool need = strchr(needs, *f) != NULL;
         char w[300];
         snprintf(w, sizeof w, "the payload of %s", type->u.s);
         const YNode *at = pl ? pl : c;

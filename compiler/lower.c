@@ -2035,8 +2035,10 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     if (!j || !cJSON_IsObject(j))
         err(l, ref, "terminalRef '%s' is not a JSON object", ref->u.s);
     else if (!cJSON_IsNumber(w) || !cJSON_IsNumber(h) || w->valuedouble < 1 || h->valuedouble < 1 ||
-             w->valuedouble > 10000 || h->valuedouble > 10000)
-        err(l, ref, "terminalRef '%s' needs numeric 'width' and 'height' (1-10000)", ref->u.s);
+             w->valuedouble > 500 || h->valuedouble > 500)
+        /* 500: what the PTY target and the tui-use data model allow, and
+        ** what the verifier checks (term_width, term_height). */
+        err(l, ref, "terminalRef '%s' needs numeric 'width' and 'height' (1-500)", ref->u.s);
     else {
         m->term_width = (uint32_t)w->valuedouble;
         m->term_height = (uint32_t)h->valuedouble;

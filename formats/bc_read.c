@@ -30,6 +30,8 @@
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "common/utf8.h"
+#include "formats/cond.h"
+#include "formats/term/term_keys.h"
 
 #define BC_MAX_SAFE ((uint64_t)9007199254740991)  /* 2^53-1 */
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -521,10 +523,55 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
         if (el.tag != BC_V_STR)
             return fail(ld, BC_ERR_META, "tags (value %u): element %u is not a string", m->tags, i);
     }
+    /* 0: the target's default; else what a terminal can be (the PTY
+    ** target would refuse more). */
+    if (m->term_width > 500 || m->term_height > 500)
+        return fail(ld, BC_ERR_META, "terminal size %ux%u is out of range (1-500 columns and rows)",
+                    m->term_width, m->term_height);
     if (bc_val(prog, m->config).tag != BC_V_MAP)
         return fail(ld, BC_ERR_META, "config (value %u) is not a map", m->config);
     if (bc_val(prog, m->defines).tag != BC_V_MAP)
         return fail(ld, BC_ERR_META, "defines (value %u) is not a map", m->defines);
+    return BC_ERR_OK;
+}
+
+/* What a target interprets in an operand, checked here so that a
+** program that verifies is never refused later: key names (KEY), sizes
+** (RESIZE: 1-500, as the PTY target and the tui-use data model allow)
+** and the condition language of WAIT and CHECK (formats/cond.h), patterns
+** included. */
+static BcErrCode verify_operands(Loader *ld, const BcProgram *prog)
+{
+    for (uint32_t i = 0; i < prog->n_insn; i++) {
+        const BcInsn *in = &prog->insn[i];
+        switch (in->op) {
+        case OP_KEY: {
+            TermKey k;
+            const BcStr *s = &prog->str[in->a[0]];
+            if (strlen(s->s) != s->len || !term_key_parse(s->s, &k))
+                return fail(ld, BC_ERR_CODE, "KEY: unknown key name \"%.60s\" (op %u)", s->s, i);
+            break;
+        }
+        case OP_RESIZE:
+            if (in->a[0] < 1 || in->a[0] > 500 || in->a[1] < 1 || in->a[1] > 500)
+                return fail(ld, BC_ERR_CODE, "RESIZE: %ux%u is out of range (1-500 rows and columns) (op %u)",
+                            in->a[0], in->a[1], i);
+            break;
+        case OP_WAIT:
+        case OP_CHECK: {
+            BcVal v = bc_val(prog, in->a[0]);
+            Cond c;
+            char msg[256];
+            bool ok = cond_parse(prog, &v, &c, msg, sizeof msg);
+            cond_fini(&c);
+            if (!ok)
+                return fail(ld, BC_ERR_CODE, "%s: %s (op %u)", bc_op_info[in->op].name, msg, i);
+            break;
+        }
+        default:
+            break;
+        }
+    }
     return BC_ERR_OK;
 }
 
@@ -693,7 +740,8 @@ static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t con
         (e = verify_values(ld, (const unsigned char **)p->val, n_val, n_str)) ||
         (e = verify_code(ld, (BcInsn *)p->insn, n_insn, n_str, n_val)) ||
         (e = verify_lines(ld, (BcInsn *)p->insn, n_insn)) ||
-        (e = verify_meta(ld, p))) {
+        (e = verify_meta(ld, p)) ||
+        (e = verify_operands(ld, p))) {
         sc_free(mem);
         return e;
     }

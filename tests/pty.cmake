@@ -67,3 +67,12 @@ add_test(NAME pty.programs
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/programs_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/pty-programs ${PTY_SRC}/replay)
 set_tests_properties(pty.programs PROPERTIES LABELS "pty" TIMEOUT 600)
+
+# Every stdlib program (and a tui-use one) through every target's
+# preparation: a program that verifies is never refused later.
+file(GLOB _sweep_files ${PROJECT_SOURCE_DIR}/stdlib-scenarios/*.yaml)
+add_executable(target_sweep ${PTY_SRC}/target_sweep.c)
+target_link_libraries(target_sweep PRIVATE sc_compiler sc_rt_pty sc_rt_llm sc_runtime sc_vm sc_formats)
+add_test(NAME pty.target_sweep
+         COMMAND target_sweep ${_sweep_files} ${PROJECT_SOURCE_DIR}/tests/fuzz/compile-corpus/tuiuse_cat.json)
+set_tests_properties(pty.target_sweep PROPERTIES LABELS "pty;unit" TIMEOUT 120)

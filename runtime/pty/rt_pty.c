@@ -367,7 +367,7 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
     /* Everything that can be refused is refused before the spawn. */
     /* vm_run does not call end() after a failed begin(), so a refusal
     ** ends the run here: the error is reported and the artifacts say why. */
-    if (!pty_check_ops(t) || !pty_ws_prepare(t) || !prepare(t) || !pty_out_prepare(t))
+    if (!pty_check_cancel_key(t) || !pty_ws_prepare(t) || !prepare(t) || !pty_out_prepare(t))
         return pty_end(rt, p);
     if (!pty_screen_open(t)) {
         pty_fail(t, PTY_E_INTERNAL, "out of memory");
@@ -469,6 +469,7 @@ static void pty_destroy(RtTarget *rt)
     buf_fini(&t->steps);
     buf_fini(&t->step_asserts);
     buf_fini(&t->step_action);
+    buf_fini(&t->cond_buf);
     buf_fini(&t->cast);
     events_ops_free(t->evops);
     sc_free(t);
@@ -504,6 +505,7 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
     buf_init(&t->steps);
     buf_init(&t->step_asserts);
     buf_init(&t->step_action);
+    buf_init(&t->cond_buf);
     buf_init(&t->cast);
     return &t->base;
 }

@@ -55,6 +55,7 @@ typedef struct Pty {
     Buf steps;                  /* StepResult objects, comma-separated */
     Buf step_asserts;           /* AssertionResult objects of the current step */
     Buf step_action;            /* the current step's action object */
+    Buf cond_buf;               /* scratch of the condition being evaluated */
     bool in_step, step_failed;
     uint32_t step_id, step_name;
     uint64_t step_timeout, step_retries, step_start, n_steps;
@@ -106,7 +107,7 @@ void pty_clock_wait(RtClock *c, uint64_t at_ms);   /* the run's clock: waiting i
 
 /* rt_pty_ops.c */
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms);
-bool pty_check_ops(Pty *t);             /* static checks before the spawn */
+bool pty_check_cancel_key(Pty *t);      /* before the spawn */
 void pty_step_finish(Pty *t);
 
 /* rt_pty_out.c */

@@ -10,138 +10,12 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
+#include "formats/cond.h"
 #include "formats/term/term_regex.h"
 #include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
 
 enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
-
-typedef enum CondKind {
-    C_CONTAINS, C_NOT_CONTAINS, C_MATCHES, C_CURSOR_AT, C_LINE_EQUALS, C_LINE_CONTAINS, C_LINE_STARTS, C_LINE_ENDS,
-    C_LINE_MATCHES, C_SCREEN_EMPTY, C_CURSOR_VISIBLE, C_CURSOR_HIDDEN, C_EXITED, C_EXIT_CODE,
-    C_STABLE, C_ALT_SCREEN,
-} CondKind;
-
-/* Names from ptybox (the tool that implements the tui-use data model) and
-** its JSON schema (line_starts_with, line_ends_with); wait conditions and
-** assertions share one table: every condition works in both places.
-** Ours: screen_stable and alternate_screen. */
-static const struct {
-    const char *name;
-    CondKind kind;
-    const char *needs;      /* payload fields: t text, p pattern, r row+col, l line, c code, m ms */
-} COND[] = {
-    { "screen_contains", C_CONTAINS, "t" },
-    { "not_contains", C_NOT_CONTAINS, "t" },
-    { "screen_matches", C_MATCHES, "p" },
-    { "regex_match", C_MATCHES, "p" },
-    { "cursor_at", C_CURSOR_AT, "r" },
-    { "line_equals", C_LINE_EQUALS, "lt" },
-    { "line_contains", C_LINE_CONTAINS, "lt" },
-    { "line_starts_with", C_LINE_STARTS, "lt" },
-    { "line_ends_with", C_LINE_ENDS, "lt" },
-    { "line_matches", C_LINE_MATCHES, "lp" },
-    { "screen_empty", C_SCREEN_EMPTY, "" },
-    { "cursor_visible", C_CURSOR_VISIBLE, "" },
-    { "cursor_hidden", C_CURSOR_HIDDEN, "" },
-    { "process_exited", C_EXITED, "" },
-    { "exit_code", C_EXIT_CODE, "c" },
-    { "screen_stable", C_STABLE, "m" },
-    { "alternate_screen", C_ALT_SCREEN, "" },
-};
-
-typedef struct Cond {
-    CondKind kind;
-    const char *type;
-    const char *text;
-    size_t text_len;
-    int64_t row, col, line, code, ms;
-    bool on;
-    TermRegex *re;
-    Buf scratch;
-} Cond;
-
-/* Parses {type, payload}.  Returns false with msg set. */
-static bool cond_parse(const Pty *t, const BcVal *v, Cond *c, char *msg, size_t n)
-{
-    memset(c, 0, sizeof *c);
-    buf_init(&c->scratch);
-    const char *type = vstr(t, v, "type", NULL);
-    if (!type) {
-        snprintf(msg, n, "a condition needs a 'type'");
-        return false;
-    }
-    c->type = type;
-    size_t k = 0;
-    while (k < sizeof COND / sizeof COND[0] && strcmp(COND[k].name, type) != 0)
-        k++;
-    if (k == sizeof COND / sizeof COND[0]) {
-        snprintf(msg, n, "unknown condition type '%s'", type);
-        return false;
-    }
-    c->kind = COND[k].kind;
-    BcVal pl, none = { .tag = BC_V_MAP };
-    if (!vget(t, v, "payload", &pl))
-        pl = none;
-    for (const char *f = COND[k].needs; *f; f++) {
-        bool ok = true;
-        switch (*f) {
-        case 't':
-            c->text = vstr(t, &pl, "text", &c->text_len);
-            ok = c->text != NULL;
-            break;
-        case 'p': {
-            size_t len;
-            const char *pat = vstr(t, &pl, "pattern", &len);
-            char err[160];
-            if (!pat) {
-                ok = false;
-                break;
-            }
-            c->re = term_regex_new(pat, len, err, sizeof err);
-            if (!c->re) {
-                snprintf(msg, n, "%s: invalid pattern: %s", type, err);
-                return false;
-            }
-            break;
-        }
-        case 'r':
-            ok = vint(t, &pl, "row", &c->row) && vint(t, &pl, "col", &c->col);
-            break;
-        case 'l':
-            ok = vint(t, &pl, "line", &c->line);
-            break;
-        case 'c':
-            ok = vint(t, &pl, "code", &c->code) || vint(t, &pl, "exit_code", &c->code);
-            break;
-        case 'm':
-            if (!vint(t, &pl, "ms", &c->ms) && !vint(t, &pl, "quiet_ms", &c->ms))
-                c->ms = 200;
-            ok = c->ms >= 0 && c->ms <= 600000;
-            break;
-        default:
-            break;
-        }
-        if (!ok) {
-            static const char *const what[] = { "t", "'text'", "p", "'pattern'", "r", "'row' and 'col'",
-                                                "l", "'line'", "c", "'code'", "m", "'ms' (0-600000)" };
-            const char *w = "?";
-            for (int i = 0; i < 12; i += 2)
-                if (what[i][0] == *f)
-                    w = what[i + 1];
-            snprintf(msg, n, "%s: payload needs %s", type, w);
-            return false;
-        }
-    }
-    c->on = vbool(t, &pl, "on", true);
-    return true;
-}
-
-static void cond_fini(Cond *c)
-{
-    term_regex_free(c->re);
-    buf_fini(&c->scratch);
-}
 
 static bool has_sub(const unsigned char *h, size_t hn, const char *n, size_t nn)
 {
@@ -156,61 +30,61 @@ static bool has_sub(const unsigned char *h, size_t hn, const char *n, size_t nn)
 static bool cond_eval(Pty *t, void *arg, uint64_t *wake)
 {
     Cond *c = arg;
-    Buf *b = &c->scratch;
+    Buf *b = &t->cond_buf;
     int rows, cols;
     pty_screen_size(t->scr, &rows, &cols);
     PtyCursor cur = pty_screen_cursor(t->scr);
     bool exited = t->sess && pty_session_exited(t->sess);
     switch (c->kind) {
-    case C_CONTAINS:
-    case C_NOT_CONTAINS:
+    case COND_CONTAINS:
+    case COND_NOT_CONTAINS:
         pty_screen_text(t->scr, b);
-        return has_sub(b->data, b->len, c->text, c->text_len) == (c->kind == C_CONTAINS);
-    case C_MATCHES:
+        return has_sub(b->data, b->len, c->text, c->text_len) == (c->kind == COND_CONTAINS);
+    case COND_MATCHES:
         pty_screen_text(t->scr, b);
         return term_regex_search(c->re, (const char *)b->data, b->len);
-    case C_CURSOR_AT:
+    case COND_CURSOR_AT:
         return cur.row == c->row && cur.col == c->col;
-    case C_LINE_EQUALS:
-    case C_LINE_CONTAINS:
-    case C_LINE_STARTS:
-    case C_LINE_ENDS:
-    case C_LINE_MATCHES:
+    case COND_LINE_EQUALS:
+    case COND_LINE_CONTAINS:
+    case COND_LINE_STARTS:
+    case COND_LINE_ENDS:
+    case COND_LINE_MATCHES:
         if (c->line < 0 || c->line >= rows)
             return false;
         pty_screen_line(t->scr, (int)c->line, b);
-        if (c->kind == C_LINE_EQUALS)
+        if (c->kind == COND_LINE_EQUALS)
             return b->len == c->text_len && (b->len == 0 || memcmp(b->data, c->text, b->len) == 0);
-        if (c->kind == C_LINE_STARTS)
+        if (c->kind == COND_LINE_STARTS)
             return b->len >= c->text_len && (c->text_len == 0 || memcmp(b->data, c->text, c->text_len) == 0);
-        if (c->kind == C_LINE_ENDS)
+        if (c->kind == COND_LINE_ENDS)
             return b->len >= c->text_len &&
                    (c->text_len == 0 || memcmp(b->data + b->len - c->text_len, c->text, c->text_len) == 0);
-        if (c->kind == C_LINE_CONTAINS)
+        if (c->kind == COND_LINE_CONTAINS)
             return has_sub(b->data, b->len, c->text, c->text_len);
         return term_regex_search(c->re, (const char *)b->data, b->len);
-    case C_SCREEN_EMPTY:
+    case COND_SCREEN_EMPTY:
         pty_screen_text(t->scr, b);
         for (size_t i = 0; i < b->len; i++)
             if (b->data[i] != '\n' && b->data[i] != ' ')
                 return false;
         return true;
-    case C_CURSOR_VISIBLE:
+    case COND_CURSOR_VISIBLE:
         return cur.visible;
-    case C_CURSOR_HIDDEN:
+    case COND_CURSOR_HIDDEN:
         return !cur.visible;
-    case C_EXITED:
+    case COND_EXITED:
         return exited;
-    case C_EXIT_CODE:
+    case COND_EXIT_CODE:
         return exited && pty_session_exit_code(t->sess) == c->code;
-    case C_STABLE: {
+    case COND_STABLE: {
         uint64_t now = pty_now_ms(), at = t->last_change + (uint64_t)c->ms;
         if (now >= at)
             return true;
         *wake = at;
         return false;
     }
-    case C_ALT_SCREEN:
+    case COND_ALT_SCREEN:
         return pty_screen_altscreen(t->scr) == c->on;
     }
     return false;
@@ -221,23 +95,23 @@ static void cond_why(Pty *t, const Cond *c, char *out, size_t n)
 {
     PtyCursor cur = pty_screen_cursor(t->scr);
     switch (c->kind) {
-    case C_CONTAINS:
+    case COND_CONTAINS:
         snprintf(out, n, "screen does not contain \"%.*s\"", (int)(c->text_len > 200 ? 200 : c->text_len), c->text);
         break;
-    case C_NOT_CONTAINS:
+    case COND_NOT_CONTAINS:
         snprintf(out, n, "screen contains \"%.*s\"", (int)(c->text_len > 200 ? 200 : c->text_len), c->text);
         break;
-    case C_MATCHES:
+    case COND_MATCHES:
         snprintf(out, n, "screen does not match the pattern");
         break;
-    case C_CURSOR_AT:
+    case COND_CURSOR_AT:
         snprintf(out, n, "cursor is at %d,%d, not %lld,%lld", cur.row, cur.col, (long long)c->row, (long long)c->col);
         break;
-    case C_LINE_EQUALS:
-    case C_LINE_CONTAINS:
-    case C_LINE_STARTS:
-    case C_LINE_ENDS:
-    case C_LINE_MATCHES: {
+    case COND_LINE_EQUALS:
+    case COND_LINE_CONTAINS:
+    case COND_LINE_STARTS:
+    case COND_LINE_ENDS:
+    case COND_LINE_MATCHES: {
         static const char *const what[] = { "equal the text", "contain the text", "start with the text",
                                             "end with the text", "match the pattern" };
         Buf line;
@@ -245,34 +119,34 @@ static void cond_why(Pty *t, const Cond *c, char *out, size_t n)
         if (c->line >= 0 && c->line < t->rows)
             pty_screen_line(t->scr, (int)c->line, &line);
         snprintf(out, n, "line %lld does not %s; it is \"%.*s\"", (long long)c->line,
-                 what[c->kind == C_LINE_EQUALS ? 0 : c->kind == C_LINE_CONTAINS ? 1 : c->kind == C_LINE_STARTS ? 2
-                                                 : c->kind == C_LINE_ENDS ? 3 : 4],
+                 what[c->kind == COND_LINE_EQUALS ? 0 : c->kind == COND_LINE_CONTAINS ? 1 : c->kind == COND_LINE_STARTS ? 2
+                                                 : c->kind == COND_LINE_ENDS ? 3 : 4],
                  (int)(line.len > 200 ? 200 : line.len), line.data ? (const char *)line.data : "");
         buf_fini(&line);
         break;
     }
-    case C_SCREEN_EMPTY:
+    case COND_SCREEN_EMPTY:
         snprintf(out, n, "screen is not empty");
         break;
-    case C_CURSOR_VISIBLE:
+    case COND_CURSOR_VISIBLE:
         snprintf(out, n, "cursor is hidden");
         break;
-    case C_CURSOR_HIDDEN:
+    case COND_CURSOR_HIDDEN:
         snprintf(out, n, "cursor is visible");
         break;
-    case C_EXITED:
+    case COND_EXITED:
         snprintf(out, n, "process has not exited");
         break;
-    case C_EXIT_CODE:
+    case COND_EXIT_CODE:
         if (t->sess && pty_session_exited(t->sess))
             snprintf(out, n, "exit code is %d, not %lld", pty_session_exit_code(t->sess), (long long)c->code);
         else
             snprintf(out, n, "process has not exited (expected exit code %lld)", (long long)c->code);
         break;
-    case C_STABLE:
+    case COND_STABLE:
         snprintf(out, n, "screen did not stay unchanged for %lld ms", (long long)c->ms);
         break;
-    case C_ALT_SCREEN:
+    case COND_ALT_SCREEN:
         snprintf(out, n, "alternate screen is %s", pty_screen_altscreen(t->scr) ? "on" : "off");
         break;
     }
@@ -394,7 +268,7 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     BcVal v = bc_val(t->p, val);
     Cond c;
     char msg[256];
-    if (!cond_parse(t, &v, &c, msg, sizeof msg)) {
+    if (!cond_parse(t->p, &v, &c, msg, sizeof msg)) {
         cond_fini(&c);
         pty_fail(t, PTY_E_PROTOCOL, "%s", msg);
         t->step_failed = true;
@@ -446,8 +320,7 @@ static void settle(Pty *t)
 {
     Cond c;
     memset(&c, 0, sizeof c);
-    buf_init(&c.scratch);
-    c.kind = C_STABLE;
+    c.kind = COND_STABLE;
     c.ms = SETTLE_MS;
     pty_pump(t, pty_now_ms() + SETTLE_MAX_MS, cond_eval, &c);
     cond_fini(&c);
@@ -461,8 +334,7 @@ static int sf_text(void *user, const char *s, size_t n, Buf *why)
     Pty *t = user;
     Cond c;
     memset(&c, 0, sizeof c);
-    buf_init(&c.scratch);
-    c.kind = C_CONTAINS;
+    c.kind = COND_CONTAINS;
     c.text = s;
     c.text_len = n;
     int r = pty_pump(t, pty_now_ms() + per_attempt(t), cond_eval, &c);
@@ -519,8 +391,7 @@ static int sf_expect(Pty *t)
     if (vint(t, &ex, "exitCode", &code)) {
         Cond c;
         memset(&c, 0, sizeof c);
-        buf_init(&c.scratch);
-        c.kind = C_EXITED;
+            c.kind = COND_EXITED;
         int r = pty_pump(t, t->t0 + t->max_runtime_ms, cond_eval, &c);
         cond_fini(&c);
         if (r < 0)
@@ -723,44 +594,11 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     return st ? st : t->err ? SC_FAILED : 0;
 }
 
-/* Before the spawn: every key name, size, condition and pattern in the
-** program is valid, so bad input fails with its stable code and nothing
-** has been started. */
-bool pty_check_ops(Pty *t)
+/* Before the spawn: the --cancel-key value is a key name.  (What the
+** program holds, key names, sizes, conditions and patterns, the verifier
+** has checked: formats/bc_read.c.) */
+bool pty_check_cancel_key(Pty *t)
 {
-    const BcProgram *p = t->p;
-    for (uint32_t i = 0; i < p->n_insn; i++) {
-        const BcInsn *in = &p->insn[i];
-        char msg[256];
-        switch (in->op) {
-        case OP_KEY:
-            if (!pty_key_valid(p->str[in->a[0]].s)) {
-                pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s' (line %u)", p->str[in->a[0]].s, in->line);
-                return false;
-            }
-            break;
-        case OP_RESIZE:
-            if (in->a[0] < 1 || in->a[0] > 500 || in->a[1] < 1 || in->a[1] > 500) {
-                pty_fail(t, PTY_E_CLI_INVALID_ARG, "resize to %ux%u is out of range (1-500)", in->a[0], in->a[1]);
-                return false;
-            }
-            break;
-        case OP_WAIT:
-        case OP_CHECK: {
-            BcVal v = bc_val(p, in->a[0]);
-            Cond c;
-            bool ok = cond_parse(t, &v, &c, msg, sizeof msg);
-            cond_fini(&c);
-            if (!ok) {
-                pty_fail(t, PTY_E_PROTOCOL, "%s", msg);
-                return false;
-            }
-            break;
-        }
-        default:
-            break;
-        }
-    }
     if (!pty_key_valid(t->o.cancel_key)) {
         pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown cancel key '%s'", t->o.cancel_key);
         return false;

@@ -325,6 +325,9 @@ static void test_verifier(void)
     SEC("meta defines type", M, BC_ERR_META, "defines", 0, 1, 0, 1, 2, 0, 80, 24);
     SEC("meta trailing", M, BC_ERR_META, "trailing", 0, 1, 0, 1, 2, 2, 80, 24, 0);
     SEC("meta truncated", M, BC_ERR_META, "term_height", 0, 1, 0, 1, 2, 2, 80);
+    SEC("meta term 501 columns", M, BC_ERR_META, "terminal size 501x24 is out of range", 0, 1, 0, 1, 2, 2, 0xf5,
+        0x03, 24);
+    SEC("meta term 500 rows ok", M, OK, NULL, 0, 1, 0, 1, 2, 2, 80, 0xf4, 0x03);
     SEC("meta term too big", M, BC_ERR_META, "term_width", 0, 1, 0, 1, 2, 2, 0x80, 0x80, 0x80,
         0x80, 0x10, 24);
     {
@@ -343,6 +346,68 @@ static void test_verifier(void)
         expect("meta tags ok", f, len, NULL, OK, NULL);
         free(f);
     }
+}
+
+/* The operands a target interprets (formats/cond.h, term_keys.h): the
+** verifier refuses what the PTY target would refuse, so a program that
+** verifies is never refused later. */
+static void operand_case(const char *name, const unsigned char *code, size_t n, BcErrCode want, const char *msg)
+{
+    enum { T = BC_V_STR, MP = BC_V_MAP };
+    /* 0 name, 1 x, 2 type, 3 payload, 4 text, 5 pattern, 6 screen_contains,
+    ** 7 nope, 8 line_matches, 9 "(", 10 line, 11 "a.b", 12 Ctrl+C */
+    static const unsigned char str[] = {
+        13, 4, 'n', 'a', 'm', 'e', 1, 'x', 4, 't', 'y', 'p', 'e', 7, 'p', 'a', 'y', 'l', 'o', 'a', 'd',
+        4, 't', 'e', 'x', 't', 7, 'p', 'a', 't', 't', 'e', 'r', 'n',
+        15, 's', 'c', 'r', 'e', 'e', 'n', '_', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's', 4, 'n', 'o', 'p', 'e',
+        12, 'l', 'i', 'n', 'e', '_', 'm', 'a', 't', 'c', 'h', 'e', 's', 1, '(', 4, 'l', 'i', 'n', 'e',
+        3, 'a', '.', 'b', 6, 'C', 't', 'r', 'l', '+', 'C',
+    };
+    /* 0 null, 1 [], 2 {}, 3 {type: screen_contains, payload: {text: x}},
+    ** 4 {type: nope}, 5 {type: screen_contains}, 6 {type: line_matches,
+    ** payload: {line: 0, pattern: "("}}, 7 the same with "a.b", 8 "x" */
+    static const unsigned char val[] = {
+        9, BC_V_NULL, BC_V_ARRAY, 0, MP, 0,
+        MP, 2, T, 2, T, 6, T, 3, MP, 1, T, 4, T, 1,
+        MP, 1, T, 2, T, 7,
+        MP, 1, T, 2, T, 6,
+        MP, 2, T, 2, T, 8, T, 3, MP, 2, T, 10, BC_V_INT, 0, T, 5, T, 9,
+        MP, 2, T, 2, T, 8, T, 3, MP, 2, T, 10, BC_V_INT, 0, T, 5, T, 11,
+        T, 1,
+    };
+    static const unsigned char lines[] = { 2, 2, 1, 2, 0 };
+    TfSec sec[5] = {
+        { BC_SEC_STRINGS, str, sizeof str }, { BC_SEC_VALUES, val, sizeof val }, { BC_SEC_CODE, code, n },
+        { BC_SEC_LINES, lines, sizeof lines }, { BC_SEC_META, base[BC_SEC_META].p, base[BC_SEC_META].n },
+    };
+    size_t pn, len;
+    unsigned char *pl = tf_payload(sec, 5, &pn);
+    unsigned char *f = tf_wrap(pl, pn, BC_FLAG_LINES, &len);
+    free(pl);
+    expect(name, f, len, NULL, want, msg);
+    free(f);
+}
+
+#define OPERANDS(name, want, msg, ...) operand_case(name, A(__VA_ARGS__), want, msg)
+
+static void test_operands(void)
+{
+    BcErrCode OK = BC_ERR_OK, CODE = BC_ERR_CODE;
+    OPERANDS("KEY name ok", OK, NULL, 2, OP_KEY, 0, 12, OP_END, 5);
+    OPERANDS("KEY one character ok", OK, NULL, 2, OP_KEY, 0, 1, OP_END, 5);
+    OPERANDS("KEY unknown name", CODE, "KEY: unknown key name \"nope\" (op 0)", 2, OP_KEY, 0, 7, OP_END, 5);
+    OPERANDS("RESIZE ok", OK, NULL, 2, OP_RESIZE, 0, 24, 80, OP_END, 5);
+    OPERANDS("RESIZE 500 ok", OK, NULL, 2, OP_RESIZE, 0, 0xf4, 0x03, 0xf4, 0x03, OP_END, 5);
+    OPERANDS("RESIZE 0 rows", CODE, "RESIZE: 0x80 is out of range", 2, OP_RESIZE, 0, 0, 80, OP_END, 5);
+    OPERANDS("RESIZE 501 columns", CODE, "24x501", 2, OP_RESIZE, 0, 24, 0xf5, 0x03, OP_END, 5);
+    OPERANDS("WAIT ok", OK, NULL, 2, OP_WAIT, 0, 3, OP_END, 5);
+    OPERANDS("CHECK pattern ok", OK, NULL, 2, OP_CHECK, 0, 7, OP_END, 5);
+    OPERANDS("WAIT unknown type", CODE, "WAIT: unknown condition type 'nope' (op 0)", 2, OP_WAIT, 0, 4, OP_END, 5);
+    OPERANDS("CHECK missing text", CODE, "CHECK: screen_contains: payload needs 'text'", 2, OP_CHECK, 0, 5,
+             OP_END, 5);
+    OPERANDS("CHECK bad pattern", CODE, "line_matches: invalid pattern", 2, OP_CHECK, 0, 6, OP_END, 5);
+    OPERANDS("WAIT not a map", CODE, "needs a 'type'", 2, OP_WAIT, 0, 8, OP_END, 5);
+    OPERANDS("WAIT null", CODE, "needs a 'type'", 2, OP_WAIT, 0, 0, OP_END, 5);
 }
 
 static void test_io_nomem(void)
@@ -529,6 +594,7 @@ int main(void)
     test_dictionary();
     test_sections();
     test_verifier();
+    test_operands();
     test_strings_loaded();
     test_io_nomem();
     return tf_result("t_bad");

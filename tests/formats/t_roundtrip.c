@@ -77,6 +77,13 @@ static void test_all_ops(bool strip)
     bcb_val_int(b, -42);
     uint32_t k2 = bcb_val_end(b);
     CHECK(k0 == 0 && k1 == 1 && k2 == 2 && bcb_null(b) == 0 && bcb_strval(b, s2) == 1);
+    /* operands the verifier reads: a key name and a condition */
+    uint32_t s_key = bcb_cstr(b, "Enter");
+    bcb_val_begin(b);
+    bcb_val_map(b, 1);
+    bcb_val_key(b, bcb_cstr(b, "type"));
+    bcb_val_str(b, bcb_cstr(b, "screen_empty"));
+    uint32_t k_cond = bcb_val_end(b);
 
     BcInsn want[OP__COUNT];
     uint64_t t = 7;
@@ -96,6 +103,12 @@ static void test_all_ops(bool strip)
             w->a[k] = i->operands[k] == 'S' ? (uint32_t)(op + k) % 3
                     : i->operands[k] == 'K' ? (uint32_t)(op * k) % 3
                     : (uint32_t)op * 100000u + (uint32_t)k;
+        if (op == OP_KEY)
+            w->a[0] = s_key;
+        else if (op == OP_RESIZE)
+            w->a[0] = 40, w->a[1] = 120;
+        else if (op == OP_WAIT || op == OP_CHECK)
+            w->a[0] = k_cond;
         CHECK_MSG(bcb_op(b, (BcOp)op, t, w->line, w->col, w->a[0], w->a[1], w->a[2], w->a[3],
                          w->a[4]), "%s: %s", i->name, bcb_error(b));
         t += (uint64_t)op * 1000003u;
@@ -127,10 +140,10 @@ static void test_all_ops(bool strip)
         CHECK(p->flags == (strip ? 0u : (uint32_t)BC_FLAG_LINES) + BC_FLAG_DICT);
         CHECK(p->file_size == len && p->content_size == rd_u64le(file + 16));
         CHECK(p->checksum == rd_u64le(file + 32));
-        CHECK(p->n_str == 3);
+        CHECK(p->n_str == 6);
         CHECK(p->str[1].len == 4 && memcmp(p->str[1].s, "o\0ne", 5) == 0);
         CHECK(strcmp(p->str[0].s, "zero") == 0 && strcmp(p->str[2].s, "two") == 0);
-        CHECK(p->n_val == 6);
+        CHECK(p->n_val == 7);
         check_json(p, k1, "\"two\"");
         check_json(p, k2, "-42");
         check_json(p, m.config, "{\"o\\u0000ne\":2.25}");
@@ -162,7 +175,7 @@ static void test_values(void)
     CHECK(file != NULL);
     BcProgram *p = file ? load_ok(file, len) : NULL;
     if (p) {
-        CHECK(p->n_val == 8);
+        CHECK(p->n_val == 9);
         check_json(p, 0, "null");
         check_json(p, 1, "[null,false,true,0,-1,-9223372036854775808,9223372036854775807,1.5,"
                          "-0.0,0.1,\"tab\\there \\\"quoted\\\" \\\\ back\"]");

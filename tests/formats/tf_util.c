@@ -83,6 +83,20 @@ bool tf_build_sample(BcBuilder *b, int variant)
     bcb_val_bool(b, true);
     v[7] = bcb_val_end(b);
 
+    /* What the verifier checks in the operands a target interprets: a key
+    ** name, a size, a condition (formats/cond.h). */
+    uint32_t s_key = bcb_cstr(b, "Ctrl+C"), k_type = bcb_cstr(b, "type"), k_payload = bcb_cstr(b, "payload");
+    uint32_t k_text = bcb_cstr(b, "text");
+    bcb_val_begin(b);
+    bcb_val_map(b, 2);
+    bcb_val_key(b, k_type);
+    bcb_val_str(b, bcb_cstr(b, "screen_contains"));
+    bcb_val_key(b, k_payload);
+    bcb_val_map(b, 1);
+    bcb_val_key(b, k_text);
+    bcb_val_str(b, s[3]);
+    uint32_t v_cond = bcb_val_end(b);
+
     uint64_t t = 0;
     uint32_t line = 3;
     int reps = variant == 2 ? 3 : 1;
@@ -99,6 +113,12 @@ bool tf_build_sample(BcBuilder *b, int variant)
                 default: a[k] = op == OP_LLM_ERROR ? UINT32_MAX : x * 1000u; break;
                 }
             }
+            if (op == OP_KEY)
+                a[0] = s_key;
+            else if (op == OP_RESIZE)
+                a[0] = 24u + (uint32_t)variant, a[1] = 80;
+            else if (op == OP_WAIT || op == OP_CHECK)
+                a[0] = v_cond;
             /* lines go down as well as up: deltas are signed */
             line = op % 5 == 4 ? line - 2 : line + (uint32_t)(op % 3);
             if (!bcb_op(b, (BcOp)op, t, line, (uint32_t)(op % 4) + 1, a[0], a[1], a[2], a[3], a[4]))
