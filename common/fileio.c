@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +136,36 @@ int file_write_atomic(const char *path, const void *data, size_t len)
         unlink(tmp);
     sc_free(tmp);
     return e;
+}
+
+/* mkdir for each '/'-separated prefix of path[0..n), and for all of it
+** when whole. */
+static int mkdirs_n(const char *path, bool whole)
+{
+    char tmp[PATH_MAX];
+    size_t n = strlen(path);
+    if (n >= sizeof tmp)
+        return ENAMETOOLONG;   /* never mkdir a truncated path */
+    memcpy(tmp, path, n + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    if (whole && n && mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+int file_mkdirs(const char *dir)
+{
+    return mkdirs_n(dir, true);
+}
+
+int file_mkparents(const char *path)
+{
+    return mkdirs_n(path, false);
 }

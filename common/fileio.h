@@ -16,4 +16,10 @@ int file_read_all(const char *path, size_t max, char **out, size_t *len);
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
 
+/* mkdir -p: creates dir and its missing parents (0777 less the umask).
+** file_mkparents does it for the folders of path, not path itself.
+** Return 0 or an errno (ENAMETOOLONG for a path over PATH_MAX). */
+int file_mkdirs(const char *dir);
+int file_mkparents(const char *path);
+
 #endif

@@ -561,6 +561,17 @@ static void anth_message_obj(R *x, JsonW *w, bool whole_msg)
     jw_end(w);
 }
 
+/* An event whose data is {"type":TYPE} and nothing else. */
+static void anth_bare(R *x, const char *type)
+{
+    JsonW w;
+    ev(x, &w, type);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", type);
+    jw_end(&w);
+    ev_end(x);
+}
+
 static int anth_stream(R *x)
 {
     JsonW w;
@@ -572,11 +583,7 @@ static int anth_stream(R *x)
     anth_message_obj(x, &w, false);
     jw_end(&w);
     ev_end(x);
-    ev(x, &w, "ping");
-    jw_obj(&w);
-    jw_kcstr(&w, "type", "ping");
-    jw_end(&w);
-    ev_end(x);
+    anth_bare(x, "ping");
     flush(x, 0);
     AnthBlocks b = { BLK_NONE, -1, 0 };
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
@@ -674,11 +681,7 @@ static int anth_stream(R *x)
     jw_end(&w);
     jw_end(&w);
     ev_end(x);
-    ev(x, &w, "message_stop");
-    jw_obj(&w);
-    jw_kcstr(&w, "type", "message_stop");
-    jw_end(&w);
-    ev_end(x);
+    anth_bare(x, "message_stop");
     end_stream(x, end);
     return http_plan_error(x->p);
 }

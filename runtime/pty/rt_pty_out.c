@@ -53,25 +53,6 @@ void rt_pty_safe_name(const char *label, char *out, size_t n)
     out[k] = 0;
 }
 
-/* mkdir -p; returns 0 or errno. */
-static int mkdirs(const char *path)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-        return ENAMETOOLONG;
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-        return errno;
-    return 0;
-}
-
 static int write_file(const char *path, const void *data, size_t len)
 {
     char dir[PATH_MAX];
@@ -79,7 +60,7 @@ static int write_file(const char *path, const void *data, size_t len)
     char *sl = strrchr(dir, '/');
     if (sl && sl != dir) {
         *sl = 0;
-        int e = mkdirs(dir);
+        int e = file_mkdirs(dir);
         if (e)
             return e;
     }
@@ -234,7 +215,7 @@ static void golden_path(const Pty *t, const char *label, char *out, size_t n)
 bool pty_out_prepare(Pty *t)
 {
     if (t->o.artifacts) {
-        int e = mkdirs(t->o.artifacts);
+        int e = file_mkdirs(t->o.artifacts);
         if (e) {
             pty_fail(t, PTY_E_IO, "%s: cannot create the artifacts directory: %s", t->o.artifacts, strerror(e));
             return false;

@@ -205,21 +205,6 @@ static int git(Pty *t, Buf *out, const char *a1, const char *a2, const char *a3,
     return run_helper(t, argv, t->ws, out, HELPER_TIMEOUT_MS);
 }
 
-static int mkparents(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return errno;
-        *p = '/';
-    }
-    return 0;
-}
-
 bool pty_ws_prepare(Pty *t)
 {
     const BcProgram *p = t->p;
@@ -271,7 +256,7 @@ bool pty_ws_prepare(Pty *t)
                     return false;
                 }
             }
-            int e = mkparents(full);
+            int e = file_mkparents(full);
             if (!e)
                 e = file_write_atomic(full, data.data ? (const void *)data.data : "", data.len);
             buf_fini(&data);

@@ -2,11 +2,16 @@
 ** distance over what they decode, sc_strdup/sc_strndup, and the JSON
 ** writer. */
 #include <stdint.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "common/base64.h"
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "common/jsonw.h"
 #include "common/levenshtein.h"
 #include "common/sc_alloc.h"
@@ -235,12 +240,41 @@ static void test_jsonw(void)
     buf_fini(&b);
 }
 
+static void test_mkdirs(void)
+{
+    char root[] = "/tmp/t_common_XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char path[512], big[PATH_MAX + 16];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/a/b/c.txt", root);
+    CHECK(file_mkparents(path) == 0);
+    snprintf(path, sizeof path, "%s/a/b", root);
+    CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(path, sizeof path, "%s/a/b/c.txt", root);
+    CHECK(stat(path, &st) != 0);                   /* parents only */
+    snprintf(path, sizeof path, "%s/x/y", root);
+    CHECK(file_mkdirs(path) == 0 && file_mkdirs(path) == 0);   /* and again: already there */
+    CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    memset(big, 'd', sizeof big - 1);
+    big[0] = '/';
+    big[sizeof big - 1] = 0;
+    CHECK(file_mkdirs(big) == ENAMETOOLONG);
+    snprintf(path, sizeof path, "%s/a/b/f", root);
+    CHECK(file_write_atomic(path, "x", 1) == 0);
+    snprintf(path, sizeof path, "%s/a/b/f/g", root);
+    CHECK(file_mkdirs(path) == ENOTDIR);           /* a file in the way */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
     test_base64();
     test_utf8();
     test_levenshtein();
     test_strdup();
+    test_mkdirs();
     test_json_esc();
     test_jsonw();
     if (failures) {

@@ -25,6 +25,15 @@
 #include "cli.h"
 #include "scvm.h"
 
+/* --realtime: a monotonic clock started now; else NULL (virtual time). */
+static RtClock *clock_of(const Opts *o, RtRealClock *rc)
+{
+    if (!o->realtime)
+        return NULL;
+    rt_clock_realtime_init(rc);
+    return &rc->clock;
+}
+
 /* ---- one .scb ---- */
 
 /* -t pty: the program in a PTY; events stream to stdout (or -o). */
@@ -91,11 +100,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     }
     VmOpts vo = { .speed = o->speed };
     RtRealClock rc;
-    RtClock *clock = NULL;
-    if (o->realtime) {
-        rt_clock_realtime_init(&rc);
-        clock = &rc.clock;
-    }
+    RtClock *clock = clock_of(o, &rc);
     int st = vm_run(prog, t, clock, &vo);
     if (st == SC_IO && !o->count)
         fprintf(stderr, "scvm: %s: cannot write: %s\n", to_file ? o->output : "<stdout>",
@@ -185,11 +190,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     }
     VmOpts vo = { .speed = o->speed };
     RtRealClock rc;
-    RtClock *clock = NULL;
-    if (o->realtime) {
-        rt_clock_realtime_init(&rc);
-        clock = &rc.clock;
-    }
+    RtClock *clock = clock_of(o, &rc);
     r->status = vm_run(p, t, clock, &vo);
     if (o->count) {
         RtCounts c;

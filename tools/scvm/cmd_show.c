@@ -381,28 +381,9 @@ int scvm_ls(const Opts *o)
 
 /* ---- extract ---- */
 
-/* mkdir -p for the directories of path. */
-static int make_parents(const char *path)
-{
-    char tmp[PATH_MAX * 2];
-    size_t n = strlen(path);
-    if (n >= sizeof tmp)
-        return ENAMETOOLONG;    /* never mkdir a truncated path */
-    memcpy(tmp, path, n + 1);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return errno;
-        *p = '/';
-    }
-    return 0;
-}
-
 static int write_file(const char *path, const void *data, size_t len, bool exec)
 {
-    int e = make_parents(path);
+    int e = file_mkparents(path);
     if (!e)
         e = file_write_atomic(path, len ? data : "", len);
     if (!e && chmod(path, exec ? 0755 : 0644) != 0)
