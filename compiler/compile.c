@@ -15,6 +15,41 @@ static void phase_done(const SccCompileOpts *o, SccPhase ph, const Arena *a)
         o->on_phase(o->phase_ctx, ph, a);
 }
 
+static bool contains(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(s + i, needle, k) == 0)
+            return true;
+    return false;
+}
+
+/* JSON Lines: two or more lines that each hold one JSON object (blank
+** and "//" lines aside), as a Yao agent-test file is.  YAML reads the
+** first object and then fails at the second line with a message about
+** documents; say what the file is instead. */
+static bool looks_like_jsonl(const char *s, size_t len)
+{
+    size_t objects = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && s[j] != '\n')
+            j++;
+        size_t a = i, b = j;
+        while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r'))
+            a++;
+        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r'))
+            b--;
+        if (b > a && !(b - a >= 2 && s[a] == '/' && s[a + 1] == '/')) {
+            if (s[a] != '{' || s[b - 1] != '}')
+                return false;
+            objects++;
+        }
+        i = j + 1;
+    }
+    return objects >= 2;
+}
+
 /* Front ends: YAML tree -> (rules) -> events -> builder.  The arena and
 ** the source are the caller's to free. */
 static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena *arena, BcBuilder *b,
@@ -25,6 +60,23 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
     symtab_init(&none);
     const Symtab *syms = o->syms ? o->syms : &none;
     YDoc doc;
+    if (looks_like_jsonl(src, len)) {
+        /* what the first line holds says whose it is */
+        size_t first = 0;
+        while (first < len && src[first] != '\n')
+            first++;
+        const char *what = contains(src, first, "\"protocol_version\"") ? "tui-use driver protocol messages"
+                         : contains(src, first, "\"input\"")            ? "Yao agent-test cases"
+                                                                         : "one JSON object per line";
+        diag_add(d, DIAG_ERROR, o->source_name, 1, 1, NULL,
+                 "this is a JSON Lines file (%s), not a scenario scc compiles", what);
+        diag_add(d, DIAG_NOTE, o->source_name, 1, 1, NULL,
+                 "scc compiles Scenario-Format scenarios (YAML or JSON, a 'timeline' of events) and tui-use "
+                 "scenarios; docs/dialects.md says what it does with the others");
+        if (o->free_source)
+            sc_free(src);
+        return false;
+    }
     bool ok = yaml_parse(src, len, o->source_name, arena, d, &doc);
     phase_done(o, SCC_PHASE_PARSE, arena);
     /* The tui-use dialect (dialect_tuiuse.c): asked for, or its shape. */

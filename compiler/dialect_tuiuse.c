@@ -643,10 +643,33 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
 
 /* ---- the scenario ---- */
 
+/* Other tui-use documents are JSON too: what each is, by its version key. */
+static const struct { const char *key, *what; } OTHER[] = {
+    { "$schema", "a JSON Schema, not a scenario" },
+    { "policy_version", "a Policy; reference it from a scenario's run.policy as {\"path\": FILE}" },
+    { "protocol_version", "a driver protocol message (NDJSON), not a scenario" },
+    { "normalization_version", "a NormalizationRecord, not a scenario" },
+    { "replay_version", "a ReplaySummary, not a scenario" },
+    { "run_result_version", "a RunResult (run.json), not a scenario" },
+    { "snapshot_version", "a ScreenSnapshot, not a scenario" },
+};
+
+/* A tui-use document that is not a scenario: its entry in OTHER, or -1. */
+static int other_doc(const YNode *r)
+{
+    if (ymap_get(r, "scenario_version") || ymap_get(r, "run") || ymap_get(r, "steps") || ymap_get(r, "timeline"))
+        return -1;
+    for (size_t i = 0; i < sizeof OTHER / sizeof OTHER[0]; i++)
+        if (ymap_get(r, OTHER[i].key))
+            return (int)i;
+    return -1;
+}
+
 bool tuiuse_detect(const YDoc *doc)
 {
     const YNode *r = doc->root;
-    return is_map(r) && ymap_get(r, "run") && ymap_get(r, "steps") && !ymap_get(r, "timeline");
+    return is_map(r) && !ymap_get(r, "timeline") && ((ymap_get(r, "run") && ymap_get(r, "steps")) ||
+                                                     other_doc(r) >= 0);
 }
 
 bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *diags)
@@ -660,24 +683,10 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
                    "a tui-use scenario must be a mapping with scenario_version, metadata, run and steps");
         return false;
     }
-    /* Other tui-use documents are JSON too: say what this one is. */
-    static const struct { const char *key, *what; } other[] = {
-        { "$schema", "a JSON Schema, not a scenario" },
-        { "policy_version", "a Policy; reference it from a scenario's run.policy as {\"path\": FILE}" },
-        { "protocol_version", "a driver protocol message (NDJSON), not a scenario" },
-        { "normalization_version", "a NormalizationRecord, not a scenario" },
-        { "replay_version", "a ReplaySummary, not a scenario" },
-        { "run_result_version", "a RunResult (run.json), not a scenario" },
-        { "snapshot_version", "a ScreenSnapshot, not a scenario" },
-    };
-    if (!ymap_get(root, "scenario_version") && !ymap_get(root, "run") && !ymap_get(root, "steps")) {
-        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
-            const YNode *k = ymap_get(root, other[i].key);
-            if (k) {
-                err(&t, root, "not a tui-use scenario: this is %s", other[i].what);
-                return false;
-            }
-        }
+    int other = other_doc(root);
+    if (other >= 0) {
+        err(&t, root, "not a tui-use scenario: this is %s", OTHER[other].what);
+        return false;
     }
     static const char *const top[] = { "scenario_version", "metadata", "run", "steps", NULL };
     check_keys(&t, root, "the scenario", top);

@@ -2077,6 +2077,45 @@ static uint32_t defines_value(L *l)
     return bcb_val_end(l->b);
 }
 
+/* The key node of map[name] (for positions), or NULL. */
+static const YNode *key_node(const YNode *map, const char *name)
+{
+    for (uint32_t i = 0; is_map(map) && i < map->n; i++)
+        if (strcmp(map->u.pairs[i].key.u.s, name) == 0)
+            return &map->u.pairs[i].key;
+    return NULL;
+}
+
+/* A mapping without a 'timeline' is not a Scenario-Format scenario:
+** compiled, it would play nothing and check nothing, and a run of it
+** would pass.  Say what it looks like instead (docs/dialects.md). */
+static bool no_timeline(L *l, const YNode *root)
+{
+    static const struct {
+        const char *key1, *key2;  /* both present (key2 NULL: key1 alone) */
+        const char *what;
+    } SHAPES[] = {
+        { "base_scenario", "matrix", "an ElizaOS scenario matrix ('base_scenario', 'matrix')" },
+        { "run", "judgment", "an ElizaOS scenario ('run', 'judgment')" },
+        { "run", "environment", "an ElizaOS scenario ('run', 'environment')" },
+        { "id", "input", "a Yao agent-test case ('id', 'input')" },
+        { "turns", NULL, "an Agent Harbor mock-agent playbook ('turns')" },
+        { "steps", NULL, "a file whose 'steps' are not tui-use steps (a tui-use scenario has 'run' and 'steps')" },
+    };
+    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
+        const YNode *k1 = key_node(root, SHAPES[i].key1);
+        if (!k1 || (SHAPES[i].key2 && !ymap_get(root, SHAPES[i].key2)))
+            continue;
+        err(l, k1, "this looks like %s, not a scenario scc compiles: it has no 'timeline'", SHAPES[i].what);
+        note(l, k1, "scc compiles Scenario-Format scenarios (a 'timeline' of events) and tui-use scenarios "
+                    "('run' and 'steps'); docs/dialects.md says what it does with the others");
+        return false;
+    }
+    err(l, root, "a scenario needs a 'timeline' (a sequence of events); without one it would play nothing "
+                 "and check nothing");
+    return false;
+}
+
 bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags)
 {
     L l = { .doc = doc, .o = o, .b = b, .d = diags, .file = doc->file, .load_session = -1,
@@ -2092,6 +2131,8 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         want_kind(&l, root, "a scenario", "mapping");
         return false;
     }
+    if (!ymap_get(root, "timeline") && !ymap_get(root, "events") && !ymap_get(root, "assertions"))
+        return no_timeline(&l, root);
     for (uint32_t i = 0; i < root->n; i++) {
         const YNode *k = &root->u.pairs[i].key;
         if (strcmp(k->u.s, "events") == 0 || strcmp(k->u.s, "assertions") == 0) {
@@ -2150,8 +2191,13 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     const YNode *tl = ymap_get(root, "timeline");
     if (tl && !is_seq(tl))
         want_kind(&l, tl, "timeline", "sequence of events");
+    uint32_t ops_before = bcb_n_ops(b);
     for (uint32_t i = 0; is_seq(tl) && i < tl->n; i++)
         lower_item(&l, &tl->u.items[i], IN_TIMELINE, "timeline");
+    /* Only when nothing else is wrong: then it is the one thing to say. */
+    if (is_seq(tl) && bcb_n_ops(b) == ops_before && diags->errors == errors_before)
+        warn(&l, "empty-scenario", key_node(root, "timeline"), "the timeline plays nothing and checks nothing; a run of it passes "
+                                       "without testing anything");
     if (!l.completed)
         op(&l, NULL, OP_STATUS, cs(&l, "completed"));
     op(&l, NULL, OP_END);

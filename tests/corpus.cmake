@@ -18,3 +18,10 @@ add_test(NAME docs_examples
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_docs.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR}/docs)
 set_tests_properties(docs_examples PROPERTIES LABELS "golden;docs" TIMEOUT 120)
+
+# No foreign file runs green: every file of every dialect in the corpus is
+# refused, plays or checks something, or is warned empty (docs/dialects.md).
+add_test(NAME corpus_dialects
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_dialects.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS})
+set_tests_properties(corpus_dialects PROPERTIES LABELS "corpus" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -159,3 +159,9 @@ set_tests_properties(vm.scn_assert_unit PROPERTIES LABELS "unit" TIMEOUT 60)
 # The folders are layers: no include crosses one the wrong way (README, "Layout").
 add_test(NAME cli.layers COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/layers.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.layers PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# docs/dialects.md: what scc says about files in other dialects.
+add_test(NAME vm.doc_dialects
+         COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/dialects.md $<TARGET_FILE_DIR:scvm>
+         WORKING_DIRECTORY ${VM_FIX})
+set_tests_properties(vm.doc_dialects PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "golden;docs" TIMEOUT 60)

@@ -6,7 +6,9 @@ ends with the exact diagnostics scc must print for it, one per line:
     # expect: 6:14: note: think times are offsets from ...
 
 Optional `# scc-args: -D x=1` lines pass arguments.  A file with an
-`error:` expectation must make `scc --check` exit 1, any other 0.
+`error:` expectation must make `scc --check` exit 1, any other 0.  A
+.jsonl file (JSON Lines cannot hold comments) keeps its expectations in
+NAME.expect, in the same form.
 usage: check_errors.py SCC DIR
 """
 import os
@@ -18,10 +20,10 @@ def main():
     scc, folder = sys.argv[1], sys.argv[2]
     passed = failed = 0
     for name in sorted(os.listdir(folder)):
-        if not name.endswith((".yaml", ".yml", ".json")):
+        if not name.endswith((".yaml", ".yml", ".json", ".jsonl")):
             continue
         path = os.path.join(folder, name)
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(path + ".expect" if name.endswith(".jsonl") else path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
         expect = [l[len("# expect: "):] for l in lines if l.startswith("# expect: ")]
         args = []

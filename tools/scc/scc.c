@@ -91,6 +91,7 @@ static void sarif_print(FILE *f)
         { "deprecated", "a deprecated or non-standard spelling or feature" },
         { "nonstandard", "a value outside the values the spec lists" },
         { "session-start", "a sessionStart without acp.capabilities.loadSession" },
+        { "empty-scenario", "a timeline that plays nothing and checks nothing" },
     };
     fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
           "  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
