@@ -103,10 +103,46 @@ static bool find_line(const char *src, size_t n, uint32_t line, const char **sta
     return true;
 }
 
+/* A warning (by name) printed more often than this shows its first
+** DIAG_REPEAT_SHOWN and then a count: 1,000 identical complaints bury the
+** one error that matters.  JSON and SARIF keep every one. */
+enum { DIAG_REPEAT_SHOWN = 3, DIAG_MAX_FLAGS = 32 };
+
+typedef struct FlagCount {
+    const char *flag;
+    const Diag *hidden;      /* the first warning not shown */
+    size_t n;
+} FlagCount;
+
+/* The entry of flag in t (added when new and there is room), or NULL. */
+static FlagCount *flag_count(FlagCount *t, size_t *nt, const char *flag)
+{
+    for (size_t i = 0; i < *nt; i++)
+        if (strcmp(t[i].flag, flag) == 0)
+            return &t[i];
+    if (*nt == DIAG_MAX_FLAGS)
+        return NULL;
+    t[*nt] = (FlagCount){ flag, NULL, 0 };
+    return &t[(*nt)++];
+}
+
 void diags_print(const Diags *d, FILE *out, const DiagPrintOpts *o)
 {
+    FlagCount seen[DIAG_MAX_FLAGS];
+    size_t n_seen = 0;
+    bool hide = false;       /* the warning before (and so its notes) is hidden */
     for (size_t i = 0; i < d->n; i++) {
         const Diag *g = &d->v[i];
+        if (g->level == DIAG_WARNING && g->flag) {
+            FlagCount *c = flag_count(seen, &n_seen, g->flag);
+            hide = c && ++c->n > DIAG_REPEAT_SHOWN;
+            if (hide && !c->hidden)
+                c->hidden = g;
+        } else if (g->level != DIAG_NOTE) {
+            hide = false;
+        }
+        if (hide)
+            continue;
         if (o && o->color)
             fputs("\033[1m", out);
         if (g->file)
@@ -130,6 +166,17 @@ void diags_print(const Diags *d, FILE *out, const DiagPrintOpts *o)
                 fputc(ls[c - 1] == '\t' ? '\t' : ' ', out);
             fputs(o->color ? "\033[1;32m^\033[0m\n" : "^\n", out);
         }
+    }
+    for (size_t i = 0; i < n_seen; i++) {
+        const Diag *h = seen[i].hidden;
+        if (!h)
+            continue;
+        fprintf(out, "%s:", h->file ? h->file : "scc");
+        if (h->line)
+            fprintf(out, "%u:%u:", h->line, h->col);
+        fprintf(out, " note: %zu more [-W%s] warnings like these, from here on, are not shown "
+                     "(--diagnostics-format=json lists every one)\n",
+                seen[i].n - DIAG_REPEAT_SHOWN, seen[i].flag);
     }
     if (d->truncated)
         fprintf(out, "%s: note: too many errors, stopping\n",

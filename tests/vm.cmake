@@ -165,3 +165,7 @@ add_test(NAME vm.doc_dialects
          COMMAND ${Python3_EXECUTABLE} ${VM_SRC}/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/dialects.md $<TARGET_FILE_DIR:scvm>
          WORKING_DIRECTORY ${VM_FIX})
 set_tests_properties(vm.doc_dialects PROPERTIES FIXTURES_REQUIRED vm_fix LABELS "golden;docs" TIMEOUT 60)
+
+# The README's documentation table lists every page of docs/.
+add_test(NAME cli.readme_docs COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/readme_docs.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.readme_docs PROPERTIES LABELS "docs" TIMEOUT 30)

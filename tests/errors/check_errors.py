@@ -8,7 +8,9 @@ ends with the exact diagnostics scc must print for it, one per line:
 Optional `# scc-args: -D x=1` lines pass arguments.  A file with an
 `error:` expectation must make `scc --check` exit 1, any other 0.  A
 .jsonl file (JSON Lines cannot hold comments) keeps its expectations in
-NAME.expect, in the same form.
+NAME.expect, in the same form.  `# json-warnings: N` checks that
+--diagnostics-format=json reports N warnings (all of them, where the text
+output shows the first few of a repeated one and a count).
 usage: check_errors.py SCC DIR
 """
 import os
@@ -40,6 +42,13 @@ def main():
                             "\n    got:  " + "\n          ".join(got))
         if p.returncode != want_rc:
             problems.append("exit status %d, want %d" % (p.returncode, want_rc))
+        jw = [int(l.split(":", 1)[1]) for l in lines if l.startswith("# json-warnings:")]
+        if jw:
+            pj = subprocess.run([scc, "--check", "--diagnostics-format=json"] + args + [name], cwd=folder,
+                                capture_output=True, text=True, timeout=30)
+            n = sum(1 for l in pj.stderr.splitlines() if '"severity":"warning"' in l)
+            if n != jw[0]:
+                problems.append("%d warnings in the JSON output, want %d" % (n, jw[0]))
         if problems:
             failed += 1
             print("FAIL %s: %s" % (name, "; ".join(problems)))

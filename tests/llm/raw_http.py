@@ -349,6 +349,10 @@ def t_cli():
         err = r.stderr.decode()
         check(r.returncode == want, "%r -> exit %d, expected %d" % (args, r.returncode, want))
         check(text in err + r.stdout.decode(), "%r: output has %r (%r)" % (args, text, err[:200]))
+        # one prefix per line: "scvm: serve llm: ...", never "scvm serve: serve: ..."
+        for line in err.splitlines():
+            check(not re.match(r"scvm( serve)?: (scvm|serve: serve)", line) and "serve: serve:" not in line,
+                  "%r: doubled prefix: %r" % (args, line))
     run(["serve"], 2, "which server")
     run(["serve", "ftp", "x"], 2, "unknown server 'ftp'")
     run(["serve", "llm"], 2, "no input file")
