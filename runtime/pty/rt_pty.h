@@ -50,9 +50,14 @@ typedef struct RtPtyOpts {
     char *const *argv;
     /* Artifacts directory (created), or NULL for none. */
     const char *artifacts;
-    /* Where goldens live: DIR/<label>.golden; NULL = compare nothing. */
+    /* Where goldens live: DIR/<label>.golden; NULL = compare nothing
+    ** (each screenshot is only "recorded"). */
     const char *goldens;
     bool update_goldens;        /* write goldens instead of comparing */
+    /* A screenshot without a golden fails the run ("missing") instead of
+    ** writing its golden ("written"): scvm's --ci, or CI in the
+    ** environment, as Jest and Playwright treat missing snapshots. */
+    bool ci;
     FILE *events;               /* stream events here as JSON lines, or NULL */
     FILE *diag;                 /* diagnostics and golden diffs (stderr) */
     const char *cast;           /* asciicast v2 output file, or NULL */

@@ -56,6 +56,8 @@ typedef struct Pty {
     Buf step_asserts;           /* AssertionResult objects of the current step */
     Buf step_action;            /* the current step's action object */
     Buf cond_buf;               /* scratch of the condition being evaluated */
+    /* screenshots by what became of them (run.json "goldens") */
+    unsigned gold_matched, gold_mismatched, gold_written, gold_missing, gold_updated, gold_recorded;
     bool in_step, step_failed;
     uint32_t step_id, step_name;
     uint64_t step_timeout, step_retries, step_start, n_steps;

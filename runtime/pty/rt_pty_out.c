@@ -263,27 +263,49 @@ void pty_screenshot(Pty *t, const char *label)
     snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
     art_write(t, rel, g.data, g.len);
     const char *result = "recorded";
-    if (t->o.goldens) {
-        char path[PATH_MAX];
+    char path[PATH_MAX] = "";
+    if (!t->o.goldens) {
+        t->gold_recorded++;
+    } else {
         golden_path(t, label, path, sizeof path);
         if (t->o.update_goldens) {
             int e = write_file(path, g.data ? (const char *)g.data : "", g.len);
             if (e)
                 pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(e));
             result = "updated";
+            t->gold_updated++;
         } else {
             char *want = NULL;
             size_t wl = 0;
             int e = file_read_all(path, 16u << 20, &want, &wl);
-            if (e == ENOENT) {
-                result = "no_golden";
+            if (e == ENOENT && t->o.ci) {
+                /* in CI a golden is never made up: the run fails */
+                result = "missing";
+                t->gold_missing++;
+                pty_fail(t, PTY_E_ASSERTION_FAILED,
+                         "screenshot '%s' has no golden (%s); run without --ci (and CI unset) to write it", label,
+                         path);
+            } else if (e == ENOENT) {
+                /* a local run writes it, and says so: review and commit it */
+                int we = write_file(path, g.data ? (const char *)g.data : "", g.len);
+                if (we) {
+                    pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+                    result = "error";
+                } else {
+                    result = "written";
+                    t->gold_written++;
+                    if (t->o.diag)
+                        fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
+                }
             } else if (e) {
                 pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, strerror(e));
                 result = "error";
             } else if (wl == g.len && memcmp(want, g.data, wl) == 0) {
                 result = "match";
+                t->gold_matched++;
             } else {
                 result = "mismatch";
+                t->gold_mismatched++;
                 Buf d;
                 buf_init(&d);
                 char an[PATH_MAX + 16];
@@ -303,6 +325,8 @@ void pty_screenshot(Pty *t, const char *label)
     }
     ev_op(t);
     ev_str(t, "result", result, strlen(result));
+    if (path[0])
+        ev_str(t, "golden", path, strlen(path));
     ev_end(t);
     buf_fini(&g);
     pty_snapshot(t, "screenshot");
@@ -471,6 +495,18 @@ void pty_out_finish(Pty *t)
     } else {
         buf_puts(&b, "null");
     }
+    /* screenshots by what became of them: compared (matched or
+    ** mismatched), written (new, local run), missing (CI), updated
+    ** (--update-goldens), recorded (no goldens folder) */
+    buf_puts(&b, ",\"goldens\":{\"dir\":");
+    if (t->o.goldens)
+        events_str_lossy(&b, t->o.goldens, strlen(t->o.goldens));
+    else
+        buf_puts(&b, "null");
+    buf_printf(&b, ",\"compared\":%u,\"matched\":%u,\"mismatched\":%u,\"written\":%u,\"missing\":%u,"
+                   "\"updated\":%u,\"recorded\":%u}",
+               t->gold_matched + t->gold_mismatched, t->gold_matched, t->gold_mismatched, t->gold_written,
+               t->gold_missing, t->gold_updated, t->gold_recorded);
     buf_puts(&b, ",\"exit_status\":");
     if (t->sess && pty_session_exited(t->sess)) {
         int code = pty_session_exit_code(t->sess);

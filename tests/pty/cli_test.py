@@ -57,7 +57,7 @@ def goldens_update_match_mismatch(d):
     scb = compile_(d, 'cat.yaml', CAT)
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--update-goldens', scb], d)
     assert st == 0, err
-    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'after_hello.golden')
+    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
     text = open(g).read()
     assert text.startswith('scc-screen 1\nsize 24x80\n'), text
     assert '  0|hello\n  1|hello\n' in text, text
@@ -70,6 +70,44 @@ def goldens_update_match_mismatch(d):
     assert st == 5, 'a mismatch is E_ASSERTION_FAILED (5), got %d' % st
     assert '-  1|HELLO\n+  1|hello\n' in err, 'unified diff on stderr: ' + err
     assert 'E_ASSERTION_FAILED' in err, err
+
+
+@case
+def missing_golden_written_locally_failing_in_ci(d):
+    """Jest's and Playwright's convention: a screenshot without a golden
+    writes it on a local run ("new golden written") and fails under --ci
+    or CI in the environment; run.json counts what became of each."""
+    scb = compile_(d, 'cat.yaml', CAT)
+    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
+    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    for how, extra, ci in (('--ci', ['--ci'], None), ('CI=true', [], 'true'), ('CI=1', [], '1')):
+        e = dict(env, CI=ci) if ci else env
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--artifacts', 'art'] + extra + [scb], d,
+                           env=e)
+        assert st == 5, '%s: a missing golden is E_ASSERTION_FAILED (5), got %d: %s' % (how, st, err)
+        shot = [x for x in events(out) if x['kind'] == 'screenshot'][0]
+        assert shot['result'] == 'missing' and shot['golden'].endswith('after_hello.golden'), (how, shot)
+        assert 'has no golden' in err and not os.path.exists(g), (how, err)
+        gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
+        assert gj['missing'] == 1 and gj['written'] == 0 and gj['compared'] == 0, (how, gj)
+    for how, ci in (('no CI', None), ('CI=false', 'false'), ('CI=0', '0'), ('CI empty', '')):
+        if os.path.exists(g):
+            os.unlink(g)
+        e = dict(env, CI=ci) if ci is not None else env
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', scb], d, env=e)
+        assert st == 0, (how, err)
+        assert [x for x in events(out) if x['kind'] == 'screenshot'][0]['result'] == 'written', (how, out)
+        assert 'new golden written: ./goldens/cat_echo/80x24/screenshots/after_hello.golden' in err, (how, err)
+        assert os.path.exists(g), how
+        gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
+        assert gj['written'] == 1 and gj['missing'] == 0, (how, gj)
+    # written once, it is compared from then on, also in CI
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--ci', '--artifacts', 'art', scb], d)
+    assert st == 0, err
+    assert [x for x in events(out) if x['kind'] == 'screenshot'][0]['result'] == 'match', out
+    gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
+    assert gj == {'dir': './goldens/cat_echo/80x24/screenshots', 'compared': 1, 'matched': 1, 'mismatched': 0,
+                  'written': 0, 'missing': 0, 'updated': 0, 'recorded': 0}, gj
 
 
 @case

@@ -319,7 +319,7 @@ def compile_errors_are_positioned(d):
 @case
 def terminal_name_names_screenshot_folders(d):
     """Scenario-Format: the Terminal-Config name is the terminalProfileId
-    (goldens/<scenario>/<name>/ and <artifacts>/<scenario>/<name>/screenshots/)."""
+    (goldens/<scenario>/<name>/screenshots/ and <artifacts>/<scenario>/<name>/screenshots/)."""
     with open(os.path.join(d, 'term.json'), 'w') as f:
         json.dump({'name': 'narrow-term', 'width': 30, 'height': 6}, f)
     with open(os.path.join(d, 'named.yaml'), 'w') as f:
@@ -330,7 +330,8 @@ def terminal_name_names_screenshot_folders(d):
     assert st == 0, err
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--update-goldens', '--artifacts', 'art', 'named.scb'], d)
     assert st == 0, (st, err)
-    assert os.path.exists(os.path.join(d, 'goldens', 'named', 'narrow-term', 'shot.golden')), os.listdir(d)
+    assert os.path.exists(os.path.join(d, 'goldens', 'named', 'narrow-term', 'screenshots', 'shot.golden')), \
+        os.listdir(d)
     assert os.path.exists(os.path.join(d, 'art', 'named', 'narrow-term', 'screenshots', 'shot.golden'))
     st, out, err = run([SCVM, 'run', '-t', 'pty', 'named.scb'], d)
     assert st == 0, (st, err)

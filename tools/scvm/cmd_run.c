@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -34,6 +35,14 @@ static RtClock *clock_of(const Opts *o, RtRealClock *rc)
     return &rc->clock;
 }
 
+/* CI in the environment, as CI services set it ("true", "1", ...): not
+** unset, empty, "0" or "false". */
+static bool ci_env(void)
+{
+    const char *v = getenv("CI");
+    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+}
+
 /* ---- one .scb ---- */
 
 /* -t pty: the program in a PTY; events stream to stdout (or -o). */
@@ -45,11 +54,13 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
     if (sl == path)
         snprintf(dir, sizeof dir, "/");
     if (!o->goldens) {
-        /* <FILE's folder>/goldens/<scenario>/<terminal profile> */
+        /* <FILE's folder>/goldens/<scenario>/<terminal profile>/screenshots:
+        ** where the stdlib keeps them and --artifacts writes them (the
+        ** Scenario-Format's path; docs/golden-screens.md) */
         char sc[256], prof[128];
         rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
         rt_pty_profile_of(prog, prof, sizeof prof);
-        snprintf(goldens, sizeof goldens, "%s/goldens/%s/%s", dir, sc, prof);
+        snprintf(goldens, sizeof goldens, "%s/goldens/%s/%s/screenshots", dir, sc, prof);
     }
     FILE *out = stdout;
     if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
@@ -60,7 +71,7 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
         .argv = o->command, .artifacts = o->artifacts, .goldens = o->goldens ? o->goldens : goldens,
         .update_goldens = o->update_goldens, .events = out, .diag = stderr, .cast = o->cast,
         .cancel_key = o->cancel_key, .cells = o->cells, .speed = o->speed, .scenario_dir = dir,
-        .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
+        .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms, .ci = o->ci || ci_env(),
     };
     RtTarget *t = rt_pty_new(&po);
     if (!t) {

@@ -75,9 +75,11 @@ static const char help_text[] =
     "pty options (docs/pty.md):\n"
     "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
     "                     screenshots and checksums.json into DIR\n"
-    "  --goldens DIR      compare screenshots with DIR/LABEL.golden (default: the\n"
-    "                     FILE's folder/goldens/SCENARIO/PROFILE); diff on mismatch\n"
+    "  --goldens DIR      compare screenshots with DIR/LABEL.golden (default: the FILE's\n"
+    "                     folder/goldens/SCENARIO/PROFILE/screenshots); diff on mismatch;\n"
+    "                     a missing golden is written (\"new golden written\")\n"
     "  --update-goldens   write the goldens instead of comparing\n"
+    "  --ci               a missing golden fails the run instead (also when CI is set)\n"
     "  --cast FILE        record the session as asciicast v2\n"
     "  --cells            snapshots carry cells with their style\n"
     "  --cancel-key KEY   the key userCancelSession presses (default Ctrl+C)\n"
@@ -111,7 +113,7 @@ static const char help_text[] =
 enum {
     O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_FAIL_FAST, O_NO_PROGRESS,
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_FILES, O_DIR, O_NO_LINES,
-    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT,
+    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT,
 };
 
@@ -147,6 +149,7 @@ static const struct {
     { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN, true },
     { NULL, "--goldens", O_GOLDENS, true, false, CMD_RUN, true },
     { NULL, "--update-goldens", O_UPDATE_GOLDENS, false, false, CMD_RUN, true },
+    { NULL, "--ci", O_CI, false, false, CMD_RUN, true },
     { NULL, "--cast", O_CAST, true, false, CMD_RUN, true },
     { NULL, "--cells", O_CELLS, false, false, CMD_RUN, true },
     { NULL, "--cancel-key", O_CANCEL_KEY, true, false, CMD_RUN, true },
@@ -261,6 +264,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_ARTIFACTS: o->artifacts = v; break;
     case O_GOLDENS: o->goldens = v; break;
     case O_UPDATE_GOLDENS: o->update_goldens = true; break;
+    case O_CI: o->ci = true; break;
     case O_CAST: o->cast = v; break;
     case O_CELLS: o->cells = true; break;
     case O_CANCEL_KEY: o->cancel_key = v; break;

@@ -36,7 +36,7 @@ typedef struct Opts {
     unsigned shard_i, shard_n;   /* 1-based; shard_n 0 = no sharding */
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
-    bool update_goldens, cells, keep_ws, dm_exit;
+    bool update_goldens, cells, keep_ws, dm_exit, ci;
     unsigned type_delay_ms;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
