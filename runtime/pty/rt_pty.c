@@ -512,6 +512,13 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
 
 RtClock *rt_pty_clock(RtTarget *rt) { return &((Pty *)rt)->clock; }
 
+void rt_pty_goldens(const RtTarget *rt, RtPtyGoldens *out)
+{
+    const Pty *t = (const Pty *)rt;
+    *out = (RtPtyGoldens){ t->gold_matched, t->gold_mismatched, t->gold_written,
+                           t->gold_missing, t->gold_updated, t->gold_recorded };
+}
+
 PtyErr rt_pty_result(const RtTarget *rt, const char **message)
 {
     const Pty *t = (const Pty *)rt;

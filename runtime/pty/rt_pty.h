@@ -90,6 +90,12 @@ void rt_pty_safe_name(const char *s, char *out, size_t n);
 ** WIDTHxHEIGHT (80x24 when the program gives no size). */
 void rt_pty_profile_of(const BcProgram *p, char *out, size_t n);
 
+/* After the run: what became of the screenshots (docs/golden-screens.md). */
+typedef struct RtPtyGoldens {
+    unsigned matched, mismatched, written, missing, updated, recorded;
+} RtPtyGoldens;
+void rt_pty_goldens(const RtTarget *t, RtPtyGoldens *out);
+
 /* After the run: the error (PTY_E_OK on success) and its message. */
 PtyErr rt_pty_result(const RtTarget *t, const char **message);
 

@@ -111,6 +111,65 @@ def missing_golden_written_locally_failing_in_ci(d):
 
 
 @case
+def pack_on_the_pty_target(d):
+    """A pack plays on the PTY target: each entry in its own session, with
+    selection, -j, --junit and artifacts per scenario; output in index
+    order whatever -j; goldens beside the pack."""
+    os.makedirs(os.path.join(d, 'src'))
+    for name, text, tag in (('a_echo', 'hello', 'fast'), ('b_echo', 'world', 'fast'), ('c_fails', 'nope', 'slow')):
+        want = 'missing-text' if name == 'c_fails' else text
+        with open(os.path.join(d, 'src', name + '.yaml'), 'w') as f:
+            f.write('name: %s\ntags: [%s]\nah:\n  cmd: /bin/cat\ntimeline:\n'
+                    '  - userInputs:\n      - relativeTime: 50\n        input: %s\n'
+                    '  - baseTimeDelta: 100\n  - screenshot: shot\n'
+                    '  - assert:\n      text:\n        contains: [%s]\n' % (name, tag, text, want))
+    st, out, err = run([SCC, '--pack', '-o', 'suite.scp', 'src'], d)
+    assert st == 0, err
+    streams = []
+    for jobs in ('1', '2'):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '-j', jobs, '--tag', 'fast', '--junit', 'j%s.xml' % jobs,
+                            '--artifacts', 'art' + jobs, 'suite.scp'], d)
+        assert st == 0, (jobs, err)
+        heads = [e['name'] for e in events(out) if e['kind'] == 'scenario']
+        assert heads == ['a_echo', 'b_echo'], heads
+        streams.append([e['kind'] for e in events(out)])
+        assert '2 passed, 0 failed, 0 skipped' in err, err
+        for n in ('a_echo', 'b_echo'):
+            rj = json.load(open(os.path.join(d, 'art' + jobs, n, 'run.json')))
+            assert rj['status'] == 'passed', rj
+        junit = open(os.path.join(d, 'j%s.xml' % jobs)).read()
+        assert 'tests="2" failures="0"' in junit and 'name="a_echo"' in junit, junit
+    assert streams[0] == streams[1], 'the same events in the same order for -j 1 and -j 2'
+    # the first run wrote the goldens beside the pack; the second compared them
+    g = os.path.join(d, 'goldens', 'a_echo', '80x24', 'screenshots', 'shot.golden')
+    assert os.path.exists(g), os.listdir(d)
+    shots = [e['result'] for e in events(out) if e['kind'] == 'screenshot']
+    assert shots == ['match', 'match'], shots
+    # a failing scenario: named, counted, exit 1; --fail-fast skips the rest
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--scenario', 'c_fails', '--scenario', 'a_echo', '--junit',
+                        'jf.xml', 'suite.scp'], d)
+    assert st == 1, (st, err)
+    assert 'scvm: suite.scp: c_fails: failed (a check did not hold)' in err and '1 passed, 1 failed' in err, err
+    import xml.etree.ElementTree as ET
+    cases = {c.get('name'): c for c in ET.parse(os.path.join(d, 'jf.xml')).getroot().iter('testcase')}
+    props = {n: c.find('properties/property').get('value') for n, c in cases.items()}
+    assert props['a_echo'] == 'compared=1 matched=1 mismatched=0 written=0 missing=0 updated=0', props
+    assert props['c_fails'].startswith('compared=0') and 'written=1' in props['c_fails'], props
+    fail = cases['c_fails'].find('failure')
+    assert fail is not None and 'does not contain "missing-text"' in fail.get('message'), ET.tostring(cases['c_fails'])
+    assert cases['a_echo'].find('failure') is None
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--fail-fast', '--shard', '1/1', '--tag', 'slow', '--tag', 'fast',
+                        'suite.scp'], d)
+    assert st == 1 and '2 passed, 1 failed, 0 skipped' in err, (st, err)
+    # -- CMD applies to every entry
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--tag', 'fast', 'suite.scp', '--', '/bin/cat'], d)
+    assert st == 0, err
+    # one session only
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--cast', 'x.cast', 'suite.scp'], d)
+    assert st == 2 and 'records one session' in err, (st, err)
+
+
+@case
 def unreadable_golden_fails_before_spawn(d):
     scb = compile_(d, 'cat.yaml', CAT)
     os.makedirs(os.path.join(d, 'g', 'after_hello.golden'))   # a directory: unreadable as a golden

@@ -90,5 +90,27 @@ for path in scenarios:
         print('FAIL %s:\n  %s' % (name, '\n  '.join(problems)))
     else:
         print('ok   %s: %d screenshot(s) %s' % (name, len(shots), want))
-print('%d passed, %d failed' % (len(scenarios) - len(failures), len(failures)))
+# The same scenarios as one pack, two at a time, against the same goldens:
+# --goldens DIR holds <scenario>/<profile>/screenshots/ for a pack.
+if not update:
+    d = os.path.join(WORK, 'pack')
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    st, out, err = run([SCC, '--pack', '-o', 'pty.scp'] + scenarios, d)
+    if st != 0:
+        failures.append('pack')
+        print('FAIL pack: scc --pack: %s' % err)
+    else:
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '-j', '2', '--goldens', os.path.join(STDLIB, 'goldens'),
+                            '--junit', 'junit.xml', 'pty.scp'], d)
+        shots = [json.loads(l) for l in out.splitlines() if '"kind":"screenshot"' in l]
+        heads = [json.loads(l)['name'] for l in out.splitlines() if '"kind":"scenario"' in l]
+        want_heads = sorted(os.path.splitext(os.path.basename(p))[0] for p in scenarios)
+        bad = [s.get('label') for s in shots if s.get('result') != 'match']
+        if st != 0 or heads != want_heads or not shots or bad:
+            failures.append('pack')
+            print('FAIL pack: exit %d, scenarios %s, screenshots not matching %s:\n%s' % (st, heads, bad, err))
+        else:
+            print('ok   pack: %d scenarios, %d screenshot(s) match' % (len(heads), len(shots)))
+print('%d passed, %d failed' % (len(scenarios) + (not update) - len(failures), len(failures)))
 sys.exit(1 if failures else 0)

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -43,48 +46,87 @@ static bool ci_env(void)
     return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
 }
 
+/* What became of one scenario of a suite. */
+typedef struct Result {
+    Buf out;
+    int status;            /* vm_run's */
+    uint64_t duration;     /* scaled ms of the last op */
+    bool done, skipped;
+    bool has_goldens;      /* the PTY target: what became of the screenshots */
+    RtPtyGoldens goldens;
+    char why[300];         /* the PTY target's error message, if any */
+} Result;
+
 /* ---- one .scb ---- */
 
-/* -t pty: the program in a PTY; events stream to stdout (or -o). */
-static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
+/* The goldens folder of prog by default: <base>/goldens/<scenario>/
+** <terminal profile>/screenshots, where the stdlib keeps them and
+** --artifacts writes them (the Scenario-Format's path;
+** docs/golden-screens.md). */
+static void goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap)
 {
-    char dir[4096], goldens[8192];
+    char sc[256], prof[128];
+    rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
+    rt_pty_profile_of(prog, prof, sizeof prof);
+    snprintf(out, cap, "%s/goldens/%s/%s/screenshots", base, sc, prof);
+}
+
+/* The folder of path ("." for a bare name). */
+static void folder_of(const char *path, char *out, size_t cap)
+{
     const char *sl = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
-    if (sl == path)
-        snprintf(dir, sizeof dir, "/");
-    if (!o->goldens) {
-        /* <FILE's folder>/goldens/<scenario>/<terminal profile>/screenshots:
-        ** where the stdlib keeps them and --artifacts writes them (the
-        ** Scenario-Format's path; docs/golden-screens.md) */
-        char sc[256], prof[128];
-        rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
-        rt_pty_profile_of(prog, prof, sizeof prof);
-        snprintf(goldens, sizeof goldens, "%s/goldens/%s/%s/screenshots", dir, sc, prof);
-    }
-    FILE *out = stdout;
-    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
-        return SC_IO;
-    }
+    if (!sl)
+        snprintf(out, cap, ".");
+    else if (sl == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(sl - path), path);
+}
+
+/* Plays prog on the PTY target: events to out, diagnostics to diag.
+** Returns the run's status; *dm the data model's error. */
+static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const char *goldens,
+                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r)
+{
     RtPtyOpts po = {
-        .argv = o->command, .artifacts = o->artifacts, .goldens = o->goldens ? o->goldens : goldens,
-        .update_goldens = o->update_goldens, .events = out, .diag = stderr, .cast = o->cast,
-        .cancel_key = o->cancel_key, .cells = o->cells, .speed = o->speed, .scenario_dir = dir,
-        .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms, .ci = o->ci || ci_env(),
+        .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
+        .events = out, .diag = diag, .cast = o->cast, .cancel_key = o->cancel_key, .cells = o->cells,
+        .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
+        .ci = o->ci || ci_env(),
     };
+    *dm = PTY_E_INTERNAL;
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
-        fputs("scvm: out of memory\n", stderr);
-        if (out != stdout)
-            fclose(out);
+        fputs("scvm: out of memory\n", diag);
         return SC_RUNTIME;
     }
     VmOpts vo = { .speed = o->speed };
     int st = vm_run(prog, t, rt_pty_clock(t), &vo);
     const char *msg;
-    PtyErr e = rt_pty_result(t, &msg);
+    *dm = rt_pty_result(t, &msg);
+    if (r) {
+        r->has_goldens = true;
+        rt_pty_goldens(t, &r->goldens);
+        snprintf(r->why, sizeof r->why, "%s", *dm ? msg : "");
+    }
     t->vt->destroy(t);
+    return st;
+}
+
+/* -t pty: the program in a PTY; events stream to stdout (or -o). */
+static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
+{
+    char dir[4096], goldens[8192];
+    folder_of(path, dir, sizeof dir);
+    if (!o->goldens)
+        goldens_of(prog, dir, goldens, sizeof goldens);
+    FILE *out = stdout;
+    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
+        return SC_IO;
+    }
+    PtyErr e;
+    int st = pty_play(o, prog, dir, o->goldens ? o->goldens : goldens, o->artifacts, out, stderr, &e, NULL);
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     return o->dm_exit ? (int)e : st;
@@ -139,12 +181,6 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
 
 /* ---- a suite ---- */
 
-typedef struct Result {
-    Buf out;
-    int status;            /* vm_run's */
-    uint64_t duration;     /* scaled ms of the last op */
-    bool done, skipped;
-} Result;
 
 typedef struct Runner {
     const Suite *s;
@@ -311,6 +347,20 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
         buf_puts(&b, "\" file=\"");
         xml_str(&b, e->source);
         buf_printf(&b, "\" time=\"%.3f\"", r->skipped ? 0.0 : (double)r->duration / 1000.0);
+        if (r->has_goldens && !r->skipped) {
+            /* the PTY target: what became of the screenshots */
+            const RtPtyGoldens *g = &r->goldens;
+            buf_printf(&b, ">\n      <properties><property name=\"goldens\" value=\"compared=%u matched=%u "
+                           "mismatched=%u written=%u missing=%u updated=%u\"/></properties>",
+                       g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated);
+            if (r->status == SC_FAILED || r->status) {
+                buf_puts(&b, r->status == SC_FAILED ? "\n      <failure message=\"" : "\n      <error message=\"");
+                xml_str(&b, r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold" : "run failed");
+                buf_puts(&b, r->status == SC_FAILED ? "\" type=\"failed\"/>" : "\" type=\"error\"/>");
+            }
+            buf_puts(&b, "\n    </testcase>\n");
+            continue;
+        }
         if (r->skipped)
             buf_puts(&b, ">\n      <skipped message=\"not run: an earlier scenario failed (--fail-fast)\"/>\n"
                          "    </testcase>\n");
@@ -441,6 +491,236 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     return worst;
 }
 
+/* ---- a suite on the PTY target ---- */
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : 0;   /* best effort: keep going */
+}
+
+/* Appends the file at path to b (and removes it); false when it cannot
+** be read. */
+static bool slurp(const char *path, Buf *b)
+{
+    char *data;
+    size_t len;
+    if (file_read_all(path, (size_t)1 << 30, &data, &len) != 0)
+        return false;
+    buf_put(b, data, len);
+    sc_free(data);
+    remove(path);
+    return true;
+}
+
+/* One scenario of the suite, in a child process: the PTY target's
+** SIGCHLD handling and orphan sweep are process-wide, so sessions never
+** share a process.  Events go to ev, diagnostics to dg. */
+static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tmp, const char *ev, const char *dg,
+                     const char *rs)
+{
+    /* this process's stderr is the scenario's diagnostics file */
+    FILE *out = fopen(ev, "w"), *diag = fopen(dg, "w");
+    if (!out || !diag || dup2(fileno(diag), STDERR_FILENO) < 0)
+        return SC_IO;
+    fclose(diag);
+    const PackEntry *e = suite_entry(s, idx);
+    char dir[4096], goldens[8192], art[8192], sc[256];
+    if (suite_pack(s)) {
+        /* the entry's files where a PTY run needs them: beside it */
+        char root[4096];
+        snprintf(root, sizeof root, "%s/%u", tmp, (unsigned)idx);
+        int st = scvm_write_entry(e, root, dir, sizeof dir);
+        if (st)
+            return st;
+    } else {
+        folder_of(o->ops[0], dir, sizeof dir);
+    }
+    rt_pty_safe_name(e->name, sc, sizeof sc);
+    if (o->goldens) {
+        char prof[128];
+        rt_pty_profile_of(e->prog, prof, sizeof prof);
+        snprintf(goldens, sizeof goldens, "%s/%s/%s/screenshots", o->goldens, sc, prof);
+    } else {
+        char base[4096];
+        folder_of(o->ops[0], base, sizeof base);
+        goldens_of(e->prog, base, goldens, sizeof goldens);
+    }
+    if (o->artifacts)
+        snprintf(art, sizeof art, "%s/%s", o->artifacts, sc);
+    PtyErr dm;
+    Result r;
+    memset(&r, 0, sizeof r);
+    int st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r);
+    if (fclose(out) != 0 && !st)
+        st = SC_IO;
+    fflush(stderr);
+    /* for the parent's JUnit: the screenshots' fates, then the message */
+    FILE *f = fopen(rs, "w");
+    if (f) {
+        const RtPtyGoldens *g = &r.goldens;
+        fprintf(f, "%u %u %u %u %u %u\n%s", g->matched, g->mismatched, g->written, g->missing, g->updated,
+                g->recorded, r.why);
+        fclose(f);
+    }
+    return st;
+}
+
+/* -t pty with a pack or a selection: each selected scenario in its own
+** session and process, -j at a time; each one's header line, events and
+** diagnostics are written in index order, so the output does not depend
+** on -j; summary and JUnit as for the sim target. */
+static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
+{
+    if (o->cast)
+        return cli_usage(scvm_usage, "%s", "--cast records one session: not with a pack or a selection");
+    if (o->dm_exit)
+        return cli_usage(scvm_usage, "%s", "--data-model-exit needs one scenario: not a pack or a selection");
+    char tmp[] = "/tmp/scvm-pty-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
+        return SC_IO;
+    }
+    Result *res = sc_calloc(n ? n : 1, sizeof *res);
+    pid_t *pid = sc_calloc(n ? n : 1, sizeof *pid);
+    if (!res || !pid) {
+        sc_free(res);
+        sc_free(pid);
+        rmdir(tmp);
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    bool to_file = o->output && strcmp(o->output, "-") != 0;
+    bool bar = !o->no_progress && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
+    Buf all, chunk;
+    buf_init(&all);
+    buf_init(&chunk);
+    size_t next = 0, emitted = 0, running = 0, passed = 0, failed = 0, errors = 0, skipped = 0;
+    bool stop = false;
+    int worst = 0;
+    char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp];
+    while (emitted < n) {
+        while (!stop && running < o->jobs && next < n) {
+            const PackEntry *e = suite_entry(s, sel[next]);
+            res[next].duration = rt_clock_scale(e->prog->insn[e->prog->n_insn - 1].t, o->speed);
+            snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, next);
+            snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, next);
+            snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, next);
+            fflush(NULL);
+            pid_t p = fork();
+            if (p == 0)
+                _exit(pty_child(o, s, sel[next], tmp, ev, dg, rs));
+            if (p < 0) {
+                res[next].status = SC_RUNTIME;
+                res[next].done = true;
+            } else {
+                pid[next] = p;
+                running++;
+            }
+            next++;
+        }
+        /* the next to emit may still run: wait for any child */
+        while (emitted < next && !res[emitted].done) {
+            int ws;
+            pid_t p = waitpid(-1, &ws, 0);
+            if (p < 0 && errno == EINTR)
+                continue;
+            if (p < 0)
+                break;
+            for (size_t k = 0; k < next; k++) {
+                if (pid[k] != p || res[k].done)
+                    continue;
+                res[k].status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SC_RUNTIME;
+                res[k].done = true;
+                running--;
+                if (res[k].status && o->fail_fast)
+                    stop = true;
+            }
+            break;
+        }
+        /* emit, in index order, what has finished */
+        while (emitted < next && res[emitted].done) {
+            size_t k = emitted++;
+            Result *r = &res[k];
+            const PackEntry *e = suite_entry(s, sel[k]);
+            buf_reset(&chunk);
+            header_line(&chunk, e, sel[k]);
+            snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, k);
+            snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, k);
+            slurp(ev, &chunk);
+            snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, k);
+            FILE *rf = fopen(rs, "r");
+            if (rf) {
+                RtPtyGoldens *g = &r->goldens;
+                r->has_goldens = fscanf(rf, "%u %u %u %u %u %u ", &g->matched, &g->mismatched, &g->written,
+                                        &g->missing, &g->updated, &g->recorded) == 6;
+                size_t wl = fread(r->why, 1, sizeof r->why - 1, rf);
+                r->why[wl] = 0;
+                fclose(rf);
+                remove(rs);
+            }
+            if (to_file)
+                buf_put(&all, chunk.data, chunk.len);
+            else if (chunk.len && fwrite(chunk.data, 1, chunk.len, stdout) != chunk.len && !r->status)
+                r->status = SC_IO;
+            if (!to_file)
+                fflush(stdout);
+            buf_reset(&chunk);
+            if (slurp(dg, &chunk) && chunk.len) {
+                if (bar)
+                    fputs("\r\033[K", stderr);
+                fwrite(chunk.data, 1, chunk.len, stderr);
+            }
+            if (r->status == 0) {
+                passed++;
+            } else {
+                if (r->status == SC_FAILED)
+                    failed++;
+                else
+                    errors++;
+                if (bar)
+                    fputs("\r\033[K", stderr);
+                fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), e->name,
+                        r->status == SC_FAILED ? "failed (a check did not hold)"
+                        : r->status == SC_IO   ? "cannot write the events"
+                                               : "run failed");
+                if (r->status > worst)
+                    worst = r->status;
+            }
+            if (bar)
+                progress(emitted, n, e->name);
+        }
+        if (stop && running == 0 && emitted == next) {
+            for (size_t k = next; k < n; k++)
+                res[k].skipped = true, skipped++;
+            break;
+        }
+        if (emitted == next && next == n)
+            break;
+    }
+    if (bar)
+        fputs("\r\033[K", stderr);
+    nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (to_file && !worst) {
+        int e = all.oom ? ENOMEM : file_write_atomic(o->output, all.data ? (const void *)all.data : "", all.len);
+        if (e) {
+            fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
+            worst = SC_IO;
+        }
+    }
+    if (o->junit) {
+        int js = write_junit(o, s, sel, n, res, failed, errors, skipped);
+        if (js > worst)
+            worst = js;
+    }
+    fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", passed, failed + errors, skipped);
+    buf_fini(&chunk);
+    buf_fini(&all);
+    sc_free(pid);
+    sc_free(res);
+    return worst;
+}
+
 int scvm_run(const Opts *o)
 {
     Suite *s;
@@ -453,7 +733,7 @@ int scvm_run(const Opts *o)
     bool one = !o->selecting && !suite_pack(s);
     if (strcmp(o->target, "pty") == 0) {
         if (!one)
-            st = cli_usage(scvm_usage, "%s", "target 'pty' plays one .scb (not a pack or a selection)");
+            st = run_pty_suite(o, s, sel, n);
         else
             st = run_pty(o, o->ops[0], suite_entry(s, 0)->prog);
     } else if (one) {

@@ -393,6 +393,30 @@ static int write_file(const char *path, const void *data, size_t len, bool exec)
     return e ? SC_IO : 0;
 }
 
+int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t cap)
+{
+    /* DIR/<source's folder>/<stem>.scb, and each file beside it. */
+    char path[PATH_MAX * 3];
+    const char *slash = strrchr(e->source, '/');
+    snprintf(folder, cap, "%s%s%.*s", dir, slash ? "/" : "", slash ? (int)(slash - e->source) : 0, e->source);
+    const char *stem = slash ? slash + 1 : e->source;
+    const char *dot = strrchr(stem, '.');
+    snprintf(path, sizeof path, "%s/%.*s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem);
+    unsigned char *scb;
+    size_t len;
+    if (!pack_entry_scb(e, &scb, &len)) {
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    int st = write_file(path, scb, len, false);
+    sc_free(scb);
+    for (uint32_t f = 0; f < e->n_files && !st; f++) {
+        snprintf(path, sizeof path, "%s/%s", folder, e->files[f].path);
+        st = write_file(path, e->files[f].data, e->files[f].len, e->files[f].mode & PACK_FILE_EXEC);
+    }
+    return st;
+}
+
 int scvm_extract(const Opts *o)
 {
     if (o->n_ops == 1 && !o->dir)
@@ -409,28 +433,8 @@ int scvm_extract(const Opts *o)
         return cli_usage(scvm_usage, "%s: extract takes a pack", cli_display_name(o->ops[0]));
     }
     for (size_t k = 0; k < n && !st; k++) {
-        const PackEntry *e = suite_entry(s, sel[k]);
-        /* DIR/<source's folder>/<stem>.scb, and each file beside it. */
-        char folder[PATH_MAX], path[PATH_MAX * 3];
-        const char *slash = strrchr(e->source, '/');
-        snprintf(folder, sizeof folder, "%s%s%.*s", o->dir, slash ? "/" : "", slash ? (int)(slash - e->source) : 0,
-                 e->source);
-        const char *stem = slash ? slash + 1 : e->source;
-        const char *dot = strrchr(stem, '.');
-        snprintf(path, sizeof path, "%s/%.*s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem);
-        unsigned char *scb;
-        size_t len;
-        if (!pack_entry_scb(e, &scb, &len)) {
-            fputs("scvm: out of memory\n", stderr);
-            st = SC_RUNTIME;
-            break;
-        }
-        st = write_file(path, scb, len, false);
-        sc_free(scb);
-        for (uint32_t f = 0; f < e->n_files && !st; f++) {
-            snprintf(path, sizeof path, "%s/%s", folder, e->files[f].path);
-            st = write_file(path, e->files[f].data, e->files[f].len, e->files[f].mode & PACK_FILE_EXEC);
-        }
+        char folder[PATH_MAX];
+        st = scvm_write_entry(suite_entry(s, sel[k]), o->dir, folder, sizeof folder);
     }
     sc_free(sel);
     suite_free(s);

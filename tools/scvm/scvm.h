@@ -58,6 +58,11 @@ int scvm_add(Suite *s, const char *path, bool quiet, SuiteErr *err);
 ** (printed; nothing to free). */
 int scvm_open(const Opts *o, const char *what, Suite **s, uint32_t **sel, size_t *n);
 
+/* Writes entry e as `scvm extract` does: DIR/<source's folder>/<stem>.scb
+** and its embedded files beside it; *folder gets that folder.  Returns 0
+** or a status (printed). */
+int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t cap);
+
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
 int scvm_info(const Opts *o);
