@@ -97,7 +97,7 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         ok = tuiuse_lower(&doc, &to, b, d);
     }
     if (ok && !tui) {
-        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = syms };
+        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = syms, .variant = o->variant };
         ok = lower_scenario(&doc, &lo, b, d);
     }
     phase_done(o, SCC_PHASE_LOWER, arena);

@@ -2148,12 +2148,32 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     if (!name || name->n == 0 || strspn(name->u.s, " \t\r\n") == name->n) {
         err(&l, name ? name : root, "a scenario needs a non-empty 'name'");
         m.name = cs(&l, "");
+    } else if (o->variant) {
+        Buf full;
+        buf_init(&full);
+        buf_printf(&full, "%s@%s", name->u.s, o->variant);
+        m.name = full.oom ? str_of(&l, name) : bcb_str(b, (const char *)full.data, full.len);
+        buf_fini(&full);
     } else {
         m.name = str_of(&l, name);
     }
     const YNode *tags = ymap_get(root, "tags");
     want_str_list(&l, tags, "tags");
-    if (is_seq(tags)) {
+    if (o->variant) {
+        /* the scenario's tags and "variant:NAME" */
+        uint32_t nt = is_seq(tags) ? tags->n : 0;
+        Buf vt;
+        buf_init(&vt);
+        buf_printf(&vt, "variant:%s", o->variant);
+        uint32_t vs = vt.oom ? cs(&l, "variant") : bcb_str(b, (const char *)vt.data, vt.len);
+        buf_fini(&vt);
+        bcb_val_begin(b);
+        bcb_val_array(b, nt + 1);
+        for (uint32_t i = 0; i < nt; i++)
+            bcb_val_str(b, is_str(&tags->u.items[i]) ? str_of(&l, &tags->u.items[i]) : cs(&l, ""));
+        bcb_val_str(b, vs);
+        m.tags = bcb_val_end(b);
+    } else if (is_seq(tags)) {
         m.tags = val_of(&l, tags);
     } else {
         bcb_val_begin(b);

@@ -17,6 +17,9 @@ typedef struct LowerOpts {
     const char *source_name;   /* base name recorded in the metadata */
     const char *base_dir;      /* the scenario's folder, for referenced files */
     const Symtab *syms;        /* recorded in the metadata */
+    /* A variant (scc --variant NAME:...): the name becomes NAME@VARIANT
+    ** and the tags gain "variant:VARIANT" (docs/rules.md, "Variants"). */
+    const char *variant;
 } LowerOpts;
 
 /* Emits the scenario into b.  Records every problem found in diags and

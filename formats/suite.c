@@ -264,6 +264,8 @@ int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_
         return fail(err, SC_RUNTIME, "NOMEM", -1, "out of memory");
     size_t m = 0;
     for (uint32_t i = 0; i < s->n; i++) {
+        if (q->allowed && !q->allowed[i])
+            continue;
         bool keep = q->n_names == 0;
         for (size_t k = 0; k < q->n_names && !keep; k++)
             keep = strcmp(s->e[i].name, q->names[k]) == 0;

@@ -87,6 +87,7 @@ typedef struct SuiteQuery {
     size_t n_tags;
     const char *prompt;         /* --prompt: the best match among the rest, or NULL */
     unsigned shard_i, shard_n;  /* --shard I/N (1-based); shard_n 0 = all */
+    const bool *allowed;        /* when non-NULL, only entries i with allowed[i] (scvm's -D variants) */
 } SuiteQuery;
 
 /* The selected entry indices in index order: the named entries (all

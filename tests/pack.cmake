@@ -14,7 +14,7 @@ set_tests_properties(pack.unit PROPERTIES FIXTURES_REQUIRED pack_fix FIXTURES_SE
                      LABELS "unit;fuzz-regress" TIMEOUT 600)
 
 # pack_cli.py CASE: one scenario of the command-line suite (see its header).
-foreach(case roundtrip selection shard hermetic escape limits depfile cache verify junit parallel size)
+foreach(case roundtrip selection shard hermetic escape limits depfile cache verify junit parallel size variants)
   add_test(NAME pack.cli.${case}
            COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_cli.py ${case} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                    ${PROJECT_SOURCE_DIR} ${PACK_DIR} ${SCC_CORPUS})

@@ -30,6 +30,10 @@ typedef struct LlmServeOpts {
     unsigned max_conns;       /* simultaneous connections; 0 = 256 */
     unsigned timeout_ms;      /* idle / stalled connection limit; 0 = 60 s */
     FILE *log;                /* log and summary; NULL = none (the library never prints) */
+    /* The entries served (indices into the suite; not owned), or NULL for
+    ** all: scvm serve -D chooses variants this way. */
+    const uint32_t *only;
+    size_t n_only;
 } LlmServeOpts;
 
 typedef struct LlmServer LlmServer;
@@ -39,7 +43,7 @@ typedef struct LlmServer LlmServer;
 ** Levenshtein ties and is the order of `GET /v1/models`).  Requests are
 ** routed by name with suite_find_n and by prompt with suite_best_prompt,
 ** as scvm --scenario and --prompt select.  Returns NULL with *err = ENOMEM,
-** or EINVAL for an empty suite. */
+** or EINVAL for an empty suite (or an empty `only`). */
 LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err);
 
 /* Binds and listens.  Writes "ADDR:PORT" (the actual port) to bound.

@@ -71,8 +71,19 @@ static void logf_(LlmServer *s, const char *fmt, ...)
 
 /* ---- construction ---- */
 
+/* Entry i is served (LlmServeOpts.only). */
+static bool served(const LlmServer *s, uint32_t i)
+{
+    if (!s->o.only)
+        return true;
+    for (size_t k = 0; k < s->o.n_only; k++)
+        if (s->o.only[k] == i)
+            return true;
+    return false;
+}
+
 /* GET /v1/models: "scvm-mock", then every distinct response.model of the
-** scenarios, in both APIs' list shapes at once. */
+** scenarios served, in both APIs' list shapes at once. */
 static int build_models(LlmServer *s)
 {
     Buf b;
@@ -86,6 +97,8 @@ static int build_models(LlmServer *s)
     size_t n_seen = 0;
     bool ok = seen != NULL;
     for (size_t i = 0; ok && i <= s->n_sc; i++) {
+        if (i && !served(s, (uint32_t)(i - 1)))
+            continue;
         for (uint32_t r = 0; r < (i ? s->sc[i - 1].n_resp : 1); r++) {
             const char *m;
             uint32_t ml;
@@ -139,7 +152,7 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
 {
     size_t n = suite_count(suite);
     *err = EINVAL;
-    if (n == 0)
+    if (n == 0 || (o->only && o->n_only == 0))
         return NULL;
     LlmServer *s = sc_calloc(1, sizeof *s);
     if (!s) {
@@ -398,6 +411,8 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     long sci = -1;
     if (name) {
         sci = suite_find_n(s->suite, name, name_len);
+        if (sci >= 0 && !served(s, (uint32_t)sci))
+            sci = -1;
         if (sci < 0) {
             s->n_unrouted++;
             server_error(x, api, 404, api == LLM_API_MESSAGES ? "not_found_error" : "invalid_request_error",
@@ -419,7 +434,7 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
             tl = llm_last_user_text(j, text, PROMPT_MAX);
         }
         size_t dist = 0;
-        sci = suite_best_prompt(s->suite, NULL, 0, text ? text : "", tl, &dist);
+        sci = suite_best_prompt(s->suite, s->o.only, s->o.n_only, text ? text : "", tl, &dist);
         sc_free(text);
         se = session_get(s, key, (uint32_t)sci, true);
         if (se && !se->bound) {

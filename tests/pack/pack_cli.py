@@ -2,7 +2,7 @@
 """pack_cli.py CASE SCC SCVM ROOT WORK [CORPUS] - scc --pack and scvm's pack commands.
 
 Cases: roundtrip selection shard hermetic escape limits depfile cache verify
-junit parallel size.  Each builds what it needs below WORK/CASE; exit 77 = skip.
+junit parallel size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
 """
 import json, os, re, shutil, subprocess, sys, xml.etree.ElementTree as ET
 
@@ -97,6 +97,85 @@ if CASE == "roundtrip":
     check(p.returncode == 1 and "duplicate scenario name 'same'" in p.stderr and "a.yaml" in p.stderr
           and "b.yaml" in p.stderr, f"duplicate names: {p.stderr}")
     check(not os.path.exists(os.path.join(D, "dup.scp")), "no pack written on error")
+
+elif CASE == "variants":
+    # scc --variant compiles a scenario with rules once per define set into one
+    # pack; scvm -D / AH_SCENARIO_DEFINES picks the variant at playback.
+    write(os.path.join(D, "v/api.yaml"), """name: api
+tags: [llm]
+server:
+  rules:
+    - when: '$fast'
+      config: {llmApiStyle: anthropic}
+    - default: true
+      config: {llmApiStyle: openai}
+timeline:
+  - userInputs:
+      - [100, "hi"]
+  - llmResponse:
+      - assistant:
+          - [300, "ok"]
+""")
+    scen(os.path.join(D, "v/plain.yaml"), "plain")
+    pack("v.scp", "--variant", "slow:", "--variant", "fast:fast,n=3", "v")
+    ls = {e["name"]: e for e in (json.loads(l) for l in run(SCVM, "ls", "--json", "v.scp").stdout.splitlines())}
+    check(sorted(ls) == ["api@fast", "api@slow", "plain@fast", "plain@slow"], f"entries: {sorted(ls)}")
+    check(ls["api@fast"]["tags"] == ["llm", "variant:fast"], f"tags: {ls['api@fast']['tags']}")
+    def info(name):
+        return json.loads(run(SCVM, "info", "--json", "--scenario", name, "v.scp").stdout)
+    fast = json.loads(run(SCVM, "info", "--json", "v.scp").stdout)
+    check(fast["kind"] == "pack", "a pack")
+    def chosen(*args, env=None):
+        e = dict(os.environ, **env) if env else {k: v for k, v in os.environ.items() if k != "AH_SCENARIO_DEFINES"}
+        p = run(SCVM, "ls", "--json", *args, "v.scp", ok=False, env=e)
+        return p.returncode, [json.loads(l)["name"] for l in p.stdout.splitlines()], p.stderr
+    check(chosen("-D", "fast", "-D", "n=3")[:2] == (0, ["api@fast", "plain@fast"]), f"-D picks: {chosen('-D', 'fast', '-D', 'n=3')}")
+    check(chosen()[:2] == (0, ["api@slow", "api@fast", "plain@slow", "plain@fast"]), "no defines: every variant")
+    check(chosen(env={"AH_SCENARIO_DEFINES": "fast,n=3"})[:2] == (0, ["api@fast", "plain@fast"]), "env picks")
+    check(chosen("-D", "n=3", env={"AH_SCENARIO_DEFINES": "fast,n=4"})[:2] == (0, ["api@fast", "plain@fast"]),
+          "-D wins per key over the environment")
+    st, names_, err = chosen("-D", "fast")
+    check(st == 2 and "no variant of api was compiled with these defines" in err and "slow {}" in err and
+          'fast {"fast":true,"n":3}' in err, f"no match names the variants: {err}")
+    check(chosen("-D", "n=3", "-D", "fast", "--tag", "llm")[:2] == (0, ["api@fast"]), "selection after the variant")
+    # the variants differ where the rules do: the resolved server config
+    ev = lambda n: json.loads(run(SCVM, "info", "--json", "--scenario", n, "v.scp").stdout)
+    check(ev("api@fast")["name"] == "api@fast", "info of a variant")
+    run(SCVM, "extract", "-C", "ex", "v.scp")
+    cfg = {v: json.loads(run(SCVM, "info", "--json", os.path.join("ex", "api@%s.scb" % v)).stdout)["config"]
+           for v in ("fast", "slow")}
+    check(cfg["fast"]["server"]["llmApiStyle"] == "anthropic" and cfg["slow"]["server"]["llmApiStyle"] == "openai",
+          f"rules resolved per variant, extracted side by side: {cfg}")
+    # a fixture compiled without variants says so instead of ignoring -D
+    run(SCC, "-o", "p.scb", os.path.join(D, "v/plain.yaml"))
+    p = run(SCVM, "run", "-D", "fast", "p.scb", ok=False)
+    check(p.returncode == 2 and "resolved at compile time" in p.stderr, f"-D on a plain fixture: {p.stderr}")
+    p = run(SCVM, "run", "--count", "p.scb", ok=False, env=dict(os.environ, AH_SCENARIO_DEFINES="fast"))
+    check(p.returncode == 0, "the environment alone does not stop a plain fixture (other tools read it too)")
+    run(SCC, "-o", "d.scb", "-D", "fast", os.path.join(D, "v/plain.yaml"))
+    check(run(SCVM, "run", "--count", "-D", "fast", "d.scb", ok=False).returncode == 0,
+          "a fixture compiled with the same defines plays")
+    # scvm serve llm -D serves the chosen variants only
+    sys.path.insert(0, os.path.join(ROOT, "tests", "llm"))
+    from serve_util import Server, request
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    for defines, want in (([], 200), (["-D", "fast", "-D", "n=3"], 404)):
+        srv = Server(SCVM, ["--speed", "0"] + defines + [os.path.join(D, "v.scp")])
+        sock = srv.connect()
+        st_slow = request(sock, "POST", "/s/api@slow/v1/chat/completions", body)[0]
+        st_fast = request(sock, "POST", "/s/api@fast/v1/chat/completions", body)[0]
+        sock.close()
+        srv.stop()
+        check((st_slow, st_fast) == (want, 200), f"serve {defines}: api@slow {st_slow}, api@fast {st_fast}")
+    p = run(SCVM, "serve", "llm", "-D", "nope", "v.scp", ok=False)
+    check(p.returncode == 2 and "no variant of api" in p.stderr, f"serve -D without a match: {p.stderr}")
+    # --variant needs --pack, and a well-formed NAME
+    p = run(SCC, "-o", "x.scb", "--variant", "a:x=1", os.path.join(D, "v/plain.yaml"), ok=False)
+    check(p.returncode == 2 and "needs --pack" in p.stderr, f"--variant without --pack: {p.stderr}")
+    p = pack("y.scp", "--variant", "bad name:x", "v", ok=False)
+    check(p.returncode == 2 and "bad --variant" in p.stderr, f"bad name: {p.stderr}")
+    p = pack("y.scp", "--variant", "a:x", "--variant", "a:y", "v", ok=False)
+    check(p.returncode == 2 and "given twice" in p.stderr, f"twice: {p.stderr}")
 
 elif CASE == "selection":
     check(names(std, "--scenario", "bugfix_with_tests") == ["bugfix_with_tests"], "--scenario")

@@ -124,6 +124,9 @@ typedef struct Opts {
     size_t max_file;          /* --max-file-size */
     uint64_t opts_hash;       /* the options that change output, for cache keys */
     const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use" */
+    const char **variants;    /* --variant NAME:DEFS, as given */
+    size_t n_variants;
+    const char *variant;      /* the variant being compiled (its NAME), or NULL */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -157,6 +160,9 @@ static void usage(FILE *f)
           "  -s                  strip the line table\n"
           "  --pack              compile every input into one pack (needs -o FILE.scp):\n"
           "                      bytecode, index and every referenced file (docs/pack.md)\n"
+          "  --variant NAME:DEFS with --pack: compile each scenario also as NAME@NAME with\n"
+          "                      the defines DEFS (\"K=V,FLAG\"; repeatable); scvm -D picks\n"
+          "                      one at playback (docs/rules.md, \"Variants\")\n"
           "  --max-file-size N   per embedded file limit, bytes (K, M, G suffixes;\n"
           "                      default 16M)\n"
           "  -MD                 also write a Make/Ninja depfile (OUTPUT.d unless -MF)\n"
@@ -247,6 +253,7 @@ static uint64_t cache_key(const Opts *o, const char *path, const char *src, size
     XXH64_update(st, &o->opts_hash, sizeof o->opts_hash);
     XXH64_update(st, &sib, sizeof sib);
     XXH64_update(st, path, strlen(path) + 1);
+    XXH64_update(st, o->variant ? o->variant : "", o->variant ? strlen(o->variant) + 1 : 1);
     XXH64_update(st, src, len);
     uint64_t h = XXH64_digest(st);
     XXH64_freeState(st);
@@ -428,7 +435,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     /* A file can be read again for carets; stdin cannot. */
     bool free_source = !carets || strcmp(path, "-") != 0;
     SccCompileOpts co = {
-        .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms,
+        .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms, .variant = o->variant,
         .dialect = o->dialect, .strip_lines = o->strip, .free_source = free_source,
         .embed = job->refs || use_cache, .embed_path = path,
         .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
@@ -649,6 +656,33 @@ static bool define(Opts *o, const char *def)
     return true;
 }
 
+/* NAME:DEFINES (docs/rules.md, "Variants"): NAME of letters, digits, '.',
+** '_', '-', and not given twice; DEFINES in AH_SCENARIO_DEFINES' form. */
+static bool variant_ok(const Opts *o, const char *v)
+{
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : 0;
+    bool ok = colon && n > 0 && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+    if (!ok) {
+        fprintf(stderr, "scc: bad --variant '%s': expected NAME:DEFINES, NAME of letters, digits, '.', '_' "
+                        "and '-' (e.g. ci:full_test_suite,env=\"prod\")\n", v);
+        return false;
+    }
+    for (size_t i = 0; i < o->n_variants; i++)
+        if (strncmp(o->variants[i], v, n + 1) == 0) {
+            fprintf(stderr, "scc: --variant '%.*s' is given twice\n", (int)n, v);
+            return false;
+        }
+    Symtab t;
+    symtab_init(&t);
+    const char *why = NULL;
+    ok = symtab_define_list(&t, colon + 1, &why);
+    symtab_fini(&t);
+    if (!ok)
+        fprintf(stderr, "scc: bad --variant '%s': %s\n", v, why ? why : "malformed defines");
+    return ok;
+}
+
 /* "16M" -> 16777216; K, M, G are powers of 1024. */
 static bool parse_size(const char *s, size_t *out)
 {
@@ -711,9 +745,11 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     ** references (a terminalRef's JSON under a packed folder is data, not a
     ** scenario).  Entries are then added in the inputs' sorted order. */
     Job *jobs = sc_calloc(files->n ? files->n : 1, sizeof *jobs);
+    size_t nv = o->n_variants;
+    Job *vjobs = sc_calloc(files->n && nv ? files->n * nv : 1, sizeof *vjobs);
     int *st = sc_calloc(files->n ? files->n : 1, sizeof *st);
     bool *skip = sc_calloc(files->n ? files->n : 1, sizeof *skip);
-    if (!jobs || !st || !skip) {
+    if (!jobs || !vjobs || !st || !skip) {
         fputs("scc: out of memory\n", stderr);
         status = SC_RUNTIME;
     }
@@ -744,32 +780,65 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
             st[i] = compile_one(path, NULL, o, &jobs[i]);
             if (st[i] > status)
                 status = st[i];
+            /* --variant: the same file again for each define set; a
+            ** Scenario-Format scenario becomes NAME@VARIANT (tui-use has no
+            ** rules: its variants compile to the plain program and it is
+            ** packed once) */
+            for (size_t v = 0; !st[i] && v < o->n_variants; v++) {
+                Opts ov = *o;
+                symtab_init(&ov.syms);
+                const char *colon = strchr(o->variants[v], ':');
+                char name[128];
+                snprintf(name, sizeof name, "%.*s", (int)(colon - o->variants[v]), o->variants[v]);
+                ov.variant = name;
+                const char *why = NULL;
+                int vs = SC_RUNTIME;
+                if (symtab_define_list(&ov.syms, colon + 1, &why) && symtab_merge_missing(&ov.syms, &o->syms)) {
+                    Job *vj = &vjobs[i * o->n_variants + v];
+                    *vj = (Job){ .keep = true, .refs = true, .strict = true };
+                    vs = compile_one(path, NULL, &ov, vj);
+                }
+                symtab_fini(&ov.syms);
+                if (vs > status)
+                    status = vs;
+            }
         }
     }
     for (size_t i = 0; jobs && status < SC_USAGE && i < files->n; i++) {
         Job *job = &jobs[i];
         if (skip[i])
             continue;
-        if (!st[i]) {
-            PackFileIn *fi = sc_calloc(job->files.n ? job->files.n : 1, sizeof *fi);
-            for (size_t k = 0; fi && k < job->files.n; k++)
-                fi[k] = (PackFileIn){ job->files.v[k].rel, job->files.v[k].mode, job->files.v[k].data,
-                                      job->files.v[k].len };
-            PackEntryIn e = { .source = files->v[i] + root[i], .source_hash = job->source_hash, .scb = job->bytes,
-                              .scb_len = job->n_bytes, .files = fi, .n_files = job->files.n };
+        /* the variants that differ from the plain program, else the plain one */
+        size_t added = 0;
+        for (size_t v = 0; !st[i] && v <= nv; v++) {
+            const Job *pj = v < nv ? &vjobs[i * nv + v] : job;
+            if (v < nv && (!pj->bytes || (pj->n_bytes == job->n_bytes && memcmp(pj->bytes, job->bytes, job->n_bytes) == 0)))
+                continue;
+            if (v == nv && added)
+                break;
+            PackFileIn *fi = sc_calloc(pj->files.n ? pj->files.n : 1, sizeof *fi);
+            for (size_t k = 0; fi && k < pj->files.n; k++)
+                fi[k] = (PackFileIn){ pj->files.v[k].rel, pj->files.v[k].mode, pj->files.v[k].data,
+                                      pj->files.v[k].len };
+            PackEntryIn e = { .source = files->v[i] + root[i], .source_hash = pj->source_hash, .scb = pj->bytes,
+                              .scb_len = pj->n_bytes, .files = fi, .n_files = pj->files.n };
             if (!fi || !pack_writer_add(w, &e)) {
                 fprintf(stderr, "scc: error: %s\n", fi ? pack_writer_error(w) : "out of memory");
                 if (status < SC_FAILED)
                     status = SC_FAILED;
             }
             sc_free(fi);
+            added++;
         }
         if (o->md && !deps_of(files->v[i], job, &deps, &n_deps, &cap_deps))
             status = SC_RUNTIME;
     }
     for (size_t i = 0; jobs && i < files->n; i++)
         job_fini(&jobs[i]);
+    for (size_t i = 0; vjobs && nv && i < files->n * nv; i++)
+        job_fini(&vjobs[i]);
     sc_free(jobs);
+    sc_free(vjobs);
     sc_free(st);
     sc_free(skip);
     unsigned char *out = NULL;
@@ -807,9 +876,10 @@ int main(int argc, char **argv)
     symtab_init(&o.syms);
     const char **inputs = sc_calloc((size_t)argc, sizeof *inputs);
     o.no_warn = sc_calloc((size_t)argc, sizeof *o.no_warn);
+    o.variants = sc_calloc((size_t)argc, sizeof *o.variants);
     size_t n_in = 0;
     int status = SC_USAGE;
-    if (!inputs || !o.no_warn) {
+    if (!inputs || !o.no_warn || !o.variants) {
         fputs("scc: out of memory\n", stderr);
         return SC_RUNTIME;
     }
@@ -847,6 +917,15 @@ int main(int argc, char **argv)
         } else if (strncmp(a, "--define=", 9) == 0) {
             if (!define(&o, a + 9))
                 goto out;
+        } else if (strcmp(a, "--variant") == 0 || strncmp(a, "--variant=", 10) == 0) {
+            const char *v = a[9] == '=' ? a + 10 : (++i < argc ? argv[i] : NULL);
+            if (!v) {
+                fputs("scc: --variant needs NAME:DEFINES\n", stderr);
+                goto out;
+            }
+            if (!variant_ok(&o, v))
+                goto out;
+            o.variants[o.n_variants++] = v;
         } else if (strcmp(a, "-l") == 0) {
             o.list++;
         } else if (strcmp(a, "-ll") == 0) {
@@ -931,6 +1010,10 @@ int main(int argc, char **argv)
     o.opts_hash = options_hash(argc, argv);
     if (o.pack && !o.out) {
         fputs("scc: --pack needs -o FILE\n", stderr);
+        goto out;
+    }
+    if (o.n_variants && !o.pack) {
+        fputs("scc: --variant needs --pack: a .scb holds one program, a pack one entry per variant\n", stderr);
         goto out;
     }
     if (o.pack && o.list) {
@@ -1041,5 +1124,6 @@ out:
     symtab_fini(&o.syms);
     sc_free(inputs);
     sc_free((void *)o.no_warn);
+    sc_free((void *)o.variants);
     return status;
 }

@@ -8,8 +8,10 @@
 ** statuses are scvm's (common/status.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/llm/llm.h"
 #include "cli.h"
@@ -36,17 +38,38 @@ int scvm_serve(const Opts *o)
         suite_free(suite);
         return st;
     }
+    /* -D / AH_SCENARIO_DEFINES: serve the variants they choose */
+    uint32_t *only = NULL;
+    size_t n_only = 0;
+    if (o->n_defines || getenv("AH_SCENARIO_DEFINES")) {
+        uint32_t count = suite_count(suite);
+        bool *allowed = sc_calloc(count ? count : 1, sizeof *allowed);
+        only = sc_calloc(count ? count : 1, sizeof *only);
+        st = allowed && only ? scvm_variants(o, suite, allowed) : SC_RUNTIME;
+        for (uint32_t i = 0; !st && i < count; i++)
+            if (allowed[i])
+                only[n_only++] = i;
+        sc_free(allowed);
+        if (st) {
+            if (st == SC_RUNTIME)
+                fputs("scvm: out of memory\n", stderr);
+            sc_free(only);
+            suite_free(suite);
+            return st;
+        }
+    }
     LlmServeOpts so = {
         .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace,
         .strict_tools = o->strict_tools, .loop = o->loop, .quiet = o->quiet, .max_body = o->max_body,
-        .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .log = stderr,
+        .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .log = stderr, .only = only, .n_only = n_only,
     };
     int err = 0;
     LlmServer *s = llm_server_new(suite, &so, &err);
     if (!s) {
-        fputs("scvm: out of memory\n", stderr);
+        fputs(err == EINVAL ? "scvm: serve llm: the defines choose no scenario\n" : "scvm: out of memory\n", stderr);
+        sc_free(only);
         suite_free(suite);
-        return SC_RUNTIME;
+        return err == EINVAL ? SC_USAGE : SC_RUNTIME;
     }
     char bound[96];
     err = llm_server_listen(s, bound, sizeof bound);
@@ -54,6 +77,7 @@ int scvm_serve(const Opts *o)
         fprintf(stderr, "scvm: serve llm: cannot listen on %s:%s: %s\n", o->host, o->port,
                 err == EINVAL ? "not a numeric address and port" : strerror(err));
         llm_server_free(s);
+        sc_free(only);
         suite_free(suite);
         return SC_IO;
     }
@@ -64,6 +88,7 @@ int scvm_serve(const Opts *o)
         fprintf(stderr, "scvm: serve llm: %s\n", strerror(err));
     st = llm_server_finish(s);
     llm_server_free(s);
+    sc_free(only);
     suite_free(suite);
     return err ? SC_RUNTIME : st;
 }

@@ -401,7 +401,13 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
     snprintf(folder, cap, "%s%s%.*s", dir, slash ? "/" : "", slash ? (int)(slash - e->source) : 0, e->source);
     const char *stem = slash ? slash + 1 : e->source;
     const char *dot = strrchr(stem, '.');
-    snprintf(path, sizeof path, "%s/%.*s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem);
+    /* a variant (scc --variant) of the same source: <stem>@<variant>.scb */
+    const char *var = NULL;
+    for (uint32_t t = 0; t < e->n_tags && !var; t++)
+        if (strncmp(e->tags[t], "variant:", 8) == 0)
+            var = e->tags[t] + 8;
+    snprintf(path, sizeof path, "%s/%.*s%s%s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem,
+             var ? "@" : "", var ? var : "");
     unsigned char *scb;
     size_t len;
     if (!pack_entry_scb(e, &scb, &len)) {

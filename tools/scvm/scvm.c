@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/sc_alloc.h"
@@ -51,11 +52,13 @@ static const char help_text[] =
     "  serve llm FILE...  serve the scenarios as mock OpenAI/Anthropic APIs\n"
     "                 (docs/serve-llm.md)\n"
     "\n"
-    "selection (run, dis, ls, extract; info takes --scenario):\n"
+    "selection (run, dis, ls, extract; info takes --scenario, serve -D):\n"
     "  --scenario NAME    the scenario NAME (repeatable; each must exist)\n"
     "  --tag TAG          scenarios with any of the tags (repeatable)\n"
     "  --prompt TEXT      the one whose initial prompt is nearest to TEXT\n"
     "  --shard I/N        every Nth of the selection, starting at the Ith\n"
+    "  -D NAME[=VALUE]    the variant compiled with these defines (scc --variant);\n"
+    "                     also AH_SCENARIO_DEFINES=\"K=V,FLAG\" (-D wins per key)\n"
     "run options:\n"
     "  -o, --output FILE  write to FILE (atomically: nothing on failure); '-' = stdout\n"
     "  -t, --target NAME  target to drive: sim (the default) or pty: a real program in\n"
@@ -112,7 +115,7 @@ static const char help_text[] =
 
 enum {
     O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_FAIL_FAST, O_NO_PROGRESS,
-    O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_FILES, O_DIR, O_NO_LINES,
+    O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT,
 };
@@ -143,6 +146,7 @@ static const struct {
     { NULL, "--tag", O_TAG, true, true, SEL, false },
     { NULL, "--prompt", O_PROMPT, true, true, SEL, false },
     { NULL, "--shard", O_SHARD, true, true, SEL, false },
+    { "-D", "--define", O_DEFINE, true, false, SEL | CMD_SERVE, false },
     { NULL, "--files", O_FILES, false, false, CMD_LS, false },
     { "-C", "--directory", O_DIR, true, false, CMD_EXTRACT, false },
     { NULL, "--no-lines", O_NO_LINES, false, false, CMD_DIS, false },
@@ -246,6 +250,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_SCENARIO: o->names[o->n_names++] = v; break;
     case O_TAG: o->tags[o->n_tags++] = v; break;
     case O_PROMPT: o->prompt = v; break;
+    case O_DEFINE:
+        if (!*v || *v == '=')
+            return cli_usage(scvm_usage, "bad -D '%s' (expected NAME[=VALUE])", v);
+        o->defines[o->n_defines++] = v;
+        break;
     case O_SHARD: {
         const char *slash = strchr(v, '/');
         char num[32];
@@ -322,8 +331,9 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     snprintf(o->port, sizeof o->port, "8089");
     o->names = sc_calloc((size_t)argc, sizeof *o->names);
     o->tags = sc_calloc((size_t)argc, sizeof *o->tags);
+    o->defines = sc_calloc((size_t)argc, sizeof *o->defines);
     o->ops = sc_calloc((size_t)argc, sizeof *o->ops);
-    if (!o->names || !o->tags || !o->ops) {
+    if (!o->names || !o->tags || !o->ops || !o->defines) {
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
@@ -378,6 +388,7 @@ static void opts_fini(Opts *o)
 {
     sc_free((void *)o->names);
     sc_free((void *)o->tags);
+    sc_free((void *)o->defines);
     sc_free((void *)o->ops);
 }
 
@@ -400,6 +411,212 @@ int scvm_add(Suite *s, const char *path, bool quiet, SuiteErr *err)
     return st;
 }
 
+/* ---- variants: -D and AH_SCENARIO_DEFINES at playback (docs/rules.md) ---- */
+
+/* One define, typed as scc types them: true/false (any case), a decimal
+** integer, else the string as written. */
+typedef struct Def {
+    char name[128];
+    int tag;                 /* BC_V_TRUE, BC_V_FALSE, BC_V_INT, BC_V_STR */
+    long long i;
+    const char *s;           /* points into the argument */
+    size_t s_len;
+} Def;
+
+static bool def_parse(const char *a, size_t n, Def *d)
+{
+    while (n && (*a == ' ' || *a == '\t'))
+        a++, n--;
+    while (n && (a[n - 1] == ' ' || a[n - 1] == '\t'))
+        n--;
+    const char *eq = memchr(a, '=', n);
+    size_t kn = eq ? (size_t)(eq - a) : n;
+    while (kn && (a[kn - 1] == ' ' || a[kn - 1] == '\t'))
+        kn--;
+    if (!kn || kn >= sizeof d->name)
+        return false;
+    memcpy(d->name, a, kn);
+    d->name[kn] = 0;
+    if (!eq) {
+        d->tag = BC_V_TRUE;
+        return true;
+    }
+    const char *v = eq + 1;
+    size_t vn = n - (size_t)(v - a);
+    while (vn && (*v == ' ' || *v == '\t'))
+        v++, vn--;
+    if (vn == 4 && strncasecmp(v, "true", 4) == 0) {
+        d->tag = BC_V_TRUE;
+    } else if (vn == 5 && strncasecmp(v, "false", 5) == 0) {
+        d->tag = BC_V_FALSE;
+    } else {
+        char num[32], *end;
+        d->tag = BC_V_STR;
+        d->s = v;
+        d->s_len = vn;
+        if (vn && vn < sizeof num && strspn(v, "+-0123456789") == vn) {
+            memcpy(num, v, vn);
+            num[vn] = 0;
+            errno = 0;
+            d->i = strtoll(num, &end, 10);
+            if (!*end && !errno)
+                d->tag = BC_V_INT;
+        }
+    }
+    return true;
+}
+
+/* Adds d to the set (a later one replaces an earlier one of its name). */
+static void def_put(Def *set, size_t *n, const Def *d)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(set[i].name, d->name) == 0) {
+            set[i] = *d;
+            return;
+        }
+    set[(*n)++] = *d;
+}
+
+/* True when entry e was compiled with exactly the defines in set. */
+static bool defines_equal(const PackEntry *e, const Def *set, size_t n)
+{
+    const BcProgram *p = e->prog;
+    BcVal m = bc_val(p, p->meta.defines);
+    if (m.tag != BC_V_MAP || m.n != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        BcVal v;
+        if (!bc_val_get(p, &m, set[i].name, &v))
+            return false;
+        if (set[i].tag == BC_V_INT ? v.tag != BC_V_INT || v.i != set[i].i
+            : set[i].tag == BC_V_STR ? v.tag != BC_V_STR || p->str[v.n].len != set[i].s_len ||
+                                           memcmp(p->str[v.n].s, set[i].s, set[i].s_len) != 0
+                                     : v.tag != set[i].tag)
+            return false;
+    }
+    return true;
+}
+
+/* The variant an entry is ("variant:NAME" among its tags, the name ending
+** "@NAME"), or NULL; *base_len the length of the scenario's own name. */
+static const char *variant_of(const PackEntry *e, size_t *base_len)
+{
+    size_t nl = strlen(e->name);
+    *base_len = nl;
+    for (uint32_t t = 0; t < e->n_tags; t++) {
+        const char *v = e->tags[t];
+        if (strncmp(v, "variant:", 8) != 0)
+            continue;
+        size_t vl = strlen(v + 8);
+        if (nl > vl + 1 && e->name[nl - vl - 1] == '@' && strcmp(e->name + nl - vl, v + 8) == 0) {
+            *base_len = nl - vl - 1;
+            return v + 8;
+        }
+    }
+    return NULL;
+}
+
+static void defines_text(const PackEntry *e, char *out, size_t cap)
+{
+    Buf b;
+    buf_init(&b);
+    bc_val_json(e->prog, e->prog->meta.defines, &b);
+    snprintf(out, cap, "%.*s", b.oom ? 0 : (int)b.len, b.data ? (const char *)b.data : "");
+    buf_fini(&b);
+}
+
+/* allowed[i]: entry i is the variant the defines ask for.  Every
+** scenario with variants must have one that matches; with -D, a scenario
+** compiled without variants must have been compiled with those defines.
+** Returns 0 or SC_USAGE (printed). */
+int scvm_variants(const Opts *o, const Suite *s, bool *allowed)
+{
+    const char *env = getenv("AH_SCENARIO_DEFINES");
+    size_t cap = o->n_defines + 1;
+    for (const char *c = env; c && *c; c++)
+        cap += *c == ',';
+    Def *set = sc_calloc(cap, sizeof *set);
+    if (!set) {
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    size_t n = 0;
+    for (const char *c = env; c && *c;) {
+        const char *end = strchr(c, ',');
+        size_t len = end ? (size_t)(end - c) : strlen(c);
+        Def d;
+        if (strspn(c, " \t") < len && def_parse(c, len, &d))
+            def_put(set, &n, &d);
+        c += len + (end != NULL);
+    }
+    for (size_t i = 0; i < o->n_defines; i++) {
+        Def d;
+        if (def_parse(o->defines[i], strlen(o->defines[i]), &d))
+            def_put(set, &n, &d);
+    }
+    const char *file = cli_display_name(o->ops[0]);
+    int st = 0;
+    uint32_t count = suite_count(s);
+    bool has_variants = false;
+    for (uint32_t i = 0; i < count && !has_variants; i++) {
+        size_t bl;
+        has_variants = variant_of(suite_entry(s, i), &bl) != NULL;
+    }
+    for (uint32_t i = 0; i < count && !st; i++) {
+        const PackEntry *e = suite_entry(s, i);
+        size_t bl;
+        const char *var = variant_of(e, &bl);
+        allowed[i] = defines_equal(e, set, n);
+        if (allowed[i] || var)
+            continue;
+        if (has_variants) {
+            allowed[i] = true;   /* compiled once beside variants: nothing to vary (no rules, tui-use) */
+        } else if (o->n_defines) {
+            char have[300];
+            defines_text(e, have, sizeof have);
+            fprintf(stderr, "scvm: %s: %s was compiled with the defines %s: they were resolved at compile time "
+                            "and -D cannot change them; compile variants with scc --variant to choose at playback\n",
+                    file, e->name, have);
+            st = SC_USAGE;
+        } else {
+            allowed[i] = true;   /* AH_SCENARIO_DEFINES alone: for other tools too */
+        }
+    }
+    /* each scenario with variants: one of them must match */
+    for (uint32_t i = 0; i < count && !st; i++) {
+        const PackEntry *e = suite_entry(s, i);
+        size_t bl;
+        if (!variant_of(e, &bl))
+            continue;
+        bool any = false, first = true;
+        for (uint32_t k = 0; k < count && !any; k++) {
+            size_t kl;
+            const PackEntry *f = suite_entry(s, k);
+            if (variant_of(f, &kl) && kl == bl && strncmp(f->name, e->name, bl) == 0) {
+                any = allowed[k];
+                first = first && k >= i;
+            }
+        }
+        if (any || !first)
+            continue;
+        fprintf(stderr, "scvm: %s: no variant of %.*s was compiled with these defines; its variants:\n", file,
+                (int)bl, e->name);
+        for (uint32_t k = 0; k < count; k++) {
+            size_t kl;
+            const PackEntry *f = suite_entry(s, k);
+            const char *v = variant_of(f, &kl);
+            if (v && kl == bl && strncmp(f->name, e->name, bl) == 0) {
+                char have[300];
+                defines_text(f, have, sizeof have);
+                fprintf(stderr, "scvm: note:   %s %s\n", v, have);
+            }
+        }
+        st = SC_USAGE;
+    }
+    sc_free(set);
+    return st;
+}
+
 int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size_t *n)
 {
     *out = NULL;
@@ -413,9 +630,21 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
     }
     SuiteErr e;
     int st = scvm_add(s, o->ops[0], false, &e);
+    bool *allowed = NULL;
+    if (!st && sel && (o->n_defines || getenv("AH_SCENARIO_DEFINES"))) {
+        allowed = sc_calloc(suite_count(s) ? suite_count(s) : 1, sizeof *allowed);
+        st = allowed ? scvm_variants(o, s, allowed) : SC_RUNTIME;
+        if (!allowed)
+            fputs("scvm: out of memory\n", stderr);
+        if (st) {
+            sc_free(allowed);
+            suite_free(s);
+            return st;
+        }
+    }
     if (!st && sel) {
         SuiteQuery q = { .names = o->names, .n_names = o->n_names, .tags = o->tags, .n_tags = o->n_tags,
-                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = o->shard_n };
+                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = o->shard_n, .allowed = allowed };
         st = suite_select(s, &q, sel, n, &e);
         if (st == SC_USAGE) {
             fprintf(stderr, "scvm: %s: %s\n", cli_display_name(o->ops[0]), e.msg);
@@ -430,6 +659,7 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
             fputs("scvm: out of memory\n", stderr);
         }
     }
+    sc_free(allowed);
     if (st) {
         suite_free(s);
         return st;

@@ -34,6 +34,8 @@ typedef struct Opts {
     size_t n_names, n_tags;
     const char *prompt;
     unsigned shard_i, shard_n;   /* 1-based; shard_n 0 = no sharding */
+    const char **defines;        /* -D NAME[=VALUE]: choose the variants */
+    size_t n_defines;
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci;
@@ -62,6 +64,11 @@ int scvm_open(const Opts *o, const char *what, Suite **s, uint32_t **sel, size_t
 ** and its embedded files beside it; *folder gets that folder.  Returns 0
 ** or a status (printed). */
 int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t cap);
+
+/* -D and AH_SCENARIO_DEFINES (docs/rules.md, "Variants"): allowed[i] for
+** each entry of s that the defines choose.  Returns 0 or SC_USAGE
+** (printed: no variant matches, or -D on a fixture without variants). */
+int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
