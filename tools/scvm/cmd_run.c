@@ -382,6 +382,53 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
     return 0;
 }
 
+/* Counts a finished scenario; a failure is named on stderr. */
+typedef struct Tally {
+    size_t passed, failed, errors, skipped;
+    int worst;
+} Tally;
+
+static void tally(Tally *t, const Opts *o, const char *name, int status, bool bar)
+{
+    if (status == 0) {
+        t->passed++;
+        return;
+    }
+    if (status == SC_FAILED)
+        t->failed++;
+    else
+        t->errors++;
+    if (bar)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), name,
+            status == SC_FAILED ? "failed (a check did not hold)"
+            : status == SC_IO   ? "cannot write the events"
+                                : "run failed");
+    if (status > t->worst)
+        t->worst = status;
+}
+
+/* The end of a suite's run: the -o file (all or nothing), JUnit, the
+** summary line.  Returns the run's status. */
+static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res, Tally *t,
+                        const Buf *all, bool to_file)
+{
+    if (to_file && !t->worst) {
+        int e = all->oom ? ENOMEM : file_write_atomic(o->output, all->data ? (const void *)all->data : "", all->len);
+        if (e) {
+            fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
+            t->worst = SC_IO;
+        }
+    }
+    if (o->junit) {
+        int js = write_junit(o, s, sel, n, res, t->failed, t->errors, t->skipped);
+        if (js > t->worst)
+            t->worst = js;
+    }
+    fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", t->passed, t->failed + t->errors, t->skipped);
+    return t->worst;
+}
+
 /* Plays the selected entries: a header line before each scenario's
 ** events, a summary on stderr, JUnit on request. */
 static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
@@ -408,14 +455,13 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         for (; started < jobs && jobs > 1; started++)
             if (pthread_create(&th[started], NULL, worker, &rn) != 0)
                 break;
-    size_t passed = 0, failed = 0, errors = 0, skipped = 0;
+    Tally ty = { 0 };
     bool stopped = false;
-    int worst = 0;
     for (size_t k = 0; k < n; k++) {
         Result *r = &res[k];
         if (stopped) {
             r->skipped = true;
-            skipped++;
+            ty.skipped++;
             continue;
         }
         if (started) {
@@ -425,7 +471,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
             pthread_mutex_unlock(&rn.mu);
             if (!r->done) {   /* never started: --fail-fast */
                 r->skipped = true;
-                skipped++;
+                ty.skipped++;
                 stopped = true;
                 continue;
             }
@@ -440,24 +486,9 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
             fflush(stdout);
         buf_fini(&r->out);
         const PackEntry *e = suite_entry(s, sel[k]);
-        if (r->status == 0) {
-            passed++;
-        } else {
-            if (r->status == SC_FAILED)
-                failed++;
-            else
-                errors++;
-            if (bar)
-                fputs("\r\033[K", stderr);
-            fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), e->name,
-                    r->status == SC_FAILED ? "failed (a check did not hold)"
-                    : r->status == SC_IO   ? "cannot write the events"
-                                           : "run failed");
-            if (r->status > worst)
-                worst = r->status;
-            if (o->fail_fast)
-                stopped = true;
-        }
+        tally(&ty, o, e->name, r->status, bar);
+        if (r->status && o->fail_fast)
+            stopped = true;
         if (bar)
             progress(k + 1, n, e->name);
     }
@@ -469,19 +500,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         pthread_join(th[i], NULL);
     if (bar)
         fputs("\r\033[K", stderr);
-    if (to_file && !worst) {
-        int e = all.oom ? ENOMEM : file_write_atomic(o->output, all.data ? (const void *)all.data : "", all.len);
-        if (e) {
-            fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
-            worst = SC_IO;
-        }
-    }
-    if (o->junit) {
-        int js = write_junit(o, s, sel, n, res, failed, errors, skipped);
-        if (js > worst)
-            worst = js;
-    }
-    fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", passed, failed + errors, skipped);
+    int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
     for (size_t k = 0; k < n; k++)
         buf_fini(&res[k].out);
     pthread_mutex_destroy(&rn.mu);
@@ -493,10 +512,12 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
 
 /* ---- a suite on the PTY target ---- */
 
+/* nftw: removes one file or (emptied) folder; best effort, keeps going. */
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : 0;   /* best effort: keep going */
+    remove(path);
+    return 0;
 }
 
 /* Appends the file at path to b (and removes it); false when it cannot
@@ -595,9 +616,9 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     Buf all, chunk;
     buf_init(&all);
     buf_init(&chunk);
-    size_t next = 0, emitted = 0, running = 0, passed = 0, failed = 0, errors = 0, skipped = 0;
+    size_t next = 0, emitted = 0, running = 0;
+    Tally ty = { 0 };
     bool stop = false;
-    int worst = 0;
     char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp];
     while (emitted < n) {
         while (!stop && running < o->jobs && next < n) {
@@ -671,28 +692,13 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
                     fputs("\r\033[K", stderr);
                 fwrite(chunk.data, 1, chunk.len, stderr);
             }
-            if (r->status == 0) {
-                passed++;
-            } else {
-                if (r->status == SC_FAILED)
-                    failed++;
-                else
-                    errors++;
-                if (bar)
-                    fputs("\r\033[K", stderr);
-                fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), e->name,
-                        r->status == SC_FAILED ? "failed (a check did not hold)"
-                        : r->status == SC_IO   ? "cannot write the events"
-                                               : "run failed");
-                if (r->status > worst)
-                    worst = r->status;
-            }
+            tally(&ty, o, e->name, r->status, bar);
             if (bar)
                 progress(emitted, n, e->name);
         }
         if (stop && running == 0 && emitted == next) {
             for (size_t k = next; k < n; k++)
-                res[k].skipped = true, skipped++;
+                res[k].skipped = true, ty.skipped++;
             break;
         }
         if (emitted == next && next == n)
@@ -701,19 +707,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     if (bar)
         fputs("\r\033[K", stderr);
     nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    if (to_file && !worst) {
-        int e = all.oom ? ENOMEM : file_write_atomic(o->output, all.data ? (const void *)all.data : "", all.len);
-        if (e) {
-            fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
-            worst = SC_IO;
-        }
-    }
-    if (o->junit) {
-        int js = write_junit(o, s, sel, n, res, failed, errors, skipped);
-        if (js > worst)
-            worst = js;
-    }
-    fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", passed, failed + errors, skipped);
+    int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
     buf_fini(&chunk);
     buf_fini(&all);
     sc_free(pid);
