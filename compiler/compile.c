@@ -97,7 +97,8 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         ok = tuiuse_lower(&doc, &to, b, d);
     }
     if (ok && !tui) {
-        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = syms, .variant = o->variant };
+        LowerOpts lo = { .source_name = o->meta_name, .base_dir = o->base_dir, .syms = syms, .variant = o->variant,
+                         .spec_clock = o->spec_clock };
         ok = lower_scenario(&doc, &lo, b, d);
     }
     phase_done(o, SCC_PHASE_LOWER, arena);

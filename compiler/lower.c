@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -49,7 +50,22 @@ typedef struct L {
     const YNode *load_session_node;
     bool unstable;               /* acp.unstable */
     uint32_t null_val;
+    /* The spec clock (docs/timing.md): user events are concurrent, at
+    ** seg_start + relativeTime, so ops are collected and emitted in time
+    ** order at the end (stable: timeline order breaks ties). */
+    bool spec;
+    struct PendOp *pend;
+    size_t n_pend, cap_pend;
+    uint64_t last_user;          /* spec: user input times must not decrease */
+    const YNode *last_user_node;
 } L;
+
+typedef struct PendOp {
+    uint64_t t;
+    size_t seq;
+    BcOp op;
+    uint32_t line, col, a[BC_MAX_OPERANDS];
+} PendOp;
 
 /* ------------------------------------------------------------------ */
 /* diagnostics                                                        */
@@ -302,17 +318,80 @@ static void ynode_json(Buf *b, const YNode *n)
 
 static uint32_t cs(L *l, const char *s) { return bcb_cstr(l->b, s); }
 
-static void op(L *l, const YNode *at, BcOp o, ...)
+/* Emits op o at time t: the clock, unless a user event of the spec clock
+** says otherwise. */
+static void vop_at(L *l, uint64_t t, const YNode *at, BcOp o, va_list ap)
 {
     uint32_t a[BC_MAX_OPERANDS] = { 0 };
-    va_list ap;
-    va_start(ap, o);
     for (unsigned i = 0; i < bc_op_info[o].n_operands; i++)
         a[i] = va_arg(ap, uint32_t);
-    va_end(ap);
     uint32_t line = at ? at->line : 0, col = at ? at->col : 0;
-    if (!bcb_op(l->b, o, l->t, line, col, a[0], a[1], a[2], a[3], a[4]))
+    if (l->spec && o != OP_END) {
+        if (l->n_pend == l->cap_pend) {
+            size_t c = l->cap_pend ? l->cap_pend * 2 : 64;
+            PendOp *np = sc_realloc(l->pend, c * sizeof *np);
+            if (!np) {
+                err(l, at, "out of memory");
+                return;
+            }
+            l->pend = np;
+            l->cap_pend = c;
+        }
+        PendOp *p = &l->pend[l->n_pend];
+        *p = (PendOp){ .t = t, .seq = l->n_pend, .op = o, .line = line, .col = col };
+        memcpy(p->a, a, sizeof a);
+        l->n_pend++;
+        return;
+    }
+    if (!bcb_op(l->b, o, t, line, col, a[0], a[1], a[2], a[3], a[4]))
         err(l, at, "internal error: %s", bcb_error(l->b) ? bcb_error(l->b) : "emit failed");
+}
+
+static void op(L *l, const YNode *at, BcOp o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    vop_at(l, l->t, at, o, ap);
+    va_end(ap);
+}
+
+static void op_at(L *l, uint64_t t, const YNode *at, BcOp o, ...)
+{
+    va_list ap;
+    va_start(ap, o);
+    vop_at(l, t, at, o, ap);
+    va_end(ap);
+}
+
+/* Ops emitted (or, on the spec clock, collected) so far. */
+static size_t ops_so_far(const L *l)
+{
+    return l->spec ? l->n_pend : bcb_n_ops(l->b);
+}
+
+static int pend_cmp(const void *x, const void *y)
+{
+    const PendOp *a = x, *b = y;
+    return a->t < b->t ? -1 : a->t > b->t ? 1 : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The spec clock: every collected op, in time order (ties in timeline
+** order).  Returns the time of the last one (0 without any). */
+static uint64_t flush_pending(L *l)
+{
+    qsort(l->pend, l->n_pend, sizeof *l->pend, pend_cmp);
+    uint64_t last = 0;
+    for (size_t i = 0; i < l->n_pend; i++) {
+        const PendOp *p = &l->pend[i];
+        if (!bcb_op(l->b, p->op, p->t, p->line, p->col, p->a[0], p->a[1], p->a[2], p->a[3], p->a[4]))
+            diag_add(l->d, DIAG_ERROR, l->file, p->line, p->col, NULL, "internal error: %s",
+                     bcb_error(l->b) ? bcb_error(l->b) : "emit failed");
+        last = p->t;
+    }
+    sc_free(l->pend);
+    l->pend = NULL;
+    l->n_pend = l->cap_pend = 0;
+    return last;
 }
 
 /* _meta of an event: inside the event mapping, or beside it in the item.
@@ -663,18 +742,23 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
         Step s;
         if (!parse_step(l, &steps->u.items[i], what, think_keys, &s))
             continue;
-        if (prev_node && s.ms < prev) {
+        if (l->spec) {
+            /* deltas from the clock: each step after the one before */
+            l->t += s.ms;
+            prev_node = s.time;
+        } else if (prev_node && s.ms < prev) {
             err(l, s.time, "%s relativeTime %llu is earlier than the step before it (%llu)",
                 what, (unsigned long long)s.ms, (unsigned long long)prev);
             note(l, s.time, "%s times are offsets from the start of their llmResponse element, so they must not decrease",
                  what);
             continue;
+        } else {
+            prev = s.ms;
+            prev_node = s.time;
+            uint64_t at = base + s.ms;
+            if (at > l->t)
+                l->t = at;
         }
-        prev = s.ms;
-        prev_node = s.time;
-        uint64_t at = base + s.ms;
-        if (at > l->t)
-            l->t = at;
         if (!assistant) {
             if (!is_scalar(s.body) || is_null(s.body)) {
                 want_kind(l, s.body, "think content", "string");
@@ -1183,14 +1267,30 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             want_kind(l, input, "'input'", "string or sequence of content blocks");
             continue;
         }
-        if (at < l->t) {
+        uint64_t rel = at;
+        if (l->spec) {
+            /* concurrent with the agent: from the segment's start, and the
+            ** clock does not move; inputs alone must not go back in time */
+            at = l->seg_start + rel;
+            if (l->last_user_node && at < l->last_user) {
+                err(l, time, "userInputs relativeTime %llu (%llu ms from the start) is earlier than the input before "
+                             "it (%llu ms)", (unsigned long long)rel, (unsigned long long)at,
+                    (unsigned long long)l->last_user);
+                note(l, time, "on the spec clock userInputs times count from the last baseTimeDelta, and inputs "
+                              "are sent in order");
+                continue;
+            }
+            l->last_user = at;
+            l->last_user_node = time;
+        } else if (at < l->t) {
             err(l, time, "userInputs relativeTime %llu is earlier than the timeline position %llu",
                 (unsigned long long)at, (unsigned long long)l->t);
             note(l, time, "userInputs times are absolute (from the scenario start) and the events before this one end at %llu ms",
                  (unsigned long long)l->t);
             continue;
+        } else {
+            l->t = at;
         }
-        l->t = at;
         if (at - l->seg_start >= l->seg_user) {
             l->seg_user = at - l->seg_start;
             l->seg_user_node = time;
@@ -1239,8 +1339,8 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             extra_val = bcb_val_end(l->b);
         }
         uint32_t in = val_of(l, input);
-        op(l, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
-           target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, in, extra_val);
+        op_at(l, at, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
+              target ? bcb_strval(l->b, str_of(l, target)) : l->null_val, text_s, in, extra_val);
     }
 }
 
@@ -1372,8 +1472,16 @@ static void lower_delta(L *l, const YNode *key, const YNode *v, const YNode *ite
         note(l, l->seg_user_node, "this userInputs entry is %llu ms after the segment's start",
              (unsigned long long)l->seg_user);
     }
-    l->t += d;
-    l->seg_start = l->t;
+    if (l->spec) {
+        /* the segment starts d after the last one; agent events are
+        ** sequential, so the clock does not go back if they ran longer */
+        l->seg_start += d;
+        if (l->t < l->seg_start)
+            l->t = l->seg_start;
+    } else {
+        l->t += d;
+        l->seg_start = l->t;
+    }
     l->seg_user = 0;
     l->seg_user_node = NULL;
 }
@@ -2056,7 +2164,7 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
 
 static const char *const TOP_KEYS[] = {
     "name", "tags", "terminalRef", "compat", "repo", "ah", "server", "acp", "timeline", "expect",
-    "initialPrompt", NULL
+    "initialPrompt", "clock", NULL
 };
 
 static uint32_t defines_value(L *l)
@@ -2205,21 +2313,42 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         warn(&l, "deprecated", legacy_prompt,
              "'initialPrompt' is not part of the Scenario-Format; the prompt is the first userInputs");
 
+    /* The clock the timeline was written for: the file says, else the
+    ** command line (docs/timing.md, "Two clocks"). */
+    l.spec = o->spec_clock;
+    const YNode *clock = get_text(&l, root, "clock", false, "a scenario");
+    if (clock && strcmp(clock->u.s, "spec") == 0) {
+        l.spec = true;
+    } else if (clock && strcmp(clock->u.s, "reference") == 0) {
+        l.spec = false;
+    } else if (clock) {
+        err(&l, clock, "clock must be 'spec' or 'reference', not '%s'", clock->u.s);
+        note(&l, clock, "docs/timing.md describes both");
+    }
+
     /* The reference player always starts with these two statuses. */
     op(&l, NULL, OP_STATUS, cs(&l, "queued"));
     op(&l, NULL, OP_STATUS, cs(&l, "running"));
     const YNode *tl = ymap_get(root, "timeline");
     if (tl && !is_seq(tl))
         want_kind(&l, tl, "timeline", "sequence of events");
-    uint32_t ops_before = bcb_n_ops(b);
+    size_t ops_before = ops_so_far(&l);
     for (uint32_t i = 0; is_seq(tl) && i < tl->n; i++)
         lower_item(&l, &tl->u.items[i], IN_TIMELINE, "timeline");
     /* Only when nothing else is wrong: then it is the one thing to say. */
-    if (is_seq(tl) && bcb_n_ops(b) == ops_before && diags->errors == errors_before)
+    if (is_seq(tl) && ops_so_far(&l) == ops_before && diags->errors == errors_before)
         warn(&l, "empty-scenario", key_node(root, "timeline"), "the timeline plays nothing and checks nothing; a run of it passes "
                                        "without testing anything");
+    if (l.spec) {
+        /* the run ends with its last event, a concurrent user input too */
+        for (size_t i = 0; i < l.n_pend; i++)
+            if (l.pend[i].t > l.t)
+                l.t = l.pend[i].t;
+    }
     if (!l.completed)
         op(&l, NULL, OP_STATUS, cs(&l, "completed"));
+    if (l.spec)
+        flush_pending(&l);
     op(&l, NULL, OP_END);
 
     if (l.load_session == 1 && l.session_starts == 0) {
@@ -2244,7 +2373,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     static const char *const config_keys[] = { "terminalRef", "compat", "repo", "ah", "server", "acp", "expect", NULL };
     /* config: the top-level sections as written (rules resolved), plus
     ** `terminal: {name?, width, height}` when terminalRef was loaded. */
-    uint32_t n_config = m.term_width != 0;
+    uint32_t n_config = (m.term_width != 0) + l.spec;
     for (size_t i = 0; config_keys[i]; i++)
         n_config += ymap_get(root, config_keys[i]) != NULL;
     bcb_val_begin(b);
@@ -2255,6 +2384,11 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
             bcb_val_key(b, cs(&l, config_keys[i]));
             yaml_value_emit(l.b, v);
         }
+    }
+    if (l.spec) {
+        /* recorded only when not the default, so reference bytecode is unchanged */
+        bcb_val_key(b, cs(&l, "clock"));
+        bcb_val_str(b, cs(&l, "spec"));
     }
     if (m.term_width) {
         bcb_val_key(b, cs(&l, "terminal"));

@@ -20,6 +20,10 @@ typedef struct LowerOpts {
     /* A variant (scc --variant NAME:...): the name becomes NAME@VARIANT
     ** and the tags gain "variant:VARIANT" (docs/rules.md, "Variants"). */
     const char *variant;
+    /* The clock the timeline was written for when the file does not say
+    ** (top-level `clock:`): false = the reference's (the default), true =
+    ** the written spec's (docs/timing.md, "Two clocks"). */
+    bool spec_clock;
 } LowerOpts;
 
 /* Emits the scenario into b.  Records every problem found in diags and

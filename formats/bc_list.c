@@ -16,6 +16,16 @@ static void put_str(const BcProgram *p, uint32_t i, Buf *out)
     buf_json_str(out, p->str[i].s, p->str[i].len);
 }
 
+/* "; clock spec" for a timeline compiled on the spec clock (recorded in
+** config; the reference clock, the default, is not): times read
+** differently there (docs/timing.md). */
+static void put_clock(const BcProgram *p, Buf *out)
+{
+    BcVal cfg = bc_val(p, p->meta.config), ck;
+    if (bc_val_get(p, &cfg, "clock", &ck) && ck.tag == BC_V_STR)
+        buf_printf(out, "; clock     %s\n", p->str[ck.n].s);
+}
+
 static void header(const BcProgram *p, const BcListOpts *o, Buf *out)
 {
     const BcMeta *m = &p->meta;
@@ -37,6 +47,7 @@ static void header(const BcProgram *p, const BcListOpts *o, Buf *out)
         buf_printf(out, "\n; terminal  %" PRIu32 "x%" PRIu32 "\n", m->term_width, m->term_height);
     else
         buf_puts(out, "\n; terminal  -\n");
+    put_clock(p, out);
     buf_printf(out, "; counts    %" PRIu32 " strings, %" PRIu32 " values, %" PRIu32 " ops\n",
                p->n_str, p->n_val, p->n_insn);
 }
@@ -48,6 +59,8 @@ void bc_list(const BcProgram *p, const BcListOpts *o, Buf *out)
         o = &defaults;
     if (o->header)
         header(p, o, out);
+    else
+        put_clock(p, out);
     for (uint32_t i = 0; i < p->n_insn; i++) {
         const BcInsn *in = &p->insn[i];
         const BcOpInfo *info = &bc_op_info[in->op];

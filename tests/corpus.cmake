@@ -25,3 +25,9 @@ add_test(NAME corpus_dialects
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_dialects.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS})
 set_tests_properties(corpus_dialects PROPERTIES LABELS "corpus" TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# The spec's own timing examples on the spec clock (docs/timing.md, "Two clocks").
+add_test(NAME corpus_spec_examples
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_spec_examples.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS}/../seeds)
+set_tests_properties(corpus_spec_examples PROPERTIES LABELS "corpus" TIMEOUT 120 SKIP_RETURN_CODE 77)

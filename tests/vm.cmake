@@ -169,3 +169,8 @@ set_tests_properties(vm.doc_dialects PROPERTIES FIXTURES_REQUIRED vm_fix LABELS 
 # The README's documentation table lists every page of docs/.
 add_test(NAME cli.readme_docs COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/readme_docs.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.readme_docs PROPERTIES LABELS "docs" TIMEOUT 30)
+
+# The two clocks: chosen by the file or --clock, recorded, shown (docs/timing.md).
+add_test(NAME cli.clock COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/clock.py
+                                $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cli.clock PROPERTIES LABELS "unit" TIMEOUT 60)

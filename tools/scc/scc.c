@@ -127,6 +127,7 @@ typedef struct Opts {
     const char **variants;    /* --variant NAME:DEFS, as given */
     size_t n_variants;
     const char *variant;      /* the variant being compiled (its NAME), or NULL */
+    bool spec_clock;          /* --clock=spec */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -160,6 +161,8 @@ static void usage(FILE *f)
           "  -s                  strip the line table\n"
           "  --pack              compile every input into one pack (needs -o FILE.scp):\n"
           "                      bytecode, index and every referenced file (docs/pack.md)\n"
+          "  --clock=spec|reference  the clock timelines without a `clock:` key were\n"
+          "                      written for (default reference; docs/timing.md)\n"
           "  --variant NAME:DEFS with --pack: compile each scenario also as NAME@NAME with\n"
           "                      the defines DEFS (\"K=V,FLAG\"; repeatable); scvm -D picks\n"
           "                      one at playback (docs/rules.md, \"Variants\")\n"
@@ -435,7 +438,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     /* A file can be read again for carets; stdin cannot. */
     bool free_source = !carets || strcmp(path, "-") != 0;
     SccCompileOpts co = {
-        .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms, .variant = o->variant,
+        .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms, .variant = o->variant, .spec_clock = o->spec_clock,
         .dialect = o->dialect, .strip_lines = o->strip, .free_source = free_source,
         .embed = job->refs || use_cache, .embed_path = path,
         .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
@@ -917,6 +920,11 @@ int main(int argc, char **argv)
         } else if (strncmp(a, "--define=", 9) == 0) {
             if (!define(&o, a + 9))
                 goto out;
+        } else if (strcmp(a, "--clock=spec") == 0 || strcmp(a, "--clock=reference") == 0) {
+            o.spec_clock = a[8] == 's';
+        } else if (strncmp(a, "--clock", 7) == 0) {
+            fprintf(stderr, "scc: --clock takes spec or reference (--clock=spec), not '%s'\n", a);
+            goto out;
         } else if (strcmp(a, "--variant") == 0 || strncmp(a, "--variant=", 10) == 0) {
             const char *v = a[9] == '=' ? a + 10 : (++i < argc ? argv[i] : NULL);
             if (!v) {

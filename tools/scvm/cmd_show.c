@@ -104,6 +104,13 @@ static void info_line(Buf *b, const char *key, const char *val)
 }
 
 /* A .scb: header and metadata. */
+/* The clock the timeline was compiled for: config.clock, else the default. */
+static const char *clock_of(const BcProgram *p)
+{
+    BcVal cfg = bc_val(p, p->meta.config), ck;
+    return bc_val_get(p, &cfg, "clock", &ck) && ck.tag == BC_V_STR ? p->str[ck.n].s : "reference";
+}
+
 static void info_program(const Opts *o, const char *path, const BcProgram *p, Buf *b, Buf *v)
 {
     const BcMeta *m = &p->meta;
@@ -128,6 +135,7 @@ static void info_program(const Opts *o, const char *path, const BcProgram *p, Bu
         buf_printf(b, ",\"strings\":%u,\"values\":%u,\"ops\":%u,\"events\":%llu,\"duration_ms\":%llu",
                    (unsigned)p->n_str, (unsigned)p->n_val, (unsigned)p->n_insn, (unsigned long long)events,
                    (unsigned long long)duration);
+        buf_printf(b, ",\"clock\":\"%s\"", clock_of(p));
         buf_puts(b, ",\"config\":");
         bc_val_json(p, m->config, b);
         buf_puts(b, ",\"defines\":");
@@ -156,9 +164,9 @@ static void info_program(const Opts *o, const char *path, const BcProgram *p, Bu
                 buf_printf(b, "%-12s %ux%u\n", "terminal", (unsigned)m->term_width, (unsigned)m->term_height);
             else
                 info_line(b, "terminal", "-");
-            buf_printf(b, "%-12s %u\n%-12s %u\n%-12s %u\n%-12s %llu\n%-12s %llu\n", "strings", (unsigned)p->n_str,
-                       "values", (unsigned)p->n_val, "ops", (unsigned)p->n_insn, "events",
-                       (unsigned long long)events, "duration_ms", (unsigned long long)duration);
+            buf_printf(b, "%-12s %u\n%-12s %u\n%-12s %u\n%-12s %llu\n%-12s %llu\n%-12s %s\n", "strings",
+                       (unsigned)p->n_str, "values", (unsigned)p->n_val, "ops", (unsigned)p->n_insn, "events",
+                       (unsigned long long)events, "duration_ms", (unsigned long long)duration, "clock", clock_of(p));
         }
         buf_reset(v);
         bc_val_json(p, vals[i], v);
