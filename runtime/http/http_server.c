@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@ typedef struct Conn {
     HttpPlan plan;
     size_t item, sent, avail;
     uint64_t start_ms, last_ms, drain_ms;
+    uint64_t head_ms;       /* when the current request's first byte came (0: none yet) */
+    unsigned served;        /* requests answered */
+    bool have_head;         /* the current request's head is in; its body is not yet */
     bool close_after, cont_sent, peer_closed, dead;
 } Conn;
 
@@ -77,9 +81,25 @@ HttpServer *http_server_new(const HttpServerOpts *o)
     if (!s->o.max_body)
         s->o.max_body = DEFAULT_MAX_BODY;
     if (!s->o.max_conns)
-        s->o.max_conns = 256;
+        s->o.max_conns = 4096;
     if (!s->o.timeout_ms)
         s->o.timeout_ms = 60000;
+    if (!s->o.head_timeout_ms)
+        s->o.head_timeout_ms = 10000;
+    if (!s->o.idle_timeout_ms)
+        s->o.idle_timeout_ms = 15000;
+    /* one descriptor per connection, and some to spare (listener, wake
+    ** pipe, the process's own): raise the soft limit, or fit under it */
+    struct rlimit rl;
+    rlim_t want = (rlim_t)s->o.max_conns + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rlim_t to = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+        struct rlimit nl = { to, rl.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
+            rl.rlim_cur = to;
+        if (rl.rlim_cur < want)
+            s->o.max_conns = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur - 64) : 64;
+    }
     s->lfd = -1;
     s->wake[0] = s->wake[1] = -1;
     s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
@@ -237,6 +257,7 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, int bad, const char
     http_plan_reset(&c->plan);
     s->o.handle(s->o.ctx, &x);
     c->close_after = !x.keep_alive;
+    c->served++;
 }
 
 static void conn_step(HttpServer *s, Conn *c, uint64_t now)
@@ -260,6 +281,8 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             int k = http_parse_head((const char *)c->in.data, c->in.len, s->o.max_head, s->o.max_body, &r, &st,
                                     &why);
             if (k == 0) {
+                if (!c->head_ms)
+                    c->head_ms = now;
                 if (c->peer_closed)
                     c->dead = true;
                 return;
@@ -271,6 +294,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             } else {
                 used = r.head_len + (size_t)r.content_length;
                 if (c->in.len < used) {
+                    c->have_head = true;
                     if (r.expect_continue && !c->cont_sent) {
                         static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
                         ssize_t w = send(c->fd, cont, sizeof cont - 1, MSG_NOSIGNAL);
@@ -286,6 +310,8 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             memmove(c->in.data, c->in.data + used, c->in.len - used);
             c->in.len -= used;
             c->cont_sent = false;
+            c->have_head = false;
+            c->head_ms = c->in.len ? now : 0;   /* a pipelined request has begun */
             c->state = C_SEND;
             c->item = c->sent = c->avail = 0;
             c->start_ms = now;
@@ -329,6 +355,24 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
     }
 }
 
+/* When c times out, if nothing happens before: a request head not
+** complete within head_timeout_ms of its first byte, a connection with
+** nothing in flight for idle_timeout_ms, a request body or an answer that
+** makes no progress for timeout_ms.  UINT64_MAX: no deadline (an answer
+** waiting for its next item is the server's own pace). */
+static uint64_t deadline(const HttpServer *s, const Conn *c)
+{
+    if (c->state == C_DRAIN)
+        return c->drain_ms + DRAIN_MS;
+    if (c->state == C_SEND)
+        return c->sent == c->avail && c->item < c->plan.n_items ? UINT64_MAX : c->last_ms + s->o.timeout_ms;
+    if (c->in.len && !c->have_head)
+        return c->head_ms + s->o.head_timeout_ms;
+    if (c->in.len)
+        return c->last_ms + s->o.timeout_ms;
+    return c->last_ms + s->o.idle_timeout_ms;
+}
+
 static void conn_read(HttpServer *s, Conn *c, uint64_t now)
 {
     if (c->state == C_DRAIN) {
@@ -353,6 +397,8 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
         }
         ssize_t n = recv(c->fd, c->in.data + c->in.len, want, 0);
         if (n > 0) {
+            if (c->state == C_READ && !c->head_ms)
+                c->head_ms = now;
             c->in.len += (size_t)n;
             c->last_ms = now;
             if ((size_t)n < want)
@@ -402,9 +448,25 @@ static void accept_all(HttpServer *s, uint64_t now)
             close(fd);
             continue;
         }
+        size_t slot = s->n_conns;
         if (s->n_conns >= s->o.max_conns) {
-            refuse(s, fd);
-            continue;
+            /* full: make room by closing the connection idle longest
+            ** between requests; refuse only when none is */
+            size_t victim = SIZE_MAX;
+            for (size_t i = 0; i < s->n_conns; i++) {
+                const Conn *v = s->conns[i];
+                if (!v->dead && v->state == C_READ && !v->in.len && v->served &&
+                    (victim == SIZE_MAX || v->last_ms < s->conns[victim]->last_ms))
+                    victim = i;
+            }
+            if (victim == SIZE_MAX) {
+                refuse(s, fd);
+                continue;
+            }
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, s->conns[victim]->peer, "closing an idle keep-alive connection for a new one");
+            conn_free(s->conns[victim]);
+            slot = victim;
         }
         Conn *c = sc_calloc(1, sizeof *c);
         if (!c) {
@@ -429,7 +491,9 @@ static void accept_all(HttpServer *s, uint64_t now)
             port = ntohs(a->sin6_port);
         }
         snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
-        s->conns[s->n_conns++] = c;
+        s->conns[slot] = c;
+        if (slot == s->n_conns)
+            s->n_conns++;
     }
 }
 
@@ -468,13 +532,8 @@ int http_server_run(HttpServer *s)
                 uint64_t due = c->start_ms + c->plan.items[c->item].at_ms;
                 if (due < soonest)
                     soonest = due;
-            } else if (c->state == C_DRAIN) {
-                if (c->drain_ms + DRAIN_MS < soonest)
-                    soonest = c->drain_ms + DRAIN_MS;
-            } else {
-                uint64_t idle = c->last_ms + s->o.timeout_ms;
-                if (idle < soonest)
-                    soonest = idle;
+            } else if (deadline(s, c) < soonest) {
+                soonest = deadline(s, c);
             }
             pf[2 + i].fd = c->fd;
             pf[2 + i].events = ev;
@@ -504,11 +563,29 @@ int http_server_run(HttpServer *s)
                 c->dead = true;
             if (!c->dead)
                 conn_step(s, c, now);
-            bool waiting = c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items;
-            if (!c->dead && !waiting && now - c->last_ms >= s->o.timeout_ms) {
-                if (s->o.notice)
-                    s->o.notice(s->o.ctx, c->peer, "closing an idle or stalled connection");
-                c->dead = true;
+            if (!c->dead && c->state != C_DRAIN && now >= deadline(s, c)) {
+                if (c->state == C_READ && c->in.len && !c->have_head) {
+                    /* a head that does not arrive: 408, then close */
+                    if (s->o.notice)
+                        s->o.notice(s->o.ctx, c->peer, "request head not complete in time (408)");
+                    answer(s, c, NULL, 408, "the request head did not arrive in time");
+                    c->in.len = 0;
+                    c->head_ms = 0;
+                    c->state = C_SEND;
+                    c->item = c->sent = c->avail = 0;
+                    c->start_ms = c->last_ms = now;
+                    c->close_after = true;
+                    if (!c->plan.n_items || http_plan_error(&c->plan))
+                        c->dead = true;
+                    else
+                        conn_step(s, c, now);
+                } else {
+                    if (s->o.notice)
+                        s->o.notice(s->o.ctx, c->peer, c->state == C_READ && !c->in.len
+                                                           ? "closing an idle connection"
+                                                           : "closing a stalled connection");
+                    c->dead = true;
+                }
             }
         }
         if (n > 0 && (pf[1].revents & POLLIN))

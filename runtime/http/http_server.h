@@ -40,8 +40,15 @@ typedef struct HttpServerOpts {
     const char *port;       /* NULL or "0" = an ephemeral port */
     size_t max_head;        /* request head limit (431 above); 0 = 32 KiB */
     size_t max_body;        /* request body limit (413 above); 0 = 16 MiB */
-    unsigned max_conns;     /* simultaneous connections; 0 = 256 */
-    unsigned timeout_ms;    /* idle / stalled connection limit; 0 = 60 s */
+    /* Simultaneous connections; 0 = 4096.  The file-descriptor limit is
+    ** raised to fit (up to its hard limit), else this is lowered to what
+    ** it allows.  When full, the connection idle longest between requests
+    ** is closed for the new one; only when none is idle is the new one
+    ** refused (503). */
+    unsigned max_conns;
+    unsigned timeout_ms;    /* a stalled request body or answer; 0 = 60 s */
+    unsigned head_timeout_ms;  /* first byte of a request to its whole head (408 after); 0 = 10 s */
+    unsigned idle_timeout_ms;  /* nothing in flight: before a first request or between two; 0 = 15 s */
     /* Answers one request (required). */
     void (*handle)(void *ctx, HttpExchange *x);
     /* JSON body of the 503 sent to a connection above max_conns; NULL =

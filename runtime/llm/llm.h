@@ -27,8 +27,10 @@ typedef struct LlmServeOpts {
     bool loop;                /* an exhausted session starts over */
     bool quiet;               /* no per-request log lines */
     size_t max_body;          /* request body limit (413 above); 0 = 16 MiB */
-    unsigned max_conns;       /* simultaneous connections; 0 = 256 */
-    unsigned timeout_ms;      /* idle / stalled connection limit; 0 = 60 s */
+    unsigned max_conns;       /* simultaneous connections; 0 = 4096 (runtime/http/http_server.h) */
+    unsigned timeout_ms;      /* a stalled request body or answer; 0 = 60 s */
+    unsigned head_timeout_ms; /* a request head's first byte to its end (408 after); 0 = 10 s */
+    unsigned idle_timeout_ms; /* nothing in flight; 0 = 15 s */
     FILE *log;                /* log and summary; NULL = none (the library never prints) */
     /* The entries served (indices into the suite; not owned), or NULL for
     ** all: scvm serve -D chooses variants this way. */

@@ -166,7 +166,8 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
                                "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
     HttpServerOpts ho = {
         .host = o->host, .port = o->port, .max_body = o->max_body, .max_conns = o->max_conns,
-        .timeout_ms = o->timeout_ms, .handle = on_request, .busy_body = busy, .notice = on_notice, .ctx = s,
+        .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
+        .handle = on_request, .busy_body = busy, .notice = on_notice, .ctx = s,
     };
     s->http = http_server_new(&ho);
     s->sc = sc_calloc(n, sizeof *s->sc);

@@ -204,17 +204,34 @@ static void test_server(void)
     get(a, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "wxyz") != NULL && strcmp(seen.last_body, "wxyz") == 0);
 
-    /* a second connection is allowed, a third (max_conns 2) gets 503 */
+    /* full (max_conns 2): the connection idle longest between requests
+    ** makes room; when every one is busy, the new one gets 503 */
     int b = dial(bound);
     send(b, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
     get(b, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "200 OK") != NULL);
+    send(a, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);   /* a is now the more recent */
+    get(a, buf, sizeof buf, "0\r\n\r\n");
     int c = dial(bound);
-    get(c, buf, sizeof buf, NULL);
+    send(c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
+    get(c, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);                /* served: b made room */
+    CHECK(get(b, buf, sizeof buf, NULL) == 0);            /* b was closed */
+    close(b);
+    send(a, "GET /echo", 9, 0);                          /* both busy: a head in progress */
+    send(c, "GET /echo", 9, 0);
+    int e = dial(bound);
+    get(e, buf, sizeof buf, NULL);
     CHECK(strstr(buf, "HTTP/1.1 503 Service Unavailable\r\n") == buf && strstr(buf, "retry-after: 1\r\n") &&
           strstr(buf, "\r\n\r\n{\"busy\":true}") != NULL);
+    close(e);
+    send(c, " HTTP/1.1\r\nHost: x\r\n\r\n", 22, 0);        /* c finishes its request */
+    get(c, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);
     close(c);
-    close(b);
+    send(a, " HTTP/1.1\r\nHost: x\r\n\r\n", 22, 0);
+    get(a, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);
 
     /* a handler that closes: the answer, then EOF */
     send(a, "GET /close HTTP/1.1\r\nHost: x\r\n\r\n", 32, 0);
@@ -262,11 +279,49 @@ static void test_server(void)
     http_server_free(s);
 }
 
+/* The head and idle timeouts, with short values. */
+static void test_timeouts(void)
+{
+    Seen seen;
+    memset(&seen, 0, sizeof seen);
+    HttpServerOpts o = { .port = "0", .head_timeout_ms = 150, .idle_timeout_ms = 150, .handle = handler,
+                         .ctx = &seen };
+    HttpServer *s = http_server_new(&o);
+    char bound[96];
+    CHECK(s && http_server_listen(s, bound, sizeof bound) == 0);
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    char buf[4096];
+    /* a head that never completes: 408, then the connection closes */
+    int a = dial(bound);
+    send(a, "GET /echo HTTP/1.1\r\nHost: x\r\n", 29, 0);
+    get(a, buf, sizeof buf, NULL);
+    CHECK(strncmp(buf, "HTTP/1.1 408 ", 13) == 0 && seen.last_bad == 408);
+    close(a);
+    /* a connection that sends nothing is closed */
+    int b = dial(bound);
+    CHECK(get(b, buf, sizeof buf, NULL) == 0);
+    close(b);
+    /* between requests too, but not while a request is answered */
+    int c = dial(bound);
+    send(c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
+    get(c, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);
+    CHECK(get(c, buf, sizeof buf, NULL) == 0);
+    close(c);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0);
+    http_server_free(s);
+}
+
 int main(void)
 {
     test_plan();
     test_sse();
     test_server();
+    test_timeouts();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
     else

@@ -141,7 +141,8 @@ def t_keepalive_pipelining_continue():
 
 
 def t_slow_and_vanished_clients():
-    srv = Server(SCVM, ["--speed", "1", "--timeout", "700", scb("timing"), scb("route_alpha")])
+    srv = Server(SCVM, ["--speed", "1", "--timeout", "700", "--header-timeout", "700", scb("timing"),
+                        scb("route_alpha")])
     slow = srv.connect()
     slow.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Len")   # and stalls
     partial = srv.connect()
@@ -167,12 +168,17 @@ def t_slow_and_vanished_clients():
         c.close()
     slow.settimeout(3)
     t0 = time.time()
-    check(recv_all(slow) == b"" and time.time() - t0 < 2.5, "a stalled connection is closed after --timeout")
+    got = recv_all(slow)
+    check(got.startswith(b"HTTP/1.1 408 ") and time.time() - t0 < 2.5,
+          "a head that stalls gets 408 after --header-timeout (%r)" % got[:40])
+    partial.settimeout(3)
+    check(recv_all(partial) == b"", "a stalled body is closed after --timeout")
     partial.close()
     slow.close()
     status, log = srv.stop()
     check(status == 0, "exit 0 (%d)" % status)
-    check("idle or stalled" in log, "the log says why it closed the stalled connection")
+    check("request head not complete in time" in log and "closing a stalled connection" in log,
+          "the log says why it closed each connection")
 
 
 def t_max_connections():

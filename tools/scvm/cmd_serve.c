@@ -61,7 +61,8 @@ int scvm_serve(const Opts *o)
     LlmServeOpts so = {
         .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace,
         .strict_tools = o->strict_tools, .loop = o->loop, .quiet = o->quiet, .max_body = o->max_body,
-        .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .log = stderr, .only = only, .n_only = n_only,
+        .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms,
+        .idle_timeout_ms = o->idle_timeout_ms, .log = stderr, .only = only, .n_only = n_only,
     };
     int err = 0;
     LlmServer *s = llm_server_new(suite, &so, &err);

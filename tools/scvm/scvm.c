@@ -99,8 +99,14 @@ static const char help_text[] =
     "  --loop             a session that has received every response starts over\n"
     "  --quiet            no per-request log lines (the summary is still printed)\n"
     "  --max-body BYTES   largest request body (default 16777216; 413 above)\n"
-    "  --max-connections N  simultaneous connections (default 256; 503 above)\n"
-    "  --timeout MS       close idle or stalled connections after MS (default 60000)\n"
+    "  --max-connections N  simultaneous connections (default 4096, within the file\n"
+    "                     limit); when full, the longest-idle keep-alive one is closed,\n"
+    "                     else 503\n"
+    "  --header-timeout MS  a request head must arrive within MS of its first byte\n"
+    "                     (default 10000; 408 after)\n"
+    "  --idle-timeout MS  close a connection with nothing in flight after MS (default\n"
+    "                     15000)\n"
+    "  --timeout MS       close a stalled request body or answer after MS (default 60000)\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -117,7 +123,8 @@ enum {
     O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_FAIL_FAST, O_NO_PROGRESS,
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT,
-    O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT,
+    O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
+    O_IDLE_TIMEOUT,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -168,6 +175,8 @@ static const struct {
     { NULL, "--max-body", O_MAX_BODY, true, false, CMD_SERVE, false },
     { NULL, "--max-connections", O_MAX_CONNS, true, false, CMD_SERVE, false },
     { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--header-timeout", O_HEAD_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--idle-timeout", O_IDLE_TIMEOUT, true, false, CMD_SERVE, false },
 };
 
 static const struct {
@@ -307,9 +316,12 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->max_conns = (unsigned)n;
         break;
     case O_TIMEOUT:
+    case O_HEAD_TIMEOUT:
+    case O_IDLE_TIMEOUT:
         if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
-            return cli_usage(scvm_usage, "invalid --timeout '%s' (1 .. 86400000 ms)", v);
-        o->timeout_ms = (unsigned)n;
+            return cli_usage(scvm_usage, "invalid %s '%s' (1 .. 86400000 ms)", a, v);
+        *(id == O_TIMEOUT ? &o->timeout_ms : id == O_HEAD_TIMEOUT ? &o->head_timeout_ms : &o->idle_timeout_ms) =
+            (unsigned)n;
         break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);

@@ -47,7 +47,7 @@ typedef struct Opts {
     const char *workspace;
     bool strict_tools, loop, quiet;
     size_t max_body;
-    unsigned max_conns, timeout_ms;
+    unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
 } Opts;
 
 extern const char scvm_usage[];
