@@ -1,8 +1,8 @@
 /* http_parse.c - HTTP/1.1 request heads (RFC 9112), strictly: CRLF line
 ** ends, token methods and header names, no obs-fold, one Content-Length,
 ** no Transfer-Encoding together with Content-Length (request smuggling).
-** Bodies must have a Content-Length: a chunked request body gets 411, which
-** RFC 9110 allows and every LLM SDK avoids anyway (they send a length). */
+** Bodies have a Content-Length or "Transfer-Encoding: chunked" (decoded
+** by http_chunked, within the same body limit); other codings get 501. */
 #include "http_parse.h"
 
 #include <string.h>
@@ -161,8 +161,11 @@ int http_parse_head(const char *buf, size_t len, size_t max_head, uint64_t max_b
             have_cl = true;
             r->content_length = n;
         } else if (ieq(h->name, h->name_len, "transfer-encoding")) {
+            /* chunked alone: other codings (gzip, ...) are not decoded */
+            if (have_te)
+                return fail(status, why, 400, "more than one Transfer-Encoding field");
             have_te = true;
-            chunked = list_has(h->value, h->value_len, "chunked");
+            chunked = ieq(h->value, h->value_len, "chunked");
         } else if (ieq(h->name, h->name_len, "connection")) {
             close |= list_has(h->value, h->value_len, "close");
             ka |= list_has(h->value, h->value_len, "keep-alive");
@@ -174,13 +177,88 @@ int http_parse_head(const char *buf, size_t len, size_t max_head, uint64_t max_b
     }
     if (have_te && have_cl)
         return fail(status, why, 400, "both Transfer-Encoding and Content-Length");
-    if (have_te)
-        return chunked ? fail(status, why, 411, "chunked request bodies are not accepted; send Content-Length")
-                       : fail(status, why, 501, "unsupported Transfer-Encoding");
+    if (have_te && !chunked)
+        return fail(status, why, 501, "unsupported Transfer-Encoding");
+    r->chunked = have_te;
     if (r->content_length > max_body)
         return fail(status, why, 413, "request body too large");
     r->keep_alive = r->minor == 1 ? !close : (ka && !close);
     return 1;
+}
+
+enum { CH_SIZE, CH_DATA, CH_DATA_END, CH_TRAILER, CH_DONE };
+enum { CH_LINE_MAX = 1024, CH_TRAILER_MAX = 8192 };
+
+int http_chunked(char *buf, size_t len, uint64_t max_body, HttpChunked *st, int *status, const char **why)
+{
+    for (;;) {
+        if (st->phase == CH_DONE)
+            return 1;
+        if (st->phase == CH_DATA) {
+            size_t avail = len - st->pos;
+            size_t n = st->left < avail ? (size_t)st->left : avail;
+            if (n) {
+                memmove(buf + st->body_len, buf + st->pos, n);   /* over the framing */
+                st->body_len += n;
+                st->pos += n;
+                st->left -= n;
+            }
+            if (st->left)
+                return 0;
+            st->phase = CH_DATA_END;
+            continue;
+        }
+        if (st->phase == CH_DATA_END) {
+            if (len - st->pos < 2)
+                return 0;
+            if (buf[st->pos] != '\r' || buf[st->pos + 1] != '\n')
+                return fail(status, why, 400, "chunk data not followed by CRLF");
+            st->pos += 2;
+            st->phase = CH_SIZE;
+            continue;
+        }
+        /* a line: a chunk size (CH_SIZE) or a trailer field (CH_TRAILER) */
+        const char *line = buf + st->pos;
+        size_t avail = len - st->pos, ll = 0;
+        while (ll + 1 < avail && !(line[ll] == '\r' && line[ll + 1] == '\n'))
+            ll++;
+        if (ll + 1 >= avail) {
+            if (avail > CH_LINE_MAX)
+                return fail(status, why, 400, "chunk size line too long");
+            return 0;
+        }
+        st->pos += ll + 2;
+        if (st->phase == CH_TRAILER) {
+            st->trailer += ll + 2;
+            if (st->trailer > CH_TRAILER_MAX)
+                return fail(status, why, 431, "chunked trailer fields too large");
+            if (ll == 0)
+                st->phase = CH_DONE;
+            continue;
+        }
+        uint64_t size = 0;
+        size_t k = 0;
+        for (; k < ll; k++) {
+            char c = line[k];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0)
+                break;
+            if (size >> 60)
+                return fail(status, why, 413, "request body too large");
+            size = size * 16 + (uint64_t)d;
+        }
+        if (k == 0 || (k < ll && line[k] != ';' && line[k] != ' ' && line[k] != '\t'))
+            return fail(status, why, 400, "invalid chunk size");
+        if (size == 0) {
+            st->phase = CH_TRAILER;
+            continue;
+        }
+        if (size > max_body || st->body_len + size > max_body)
+            return fail(status, why, 413, "request body too large");
+        st->left = size;
+        st->phase = CH_DATA;
+    }
 }
 
 const HttpHeader *http_header(const HttpReq *r, const char *name)

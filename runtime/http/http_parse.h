@@ -27,6 +27,7 @@ typedef struct HttpReq {
     size_t head_len;             /* bytes of the head, final CRLFCRLF included */
     uint64_t content_length;     /* 0 when absent */
     bool keep_alive;             /* after this request */
+    bool chunked;                /* "Transfer-Encoding: chunked": the body follows in chunks (http_chunked) */
     bool expect_continue;        /* "Expect: 100-continue" */
 } HttpReq;
 
@@ -39,6 +40,24 @@ typedef struct HttpReq {
 **       and *why a static description. */
 int http_parse_head(const char *buf, size_t len, size_t max_head, uint64_t max_body,
                     HttpReq *r, int *status, const char **why);
+
+/* A chunked request body (RFC 9112 section 7.1), decoded incrementally and
+** in place: call with the bytes after the head as they arrive (the same
+** buffer each time, grown); the decoded data is moved to its start, over
+** the chunk framing it replaces, so no copy is made.  Chunk extensions and
+** trailer fields are read and ignored. */
+typedef struct HttpChunked {
+    size_t pos;         /* bytes of the input consumed */
+    uint64_t body_len;  /* decoded bytes, at the input's start */
+    uint64_t left;      /* data bytes left in the current chunk */
+    int phase;          /* internal */
+    size_t trailer;     /* bytes of trailer fields seen */
+} HttpChunked;
+
+/* Returns 0 when more bytes are needed, 1 when the body is complete
+** (st->body_len bytes at buf[0], st->pos bytes of input used), -1 when it
+** is malformed (400) or longer than max_body (413): *status and *why. */
+int http_chunked(char *buf, size_t len, uint64_t max_body, HttpChunked *st, int *status, const char **why);
 
 /* Case-insensitive header lookup; returns the first match or NULL. */
 const HttpHeader *http_header(const HttpReq *r, const char *name);

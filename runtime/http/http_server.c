@@ -42,6 +42,7 @@ typedef struct Conn {
     uint64_t head_ms;       /* when the current request's first byte came (0: none yet) */
     unsigned served;        /* requests answered */
     bool have_head;         /* the current request's head is in; its body is not yet */
+    HttpChunked chunk;      /* the current request's chunked body, decoded in place */
     bool close_after, cont_sent, peer_closed, dead;
 } Conn;
 
@@ -238,13 +239,15 @@ static void on_signal(int sig)
 
 /* ---- connections ---- */
 
+/* Input held per connection: a head, a body, and room for one chunk's
+** framing (a chunked body is decoded in place as it arrives). */
 static size_t in_cap(const HttpServer *s)
 {
-    return s->o.max_head + s->o.max_body;
+    return s->o.max_head + s->o.max_body + 65536;
 }
 
 /* Hands one request (or a malformed one: r NULL) to the handler. */
-static void answer(HttpServer *s, Conn *c, const HttpReq *r, int bad, const char *why)
+static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, int bad, const char *why)
 {
     HttpExchange x = {
         .req = r, .bad_status = bad, .bad_why = why, .peer = c->peer, .plan = &c->plan,
@@ -252,7 +255,7 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, int bad, const char
     };
     if (r) {
         x.body = (const char *)c->in.data + r->head_len;
-        x.body_len = (size_t)r->content_length;
+        x.body_len = body_len;
     }
     http_plan_reset(&c->plan);
     s->o.handle(s->o.ctx, &x);
@@ -287,13 +290,34 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
                     c->dead = true;
                 return;
             }
-            size_t used;
+            size_t used, body_len = 0;
+            if (k > 0 && r.chunked) {
+                int ck = http_chunked((char *)c->in.data + r.head_len, c->in.len - r.head_len, s->o.max_body,
+                                      &c->chunk, &st, &why);
+                if (ck < 0)
+                    k = -1;
+                else if (ck == 0) {
+                    /* more to come: drop the framing decoded so far, so the
+                    ** input never holds more than the body and one chunk */
+                    HttpChunked *ch = &c->chunk;
+                    unsigned char *base = c->in.data + r.head_len;
+                    size_t rest = c->in.len - r.head_len - ch->pos;
+                    memmove(base + ch->body_len, base + ch->pos, rest);
+                    c->in.len = r.head_len + (size_t)ch->body_len + rest;
+                    ch->pos = (size_t)ch->body_len;
+                    used = SIZE_MAX;
+                }
+                else
+                    used = r.head_len + c->chunk.pos, body_len = (size_t)c->chunk.body_len;
+            } else if (k > 0) {
+                used = r.head_len + (size_t)r.content_length;
+                body_len = (size_t)r.content_length;
+            }
             if (k < 0) {
-                answer(s, c, NULL, st, why);
+                answer(s, c, NULL, 0, st, why);
                 used = c->in.len;
             } else {
-                used = r.head_len + (size_t)r.content_length;
-                if (c->in.len < used) {
+                if (used == SIZE_MAX || c->in.len < used) {
                     c->have_head = true;
                     if (r.expect_continue && !c->cont_sent) {
                         static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -305,12 +329,13 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
                         c->dead = true;
                     return;
                 }
-                answer(s, c, &r, 0, NULL);
+                answer(s, c, &r, body_len, 0, NULL);
             }
             memmove(c->in.data, c->in.data + used, c->in.len - used);
             c->in.len -= used;
             c->cont_sent = false;
             c->have_head = false;
+            memset(&c->chunk, 0, sizeof c->chunk);
             c->head_ms = c->in.len ? now : 0;   /* a pipelined request has begun */
             c->state = C_SEND;
             c->item = c->sent = c->avail = 0;
@@ -568,7 +593,7 @@ int http_server_run(HttpServer *s)
                     /* a head that does not arrive: 408, then close */
                     if (s->o.notice)
                         s->o.notice(s->o.ctx, c->peer, "request head not complete in time (408)");
-                    answer(s, c, NULL, 408, "the request head did not arrive in time");
+                    answer(s, c, NULL, 0, 408, "the request head did not arrive in time");
                     c->in.len = 0;
                     c->head_ms = 0;
                     c->state = C_SEND;

@@ -23,7 +23,7 @@
 /* One request and its answer. */
 typedef struct HttpExchange {
     const HttpReq *req;     /* NULL: the request could not be parsed ... */
-    int bad_status;         /* ... answer with this (400, 411, 413, 431, 501, 505) */
+    int bad_status;         /* ... answer with this (400, 408, 413, 431, 501, 505) */
     const char *bad_why;    /* ... and say this */
     const char *body;       /* the request body (Content-Length bytes) */
     size_t body_len;

@@ -86,6 +86,53 @@ static void test_sse(void)
     buf_fini(&b);
 }
 
+/* Feeds in[0..n) to http_chunked k bytes at a time, as a socket would. */
+static int dechunk(const char *in, size_t n, size_t k, uint64_t max, char *out, size_t *out_len, int *status)
+{
+    if (n > 2048)
+        return -2;
+    char buf[2048];
+    HttpChunked st;
+    memset(&st, 0, sizeof st);
+    const char *why;
+    size_t have = 0;
+    int r = 0;
+    while (r == 0 && have < n) {
+        size_t add = n - have < k ? n - have : k;
+        memcpy(buf + have, in + have, add);
+        have += add;
+        r = http_chunked(buf, have, max, &st, status, &why);
+    }
+    if (r == 1) {
+        memcpy(out, buf, (size_t)st.body_len);
+        *out_len = (size_t)st.body_len;
+        CHECK(st.pos <= have);
+    }
+    return r;
+}
+
+static void test_chunked(void)
+{
+    static const char good[] = "5\r\nhello\r\n7;name=value\r\n, world\r\n0\r\nX-T: 1\r\n\r\nNEXT";
+    char out[512];
+    size_t ol;
+    int st;
+    /* every split of the input gives the same body, and stops before NEXT */
+    for (size_t k = 1; k < sizeof good; k++) {
+        ol = 0;
+        CHECK(dechunk(good, sizeof good - 1, k, 100, out, &ol, &st) == 1 && ol == 12 && memcmp(out, "hello, world", 12) == 0);
+    }
+    CHECK(dechunk("A\r\n0123456789\r\n0\r\n\r\n", 22, 3, 100, out, &ol, &st) == 1 && ol == 10);   /* hex, upper */
+    CHECK(dechunk("a\r\n0123456789\r\n0\r\n\r\n", 22, 22, 9, out, &ol, &st) == -1 && st == 413);  /* over the limit */
+    CHECK(dechunk("5\r\nhelloXY0\r\n\r\n", 17, 17, 100, out, &ol, &st) == -1 && st == 400);         /* no CRLF after data */
+    CHECK(dechunk("zz\r\n", 4, 4, 100, out, &ol, &st) == -1 && st == 400);                              /* not a size */
+    CHECK(dechunk("fffffffffffffffffff\r\n", 21, 21, 100, out, &ol, &st) == -1 && st == 413);           /* overflow */
+    CHECK(dechunk("5\r\nhel", 8, 8, 100, out, &ol, &st) == 0);                                          /* more needed */
+    char longline[1100];
+    memset(longline, '1', sizeof longline);
+    CHECK(dechunk(longline, sizeof longline, sizeof longline, 100, out, &ol, &st) == -1 && st == 400);
+}
+
 /* ---- the loop, over sockets ---- */
 
 typedef struct Seen {
@@ -320,6 +367,7 @@ int main(void)
 {
     test_plan();
     test_sse();
+    test_chunked();
     test_server();
     test_timeouts();
     if (failures)

@@ -76,7 +76,9 @@ def t_malformed():
         (b"POST /v1/messages HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", 413),
         (b"POST /v1/messages HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
         (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
-        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n", 413),
+        (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
         (b"POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
         (b"GET /health HTTP/1.1\r\n folded: x\r\n\r\n", 400),
         (b"GET /health HTTP/1.1\r\nBad Name: x\r\n\r\n", 400),
@@ -105,6 +107,17 @@ def t_malformed():
     check(st == 200 and json.loads(body)["data"][0]["id"] == "scvm-mock", "models")
     st, h, body, _ = request(s, "POST", "/s/%zz/v1/messages", msg_body())
     check(st == 400, "malformed scenario name in the path -> 400")
+    # a chunked request body, in pieces, with an extension and a trailer
+    b = msg_body("Refactor the parser").encode()
+    parts = [b[:7], b[7:40], b[40:]]
+    chunked = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p) for p in parts) + b"0\r\nX-Trailer: t\r\n\r\n"
+    s.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked[:10])
+    time.sleep(0.05)
+    s.sendall(chunked[10:])
+    st, h, body, _ = read_response(s)
+    check(st == 200 and json.loads(body)["type"] == "message", "a chunked request body is answered (%d)" % st)
+    st, h, body, _ = request(s, "GET", "/health")
+    check(st == 200, "and the connection stays usable")
     s.close()
     status, log = srv.stop()
     check(status == 0, "malformed requests are not failures (exit %d)" % status)
