@@ -122,12 +122,12 @@ static void test_chunked(void)
         ol = 0;
         CHECK(dechunk(good, sizeof good - 1, k, 100, out, &ol, &st) == 1 && ol == 12 && memcmp(out, "hello, world", 12) == 0);
     }
-    CHECK(dechunk("A\r\n0123456789\r\n0\r\n\r\n", 22, 3, 100, out, &ol, &st) == 1 && ol == 10);   /* hex, upper */
-    CHECK(dechunk("a\r\n0123456789\r\n0\r\n\r\n", 22, 22, 9, out, &ol, &st) == -1 && st == 413);  /* over the limit */
-    CHECK(dechunk("5\r\nhelloXY0\r\n\r\n", 17, 17, 100, out, &ol, &st) == -1 && st == 400);         /* no CRLF after data */
-    CHECK(dechunk("zz\r\n", 4, 4, 100, out, &ol, &st) == -1 && st == 400);                              /* not a size */
-    CHECK(dechunk("fffffffffffffffffff\r\n", 21, 21, 100, out, &ol, &st) == -1 && st == 413);           /* overflow */
-    CHECK(dechunk("5\r\nhel", 8, 8, 100, out, &ol, &st) == 0);                                          /* more needed */
+    CHECK(dechunk("A\r\n0123456789\r\n0\r\n\r\n", strlen("A\r\n0123456789\r\n0\r\n\r\n"), 3, 100, out, &ol, &st) == 1 && ol == 10);   /* hex, upper */
+    CHECK(dechunk("a\r\n0123456789\r\n0\r\n\r\n", strlen("a\r\n0123456789\r\n0\r\n\r\n"), strlen("a\r\n0123456789\r\n0\r\n\r\n"), 9, out, &ol, &st) == -1 && st == 413);  /* over the limit */
+    CHECK(dechunk("5\r\nhelloXY0\r\n\r\n", strlen("5\r\nhelloXY0\r\n\r\n"), strlen("5\r\nhelloXY0\r\n\r\n"), 100, out, &ol, &st) == -1 && st == 400);         /* no CRLF after data */
+    CHECK(dechunk("zz\r\n", strlen("zz\r\n"), strlen("zz\r\n"), 100, out, &ol, &st) == -1 && st == 400);                              /* not a size */
+    CHECK(dechunk("fffffffffffffffffff\r\n", strlen("fffffffffffffffffff\r\n"), strlen("fffffffffffffffffff\r\n"), 100, out, &ol, &st) == -1 && st == 413);           /* overflow */
+    CHECK(dechunk("5\r\nhel", strlen("5\r\nhel"), strlen("5\r\nhel"), 100, out, &ol, &st) == 0);                                          /* more needed */
     char longline[1100];
     memset(longline, '1', sizeof longline);
     CHECK(dechunk(longline, sizeof longline, sizeof longline, 100, out, &ol, &st) == -1 && st == 400);
