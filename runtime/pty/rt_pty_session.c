@@ -119,6 +119,10 @@ static void child(const PtySpawn *sp, const char *slave_name, int errfd)
             close(fd);
     if (sp->cwd && chdir(sp->cwd) != 0)
         goto fail;
+    if (sp->before_exec && (e = sp->before_exec(sp->before_exec_arg)) != 0) {
+        errno = e;
+        goto fail;
+    }
     execve(sp->path, sp->argv, sp->envp);
 fail:
     e = errno;

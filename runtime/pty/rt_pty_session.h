@@ -27,6 +27,12 @@ typedef struct PtySpawn {
     char *const *envp;             /* the complete environment .. NULL */
     const char *cwd;               /* NULL = inherit */
     int rows, cols;
+    /* Called in the program's process after the terminal and the working
+    ** folder are set up, right before execve (the sandbox goes here).  It
+    ** returns 0, or an errno value that fails the spawn with that error.
+    ** Only async-signal-safe work: the process is a fork. */
+    int (*before_exec)(void *arg);
+    void *before_exec_arg;
 } PtySpawn;
 
 /* Starts the program.  Returns NULL and fills err on failure; exec
