@@ -76,3 +76,11 @@ target_link_libraries(target_sweep PRIVATE sc_compiler sc_rt_pty sc_rt_llm sc_ru
 add_test(NAME pty.target_sweep
          COMMAND target_sweep ${_sweep_files} ${PROJECT_SOURCE_DIR}/tests/fuzz/compile-corpus/tuiuse_cat.json)
 set_tests_properties(pty.target_sweep PROPERTIES LABELS "pty;unit" TIMEOUT 120)
+
+# Cancellation: 50 sessions of a program that ignores TERM/HUP/INT and
+# leaves a setsid grandchild, cancelled by SIGTERM, SIGINT, SIGHUP and
+# SIGKILL; zero survivors, zero zombies (docs/pty.md, "Cancellation").
+add_test(NAME pty.cancel
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/cancel_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/cancel-work)
+set_tests_properties(pty.cancel PROPERTIES LABELS "pty" TIMEOUT 600)

@@ -414,6 +414,7 @@ static int status_of(const Pty *t)
     case PTY_E_PROTOCOL:
     case PTY_E_PROTOCOL_VERSION_MISMATCH:
     case PTY_E_TERMINAL_PARSE:
+    case PTY_E_INTERRUPTED:     /* scvm exits 128 + the signal */
         return SC_FAILED;
     case PTY_E_IO:
         return SC_IO;

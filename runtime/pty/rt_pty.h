@@ -34,7 +34,8 @@
     X(PROTOCOL, "E_PROTOCOL", 9)                              \
     X(IO, "E_IO", 10)                                         \
     X(REPLAY_MISMATCH, "E_REPLAY_MISMATCH", 11)               \
-    X(CLI_INVALID_ARG, "E_CLI_INVALID_ARG", 12)
+    X(CLI_INVALID_ARG, "E_CLI_INVALID_ARG", 12)              \
+    X(INTERRUPTED, "E_INTERRUPTED", 13)     /* scvm's: a signal ended the run */
 
 typedef enum PtyErr {
 #define X(name, code, num) PTY_E_##name = num,

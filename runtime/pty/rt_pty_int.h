@@ -79,6 +79,7 @@ typedef struct Pty {
 
     PtyErr err;
     char msg[1024];
+    int cancel_sig;         /* the signal that interrupted the run, or 0 */
 } Pty;
 
 /* rt_pty_ev.c */

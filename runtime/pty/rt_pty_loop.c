@@ -4,9 +4,12 @@
 ** run's clock waits by pumping, so output is consumed while ops are due. */
 #include "rt_pty_int.h"
 
+#include "runtime/rt_cancel.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,6 +108,18 @@ static void note_exit(Pty *t)
     ev_end(t);
 }
 
+/* A signal to the runner (rt_cancel.h) ends the run as a budget does. */
+static bool cancelled(Pty *t)
+{
+    int sig = rt_cancel_signal();
+    if (!sig)
+        return false;
+    t->cancel_sig = sig;
+    pty_fail(t, PTY_E_INTERRUPTED, "interrupted by signal %d (%s)", sig,
+             sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "?");
+    return true;
+}
+
 /* Runs the event loop until pred holds (returns 1), the deadline passes
 ** (0) or the run fails (-1: t->err is set).  pred NULL = until deadline.
 ** pred is evaluated at the start and after anything changed; it may ask
@@ -116,7 +131,7 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
     uint64_t seen_gen = (uint64_t)-1;
     bool seen_exit = false;
     for (;;) {
-        if (t->err)
+        if (t->err || cancelled(t))
             return -1;
         uint64_t wake = UINT64_MAX;
         /* Reap first: another waiter may have consumed the SIGCHLD byte. */
@@ -148,7 +163,7 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             until = wake;
         if (t->t0 + t->max_runtime_ms < until)
             until = t->t0 + t->max_runtime_ms;
-        struct pollfd pf[2];
+        struct pollfd pf[3];
         int n = 0;
         if (t->sess && !t->eof) {
             pf[n].fd = pty_session_fd(t->sess);
@@ -157,6 +172,12 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
         }
         if (t->sess && !exited) {
             pf[n].fd = pty_session_exit_fd(t->sess);
+            pf[n].events = POLLIN;
+            pf[n++].revents = 0;
+        }
+        int cfd = rt_cancel_fd();
+        if (cfd >= 0) {
+            pf[n].fd = cfd;
             pf[n].events = POLLIN;
             pf[n++].revents = 0;
         }

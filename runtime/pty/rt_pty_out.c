@@ -461,7 +461,10 @@ void pty_out_finish(Pty *t)
     char run_id[40];
     random_id(run_id, sizeof run_id);
     buf_reset(&b);
-    const char *status = !t->err ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored";
+    const char *status = !t->err                         ? "passed"
+                         : t->err == PTY_E_ASSERTION_FAILED ? "failed"
+                         : t->err == PTY_E_INTERRUPTED      ? "interrupted"
+                                                            : "errored";
     buf_printf(&b, "{\"run_result_version\":1,\"protocol_version\":2,\"run_id\":\"%s\",\"status\":\"%s\","
                "\"started_at_ms\":0,\"ended_at_ms\":%llu,\"command\":",
                run_id, status, (unsigned long long)pty_elapsed(t));
@@ -522,7 +525,8 @@ void pty_out_finish(Pty *t)
     if (t->err) {
         buf_printf(&b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
         events_str_lossy(&b, t->msg, strlen(t->msg));
-        buf_printf(&b, ",\"context\":{\"exit_status\":%d,\"scenario\":", (int)t->err);
+        buf_printf(&b, ",\"context\":{\"exit_status\":%d,\"scenario\":",
+                   t->err == PTY_E_INTERRUPTED ? 128 + t->cancel_sig : (int)t->err);
         events_str_lossy(&b, t->scenario, strlen(t->scenario));
         if (t->in_step || t->steps.len) {
             buf_puts(&b, ",\"step_id\":");

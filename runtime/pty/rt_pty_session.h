@@ -3,10 +3,14 @@
 **
 ** The child runs in its own session with the PTY slave as controlling
 ** terminal, so it and everything it starts share one process group that
-** pty_session_kill() signals as a whole.  The runner becomes a child
-** subreaper (PR_SET_CHILD_SUBREAPER), so daemonized grandchildren are
-** reparented to it and pty_session_close() can kill and reap them too: no
-** zombie or orphan survives a session.
+** pty_session_kill() signals as a whole.  Where the kernel allows it, the
+** program runs in a PID namespace of its own under a small init, so that
+** pty_session_close() ends every descendant however it detached, and so
+** does the runner's death, even by SIGKILL.  Otherwise the runner becomes
+** a child subreaper (PR_SET_CHILD_SUBREAPER), so daemonized grandchildren
+** are reparented to it and pty_session_close() can kill and reap them too,
+** and the program gets PR_SET_PDEATHSIG (SIGKILL).  Either way no zombie or
+** orphan survives a session (rt_pty_session.c tells how).
 **
 ** Child exit is an event on a file descriptor (a self-pipe written by the
 ** SIGCHLD handler), so callers poll(2) the PTY master and that pipe
@@ -42,7 +46,10 @@ PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen);
 
 int pty_session_fd(const PtySession *s);        /* the master, non-blocking */
 int pty_session_exit_fd(const PtySession *s);   /* readable when a child may have exited */
-pid_t pty_session_pid(const PtySession *s);
+pid_t pty_session_pid(const PtySession *s);     /* the program's */
+/* True when the program runs in a PID namespace of its own (false: the
+** fallback, SCVM_PTY_PIDNS=0 or no privilege for a namespace). */
+bool pty_session_contained(const PtySession *s);
 
 /* Reaps after the exit fd became readable (or any time); returns true once
 ** the program has exited. */

@@ -7,6 +7,7 @@
 ** summary on stderr ("N passed, N failed, N skipped").  -j N plays
 ** scenarios on worker threads into per-scenario buffers that are written
 ** in index order, so the output does not depend on N or on timing. */
+#define _DEFAULT_SOURCE 1   /* syscall(2): pidfd_open */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +16,11 @@
 #include <strings.h>
 #include <unistd.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "common/buf.h"
@@ -23,6 +28,7 @@
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/pty/rt_pty.h"
+#include "runtime/rt_cancel.h"
 #include "runtime/rt_clock.h"
 #include "runtime/rt_sim.h"
 #include "vm/vm.h"
@@ -52,6 +58,7 @@ typedef struct Result {
     int status;            /* vm_run's */
     uint64_t duration;     /* scaled ms of the last op */
     bool done, skipped;
+    const char *skip_why;  /* why a skipped scenario was not run */
     bool has_goldens;      /* the PTY target: what became of the screenshots */
     RtPtyGoldens goldens;
     char why[300];         /* the PTY target's error message, if any */
@@ -125,10 +132,20 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
         fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
         return SC_IO;
     }
+    /* SIGTERM, SIGINT, SIGHUP: the session ends as on a budget, then
+    ** 128 + the signal (docs/exit-status.md). */
+    if (rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        if (out != stdout)
+            fclose(out);
+        return SC_RUNTIME;
+    }
     PtyErr e;
     int st = pty_play(o, prog, dir, o->goldens ? o->goldens : goldens, o->artifacts, out, stderr, &e, NULL);
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
+    if (rt_cancel_signal())
+        return 128 + rt_cancel_signal();
     return o->dm_exit ? (int)e : st;
 }
 
@@ -362,8 +379,8 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
             continue;
         }
         if (r->skipped)
-            buf_puts(&b, ">\n      <skipped message=\"not run: an earlier scenario failed (--fail-fast)\"/>\n"
-                         "    </testcase>\n");
+            buf_printf(&b, ">\n      <skipped message=\"%s\"/>\n    </testcase>\n",
+                       r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)");
         else if (r->status == SC_FAILED)
             buf_puts(&b, ">\n      <failure message=\"a check did not hold\" type=\"failed\"/>\n    </testcase>\n");
         else if (r->status)
@@ -403,6 +420,7 @@ static void tally(Tally *t, const Opts *o, const char *name, int status, bool ba
     fprintf(stderr, "scvm: %s: %s: %s\n", cli_display_name(o->ops[0]), name,
             status == SC_FAILED ? "failed (a check did not hold)"
             : status == SC_IO   ? "cannot write the events"
+            : status > 128      ? "interrupted"
                                 : "run failed");
     if (status > t->worst)
         t->worst = status;
@@ -545,6 +563,10 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
     if (!out || !diag || dup2(fileno(diag), STDERR_FILENO) < 0)
         return SC_IO;
     fclose(diag);
+    if (rt_cancel_install() != 0) {     /* this process's own pipe */
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        return SC_RUNTIME;
+    }
     const PackEntry *e = suite_entry(s, idx);
     char dir[4096], goldens[8192], art[8192], sc[256];
     if (suite_pack(s)) {
@@ -584,7 +606,34 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
                 g->recorded, r.why);
         fclose(f);
     }
-    return st;
+    return rt_cancel_signal() ? 128 + rt_cancel_signal() : st;
+}
+
+/* Waits until a child of ours may have exited or a signal arrived
+** (rt_cancel.h), without the race of a blocking waitpid that a signal
+** just missed: each running child's pidfd and the cancel pipe, polled
+** together.  Where pidfds are missing, polls the pipe 50 ms at a time. */
+static void wait_children(const pid_t *pid, size_t from, size_t to, const Result *res)
+{
+    struct pollfd pf[64];
+    nfds_t n = 0;
+    int cfd = rt_cancel_fd();
+    if (cfd >= 0)
+        pf[n++] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+    bool all = true;
+    for (size_t k = from; k < to; k++) {
+        if (res[k].done || pid[k] <= 0)
+            continue;
+        int fd = n < sizeof pf / sizeof pf[0] ? (int)syscall(SYS_pidfd_open, pid[k], 0) : -1;
+        if (fd < 0) {
+            all = false;
+            continue;
+        }
+        pf[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+    }
+    poll(pf, n, all ? -1 : 50);
+    for (nfds_t i = cfd >= 0 ? 1 : 0; i < n; i++)
+        close(pf[i].fd);
 }
 
 /* -t pty with a pack or a selection: each selected scenario in its own
@@ -597,6 +646,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         return cli_usage(scvm_usage, "%s", "--cast records one session: not with a pack or a selection");
     if (o->dm_exit)
         return cli_usage(scvm_usage, "%s", "--data-model-exit needs one scenario: not a pack or a selection");
+    if (rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        return SC_RUNTIME;
+    }
     char tmp[] = "/tmp/scvm-pty-XXXXXX";
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
@@ -619,6 +672,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     size_t next = 0, emitted = 0, running = 0;
     Tally ty = { 0 };
     bool stop = false;
+    int passed_on = 0;      /* the signal forwarded to the running children */
     char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp];
     while (emitted < n) {
         while (!stop && running < o->jobs && next < n) {
@@ -628,9 +682,15 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
             snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, next);
             snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, next);
             fflush(NULL);
+            pid_t parent = getpid();
             pid_t p = fork();
-            if (p == 0)
+            if (p == 0) {
+                /* scvm killed (even by SIGKILL): each session ends as on
+                ** SIGTERM, programs and artifacts included */
+                if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent)
+                    _exit(128 + SIGTERM);
                 _exit(pty_child(o, s, sel[next], tmp, ev, dg, rs));
+            }
             if (p < 0) {
                 res[next].status = SC_RUNTIME;
                 res[next].done = true;
@@ -642,8 +702,22 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         }
         /* the next to emit may still run: wait for any child */
         while (emitted < next && !res[emitted].done) {
+            int sig = rt_cancel_signal();
+            if (sig && !passed_on) {
+                /* each running session ends as on a budget, in its own
+                ** process; nothing new starts */
+                passed_on = sig;
+                stop = true;
+                for (size_t k = emitted; k < next; k++)
+                    if (!res[k].done && pid[k] > 0)
+                        kill(pid[k], sig);
+            }
             int ws;
-            pid_t p = waitpid(-1, &ws, 0);
+            pid_t p = waitpid(-1, &ws, WNOHANG);
+            if (p == 0) {
+                wait_children(pid, emitted, next, res);
+                continue;
+            }
             if (p < 0 && errno == EINTR)
                 continue;
             if (p < 0)
@@ -697,8 +771,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
                 progress(emitted, n, e->name);
         }
         if (stop && running == 0 && emitted == next) {
-            for (size_t k = next; k < n; k++)
+            for (size_t k = next; k < n; k++) {
                 res[k].skipped = true, ty.skipped++;
+                res[k].skip_why = passed_on ? "not run: the run was interrupted by a signal" : NULL;
+            }
             break;
         }
         if (emitted == next && next == n)
@@ -708,6 +784,8 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         fputs("\r\033[K", stderr);
     nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
+    if (rt_cancel_signal())
+        worst = 128 + rt_cancel_signal();
     buf_fini(&chunk);
     buf_fini(&all);
     sc_free(pid);
