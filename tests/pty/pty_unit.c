@@ -239,12 +239,21 @@ static void test_sessions(void)
                 break;
         }
         CHECK(strstr(out, "ready") != NULL, "session %d started", i);
+        /* root (CI, this machine's tests): the program is in a namespace of
+        ** its own; every other session the fallback, as without privilege */
+        if (i == 10)
+            setenv("SCVM_PTY_PIDNS", "0", 1);
+        if (i == 0)
+            CHECK(pty_session_contained(s) == (geteuid() == 0), "namespace iff root");
+        if (i == 11)
+            CHECK(!pty_session_contained(s), "SCVM_PTY_PIDNS=0: the fallback");
         CHECK(pty_session_kill(s, 50), "session %d killed (TERM ignored, then KILL)", i);
         CHECK(pty_session_exit_signal(s) == SIGKILL, "killed by SIGKILL");
         pty_session_close(s);
         int left = count_children();
         CHECK(left == 0, "session %d: no child left (%d)", i, left);
     }
+    unsetenv("SCVM_PTY_PIDNS");
     /* exec failures are reported, not an exit status 127 */
     PtySpawn bad = { .path = "/nonexistent/prog", .argv = (char *[]){ "prog", NULL }, .envp = env, .rows = 24, .cols = 80 };
     char err[256];
