@@ -33,6 +33,23 @@ add_test(NAME fuzz_load_regressions
 set_tests_properties(fuzz_load_regressions PROPERTIES FIXTURES_REQUIRED fuzz_load_seeds
                      LABELS "fuzz-regress" TIMEOUT 300)
 
+# The tui-use reader on its own (fuzz_compile.c with the dialect forced):
+# tests/fuzz/tuiuse-corpus, plus the tui-use seeds of compile-corpus.
+add_executable(fuzz_tuiuse_replay fuzz/fuzz_replay.c fuzz/fuzz_compile.c)
+target_compile_definitions(fuzz_tuiuse_replay PRIVATE FUZZ_TUIUSE)
+target_link_libraries(fuzz_tuiuse_replay PRIVATE sc_compiler)
+add_test(NAME fuzz_tuiuse_regressions
+         COMMAND fuzz_tuiuse_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/tuiuse-corpus)
+set_tests_properties(fuzz_tuiuse_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
+# The HTTP request reader of every server (head parser, chunked bodies),
+# whole against piece by piece: tests/fuzz/http-corpus.
+add_executable(fuzz_http_replay fuzz/fuzz_replay.c fuzz/fuzz_http.c)
+target_link_libraries(fuzz_http_replay PRIVATE sc_http)
+add_test(NAME fuzz_http_regressions
+         COMMAND fuzz_http_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/http-corpus)
+set_tests_properties(fuzz_http_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -45,7 +62,7 @@ if(SCC_FUZZ)
   # the interpreter's debug-build asserts on (-UNDEBUG) whatever the build
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
-  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler)
+  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -54,6 +71,17 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_compile PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_compile PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_compile PRIVATE sc_compiler)
+
+  add_executable(fuzz_tuiuse fuzz/fuzz_compile.c)
+  target_compile_definitions(fuzz_tuiuse PRIVATE FUZZ_TUIUSE)
+  target_compile_options(fuzz_tuiuse PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_tuiuse PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_tuiuse PRIVATE sc_compiler)
+
+  add_executable(fuzz_http fuzz/fuzz_http.c)
+  target_compile_options(fuzz_http PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_http PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_http PRIVATE sc_http)
 
   # fuzz_load CORPUS_DIR SEED_DIR...: tests/fuzz/load-corpus/README.md
   add_executable(fuzz_load fuzz/fuzz_load.c)

@@ -60,22 +60,24 @@ int http_parse_head(const char *buf, size_t len, size_t max_head, uint64_t max_b
                     HttpReq *r, int *status, const char **why)
 {
     memset(r, 0, sizeof *r);
-    /* Find the end of the head within max_head bytes. */
+    /* Find the end of the head within max_head bytes, rejecting on the
+    ** way what can never become a request.  One pass that stops at the
+    ** first bad byte or at the end, so the answer is the same whether the
+    ** head arrived whole or in pieces (tests/fuzz/fuzz_http.c). */
     size_t lim = len < max_head ? len : max_head;
     size_t end = 0;
-    for (size_t i = 0; i + 3 < lim; i++) {
-        if (buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
-            end = i + 4;
-            break;
+    for (size_t i = 0; i < lim; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == '\r') {
+            if (i + 3 < lim && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
+                end = i + 4;
+                break;
+            }
+        } else if (c == 0 || (c == '\n' && (i == 0 || buf[i - 1] != '\r'))) {
+            return fail(status, why, 400, "bare LF or NUL in the request head");
         }
     }
     if (!end) {
-        /* Reject early what can never become a request. */
-        for (size_t i = 0; i < lim; i++) {
-            unsigned char c = (unsigned char)buf[i];
-            if (c == 0 || (c == '\n' && (i == 0 || buf[i - 1] != '\r')))
-                return fail(status, why, 400, "bare LF or NUL in the request head");
-        }
         if (len >= max_head)
             return fail(status, why, 431, "request head too large");
         return 0;
@@ -223,10 +225,15 @@ int http_chunked(char *buf, size_t len, uint64_t max_body, HttpChunked *st, int 
         while (ll + 1 < avail && !(line[ll] == '\r' && line[ll + 1] == '\n'))
             ll++;
         if (ll + 1 >= avail) {
-            if (avail > CH_LINE_MAX)
+            if (st->phase == CH_SIZE && avail > CH_LINE_MAX)
                 return fail(status, why, 400, "chunk size line too long");
+            if (st->phase == CH_TRAILER && st->trailer + avail > CH_TRAILER_MAX)
+                return fail(status, why, 431, "chunked trailer fields too large");
             return 0;
         }
+        /* the same limit whether the line arrived whole or in pieces */
+        if (ll + 2 > CH_LINE_MAX && st->phase == CH_SIZE)
+            return fail(status, why, 400, "chunk size line too long");
         st->pos += ll + 2;
         if (st->phase == CH_TRAILER) {
             st->trailer += ll + 2;

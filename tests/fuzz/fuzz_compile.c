@@ -79,19 +79,13 @@ static bool sandbox_make(void)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One compilation of data; the bytecode (or NULL: errors) in *out, the
+** number of diagnostics returned. */
+static size_t compile_once(const uint8_t *data, size_t size, unsigned flags, unsigned char **out, size_t *out_len)
 {
-    static bool ready;
-    if (!ready && !sandbox_make())
-        abort();   /* no sandbox: nothing would be tested */
-    ready = true;
-    unsigned flags = 0;
-    if (size > 0 && data[0] < 0x08) {
-        flags = data[0];
-        data++;
-        size--;
-    }
     static const char *const dialects[] = { NULL, "tui-use", "scenario", "auto" };
+    *out = NULL;
+    *out_len = 0;
     char *src = sc_malloc(size + 1);
     if (!src)
         return 0;
@@ -114,9 +108,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SccResult r = { .files = &files };
     if (scc_compile(src, size, &o, &d, &r) == SCC_INTERNAL)
         abort(); /* the compiler emitted bytecode its own verifier rejects */
-    sc_free(r.bytes);
+    *out = r.bytes;
+    *out_len = r.n_bytes;
+    size_t nd = d.n;
     embed_list_fini(&files);
     symtab_fini(&syms);
     diags_fini(&d);
+    return nd;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool ready;
+    if (!ready && !sandbox_make())
+        abort();   /* no sandbox: nothing would be tested */
+    ready = true;
+    unsigned flags = 0;
+#ifdef FUZZ_TUIUSE
+    flags = 1;      /* fuzz_tuiuse: the tui-use reader, whatever the input */
+#else
+    if (size > 0 && data[0] < 0x08) {
+        flags = data[0];
+        data++;
+        size--;
+    }
+#endif
+    /* Twice: the same input gives the same bytes and the same diagnostics
+    ** (deterministic output, docs/bytecode.md). */
+    unsigned char *a, *b;
+    size_t al, bl;
+    size_t da = compile_once(data, size, flags, &a, &al);
+    size_t db = compile_once(data, size, flags, &b, &bl);
+    if (da != db || al != bl || (a == NULL) != (b == NULL) || (al && memcmp(a, b, al) != 0))
+        abort();
+    sc_free(a);
+    sc_free(b);
     return 0;
 }
