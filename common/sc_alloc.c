@@ -5,18 +5,30 @@
 #include <string.h>
 
 unsigned long sc_alloc_fail_after;
-static unsigned long alloc_count;
+unsigned long sc_alloc_fail_count;
+static unsigned long alloc_count, failed;
 
 void sc_alloc_reset(void)
 {
     alloc_count = 0;
+    failed = 0;
+}
+
+unsigned long sc_alloc_failed(void)
+{
+    return failed;
 }
 
 static int should_fail(void)
 {
     if (sc_alloc_fail_after == 0)
         return 0;
-    return ++alloc_count >= sc_alloc_fail_after;
+    if (++alloc_count < sc_alloc_fail_after)
+        return 0;
+    if (sc_alloc_fail_count && failed >= sc_alloc_fail_count)
+        return 0;
+    failed++;
+    return 1;
 }
 
 void *sc_malloc(size_t n)

@@ -19,6 +19,12 @@ char *sc_strndup(const char *s, size_t n);
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */
 extern unsigned long sc_alloc_fail_after;
+/* When > 0, only this many allocations fail from there on; later ones
+** succeed again, so a test can check that a long-running loop (a server)
+** recovers.  0 = every later one fails.  For tests only. */
+extern unsigned long sc_alloc_fail_count;
+/* Allocations failed by the hook since the last sc_alloc_reset(). */
+unsigned long sc_alloc_failed(void);
 /* Restarts the count, so a test can retry with the next N in-process. */
 void sc_alloc_reset(void);
 

@@ -13,6 +13,10 @@ target_link_libraries(llm_unit PRIVATE sc_rt_llm PkgConfig::CJSON)
 add_test(NAME llm.unit COMMAND llm_unit)
 set_tests_properties(llm.unit PROPERTIES LABELS "unit" TIMEOUT 60)
 
+# The server with each allocation failing in turn (tests/llm/llm_alloc.c).
+add_executable(llm_alloc ${LLM_SRC}/llm_alloc.c)
+target_link_libraries(llm_alloc PRIVATE sc_rt_llm Threads::Threads)
+
 # The test scenarios, compiled by scc.
 file(GLOB LLM_SCENARIOS ${LLM_SRC}/scenarios/*.yaml)
 foreach(y ${LLM_SCENARIOS})
@@ -54,3 +58,6 @@ endforeach()
 add_test(NAME llm.wire_golden COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/wire_golden.py $<TARGET_FILE:scvm> ${LLM_FIX}
                                       ${LLM_SRC}/wire.sha256)
 set_tests_properties(llm.wire_golden PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server;golden" TIMEOUT 120)
+
+add_test(NAME llm.alloc COMMAND llm_alloc ${LLM_FIX}/timing.scb)
+set_tests_properties(llm.alloc PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 300)

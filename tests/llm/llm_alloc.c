@@ -1,0 +1,166 @@
+/* llm_alloc.c - the mock LLM server with each of its allocations failing
+** in turn (sc_alloc_fail_after, one failure each: sc_alloc_fail_count):
+** creating the server, accepting, reading, routing, sessions, rendering
+** streamed and whole answers.  Each run has three clients; the one the
+** failure hits gets its answer whole or a closed connection (never a
+** wrong byte), every later one is served whole (the loop recovered), and
+** the ASan build finds no leak.
+**
+** usage: llm_alloc TIMING_SCB   (tests/llm/scenarios/timing.yaml compiled) */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/sc_alloc.h"
+#include "formats/suite.h"
+#include "runtime/llm/llm.h"
+
+static int fails;
+#define CHECK(c)                                                                    \
+    do {                                                                            \
+        if (!(c)) {                                                                 \
+            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c);           \
+            fails++;                                                                \
+        }                                                                           \
+    } while (0)
+
+static void *serve(void *arg)
+{
+    llm_server_run(arg);
+    return NULL;
+}
+
+static int dial(const char *bound)
+{
+    char host[64];
+    snprintf(host, sizeof host, "%s", bound);
+    char *colon = strrchr(host, ':');
+    *colon = 0;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
+    inet_pton(AF_INET, host, &a.sin_addr);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends req and reads until the peer closes or 5 s pass. */
+static size_t exchange(const char *bound, const char *req, char *out, size_t cap)
+{
+    int fd = dial(bound);
+    if (fd < 0)
+        return 0;
+    send(fd, req, strlen(req), MSG_NOSIGNAL);
+    size_t n = 0;
+    while (n < cap) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 5000) <= 0)
+            break;
+        ssize_t k = recv(fd, out + n, cap - n, 0);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    return n;
+}
+
+#define BODY_S "{\"model\":\"timing\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}"
+#define BODY_W "{\"model\":\"timing\",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}"
+static char req_s[512], req_w[512];
+
+typedef struct Got {
+    char b[3][16384];
+    size_t n[3];
+} Got;
+
+static bool run(const Suite *suite, unsigned long n, Got *g)
+{
+    LlmServeOpts o = { .port = "0", .speed = 0, .loop = true, .quiet = true };
+    sc_alloc_reset();
+    sc_alloc_fail_after = n;
+    sc_alloc_fail_count = 1;
+    int err = 0;
+    memset(g->n, 0, sizeof g->n);
+    LlmServer *s = llm_server_new(suite, &o, &err);
+    if (!s)
+        return false;
+    char bound[96];
+    if (llm_server_listen(s, bound, sizeof bound) != 0) {
+        llm_server_free(s);
+        return false;
+    }
+    pthread_t th;
+    pthread_create(&th, NULL, serve, s);
+    g->n[0] = exchange(bound, req_s, g->b[0], sizeof g->b[0]);
+    g->n[1] = exchange(bound, req_w, g->b[1], sizeof g->b[1]);
+    g->n[2] = exchange(bound, req_s, g->b[2], sizeof g->b[2]);
+    llm_server_stop(s);
+    pthread_join(th, NULL);
+    llm_server_finish(s);
+    llm_server_free(s);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fputs("usage: llm_alloc TIMING_SCB\n", stderr);
+        return 2;
+    }
+    snprintf(req_s, sizeof req_s,
+             "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Connection: close\r\nContent-Length: %zu\r\n\r\n%s", strlen(BODY_S), BODY_S);
+    snprintf(req_w, sizeof req_w,
+             "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Connection: close\r\nContent-Length: %zu\r\n\r\n%s", strlen(BODY_W), BODY_W);
+    Suite *suite = suite_new();
+    if (!suite || suite_add_file(suite, argv[1], NULL) != 0) {
+        fprintf(stderr, "llm_alloc: cannot load %s\n", argv[1]);
+        return 1;
+    }
+    static Got full, got;
+    CHECK(run(suite, 0, &full));
+    CHECK(strstr(full.b[0], "200 OK") && strstr(full.b[0], "three") && strstr(full.b[0], "data: [DONE]"));
+    CHECK(strstr(full.b[1], "200 OK") && strstr(full.b[1], "one two three"));
+    CHECK(full.n[2] == full.n[0] && memcmp(full.b[2], full.b[0], full.n[0]) == 0);
+    unsigned long n, hits = 0, shorted = 0;
+    for (n = 1; n < 100000; n++) {
+        bool made = run(suite, n, &got);
+        unsigned long failed = sc_alloc_failed();
+        sc_alloc_fail_after = sc_alloc_fail_count = 0;
+        if (!failed)
+            break;
+        hits++;
+        if (!made)
+            continue;
+        int short_of = 0;
+        for (int k = 0; k < 3; k++) {
+            bool whole = got.n[k] == full.n[k] && memcmp(got.b[k], full.b[k], full.n[k]) == 0;
+            if (!whole) {
+                short_of++;
+                /* a clean error is an HTTP answer, never a torn one */
+                bool clean = got.n[k] == 0 || (strncmp(got.b[k], "HTTP/1.1 5", 10) == 0 &&
+                                               strstr(got.b[k], "\r\n\r\n") != NULL);
+                if (!clean)
+                    fprintf(stderr, "allocation %lu, client %d: %.*s\n", n, k, (int)got.n[k], got.b[k]);
+                CHECK(clean);
+            }
+        }
+        CHECK(short_of <= 1);
+        shorted += short_of != 0;
+    }
+    CHECK(n < 100000 && hits >= 20 && shorted >= 10);
+    printf("llm_alloc: %lu allocation failures injected (%lu cost a client its answer), the server "
+           "recovered from each\n", hits, shorted);
+    suite_free(suite);
+    return fails ? 1 : 0;
+}
