@@ -44,6 +44,7 @@ typedef struct Conn {
     bool have_head;         /* the current request's head is in; its body is not yet */
     HttpChunked chunk;      /* the current request's chunked body, decoded in place */
     bool close_after, cont_sent, peer_closed, dead;
+    bool over_budget;       /* a read would have passed max_buffered: 503 */
 } Conn;
 
 struct HttpServer {
@@ -54,6 +55,8 @@ struct HttpServer {
     int lfd;
     int wake[2];
     uint64_t refused;
+    unsigned char *rbuf;    /* READ_CHUNK: every read lands here first */
+    size_t buffered;        /* sum of the connections' input capacities */
 };
 
 static int g_wake_fd = -1;
@@ -89,6 +92,8 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.head_timeout_ms = 10000;
     if (!s->o.idle_timeout_ms)
         s->o.idle_timeout_ms = 15000;
+    if (!s->o.max_buffered)
+        s->o.max_buffered = s->o.max_body > ((size_t)32 << 20) ? 2 * s->o.max_body : (size_t)64 << 20;
     /* one descriptor per connection, and some to spare (listener, wake
     ** pipe, the process's own): raise the soft limit, or fit under it */
     struct rlimit rl;
@@ -105,19 +110,21 @@ HttpServer *http_server_new(const HttpServerOpts *o)
     s->wake[0] = s->wake[1] = -1;
     s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
     s->pfds = sc_calloc((size_t)s->o.max_conns + 2, sizeof *s->pfds);
-    if (!s->conns || !s->pfds) {
+    s->rbuf = sc_malloc(READ_CHUNK);
+    if (!s->conns || !s->pfds || !s->rbuf) {
         http_server_free(s);
         return NULL;
     }
     return s;
 }
 
-static void conn_free(Conn *c)
+static void conn_free(HttpServer *s, Conn *c)
 {
     if (!c)
         return;
     if (c->fd >= 0)
         close(c->fd);
+    s->buffered -= c->in.cap;
     buf_fini(&c->in);
     http_plan_fini(&c->plan);
     sc_free(c);
@@ -128,7 +135,7 @@ void http_server_free(HttpServer *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n_conns; i++)
-        conn_free(s->conns[i]);
+        conn_free(s, s->conns[i]);
     if (s->lfd >= 0)
         close(s->lfd);
     if (s->wake[0] >= 0)
@@ -137,6 +144,7 @@ void http_server_free(HttpServer *s)
         close(s->wake[1]);
     sc_free(s->conns);
     sc_free(s->pfds);
+    sc_free(s->rbuf);
     sc_free(s);
 }
 
@@ -263,6 +271,51 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     c->served++;
 }
 
+/* After a large request, give the memory back: a connection keeps at
+** most 64 KiB of input capacity between requests. */
+static void in_shrink(HttpServer *s, Conn *c)
+{
+    if (c->in.cap <= READ_CHUNK || c->in.len > READ_CHUNK / 2)
+        return;
+    Buf nb;
+    buf_init(&nb);
+    if (c->in.len) {
+        buf_put(&nb, c->in.data, c->in.len);
+        if (nb.oom) {
+            buf_fini(&nb);
+            return;     /* keep the old one */
+        }
+    }
+    s->buffered -= c->in.cap;
+    s->buffered += nb.cap;
+    buf_fini(&c->in);
+    c->in = nb;
+}
+
+/* The connection will read no more requests: its input goes. */
+static void in_release(HttpServer *s, Conn *c)
+{
+    s->buffered -= c->in.cap;
+    buf_fini(&c->in);
+    buf_init(&c->in);
+}
+
+/* A request that will not be handled (r NULL for the handler): the
+** answer for status, then the connection closes. */
+static void answer_and_close(HttpServer *s, Conn *c, int status, const char *why, uint64_t now)
+{
+    answer(s, c, NULL, 0, status, why);
+    in_release(s, c);
+    c->head_ms = 0;
+    c->have_head = false;
+    c->state = C_SEND;
+    c->item = c->sent = c->avail = 0;
+    c->start_ms = c->last_ms = now;
+    c->close_after = true;
+    if (!c->plan.n_items || http_plan_error(&c->plan))
+        c->dead = true;
+}
+
 static void conn_step(HttpServer *s, Conn *c, uint64_t now)
 {
     if (c->state == C_DRAIN) {
@@ -272,6 +325,15 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
         return;
     }
     for (;;) {
+        if (c->state == C_READ && c->over_budget) {
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, c->peer, "request data above the server's buffer budget (503)");
+            c->over_budget = false;
+            answer_and_close(s, c, 503, "the server holds too much request data now; retry later", now);
+            if (c->dead)
+                return;
+            continue;
+        }
         if (c->state == C_READ) {
             if (!c->in.len) {
                 if (c->peer_closed)
@@ -333,6 +395,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             }
             memmove(c->in.data, c->in.data + used, c->in.len - used);
             c->in.len -= used;
+            in_shrink(s, c);
             c->cont_sent = false;
             c->have_head = false;
             memset(&c->chunk, 0, sizeof c->chunk);
@@ -371,7 +434,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
         if (c->close_after) {
             shutdown(c->fd, SHUT_WR);
             c->state = C_DRAIN;
-            c->in.len = 0;
+            in_release(s, c);
             c->drain_ms = now;
             return;
         }
@@ -414,17 +477,33 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
         }
     }
     size_t cap = in_cap(s);
-    while (c->in.len < cap) {
+    while (c->in.len < cap && !c->over_budget) {
         size_t want = cap - c->in.len < READ_CHUNK ? cap - c->in.len : READ_CHUNK;
-        if (!buf_reserve(&c->in, want)) {
-            c->dead = true;
-            return;
+        /* What one read may add must fit the budget: a connection holds
+        ** only what it sent (never a whole READ_CHUNK for one byte), and
+        ** its buffer grows one doubling at a time, each within the budget. */
+        if (c->in.len + want > c->in.cap) {
+            size_t next = c->in.cap ? c->in.cap * 2 : 256;
+            while (next < c->in.len + 1)
+                next *= 2;
+            if (s->buffered - c->in.cap + next > s->o.max_buffered) {
+                c->over_budget = true;
+                return;
+            }
+            if (want > next - c->in.len)
+                want = next - c->in.len;
         }
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, want, 0);
+        ssize_t n = recv(c->fd, s->rbuf, want, 0);
         if (n > 0) {
             if (c->state == C_READ && !c->head_ms)
                 c->head_ms = now;
-            c->in.len += (size_t)n;
+            size_t before = c->in.cap;
+            buf_put(&c->in, s->rbuf, (size_t)n);
+            if (c->in.oom) {
+                c->dead = true;
+                return;
+            }
+            s->buffered += c->in.cap - before;
             c->last_ms = now;
             if ((size_t)n < want)
                 return;
@@ -490,7 +569,7 @@ static void accept_all(HttpServer *s, uint64_t now)
             }
             if (s->o.notice)
                 s->o.notice(s->o.ctx, s->conns[victim]->peer, "closing an idle keep-alive connection for a new one");
-            conn_free(s->conns[victim]);
+            conn_free(s, s->conns[victim]);
             slot = victim;
         }
         Conn *c = sc_calloc(1, sizeof *c);
@@ -549,7 +628,7 @@ int http_server_run(HttpServer *s)
         for (size_t i = 0; i < s->n_conns; i++) {
             Conn *c = s->conns[i];
             short ev = 0;
-            if (!c->peer_closed && c->in.len < in_cap(s))
+            if (!c->peer_closed && !c->over_budget && c->in.len < in_cap(s))
                 ev |= POLLIN;
             if (c->state == C_SEND && c->sent < c->avail)
                 ev |= POLLOUT;
@@ -593,16 +672,8 @@ int http_server_run(HttpServer *s)
                     /* a head that does not arrive: 408, then close */
                     if (s->o.notice)
                         s->o.notice(s->o.ctx, c->peer, "request head not complete in time (408)");
-                    answer(s, c, NULL, 0, 408, "the request head did not arrive in time");
-                    c->in.len = 0;
-                    c->head_ms = 0;
-                    c->state = C_SEND;
-                    c->item = c->sent = c->avail = 0;
-                    c->start_ms = c->last_ms = now;
-                    c->close_after = true;
-                    if (!c->plan.n_items || http_plan_error(&c->plan))
-                        c->dead = true;
-                    else
+                    answer_and_close(s, c, 408, "the request head did not arrive in time", now);
+                    if (!c->dead)
                         conn_step(s, c, now);
                 } else {
                     if (s->o.notice)
@@ -618,7 +689,7 @@ int http_server_run(HttpServer *s)
         size_t k = 0;
         for (size_t i = 0; i < s->n_conns; i++) {
             if (s->conns[i]->dead)
-                conn_free(s->conns[i]);
+                conn_free(s, s->conns[i]);
             else
                 s->conns[k++] = s->conns[i];
         }
@@ -630,7 +701,7 @@ int http_server_run(HttpServer *s)
     sigaction(SIGPIPE, &old_pipe, NULL);
     g_wake_fd = -1;
     for (size_t i = 0; i < s->n_conns; i++)
-        conn_free(s->conns[i]);
+        conn_free(s, s->conns[i]);
     s->n_conns = 0;
     return result;
 }

@@ -6,9 +6,11 @@
 ** max_head, body by max_body), hands it to the handler, which fills a plan
 ** in one go, and then only copies the plan's due bytes to the socket, so
 ** timing costs one poll timeout and nothing per byte.  Input is bounded per
-** connection, connections are bounded in number (503 above), and an idle
-** or stalled connection is closed after timeout_ms: memory stays bounded
-** and no client can hold the loop.  Nothing here prints: what a server
+** connection and for all of them together (max_buffered; a connection
+** holds only the bytes it sent, read through one shared buffer),
+** connections are bounded in number (503 above), and an idle or stalled
+** connection is closed after its timeout: memory stays bounded and no
+** client can hold the loop.  Nothing here prints: what a server
 ** wants to log it logs from its handler and the notice callback. */
 #ifndef SC_HTTP_SERVER_H
 #define SC_HTTP_SERVER_H
@@ -47,6 +49,10 @@ typedef struct HttpServerOpts {
     ** refused (503). */
     unsigned max_conns;
     unsigned timeout_ms;    /* a stalled request body or answer; 0 = 60 s */
+    /* Request bytes all connections together may hold (heads, bodies,
+    ** partial input); a read that would take more answers that connection
+    ** 503 and closes it.  0 = 64 MiB or twice max_body, the larger. */
+    size_t max_buffered;
     unsigned head_timeout_ms;  /* first byte of a request to its whole head (408 after); 0 = 10 s */
     unsigned idle_timeout_ms;  /* nothing in flight: before a first request or between two; 0 = 15 s */
     /* Answers one request (required). */

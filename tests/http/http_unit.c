@@ -364,6 +364,50 @@ static void test_timeouts(void)
     http_server_free(s);
 }
 
+/* The budget for request data held by all connections together. */
+static void test_budget(void)
+{
+    Seen seen;
+    memset(&seen, 0, sizeof seen);
+    HttpServerOpts o = { .port = "0", .max_body = 8192, .max_buffered = 8192, .handle = handler, .ctx = &seen };
+    HttpServer *s = http_server_new(&o);
+    char bound[96];
+    CHECK(s && http_server_listen(s, bound, sizeof bound) == 0);
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    char buf[4096], body[6000];
+    memset(body, 'x', sizeof body);
+    /* a holds most of the budget with a body in progress ... */
+    int a = dial(bound);
+    const char ha[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6000\r\n\r\n";
+    send(a, ha, sizeof ha - 1, 0);
+    send(a, body, 4000, 0);
+    /* ... so b's body does not fit beside it: 503, then closed */
+    int b = dial(bound);
+    const char hb[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n";
+    send(b, hb, sizeof hb - 1, 0);
+    send(b, body, 5000, MSG_NOSIGNAL);
+    get(b, buf, sizeof buf, NULL);
+    CHECK(strncmp(buf, "HTTP/1.1 503 ", 13) == 0 && seen.last_bad == 503);
+    close(b);
+    /* a finishes and is answered; then the budget is free again */
+    send(a, body, 2000, 0);
+    get(a, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL && strlen(seen.last_body) > 0);
+    close(a);
+    int c = dial(bound);
+    send(c, hb, sizeof hb - 1, 0);
+    send(c, body, 5000, 0);
+    get(c, buf, sizeof buf, "0\r\n\r\n");
+    CHECK(strstr(buf, "200 OK") != NULL);
+    close(c);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0);
+    http_server_free(s);
+}
+
 /* Reads until want bytes, the peer closes, or 5 s pass. */
 static size_t get_n(int fd, char *out, size_t cap, size_t want)
 {
@@ -474,6 +518,7 @@ int main(void)
     test_chunked();
     test_server();
     test_timeouts();
+    test_budget();
     test_alloc_failures();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
