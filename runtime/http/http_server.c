@@ -22,6 +22,7 @@
 enum {
     DEFAULT_MAX_HEAD = 32 * 1024,
     READ_CHUNK = 64 * 1024,
+    READ_TURN = 4 * READ_CHUNK,     /* bytes one connection may read per loop turn */
     DRAIN_MS = 1000,
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
@@ -464,20 +465,23 @@ static uint64_t deadline(const HttpServer *s, const Conn *c)
 static void conn_read(HttpServer *s, Conn *c, uint64_t now)
 {
     if (c->state == C_DRAIN) {
-        char sink[4096];
-        for (;;) {
-            ssize_t n = recv(c->fd, sink, sizeof sink, 0);
-            if (n > 0)
+        /* discard, a turn's worth at most: a fast sender waits its turn */
+        for (size_t got = 0; got < READ_TURN;) {
+            ssize_t n = recv(c->fd, s->rbuf, READ_CHUNK, 0);
+            if (n > 0) {
+                got += (size_t)n;
                 continue;
+            }
             if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
                 c->peer_closed = true;
             if (n < 0 && errno == EINTR)
                 continue;
             return;
         }
+        return;
     }
-    size_t cap = in_cap(s);
-    while (c->in.len < cap && !c->over_budget) {
+    size_t cap = in_cap(s), turn = 0;
+    while (c->in.len < cap && !c->over_budget && turn < READ_TURN) {
         size_t want = cap - c->in.len < READ_CHUNK ? cap - c->in.len : READ_CHUNK;
         /* What one read may add must fit the budget: a connection holds
         ** only what it sent (never a whole READ_CHUNK for one byte), and
@@ -505,6 +509,7 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
             }
             s->buffered += c->in.cap - before;
             c->last_ms = now;
+            turn += (size_t)n;
             if ((size_t)n < want)
                 return;
             continue;

@@ -28,10 +28,10 @@ def _kill_leftovers():
 
 
 class Server:
-    def __init__(self, scvm, args, cwd=None):
+    def __init__(self, scvm, args, cwd=None, env=None):
         self.log_path = None
         cmd = [scvm, "serve", "llm", "--listen", "127.0.0.1:0"] + list(args)
-        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env)
         _RUNNING.append(self.p)
         line = self.p.stdout.readline().decode()
         m = re.match(r"listening on http://([0-9.]+):(\d+)", line)
