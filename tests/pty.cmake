@@ -7,6 +7,7 @@ add_executable(pty_unit ${PTY_SRC}/pty_unit.c)
 target_compile_definitions(pty_unit PRIVATE _GNU_SOURCE)
 target_link_libraries(pty_unit PRIVATE sc_rt_pty)
 add_test(NAME pty.unit COMMAND pty_unit)
+add_executable(sbx_probe ${PTY_SRC}/sbx_probe.c)
 set_tests_properties(pty.unit PROPERTIES LABELS "pty;unit" TIMEOUT 300)
 
 add_test(NAME pty.cli
@@ -84,3 +85,10 @@ add_test(NAME pty.cancel
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/cancel_test.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/cancel-work)
 set_tests_properties(pty.cancel PROPERTIES LABELS "pty" TIMEOUT 600)
+
+# The Linux sandbox for tui-use policies: refused writes, connects and
+# execs, from a grandchild too; fail closed; --explain-policy.
+add_test(NAME pty.sandbox
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/sandbox_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> $<TARGET_FILE:sbx_probe> ${CMAKE_CURRENT_BINARY_DIR}/sandbox-work)
+set_tests_properties(pty.sandbox PROPERTIES LABELS "pty" TIMEOUT 300)

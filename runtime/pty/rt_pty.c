@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,65 @@ static void argv_push_strings(Pty *t, const BcProgram *p, const BcVal *list)
     }
 }
 
+/* The strings of a policy list (paths) as a C array in out (at most
+** cap); returns the count. */
+static size_t policy_list(Pty *t, const BcVal *obj, const char *key, const char **out, size_t cap)
+{
+    BcVal list;
+    size_t n = 0;
+    if (!vget(t, obj, key, &list) || list.tag != BC_V_ARRAY)
+        return 0;
+    const unsigned char *q = list.p;
+    for (uint32_t i = 0; i < list.n && n < cap; i++) {
+        BcVal a;
+        q = bc_val_decode(t->p, q, &a);
+        if (a.tag == BC_V_STR)
+            out[n++] = t->p->str[a.n].s;
+    }
+    return n;
+}
+
+/* The sandbox for a tui-use policy (rt_sandbox.h): its temporary folder,
+** the kernel's pieces, the plan.  Refusals: E_SANDBOX_UNAVAILABLE, or
+** E_POLICY_DENIED for a path that does not exist. */
+static bool plan_sandbox(Pty *t, const BcVal *pol, bool net_on, bool ack)
+{
+    static SandboxCaps caps;
+    static bool probed;
+    if (!probed)
+        sandbox_probe(&caps);
+    probed = true;
+    const char *rd[64], *wr[64], *ex[64];
+    BcVal fs, exv;
+    size_t nr = 0, nw = 0, ne = 0;
+    if (vget(t, pol, "fs", &fs)) {
+        nr = policy_list(t, &fs, "allowed_read", rd, 64);
+        nw = policy_list(t, &fs, "allowed_write", wr, 64);
+    }
+    bool shell = false;
+    if (vget(t, pol, "exec", &exv)) {
+        ne = policy_list(t, &exv, "allowed_executables", ex, 64);
+        shell = vbool(t, &exv, "allow_shell", false);
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(t->sbx_tmp, sizeof t->sbx_tmp, "%.40s/scvm-sbx-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(t->sbx_tmp)) {
+        pty_fail(t, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(errno));
+        t->sbx_tmp[0] = 0;
+        return false;
+    }
+    SandboxPolicy sp = { .read = rd, .n_read = nr, .write = wr, .n_write = nw, .exec = ex, .n_exec = ne,
+                         .allow_shell = shell, .network = net_on, .unsafe_ack = ack, .tmpdir = t->sbx_tmp };
+    bool unavailable;
+    char err[512];
+    t->sbx = sandbox_plan(&sp, &caps, &unavailable, err, sizeof err);
+    if (!t->sbx) {
+        pty_fail(t, unavailable ? PTY_E_SANDBOX_UNAVAILABLE : PTY_E_POLICY_DENIED, "sandbox: %s", err);
+        return false;
+    }
+    return true;
+}
+
 static bool prepare(Pty *t)
 {
     const BcProgram *p = t->p;
@@ -167,7 +227,8 @@ static bool prepare(Pty *t)
     }
     snprintf(t->exe, sizeof t->exe, "%s", exe);
 
-    /* Sandbox and network: we have no sandbox, and say so. */
+    /* Sandbox and network: the Linux sandbox (rt_sandbox.h) for the
+    ** default `seatbelt`, nothing for `none` (acknowledged). */
     if (have_pol) {
         const char *sb = vstr(t, &pol, "sandbox", NULL);
         int64_t ver = 0;
@@ -175,23 +236,21 @@ static bool prepare(Pty *t)
             pty_fail(t, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
             return false;
         }
-        if (!sb || strcmp(sb, "none") != 0) {
-            pty_fail(t, PTY_E_SANDBOX_UNAVAILABLE,
-                     "sandbox '%s' is not available on this system; use sandbox: none with sandbox_unsafe_ack",
-                     sb ? sb : "seatbelt");
-            return false;
-        }
-        if (!vbool(t, &pol, "sandbox_unsafe_ack", false)) {
+        bool none = sb && strcmp(sb, "none") == 0;
+        bool ack = vbool(t, &pol, "sandbox_unsafe_ack", false);
+        if (none && !ack) {
             pty_fail(t, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
             return false;
         }
         const char *net = vstr(t, &pol, "network", NULL);
-        if (!vbool(t, &pol, "network_unsafe_ack", false)) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "without a sandbox the network policy cannot be enforced: "
-                                             "network_unsafe_ack must be true");
+        bool net_on = net && strcmp(net, "enabled") == 0;
+        if ((none || net_on) && !vbool(t, &pol, "network_unsafe_ack", false)) {
+            pty_fail(t, PTY_E_POLICY_DENIED, none ? "without a sandbox the network policy cannot be enforced: "
+                                                    "network_unsafe_ack must be true"
+                                                  : "network: enabled needs network_unsafe_ack: true");
             return false;
         }
-        (void)net;
+        t->sbx_none = none;
         BcVal fs, list;
         if (vget(t, &pol, "fs", &fs)) {
             const char *keys[] = { "allowed_read", "allowed_write" };
@@ -214,6 +273,8 @@ static bool prepare(Pty *t)
                 }
             }
         }
+        if (!none && !plan_sandbox(t, &pol, net_on, ack))
+            return false;
     }
 
     /* Exec allowlist, on resolved absolute paths. */
@@ -304,6 +365,8 @@ static bool prepare(Pty *t)
             buf_fini(&vb);
         }
     }
+    if (t->sbx)     /* the one folder the program may write besides fs.allowed_write */
+        env_set(&t->env, "TMPDIR", 6, t->sbx_tmp, strlen(t->sbx_tmp));
     if (!env_has(&t->env, "TERM"))
         env_set(&t->env, "TERM", 4, "xterm-256color", 14);
     if (!env_has(&t->env, "LANG"))
@@ -349,6 +412,54 @@ static void read_budgets(Pty *t)
 
 static int pty_end(RtTarget *rt, const BcProgram *p);
 
+/* --explain-policy: what will be enforced, or why the run is refused. */
+static void explain(Pty *t)
+{
+    Buf b;
+    buf_init(&b);
+    bool json = t->o.explain_json;
+    if (t->err) {
+        if (json) {
+            buf_printf(&b, "{\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
+            events_str_lossy(&b, t->msg, strlen(t->msg));
+            buf_puts(&b, "}}\n");
+        } else {
+            buf_printf(&b, "denied: %s: %s\n", pty_err_code(t->err), t->msg);
+        }
+    } else if (t->sbx) {
+        if (json) {
+            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_puts(&b, ",\"enforced\":");
+            sandbox_explain(t->sbx, &b, true);
+            if (b.len && b.data[b.len - 1] == '\n')
+                b.len--;
+            buf_puts(&b, "}\n");
+        } else {
+            buf_printf(&b, "allowed: %s\n", t->exe);
+            sandbox_explain(t->sbx, &b, false);
+        }
+    } else {
+        const char *why = t->sbx_none ? "sandbox: none (sandbox_unsafe_ack): nothing is enforced on the program "
+                                        "beyond the checks before the spawn (command, environment)"
+                                      : "no tui-use policy: no sandbox; the command must exist and the "
+                                        "environment is the default allowlist";
+        if (json) {
+            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_puts(&b, ",\"enforced\":null,\"note\":");
+            events_str_lossy(&b, why, strlen(why));
+            buf_puts(&b, "}\n");
+        } else {
+            buf_printf(&b, "allowed: %s\n%s\n", t->exe, why);
+        }
+    }
+    if (!b.oom)
+        fwrite(b.data, 1, b.len, t->o.explain);
+    fflush(t->o.explain);
+    buf_fini(&b);
+}
+
 static int pty_begin(RtTarget *rt, const BcProgram *p)
 {
     Pty *t = (Pty *)rt;
@@ -367,6 +478,12 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
     /* Everything that can be refused is refused before the spawn. */
     /* vm_run does not call end() after a failed begin(), so a refusal
     ** ends the run here: the error is reported and the artifacts say why. */
+    if (t->o.explain) {
+        if (pty_check_cancel_key(t))
+            prepare(t);
+        explain(t);
+        return pty_end(rt, p);
+    }
     if (!pty_check_cancel_key(t) || !pty_ws_prepare(t) || !prepare(t) || !pty_out_prepare(t))
         return pty_end(rt, p);
     if (!pty_screen_open(t)) {
@@ -380,6 +497,8 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
         .cwd = t->cwd[0] ? t->cwd : NULL,
         .rows = t->rows,
         .cols = t->cols,
+        .before_exec = t->sbx ? sandbox_enter : NULL,
+        .before_exec_arg = t->sbx,
     };
     char err[512];
     t->sess = pty_session_spawn(&sp, err, sizeof err);
@@ -397,6 +516,26 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
     ev_end(t);
     pty_cast_begin(t);
     return 0;
+}
+
+/* The sandbox's temporary folder goes with the session (the program and
+** its descendants are gone: the session is closed). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void sandbox_cleanup(Pty *t)
+{
+    if (t->sbx_tmp[0])
+        nftw(t->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    t->sbx_tmp[0] = 0;
+    sandbox_free(t->sbx);
+    t->sbx = NULL;
 }
 
 static int status_of(const Pty *t)
@@ -447,10 +586,12 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
             fprintf(t->o.diag, "scvm: pty: %s: %s\n", pty_err_code(t->err), t->msg);
     }
     pty_cast_end(t);
-    pty_out_finish(t);
+    if (!t->o.explain)
+        pty_out_finish(t);
     pty_session_close(t->sess);
     t->sess = NULL;
     pty_ws_cleanup(t);
+    sandbox_cleanup(t);
     return status_of(t);
 }
 
@@ -461,6 +602,7 @@ static void pty_destroy(RtTarget *rt)
         return;
     pty_session_close(t->sess);
     pty_ws_cleanup(t);
+    sandbox_cleanup(t);
     pty_screen_free(t->scr);
     strv_free(&t->argv);
     strv_free(&t->env);
@@ -512,6 +654,14 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
 }
 
 RtClock *rt_pty_clock(RtTarget *rt) { return &((Pty *)rt)->clock; }
+
+int rt_pty_explain(RtTarget *rt, const BcProgram *p)
+{
+    Pty *t = (Pty *)rt;
+    if (!t->o.explain)
+        return SC_RUNTIME;
+    return pty_begin(rt, p);    /* explains and ends: nothing runs */
+}
 
 void rt_pty_goldens(const RtTarget *rt, RtPtyGoldens *out)
 {

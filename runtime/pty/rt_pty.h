@@ -76,11 +76,20 @@ typedef struct RtPtyOpts {
     ** the whole text at once).  The wait runs the event loop, so output
     ** is read and queries answered meanwhile; scaled by speed. */
     unsigned type_delay_ms;
+    /* --explain-policy: write what the policy enforces and how (the
+    ** sandbox, docs/pty.md) here, as text or (explain_json) one JSON
+    ** object, and run nothing. */
+    FILE *explain;
+    bool explain_json;
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of
 ** memory.  Nothing is spawned before begin(). */
 RtTarget *rt_pty_new(const RtPtyOpts *o);
+/* --explain-policy (o->explain set): checks p's policy as a run would,
+** writes what it enforces to o->explain, spawns nothing; instead of
+** vm_run.  Returns the run's status (0: allowed). */
+int rt_pty_explain(RtTarget *t, const BcProgram *p);
 /* The clock to pass to vm_run with this target. */
 RtClock *rt_pty_clock(RtTarget *t);
 /* A label or scenario name as a file name: [A-Za-z0-9._-] kept, anything

@@ -16,6 +16,7 @@
 #include "rt_pty.h"
 #include "rt_pty_screen.h"
 #include "rt_pty_session.h"
+#include "rt_sandbox.h"
 
 typedef struct StrV {
     char **v;               /* NULL-terminated */
@@ -80,6 +81,9 @@ typedef struct Pty {
     PtyErr err;
     char msg[1024];
     int cancel_sig;         /* the signal that interrupted the run, or 0 */
+    Sandbox *sbx;           /* the tui-use policy's sandbox, or NULL */
+    char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
+    bool sbx_none;          /* sandbox: none (acknowledged) */
 } Pty;
 
 /* rt_pty_ev.c */

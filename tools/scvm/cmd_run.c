@@ -99,8 +99,10 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
         .events = out, .diag = diag, .cast = o->cast, .cancel_key = o->cancel_key, .cells = o->cells,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
-        .ci = o->ci || ci_env(),
+        .ci = o->ci || ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
     };
+    if (o->explain)
+        po.events = NULL;   /* the explanation is the output */
     *dm = PTY_E_INTERNAL;
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
@@ -108,7 +110,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         return SC_RUNTIME;
     }
     VmOpts vo = { .speed = o->speed };
-    int st = vm_run(prog, t, rt_pty_clock(t), &vo);
+    int st = o->explain ? rt_pty_explain(t, prog) : vm_run(prog, t, rt_pty_clock(t), &vo);
     const char *msg;
     *dm = rt_pty_result(t, &msg);
     if (r) {
@@ -646,6 +648,8 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         return cli_usage(scvm_usage, "%s", "--cast records one session: not with a pack or a selection");
     if (o->dm_exit)
         return cli_usage(scvm_usage, "%s", "--data-model-exit needs one scenario: not a pack or a selection");
+    if (o->explain)
+        return cli_usage(scvm_usage, "%s", "--explain-policy needs one scenario: not a pack or a selection");
     if (rt_cancel_install() != 0) {
         fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
         return SC_RUNTIME;

@@ -89,6 +89,8 @@ static const char help_text[] =
     "  --type-delay MS    type text one character at a time, MS apart\n"
     "  --keep-workspace   leave the repo.init workspace behind\n"
     "  --data-model-exit  exit with the tui-use data model's status (0-12)\n"
+    "  --explain-policy   print what the policy enforces and how (the sandbox), or why\n"
+    "                     it is refused, and run nothing (--json: one JSON object)\n"
     "serve options (docs/serve-llm.md):\n"
     "  --listen ADDR:PORT where to listen (default 127.0.0.1:8089; PORT 0 = any free\n"
     "                     port; the address is printed on stdout)\n"
@@ -122,7 +124,7 @@ static const char help_text[] =
 enum {
     O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_FAIL_FAST, O_NO_PROGRESS,
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
-    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT,
+    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT,
 };
@@ -167,6 +169,7 @@ static const struct {
     { NULL, "--type-delay", O_TYPE_DELAY, true, false, CMD_RUN, true },
     { NULL, "--keep-workspace", O_KEEP_WS, false, false, CMD_RUN, true },
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
+    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN, true },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE, false },
@@ -293,6 +296,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         break;
     case O_KEEP_WS: o->keep_ws = true; break;
     case O_DM_EXIT: o->dm_exit = true; break;
+    case O_EXPLAIN: o->explain = true; break;
     case O_LISTEN:
         if (!parse_listen(v, o->host, sizeof o->host, o->port, sizeof o->port))
             return cli_usage(scvm_usage, "invalid --listen '%s' (expected ADDR:PORT)", v);

@@ -38,7 +38,7 @@ typedef struct Opts {
     size_t n_defines;
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
-    bool update_goldens, cells, keep_ws, dm_exit, ci;
+    bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
     unsigned type_delay_ms;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */

@@ -1,0 +1,543 @@
+/* rt_sandbox.c - the Linux sandbox for tui-use policies (rt_sandbox.h).
+**
+** Everything that can fail for a reason a user must read (a path that does
+** not exist, a kernel without Landlock) fails in sandbox_plan, in the
+** runner, with a message.  sandbox_enter runs in a fork, before execve: it
+** makes system calls on what the plan prepared and allocates nothing. */
+#include "rt_sandbox.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/sc_alloc.h"
+
+/* ---- Landlock: the kernel ABI, whatever the installed headers know ---- */
+
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_DIR (1ULL << 4)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
+#define LL_FS_MAKE_CHAR (1ULL << 6)
+#define LL_FS_MAKE_DIR (1ULL << 7)
+#define LL_FS_MAKE_REG (1ULL << 8)
+#define LL_FS_MAKE_SOCK (1ULL << 9)
+#define LL_FS_MAKE_FIFO (1ULL << 10)
+#define LL_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_FS_MAKE_SYM (1ULL << 12)
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define LL_NET_BIND_TCP (1ULL << 0)  /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+
+/* struct landlock_ruleset_attr as of ABI 6; older kernels take a prefix */
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+#define LL_READ (LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_FILE_ONLY (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+static uint64_t ll_fs_all(int abi)
+{
+    uint64_t a = (LL_FS_MAKE_SYM << 1) - 1;    /* ABI 1: bits 0-12 */
+    if (abi >= 2)
+        a |= LL_FS_REFER;
+    if (abi >= 3)
+        a |= LL_FS_TRUNCATE;
+    if (abi >= 5)
+        a |= LL_FS_IOCTL_DEV;
+    return a;
+}
+
+/* Everything but execution beneath a writable folder. */
+static uint64_t ll_write(int abi)
+{
+    return ll_fs_all(abi) & ~(uint64_t)(LL_FS_EXECUTE | LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
+}
+
+/* ---- the plan ---- */
+
+enum { MAX_RULES = 128 };
+
+typedef struct Rule {
+    char path[PATH_MAX];
+    uint64_t access;
+    const char *why;        /* for --explain-policy */
+} Rule;
+
+struct Sandbox {
+    SandboxCaps caps;
+    bool unsafe_ack, network;
+    bool use_landlock, use_userns, use_netns, use_seccomp;
+    char missing[256];      /* the pieces the kernel lacks (acknowledged) */
+    Rule rules[MAX_RULES];
+    size_t n_rules;
+    uint64_t handled_fs;
+    struct ll_ruleset_attr attr;
+    size_t attr_size;
+    unsigned uid, gid;
+    char uid_map[32], gid_map[32];
+    struct sock_filter filter[160];
+    unsigned short n_filter;
+};
+
+static bool disabled(const char *what)
+{
+    const char *v = getenv("SCVM_SANDBOX_DISABLE");
+    if (!v)
+        return false;
+    size_t n = strlen(what);
+    for (const char *p = v; (p = strstr(p, what)); p += n)
+        if ((p == v || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+            return true;
+    return false;
+}
+
+void sandbox_probe(SandboxCaps *c)
+{
+    memset(c, 0, sizeof *c);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    c->landlock_abi = abi > 0 && !disabled("landlock") ? (int)abi : 0;
+    /* namespaces: whether this process may make them, in a throwaway child */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int r = 0;
+        if (unshare(CLONE_NEWUSER) == 0)
+            r |= 1;
+        if (unshare(CLONE_NEWNET) == 0)
+            r |= 2;
+        _exit(r);
+    }
+    int st = 0;
+    if (pid > 0) {
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    int r = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+    c->userns = (r & 1) && !disabled("userns");
+    c->netns = (r & 2) && !disabled("netns");
+    /* seccomp filters: the kernel knows the mode (EFAULT for a NULL filter) */
+    c->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 && !disabled("seccomp");
+}
+
+static bool add_rule(Sandbox *s, const char *path, uint64_t access, const char *why, bool must_exist, char *err,
+                     size_t errlen)
+{
+    char rp[PATH_MAX];
+    if (!realpath(path, rp)) {
+        if (!must_exist)
+            return true;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (stat(rp, &st) == 0 && !S_ISDIR(st.st_mode))
+        access &= LL_FILE_ONLY;     /* the rights a file can have */
+    for (size_t i = 0; i < s->n_rules; i++) {
+        Rule *r = &s->rules[i];
+        if (strcmp(r->path, rp) == 0) {
+            if ((access | r->access) != r->access)
+                r->why = why;       /* named after what widened it */
+            r->access |= access;
+            return true;
+        }
+    }
+    if (s->n_rules == MAX_RULES) {
+        snprintf(err, errlen, "more than %d paths in the policy", MAX_RULES);
+        return false;
+    }
+    Rule *r = &s->rules[s->n_rules++];
+    snprintf(r->path, sizeof r->path, "%s", rp);
+    r->access = access;
+    r->why = why;
+    return true;
+}
+
+/* The ELF interpreter (PT_INTERP) of an executable, or "" for none. */
+static void elf_interp(const char *path, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    Elf64_Ehdr eh;
+    if (fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 256) {
+        for (unsigned i = 0; i < eh.e_phnum; i++) {
+            Elf64_Phdr ph;
+            if (fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) != 0 || fread(&ph, sizeof ph, 1, f) != 1)
+                break;
+            if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < n &&
+                fseek(f, (long)ph.p_offset, SEEK_SET) == 0 && fread(out, 1, ph.p_filesz, f) == ph.p_filesz) {
+                out[ph.p_filesz - 1] = 0;
+                break;
+            }
+        }
+    }
+    fclose(f);
+}
+
+/* An executable the program may run: execute and read it, and execute
+** its ELF interpreter (the kernel opens it for execution too). */
+static bool add_exec(Sandbox *s, const char *path, const char *why, bool must_exist, char *err, size_t errlen)
+{
+    if (!add_rule(s, path, LL_FS_EXECUTE | LL_FS_READ_FILE, why, must_exist, err, errlen))
+        return false;
+    char interp[PATH_MAX];
+    elf_interp(path, interp, sizeof interp);
+    return !interp[0] ||
+           add_rule(s, interp, LL_FS_EXECUTE | LL_FS_READ_FILE, "the ELF interpreter of an allowed executable",
+                    false, err, errlen);
+}
+
+/* What every program needs to start and run, read-only (docs/pty.md). */
+static const char *const BASE_READ[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
+                                         "/etc", "/proc", "/sys", "/dev/pts", "/dev/null", "/dev/zero",
+                                         "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
+                                         NULL };
+static const char *const BASE_WRITE[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts",
+                                          "/dev/ptmx", NULL };
+static const char *const SHELLS[] = { "/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/sh", "/usr/bin/bash",
+                                      "/usr/bin/dash", NULL };
+
+/* ---- the seccomp filter ---- */
+
+#if defined(__x86_64__)
+#define SB_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SB_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* System calls refused with EPERM. */
+static const int DENIED[] = {
+    SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_mount, SYS_umount2, SYS_pivot_root,
+    SYS_unshare, SYS_setns, SYS_kexec_load, SYS_init_module, SYS_finit_module, SYS_delete_module,
+    SYS_bpf, SYS_perf_event_open, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_userfaultfd, SYS_reboot,
+    SYS_swapon, SYS_swapoff, SYS_acct, SYS_quotactl, SYS_open_by_handle_at, SYS_name_to_handle_at,
+    SYS_syslog, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex, SYS_memfd_create,
+    SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+#ifdef SYS_kexec_file_load
+    SYS_kexec_file_load,
+#endif
+#if defined(__x86_64__)
+    SYS_iopl, SYS_ioperm,
+#endif
+};
+
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | \
+                  CLONE_NEWCGROUP)
+
+static void build_filter(Sandbox *s)
+{
+#ifdef SB_ARCH
+    struct sock_filter *f = s->filter;
+    unsigned short n = 0;
+    const unsigned short nd = (unsigned short)(sizeof DENIED / sizeof DENIED[0]);
+    /* the architecture: anything else is killed */
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SB_ARCH, 1, 0);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+#if defined(__x86_64__)
+    /* the x32 ABI: refused as a whole */
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+#endif
+    /* clone3 passes its flags in memory the filter cannot read: ENOSYS,
+    ** and the C library falls back to clone, whose flags it can */
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 1);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    for (unsigned short i = 0; i < nd; i++) {
+        /* match: fall to the refusal after the list; else the next test */
+        unsigned short to_deny = (unsigned short)(nd - i - 1 + 1);
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)DENIED[i],
+                                              (unsigned char)to_deny, 0);
+    }
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    s->n_filter = n;
+#else
+    s->n_filter = 0;
+#endif
+}
+
+Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *unavailable, char *err,
+                      size_t errlen)
+{
+    *unavailable = false;
+    Sandbox *s = sc_calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->caps = *caps;
+    s->unsafe_ack = p->unsafe_ack;
+    s->network = p->network;
+    /* what the policy needs that the kernel lacks */
+    const char *need[4];
+    int n_need = 0;
+    if (caps->landlock_abi < 1)
+        need[n_need++] = "Landlock (file-system and exec policy)";
+    if (!p->network && !caps->netns)
+        need[n_need++] = "a network namespace (network: disabled)";
+    if (!caps->userns)
+        need[n_need++] = "a user namespace";
+#ifdef SB_ARCH
+    if (!caps->seccomp)
+#endif
+        need[n_need++] = "seccomp filters";
+    for (int i = 0; i < n_need; i++) {
+        size_t l = strlen(s->missing);
+        snprintf(s->missing + l, sizeof s->missing - l, "%s%s", l ? "; " : "", need[i]);
+    }
+    if (n_need && !p->unsafe_ack) {
+        snprintf(err, errlen, "the kernel cannot provide %s; sandbox_unsafe_ack: true runs without it",
+                 s->missing);
+        *unavailable = true;
+        sc_free(s);
+        return NULL;
+    }
+    s->use_landlock = caps->landlock_abi >= 1;
+    s->use_userns = caps->userns;
+    s->use_netns = !p->network && caps->netns;
+#ifdef SB_ARCH
+    s->use_seccomp = caps->seccomp;
+#endif
+
+    /* Landlock: the rules, with every path resolved now */
+    int abi = caps->landlock_abi;
+    s->handled_fs = ll_fs_all(abi);
+    bool ok = true;
+    for (int i = 0; ok && BASE_READ[i]; i++)
+        ok = add_rule(s, BASE_READ[i], LL_READ, "system baseline (read)", false, err, errlen);
+    for (int i = 0; ok && BASE_WRITE[i]; i++)
+        ok = add_rule(s, BASE_WRITE[i], LL_READ | LL_FS_WRITE_FILE | (abi >= 5 ? LL_FS_IOCTL_DEV : 0),
+                      "terminal and null devices (read, write)", false, err, errlen);
+    for (size_t i = 0; ok && i < p->n_read; i++)
+        ok = add_rule(s, p->read[i], LL_READ, "fs.allowed_read", true, err, errlen);
+    for (size_t i = 0; ok && i < p->n_write; i++)
+        ok = add_rule(s, p->write[i], LL_READ | ll_write(abi), "fs.allowed_write", true, err, errlen);
+    if (ok && p->tmpdir)
+        ok = add_rule(s, p->tmpdir, LL_READ | ll_write(abi), "the run's temporary folder (TMPDIR)", true, err,
+                      errlen);
+    for (size_t i = 0; ok && i < p->n_exec; i++)
+        ok = add_exec(s, p->exec[i], "exec.allowed_executables", true, err, errlen);
+    for (int i = 0; ok && p->allow_shell && SHELLS[i]; i++)
+        ok = add_exec(s, SHELLS[i], "a shell (exec.allow_shell)", false, err, errlen);
+    if (!ok) {
+        sc_free(s);
+        return NULL;
+    }
+    s->attr.handled_access_fs = s->handled_fs;
+    s->attr_size = sizeof(uint64_t);
+    if (abi >= 4) {
+        /* network disabled: no TCP at all, as a second wall */
+        s->attr.handled_access_net = p->network ? 0 : LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+        s->attr_size = 2 * sizeof(uint64_t);
+    }
+    if (abi >= 6) {
+        s->attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+        s->attr_size = sizeof s->attr;
+    }
+
+    s->uid = (unsigned)getuid();
+    s->gid = (unsigned)getgid();
+    snprintf(s->uid_map, sizeof s->uid_map, "%u %u 1\n", s->uid, s->uid);
+    snprintf(s->gid_map, sizeof s->gid_map, "%u %u 1\n", s->gid, s->gid);
+    build_filter(s);
+    return s;
+}
+
+void sandbox_free(Sandbox *s)
+{
+    sc_free(s);
+}
+
+/* ---- in the program's process ---- */
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = w == (ssize_t)n ? 0 : errno ? errno : EIO;
+    close(fd);
+    return e;
+}
+
+int sandbox_enter(void *arg)
+{
+    Sandbox *s = arg;
+    int flags = (s->use_userns ? CLONE_NEWUSER : 0) | (s->use_netns ? CLONE_NEWNET : 0);
+    if (flags && unshare(flags) != 0)
+        return errno;
+    if (s->use_userns) {
+        int e = write_file("/proc/self/setgroups", "deny");
+        if (!e)
+            e = write_file("/proc/self/uid_map", s->uid_map);
+        if (!e)
+            e = write_file("/proc/self/gid_map", s->gid_map);
+        if (e)
+            return e;
+    }
+    struct rlimit core = { 0, 0 };
+    if (setrlimit(RLIMIT_CORE, &core) != 0)
+        return errno;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return errno;
+    if (s->use_landlock) {
+        int rs = (int)syscall(SYS_landlock_create_ruleset, &s->attr, s->attr_size, 0);
+        if (rs < 0)
+            return errno;
+        for (size_t i = 0; i < s->n_rules; i++) {
+            int fd = open(s->rules[i].path, O_PATH | O_CLOEXEC);
+            if (fd < 0)
+                continue;       /* gone since the plan: nothing to allow */
+            struct landlock_path_beneath_attr pb = { .allowed_access = s->rules[i].access & s->handled_fs,
+                                                     .parent_fd = fd };
+            long r = syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+            int e = errno;
+            close(fd);
+            if (r != 0) {
+                close(rs);
+                return e;
+            }
+        }
+        long r = syscall(SYS_landlock_restrict_self, rs, 0);
+        int e = errno;
+        close(rs);
+        if (r != 0)
+            return e;
+    }
+    if (s->use_seccomp && s->n_filter) {
+        struct sock_fprog prog = { .len = s->n_filter, .filter = s->filter };
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+            return errno;
+    }
+    return 0;
+}
+
+/* ---- --explain-policy ---- */
+
+static void json_str(Buf *b, const char *s)
+{
+    buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            buf_putc(b, '\\');
+        if ((unsigned char)*s < 0x20)
+            buf_printf(b, "\\u%04x", (unsigned char)*s);
+        else
+            buf_putc(b, *s);
+    }
+    buf_putc(b, '"');
+}
+
+static void access_names(uint64_t a, char *out, size_t n)
+{
+    out[0] = 0;
+    struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = { { LL_FS_READ_FILE | LL_FS_READ_DIR, "read" }, { LL_FS_WRITE_FILE, "write" },
+                  { LL_FS_MAKE_REG | LL_FS_MAKE_DIR, "create" }, { LL_FS_REMOVE_FILE | LL_FS_REMOVE_DIR, "remove" },
+                  { LL_FS_EXECUTE, "execute" } };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (a & names[i].bit) {
+            size_t l = strlen(out);
+            snprintf(out + l, n - l, "%s%s", l ? "," : "", names[i].name);
+        }
+    }
+}
+
+void sandbox_explain(const Sandbox *s, Buf *out, bool json)
+{
+    static const char *const denied_names =
+        "ptrace process_vm_readv process_vm_writev mount umount2 pivot_root unshare setns kexec_load "
+        "kexec_file_load init_module finit_module delete_module bpf perf_event_open keyctl add_key "
+        "request_key userfaultfd reboot swapon swapoff acct quotactl open_by_handle_at name_to_handle_at "
+        "syslog settimeofday clock_settime clock_adjtime adjtimex memfd_create fsopen fsconfig fsmount "
+        "fspick move_mount open_tree mount_setattr iopl ioperm; clone with namespace flags; clone3 (ENOSYS)";
+    if (json) {
+        buf_printf(out, "{\"sandbox\":\"linux\",\"landlock_abi\":%d,\"user_namespace\":%s,"
+                        "\"pid_namespace\":true,\"mount_namespace\":true,\"network_namespace\":%s,"
+                        "\"network\":\"%s\",\"seccomp\":%s,\"no_new_privs\":true,\"rlimits\":{\"core\":0},",
+                   s->use_landlock ? s->caps.landlock_abi : 0, s->use_userns ? "true" : "false",
+                   s->use_netns ? "true" : "false", s->network ? "enabled" : "disabled",
+                   s->use_seccomp ? "true" : "false");
+        buf_puts(out, "\"paths\":[");
+        for (size_t i = 0; i < s->n_rules; i++) {
+            char a[64];
+            access_names(s->rules[i].access, a, sizeof a);
+            buf_puts(out, i ? ",{\"path\":" : "{\"path\":");
+            json_str(out, s->rules[i].path);
+            buf_puts(out, ",\"access\":");
+            json_str(out, a);
+            buf_puts(out, ",\"why\":");
+            json_str(out, s->rules[i].why);
+            buf_putc(out, '}');
+        }
+        buf_puts(out, "],\"denied_syscalls\":");
+        json_str(out, s->use_seccomp ? denied_names : "");
+        buf_puts(out, ",\"not_enforced\":");
+        json_str(out, s->missing);
+        buf_puts(out, "}\n");
+        return;
+    }
+    buf_puts(out, "sandbox: linux (the program and every process it starts)\n");
+    buf_printf(out, "  namespaces: pid, mount%s%s\n", s->use_userns ? ", user" : "",
+               s->use_netns ? ", network" : "");
+    if (s->network)
+        buf_puts(out, "  network: enabled (network_unsafe_ack)\n");
+    else
+        buf_printf(out, "  network: disabled: %s%s\n", s->use_netns ? "an empty network namespace" : "",
+                   s->use_landlock && s->caps.landlock_abi >= 4 ? ", and Landlock denies TCP bind and connect"
+                                                                : "");
+    if (s->use_landlock) {
+        buf_printf(out, "  file system and exec: Landlock ABI %d; everything else is denied:\n",
+                   s->caps.landlock_abi);
+        for (size_t i = 0; i < s->n_rules; i++) {
+            char a[64];
+            access_names(s->rules[i].access, a, sizeof a);
+            buf_printf(out, "    %-28s %-26s %s\n", s->rules[i].path, a, s->rules[i].why);
+        }
+        if (s->caps.landlock_abi >= 6)
+            buf_puts(out, "  signals and abstract unix sockets: only within the sandbox (Landlock scopes)\n");
+    }
+    buf_puts(out, "  no_new_privs: set-uid and file capabilities give nothing\n");
+    if (s->use_seccomp)
+        buf_printf(out, "  seccomp: refused (EPERM): %s\n", denied_names);
+    buf_puts(out, "  rlimits: no core dumps\n");
+    if (s->missing[0])
+        buf_printf(out, "  NOT ENFORCED (sandbox_unsafe_ack): the kernel lacks %s\n", s->missing);
+}
