@@ -61,3 +61,10 @@ set_tests_properties(llm.wire_golden PROPERTIES FIXTURES_REQUIRED llm_scb LABELS
 
 add_test(NAME llm.alloc COMMAND llm_alloc ${LLM_FIX}/timing.scb)
 set_tests_properties(llm.alloc PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 300)
+
+# Hostile clients: 1,000 slow or idle connections held while a normal
+# client keeps its p99 under 50 ms; 100 MB bodies, header floods, streams
+# abandoned with a reset; peak memory within the budget; a clean exit.
+add_test(NAME llm.abuse COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/abuse.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                                ${CMAKE_CURRENT_BINARY_DIR}/llm-abuse)
+set_tests_properties(llm.abuse PROPERTIES LABELS "server" TIMEOUT 180 RUN_SERIAL TRUE)
