@@ -770,7 +770,8 @@ static void resolve_seq(R *r, YNode *n, int depth)
             out = o;
             cap = nc;
         }
-        memcpy(out + k, many, nadd * sizeof *out);
+        if (nadd)       /* out may still be NULL when nothing is added */
+            memcpy(out + k, many, nadd * sizeof *out);
         k += nadd;
     }
     if (changed) {

@@ -61,22 +61,27 @@ int http_parse_head(const char *buf, size_t len, size_t max_head, uint64_t max_b
 {
     memset(r, 0, sizeof *r);
     /* Find the end of the head within max_head bytes, rejecting on the
-    ** way what can never become a request.  One pass that stops at the
-    ** first bad byte or at the end, so the answer is the same whether the
-    ** head arrived whole or in pieces (tests/fuzz/fuzz_http.c). */
+    ** way what can never become a request: a NUL, or an LF without its CR,
+    ** anywhere before the end.  Either is 400 with the same words, so the
+    ** answer is the same whether the head arrived whole or in pieces
+    ** (tests/fuzz/fuzz_http.c).  memchr does the scanning. */
     size_t lim = len < max_head ? len : max_head;
     size_t end = 0;
-    for (size_t i = 0; i < lim; i++) {
-        unsigned char c = (unsigned char)buf[i];
-        if (c == '\r') {
-            if (i + 3 < lim && buf[i + 1] == '\n' && buf[i + 2] == '\r' && buf[i + 3] == '\n') {
-                end = i + 4;
-                break;
-            }
-        } else if (c == 0 || (c == '\n' && (i == 0 || buf[i - 1] != '\r'))) {
+    const char *p = buf, *stop = buf + lim;
+    while (p < stop) {
+        const char *nl = memchr(p, '\n', (size_t)(stop - p));
+        if (!nl)
+            break;
+        if (nl == buf || nl[-1] != '\r')
             return fail(status, why, 400, "bare LF or NUL in the request head");
+        if (nl - buf >= 3 && nl[-2] == '\n' && nl[-3] == '\r') {
+            end = (size_t)(nl - buf) + 1;
+            break;
         }
+        p = nl + 1;
     }
+    if (memchr(buf, 0, end ? end : lim))
+        return fail(status, why, 400, "bare LF or NUL in the request head");
     if (!end) {
         if (len >= max_head)
             return fail(status, why, 431, "request head too large");
