@@ -77,7 +77,7 @@ void http_server_free(HttpServer *s);
 ** a host that is not a numeric address or a bad port, ...). */
 int http_server_listen(HttpServer *s, char *bound, size_t cap);
 
-/* Serves until SIGINT or SIGTERM (handlers installed for the duration,
+/* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed for the duration,
 ** then restored; one running server per process) or http_server_stop().
 ** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
 ** Returns 0, or an errno when the loop itself failed. */

@@ -53,7 +53,7 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err);
 ** is not a numeric IPv4/IPv6 address, ...). */
 int llm_server_listen(LlmServer *s, char *bound, size_t cap);
 
-/* Serves until SIGINT or SIGTERM (handlers installed for the duration,
+/* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed for the duration,
 ** then restored) or llm_server_stop().  SIGPIPE is ignored.  Returns 0, or
 ** an errno when the loop itself failed (poll, accept resources). */
 int llm_server_run(LlmServer *s);

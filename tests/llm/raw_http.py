@@ -303,8 +303,10 @@ def t_routing_and_sessions():
            for _ in range(3)]
     check(got == ["alpha answers", "alpha again", "alpha answers"], "--loop starts over: %r" % got)
     s.close()
-    status, log = srv.stop()
+    # SIGHUP (a closed terminal) stops it as SIGTERM does: summary, exit 0
+    status, log = srv.stop(signal.SIGHUP)
     check("POST" not in log, "--quiet: no request lines")
+    check(status == 0 and "summary:" in log, "SIGHUP stops the server cleanly: %r %r" % (status, log[-300:]))
 
 
 def t_pack():

@@ -3,7 +3,7 @@
 **
 ** Loads and verifies every input first, binds, prints "listening on
 ** http://ADDR:PORT" on stdout (a script waits for that line), serves
-** until SIGINT/SIGTERM, then prints the summary and exits 0, or 1 when an
+** until SIGINT/SIGTERM/SIGHUP, then prints the summary and exits 0, or 1 when an
 ** assertion failed or strict tools mode rejected a request; the other
 ** statuses are scvm's (common/status.h). */
 #include <errno.h>
