@@ -170,11 +170,13 @@ def python_cursor_key_modes(d):
         assert st == 0, (mode, st, err)
 
 
+# os.write, not sys.stdout: the SIGWINCH handler may run while the main
+# code is inside a buffered write, and Python refuses that reentry.
 RESIZE_PY = r'''
 import os, signal, sys, time
 def show(*_):
     c, r = os.get_terminal_size()
-    sys.stdout.write("size %dx%d\n" % (c, r)); sys.stdout.flush()
+    os.write(1, b"size %dx%d\r\n" % (c, r))
 signal.signal(signal.SIGWINCH, show)
 show()
 sys.stdin.readline()
