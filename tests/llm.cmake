@@ -53,6 +53,21 @@ foreach(sdk openai anthropic)
                        TIMEOUT 120 SKIP_RETURN_CODE 77)
 endforeach()
 
+# Gemini (generateContent, streamed and whole) with the Google Gen AI SDK
+# at the version Gemini CLI uses; it does not retry, so the 429 and the
+# 503s are each answered once and the script asks again.
+add_test(NAME llm.sdk.gemini
+         COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/run_sdk.py --scvm $<TARGET_FILE:scvm>
+                 --node-modules ${LLM_NPM}/node_modules
+                 --log-has "streamGenerateContent\\?alt=sse -> 200: scenario 'sdk_agent'"
+                 --log-has "-> 429: scenario 'sdk_agent'"
+                 --log-has "-> 503: scenario 'sdk_errors'.*\n.*-> 503: scenario 'sdk_errors'.*\n.*-> 200: scenario 'sdk_errors'"
+                 --log-has "summary: ok"
+                 ${LLM_SRC}/sdk_gemini.cjs
+                 -- --speed 0.02 ${LLM_FIX}/sdk_agent.scb ${LLM_FIX}/sdk_errors.scb)
+set_tests_properties(llm.sdk.gemini PROPERTIES FIXTURES_REQUIRED "llm_scb;llm_npm" LABELS "server"
+                     TIMEOUT 120 SKIP_RETURN_CODE 77)
+
 # The server's exact bytes for every test scenario, API and mode, against
 # tests/llm/wire.sha256 (wire_golden.py --update rewrites it).
 add_test(NAME llm.wire_golden COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/wire_golden.py $<TARGET_FILE:scvm> ${LLM_FIX}

@@ -128,13 +128,53 @@ static const char *openai_type(int status, const char *etype)
     return status >= 500 ? "server_error" : "invalid_request_error";
 }
 
+/* Google's canonical status name of an HTTP status (Gemini errors). */
+static const char *gemini_status(int status)
+{
+    switch (status) {
+    case 400: return "INVALID_ARGUMENT";
+    case 401: return "UNAUTHENTICATED";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 409: return "ABORTED";
+    case 429: return "RESOURCE_EXHAUSTED";
+    case 499: return "CANCELLED";
+    case 501: return "UNIMPLEMENTED";
+    case 503: return "UNAVAILABLE";
+    case 504: return "DEADLINE_EXCEEDED";
+    }
+    return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
+}
+
+/* A scenario's errorType used as Gemini's status when it has the shape
+** of one (RESOURCE_EXHAUSTED); else the status's own. */
+static const char *gemini_status_of(int status, const char *etype)
+{
+    if (etype && *etype) {
+        const char *c = etype;
+        while ((*c >= 'A' && *c <= 'Z') || *c == '_')
+            c++;
+        if (!*c)
+            return etype;
+    }
+    return gemini_status(status);
+}
+
 /* The error object of an API (docs/serve-llm.md, "Errors").  etype is the
 ** scenario's errorType (or NULL); details is a JSON text or NULL. */
 static void error_json(JsonW *w, LlmApi api, int status, const char *etype, const char *msg, size_t msg_len,
                        const char *details, size_t details_len, const char *req_id, uint64_t seq)
 {
     jw_obj(w);
-    if (api == LLM_API_MESSAGES) {
+    if (api == LLM_API_GEMINI) {
+        jw_kobj(w, "error");
+        jw_ku64(w, "code", (uint64_t)(status > 0 ? status : 500));
+        jw_kstr(w, "message", msg, msg_len);
+        jw_kcstr(w, "status", gemini_status_of(status, etype));
+        if (details)
+            jw_kraw(w, "details", details, details_len);
+        jw_end(w);
+    } else if (api == LLM_API_MESSAGES) {
         jw_kcstr(w, "type", "error");
         jw_kobj(w, "error");
         jw_kcstr(w, "type", etype && is_anthropic_type(etype) ? etype : anthropic_type(status));
@@ -1180,6 +1220,181 @@ static int resp_stream(R *x)
     return http_plan_error(x->p);
 }
 
+/* ---- Gemini generateContent ---- */
+
+/* usageMetadata: the prompt in every chunk, the candidates in the last. */
+static void gem_usage(R *x, JsonW *w, bool final)
+{
+    jw_kobj(w, "usageMetadata");
+    jw_ku64(w, "promptTokenCount", x->in_tok);
+    if (final) {
+        jw_ku64(w, "candidatesTokenCount", x->out_tok - x->think_tok);
+        jw_ku64(w, "totalTokenCount", x->in_tok + x->out_tok);
+        if (x->think_tok)
+            jw_ku64(w, "thoughtsTokenCount", x->think_tok);
+    } else {
+        jw_ku64(w, "totalTokenCount", x->in_tok);
+    }
+    jw_end(w);
+}
+
+/* One GenerateContentResponse in x->cur, up to its parts array, whose
+** items the caller writes; gem_chunk_end closes it.  Streamed as SSE
+** (alt=sse) or as the elements of one JSON array (the REST default). */
+static void gem_chunk(R *x, JsonW *w)
+{
+    if (x->q->gemini_array) {
+        buf_puts(&x->cur, x->seq++ ? ",\r\n" : "[");
+    } else {
+        http_sse_begin(&x->cur, NULL);
+    }
+    jw_init(w, &x->cur);
+    jw_obj(w);
+    jw_karr(w, "candidates");
+    jw_obj(w);
+    jw_kobj(w, "content");
+    jw_karr(w, "parts");
+}
+
+static void gem_chunk_end(R *x, JsonW *w, const char *finish)
+{
+    jw_end(w);          /* parts */
+    jw_kcstr(w, "role", "model");
+    jw_end(w);          /* content */
+    if (finish)
+        jw_kcstr(w, "finishReason", finish);
+    jw_ku64(w, "index", 0);
+    jw_end(w);          /* the candidate */
+    jw_end(w);          /* candidates */
+    gem_usage(x, w, finish != NULL);
+    jw_kstr(w, "modelVersion", x->model, x->model_len);
+    jw_kstr(w, "responseId", x->msg_id, strlen(x->msg_id));
+    jw_end(w);
+    if (!x->q->gemini_array)
+        ev_end(x);
+}
+
+static void gem_text_part(JsonW *w, const BcStr *t, bool thought)
+{
+    jw_obj(w);
+    jw_kstr(w, "text", t->s, t->len);
+    if (thought)
+        jw_kbool(w, "thought", true);
+    jw_end(w);
+}
+
+/* The function calls of the response: whole, as Gemini sends them. */
+static void gem_calls(R *x, JsonW *w)
+{
+    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        jw_obj(w);
+        jw_kobj(w, "functionCall");
+        jw_kstr(w, "name", n->s, n->len);
+        jw_key(w, "args");
+        args_value(x, k, w);
+        jw_end(w);
+        jw_end(w);
+    }
+}
+
+static bool gem_shows(const R *x, const BcInsn *in)
+{
+    return in->op == OP_ASSISTANT || (in->op == OP_THINK && x->q->include_thoughts && !x->skip_thinking);
+}
+
+static int gem_stream(R *x)
+{
+    JsonW w;
+    http_plan_head(x->p, 200, x->q->gemini_array ? "application/json; charset=utf-8" : "text/event-stream",
+                   true, 0, x->q->keep_alive, x->req_id, NULL, x->q->extra_headers);
+    http_plan_cut(x->p, 0);
+    /* the last chunk carries finishReason: the calls, or the last text */
+    uint32_t last = UINT32_MAX;
+    for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++)
+        if (gem_shows(x, step_insn(x, k)))
+            last = k;
+    for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
+        const BcInsn *in = step_insn(x, k);
+        uint64_t t = rel(x, in);
+        if (in->op == OP_LLM_ERROR) {
+            /* in-band: the error object, in the array; in an SSE stream
+            ** unframed, as the Google Gen AI SDK looks for it (a `data:`
+            ** event holding it would be taken for an empty chunk) */
+            if (x->q->gemini_array)
+                buf_puts(&x->cur, x->seq++ ? ",\r\n" : "[");
+            jw_init(&w, &x->cur);
+            error_of(x, in, &w, UINT64_MAX);
+            buf_puts(&x->cur, x->q->gemini_array ? "]" : "\n");
+            end_stream(x, t);
+            return http_plan_error(x->p);
+        }
+        if (!gem_shows(x, in))
+            continue;
+        gem_chunk(x, &w);
+        gem_text_part(&w, sstr(x, in->a[0]), in->op == OP_THINK);
+        gem_chunk_end(x, &w, k == last && !x->r->n_tools ? "STOP" : NULL);
+        flush(x, t);
+    }
+    if (x->r->n_tools || last == UINT32_MAX) {
+        gem_chunk(x, &w);
+        if (x->r->n_tools)
+            gem_calls(x, &w);
+        else
+            jw_obj(&w), jw_kcstr(&w, "text", ""), jw_end(&w);
+        gem_chunk_end(x, &w, "STOP");
+    }
+    if (x->q->gemini_array)
+        buf_puts(&x->cur, "]");
+    end_stream(x, x->r->dur);
+    return http_plan_error(x->p);
+}
+
+static void gem_whole(R *x, JsonW *w)
+{
+    jw_obj(w);
+    jw_karr(w, "candidates");
+    jw_obj(w);
+    jw_kobj(w, "content");
+    jw_karr(w, "parts");
+    Buf text;
+    buf_init(&text);
+    bool any;
+    if (x->q->include_thoughts && !x->skip_thinking) {
+        for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++)
+            if (step_insn(x, k)->op == OP_THINK)
+                buf_put(&text, sstr(x, step_insn(x, k)->a[0])->s, sstr(x, step_insn(x, k)->a[0])->len);
+        if (text.len) {
+            jw_obj(w);
+            jw_kstr(w, "text", (const char *)text.data, text.len);
+            jw_kbool(w, "thought", true);
+            jw_end(w);
+        }
+        buf_reset(&text);
+    }
+    visible_text(x, &text, &any);
+    if (any || !x->r->n_tools) {
+        jw_obj(w);
+        jw_kstr(w, "text", text.data ? (const char *)text.data : "", text.len);
+        jw_end(w);
+    }
+    if (text.oom)
+        x->p->oom = true;
+    buf_fini(&text);
+    gem_calls(x, w);
+    jw_end(w);
+    jw_kcstr(w, "role", "model");
+    jw_end(w);
+    jw_kcstr(w, "finishReason", "STOP");
+    jw_ku64(w, "index", 0);
+    jw_end(w);
+    jw_end(w);
+    gem_usage(x, w, true);
+    jw_kstr(w, "modelVersion", x->model, x->model_len);
+    jw_kstr(w, "responseId", x->msg_id, strlen(x->msg_id));
+    jw_end(w);
+}
+
 /* ---- entry ---- */
 
 int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, HttpPlan *p)
@@ -1215,6 +1430,9 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     case LLM_API_RESPONSES:
         llm_make_id(x.msg_id, sizeof x.msg_id, "resp_", 40, s->name, "response", ri, 0);
         break;
+    case LLM_API_GEMINI:
+        llm_make_id(x.msg_id, sizeof x.msg_id, "", 22, s->name, "gemini", ri, 0);
+        break;
     case LLM_API_CHAT:
     case LLM_API_NONE:
         llm_make_id(x.msg_id, sizeof x.msg_id, "chatcmpl-", 29, s->name, "completion", ri, 0);
@@ -1235,7 +1453,10 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
             e = http_error(&x, err);
         }
     } else if (q->stream) {
-        e = q->api == LLM_API_MESSAGES ? anth_stream(&x) : q->api == LLM_API_RESPONSES ? resp_stream(&x) : chat_stream(&x);
+        e = q->api == LLM_API_MESSAGES    ? anth_stream(&x)
+            : q->api == LLM_API_RESPONSES ? resp_stream(&x)
+            : q->api == LLM_API_GEMINI    ? gem_stream(&x)
+                                          : chat_stream(&x);
     } else {
         /* whole: an in-band error fails the whole response */
         const BcInsn *err = NULL;
@@ -1253,6 +1474,8 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
             jw_init(&w, &body);
             if (q->api == LLM_API_MESSAGES) {
                 anth_message_obj(&x, &w, true);
+            } else if (q->api == LLM_API_GEMINI) {
+                gem_whole(&x, &w);
             } else if (q->api == LLM_API_RESPONSES) {
                 Buf text;
                 buf_init(&text);

@@ -8,7 +8,8 @@
 ** deterministic.
 **
 ** Wire formats: ../shared/notes/mock-protocols.md §1 (Chat Completions), §3
-** (Responses), §4 (Anthropic Messages); docs/serve-llm.md the mapping. */
+** (Responses), §4 (Anthropic Messages); Gemini's generateContent as
+** docs/serve-llm.md records it; docs/serve-llm.md the mapping. */
 #ifndef SC_LLM_RENDER_H
 #define SC_LLM_RENDER_H
 
@@ -24,6 +25,7 @@ typedef enum LlmApi {
     LLM_API_CHAT,       /* OpenAI POST /v1/chat/completions */
     LLM_API_RESPONSES,  /* OpenAI POST /v1/responses */
     LLM_API_MESSAGES,   /* Anthropic POST /v1/messages */
+    LLM_API_GEMINI,     /* Google POST /v1beta/models/M:generateContent, :streamGenerateContent */
     LLM_API_NONE,       /* anything else (errors use the OpenAI shape) */
 } LlmApi;
 
@@ -32,6 +34,8 @@ typedef struct LlmRenderReq {
     LlmApi api;
     bool stream;
     bool include_usage;        /* chat: stream_options.include_usage */
+    bool gemini_array;         /* Gemini stream without alt=sse: one JSON array, paced */
+    bool include_thoughts;     /* Gemini: generationConfig.thinkingConfig.includeThoughts */
     const char *model;         /* the request's "model", or NULL */
     size_t model_len;
     uint64_t input_tokens;     /* estimate from the request, when _meta gives none */

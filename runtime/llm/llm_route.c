@@ -37,10 +37,13 @@ static size_t content_text(const cJSON *content, char *out, size_t cap)
     cJSON_ArrayForEach(part, content) {
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(part, "type");
         const cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
-        if (!cJSON_IsString(type) || !cJSON_IsString(text))
+        if (!cJSON_IsString(text))
             continue;
-        const char *ty = type->valuestring;
-        if (strcmp(ty, "text") != 0 && strcmp(ty, "input_text") != 0)
+        /* typed parts (OpenAI, Anthropic), or Gemini's untyped {"text"}
+        ** (its thoughts, {"thought": true}, are not the user's) */
+        if (cJSON_IsString(type) ? strcmp(type->valuestring, "text") != 0 &&
+                                       strcmp(type->valuestring, "input_text") != 0
+                                 : type != NULL || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(part, "thought")))
             continue;
         if (len && len + 1 < cap)
             append(out, cap, &len, "\n");
@@ -57,6 +60,9 @@ size_t llm_last_user_text(const cJSON *body, char *out, size_t cap)
     if (cap < 2 || !cJSON_IsObject(body))
         return 0;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(body, "messages");
+    const char *content_key = "content";
+    if (!list && (list = cJSON_GetObjectItemCaseSensitive(body, "contents")) != NULL)
+        content_key = "parts";      /* Gemini: contents[{role, parts}] */
     if (!list) {
         list = cJSON_GetObjectItemCaseSensitive(body, "input");
         if (cJSON_IsString(list)) {
@@ -72,12 +78,13 @@ size_t llm_last_user_text(const cJSON *body, char *out, size_t cap)
     char probe[8];
     cJSON_ArrayForEach(m, list) {
         const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
-        if (cJSON_IsString(role) && strcmp(role->valuestring, "user") == 0 &&
-            content_text(cJSON_GetObjectItemCaseSensitive(m, "content"), probe, sizeof probe) > 0)
+        /* Gemini's role may be left out: the user's */
+        bool user = cJSON_IsString(role) ? strcmp(role->valuestring, "user") == 0 : content_key[0] == 'p' && !role;
+        if (user && content_text(cJSON_GetObjectItemCaseSensitive(m, content_key), probe, sizeof probe) > 0)
             last = m;
     }
     if (last)
-        return content_text(cJSON_GetObjectItemCaseSensitive(last, "content"), out, cap);
+        return content_text(cJSON_GetObjectItemCaseSensitive(last, content_key), out, cap);
     out[0] = 0;
     return 0;
 }

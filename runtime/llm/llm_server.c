@@ -224,6 +224,23 @@ void llm_server_stop(LlmServer *s)
 
 /* ---- sessions and routing ---- */
 
+/* The value of name=... in the request's query (not decoded), or NULL. */
+static const char *query_param(const HttpReq *r, const char *name, size_t *len)
+{
+    const char *q = memchr(r->target, '?', r->target_len), *end = r->target + r->target_len;
+    size_t nl = strlen(name);
+    for (const char *p = q ? q + 1 : end; p < end;) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *e = amp ? amp : end;
+        if ((size_t)(e - p) > nl && memcmp(p, name, nl) == 0 && p[nl] == '=') {
+            *len = (size_t)(e - p) - nl - 1;
+            return p + nl + 1;
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
 static void session_key(const HttpReq *r, char *key)
 {
     const HttpHeader *h = http_header(r, "x-scenario-session");
@@ -239,9 +256,12 @@ static void session_key(const HttpReq *r, char *key)
             v += 7;
             n -= 7;
         }
-    } else if ((h = http_header(r, "x-api-key")) != NULL || (h = http_header(r, "api-key")) != NULL) {
+    } else if ((h = http_header(r, "x-api-key")) != NULL || (h = http_header(r, "api-key")) != NULL ||
+               (h = http_header(r, "x-goog-api-key")) != NULL) {
         v = h->value;
         n = h->value_len;
+    } else if ((v = query_param(r, "key", &n)) == NULL) {
+        n = 0;
     }
     if (n >= KEY_MAX)
         n = KEY_MAX - 1;
@@ -339,6 +359,10 @@ static bool has_tool(const cJSON *tools, const char *name)
 {
     const cJSON *t;
     cJSON_ArrayForEach(t, tools) {
+        /* Gemini: [{"functionDeclarations": [{"name": ...}, ...]}, ...] */
+        const cJSON *fd = cJSON_GetObjectItemCaseSensitive(t, "functionDeclarations");
+        if (cJSON_IsArray(fd) && has_tool(fd, name))
+            return true;
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");
         if (!cJSON_IsString(n)) {
             const cJSON *f = cJSON_GetObjectItemCaseSensitive(t, "function");
@@ -392,11 +416,15 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
         return;
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "stream");
-    x->q.stream = cJSON_IsTrue(st);
+    if (api != LLM_API_GEMINI)     /* Gemini: the method in the path says */
+        x->q.stream = cJSON_IsTrue(st);
+    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(j, "generationConfig");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(gc, "thinkingConfig");
+    x->q.include_thoughts = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tc, "includeThoughts"));
     const cJSON *so = cJSON_GetObjectItemCaseSensitive(j, "stream_options");
     x->q.include_usage = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(so, "include_usage"));
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(j, "model");
-    if (cJSON_IsString(model)) {
+    if (api != LLM_API_GEMINI && cJSON_IsString(model)) {
         x->q.model = model->valuestring;
         x->q.model_len = strlen(model->valuestring);
     }
@@ -567,6 +595,46 @@ static void handle(LlmServer *s, HttpExchange *hx)
             server_error(&x, routes[i].api, 405, NULL, "scvm serve: use POST for this endpoint");
         } else {
             llm_request(&x, routes[i].api, pname, pname_len, body, blen);
+        }
+        goto log;
+    }
+    /* Gemini: /v1beta/models/MODEL:METHOD (or /v1/...) */
+    const char *colon = plen > 8 ? memchr(path, ':', plen) : NULL;
+    size_t pre = plen >= 15 && memcmp(path, "/v1beta/models/", 15) == 0 ? 15
+               : plen >= 11 && memcmp(path, "/v1/models/", 11) == 0  ? 11
+                                                                       : 0;
+    if (pre && colon && colon > path + pre) {
+        const char *method = colon + 1;
+        size_t ml = (size_t)(path + plen - method);
+        bool gen = ml == 15 && memcmp(method, "generateContent", 15) == 0;
+        bool sgen = ml == 21 && memcmp(method, "streamGenerateContent", 21) == 0;
+        bool count = ml == 11 && memcmp(method, "countTokens", 11) == 0;
+        x.q.api = LLM_API_GEMINI;
+        x.q.model = path + pre;
+        x.q.model_len = (size_t)(colon - (path + pre));
+        if (!gen && !sgen && !count) {
+            s->n_protocol++;
+            server_error(&x, LLM_API_GEMINI, 404, NULL, "scvm serve: no Gemini method '%.*s'",
+                         (int)(ml > 100 ? 100 : ml), method);
+        } else if (!is_post) {
+            s->n_protocol++;
+            x.q.extra_headers = "Allow: POST\r\n";
+            server_error(&x, LLM_API_GEMINI, 405, NULL, "scvm serve: use POST for this endpoint");
+        } else if (count) {
+            /* an estimate, as for every API: a quarter of the body's bytes */
+            char j[64];
+            int jl = snprintf(j, sizeof j, "{\"totalTokens\":%zu}", (blen + 3) / 4);
+            http_plan_reset(hx->plan);
+            if (llm_render_json(j, (size_t)jl, x.q.keep_alive, hx->plan) != 0) {
+                http_plan_reset(hx->plan);
+                hx->keep_alive = false;
+            }
+        } else {
+            size_t al;
+            const char *alt = query_param(r, "alt", &al);
+            x.q.stream = sgen;
+            x.q.gemini_array = sgen && !(alt && al == 3 && memcmp(alt, "sse", 3) == 0);
+            llm_request(&x, LLM_API_GEMINI, pname, pname_len, body, blen);
         }
         goto log;
     }

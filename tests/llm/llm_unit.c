@@ -97,6 +97,14 @@ static void test_user_text(void)
         { "{\"input\":\"plain\"}", "plain" },
         { "{\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"resp\"}]}]}", "resp" },
         { "{\"messages\":[{\"role\":\"system\",\"content\":\"sys\"}]}", "" },
+        /* Gemini: parts with text, a missing role is the user's; thoughts
+        ** and function responses are not the user's text */
+        { "{\"contents\":[{\"parts\":[{\"text\":\"gem\"}]}]}", "gem" },
+        { "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"q\"}]},{\"role\":\"model\",\"parts\":"
+          "[{\"text\":\"t\",\"thought\":true},{\"functionCall\":{\"name\":\"f\"}}]},{\"role\":\"user\",\"parts\":"
+          "[{\"functionResponse\":{\"name\":\"f\",\"response\":{}}}]}]}", "q" },
+        { "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"a\"},{\"inlineData\":{}},{\"text\":\"b\"}]}]}",
+          "a\nb" },
         { "[1]", "" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

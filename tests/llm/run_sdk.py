@@ -36,7 +36,7 @@ def main():
     if not node:
         print("SKIP: node is not installed")
         return SKIP
-    for pkg in ("openai", "@anthropic-ai/sdk"):
+    for pkg in ("openai", "@anthropic-ai/sdk", "@google/genai"):
         if not os.path.isfile(os.path.join(a.node_modules, pkg, "package.json")):
             print("SKIP: npm package %s is not installed in %s (npm ci failed?)" % (pkg, a.node_modules))
             return SKIP

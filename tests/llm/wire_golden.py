@@ -2,8 +2,9 @@
 """wire_golden.py SCVM FIXTURES GOLDEN [--update] - the server's exact bytes.
 
 Serves every test scenario (FIXTURES/*.scb) with --loop --speed 0 and,
-for each scenario, API (Chat Completions, Responses, Messages) and mode
-(streamed, whole), sends four requests on one keep-alive connection in a
+for each scenario, API (Chat Completions, Responses, Messages, Gemini
+generateContent) and mode (streamed, whole; Gemini's stream both as SSE
+and as its JSON array), sends four requests on one keep-alive connection in a
 session of its own, plus the server's own answers (models, health, 404,
 405, a malformed request).  The SHA-256 of each exchange's raw response
 bytes must equal the line in GOLDEN (tests/llm/wire.sha256): any change
@@ -26,20 +27,29 @@ got = {}
 try:
     for name in names:
         for api, path in (("chat", "/v1/chat/completions"), ("responses", "/v1/responses"),
-                          ("messages", "/v1/messages")):
+                          ("messages", "/v1/messages"), ("gemini", None), ("gemini-array", None)):
             for stream in (True, False):
+                if api == "gemini-array" and not stream:
+                    continue
+                if api.startswith("gemini"):
+                    method = "streamGenerateContent" if stream else "generateContent"
+                    path = "/v1beta/models/gemini-test:" + method + ("?alt=sse" if api == "gemini" and stream else "")
                 s = srv.connect()
                 h = hashlib.sha256()
                 for i in range(4):
                     if api == "responses":
                         body = {"model": "m", "input": "Fix it", "stream": stream}
+                    elif api.startswith("gemini"):
+                        body = {"contents": [{"role": "user", "parts": [{"text": "Fix it"}]}],
+                                "generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
                     else:
                         body = {"model": "m", "max_tokens": 64, "stream": stream,
                                 "messages": [{"role": "user", "content": "Fix it"}]}
                         if api == "chat" and stream:
                             body["stream_options"] = {"include_usage": True}
                     key = "k-%s-%s-%s" % (name, api, stream)
-                    hdr = {"x-api-key": key} if api == "messages" else {"Authorization": "Bearer " + key}
+                    hdr = {"x-api-key": key} if api == "messages" else \
+                        {"x-goog-api-key": key} if api.startswith("gemini") else {"Authorization": "Bearer " + key}
                     _, _, _, raw = request(s, "POST", "/s/%s%s" % (name, path), json.dumps(body), hdr)
                     h.update(raw)
                 s.close()
