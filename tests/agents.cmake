@@ -7,9 +7,12 @@ add_test(NAME agents.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE
 set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "agents" TIMEOUT 300
                      SKIP_RETURN_CODE 77)
 
-# Gemini CLI headless: a shell command and an edit with its own tool names,
-# the files checked, every response served once.
-add_test(NAME agents.gemini_cli
-         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/gemini_cli.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                 ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-gemini)
-set_tests_properties(agents.gemini_cli PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 300)
+# Each agent headless: a shell command and an edit in its own tool names,
+# the file checked, every response served once (tests/agents/agent_test.py).
+foreach(agent gemini-cli qwen-code claude-code)
+  string(REPLACE "-" "_" t ${agent})
+  add_test(NAME agents.${t}
+           COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/agent_test.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent})
+  set_tests_properties(agents.${t} PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 300)
+endforeach()
