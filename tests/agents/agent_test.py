@@ -4,7 +4,7 @@ tests/agents/package-lock.json) driven headless against `scvm serve llm`
 (docs/real-agents.md).
 
 usage: agent_test.py AGENT SCC SCVM NODE_MODULES WORK
-       AGENT: gemini-cli, qwen-code or claude-code
+       AGENT: gemini-cli, qwen-code, claude-code or codex
 
 The scenario asks the agent to run a shell command that writes a file,
 to edit that file, and to report.  The agent must call the tools the
@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "llm"))
 from serve_util import Server  # noqa: E402
@@ -35,19 +36,25 @@ timeline:
   - llmResponse:
       - assistant:
           - [10, 'I will create the file first.']
-  - agentToolUse:
-      toolName: SHELL
-      args: {command: "printf 'hello wrold\\\\n' > notes.txt", description: "create notes.txt"}
+SHELLCALL
 READ  - llmResponse:
       - assistant:
           - [10, 'Now the typo.']
-  - agentToolUse:
-      toolName: EDIT
-      args: {file_path: WORKSPACE/notes.txt, old_string: wrold, new_string: world EDIT_EXTRA}
+EDITCALL
   - llmResponse:
       - assistant:
           - [10, 'Done: notes.txt says hello world.']
 """
+
+
+def call(tool, args):
+    return "  - agentToolUse:\n      toolName: %s\n      args: %s\n" % (tool, args)
+
+
+SHELL_ARGS = "{command: \"printf 'hello wrold\\\\n' > notes.txt\", description: \"create notes.txt\"}"
+EDIT_ARGS = "{file_path: WORKSPACE/notes.txt, old_string: wrold, new_string: world%s}"
+PATCH = ("apply_patch <<'EOF'\\n*** Begin Patch\\n*** Update File: notes.txt\\n@@\\n-hello wrold\\n"
+         "+hello world\\n*** End Patch\\nEOF\\n")
 
 
 def native(pkg, name):
@@ -66,7 +73,8 @@ AGENTS = {
         "env": lambda url: {"GEMINI_API_KEY": "scvm-test", "GOOGLE_GEMINI_BASE_URL": url,
                             "GEMINI_CLI_TRUST_WORKSPACE": "true"},
         "home": {".gemini/settings.json": '{"security":{"auth":{"selectedType":"gemini-api-key"}}}\n'},
-        "shell": "run_shell_command", "edit": "replace", "edit_extra": ", instruction: fix the typo",
+        "shell": call("run_shell_command", SHELL_ARGS),
+        "edit": call("replace", EDIT_ARGS % ", instruction: fix the typo"),
     },
     "qwen-code": {
         "exe": os.path.join(NM, ".bin", "qwen"),
@@ -76,7 +84,7 @@ AGENTS = {
         "home": {},
         # Gemini CLI's fork, but its edit tool is "edit", and it edits
         # only a file it has read in the session
-        "shell": "run_shell_command", "edit": "edit", "edit_extra": "",
+        "shell": call("run_shell_command", SHELL_ARGS), "edit": call("edit", EDIT_ARGS % ""),
         "read": ("read_file", "{file_path: WORKSPACE/notes.txt}"),
     },
     "claude-code": {
@@ -89,9 +97,39 @@ AGENTS = {
         "env": lambda url: {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "scvm-test", "DISABLE_TELEMETRY": "1",
                             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
         "home": {},
-        "shell": "Bash", "edit": "Edit", "edit_extra": "",
+        "shell": call("Bash", SHELL_ARGS), "edit": call("Edit", EDIT_ARGS % ""),
+    },
+    "codex": {
+        # the JavaScript launcher finds the platform package's binary itself
+        "exe": os.path.join(NM, ".bin", "codex"),
+        "argv": ["exec", "--skip-git-repo-check", "-c", 'model_provider="mock"', "-c", "PROVIDER", "-c",
+                 'model="gpt-5"', "--dangerously-bypass-approvals-and-sandbox", PROMPT],
+        "env": lambda url: {"OPENAI_API_KEY": "scvm-test", "CODEX_HOME": "HOME"},
+        "home": {},
+        # one tool for both: a command, and apply_patch through it, which
+        # Codex intercepts and applies itself
+        "shell": call("exec_command", "{cmd: \"printf 'hello wrold\\\\n' > notes.txt\"}"),
+        "edit": call("exec_command", "{cmd: \"%s\"}" % PATCH),
     },
 }
+
+
+def group_left(pgid):
+    """The processes of process group pgid, with their command lines."""
+    left = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+            if int(st[st.rindex(")") + 2:].split()[2]) != pgid or st[st.rindex(")") + 2] == "Z":
+                continue
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                left.append((int(d), f.read().replace(b"\0", b" ").decode(errors="replace")[:120]))
+        except (OSError, ValueError):
+            continue
+    return left
 
 
 def main():
@@ -112,8 +150,8 @@ def main():
         read = a.get("read")
         step = "" if not read else ("  - llmResponse:\n      - assistant:\n          - [10, 'Let me read it.']\n"
                                     "  - agentToolUse:\n      toolName: %s\n      args: %s\n" % read)
-        f.write(SCENARIO.replace("READ", step).replace("WORKSPACE", ws).replace("SHELL", a["shell"]).replace("EDIT_EXTRA", a["edit_extra"])
-                .replace("EDIT", a["edit"]))
+        f.write(SCENARIO.replace("READ", step).replace("SHELLCALL", a["shell"]).replace("EDITCALL", a["edit"])
+                .replace("WORKSPACE", ws))
     scb = os.path.join(WORK, "agent_edit.scb")
     subprocess.run([SCC, "-o", scb, src], check=True)
     subprocess.run(["git", "init", "-q", ws], check=True)
@@ -121,8 +159,10 @@ def main():
     srv = Server(SCVM, ["--speed", "0", "--strict-tools", scb])
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": "dumb", "LANG": "C.UTF-8",
            "NO_COLOR": "1"}
-    env.update(a["env"](srv.url))
-    p = subprocess.Popen([a["exe"]] + a["argv"], cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    env.update({k: home if v == "HOME" else v for k, v in a["env"](srv.url).items()})
+    provider = 'model_providers.mock={name="mock",base_url="%s/v1",env_key="OPENAI_API_KEY",wire_api="responses"}' \
+        % srv.url
+    p = subprocess.Popen([a["exe"]] + [provider if x == "PROVIDER" else x for x in a["argv"]], cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
     try:
         out, err = p.communicate(timeout=180)
@@ -150,13 +190,17 @@ def main():
           body == "hello world\n")
     check("the server served the three responses, each once, and exited 0 (%d)" % status,
           status == 0 and "%d of %d responses served" % (n, n) in log and "strict tools: 0 rejected" in log)
-    # nothing of the agent is left: its process group is gone
-    try:
-        os.killpg(p.pid, 0)
-        alive = True
-    except ProcessLookupError:
-        alive = False
-    check("no process of the agent is left", not alive)
+    # nothing of the agent is left: its process group is gone (a helper
+    # may take a moment to follow its parent out)
+    left = group_left(p.pid)
+    for _ in range(50):
+        if not left:
+            break
+        time.sleep(0.1)
+        left = group_left(p.pid)
+    check("no process of the agent is left %r" % left, not left)
+    for pid, _ in left:
+        os.kill(pid, signal.SIGKILL)
     if fails:
         print("--- agent stderr\n" + err[-3000:] + "\n--- server log\n" + log[-3000:])
         return 1
