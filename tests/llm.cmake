@@ -78,8 +78,16 @@ add_test(NAME llm.alloc COMMAND llm_alloc ${LLM_FIX}/timing.scb)
 set_tests_properties(llm.alloc PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 300)
 
 # Hostile clients: 1,000 slow or idle connections held while a normal
-# client keeps its p99 under 50 ms; 100 MB bodies, header floods, streams
-# abandoned with a reset; peak memory within the budget; a clean exit.
+# client keeps its p99 under 50 ms; 100 MB bodies, header floods,
+# requests and streams abandoned half-way; peak memory within the budget;
+# every descriptor given back; a clean exit.  Alone: ctest -L abuse.
+# RUN_SERIAL: its latency bar is about the server, not about other tests.
+# Under ASan+UBSan the latency bar is 150 ms, not 50 (docs/http.md).
+if(SCC_SANITIZE)
+  set(LLM_ABUSE_BAR 150)
+else()
+  set(LLM_ABUSE_BAR 50)
+endif()
 add_test(NAME llm.abuse COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/abuse.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                                ${CMAKE_CURRENT_BINARY_DIR}/llm-abuse)
-set_tests_properties(llm.abuse PROPERTIES LABELS "server" TIMEOUT 180 RUN_SERIAL TRUE)
+                                ${CMAKE_CURRENT_BINARY_DIR}/llm-abuse ${LLM_ABUSE_BAR})
+set_tests_properties(llm.abuse PROPERTIES LABELS "server;abuse" TIMEOUT 110 RUN_SERIAL TRUE)

@@ -46,6 +46,7 @@ typedef struct Conn {
     HttpChunked chunk;      /* the current request's chunked body, decoded in place */
     bool close_after, cont_sent, peer_closed, dead;
     bool over_budget;       /* a read would have passed max_buffered: 503 */
+    uint64_t wake_ms;       /* the next item or deadline, as of this poll */
 } Conn;
 
 struct HttpServer {
@@ -638,13 +639,12 @@ int http_server_run(HttpServer *s)
                 ev |= POLLIN;
             if (c->state == C_SEND && c->sent < c->avail)
                 ev |= POLLOUT;
-            if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items) {
-                uint64_t due = c->start_ms + c->plan.items[c->item].at_ms;
-                if (due < soonest)
-                    soonest = due;
-            } else if (deadline(s, c) < soonest) {
-                soonest = deadline(s, c);
-            }
+            if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items)
+                c->wake_ms = c->start_ms + c->plan.items[c->item].at_ms;
+            else
+                c->wake_ms = deadline(s, c);
+            if (c->wake_ms < soonest)
+                soonest = c->wake_ms;
             pf[2 + i].fd = c->fd;
             pf[2 + i].events = ev;
             pf[2 + i].revents = 0;
@@ -667,6 +667,11 @@ int http_server_run(HttpServer *s)
         for (size_t i = 0; i < n_before; i++) {
             Conn *c = s->conns[i];
             short re = n > 0 ? pf[2 + i].revents : 0;
+            /* A connection with no event and nothing due is not stepped:
+            ** with 1,000 slow clients, re-parsing every partial head on
+            ** each wake-up was 7% of the server's time (perf, llm.abuse). */
+            if (!re && now < c->wake_ms)
+                continue;
             if (re & (POLLIN | POLLHUP | POLLERR))
                 conn_read(s, c, now);
             if (re & POLLNVAL)

@@ -432,15 +432,15 @@ static const char alloc_req[] = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Enco
                                 "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n";
 static const char alloc_req2[] = "GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
 
-static bool alloc_run(unsigned long n, char *a, size_t *an, char *b, size_t *bn, size_t want_a, size_t want_b,
-                      char *c, size_t *cn)
+static bool alloc_run(unsigned long n, unsigned long burst, char *a, size_t *an, char *b, size_t *bn,
+                      size_t want_a, size_t want_b, char *c, size_t *cn)
 {
     Seen seen;
     memset(&seen, 0, sizeof seen);
     HttpServerOpts o = { .port = "0", .max_body = 1024, .max_conns = 8, .handle = handler, .ctx = &seen };
     sc_alloc_reset();
     sc_alloc_fail_after = n;
-    sc_alloc_fail_count = 1;
+    sc_alloc_fail_count = burst;
     HttpServer *s = http_server_new(&o);
     *an = *bn = *cn = 0;
     if (!s)
@@ -470,27 +470,26 @@ static bool alloc_run(unsigned long n, char *a, size_t *an, char *b, size_t *bn,
 }
 
 /* Every allocation the server makes (creating it, accepting, reading,
-** decoding a chunked body, building answers) fails once in turn: the
-** client gets its answers whole or the connection closes after the last
-** whole one, never a wrong byte; the next client is served in full, so
-** the loop recovers; nothing leaks (the ASan build checks). */
-static void test_alloc_failures(void)
+** decoding a chunked body, building answers) fails in turn, burst
+** allocations in a row from there (so with burst > 1 the allocations of
+** the error path itself fail too): each client gets its answers whole or
+** the connection closes after the last whole one, never a wrong byte; the
+** clients short of an answer are at most burst and follow each other, and
+** every one after them is served in full, so the loop recovers; nothing
+** leaks (the ASan build checks). */
+static void alloc_bursts(unsigned long burst, const char *full_a, size_t fan, const char *full_b, size_t fbn,
+                         size_t first_len)
 {
-    char full_a[4096], full_b[4096], a[4096], b[4096], c[4096];
-    size_t fan, fbn, an, bn, cn;
-    CHECK(alloc_run(0, full_a, &fan, full_b, &fbn, sizeof full_a, sizeof full_b, c, &cn));
-    /* the undisturbed answers: two on the first connection, one on the second */
-    const char *end1 = strstr(full_a, "0\r\n\r\n");
-    CHECK(fan > 0 && end1 && strstr(full_a, "hello") && strstr(end1 + 5, "first;") != NULL);
-    CHECK(fbn > 0 && strstr(full_b, "200 OK") && strstr(full_b, "0\r\n\r\n"));
-    size_t first_len = end1 ? (size_t)(end1 + 5 - full_a) : 0;
+    char a[4096], b[4096], c[4096];
+    size_t an, bn, cn;
     unsigned long n, hits = 0, shorted = 0;
     for (n = 1; n < 10000; n++) {
-        bool made = alloc_run(n, a, &an, b, &bn, fan, fbn, c, &cn);
+        bool made = alloc_run(n, burst, a, &an, b, &bn, fan, fbn, c, &cn);
         unsigned long failed = sc_alloc_failed();
         sc_alloc_fail_after = sc_alloc_fail_count = 0;
         if (failed == 0)
             break;          /* past the last allocation of a whole run */
+        CHECK(failed <= burst);
         hits++;
         if (!made)
             continue;       /* creating the server failed, and said so */
@@ -499,16 +498,37 @@ static void test_alloc_failures(void)
         CHECK((an == 0 || an == first_len || an == fan) && memcmp(a, full_a, an) == 0);
         CHECK((bn == 0 || bn == fbn) && memcmp(b, full_b, bn) == 0);
         CHECK((cn == 0 || cn == fbn) && memcmp(c, full_b, cn) == 0);
-        /* one failure, so one client at most is short of its answers, and
-        ** every client after it is served whole: the loop recovered */
-        int short_of = (an != fan) + (bn != fbn) + (cn != fbn);
-        CHECK(short_of <= 1);
+        /* a client meets a failure only while the burst lasts, and each
+        ** one it meets is used up: the short ones follow each other and
+        ** every client after them is served whole (the loop recovered) */
+        bool sa = an != fan, sb = bn != fbn, sc = cn != fbn;
+        int short_of = sa + sb + sc;
+        CHECK((unsigned long)short_of <= burst);
+        CHECK(!(sa && !sb && sc));
         if (short_of)
             shorted++;
     }
     CHECK(n < 10000 && hits >= 8 && shorted >= 4);
-    printf("http_unit: %lu allocation failures injected (%lu cost a client its answer), the server "
-           "recovered from each\n", hits, shorted);
+    printf("http_unit: %lu allocation failures injected, %lu in a row each (%lu cost a client its answer), "
+           "the server recovered from each\n", hits, burst, shorted);
+}
+
+static void test_alloc_failures(void)
+{
+    /* the undisturbed answers, once (the first connection stays open, so
+    ** this run waits out get_n's 5 s): two on the first connection, one
+    ** on the second */
+    char full_a[4096], full_b[4096], c[4096];
+    size_t fan, fbn, cn;
+    CHECK(alloc_run(0, 0, full_a, &fan, full_b, &fbn, sizeof full_a, sizeof full_b, c, &cn));
+    const char *end1 = strstr(full_a, "0\r\n\r\n");
+    CHECK(fan > 0 && end1 && strstr(full_a, "hello") && strstr(end1 + 5, "first;") != NULL);
+    CHECK(fbn > 0 && strstr(full_b, "200 OK") && strstr(full_b, "0\r\n\r\n"));
+    size_t first_len = end1 ? (size_t)(end1 + 5 - full_a) : 0;
+    /* one failure at a time, then 2 and 4 in a row */
+    alloc_bursts(1, full_a, fan, full_b, fbn, first_len);
+    alloc_bursts(2, full_a, fan, full_b, fbn, first_len);
+    alloc_bursts(4, full_a, fan, full_b, fbn, first_len);
 }
 
 int main(void)

@@ -1,10 +1,10 @@
 /* llm_alloc.c - the mock LLM server with each of its allocations failing
-** in turn (sc_alloc_fail_after, one failure each: sc_alloc_fail_count):
+** in turn (sc_alloc_fail_after), once and in bursts of 2 and 4 (sc_alloc_fail_count):
 ** creating the server, accepting, reading, routing, sessions, rendering
-** streamed and whole answers.  Each run has three clients; the one the
-** failure hits gets its answer whole or a closed connection (never a
-** wrong byte), every later one is served whole (the loop recovered), and
-** the ASan build finds no leak.
+** streamed and whole answers.  Each run has three clients; the ones the
+** failures hit get their answer whole, a whole 5xx head or a closed
+** connection (never a torn answer), every later one is served whole (the
+** loop recovered), and the ASan build finds no leak.
 **
 ** usage: llm_alloc TIMING_SCB   (tests/llm/scenarios/timing.yaml compiled) */
 #include <arpa/inet.h>
@@ -82,12 +82,12 @@ typedef struct Got {
     size_t n[3];
 } Got;
 
-static bool run(const Suite *suite, unsigned long n, Got *g)
+static bool run(const Suite *suite, unsigned long n, unsigned long burst, Got *g)
 {
     LlmServeOpts o = { .port = "0", .speed = 0, .loop = true, .quiet = true };
     sc_alloc_reset();
     sc_alloc_fail_after = n;
-    sc_alloc_fail_count = 1;
+    sc_alloc_fail_count = burst;
     int err = 0;
     memset(g->n, 0, sizeof g->n);
     LlmServer *s = llm_server_new(suite, &o, &err);
@@ -110,6 +110,50 @@ static bool run(const Suite *suite, unsigned long n, Got *g)
     return true;
 }
 
+/* Each allocation in turn starts a burst of failures; the clients get
+** their answers whole or a clean error (a whole 5xx head, or a close),
+** the short ones are at most burst and follow each other, and every
+** client after them is served whole: the loop recovered. */
+static void try_bursts(const Suite *suite, const Got *full, unsigned long burst)
+{
+    static Got got;
+    unsigned long n, hits = 0, shorted = 0;
+    for (n = 1; n < 100000; n++) {
+        bool made = run(suite, n, burst, &got);
+        unsigned long failed = sc_alloc_failed();
+        sc_alloc_fail_after = sc_alloc_fail_count = 0;
+        if (!failed)
+            break;
+        CHECK(failed <= burst);
+        hits++;
+        if (!made)
+            continue;
+        int short_of = 0, first = -1, last = -1;
+        for (int k = 0; k < 3; k++) {
+            bool whole = got.n[k] == full->n[k] && memcmp(got.b[k], full->b[k], full->n[k]) == 0;
+            if (!whole) {
+                short_of++;
+                if (first < 0)
+                    first = k;
+                last = k;
+                /* a clean error is an HTTP answer, never a torn one */
+                bool clean = got.n[k] == 0 || (strncmp(got.b[k], "HTTP/1.1 5", 10) == 0 &&
+                                               strstr(got.b[k], "\r\n\r\n") != NULL);
+                if (!clean)
+                    fprintf(stderr, "allocation %lu, burst %lu, client %d: %.*s\n", n, burst, k, (int)got.n[k],
+                            got.b[k]);
+                CHECK(clean);
+            }
+        }
+        CHECK((unsigned long)short_of <= burst);
+        CHECK(short_of == 0 || last - first + 1 == short_of);
+        shorted += short_of != 0;
+    }
+    CHECK(n < 100000 && hits >= 20 && shorted >= 10);
+    printf("llm_alloc: %lu allocation failures injected, %lu in a row each (%lu cost a client its answer), "
+           "the server recovered from each\n", hits, burst, shorted);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -127,40 +171,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "llm_alloc: cannot load %s\n", argv[1]);
         return 1;
     }
-    static Got full, got;
-    CHECK(run(suite, 0, &full));
+    static Got full;
+    CHECK(run(suite, 0, 0, &full));
     CHECK(strstr(full.b[0], "200 OK") && strstr(full.b[0], "three") && strstr(full.b[0], "data: [DONE]"));
     CHECK(strstr(full.b[1], "200 OK") && strstr(full.b[1], "one two three"));
     CHECK(full.n[2] == full.n[0] && memcmp(full.b[2], full.b[0], full.n[0]) == 0);
-    unsigned long n, hits = 0, shorted = 0;
-    for (n = 1; n < 100000; n++) {
-        bool made = run(suite, n, &got);
-        unsigned long failed = sc_alloc_failed();
-        sc_alloc_fail_after = sc_alloc_fail_count = 0;
-        if (!failed)
-            break;
-        hits++;
-        if (!made)
-            continue;
-        int short_of = 0;
-        for (int k = 0; k < 3; k++) {
-            bool whole = got.n[k] == full.n[k] && memcmp(got.b[k], full.b[k], full.n[k]) == 0;
-            if (!whole) {
-                short_of++;
-                /* a clean error is an HTTP answer, never a torn one */
-                bool clean = got.n[k] == 0 || (strncmp(got.b[k], "HTTP/1.1 5", 10) == 0 &&
-                                               strstr(got.b[k], "\r\n\r\n") != NULL);
-                if (!clean)
-                    fprintf(stderr, "allocation %lu, client %d: %.*s\n", n, k, (int)got.n[k], got.b[k]);
-                CHECK(clean);
-            }
-        }
-        CHECK(short_of <= 1);
-        shorted += short_of != 0;
-    }
-    CHECK(n < 100000 && hits >= 20 && shorted >= 10);
-    printf("llm_alloc: %lu allocation failures injected (%lu cost a client its answer), the server "
-           "recovered from each\n", hits, shorted);
+    /* one failure at a time, then bursts of 2 and 4 in a row (the error
+    ** path's own allocations fail too) */
+    static const unsigned long bursts[] = { 1, 2, 4 };
+    for (size_t i = 0; i < sizeof bursts / sizeof bursts[0]; i++)
+        try_bursts(suite, &full, bursts[i]);
     suite_free(suite);
     return fails ? 1 : 0;
 }
