@@ -250,6 +250,7 @@ typedef struct R {
     char req_id[32], msg_id[64];
     uint64_t in_tok, out_tok, think_tok;
     bool skip_thinking;      /* coalesceThinkingWithToolUse: false and tools */
+    bool max_tokens;         /* _meta.response.stopReason: max_tokens: the answer was cut by the limit */
     Buf chunk_open;          /* chat: what every chunk starts with, up to its delta */
     JsonW chunk_w;           /* and the writer's state after it */
 } R;
@@ -522,6 +523,8 @@ static uint64_t sig_seed(const R *x, int index)
 
 static const char *anth_stop_reason(const R *x)
 {
+    if (x->max_tokens)
+        return "max_tokens";
     return x->r->n_tools ? "tool_use" : "end_turn";
 }
 
@@ -869,7 +872,7 @@ static int chat_stream(R *x)
     chat_open(x, &w);
     jw_obj(&w);
     jw_end(&w);
-    chat_close(x, &w, x->r->n_tools ? "tool_calls" : "stop");
+    chat_close(x, &w, x->max_tokens ? "length" : x->r->n_tools ? "tool_calls" : "stop");
     if (x->q->include_usage) {
         ev(x, &w, NULL);
         jw_obj(&w);
@@ -912,7 +915,7 @@ static void chat_whole(R *x, JsonW *w)
     jw_obj(w);
     jw_ku64(w, "index", 0);
     jw_knull(w, "logprobs");
-    jw_kcstr(w, "finish_reason", x->r->n_tools ? "tool_calls" : "stop");
+    jw_kcstr(w, "finish_reason", x->max_tokens ? "length" : x->r->n_tools ? "tool_calls" : "stop");
     jw_kobj(w, "message");
     jw_kcstr(w, "role", "assistant");
     if (any)
@@ -1043,9 +1046,15 @@ static void resp_object(R *x, JsonW *w, bool done, const Buf *text, bool any_tex
     jw_kstr(w, "id", x->msg_id, strlen(x->msg_id));
     jw_kcstr(w, "object", "response");
     jw_ku64(w, "created_at", x->created);
-    jw_kcstr(w, "status", done ? "completed" : "in_progress");
+    jw_kcstr(w, "status", !done ? "in_progress" : x->max_tokens ? "incomplete" : "completed");
     jw_knull(w, "error");
-    jw_knull(w, "incomplete_details");
+    if (done && x->max_tokens) {
+        jw_kobj(w, "incomplete_details");
+        jw_kcstr(w, "reason", "max_output_tokens");
+        jw_end(w);
+    } else {
+        jw_knull(w, "incomplete_details");
+    }
     jw_knull(w, "instructions");
     jw_knull(w, "max_output_tokens");
     put_model(x, w);
@@ -1209,7 +1218,7 @@ static int resp_stream(R *x)
     if (args.oom)
         x->p->oom = true;
     buf_fini(&args);
-    resp_event(x, &w, "response.completed");
+    resp_event(x, &w, x->max_tokens ? "response.incomplete" : "response.completed");
     jw_key(&w, "response");
     resp_object(x, &w, true, &text, open);
     resp_end(x, &w);
@@ -1298,6 +1307,11 @@ static void gem_calls(R *x, JsonW *w)
     }
 }
 
+static const char *gem_finish(const R *x)
+{
+    return x->max_tokens ? "MAX_TOKENS" : "STOP";
+}
+
 static bool gem_shows(const R *x, const BcInsn *in)
 {
     return in->op == OP_ASSISTANT || (in->op == OP_THINK && x->q->include_thoughts && !x->skip_thinking);
@@ -1333,7 +1347,7 @@ static int gem_stream(R *x)
             continue;
         gem_chunk(x, &w);
         gem_text_part(&w, sstr(x, in->a[0]), in->op == OP_THINK);
-        gem_chunk_end(x, &w, k == last && !x->r->n_tools ? "STOP" : NULL);
+        gem_chunk_end(x, &w, k == last && !x->r->n_tools ? gem_finish(x) : NULL);
         flush(x, t);
     }
     if (x->r->n_tools || last == UINT32_MAX) {
@@ -1342,7 +1356,7 @@ static int gem_stream(R *x)
             gem_calls(x, &w);
         else
             jw_obj(&w), jw_kcstr(&w, "text", ""), jw_end(&w);
-        gem_chunk_end(x, &w, "STOP");
+        gem_chunk_end(x, &w, gem_finish(x));
     }
     if (x->q->gemini_array)
         buf_puts(&x->cur, "]");
@@ -1385,7 +1399,7 @@ static void gem_whole(R *x, JsonW *w)
     jw_end(w);
     jw_kcstr(w, "role", "model");
     jw_end(w);
-    jw_kcstr(w, "finishReason", "STOP");
+    jw_kcstr(w, "finishReason", gem_finish(x));
     jw_ku64(w, "index", 0);
     jw_end(w);
     jw_end(w);
@@ -1412,6 +1426,10 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     buf_init(&x.chunk_open);
     x.created = 1700000000ULL + ri;
     x.skip_thinking = !s->coalesce && x.r->n_tools > 0;
+    const char *sr;
+    uint32_t srl;
+    x.max_tokens = llm_resp_meta_str(s, x.r, "response.stopReason", &sr, &srl) && srl == 10 &&
+                   memcmp(sr, "max_tokens", 10) == 0;
     uint32_t ml;
     if (llm_resp_meta_str(s, x.r, "response.model", &x.model, &ml)) {
         x.model_len = ml;

@@ -387,6 +387,52 @@ def t_cli():
     run(["serve", "--help"], 0, "--strict-tools")
 
 
+def t_max_tokens():
+    """_meta.response.stopReason: max_tokens, in each API's own words,
+    streamed and whole."""
+    srv = Server(SCVM, ["--speed", "0", "--loop", "--quiet", scb("limits")])
+    s = srv.connect()
+    prompt = [{"role": "user", "content": "Write a long essay"}]
+    for stream in (True, False):
+        st, h, b, _ = request(s, "POST", "/v1/chat/completions",
+                              json.dumps({"model": "m", "stream": stream, "messages": prompt}), {"x-api-key": "c"})
+        fin = [c["finish_reason"] for l in b.decode().split("\n") if l.startswith("data: {")
+               for c in json.loads(l[6:]).get("choices", []) if c.get("finish_reason")] if stream else \
+            [json.loads(b)["choices"][0]["finish_reason"]]
+        check(st == 200 and fin == ["length"], "chat %s: finish_reason length (%r)" % (stream, fin))
+        st, h, b, _ = request(s, "POST", "/v1/messages",
+                              json.dumps({"model": "m", "max_tokens": 9, "stream": stream, "messages": prompt}),
+                              {"x-api-key": "a"})
+        if stream:
+            deltas = [json.loads(l[6:]) for l in b.decode().split("\n") if l.startswith("data: {")]
+            sr = [d["delta"]["stop_reason"] for d in deltas if d.get("type") == "message_delta"]
+        else:
+            sr = [json.loads(b)["stop_reason"]]
+        check(st == 200 and sr == ["max_tokens"], "messages %s: stop_reason max_tokens (%r)" % (stream, sr))
+        st, h, b, _ = request(s, "POST", "/v1/responses",
+                              json.dumps({"model": "m", "stream": stream, "input": "Write a long essay"}),
+                              {"x-api-key": "r"})
+        if stream:
+            evs = [json.loads(l[6:]) for l in b.decode().split("\n") if l.startswith("data: {")]
+            last = evs[-1]
+            ok = last["type"] == "response.incomplete" and last["response"]["status"] == "incomplete" and \
+                last["response"]["incomplete_details"] == {"reason": "max_output_tokens"}
+        else:
+            o = json.loads(b)
+            ok = o["status"] == "incomplete" and o["incomplete_details"] == {"reason": "max_output_tokens"}
+        check(st == 200 and ok, "responses %s: incomplete, max_output_tokens" % stream)
+        path = "/v1beta/models/g:" + ("streamGenerateContent?alt=sse" if stream else "generateContent")
+        st, h, b, _ = request(s, "POST", path, json.dumps({"contents": [{"parts": [{"text": "Write a long essay"}]}]}),
+                              {"x-goog-api-key": "g"})
+        chunks = [json.loads(l[6:]) for l in b.decode().split("\n") if l.startswith("data: {")] if stream \
+            else [json.loads(b)]
+        fr = [c["candidates"][0]["finishReason"] for c in chunks if "finishReason" in c["candidates"][0]]
+        check(st == 200 and fr == ["MAX_TOKENS"], "gemini %s: finishReason MAX_TOKENS (%r)" % (stream, fr))
+    s.close()
+    status, log = srv.stop()
+    check(status == 0, "limits run exits 0")
+
+
 TESTS = {k[2:]: v for k, v in list(globals().items()) if k.startswith("t_")}
 
 
