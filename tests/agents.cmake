@@ -16,3 +16,10 @@ foreach(agent gemini-cli qwen-code claude-code codex)
                    ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent})
   set_tests_properties(agents.${t} PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 300)
 endforeach()
+
+# Claude Code's interactive TUI in a real terminal (scvm run -t pty)
+# against the mock: the scripted answer on its screen.
+add_test(NAME agents.claude_code_tui
+         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/claude_tui.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-claude-tui)
+set_tests_properties(agents.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 300)
