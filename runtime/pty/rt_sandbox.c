@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 
 /* ---- Landlock: the kernel ABI, whatever the installed headers know ---- */
@@ -449,20 +450,6 @@ int sandbox_enter(void *arg)
 
 /* ---- --explain-policy ---- */
 
-static void json_str(Buf *b, const char *s)
-{
-    buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            buf_putc(b, '\\');
-        if ((unsigned char)*s < 0x20)
-            buf_printf(b, "\\u%04x", (unsigned char)*s);
-        else
-            buf_putc(b, *s);
-    }
-    buf_putc(b, '"');
-}
-
 static void access_names(uint64_t a, char *out, size_t n)
 {
     out[0] = 0;
@@ -489,29 +476,36 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         "syslog settimeofday clock_settime clock_adjtime adjtimex memfd_create fsopen fsconfig fsmount "
         "fspick move_mount open_tree mount_setattr iopl ioperm; clone with namespace flags; clone3 (ENOSYS)";
     if (json) {
-        buf_printf(out, "{\"sandbox\":\"linux\",\"landlock_abi\":%d,\"user_namespace\":%s,"
-                        "\"pid_namespace\":true,\"mount_namespace\":true,\"network_namespace\":%s,"
-                        "\"network\":\"%s\",\"seccomp\":%s,\"no_new_privs\":true,\"rlimits\":{\"core\":0},",
-                   s->use_landlock ? s->caps.landlock_abi : 0, s->use_userns ? "true" : "false",
-                   s->use_netns ? "true" : "false", s->network ? "enabled" : "disabled",
-                   s->use_seccomp ? "true" : "false");
-        buf_puts(out, "\"paths\":[");
+        JsonW w;
+        jw_init(&w, out);
+        jw_obj(&w);
+        jw_kcstr(&w, "sandbox", "linux");
+        jw_ku64(&w, "landlock_abi", s->use_landlock ? (uint64_t)s->caps.landlock_abi : 0);
+        jw_kbool(&w, "user_namespace", s->use_userns);
+        jw_kbool(&w, "pid_namespace", true);
+        jw_kbool(&w, "mount_namespace", true);
+        jw_kbool(&w, "network_namespace", s->use_netns);
+        jw_kcstr(&w, "network", s->network ? "enabled" : "disabled");
+        jw_kbool(&w, "seccomp", s->use_seccomp);
+        jw_kbool(&w, "no_new_privs", true);
+        jw_kobj(&w, "rlimits");
+        jw_ku64(&w, "core", 0);
+        jw_end(&w);
+        jw_karr(&w, "paths");
         for (size_t i = 0; i < s->n_rules; i++) {
             char a[64];
             access_names(s->rules[i].access, a, sizeof a);
-            buf_puts(out, i ? ",{\"path\":" : "{\"path\":");
-            json_str(out, s->rules[i].path);
-            buf_puts(out, ",\"access\":");
-            json_str(out, a);
-            buf_puts(out, ",\"why\":");
-            json_str(out, s->rules[i].why);
-            buf_putc(out, '}');
+            jw_obj(&w);
+            jw_kcstr(&w, "path", s->rules[i].path);
+            jw_kcstr(&w, "access", a);
+            jw_kcstr(&w, "why", s->rules[i].why);
+            jw_end(&w);
         }
-        buf_puts(out, "],\"denied_syscalls\":");
-        json_str(out, s->use_seccomp ? denied_names : "");
-        buf_puts(out, ",\"not_enforced\":");
-        json_str(out, s->missing);
-        buf_puts(out, "}\n");
+        jw_end(&w);
+        jw_kcstr(&w, "denied_syscalls", s->use_seccomp ? denied_names : "");
+        jw_kcstr(&w, "not_enforced", s->missing);
+        jw_end(&w);
+        buf_putc(out, '\n');
         return;
     }
     buf_puts(out, "sandbox: linux (the program and every process it starts)\n");
