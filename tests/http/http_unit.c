@@ -18,6 +18,7 @@
 #include "runtime/http/http_plan.h"
 #include "runtime/http/http_server.h"
 #include "runtime/http/http_sse.h"
+#include "loopback.h"
 
 static int failures;
 #define CHECK(c)                                                            \
@@ -179,22 +180,6 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static int dial(const char *bound)
-{
-    char host[64];
-    snprintf(host, sizeof host, "%s", bound);
-    char *colon = strrchr(host, ':');
-    *colon = 0;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
-    inet_pton(AF_INET, host, &a.sin_addr);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Reads until the peer closes, `until` appears, or 5 s pass. */
 static size_t get(int fd, char *out, size_t cap, const char *until)
 {
@@ -234,7 +219,7 @@ static void test_server(void)
 
     /* two pipelined requests on one connection: answered in order, each
     ** item in its order */
-    int a = dial(bound);
+    int a = lb_dial(bound);
     const char two[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nde";
     CHECK(send(a, two, sizeof two - 1, 0) == (ssize_t)(sizeof two - 1));
@@ -254,13 +239,13 @@ static void test_server(void)
 
     /* full (max_conns 2): the connection idle longest between requests
     ** makes room; when every one is busy, the new one gets 503 */
-    int b = dial(bound);
+    int b = lb_dial(bound);
     send(b, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
     get(b, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "200 OK") != NULL);
     send(a, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);   /* a is now the more recent */
     get(a, buf, sizeof buf, "0\r\n\r\n");
-    int c = dial(bound);
+    int c = lb_dial(bound);
     send(c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
     get(c, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "200 OK") != NULL);                /* served: b made room */
@@ -268,7 +253,7 @@ static void test_server(void)
     close(b);
     send(a, "GET /echo", 9, 0);                          /* both busy: a head in progress */
     send(c, "GET /echo", 9, 0);
-    int e = dial(bound);
+    int e = lb_dial(bound);
     get(e, buf, sizeof buf, NULL);
     CHECK(strstr(buf, "HTTP/1.1 503 Service Unavailable\r\n") == buf && strstr(buf, "retry-after: 1\r\n") &&
           strstr(buf, "\r\n\r\n{\"busy\":true}") != NULL);
@@ -288,21 +273,21 @@ static void test_server(void)
     close(a);
 
     /* malformed: the handler sees req NULL and the status; then EOF */
-    int d = dial(bound);
+    int d = lb_dial(bound);
     send(d, "GARBAGE\r\n\r\n", 11, 0);
     get(d, buf, sizeof buf, NULL);
     CHECK(strncmp(buf, "HTTP/1.1 400 ", 13) == 0 && seen.malformed == 1 && seen.last_bad == 400);
     close(d);
 
     /* a body above max_body: 413 before it is read */
-    d = dial(bound);
+    d = lb_dial(bound);
     send(d, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 65\r\n\r\n", 52, 0);
     get(d, buf, sizeof buf, NULL);
     CHECK(strncmp(buf, "HTTP/1.1 413 ", 13) == 0 && seen.last_bad == 413);
     close(d);
 
     /* an empty plan drops the connection without an answer */
-    d = dial(bound);
+    d = lb_dial(bound);
     send(d, "GET /drop HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
     n = get(d, buf, sizeof buf, NULL);
     CHECK(n == 0 && strcmp(seen.last_path, "/drop") == 0);
@@ -342,17 +327,17 @@ static void test_timeouts(void)
     pthread_create(&th, NULL, serve, &run);
     char buf[4096];
     /* a head that never completes: 408, then the connection closes */
-    int a = dial(bound);
+    int a = lb_dial(bound);
     send(a, "GET /echo HTTP/1.1\r\nHost: x\r\n", 29, 0);
     get(a, buf, sizeof buf, NULL);
     CHECK(strncmp(buf, "HTTP/1.1 408 ", 13) == 0 && seen.last_bad == 408);
     close(a);
     /* a connection that sends nothing is closed */
-    int b = dial(bound);
+    int b = lb_dial(bound);
     CHECK(get(b, buf, sizeof buf, NULL) == 0);
     close(b);
     /* between requests too, but not while a request is answered */
-    int c = dial(bound);
+    int c = lb_dial(bound);
     send(c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
     get(c, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "200 OK") != NULL);
@@ -379,12 +364,12 @@ static void test_budget(void)
     char buf[4096], body[6000];
     memset(body, 'x', sizeof body);
     /* a holds most of the budget with a body in progress ... */
-    int a = dial(bound);
+    int a = lb_dial(bound);
     const char ha[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6000\r\n\r\n";
     send(a, ha, sizeof ha - 1, 0);
     send(a, body, 4000, 0);
     /* ... so b's body does not fit beside it: 503, then closed */
-    int b = dial(bound);
+    int b = lb_dial(bound);
     const char hb[] = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n";
     send(b, hb, sizeof hb - 1, 0);
     send(b, body, 5000, MSG_NOSIGNAL);
@@ -396,7 +381,7 @@ static void test_budget(void)
     get(a, buf, sizeof buf, "0\r\n\r\n");
     CHECK(strstr(buf, "200 OK") != NULL && strlen(seen.last_body) > 0);
     close(a);
-    int c = dial(bound);
+    int c = lb_dial(bound);
     send(c, hb, sizeof hb - 1, 0);
     send(c, body, 5000, 0);
     get(c, buf, sizeof buf, "0\r\n\r\n");
@@ -408,21 +393,6 @@ static void test_budget(void)
     http_server_free(s);
 }
 
-/* Reads until want bytes, the peer closes, or 5 s pass. */
-static size_t get_n(int fd, char *out, size_t cap, size_t want)
-{
-    size_t n = 0;
-    while (n < want && n < cap) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        if (poll(&p, 1, 5000) <= 0)
-            break;
-        ssize_t k = recv(fd, out + n, cap - n, 0);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-    }
-    return n;
-}
 
 /* One connection's exchange (a chunked POST and a pipelined GET) and a
 ** second client's GET, against a server whose allocations fail as the
@@ -450,17 +420,17 @@ static bool alloc_run(unsigned long n, unsigned long burst, char *a, size_t *an,
     Run run = { s, -1 };
     pthread_t th;
     pthread_create(&th, NULL, serve, &run);
-    int fa = dial(bound);
+    int fa = lb_dial(bound);
     send(fa, alloc_req, sizeof alloc_req - 1, MSG_NOSIGNAL);
-    *an = get_n(fa, a, 4096, want_a);
+    *an = lb_read(fa, a, 4096, want_a);
     close(fa);
-    int fb = dial(bound);
+    int fb = lb_dial(bound);
     send(fb, alloc_req2, sizeof alloc_req2 - 1, MSG_NOSIGNAL);
-    *bn = get_n(fb, b, 4096, want_b);
+    *bn = lb_read(fb, b, 4096, want_b);
     close(fb);
-    int fc = dial(bound);
+    int fc = lb_dial(bound);
     send(fc, alloc_req2, sizeof alloc_req2 - 1, MSG_NOSIGNAL);
-    *cn = get_n(fc, c, 4096, want_b);
+    *cn = lb_read(fc, c, 4096, want_b);
     close(fc);
     http_server_stop(s);
     pthread_join(th, NULL);
@@ -516,7 +486,7 @@ static void alloc_bursts(unsigned long burst, const char *full_a, size_t fan, co
 static void test_alloc_failures(void)
 {
     /* the undisturbed answers, once (the first connection stays open, so
-    ** this run waits out get_n's 5 s): two on the first connection, one
+    ** this run waits out lb_read's 5 s): two on the first connection, one
     ** on the second */
     char full_a[4096], full_b[4096], c[4096];
     size_t fan, fbn, cn;

@@ -20,6 +20,7 @@
 #include "common/sc_alloc.h"
 #include "formats/suite.h"
 #include "runtime/llm/llm.h"
+#include "../http/loopback.h"
 
 static int fails;
 #define CHECK(c)                                                                    \
@@ -36,39 +37,14 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static int dial(const char *bound)
-{
-    char host[64];
-    snprintf(host, sizeof host, "%s", bound);
-    char *colon = strrchr(host, ':');
-    *colon = 0;
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
-    inet_pton(AF_INET, host, &a.sin_addr);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Sends req and reads until the peer closes or 5 s pass. */
 static size_t exchange(const char *bound, const char *req, char *out, size_t cap)
 {
-    int fd = dial(bound);
+    int fd = lb_dial(bound);
     if (fd < 0)
         return 0;
     send(fd, req, strlen(req), MSG_NOSIGNAL);
-    size_t n = 0;
-    while (n < cap) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        if (poll(&p, 1, 5000) <= 0)
-            break;
-        ssize_t k = recv(fd, out + n, cap - n, 0);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-    }
+    size_t n = lb_read(fd, out, cap, cap);
     close(fd);
     return n;
 }
