@@ -29,6 +29,8 @@ struct PtyScreen {
     int utf8_need;          /* continuation bytes still expected */
     unsigned char carry[4]; /* an incomplete UTF-8 character held for the next feed */
     size_t carry_n, carry_want;
+    int str_state;          /* APC/PM/SOS filter: 0 text, 1 after ESC, 2 in a string, 3 ESC in it */
+    size_t str_len;         /* bytes of the string so far */
 };
 
 static void *va_malloc(size_t n, void *data)
@@ -283,9 +285,10 @@ static size_t utf8_open_tail(const unsigned char *p, size_t n)
 ** test's live recording hit it).  So an incomplete character at the end of
 ** a chunk is held back and written whole with the next chunk; bytes are only
 ** delayed, never reordered. */
-void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
+static void feed_vt(PtyScreen *s, const unsigned char *p, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)bytes;
+    if (!n)
+        return;
     check_utf8(s, p, n);
     if (s->carry_n) {
         unsigned char c[4];
@@ -310,6 +313,58 @@ void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
         s->carry_want = utf8_len(p[n - t]);
     }
     vterm_input_write(s->vt, (const char *)p, n - t);
+}
+
+enum { STR_MAX = 1 << 20 };     /* a string longer than this is taken as unterminated */
+
+/* libvterm 0.1.4 does not know APC, PM and SOS strings (ESC _, ESC ^,
+** ESC X ... ST): it shows their payload as text.  Programs send them:
+** Claude Code asks for kitty graphics with APC "Gi=31,...".  A terminal
+** that does not support them ignores them, as xterm does, so they are cut
+** out here, across chunks (an ESC at the end of a chunk is held until the
+** next one tells what it starts). */
+void pty_screen_feed(PtyScreen *s, const char *bytes, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    size_t start = 0;
+    bool held = s->str_state == 1;     /* an ESC from the last chunk */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = p[i];
+        switch (s->str_state) {
+        case 0:
+            if (c == 0x1b)
+                s->str_state = 1;
+            break;
+        case 1:
+            if (c == '_' || c == '^' || c == 'X') {
+                if (i > start)
+                    feed_vt(s, p + start, i - 1 - start);   /* the text before the ESC */
+                s->str_state = 2;
+                s->str_len = 0;
+            } else {
+                if (held)
+                    feed_vt(s, (const unsigned char *)"\x1b", 1);
+                s->str_state = c == 0x1b ? 1 : 0;
+            }
+            held = false;
+            start = s->str_state >= 2 ? i + 1 : start;
+            break;
+        default:
+            if (s->str_state == 3 && c == '\\')
+                s->str_state = 0;
+            else if (c == 0x07 || ++s->str_len > STR_MAX)
+                s->str_state = 0;
+            else
+                s->str_state = c == 0x1b ? 3 : 2;
+            start = i + 1;
+            break;
+        }
+    }
+    /* the text, without an ESC at its end that may start a string */
+    if (s->str_state == 1 && !held)
+        feed_vt(s, p + start, n - 1 - start);
+    else if (s->str_state == 0)
+        feed_vt(s, p + start, n - start);
     vterm_screen_flush_damage(s->scr);
 }
 

@@ -75,6 +75,21 @@ static void test_screen(void)
     CHECK(strstr(g, "  1: 0-2 bold fg=1\n") != NULL, "golden attrs: bold red run on row 1 (%s)", g);
     CHECK(strstr(g, "cursor 1,") != NULL, "golden has the cursor row");
 
+    /* APC/PM/SOS strings are not shown (libvterm 0.1.4 would print their
+    ** payload), whole or split across writes, and the text around them is */
+    push(s, "\x1b[2J\x1b[Ha\x1b_Gi=31,a=q;AAAA\x1b\\b\x1b^pm\x1b\\c\x1bXsos\x07" "d");
+    buf_reset(&b);
+    pty_screen_line(s, 0, &b);
+    CHECK(b.len == 4 && memcmp(b.data, "abcd", 4) == 0, "APC, PM, SOS cut out (%.*s)", (int)b.len, (const char *)b.data);
+    push(s, "\x1b[H");
+    const char *parts[] = { "x\x1b", "_Gpay", "load\x1b", "\\y\x1b", "[1mz\x1b", "", "\x1b[0m!" };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        push(s, parts[i]);
+    buf_reset(&b);
+    pty_screen_line(s, 0, &b);
+    CHECK(b.len == 4 && memcmp(b.data, "xyz!", 4) == 0, "an APC split across writes, an ESC held (%.*s)", (int)b.len,
+          (const char *)b.data);
+
     /* queries: cursor position report and device attributes */
     push(s, "\x1b[3;4H\x1b[6n");
     CHECK(sent_is("\x1b[3;4R"), "CPR answered with the cursor position");
