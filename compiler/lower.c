@@ -1530,7 +1530,8 @@ static void want_str_list(L *l, const YNode *n, const char *what)
 static void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     static const char *const keys[] = { "fs", "text", "json", "git", NULL };
-    static const char *const fs_keys[] = { "exists", "notExists", NULL };
+    static const char *const fs_keys[] = { "exists", "notExists", "contains", NULL };
+    static const char *const fc_keys[] = { "path", "text", NULL };
     static const char *const text_keys[] = { "contains", NULL };
     static const char *const json_keys[] = { "file", NULL };
     static const char *const jf_keys[] = { "path", "pointer", "equals", NULL };
@@ -1550,6 +1551,22 @@ static void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *it
         check_keys(l, fs, "assert.fs", fs_keys);
         want_str_list(l, ymap_get(fs, "exists"), "assert.fs.exists");
         want_str_list(l, ymap_get(fs, "notExists"), "assert.fs.notExists");
+        /* scc's extension (docs/scenario.md): [{path, text}], the file holds text */
+        const YNode *fc = ymap_get(fs, "contains");
+        if (fc && !is_seq(fc)) {
+            want_kind(l, fc, "assert.fs.contains", "sequence of {path, text}");
+        } else if (fc) {
+            for (uint32_t i = 0; i < fc->n; i++) {
+                const YNode *e = &fc->u.items[i];
+                if (!is_map(e)) {
+                    want_kind(l, e, "an assert.fs.contains entry", "mapping {path, text}");
+                    continue;
+                }
+                check_keys(l, e, "an assert.fs.contains entry", fc_keys);
+                get_text(l, e, "path", true, "an assert.fs.contains entry");
+                get_text(l, e, "text", true, "an assert.fs.contains entry");
+            }
+        }
     }
     if (text) {
         if (!is_map(text))

@@ -125,6 +125,49 @@ static void fs_checks(const BcProgram *p, const BcVal *fs, const char *root, Buf
     buf_fini(&full);
 }
 
+/* fs.contains (scc's extension): [{path, text}], the file holds text. */
+static void fs_contains(const BcProgram *p, const BcVal *fs, const char *root, Buf *msgs, ScnAssertResult *res)
+{
+    BcVal list;
+    if (!bc_val_get(p, fs, "contains", &list) || list.tag != BC_V_ARRAY)
+        return;
+    Buf full;
+    buf_init(&full);
+    const unsigned char *q = list.p;
+    for (uint32_t i = 0; i < list.n; i++) {
+        BcVal e, pv, tv;
+        q = bc_val_decode(p, q, &e);
+        if (!bc_val_get(p, &e, "path", &pv) || !bc_val_get(p, &e, "text", &tv))
+            continue;
+        size_t tl;
+        const char *path = str_of(p, &pv, NULL), *text = str_of(p, &tv, &tl);
+        if (!path || !text)
+            continue;
+        const char *why = scn_path_resolve(root, path, &full);
+        if (why) {
+            refuse(res, msgs, "fs.contains", path, why);
+            continue;
+        }
+        char *data = NULL;
+        size_t n = 0;
+        int err = file_read_all((const char *)full.data, 64u << 20, &data, &n);
+        bool found = false;
+        for (size_t k = 0; !err && k + tl <= n && !found; k++)
+            found = memcmp(data + k, text, tl) == 0;
+        if (found) {
+            res->passed++;
+        } else {
+            res->failed++;
+            if (err)
+                buf_printf(msgs, "fs.contains '%s': cannot read: %s\n", path, strerror(err));
+            else
+                buf_printf(msgs, "fs.contains '%s': does not contain '%.200s'\n", path, text);
+        }
+        sc_free(data);
+    }
+    buf_fini(&full);
+}
+
 /* ---- json ---- */
 
 /* Deep equality of a stored value and a parsed JSON value; numbers are
@@ -445,8 +488,12 @@ bool scn_assert_eval(const BcProgram *p, const BcVal *v, const ScnAssertEnv *env
         return true;
     if (bc_val_get(p, v, "text", &sub) && sub.tag == BC_V_MAP && !text_checks(p, &sub, env, msgs, res))
         return false;
-    if (bc_val_get(p, v, "fs", &sub) && sub.tag == BC_V_MAP)
+    if (env->text_only)
+        return true;
+    if (bc_val_get(p, v, "fs", &sub) && sub.tag == BC_V_MAP) {
         fs_checks(p, &sub, env->root, msgs, res);
+        fs_contains(p, &sub, env->root, msgs, res);
+    }
     if (bc_val_get(p, v, "json", &sub) && sub.tag == BC_V_MAP)
         json_check(p, &sub, env->root, msgs, res);
     if (bc_val_get(p, v, "git", &sub) && sub.tag == BC_V_MAP)

@@ -43,6 +43,7 @@ typedef struct ScnAssertEnv {
     const char *root;       /* the workspace; NULL or "" = the current directory */
     ScnTextFn *text;        /* NULL: no terminal, text.contains is skipped */
     void *user;             /* for text */
+    bool text_only;         /* only text.contains (the rest is evaluated elsewhere) */
 } ScnAssertEnv;
 
 /* The path policy, for every path a scenario names in the workspace:
