@@ -612,15 +612,18 @@ int http_server_run(HttpServer *s)
     if (s->lfd < 0)
         return EINVAL;
     struct sigaction sa, old_int, old_term, old_hup, old_pipe;
+    bool sigs = !s->o.no_signals;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    g_wake_fd = s->wake[1];
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, &old_pipe);
+    if (sigs) {
+        g_wake_fd = s->wake[1];
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
+        sa.sa_handler = SIG_IGN;
+        sigaction(SIGPIPE, &sa, &old_pipe);
+    }
 
     int result = 0;
     for (;;) {
@@ -707,11 +710,13 @@ int http_server_run(HttpServer *s)
         s->n_conns = k;
     }
 
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    g_wake_fd = -1;
+    if (sigs) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        sigaction(SIGPIPE, &old_pipe, NULL);
+        g_wake_fd = -1;
+    }
     for (size_t i = 0; i < s->n_conns; i++)
         conn_free(s, s->conns[i]);
     s->n_conns = 0;

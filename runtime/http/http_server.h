@@ -64,6 +64,10 @@ typedef struct HttpServerOpts {
     ** see ("closing an idle or stalled connection"). */
     void (*notice)(void *ctx, const char *peer, const char *what);
     void *ctx;
+    /* The loop leaves signal dispositions alone (a server on a thread of
+    ** a program that handles them itself; SIGPIPE must be ignored by it):
+    ** only http_server_stop() ends it. */
+    bool no_signals;
 } HttpServerOpts;
 
 typedef struct HttpServer HttpServer;
@@ -78,7 +82,8 @@ void http_server_free(HttpServer *s);
 int http_server_listen(HttpServer *s, char *bound, size_t cap);
 
 /* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed for the duration,
-** then restored; one running server per process) or http_server_stop().
+** then restored; one running server per process; not with no_signals) or
+** http_server_stop().
 ** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
 ** Returns 0, or an errno when the loop itself failed. */
 int http_server_run(HttpServer *s);

@@ -36,6 +36,21 @@ typedef struct LlmServeOpts {
     ** all: scvm serve -D chooses variants this way. */
     const uint32_t *only;
     size_t n_only;
+    /* Agent profiles (runtime/agent/agent_profile.h; not owned), or none.
+    ** With one, every session speaks its tool vocabulary: the scenario's
+    ** tools (runCmd, editFile, ...) are sent as the agent's, the tools a
+    ** request declares are compared with the profile's `declares`, and the
+    ** tool results the agent sends back with the scenario's `result` and
+    ** `status`.  With several (--agent auto), each session's profile is
+    ** detected from the tools its first request declares. */
+    struct AgentProfile *const *profiles;
+    size_t n_profiles;
+    /* Called on the server's thread with one JSON object per thing that
+    ** happened (docs/real-agents.md, "Events"): a response chosen for a
+    ** request, a tool result checked, a strict-tools rejection. */
+    void (*on_event)(void *ctx, const char *json, size_t len);
+    void *event_ctx;
+    bool no_signals;          /* leave signals alone: stopped by llm_server_stop */
 } LlmServeOpts;
 
 typedef struct LlmServer LlmServer;
@@ -66,6 +81,21 @@ void llm_server_stop(LlmServer *s);
 ** status: 0, or 1 when an assertion failed or a request was rejected by
 ** strict tools mode. */
 int llm_server_finish(LlmServer *s);
+
+/* Before serving: maps every scripted tool call of the served scenarios
+** with the single profile (o->profiles[0] when n_profiles is 1), so a
+** call the profile cannot map (a missing argument) is an error before any
+** agent starts.  Returns 0, or EINVAL with the reason (scenario, source
+** line, tool, what is missing) in err. */
+int llm_server_check_tools(const LlmServer *s, char *err, size_t cap);
+
+/* Counts for a caller's verdict (scvm run -t agent). */
+typedef struct LlmServerCounts {
+    uint64_t requests, scripted, strict, tool_checked, tool_mismatched, tools_unexpected, tools_missing;
+    uint32_t served_sessions, responses_total, responses_served;
+    unsigned asserts_passed, asserts_failed;
+} LlmServerCounts;
+void llm_server_counts(const LlmServer *s, LlmServerCounts *out);
 
 void llm_server_free(LlmServer *s);
 

@@ -295,19 +295,45 @@ static void end_stream(R *x, uint64_t t)
     http_plan_chunk_end(x->p, at(x, t));
 }
 
-static void tool_id(const R *x, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
+static void call_id(const LlmScript *s, uint32_t ri, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
 {
-    BcVal idv = bc_val(x->prog, tool_insn(x, k)->a[2]);
-    if (idv.tag == BC_V_STR && x->prog->str[idv.n].len > 0 && x->prog->str[idv.n].len < cap) {
-        memcpy(out, x->prog->str[idv.n].s, x->prog->str[idv.n].len + 1);
+    const BcInsn *in = &s->prog->insn[s->tools[s->resp[ri].tool0 + k]];
+    BcVal idv = bc_val(s->prog, in->a[2]);
+    if (idv.tag == BC_V_STR && s->prog->str[idv.n].len > 0 && s->prog->str[idv.n].len < cap) {
+        memcpy(out, s->prog->str[idv.n].s, s->prog->str[idv.n].len + 1);
         return;
     }
-    llm_make_id(out, cap, prefix, n, x->s->name, "tool", x->ri, k);
+    llm_make_id(out, cap, prefix, n, s->name, "tool", ri, k);
+}
+
+static void tool_id(const R *x, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
+{
+    call_id(x->s, x->ri, k, prefix, n, out, cap);
+}
+
+void llm_tool_call_id(const LlmScript *s, uint32_t ri, uint32_t k, LlmApi api, char *out, size_t cap)
+{
+    if (api == LLM_API_MESSAGES)
+        call_id(s, ri, k, "toolu_01", 22, out, cap);
+    else
+        call_id(s, ri, k, "call_", 24, out, cap);
+}
+
+/* The call's name and arguments: the agent's (LlmRenderReq.calls, mapped
+** by its profile) or the scenario's as written. */
+static BcStr tool_name(const R *x, uint32_t k)
+{
+    if (x->q->calls)
+        return x->q->calls[k].name;
+    return *sstr(x, tool_insn(x, k)->a[0]);
 }
 
 static void tool_args(const R *x, uint32_t k, Buf *out)
 {
-    bc_val_json(x->prog, tool_insn(x, k)->a[1], out);
+    if (x->q->calls)
+        buf_put(out, x->q->calls[k].args, x->q->calls[k].args_len);
+    else
+        bc_val_json(x->prog, tool_insn(x, k)->a[1], out);
 }
 
 /* Length of the next argument piece of s[0..n): at most ARG_PIECE bytes,
@@ -340,7 +366,7 @@ static void count_usage(R *x)
     Buf a;
     buf_init(&a);
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
-        vis += sstr(x, tool_insn(x, k)->a[0])->len;
+        vis += tool_name(x, k).len;
         buf_reset(&a);
         tool_args(x, k, &a);
         vis += a.len;
@@ -588,7 +614,7 @@ static void anth_message_obj(R *x, JsonW *w, bool whole_msg)
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
-        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        const BcStr nm = tool_name(x, k), *n = &nm;
         jw_obj(w);
         jw_kcstr(w, "type", "tool_use");
         jw_kcstr(w, "id", id);
@@ -677,7 +703,7 @@ static int anth_stream(R *x)
         int index = ++b.index;
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
-        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        const BcStr nm = tool_name(x, k), *n = &nm;
         anth_ev(x, &w, "content_block_start", index);
         jw_kobj(&w, "content_block");
         jw_kcstr(&w, "type", "tool_use");
@@ -831,7 +857,7 @@ static int chat_stream(R *x)
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
         char id[64];
         tool_id(x, k, "call_", 24, id, sizeof id);
-        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        const BcStr nm = tool_name(x, k), *n = &nm;
         chat_open(x, &w);
         jw_obj(&w);
         jw_karr(&w, "tool_calls");
@@ -931,7 +957,7 @@ static void chat_whole(R *x, JsonW *w)
         for (uint32_t k = 0; k < x->r->n_tools; k++) {
             char id[64];
             tool_id(x, k, "call_", 24, id, sizeof id);
-            const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+            const BcStr nm = tool_name(x, k), *n = &nm;
             jw_obj(w);
             jw_kcstr(w, "id", id);
             jw_kcstr(w, "type", "function");
@@ -1026,7 +1052,7 @@ static void resp_fc_item(R *x, uint32_t k, JsonW *w, bool done, const Buf *args)
     char id[64], cid[64];
     item_id(x, "fc", k, id, sizeof id);
     tool_id(x, k, "call_", 24, cid, sizeof cid);
-    const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+    const BcStr nm = tool_name(x, k), *n = &nm;
     jw_obj(w);
     jw_kcstr(w, "type", "function_call");
     jw_kcstr(w, "id", id);
@@ -1202,7 +1228,7 @@ static int resp_stream(R *x)
             resp_end(x, &w);
             off += pl;
         }
-        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        const BcStr nm = tool_name(x, k), *n = &nm;
         resp_event(x, &w, "response.function_call_arguments.done");
         jw_kcstr(&w, "item_id", fid);
         jw_ku64(&w, "output_index", out_index);
@@ -1296,7 +1322,7 @@ static void gem_text_part(JsonW *w, const BcStr *t, bool thought)
 static void gem_calls(R *x, JsonW *w)
 {
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
-        const BcStr *n = sstr(x, tool_insn(x, k)->a[0]);
+        const BcStr nm = tool_name(x, k), *n = &nm;
         jw_obj(w);
         jw_kobj(w, "functionCall");
         jw_kstr(w, "name", n->s, n->len);

@@ -29,6 +29,13 @@ typedef enum LlmApi {
     LLM_API_NONE,       /* anything else (errors use the OpenAI shape) */
 } LlmApi;
 
+/* A tool call as the agent's profile renders it (agent_profile.h). */
+typedef struct LlmToolCall {
+    BcStr name;
+    const char *args;          /* JSON object text */
+    size_t args_len;
+} LlmToolCall;
+
 /* What the renderer needs to know about the request. */
 typedef struct LlmRenderReq {
     LlmApi api;
@@ -42,10 +49,15 @@ typedef struct LlmRenderReq {
     double speed;              /* 0 = everything at once */
     bool keep_alive;
     const char *extra_headers; /* "Name: value\r\n"..., or NULL */
+    const LlmToolCall *calls;  /* the response's n_tools calls as the agent's, or NULL: as scripted */
 } LlmRenderReq;
 
 /* Renders attempt `attempt` of response `ri` of s.  Returns 0 or ENOMEM. */
 int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, HttpPlan *p);
+
+/* The id of tool call k of response ri as api sends it (the scripted
+** toolCallId, else derived): what the agent's tool result refers to. */
+void llm_tool_call_id(const LlmScript *s, uint32_t ri, uint32_t k, LlmApi api, char *out, size_t cap);
 
 /* Renders the server's own error (no script involved): status, the API's
 ** error body with `type` (NULL = derived from status) and msg. */

@@ -14,15 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
+#include "runtime/agent/agent_profile.h"
 #include "runtime/http/http_server.h"
 #include "runtime/scn_assert.h"
 #include "llm_render.h"
 #include "llm_route.h"
 #include "llm_script.h"
+#include "llm_toolres.h"
 
 enum {
     MAX_SESSIONS = 4096,         /* distinct (key, scenario) cursors */
@@ -37,6 +40,9 @@ typedef struct Session {
     uint32_t asserted;      /* responses whose preceding asserts ran */
     bool bound;             /* chosen by prompt: unnamed requests with this key reuse it */
     bool tail_done;
+    int prof;               /* its agent profile: index, -1 none, -2 not decided yet */
+    bool tools_seen;        /* a request declared its tools */
+    uint32_t checked;       /* responses whose tool results were checked */
     uint64_t served, loops;
 } Session;
 
@@ -52,7 +58,9 @@ struct LlmServer {
     size_t models_len;
     Buf scratch;
     uint64_t n_requests, n_scripted, n_script_errors, n_protocol, n_unrouted, n_exhausted, n_strict, n_refused;
+    uint64_t n_tool_checked, n_tool_mismatch, n_unexpected, n_missing;
     ScnAssertResult asserts;
+    char cwd[4096];         /* the workspace: o.workspace or the current directory */
 };
 
 static void logf_(LlmServer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -162,12 +170,16 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err)
     s->o = *o;
     s->suite = suite;
     buf_init(&s->scratch);
+    if (o->workspace)
+        snprintf(s->cwd, sizeof s->cwd, "%s", o->workspace);
+    else if (!getcwd(s->cwd, sizeof s->cwd))
+        s->cwd[0] = 0;
     static const char busy[] = "{\"error\":{\"message\":\"scvm serve: too many connections\","
                                "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
     HttpServerOpts ho = {
         .host = o->host, .port = o->port, .max_body = o->max_body, .max_conns = o->max_conns,
         .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
-        .handle = on_request, .busy_body = busy, .notice = on_notice, .ctx = s,
+        .handle = on_request, .busy_body = busy, .notice = on_notice, .ctx = s, .no_signals = o->no_signals,
     };
     s->http = http_server_new(&ho);
     s->sc = sc_calloc(n, sizeof *s->sc);
@@ -289,6 +301,7 @@ static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool cre
     memset(se, 0, sizeof *se);
     memcpy(se->key, key, strlen(key) + 1);
     se->sc = sc;
+    se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
     return se;
 }
 
@@ -404,6 +417,283 @@ static void run_asserts(LlmServer *s, const LlmScript *sc, uint32_t a0, uint32_t
     }
 }
 
+/* ---- agents: profiles, tool vocabulary, tool results ---- */
+
+/* Hands one event (a JSON object written with *w into b) to on_event. */
+static void emit(LlmServer *s, Buf *b)
+{
+    if (s->o.on_event && !b->oom)
+        s->o.on_event(s->o.event_ctx, (const char *)b->data, b->len);
+    buf_fini(b);
+}
+
+static const AgentProfile *prof_of(const LlmServer *s, const Session *se)
+{
+    return se->prof >= 0 ? s->o.profiles[se->prof] : NULL;
+}
+
+static void name_list(Buf *b, const cJSON *a)
+{
+    const cJSON *e;
+    bool first = true;
+    cJSON_ArrayForEach(e, a) {
+        buf_printf(b, "%s%s", first ? "" : ", ", e->valuestring);
+        first = false;
+    }
+    if (first)
+        buf_puts(b, "none");
+}
+
+static bool has_name(const cJSON *arr, const char *n)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) if (cJSON_IsString(e) && strcmp(e->valuestring, n) == 0) return true;
+    return false;
+}
+
+/* The first request of a session that declares tools: the profile
+** (detected when there are several), and the declared tools against its
+** `declares`.  Returns false when strict tools mode rejects the request. */
+static bool session_tools(Ctx *x, Session *se, const cJSON *tools, LlmApi api)
+{
+    LlmServer *s = x->s;
+    if (se->tools_seen || se->prof == -1 || !cJSON_IsArray(tools) || cJSON_GetArraySize(tools) == 0)
+        return true;
+    se->tools_seen = true;
+    cJSON *names = agent_declared_tools(tools);
+    if (!names)
+        return true;
+    if (se->prof == -2) {
+        double score = 0;
+        se->prof = agent_detect(s->o.profiles, s->o.n_profiles, names, &score);
+        logf_(s, "session '%s': agent %s (%.0f%% of its tools match)", se->key,
+              se->prof >= 0 ? agent_profile_name(s->o.profiles[se->prof]) : "not recognised: no profile applies",
+              score * 100);
+    }
+    const AgentProfile *ap = prof_of(s, se);
+    const cJSON *decl = ap ? agent_profile_declares(ap) : NULL;
+    bool ok = true;
+    if (ap) {
+        cJSON *unexp = cJSON_CreateArray(), *miss = cJSON_CreateArray();
+        const cJSON *e;
+        cJSON_ArrayForEach(e, names) if (decl && !has_name(decl, e->valuestring))
+            cJSON_AddItemToArray(unexp, cJSON_CreateString(e->valuestring));
+        cJSON_ArrayForEach(e, decl) if (!has_name(names, e->valuestring))
+            cJSON_AddItemToArray(miss, cJSON_CreateString(e->valuestring));
+        int nu = cJSON_GetArraySize(unexp), nm = cJSON_GetArraySize(miss);
+        s->n_unexpected += (uint64_t)nu;
+        s->n_missing += (uint64_t)nm;
+        Buf b;
+        buf_init(&b);
+        if (nu || nm) {
+            buf_printf(&b, "agent %s declares %d tools; not in its profile: ", agent_profile_name(ap),
+                       cJSON_GetArraySize(names));
+            name_list(&b, unexp);
+            buf_puts(&b, "; in its profile but not declared: ");
+            name_list(&b, miss);
+            buf_putc(&b, 0);
+            logf_(s, "session '%s': %s%s", se->key, s->o.strict_tools ? "strict tools: " : "", (const char *)b.data);
+        }
+        Buf ev;
+        buf_init(&ev);
+        JsonW w;
+        jw_init(&w, &ev);
+        jw_obj(&w);
+        jw_kcstr(&w, "event", "tools_declared");
+        jw_kcstr(&w, "session", se->key);
+        jw_kcstr(&w, "profile", agent_profile_name(ap));
+        const char *keys[] = { "declared", "not_in_profile", "missing" };
+        const cJSON *vals[] = { names, unexp, miss };
+        for (int k = 0; k < 3; k++) {
+            if (k && !decl)
+                break;
+            jw_key(&w, keys[k]);
+            jw_value(&w);
+            char *t = cJSON_PrintUnformatted(vals[k]);
+            buf_puts(&ev, t ? t : "[]");
+            cJSON_free(t);
+        }
+        jw_end(&w);
+        emit(s, &ev);
+        if (s->o.strict_tools && (nu || nm)) {
+            s->n_strict++;
+            server_error(x, api, 400, "invalid_request_error", "scvm serve: strict tools: %s",
+                         b.data ? (const char *)b.data : "");
+            ok = false;
+        }
+        buf_fini(&b);
+        cJSON_Delete(unexp);
+        cJSON_Delete(miss);
+    }
+    cJSON_Delete(names);
+    return ok;
+}
+
+/* The TOOL_RESULT op that closes TOOL_START insn ti, or NULL. */
+static const BcInsn *tool_result_of(const BcProgram *p, uint32_t ti)
+{
+    for (uint32_t i = ti + 1; i < p->n_insn; i++) {
+        const BcInsn *in = &p->insn[i];
+        if (in->op == OP_TOOL_RESULT && in->a[0] == p->insn[ti].a[0])
+            return in;
+        if (in->op == OP_TOOL_START || in->op == OP_LLM_BEGIN || in->op == OP_END)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Scenario tool k of response ri as the agent's: name and args into the
+** buffers.  Returns 1 mapped, 0 as written, -1 (err) when it cannot be. */
+static int map_call(const LlmServer *s, const AgentProfile *ap, const LlmScript *sc, uint32_t ri, uint32_t k, Buf *name,
+                    Buf *args, char *err, size_t cap)
+{
+    const BcInsn *in = &sc->prog->insn[sc->tools[sc->resp[ri].tool0 + k]];
+    const BcStr *tn = &sc->prog->str[in->a[0]];
+    if (!ap)
+        return 0;
+    Buf j;
+    buf_init(&j);
+    bc_val_json(sc->prog, in->a[1], &j);
+    cJSON *a = j.oom ? NULL : cJSON_ParseWithLength((const char *)j.data, j.len);
+    buf_fini(&j);
+    int r = agent_map_call(ap, tn->s, a, s->cwd[0] ? s->cwd : NULL, name, args, err, cap);
+    cJSON_Delete(a);
+    return r;
+}
+
+int llm_server_check_tools(const LlmServer *s, char *err, size_t cap)
+{
+    if (s->o.n_profiles != 1)
+        return 0;
+    for (size_t i = 0; i < s->n_sc; i++) {
+        const LlmScript *sc = &s->sc[i];
+        if (!served(s, (uint32_t)i))
+            continue;
+        for (uint32_t ri = 0; ri < sc->n_resp; ri++) {
+            for (uint32_t k = 0; k < sc->resp[ri].n_tools; k++) {
+                Buf n, a;
+                buf_init(&n);
+                buf_init(&a);
+                char why[512];
+                int r = map_call(s, s->o.profiles[0], sc, ri, k, &n, &a, why, sizeof why);
+                buf_fini(&n);
+                buf_fini(&a);
+                const char *tool = sc->prog->str[sc->prog->insn[sc->tools[sc->resp[ri].tool0 + k]].a[0]].s;
+                if (r == 0 && agent_is_scenario_tool(tool)) {
+                    Buf m;
+                    buf_init(&m);
+                    const cJSON *e;
+                    cJSON_ArrayForEach(e, agent_profile_get(s->o.profiles[0], "tools"))
+                        buf_printf(&m, "%s%s", m.len ? ", " : "", e->string);
+                    buf_putc(&m, 0);
+                    snprintf(why, sizeof why, "profile '%s' does not map it (it maps %s); call the agent's own tool "
+                             "by its name instead", agent_profile_name(s->o.profiles[0]),
+                             m.oom ? "?" : (const char *)m.data);
+                    buf_fini(&m);
+                    r = -1;
+                }
+                if (r < 0) {
+                    const BcInsn *in = &sc->prog->insn[sc->tools[sc->resp[ri].tool0 + k]];
+                    snprintf(err, cap, "scenario '%s', line %u: tool '%s': %s", sc->name, (unsigned)in->line,
+                             sc->prog->str[in->a[0]].s, why);
+                    return EINVAL;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The tool results of the responses before ri that called tools, read
+** from this request and compared with the scenario's result and status. */
+static void check_results(LlmServer *s, Session *se, const LlmScript *sc, uint32_t ri, const cJSON *j, LlmApi api)
+{
+    for (uint32_t pr = se->checked; pr < ri; pr++) {
+        const LlmResp *r = &sc->resp[pr];
+        if (!r->n_tools)
+            continue;
+        LlmToolResult res[64];
+        size_t nres = llm_tool_results(j, api, res, 64);
+        const AgentProfile *ap = prof_of(s, se);
+        uint32_t gem = 0;       /* Gemini: results in call order */
+        for (uint32_t k = 0; k < r->n_tools; k++) {
+            uint32_t ti = sc->tools[r->tool0 + k];
+            const BcInsn *tr = tool_result_of(sc->prog, ti);
+            const char *tool = sc->prog->str[sc->prog->insn[ti].a[0]].s;
+            char id[128];
+            llm_tool_call_id(sc, pr, k, api, id, sizeof id);
+            const LlmToolResult *got = NULL;
+            for (size_t i = 0; i < nres && !got; i++)
+                if (res[i].id && strcmp(res[i].id, id) == 0)
+                    got = &res[i];
+            if (!got && api == LLM_API_GEMINI && gem < nres)
+                got = &res[gem++];
+            Buf why;
+            buf_init(&why);
+            int passed = 1;
+            const char *want_status = tr ? sc->prog->str[tr->a[1]].s : NULL;
+            int is_err = got ? llm_result_is_error(got, ap ? agent_profile_error_pattern(ap) : NULL) : -1;
+            BcVal ev = tr ? bc_val(sc->prog, tr->a[2]) : (BcVal){ .tag = BC_V_NULL };
+            if (!got) {
+                passed = 0;
+                buf_printf(&why, "the agent sent no result for call %s\n", id);
+            } else {
+                if (ev.tag != BC_V_NULL) {
+                    int m = llm_result_match(sc->prog, &ev, got->text.data ? (const char *)got->text.data : "",
+                                             got->text.len, &why);
+                    if (m != 1)
+                        passed = 0;
+                }
+                bool want_err = want_status && strcmp(want_status, "error") == 0;
+                if (is_err >= 0 && (is_err == 1) != want_err) {
+                    passed = 0;
+                    buf_printf(&why, "status: expected %s, the agent reports %s\n", want_err ? "error" : "ok",
+                               is_err ? "an error" : "success");
+                }
+            }
+            s->n_tool_checked++;
+            if (!passed)
+                s->n_tool_mismatch++;
+            if (!passed || !s->o.quiet) {
+                buf_putc(&why, 0);
+                logf_(s, "%s: tool result of '%s' (response %u, line %u, session '%s'): %s%s%s", sc->name, tool,
+                      (unsigned)pr + 1, (unsigned)sc->prog->insn[ti].line, se->key,
+                      passed ? "as expected" : "MISMATCH", passed ? "" : "\n", passed ? "" : (const char *)why.data);
+                if (why.len)
+                    why.len--;
+            }
+            Buf e;
+            buf_init(&e);
+            JsonW w;
+            jw_init(&w, &e);
+            jw_obj(&w);
+            jw_kcstr(&w, "event", "tool_result_check");
+            jw_kcstr(&w, "session", se->key);
+            jw_ku64(&w, "response", pr + 1);
+            jw_ku64(&w, "line", sc->prog->insn[ti].line);
+            jw_kcstr(&w, "tool", tool);
+            jw_kcstr(&w, "call_id", id);
+            jw_kbool(&w, "passed", passed);
+            if (want_status)
+                jw_kcstr(&w, "expected_status", want_status);
+            if (is_err >= 0)
+                jw_kcstr(&w, "status", is_err ? "error" : "ok");
+            if (got)
+                jw_kstr(&w, "result", got->text.data ? (const char *)got->text.data : "",
+                        got->text.len > 4096 ? 4096 : got->text.len);
+            if (!passed)
+                jw_kstr(&w, "message", why.data ? (const char *)why.data : "", why.len);
+            jw_end(&w);
+            emit(s, &e);
+            buf_fini(&why);
+        }
+        for (size_t i = 0; i < nres; i++)
+            llm_tool_result_fini(&res[i]);
+    }
+    if (ri > se->checked)
+        se->checked = ri;
+}
+
 static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_name_len, const char *body,
                         size_t blen)
 {
@@ -500,28 +790,104 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
         se->asserted = ri + 1;
     }
     bool body_attempt = se->attempt >= r->n_lead_errors;
-    if (s->o.strict_tools && body_attempt && r->n_tools) {
-        const cJSON *tools = cJSON_GetObjectItemCaseSensitive(j, "tools");
-        for (uint32_t k = 0; k < r->n_tools; k++) {
-            const BcStr *tn = &sc->prog->str[sc->prog->insn[sc->tools[r->tool0 + k]].a[0]];
-            if (!has_tool(tools, tn->s)) {
-                s->n_strict++;
-                logf_(s, "%s: strict tools: response %u calls '%s', which the request does not define (session '%s')",
-                      sc->name, (unsigned)ri + 1, tn->s, key);
-                server_error(x, api, 400, "invalid_request_error",
-                             "scvm serve: strict tools: the scenario calls tool '%s' but the request does not define it",
-                             tn->s);
-                cJSON_Delete(j);
-                return;
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(j, "tools");
+    if (!session_tools(x, se, tools, api)) {
+        cJSON_Delete(j);
+        return;
+    }
+    const AgentProfile *ap = prof_of(s, se);
+    if (ap)
+        check_results(s, se, sc, ri, j, api);
+    /* the calls in the agent's vocabulary */
+    LlmToolCall *calls = NULL;
+    Buf *cb = NULL;
+    uint32_t nt = body_attempt ? r->n_tools : 0;
+    if (ap && nt) {
+        calls = sc_calloc(nt, sizeof *calls);
+        cb = sc_calloc(2 * (size_t)nt, sizeof *cb);
+        if (!calls || !cb) {
+            sc_free(calls);
+            sc_free(cb);
+            server_error(x, api, 500, NULL, "scvm serve: out of memory");
+            cJSON_Delete(j);
+            return;
+        }
+    }
+    const char *reject = NULL;
+    char why[512];
+    for (uint32_t k = 0; k < nt; k++) {
+        const BcStr *tn = &sc->prog->str[sc->prog->insn[sc->tools[r->tool0 + k]].a[0]];
+        const char *cname = tn->s;
+        if (calls) {
+            buf_init(&cb[2 * k]);
+            buf_init(&cb[2 * k + 1]);
+            int m = map_call(s, ap, sc, ri, k, &cb[2 * k], &cb[2 * k + 1], why, sizeof why);
+            if (m < 0) {
+                reject = why;
+            } else if (m == 0) {
+                buf_put(&cb[2 * k], tn->s, tn->len);
+                bc_val_json(sc->prog, sc->prog->insn[sc->tools[r->tool0 + k]].a[1], &cb[2 * k + 1]);
             }
+            buf_putc(&cb[2 * k], 0);
+            if (cb[2 * k].oom || cb[2 * k + 1].oom)
+                reject = "out of memory";
+            calls[k].name.s = (const char *)cb[2 * k].data;
+            calls[k].name.len = (uint32_t)(cb[2 * k].len ? cb[2 * k].len - 1 : 0);
+            calls[k].args = (const char *)cb[2 * k + 1].data;
+            calls[k].args_len = cb[2 * k + 1].len;
+            cname = calls[k].name.s ? calls[k].name.s : "";
+        }
+        if (!reject && s->o.strict_tools && !has_tool(tools, cname)) {
+            s->n_strict++;
+            logf_(s, "%s: strict tools: response %u calls '%s', which the request does not define (session '%s')",
+                  sc->name, (unsigned)ri + 1, cname, key);
+            snprintf(why, sizeof why, "strict tools: the scenario calls tool '%s' but the request does not define it",
+                     cname);
+            reject = why;
         }
     }
     http_plan_reset(x->hx->plan);
     uint32_t attempt = se->attempt;
-    if (llm_render(sc, ri, attempt, &x->q, x->hx->plan) != 0) {
+    x->q.calls = calls;
+    int rr = reject ? 0 : llm_render(sc, ri, attempt, &x->q, x->hx->plan);
+    x->q.calls = NULL;
+    for (uint32_t k = 0; calls && k < nt; k++) {
+        buf_fini(&cb[2 * k]);
+        buf_fini(&cb[2 * k + 1]);
+    }
+    sc_free(calls);
+    sc_free(cb);
+    if (reject) {
+        server_error(x, api, strncmp(reject, "strict", 6) == 0 ? 400 : 500, "invalid_request_error", "scvm serve: %s",
+                     reject);
+        cJSON_Delete(j);
+        return;
+    }
+    if (rr != 0) {
         server_error(x, api, 500, NULL, "scvm serve: out of memory");
         cJSON_Delete(j);
         return;
+    }
+    if (s->o.on_event) {
+        const HttpPlan *pl = x->hx->plan;
+        Buf e;
+        buf_init(&e);
+        JsonW w;
+        jw_init(&w, &e);
+        jw_obj(&w);
+        jw_kcstr(&w, "event", "llm_request");
+        jw_kcstr(&w, "session", key);
+        jw_kcstr(&w, "scenario", sc->name);
+        jw_ku64(&w, "response", ri + 1);
+        jw_ku64(&w, "of", sc->n_resp);
+        jw_ku64(&w, "attempt", attempt + 1);
+        jw_ku64(&w, "attempts", r->n_attempts);
+        jw_kbool(&w, "stream", x->q.stream);
+        jw_ku64(&w, "due_ms", pl->n_items ? pl->items[pl->n_items - 1].at_ms : 0);
+        if (ap)
+            jw_kcstr(&w, "profile", agent_profile_name(ap));
+        jw_end(&w);
+        emit(s, &e);
     }
     s->n_scripted++;
     if (!body_attempt)
@@ -723,7 +1089,33 @@ int llm_server_finish(LlmServer *s)
     }
     logf_(s, "summary: assertions: %u passed, %u failed, %u skipped; strict tools: %llu rejected",
           s->asserts.passed, s->asserts.failed, s->asserts.skipped, (unsigned long long)s->n_strict);
-    bool failed = s->asserts.failed || s->n_strict;
+    if (s->o.n_profiles)
+        logf_(s, "summary: tool results: %llu checked, %llu mismatched; declared tools: %llu not in the profile, "
+                 "%llu missing",
+              (unsigned long long)s->n_tool_checked, (unsigned long long)s->n_tool_mismatch,
+              (unsigned long long)s->n_unexpected, (unsigned long long)s->n_missing);
+    bool failed = s->asserts.failed || s->n_strict || s->n_tool_mismatch;
     logf_(s, "summary: %s", failed ? "FAILED" : "ok");
     return failed ? 1 : 0;
+}
+
+void llm_server_counts(const LlmServer *s, LlmServerCounts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->requests = s->n_requests;
+    out->scripted = s->n_scripted;
+    out->strict = s->n_strict;
+    out->tool_checked = s->n_tool_checked;
+    out->tool_mismatched = s->n_tool_mismatch;
+    out->tools_unexpected = s->n_unexpected;
+    out->tools_missing = s->n_missing;
+    out->asserts_passed = s->asserts.passed;
+    out->asserts_failed = s->asserts.failed;
+    for (size_t i = 0; i < s->n_sess; i++) {
+        const Session *se = &s->sess[i];
+        const LlmScript *sc = &s->sc[se->sc];
+        out->served_sessions++;
+        out->responses_total += sc->n_resp;
+        out->responses_served += se->resp > sc->n_resp ? sc->n_resp : se->resp;
+    }
 }

@@ -365,6 +365,11 @@ static bool prepare(Pty *t)
             buf_fini(&vb);
         }
     }
+    for (char *const *e = t->o.env_extra; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq)
+            env_set(&t->env, *e, (size_t)(eq - *e), eq + 1, strlen(eq + 1));
+    }
     if (t->sbx)     /* the one folder the program may write besides fs.allowed_write */
         env_set(&t->env, "TMPDIR", 6, t->sbx_tmp, strlen(t->sbx_tmp));
     if (!env_has(&t->env, "TERM"))
@@ -406,6 +411,16 @@ static void read_budgets(Pty *t)
     uint64_t span = rt_clock_scale(t->p->insn[t->p->n_insn - 1].t, t->o.speed);
     if (span + 60000 > t->max_runtime_ms && !vget(t, &cfg, "policy", &pol))
         t->max_runtime_ms = span + 60000;
+    /* With an agent, each op that waits for it may take its turn timeout. */
+    if (t->o.agent) {
+        uint64_t waits = 2;
+        for (uint32_t i = 0; i < t->p->n_insn; i++) {
+            uint8_t op = t->p->insn[i].op;
+            waits += op == OP_LLM_END || op == OP_TOOL_RESULT || op == OP_FILE_EDIT || op == OP_USER_INPUT;
+        }
+        if (span + waits * t->o.agent->wait_ms > t->max_runtime_ms)
+            t->max_runtime_ms = span + waits * t->o.agent->wait_ms;
+    }
 }
 
 /* ---- begin / end ---- */
@@ -576,6 +591,8 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
         }
         pty_snapshot(t, "final");
     }
+    if (t->o.agent && !t->o.explain)
+        pty_agent_finish(t);
     if (t->err) {
         ev_begin(t, "error");
         const char *code = pty_err_code(t->err);
@@ -614,6 +631,7 @@ static void pty_destroy(RtTarget *rt)
     buf_fini(&t->step_action);
     buf_fini(&t->cond_buf);
     buf_fini(&t->cast);
+    buf_fini(&t->agent_report);
     events_ops_free(t->evops);
     sc_free(t);
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/buf.h"
 #include "runtime/rt.h"
 
 /* The data model's stable error codes and exit statuses. */
@@ -44,6 +45,31 @@ typedef enum PtyErr {
 } PtyErr;
 
 const char *pty_err_code(PtyErr e);     /* "E_TIMEOUT"; "" for OK */
+
+/* scvm run -t agent (tools/scvm/cmd_agent.c, docs/real-agents.md): the
+** program is a real coding agent whose model is the mock LLM server on
+** another thread.  The ops the agent's side plays wait for it. */
+typedef struct RtPtyAgent {
+    void *ctx;
+    /* Readable when the agent's side may have changed (a request came):
+    ** polled with the terminal, drained by the target. */
+    int wake_fd;
+    /* Whether the agent is where op `in` (insn index i; LLM_END,
+    ** TOOL_RESULT, FILE_EDIT) says it should be: 1 yes, 0 not yet (*wake:
+    ** ask again then, or UINT64_MAX: on the next wake), -1 never (why). */
+    int (*ready)(void *ctx, const BcProgram *p, uint32_t i, uint64_t now_ms, uint64_t *wake, Buf *why);
+    /* Appends the agent side's events (JSON lines, at_ms since t0, the
+    ** monotonic ms of the spawn) to events. */
+    void (*drain)(void *ctx, uint64_t t0, Buf *events);
+    /* After the program has stopped: the agent side's verdict.  Appends
+    ** why the run fails to why (nothing: it passes) and one JSON object
+    ** to report (run.json's "agent"). */
+    void (*finish)(void *ctx, Buf *why, Buf *report);
+    uint64_t wait_ms;           /* how long an op waits for the agent */
+    bool headless;              /* the first prompt went on the command line */
+    const char *ready_text;     /* interactive: input waits for this text on the screen */
+    const char *const *quit_keys; /* interactive: pressed at END to leave (NULL-terminated) */
+} RtPtyAgent;
 
 typedef struct RtPtyOpts {
     /* Command line override (`scvm run -t pty x.scb -- cmd args`):
@@ -81,6 +107,13 @@ typedef struct RtPtyOpts {
     ** object, and run nothing. */
     FILE *explain;
     bool explain_json;
+    /* An existing folder that is the workspace: repo.init seeds it, the
+    ** program runs in it, asserts resolve in it; the caller removes it.
+    ** NULL = repo.init makes a temporary one (and removes it). */
+    const char *workspace;
+    /* "NAME=VALUE" strings set after the scenario's environment, or NULL. */
+    char *const *env_extra;
+    const RtPtyAgent *agent;    /* NULL: no agent */
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of

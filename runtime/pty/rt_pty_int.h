@@ -84,6 +84,10 @@ typedef struct Pty {
     Sandbox *sbx;           /* the tui-use policy's sandbox, or NULL */
     char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
     bool sbx_none;          /* sandbox: none (acknowledged) */
+
+    /* an agent under test (RtPtyOpts.agent) */
+    unsigned n_inputs;      /* USER_INPUT ops played */
+    Buf agent_report;       /* run.json's "agent" object */
 } Pty;
 
 /* rt_pty_ev.c */
@@ -115,6 +119,8 @@ void pty_clock_wait(RtClock *c, uint64_t at_ms);   /* the run's clock: waiting i
 /* rt_pty_ops.c */
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms);
 bool pty_check_cancel_key(Pty *t);      /* before the spawn */
+void pty_agent_drain(Pty *t);           /* the agent side's events into ours */
+void pty_agent_finish(Pty *t);          /* after the program: the agent side's verdict */
 void pty_step_finish(Pty *t);
 
 /* rt_pty_out.c */

@@ -163,7 +163,7 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             until = wake;
         if (t->t0 + t->max_runtime_ms < until)
             until = t->t0 + t->max_runtime_ms;
-        struct pollfd pf[3];
+        struct pollfd pf[4];
         int n = 0;
         if (t->sess && !t->eof) {
             pf[n].fd = pty_session_fd(t->sess);
@@ -178,6 +178,12 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
         int cfd = rt_cancel_fd();
         if (cfd >= 0) {
             pf[n].fd = cfd;
+            pf[n].events = POLLIN;
+            pf[n++].revents = 0;
+        }
+        int afd = t->o.agent ? t->o.agent->wake_fd : -1, ai = n;
+        if (afd >= 0) {
+            pf[n].fd = afd;
             pf[n].events = POLLIN;
             pf[n++].revents = 0;
         }
@@ -198,6 +204,13 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             ** the program is gone, drain what is left without blocking. */
             if (pty_session_exited(t->sess) && !t->eof)
                 read_pty(t);
+        }
+        if (afd >= 0 && (pf[ai].revents & POLLIN)) {
+            char drop[256];
+            while (read(afd, drop, sizeof drop) > 0)
+                ;
+            pty_agent_drain(t);
+            seen_gen = (uint64_t)-1;    /* the agent moved: re-evaluate */
         }
         if (wake != UINT64_MAX && pty_now_ms() >= wake)
             seen_gen = (uint64_t)-1;    /* re-evaluate */

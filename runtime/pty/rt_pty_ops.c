@@ -350,7 +350,9 @@ static int sf_text(void *user, const char *s, size_t n, Buf *why)
 static int sf_assert(Pty *t, uint32_t val)
 {
     BcVal a = bc_val(t->p, val);
-    ScnAssertEnv env = { .root = pty_ws_root(t), .text = sf_text, .user = t };
+    /* With an agent, the workspace checks are the mock server's, before
+    ** its next response (docs/real-agents.md); the screen is ours. */
+    ScnAssertEnv env = { .root = pty_ws_root(t), .text = sf_text, .user = t, .text_only = t->o.agent != NULL };
     ScnAssertResult res = { 0, 0, 0, 0 };
     Buf msgs;
     buf_init(&msgs);
@@ -430,6 +432,158 @@ static void type_text(Pty *t, const char *s, size_t n)
     }
 }
 
+/* ---- an agent under test (RtPtyOpts.agent; docs/real-agents.md) ---- */
+
+void pty_agent_drain(Pty *t)
+{
+    if (!t->o.agent || !t->o.agent->drain)
+        return;
+    size_t start = t->events.len;
+    t->o.agent->drain(t->o.agent->ctx, t->t0, &t->events);
+    if (t->o.events && t->events.len > start && !t->events.oom) {
+        fwrite(t->events.data + start, 1, t->events.len - start, t->o.events);
+        fflush(t->o.events);
+    }
+}
+
+typedef struct AgentWait {
+    uint32_t i;
+    int r;
+    Buf why;
+} AgentWait;
+
+static bool agent_ready(Pty *t, void *arg, uint64_t *wake)
+{
+    AgentWait *a = arg;
+    uint64_t w = UINT64_MAX;
+    buf_reset(&a->why);
+    a->r = t->o.agent->ready(t->o.agent->ctx, t->p, a->i, pty_now_ms(), &w, &a->why);
+    if (a->r == 0 && w < *wake)
+        *wake = w;
+    return a->r != 0;
+}
+
+/* The op the agent's side plays waits for the agent to get there. */
+static int agent_wait(Pty *t, const BcInsn *in)
+{
+    AgentWait a = { .i = (uint32_t)(in - t->p->insn) };
+    buf_init(&a.why);
+    int r = pty_pump(t, pty_now_ms() + t->o.agent->wait_ms, agent_ready, &a);
+    pty_agent_drain(t);
+    const char *why = a.why.data ? (const char *)a.why.data : "";
+    if (r == 0) {
+        char ex[96] = "";
+        if (t->sess && pty_session_exited(t->sess)) {
+            int code = pty_session_exit_code(t->sess);
+            snprintf(ex, sizeof ex, " (the agent exited %s %d)", code >= 0 ? "with" : "on signal",
+                     code >= 0 ? code : pty_session_exit_signal(t->sess));
+        }
+        pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent did not get here within %llu ms%s: %.*s", (unsigned)in->line,
+                 (unsigned long long)t->o.agent->wait_ms, ex, (int)a.why.len, why);
+    } else if (r == 1 && a.r < 0) {
+        pty_fail(t, PTY_E_ASSERTION_FAILED, "line %u: %.*s", (unsigned)in->line, (int)a.why.len, why);
+    }
+    buf_fini(&a.why);
+    return t->err ? SC_FAILED : 0;
+}
+
+/* A prompt to the agent: on its command line (headless: the first one),
+** else typed once its input is ready (interactive.ready on the screen). */
+static int agent_input(Pty *t, const BcStr *s)
+{
+    const RtPtyAgent *ag = t->o.agent;
+    if (ag->headless) {
+        ev_op(t);
+        ev_bool(t, "on_command_line", t->n_inputs == 1);
+        ev_end(t);
+        if (t->n_inputs > 1) {
+            pty_fail(t, PTY_E_CLI_INVALID_ARG,
+                     "line %u: a headless agent takes one prompt, on its command line; this is a second "
+                     "(play it interactive: --interactive)", (unsigned)t->op->line);
+            return SC_FAILED;
+        }
+        return 0;
+    }
+    if (ag->ready_text && ag->ready_text[0]) {
+        Cond c;
+        memset(&c, 0, sizeof c);
+        c.kind = COND_CONTAINS;
+        c.text = ag->ready_text;
+        c.text_len = strlen(ag->ready_text);
+        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, cond_eval, &c);
+        cond_fini(&c);
+        if (r <= 0) {
+            if (r == 0)
+                pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent's input was not ready ('%s' not on the screen) "
+                         "within %llu ms", (unsigned)t->op->line, ag->ready_text, (unsigned long long)ag->wait_ms);
+            return SC_FAILED;
+        }
+        settle(t);
+    }
+    ev_op(t);
+    ev_end(t);
+    type_text(t, s->s, s->len);
+    pty_flush_out(t);
+    if (t->o.type_delay_ms)     /* a burst is taken for a paste: Enter apart */
+        pty_pump(t, pty_now_ms() + rt_clock_scale(t->o.type_delay_ms, t->o.speed), NULL, NULL);
+    pty_screen_key(t->scr, "Enter");
+    return t->err ? SC_FAILED : 0;
+}
+
+/* At END: a headless agent must finish (exit 0 unless expect.exitCode
+** says otherwise); an interactive one is asked to leave with its quit keys. */
+static int agent_end(Pty *t)
+{
+    const RtPtyAgent *ag = t->o.agent;
+    Cond c;
+    memset(&c, 0, sizeof c);
+    c.kind = COND_EXITED;
+    if (ag->headless) {
+        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, cond_eval, &c);
+        if (r == 0)
+            pty_fail(t, PTY_E_TIMEOUT, "the agent did not exit within %llu ms of its last scripted response",
+                     (unsigned long long)ag->wait_ms);
+        BcVal cfg = bc_val(t->p, t->p->meta.config), ex;
+        int64_t want;
+        if (r == 1 && !(vget(t, &cfg, "expect", &ex) && vint(t, &ex, "exitCode", &want))) {
+            int code = pty_session_exit_code(t->sess);
+            if (code != 0)
+                pty_fail(t, PTY_E_PROCESS_EXIT, "the agent %s %d (expect.exitCode is 0 by default for a headless "
+                         "agent)", code >= 0 ? "exited with" : "was killed by signal",
+                         code >= 0 ? code : pty_session_exit_signal(t->sess));
+        }
+    } else {
+        settle(t);
+        for (const char *const *k = ag->quit_keys; k && *k && !t->err; k++) {
+            if (pty_session_exited(t->sess))
+                break;
+            pty_screen_key(t->scr, *k);
+            pty_flush_out(t);
+            pty_pump(t, pty_now_ms() + 300, cond_eval, &c);
+        }
+        if (!t->err)
+            pty_pump(t, pty_now_ms() + 3000, cond_eval, &c);
+    }
+    pty_agent_drain(t);
+    return t->err ? SC_FAILED : 0;
+}
+
+void pty_agent_finish(Pty *t)
+{
+    const RtPtyAgent *ag = t->o.agent;
+    pty_agent_drain(t);
+    if (!ag->finish)
+        return;
+    Buf why;
+    buf_init(&why);
+    buf_reset(&t->agent_report);
+    ag->finish(ag->ctx, &why, &t->agent_report);
+    pty_agent_drain(t);
+    if (why.len)
+        pty_fail(t, PTY_E_ASSERTION_FAILED, "%.*s", (int)why.len, (const char *)why.data);
+    buf_fini(&why);
+}
+
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
 {
     (void)at_ms;
@@ -443,6 +597,11 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     case OP_USER_INPUT: {
         /* A prompt: typed, then submitted with Enter. */
         const BcStr *s = &p->str[in->a[1]];
+        t->n_inputs++;
+        if (t->o.agent) {
+            st = agent_input(t, s);
+            break;
+        }
         ev_op(t);
         ev_end(t);
         type_text(t, s->s, s->len);
@@ -548,7 +707,9 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         break;
     case OP_END:
         pty_step_finish(t);
-        if (!t->tuiuse)
+        if (t->o.agent)
+            st = agent_end(t);
+        if (!t->tuiuse && !st)
             st = sf_expect(t);
         break;
     case OP_LOG:
@@ -562,15 +723,18 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     /* The agent's and the protocol's side of the timeline: a mock agent
     ** or LLM server plays these; the terminal only records that they
     ** were due. */
-    case OP_LLM_BEGIN:
     case OP_LLM_END:
+    case OP_TOOL_RESULT:
+    case OP_FILE_EDIT:
+        if (t->o.agent && t->o.agent->ready && (st = agent_wait(t, in)) != 0)
+            break;
+        /* fall through */
+    case OP_LLM_BEGIN:
     case OP_THINK:
     case OP_ASSISTANT:
     case OP_LLM_ERROR:
     case OP_TOOL_START:
     case OP_TOOL_PROGRESS:
-    case OP_TOOL_RESULT:
-    case OP_FILE_EDIT:
     case OP_PLAN_UPDATE:
     case OP_FILE_READS:
     case OP_PERMISSION:

@@ -510,6 +510,10 @@ void pty_out_finish(Pty *t)
                    "\"updated\":%u,\"recorded\":%u}",
                t->gold_matched + t->gold_mismatched, t->gold_matched, t->gold_mismatched, t->gold_written,
                t->gold_missing, t->gold_updated, t->gold_recorded);
+    if (t->agent_report.len) {
+        buf_puts(&b, ",\"agent\":");
+        buf_put(&b, t->agent_report.data, t->agent_report.len);
+    }
     buf_puts(&b, ",\"exit_status\":");
     if (t->sess && pty_session_exited(t->sess)) {
         int code = pty_session_exit_code(t->sess);

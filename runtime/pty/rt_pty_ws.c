@@ -209,11 +209,17 @@ bool pty_ws_prepare(Pty *t)
 {
     const BcProgram *p = t->p;
     BcVal cfg = bc_val(p, p->meta.config), repo, v;
-    if (!vget(t, &cfg, "repo", &repo) || !vbool(t, &repo, "init", false))
+    if (!vget(t, &cfg, "repo", &repo) || !vbool(t, &repo, "init", false)) {
+        if (t->o.workspace && !t->cwd[0])
+            snprintf(t->cwd, sizeof t->cwd, "%s", t->o.workspace);
         return true;
+    }
     const char *tmp = getenv("TMPDIR");
-    snprintf(t->ws, sizeof t->ws, "%s/scvm-ws-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(t->ws)) {
+    if (t->o.workspace)
+        snprintf(t->ws, sizeof t->ws, "%s", t->o.workspace);
+    else
+        snprintf(t->ws, sizeof t->ws, "%s/scvm-ws-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!t->o.workspace && !mkdtemp(t->ws)) {
         pty_fail(t, PTY_E_IO, "cannot create a workspace: %s", strerror(errno));
         t->ws[0] = 0;
         return false;
@@ -287,7 +293,7 @@ void pty_ws_cleanup(Pty *t)
 {
     if (!t->ws[0])
         return;
-    if (!t->o.keep_workspace)
+    if (!t->o.keep_workspace && !t->o.workspace)
         nftw(t->ws, rm_one, 32, FTW_DEPTH | FTW_PHYS);
     t->ws[0] = 0;
 }

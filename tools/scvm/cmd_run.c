@@ -46,7 +46,7 @@ static RtClock *clock_of(const Opts *o, RtRealClock *rc)
 
 /* CI in the environment, as CI services set it ("true", "1", ...): not
 ** unset, empty, "0" or "false". */
-static bool ci_env(void)
+bool scvm_ci_env(void)
 {
     const char *v = getenv("CI");
     return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
@@ -70,7 +70,7 @@ typedef struct Result {
 ** <terminal profile>/screenshots, where the stdlib keeps them and
 ** --artifacts writes them (the Scenario-Format's path;
 ** docs/golden-screens.md). */
-static void goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap)
+void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap)
 {
     char sc[256], prof[128];
     rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
@@ -79,7 +79,7 @@ static void goldens_of(const BcProgram *prog, const char *base, char *out, size_
 }
 
 /* The folder of path ("." for a bare name). */
-static void folder_of(const char *path, char *out, size_t cap)
+void scvm_folder_of(const char *path, char *out, size_t cap)
 {
     const char *sl = strrchr(path, '/');
     if (!sl)
@@ -99,7 +99,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
         .events = out, .diag = diag, .cast = o->cast, .cancel_key = o->cancel_key, .cells = o->cells,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
-        .ci = o->ci || ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
+        .ci = o->ci || scvm_ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
     };
     if (o->explain)
         po.events = NULL;   /* the explanation is the output */
@@ -126,9 +126,9 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
 static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
 {
     char dir[4096], goldens[8192];
-    folder_of(path, dir, sizeof dir);
+    scvm_folder_of(path, dir, sizeof dir);
     if (!o->goldens)
-        goldens_of(prog, dir, goldens, sizeof goldens);
+        scvm_goldens_of(prog, dir, goldens, sizeof goldens);
     FILE *out = stdout;
     if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
@@ -579,7 +579,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         if (st)
             return st;
     } else {
-        folder_of(o->ops[0], dir, sizeof dir);
+        scvm_folder_of(o->ops[0], dir, sizeof dir);
     }
     rt_pty_safe_name(e->name, sc, sizeof sc);
     if (o->goldens) {
@@ -588,8 +588,8 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         snprintf(goldens, sizeof goldens, "%s/%s/%s/screenshots", o->goldens, sc, prof);
     } else {
         char base[4096];
-        folder_of(o->ops[0], base, sizeof base);
-        goldens_of(e->prog, base, goldens, sizeof goldens);
+        scvm_folder_of(o->ops[0], base, sizeof base);
+        scvm_goldens_of(e->prog, base, goldens, sizeof goldens);
     }
     if (o->artifacts)
         snprintf(art, sizeof art, "%s/%s", o->artifacts, sc);
@@ -807,7 +807,15 @@ int scvm_run(const Opts *o)
         return st;
     /* A lone .scb, nothing about suites asked for: its events only. */
     bool one = !o->selecting && !suite_pack(s);
-    if (strcmp(o->target, "pty") == 0) {
+    if (strcmp(o->target, "agent") == 0) {
+        if (n != 1) {
+            fprintf(stderr, "scvm: run -t agent plays one scenario; %s selects %zu (choose one with --scenario)\n",
+                    o->ops[0], n);
+            st = SC_USAGE;
+        } else {
+            st = scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0);
+        }
+    } else if (strcmp(o->target, "pty") == 0) {
         if (!one)
             st = run_pty_suite(o, s, sel, n);
         else

@@ -13,6 +13,7 @@
 
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "runtime/agent/agent_profile.h"
 #include "runtime/llm/llm.h"
 #include "cli.h"
 #include "scvm.h"
@@ -58,14 +59,46 @@ int scvm_serve(const Opts *o)
             return st;
         }
     }
+    /* --agent: the sessions speak that agent's tool vocabulary ("auto":
+    ** each session's detected among the shipped profiles) */
+    AgentProfile *profs[16];
+    size_t n_profs = 0;
+    if (o->agent) {
+        char err[1024];
+        bool all = strcmp(o->agent, "auto") == 0;
+        for (size_t i = 0; all ? agent_profile_builtins[i] != NULL : i < 1; i++) {
+            AgentProfile *p = agent_profile_load(all ? agent_profile_builtins[i] : o->agent, err, sizeof err);
+            if (!p) {
+                fprintf(stderr, "scvm: %s\n", err);
+                st = SC_USAGE;
+                break;
+            }
+            profs[n_profs++] = p;
+        }
+    }
     LlmServeOpts so = {
         .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace,
         .strict_tools = o->strict_tools, .loop = o->loop, .quiet = o->quiet, .max_body = o->max_body,
         .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms,
         .idle_timeout_ms = o->idle_timeout_ms, .log = stderr, .only = only, .n_only = n_only,
+        .profiles = profs, .n_profiles = n_profs,
     };
     int err = 0;
-    LlmServer *s = llm_server_new(suite, &so, &err);
+    LlmServer *s = st ? NULL : llm_server_new(suite, &so, &err);
+    char why[1024];
+    if (s && llm_server_check_tools(s, why, sizeof why) != 0) {
+        fprintf(stderr, "scvm: serve llm: %s\n", why);
+        llm_server_free(s);
+        s = NULL;
+        st = SC_USAGE;
+    }
+    if (!s && st) {
+        for (size_t i = 0; i < n_profs; i++)
+            agent_profile_free(profs[i]);
+        sc_free(only);
+        suite_free(suite);
+        return st;
+    }
     if (!s) {
         fputs(err == EINVAL ? "scvm: serve llm: the defines choose no scenario\n" : "scvm: out of memory\n", stderr);
         sc_free(only);
@@ -89,6 +122,8 @@ int scvm_serve(const Opts *o)
         fprintf(stderr, "scvm: serve llm: %s\n", strerror(err));
     st = llm_server_finish(s);
     llm_server_free(s);
+    for (size_t i = 0; i < n_profs; i++)
+        agent_profile_free(profs[i]);
     sc_free(only);
     suite_free(suite);
     return err ? SC_RUNTIME : st;

@@ -49,8 +49,11 @@ static const char help_text[] =
     "  dis FILE       disassembly listing, with source lines when present\n"
     "  ls FILE        list the scenarios\n"
     "  extract FILE   write a pack's scenarios and their files into -C DIR\n"
-    "  serve llm FILE...  serve the scenarios as mock OpenAI/Anthropic APIs\n"
+    "  serve llm FILE...  serve the scenarios as mock OpenAI/Anthropic/Gemini APIs\n"
     "                 (docs/serve-llm.md)\n"
+    "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
+    "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
+    "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
     "\n"
     "selection (run, dis, ls, extract; info takes --scenario, serve -D):\n"
     "  --scenario NAME    the scenario NAME (repeatable; each must exist)\n"
@@ -61,9 +64,10 @@ static const char help_text[] =
     "                     also AH_SCENARIO_DEFINES=\"K=V,FLAG\" (-D wins per key)\n"
     "run options:\n"
     "  -o, --output FILE  write to FILE (atomically: nothing on failure); '-' = stdout\n"
-    "  -t, --target NAME  target to drive: sim (the default) or pty: a real program in\n"
+    "  -t, --target NAME  target to drive: sim (the default); pty: a real program in\n"
     "                     a pseudo-terminal (docs/pty.md; one .scb); after FILE,\n"
-    "                     '-- CMD ARGS...' names the program\n"
+    "                     '-- CMD ARGS...' names the program; agent: a real coding\n"
+    "                     agent against the scripted model (docs/real-agents.md)\n"
     "  --speed X          multiply every scheduled time by X: < 1 faster, > 1 slower;\n"
     "                     at_ms = round(t * X); X below 0.01 counts as 0.01\n"
     "  --realtime         wait for each op's time on the monotonic clock (default:\n"
@@ -91,6 +95,15 @@ static const char help_text[] =
     "  --data-model-exit  exit with the tui-use data model's status (0-12)\n"
     "  --explain-policy   print what the policy enforces and how (the sandbox), or why\n"
     "                     it is refused, and run nothing (--json: one JSON object)\n"
+    "agent options (-t agent; the pty options apply too):\n"
+    "  --agent NAME|FILE  the agent's profile: claude-code, codex, gemini-cli,\n"
+    "                     qwen-code, opencode, or a profile file (serve llm: also\n"
+    "                     'auto', detected from the tools the agent declares)\n"
+    "  --agent-bin PATH   the agent's program instead of the profile's command\n"
+    "  --interactive      drive the agent's TUI (default: its headless mode)\n"
+    "  --turn-timeout MS  how long the run waits for the agent at each step\n"
+    "                     (default 180000)\n"
+    "  --strict-tools     the agent's declared tools must be its profile's\n"
     "serve options (docs/serve-llm.md):\n"
     "  --listen ADDR:PORT where to listen (default 127.0.0.1:8089; PORT 0 = any free\n"
     "                     port; the address is printed on stdout)\n"
@@ -126,7 +139,7 @@ enum {
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
-    O_IDLE_TIMEOUT,
+    O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -146,7 +159,7 @@ static const struct {
     { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS, false },
+    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
@@ -171,8 +184,12 @@ static const struct {
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
     { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN, true },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
-    { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE, false },
-    { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE, false },
+    { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
+    { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
+    { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN, false },
+    { NULL, "--agent-bin", O_AGENT_BIN, true, false, CMD_RUN, false },
+    { NULL, "--interactive", O_INTERACTIVE, false, false, CMD_RUN, false },
+    { NULL, "--turn-timeout", O_TURN_TIMEOUT, true, false, CMD_RUN, false },
     { NULL, "--loop", O_LOOP, false, false, CMD_SERVE, false },
     { NULL, "--quiet", O_QUIET, false, false, CMD_SERVE, false },
     { NULL, "--max-body", O_MAX_BODY, true, false, CMD_SERVE, false },
@@ -194,6 +211,7 @@ static const struct {
     { "ls", CMD_LS, scvm_ls },
     { "extract", CMD_EXTRACT, scvm_extract },
     { "serve", CMD_SERVE, scvm_serve },
+    { "agents", CMD_AGENTS, scvm_agents },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -237,8 +255,8 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->output = v;
         break;
     case O_TARGET:
-        if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0)
-            return cli_usage(scvm_usage, "unknown target '%s' (known: sim, pty)", v);
+        if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0 && strcmp(v, "agent") != 0)
+            return cli_usage(scvm_usage, "unknown target '%s' (known: sim, pty, agent)", v);
         o->target = v;
         break;
     case O_SPEED:
@@ -293,6 +311,23 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         if (!cli_parse_u64(v, 60000, &n))
             return cli_usage(scvm_usage, "invalid --type-delay '%s' (milliseconds, 0-60000)", v);
         o->type_delay_ms = (unsigned)n;
+        o->type_delay_set = true;
+        break;
+    case O_AGENT:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--agent needs a profile name or file");
+        o->agent = v;
+        break;
+    case O_AGENT_BIN:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--agent-bin needs a program");
+        o->agent_bin = v;
+        break;
+    case O_INTERACTIVE: o->interactive = true; break;
+    case O_TURN_TIMEOUT:
+        if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
+            return cli_usage(scvm_usage, "invalid --turn-timeout '%s' (1 .. 86400000 ms)", v);
+        o->turn_timeout_ms = (unsigned)n;
         break;
     case O_KEEP_WS: o->keep_ws = true; break;
     case O_DM_EXIT: o->dm_exit = true; break;
@@ -391,8 +426,12 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         o->selecting |= OPTS[k].suite;
         pty_opt |= OPTS[k].pty;
     }
-    if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0)
+    bool agent = strcmp(o->target, "agent") == 0;
+    if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0 && !agent)
         return cli_usage(scvm_usage, "%s", "'-- CMD' and the pty options need --target pty");
+    if (cmd == CMD_RUN && !agent && (o->agent || o->agent_bin || o->interactive || o->turn_timeout_ms ||
+                                     o->strict_tools))
+        return cli_usage(scvm_usage, "%s", "the agent options need --target agent");
     if (o->jobs == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o->jobs = n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;
@@ -693,7 +732,7 @@ static void print_help(void)
 #define X(name, num, text) printf("  %d  %s\n", num, text);
     SC_STATUSES(X)
 #undef X
-    fputs("  128+N  run -t pty: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
+    fputs("  128+N  run -t pty|agent: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
 }
 
 int main(int argc, char **argv)

@@ -7,12 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "formats/bc.h"
 #include "formats/suite.h"
 
 /* The commands, as bits: the option table says which take which option. */
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
-    CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6,
+    CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
 };
 enum { MAX_JOBS = 256 };
 
@@ -40,6 +41,11 @@ typedef struct Opts {
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
     unsigned type_delay_ms;
+    bool type_delay_set;
+    /* the agent target */
+    const char *agent, *agent_bin;
+    bool interactive;
+    unsigned turn_timeout_ms;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
     const char *server;          /* "llm" */
@@ -69,6 +75,17 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
 ** each entry of s that the defines choose.  Returns 0 or SC_USAGE
 ** (printed: no variant matches, or -D on a fixture without variants). */
 int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
+
+/* Shared by the run targets (cmd_run.c): CI set in the environment; the
+** default goldens folder of prog beside base; the folder of a path. */
+bool scvm_ci_env(void);
+void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
+void scvm_folder_of(const char *path, char *out, size_t cap);
+
+/* -t agent (cmd_agent.c; docs/real-agents.md): prog against a real agent. */
+int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx);
+/* scvm agents list|show|map|unmap (cmd_agent.c). */
+int scvm_agents(const Opts *o);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
