@@ -250,6 +250,11 @@ void http_server_pause(HttpServer *s, unsigned ms)
         close(s->lfd);
         s->lfd = -1;
     }
+    /* idle keep-alive connections go too, as when a server goes down: a
+    ** client's next request needs a new connection, and meets the refusal */
+    for (size_t i = 0; i < s->n_conns; i++)
+        if (s->conns[i]->state == C_READ && !s->conns[i]->in.len)
+            s->conns[i]->dead = true;
     uint64_t until = now_ms() + (ms ? ms : 1);
     if (until > s->paused_until)
         s->paused_until = until;
