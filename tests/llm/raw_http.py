@@ -589,9 +589,18 @@ def t_faults():
     check(log.count("listening again") == 9, "the log says when it listens again")
 
     # the window scales with --speed (refuseMs 600 at --speed 1): a lower bound only
-    srv = Server(SCVM, ["--speed", "1", scb("faults")])
+    srv = Server(SCVM, ["--speed", "1", scb("faults"), scb("timing")])
+    idle = srv.connect()
+    check(request(idle, "GET", "/health")[0] == 200, "a keep-alive connection, idle")
+    busy = send_raw(srv, "/s/timing/v1/messages", json.loads(msg_body(stream=True)), "x-api-key", "busy")
     up_to_refuse(srv, "slow")
     t0 = time.time()
+    check(read_to_close(idle)[1] != "open", "a refusal closes idle keep-alive connections")
+    idle.close()
+    st, h, b, _ = read_response(busy)
+    busy.close()
+    check(st == 200 and b"message_stop" in b and sse_texts(b) == ["one ", "two ", "three"],
+          "a stream in flight during a refusal is served whole")
     s.close()
     s = None
     while s is None and time.time() - t0 < 10:
