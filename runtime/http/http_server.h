@@ -95,9 +95,10 @@ uint64_t http_server_refused(const HttpServer *s);
 ** the kernel refuses new connections (ECONNREFUSED), and bound again to
 ** the same address and port when the time is up (a pause during a pause
 ** lasts until the later end).  Idle connections (no request in flight)
-** are closed; the others are served meanwhile.  If the address cannot be bound again (another socket took
-** the port), the notice callback says so and http_server_run returns that
-** errno.  For a handler: scripted "connection refused" faults. */
+** are closed; the others are served meanwhile.  If the address cannot be
+** bound again (another socket took the port), the notice callback says so
+** and http_server_run returns that errno.  For a handler: scripted
+** "connection refused" faults. */
 void http_server_pause(HttpServer *s, unsigned ms);
 
 #endif

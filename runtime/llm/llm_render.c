@@ -1544,8 +1544,10 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
             buf_fini(&body);
         }
         /* cut: the head and half the body, then the connection closes */
-        if (x.cut && !e && p->n_items)
+        if (x.cut && !e && p->n_items) {
             http_plan_cut_off(p, p->body0 + (p->bytes.len - p->body0) / 2, p->items[p->n_items - 1].at_ms);
+            e = http_plan_error(p);
+        }
     }
     if (x.cur.oom)
         e = ENOMEM;

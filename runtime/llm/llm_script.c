@@ -43,19 +43,24 @@ static LlmResp *new_resp(LlmResp **arr, uint32_t *n, uint32_t *cap)
 
 static bool meta_get(const LlmScript *s, const LlmResp *r, const char *key, BcVal *out);
 
+const char *llm_fault_name(LlmFault f)
+{
+    static const char *const names[] = { [LLM_FAULT_NONE] = "", [LLM_FAULT_CUT] = "cut", [LLM_FAULT_RESET] = "reset",
+                                         [LLM_FAULT_REFUSE] = "refuse", [LLM_FAULT_UNKNOWN] = "unknown" };
+    return names[f];
+}
+
 /* Any value other than the three names (another string, a number, an
 ** empty string) is LLM_FAULT_UNKNOWN: a typo must not pass as no fault. */
 static LlmFault fault_of(const LlmScript *s, const LlmResp *r)
 {
-    static const char *const names[] = { [LLM_FAULT_CUT] = "cut", [LLM_FAULT_RESET] = "reset",
-                                         [LLM_FAULT_REFUSE] = "refuse" };
     BcVal v;
     if (!meta_get(s, r, "response.fault", &v))
         return LLM_FAULT_NONE;
     const BcStr *str = v.tag == BC_V_STR ? &s->prog->str[v.n] : NULL;
-    for (int k = LLM_FAULT_CUT; str && k <= LLM_FAULT_REFUSE; k++)
-        if (strlen(names[k]) == str->len && memcmp(names[k], str->s, str->len) == 0)
-            return (LlmFault)k;
+    for (LlmFault k = LLM_FAULT_CUT; str && k <= LLM_FAULT_REFUSE; k++)
+        if (strlen(llm_fault_name(k)) == str->len && memcmp(llm_fault_name(k), str->s, str->len) == 0)
+            return k;
     return LLM_FAULT_UNKNOWN;
 }
 

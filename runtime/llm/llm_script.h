@@ -71,4 +71,7 @@ bool llm_resp_meta_str(const LlmScript *s, const LlmResp *r, const char *key,
                        const char **str, uint32_t *len);
 bool llm_resp_meta_int(const LlmScript *s, const LlmResp *r, const char *key, int64_t *out);
 
+/* "cut", "reset", "refuse"; "" for LLM_FAULT_NONE, "unknown". */
+const char *llm_fault_name(LlmFault f);
+
 #endif

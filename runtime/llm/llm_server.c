@@ -538,11 +538,9 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
         cJSON_Delete(j);
         return;
     }
-    const char *fault = "";
+    char fault[32] = "";
     if (body_attempt && r->fault != LLM_FAULT_NONE) {
-        static const char *const what[] = { [LLM_FAULT_CUT] = " (fault: cut)", [LLM_FAULT_RESET] = " (fault: reset)",
-                                            [LLM_FAULT_REFUSE] = " (fault: refuse)" };
-        fault = what[r->fault];
+        snprintf(fault, sizeof fault, " (fault: %s)", llm_fault_name(r->fault));
         s->n_faults[r->fault]++;
     }
     if (body_attempt && r->fault == LLM_FAULT_REFUSE) {
