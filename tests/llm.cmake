@@ -68,6 +68,21 @@ add_test(NAME llm.sdk.gemini
 set_tests_properties(llm.sdk.gemini PROPERTIES FIXTURES_REQUIRED "llm_scb;llm_npm" LABELS "server"
                      TIMEOUT 120 SKIP_RETURN_CODE 77)
 
+# Scripted network faults (faults.scb) through the official SDKs: a cut
+# stream raises in each SDK; a reset and a refused connection are retried
+# by the OpenAI and Anthropic SDKs and reach the next response, the retry
+# after a refusal on a new connection once the server listens again.
+add_test(NAME llm.sdk.faults
+         COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/run_sdk.py --scvm $<TARGET_FILE:scvm>
+                 --node-modules ${LLM_NPM}/node_modules
+                 --log-has "summary: scripted faults: 4 cut, 3 reset, 3 refuse; 0 unknown"
+                 --log-has "listening again\n.*session 'sdk-messages' response 6/6"
+                 --log-has "summary: ok"
+                 ${LLM_SRC}/sdk_faults.cjs
+                 -- --speed 1 ${LLM_FIX}/faults.scb)
+set_tests_properties(llm.sdk.faults PROPERTIES FIXTURES_REQUIRED "llm_scb;llm_npm" LABELS "server"
+                     TIMEOUT 120 SKIP_RETURN_CODE 77)
+
 # The server's exact bytes for every test scenario, API and mode, against
 # tests/llm/wire.sha256 (wire_golden.py --update rewrites it).
 add_test(NAME llm.wire_golden COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/wire_golden.py $<TARGET_FILE:scvm> ${LLM_FIX}

@@ -20,6 +20,8 @@ void http_plan_reset(HttpPlan *p)
     p->n_items = 0;
     p->oom = false;
     p->status = 0;
+    p->body0 = 0;
+    p->abort = HTTP_ABORT_NONE;
 }
 
 void http_plan_fini(HttpPlan *p)
@@ -29,14 +31,9 @@ void http_plan_fini(HttpPlan *p)
     memset(p, 0, sizeof *p);
 }
 
-void http_plan_cut(HttpPlan *p, uint64_t at)
+/* Appends an item ending at the current end of the bytes, due at at. */
+static void push_item(HttpPlan *p, uint64_t at)
 {
-    if (p->n_items && p->items[p->n_items - 1].end == p->bytes.len)
-        return;
-    if (p->n_items && p->items[p->n_items - 1].at_ms >= at) {
-        p->items[p->n_items - 1].end = p->bytes.len;   /* same time: merge */
-        return;
-    }
     if (p->n_items == p->cap_items) {
         size_t c = p->cap_items ? p->cap_items * 2 : 16;
         HttpPlanItem *ni = sc_realloc(p->items, c * sizeof *ni);
@@ -50,6 +47,17 @@ void http_plan_cut(HttpPlan *p, uint64_t at)
     p->items[p->n_items].at_ms = at;
     p->items[p->n_items].end = p->bytes.len;
     p->n_items++;
+}
+
+void http_plan_cut(HttpPlan *p, uint64_t at)
+{
+    if (p->n_items && p->items[p->n_items - 1].end == p->bytes.len)
+        return;
+    if (p->n_items && p->items[p->n_items - 1].at_ms >= at) {
+        p->items[p->n_items - 1].end = p->bytes.len;   /* same time: merge */
+        return;
+    }
+    push_item(p, at);
 }
 
 int http_plan_error(const HttpPlan *p)
@@ -75,6 +83,7 @@ void http_plan_head(HttpPlan *p, int status, const char *ctype, bool chunked, si
     if (extra2)
         buf_puts(b, extra2);
     buf_puts(b, "\r\n");
+    p->body0 = b->len;
 }
 
 int http_plan_whole(HttpPlan *p, int status, const char *ctype, const void *body, size_t len, bool keep_alive,
@@ -100,4 +109,24 @@ void http_plan_chunk_end(HttpPlan *p, uint64_t at)
 {
     buf_puts(&p->bytes, "0\r\n\r\n");
     http_plan_cut(p, at);
+}
+
+void http_plan_cut_off(HttpPlan *p, size_t len, uint64_t at)
+{
+    if (len < p->bytes.len) {
+        p->bytes.len = len;
+        size_t n = 0;
+        while (n < p->n_items && p->items[n].end < len)
+            n++;
+        if (n < p->n_items) {
+            p->items[n].end = len;  /* the item the cut falls in ends there */
+            p->n_items = n + 1;
+        }
+    }
+    p->abort = HTTP_ABORT_CUT;
+    size_t done = p->n_items ? p->items[p->n_items - 1].end : 0;
+    if (done < p->bytes.len)
+        http_plan_cut(p, at);       /* bytes in no item yet: due at at */
+    else if (!p->n_items || p->items[p->n_items - 1].at_ms < at)
+        push_item(p, at);           /* no bytes: the close waits for its time */
 }

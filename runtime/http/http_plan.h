@@ -20,12 +20,22 @@ typedef struct HttpPlanItem {
     size_t end;         /* the item is bytes [previous end, end) */
 } HttpPlanItem;
 
+/* How the connection ends after a plan (scripted network faults). */
+typedef enum HttpPlanAbort {
+    HTTP_ABORT_NONE,    /* the answer is whole */
+    HTTP_ABORT_CUT,     /* the answer stops short: the connection is closed
+                        ** (FIN) at the last item, whatever the head said */
+    HTTP_ABORT_RESET,   /* nothing is sent: the connection is reset (RST) */
+} HttpPlanAbort;
+
 typedef struct HttpPlan {
     Buf bytes;
     HttpPlanItem *items;
     size_t n_items, cap_items;
     bool oom;
     int status;         /* HTTP status of the response (for logs) */
+    size_t body0;       /* where the body starts (set by http_plan_head) */
+    HttpPlanAbort abort;
 } HttpPlan;
 
 void http_plan_init(HttpPlan *p);
@@ -58,5 +68,11 @@ int http_plan_whole(HttpPlan *p, int status, const char *ctype, const void *body
 void http_plan_chunk(HttpPlan *p, const void *data, size_t len, uint64_t at_ms);
 /* The last chunk ("0\r\n\r\n"), due at at_ms. */
 void http_plan_chunk_end(HttpPlan *p, uint64_t at_ms);
+
+/* Cuts the answer off: only its first len bytes are sent (SIZE_MAX: all
+** of them), and the connection is closed at at_ms (or after the last
+** item, if that is later), without a chunked body's last chunk or the
+** rest of a Content-Length.  Sets p->abort to HTTP_ABORT_CUT. */
+void http_plan_cut_off(HttpPlan *p, size_t len, uint64_t at_ms);
 
 #endif

@@ -55,6 +55,10 @@ struct HttpServer {
     size_t n_conns;
     struct pollfd *pfds;
     int lfd;
+    struct sockaddr_storage addr;   /* the address listened on (its actual port) */
+    socklen_t addr_len;
+    char bound[80];                 /* and as text */
+    uint64_t paused_until;          /* not listening until then (0: listening) */
     int wake[2];
     uint64_t refused;
     unsigned char *rbuf;    /* READ_CHUNK: every read lands here first */
@@ -166,6 +170,24 @@ static int set_nonblock(int fd)
     return 0;
 }
 
+/* Binds a listening socket to addr (SO_REUSEADDR: connections of the
+** previous one may still hold the port) into s->lfd.  0 or an errno. */
+static int open_listener(HttpServer *s, const struct sockaddr_storage *addr, socklen_t len)
+{
+    int fd = socket(addr->ss_family, SOCK_STREAM, 0);
+    if (fd < 0)
+        return errno;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (const struct sockaddr *)addr, len) != 0 || listen(fd, 512) != 0 || set_nonblock(fd) != 0) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    s->lfd = fd;
+    return 0;
+}
+
 int http_server_listen(HttpServer *s, char *bound, size_t cap)
 {
     char *end;
@@ -194,36 +216,59 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap)
     } else {
         return EINVAL;
     }
-    int fd = socket(fam, SOCK_STREAM, 0);
-    if (fd < 0)
-        return errno;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 512) != 0 || set_nonblock(fd) != 0) {
-        int e = errno;
-        close(fd);
+    int e = open_listener(s, &ss, sl);
+    if (e)
         return e;
-    }
     sl = sizeof ss;
-    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    getsockname(s->lfd, (struct sockaddr *)&ss, &sl);
+    memcpy(&s->addr, &ss, sizeof ss);
+    s->addr_len = sl;
     char host[INET6_ADDRSTRLEN];
     if (fam == AF_INET) {
         inet_ntop(AF_INET, &a4->sin_addr, host, sizeof host);
-        snprintf(bound, cap, "%s:%u", host, (unsigned)ntohs(a4->sin_port));
+        snprintf(s->bound, sizeof s->bound, "%s:%u", host, (unsigned)ntohs(a4->sin_port));
     } else {
         inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof host);
-        snprintf(bound, cap, "[%s]:%u", host, (unsigned)ntohs(a6->sin6_port));
+        snprintf(s->bound, sizeof s->bound, "[%s]:%u", host, (unsigned)ntohs(a6->sin6_port));
     }
+    snprintf(bound, cap, "%s", s->bound);
     if (pipe(s->wake) != 0) {
-        int e = errno;
-        close(fd);
+        e = errno;
+        close(s->lfd);
+        s->lfd = -1;
         s->wake[0] = s->wake[1] = -1;
         return e;
     }
     set_nonblock(s->wake[0]);
     set_nonblock(s->wake[1]);
-    s->lfd = fd;
     return 0;
+}
+
+void http_server_pause(HttpServer *s, unsigned ms)
+{
+    if (s->lfd >= 0) {
+        close(s->lfd);
+        s->lfd = -1;
+    }
+    /* idle keep-alive connections go too, as when a server goes down: a
+    ** client's next request needs a new connection, and meets the refusal */
+    for (size_t i = 0; i < s->n_conns; i++)
+        if (s->conns[i]->state == C_READ && !s->conns[i]->in.len)
+            s->conns[i]->dead = true;
+    uint64_t until = now_ms() + (ms ? ms : 1);
+    if (until > s->paused_until)
+        s->paused_until = until;
+}
+
+/* The end of a pause: listen again on the same address.  0 or an errno
+** (the port was taken meanwhile: EADDRINUSE). */
+static int resume(HttpServer *s)
+{
+    s->paused_until = 0;
+    int e = open_listener(s, &s->addr, s->addr_len);
+    if (s->o.notice)
+        s->o.notice(s->o.ctx, s->bound, e ? "cannot listen again after a pause" : "listening again");
+    return e;
 }
 
 void http_server_stop(HttpServer *s)
@@ -269,7 +314,7 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     }
     http_plan_reset(&c->plan);
     s->o.handle(s->o.ctx, &x);
-    c->close_after = !x.keep_alive;
+    c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE;
     c->served++;
 }
 
@@ -406,6 +451,13 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             c->item = c->sent = c->avail = 0;
             c->start_ms = now;
             c->last_ms = now;
+            if (c->plan.abort == HTTP_ABORT_RESET) {
+                /* SO_LINGER 0: the close that follows sends a RST */
+                struct linger lg = { 1, 0 };
+                setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+                c->dead = true;
+                return;
+            }
             if (!c->plan.n_items || http_plan_error(&c->plan)) {
                 c->dead = true;   /* nothing (sound) to send, e.g. out of memory: drop the connection */
                 return;
@@ -609,7 +661,7 @@ static void accept_all(HttpServer *s, uint64_t now)
 
 int http_server_run(HttpServer *s)
 {
-    if (s->lfd < 0)
+    if (s->lfd < 0 && !s->paused_until)
         return EINVAL;
     struct sigaction sa, old_int, old_term, old_hup, old_pipe;
     bool sigs = !s->o.no_signals;
@@ -652,6 +704,8 @@ int http_server_run(HttpServer *s)
             pf[2 + i].events = ev;
             pf[2 + i].revents = 0;
         }
+        if (s->paused_until && s->paused_until < soonest)
+            soonest = s->paused_until;
         if (soonest != UINT64_MAX)
             timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
         int n = poll(pf, 2 + s->n_conns, timeout);
@@ -666,6 +720,8 @@ int http_server_run(HttpServer *s)
             }
             break;
         }
+        if (s->paused_until && now >= s->paused_until && (result = resume(s)) != 0)
+            break;
         size_t n_before = s->n_conns;
         for (size_t i = 0; i < n_before; i++) {
             Conn *c = s->conns[i];
@@ -698,7 +754,8 @@ int http_server_run(HttpServer *s)
                 }
             }
         }
-        if (n > 0 && (pf[1].revents & POLLIN))
+        /* (a handler may have paused the listener: pf[1] is stale then) */
+        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
             accept_all(s, now);
         size_t k = 0;
         for (size_t i = 0; i < s->n_conns; i++) {

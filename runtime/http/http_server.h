@@ -34,7 +34,9 @@ typedef struct HttpExchange {
                             ** answer; set false to close it (always false
                             ** for a malformed request) */
     HttpPlan *plan;         /* out: the answer, empty on entry; left
-                            ** empty, the connection is dropped */
+                            ** empty, the connection is dropped; its abort
+                            ** field cuts the answer short (closed after
+                            ** its last item) or resets the connection */
 } HttpExchange;
 
 typedef struct HttpServerOpts {
@@ -93,5 +95,15 @@ void http_server_stop(HttpServer *s);
 
 /* Connections refused with 503 so far. */
 uint64_t http_server_refused(const HttpServer *s);
+
+/* Stops accepting for ms (at least 1): the listening socket is closed, so
+** the kernel refuses new connections (ECONNREFUSED), and bound again to
+** the same address and port when the time is up (a pause during a pause
+** lasts until the later end).  Idle connections (no request in flight)
+** are closed; the others are served meanwhile.  If the address cannot be
+** bound again (another socket took the port), the notice callback says so
+** and http_server_run returns that errno.  For a handler: scripted
+** "connection refused" faults. */
+void http_server_pause(HttpServer *s, unsigned ms);
 
 #endif

@@ -251,6 +251,7 @@ typedef struct R {
     uint64_t in_tok, out_tok, think_tok;
     bool skip_thinking;      /* coalesceThinkingWithToolUse: false and tools */
     bool max_tokens;         /* _meta.response.stopReason: max_tokens: the answer was cut by the limit */
+    bool cut;                /* _meta.response.fault: cut: the connection closes before the end */
     Buf chunk_open;          /* chat: what every chunk starts with, up to its delta */
     JsonW chunk_w;           /* and the writer's state after it */
 } R;
@@ -293,6 +294,17 @@ static void end_stream(R *x, uint64_t t)
 {
     flush(x, t);
     http_plan_chunk_end(x->p, at(x, t));
+}
+
+/* _meta.response.fault: cut.  Where the message would end (its finish,
+** usage, terminator; or an in-band error), the connection closes at t
+** instead: what was sent stays a truncated stream, without even the
+** chunked body's last chunk. */
+static int cut_stream(R *x, uint64_t t)
+{
+    flush(x, t);
+    http_plan_cut_off(x->p, SIZE_MAX, at(x, t));
+    return http_plan_error(x->p);
 }
 
 static void call_id(const LlmScript *s, uint32_t ri, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
@@ -658,6 +670,8 @@ static int anth_stream(R *x)
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
+        if (in->op == OP_LLM_ERROR && x->cut)
+            return cut_stream(x, t);
         if (in->op == OP_LLM_ERROR) {
             anth_close(x, &b);
             stream_error(x, in);
@@ -696,6 +710,8 @@ static int anth_stream(R *x)
         flush(x, t);
     }
     uint64_t end = x->r->dur;
+    if (x->cut)
+        return cut_stream(x, end);
     anth_close(x, &b);
     Buf args;
     buf_init(&args);
@@ -837,6 +853,8 @@ static int chat_stream(R *x)
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
+        if (in->op == OP_LLM_ERROR && x->cut)
+            return cut_stream(x, t);
         if (in->op == OP_LLM_ERROR) {
             stream_error(x, in);
             end_stream(x, t);
@@ -852,6 +870,8 @@ static int chat_stream(R *x)
         chat_close(x, &w, NULL);
         flush(x, t);
     }
+    if (x->cut)
+        return cut_stream(x, x->r->dur);
     Buf args;
     buf_init(&args);
     for (uint32_t k = 0; k < x->r->n_tools; k++) {
@@ -1159,9 +1179,11 @@ static int resp_stream(R *x)
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
+            buf_fini(&text);
+            if (x->cut)
+                return cut_stream(x, t);
             stream_error(x, in);
             end_stream(x, t);
-            buf_fini(&text);
             return http_plan_error(x->p);
         }
         if (in->op == OP_THINK)
@@ -1187,6 +1209,10 @@ static int resp_stream(R *x)
         jw_kraw(&w, "logprobs", "[]", 2);
         resp_end(x, &w);
         flush(x, t);
+    }
+    if (x->cut) {
+        buf_fini(&text);
+        return cut_stream(x, x->r->dur);
     }
     if (open) {
         const char *tx = text.data ? (const char *)text.data : "";
@@ -1351,12 +1377,14 @@ static int gem_stream(R *x)
     http_plan_cut(x->p, 0);
     /* the last chunk carries finishReason: the calls, or the last text */
     uint32_t last = UINT32_MAX;
-    for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++)
+    for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps && !x->cut; k++)
         if (gem_shows(x, step_insn(x, k)))
             last = k;
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
+        if (in->op == OP_LLM_ERROR && x->cut)
+            return cut_stream(x, t);
         if (in->op == OP_LLM_ERROR) {
             /* in-band: the error object, in the array; in an SSE stream
             ** unframed, as the Google Gen AI SDK looks for it (a `data:`
@@ -1376,6 +1404,8 @@ static int gem_stream(R *x)
         gem_chunk_end(x, &w, k == last && !x->r->n_tools ? gem_finish(x) : NULL);
         flush(x, t);
     }
+    if (x->cut)
+        return cut_stream(x, x->r->dur);
     if (x->r->n_tools || last == UINT32_MAX) {
         gem_chunk(x, &w);
         if (x->r->n_tools)
@@ -1456,6 +1486,7 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     uint32_t srl;
     x.max_tokens = llm_resp_meta_str(s, x.r, "response.stopReason", &sr, &srl) && srl == 10 &&
                    memcmp(sr, "max_tokens", 10) == 0;
+    x.cut = attempt >= x.r->n_lead_errors && x.r->fault == LLM_FAULT_CUT;
     uint32_t ml;
     if (llm_resp_meta_str(s, x.r, "response.model", &x.model, &ml)) {
         x.model_len = ml;
@@ -1496,6 +1527,9 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
         } else {
             e = http_error(&x, err);
         }
+    } else if (x.r->fault == LLM_FAULT_RESET || x.r->fault == LLM_FAULT_REFUSE) {
+        p->abort = HTTP_ABORT_RESET;   /* not a byte: the server resets the connection */
+        e = 0;
     } else if (q->stream) {
         e = q->api == LLM_API_MESSAGES    ? anth_stream(&x)
             : q->api == LLM_API_RESPONSES ? resp_stream(&x)
@@ -1534,6 +1568,11 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
             }
             e = whole(p, 200, &body, q->keep_alive, x.req_id, NULL, q->extra_headers, at(&x, x.r->dur));
             buf_fini(&body);
+        }
+        /* cut: the head and half the body, then the connection closes */
+        if (x.cut && !e && p->n_items) {
+            http_plan_cut_off(p, p->body0 + (p->bytes.len - p->body0) / 2, p->items[p->n_items - 1].at_ms);
+            e = http_plan_error(p);
         }
     }
     if (x.cur.oom)

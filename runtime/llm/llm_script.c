@@ -41,13 +41,38 @@ static LlmResp *new_resp(LlmResp **arr, uint32_t *n, uint32_t *cap)
     return r;
 }
 
+static bool meta_get(const LlmScript *s, const LlmResp *r, const char *key, BcVal *out);
+
+const char *llm_fault_name(LlmFault f)
+{
+    static const char *const names[] = { [LLM_FAULT_NONE] = "", [LLM_FAULT_CUT] = "cut", [LLM_FAULT_RESET] = "reset",
+                                         [LLM_FAULT_REFUSE] = "refuse", [LLM_FAULT_UNKNOWN] = "unknown" };
+    return names[f];
+}
+
+/* Any value other than the three names (another string, a number, an
+** empty string) is LLM_FAULT_UNKNOWN: a typo must not pass as no fault. */
+static LlmFault fault_of(const LlmScript *s, const LlmResp *r)
+{
+    BcVal v;
+    if (!meta_get(s, r, "response.fault", &v))
+        return LLM_FAULT_NONE;
+    const BcStr *str = v.tag == BC_V_STR ? &s->prog->str[v.n] : NULL;
+    for (LlmFault k = LLM_FAULT_CUT; str && k <= LLM_FAULT_REFUSE; k++)
+        if (strlen(llm_fault_name(k)) == str->len && memcmp(llm_fault_name(k), str->s, str->len) == 0)
+            return k;
+    return LLM_FAULT_UNKNOWN;
+}
+
 static void finish_resp(LlmScript *s, LlmResp *r)
 {
     uint32_t lead = 0;
     while (lead < r->n_steps && s->prog->insn[s->steps[r->step0 + lead]].op == OP_LLM_ERROR)
         lead++;
     r->n_lead_errors = lead;
-    bool body = r->n_steps > lead || r->n_tools > 0;
+    r->fault = fault_of(s, r);
+    /* a fault is the content attempt, even of a response with no content */
+    bool body = r->n_steps > lead || r->n_tools > 0 || r->fault != LLM_FAULT_NONE;
     r->n_attempts = lead + (body || lead == 0 ? 1 : 0);
 }
 

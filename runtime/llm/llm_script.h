@@ -13,7 +13,11 @@
 ** per request (the SDKs' retries are scripted this way: one 429, then the
 ** content); an error after content is an in-band (mid-stream) error.  So a
 ** response has n_lead_errors + 1 "attempts" (n_lead_errors when there is
-** nothing after the errors).  docs/serve-llm.md has the full mapping. */
+** nothing after the errors).
+**
+** Faults: _meta.response.fault (cut, reset, refuse) makes the response's
+** content attempt a network fault; it answers one request, like an error
+** element (docs/serve-llm.md, "Faults", has the full mapping). */
 #ifndef SC_LLM_SCRIPT_H
 #define SC_LLM_SCRIPT_H
 
@@ -21,6 +25,14 @@
 #include <stdint.h>
 
 #include "formats/bc.h"
+
+typedef enum LlmFault {
+    LLM_FAULT_NONE,
+    LLM_FAULT_CUT,      /* the stream starts, then the connection closes before its end */
+    LLM_FAULT_RESET,    /* the connection is reset before any byte of the answer */
+    LLM_FAULT_REFUSE,   /* reset, and new connections are refused for a while */
+    LLM_FAULT_UNKNOWN,  /* a fault value the server does not know: an error when served */
+} LlmFault;
 
 typedef struct LlmResp {
     uint64_t t0;              /* unscaled time of the LLM_BEGIN (or tool) */
@@ -32,6 +44,7 @@ typedef struct LlmResp {
     uint32_t tool0, n_tools;  /* into LlmScript.tools: TOOL_START insns */
     uint32_t assert0, n_asserts; /* into LlmScript.asserts: ASSERT insns before it */
     uint32_t n_attempts;      /* requests this response answers (>= 1) */
+    LlmFault fault;           /* _meta.response.fault, for the content attempt */
     uint32_t line;            /* source line of the llmResponse (0 = unknown) */
 } LlmResp;
 
@@ -57,5 +70,8 @@ void llm_script_fini(LlmScript *s);
 bool llm_resp_meta_str(const LlmScript *s, const LlmResp *r, const char *key,
                        const char **str, uint32_t *len);
 bool llm_resp_meta_int(const LlmScript *s, const LlmResp *r, const char *key, int64_t *out);
+
+/* "cut", "reset", "refuse"; "" for LLM_FAULT_NONE, "unknown". */
+const char *llm_fault_name(LlmFault f);
 
 #endif

@@ -31,6 +31,8 @@ enum {
     MAX_SESSIONS = 4096,         /* distinct (key, scenario) cursors */
     KEY_MAX = 256,               /* session keys are cut here */
     PROMPT_MAX = 8192,           /* bytes of user text matched */
+    REFUSE_MS = 1000,            /* fault: refuse: default window, scaled by the speed */
+    REFUSE_MIN_MS = 200,         /* ... and its length at --speed 0, where a retry must still meet it */
 };
 
 typedef struct Session {
@@ -59,6 +61,7 @@ struct LlmServer {
     Buf scratch;
     uint64_t n_requests, n_scripted, n_script_errors, n_protocol, n_unrouted, n_exhausted, n_strict, n_refused;
     uint64_t n_tool_checked, n_tool_mismatch, n_unexpected, n_missing;
+    uint64_t n_faults[LLM_FAULT_UNKNOWN + 1];   /* scripted faults served (UNKNOWN: rejected) */
     ScnAssertResult asserts;
     char cwd[4096];         /* the workspace: o.workspace or the current directory */
 };
@@ -846,6 +849,18 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
             reject = why;
         }
     }
+    if (body_attempt && r->fault == LLM_FAULT_UNKNOWN) {
+        /* not retried, and the cursor stays: the scenario is wrong */
+        s->n_faults[LLM_FAULT_UNKNOWN]++;
+        logf_(s, "%s: response %u (line %u): unknown _meta.response.fault: expected cut, reset or refuse",
+              sc->name, (unsigned)ri + 1, (unsigned)r->line);
+        x->q.extra_headers = "x-should-retry: false\r\n";
+        server_error(x, api, 500, NULL,
+                     "scvm serve: scenario '%s' response %u (line %u): unknown _meta.response.fault "
+                     "(expected cut, reset or refuse)", sc->name, (unsigned)ri + 1, (unsigned)r->line);
+        cJSON_Delete(j);
+        return;
+    }
     http_plan_reset(x->hx->plan);
     uint32_t attempt = se->attempt;
     x->q.calls = calls;
@@ -867,6 +882,20 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
         server_error(x, api, 500, NULL, "scvm serve: out of memory");
         cJSON_Delete(j);
         return;
+    }
+    char fault[32] = "";
+    if (body_attempt && r->fault != LLM_FAULT_NONE) {
+        snprintf(fault, sizeof fault, " (fault: %s)", llm_fault_name(r->fault));
+        s->n_faults[r->fault]++;
+    }
+    if (body_attempt && r->fault == LLM_FAULT_REFUSE) {
+        int64_t ms = REFUSE_MS;
+        llm_resp_meta_int(sc, r, "response.refuseMs", &ms);
+        uint64_t w = s->o.speed == 0 ? REFUSE_MIN_MS : llm_scale((uint64_t)ms, s->o.speed);
+        w = w < 1 ? 1 : w > 3600000 ? 3600000 : w;
+        http_server_pause(s->http, (unsigned)w);
+        logf_(s, "%s: response %u: refusing connections for %llu ms (fault: refuse)", sc->name, (unsigned)ri + 1,
+              (unsigned long long)w);
     }
     if (s->o.on_event) {
         const HttpPlan *pl = x->hx->plan;
@@ -897,8 +926,8 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
         se->attempt = 0;
         se->resp++;
     }
-    snprintf(x->note, sizeof x->note, "scenario '%.60s' session '%.40s' response %u/%u%s%s", sc->name, key,
-             (unsigned)ri + 1, (unsigned)sc->n_resp, body_attempt ? "" : " (scripted error)",
+    snprintf(x->note, sizeof x->note, "scenario '%.60s' session '%.40s' response %u/%u%s%s%s", sc->name, key,
+             (unsigned)ri + 1, (unsigned)sc->n_resp, body_attempt ? "" : " (scripted error)", fault,
              x->q.stream ? " stream" : "");
     cJSON_Delete(j);
 }
@@ -1026,7 +1055,10 @@ static void handle(LlmServer *s, HttpExchange *hx)
     server_error(&x, LLM_API_NONE, 404, NULL, "scvm serve: no endpoint %.*s %.*s", (int)r->method_len, r->method,
                  (int)(plen > 200 ? 200 : plen), path);
 log:
-    if (!s->o.quiet)
+    if (!s->o.quiet && hx->plan->abort == HTTP_ABORT_RESET)
+        logf_(s, "%s %.*s %.*s -> reset%s%s", hx->peer, (int)r->method_len, r->method,
+              (int)(r->target_len > 200 ? 200 : r->target_len), r->target, x.note[0] ? ": " : "", x.note);
+    else if (!s->o.quiet)
         logf_(s, "%s %.*s %.*s -> %d%s%s", hx->peer, (int)r->method_len, r->method,
               (int)(r->target_len > 200 ? 200 : r->target_len), r->target, hx->plan->status, x.note[0] ? ": " : "",
               x.note);
@@ -1087,6 +1119,11 @@ int llm_server_finish(LlmServer *s)
               (unsigned)(se->resp > sc->n_resp ? sc->n_resp : se->resp), (unsigned)sc->n_resp,
               se->loops ? " (looped)" : "");
     }
+    const uint64_t *nf = s->n_faults;
+    if (nf[LLM_FAULT_CUT] + nf[LLM_FAULT_RESET] + nf[LLM_FAULT_REFUSE] + nf[LLM_FAULT_UNKNOWN])
+        logf_(s, "summary: scripted faults: %llu cut, %llu reset, %llu refuse; %llu unknown (answered 500)",
+              (unsigned long long)nf[LLM_FAULT_CUT], (unsigned long long)nf[LLM_FAULT_RESET],
+              (unsigned long long)nf[LLM_FAULT_REFUSE], (unsigned long long)nf[LLM_FAULT_UNKNOWN]);
     logf_(s, "summary: assertions: %u passed, %u failed, %u skipped; strict tools: %llu rejected",
           s->asserts.passed, s->asserts.failed, s->asserts.skipped, (unsigned long long)s->n_strict);
     if (s->o.n_profiles)
@@ -1094,7 +1131,7 @@ int llm_server_finish(LlmServer *s)
                  "%llu missing",
               (unsigned long long)s->n_tool_checked, (unsigned long long)s->n_tool_mismatch,
               (unsigned long long)s->n_unexpected, (unsigned long long)s->n_missing);
-    bool failed = s->asserts.failed || s->n_strict || s->n_tool_mismatch;
+    bool failed = s->asserts.failed || s->n_strict || s->n_tool_mismatch || nf[LLM_FAULT_UNKNOWN];
     logf_(s, "summary: %s", failed ? "FAILED" : "ok");
     return failed ? 1 : 0;
 }

@@ -62,6 +62,38 @@ static void test_plan(void)
     http_plan_fini(&p);
 }
 
+/* http_plan_cut_off: the bytes kept, the items trimmed to them, the
+** close at its own time when it is later than the last item. */
+static void test_plan_cut_off(void)
+{
+    HttpPlan p;
+    http_plan_init(&p);
+    http_plan_head(&p, 200, "text/event-stream", true, 0, true, NULL, NULL, NULL);
+    size_t head = p.bytes.len;
+    CHECK(p.body0 == head);
+    http_plan_cut(&p, 0);
+    http_plan_chunk(&p, "hello", 5, 10);
+    http_plan_cut_off(&p, SIZE_MAX, 40);    /* all bytes kept; an empty item at 40 */
+    CHECK(p.abort == HTTP_ABORT_CUT && http_plan_error(&p) == 0);
+    CHECK(p.n_items == 3 && p.items[2].at_ms == 40 && p.items[2].end == p.bytes.len && p.items[1].end == p.bytes.len);
+    CHECK(p.bytes.len == head + 10 && memcmp(p.bytes.data + head, "5\r\nhello\r\n", 10) == 0);
+    http_plan_reset(&p);
+    CHECK(p.abort == HTTP_ABORT_NONE && p.body0 == 0);
+    /* a whole answer cut in its body: one item, at its time, shorter */
+    CHECK(http_plan_whole(&p, 200, "application/json", "{\"a\":123456}", 12, true, NULL, NULL, NULL, 7) == 0);
+    head = p.body0;
+    http_plan_cut_off(&p, head + 6, 7);
+    CHECK(p.n_items == 1 && p.items[0].at_ms == 7 && p.items[0].end == head + 6 && p.bytes.len == head + 6);
+    /* a cut inside the second of three items drops the third */
+    http_plan_reset(&p);
+    http_plan_chunk(&p, "aa", 2, 1);
+    http_plan_chunk(&p, "bb", 2, 2);
+    http_plan_chunk(&p, "cc", 2, 3);
+    http_plan_cut_off(&p, 9, 2);
+    CHECK(p.n_items == 2 && p.items[1].end == 9 && p.items[1].at_ms == 2 && p.bytes.len == 9);
+    http_plan_fini(&p);
+}
+
 static void test_sse(void)
 {
     Buf b;
@@ -504,6 +536,7 @@ static void test_alloc_failures(void)
 int main(void)
 {
     test_plan();
+    test_plan_cut_off();
     test_sse();
     test_chunked();
     test_server();

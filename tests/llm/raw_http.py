@@ -433,6 +433,238 @@ def t_max_tokens():
     check(status == 0, "limits run exits 0")
 
 
+# One request per API and mode: (name, path, body, auth header name).
+def api_requests(prompt):
+    msgs = [{"role": "user", "content": prompt}]
+    gem = {"contents": [{"role": "user", "parts": [{"text": prompt}]}],
+           "generationConfig": {"thinkingConfig": {"includeThoughts": True}}}
+    out = []
+    for stream in (True, False):
+        w = "stream" if stream else "whole"
+        out += [("chat " + w, "/v1/chat/completions",
+                 {"model": "m", "stream": stream, "messages": msgs, "stream_options": {"include_usage": True}},
+                 "Authorization"),
+                ("responses " + w, "/v1/responses", {"model": "m", "stream": stream, "input": prompt}, "Authorization"),
+                ("messages " + w, "/v1/messages", {"model": "m", "max_tokens": 9, "stream": stream, "messages": msgs},
+                 "x-api-key")]
+    out += [("gemini sse", "/v1beta/models/g:streamGenerateContent?alt=sse", gem, "x-goog-api-key"),
+            ("gemini array", "/v1beta/models/g:streamGenerateContent", gem, "x-goog-api-key"),
+            ("gemini whole", "/v1beta/models/g:generateContent", gem, "x-goog-api-key")]
+    return out
+
+
+def send_raw(srv, path, body, hdr, key):
+    """Sends one request on a new connection; returns the socket."""
+    s = srv.connect()
+    data = json.dumps(body).encode()
+    value = "Bearer " + key if hdr == "Authorization" else key
+    s.sendall(("POST %s HTTP/1.1\r\nHost: x\r\n%s: %s\r\nContent-Type: application/json\r\n"
+               "Content-Length: %d\r\n\r\n" % (path, hdr, value, len(data))).encode() + data)
+    return s
+
+
+def read_to_close(s):
+    """Everything until the peer closes: (bytes, 'fin' or 'rst'; 'open'
+    when it has not closed after 5 s)."""
+    s.settimeout(5)
+    data = b""
+    while True:
+        try:
+            b = s.recv(65536)
+        except ConnectionResetError:
+            return data, "rst"
+        except socket.timeout:
+            return data, "open"
+        if not b:
+            return data, "fin"
+        data += b
+
+
+def dechunk(body):
+    """The chunks of a chunked body that arrived whole, and whether the
+    last chunk (0) was among them."""
+    out, rest = b"", body
+    while b"\r\n" in rest:
+        size_line, after = rest.split(b"\r\n", 1)
+        n = int(size_line, 16)
+        if n == 0:
+            return out, True
+        if len(after) < n + 2:
+            break
+        out += after[:n]
+        rest = after[n + 2:]
+    return out, False
+
+
+def up_to_refuse(srv, key):
+    """Plays faults.scb's responses up to the refuse fault (Anthropic,
+    whole): cut, the retry, reset, the retry, refuse."""
+    body = json.dumps({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "go"}]})
+    for closes in (True, False, True, False, True):
+        s = srv.connect()
+        if closes:
+            s.sendall(("POST /v1/messages HTTP/1.1\r\nx-api-key: %s\r\nContent-Length: %d\r\n\r\n%s"
+                       % (key, len(body), body)).encode())
+            read_to_close(s)
+        else:
+            request(s, "POST", "/v1/messages", body, {"x-api-key": key})
+        s.close()
+
+
+def wait_accepting(srv, t0):
+    """Connects until the server accepts again: (whether a connect() was
+    refused first, seconds from t0 to the accept or None after 10 s)."""
+    refused = False
+    while time.time() - t0 < 10:
+        try:
+            srv.connect().close()
+            return refused, time.time() - t0
+        except ConnectionRefusedError:
+            refused = True
+            time.sleep(0.02)
+    return refused, None
+
+
+def t_faults():
+    """_meta.response.fault, for every API and mode: cut (the answer
+    starts and the connection closes before its end), reset (a RST before
+    any byte), refuse (reset, and connect() is refused until the window
+    ends); each answers one request and the next llmResponse is served."""
+    srv = Server(SCVM, ["--speed", "0", scb("faults")])
+    for name, path, body, hdr in api_requests("Survive the network"):
+        key = "k-" + name.replace(" ", "-")
+        stream, whole = "whole" not in name, "whole" in name
+        # 1. cut
+        s = send_raw(srv, path, body, hdr, key)
+        raw, how = read_to_close(s)
+        s.close()
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        check(head.startswith(b"HTTP/1.1 200 "), "%s cut: the answer starts (%r)" % (name, raw[:40]))
+        check(how == "fin", "%s cut: the connection is closed (%s)" % (name, how))
+        if whole:
+            m = re.search(rb"(?i)\r\ncontent-length: (\d+)", head)
+            n = int(m.group(1)) if m else -1
+            check(0 < len(rest) < n, "%s cut: part of the body (%d of %d bytes), then the close" % (name, len(rest), n))
+        else:
+            got, ended = dechunk(rest)
+            check(not ended and not raw.endswith(b"0\r\n\r\n"), "%s cut: no last chunk" % name)
+            check(b"The answer starts " in got and b"and is cut here" in got,
+                  "%s cut: the scripted text arrives before the cut (%r)" % (name, got[-200:]))
+            for end in (b"[DONE]", b"message_stop", b"message_delta", b"response.completed", b"output_text.done",
+                        b'"finish_reason":"', b"finishReason", b'"choices":[]'):
+                check(end not in got, "%s cut: %r is not sent" % (name, end))
+            if name == "gemini array":
+                check(not got.rstrip().endswith(b"]"), "gemini array cut: the array is not closed")
+        # 2. the agent's retry gets the next response
+        s = send_raw(srv, path, body, hdr, key)
+        st, h, b, _ = read_response(s)
+        s.close()
+        check(st == 200 and b"after the cut" in b, "%s: the response after the cut (%d %r)" % (name, st, b[:80]))
+        # 3. reset: nothing, then a RST
+        s = send_raw(srv, path, body, hdr, key)
+        raw, how = read_to_close(s)
+        s.close()
+        check(raw == b"" and how == "rst", "%s reset: a RST before any byte (%r, %s)" % (name, raw[:40], how))
+        s = send_raw(srv, path, body, hdr, key)
+        st, h, b, _ = read_response(s)
+        s.close()
+        check(st == 200 and b"after the reset" in b, "%s: the response after the reset (%d)" % (name, st))
+        # 4. refuse: the request's connection is reset, new ones are refused for 200 ms (--speed 0)
+        s = send_raw(srv, path, body, hdr, key)
+        raw, how = read_to_close(s)
+        s.close()
+        t0 = time.time()
+        check(raw == b"" and how == "rst", "%s refuse: a RST before any byte (%r, %s)" % (name, raw[:40], how))
+        refused, took = wait_accepting(srv, t0)
+        check(refused, "%s refuse: a connect() in the window is refused" % name)
+        check(took is not None and took >= 0.2 * 0.8, "%s refuse: accepted again after the window (%s s)" % (name, took))
+        if took is None:
+            continue
+        s = send_raw(srv, path, body, hdr, key)
+        st, h, b, _ = read_response(s)
+        s.close()
+        check(st == 200 and b"after the refusal" in b, "%s: the response after the refusal (%d)" % (name, st))
+    status, log = srv.stop()
+    check(status == 0, "faults run exits 0 (%d)" % status)
+    check("summary: scripted faults: 9 cut, 9 reset, 9 refuse; 0 unknown" in log, "the summary counts the faults")
+    check(re.search(r"-> reset: scenario 'faults' session 'k-chat-stream' response 3/6 \(fault: reset\)", log),
+          "the log line says reset")
+    check(log.count("listening again") == 9, "the log says when it listens again")
+
+    # the window scales with --speed (refuseMs 600 at --speed 1): a lower bound only
+    srv = Server(SCVM, ["--speed", "1", scb("faults"), scb("timing")])
+    idle = srv.connect()
+    check(request(idle, "GET", "/health")[0] == 200, "a keep-alive connection, idle")
+    busy = send_raw(srv, "/s/timing/v1/messages", json.loads(msg_body(stream=True)), "x-api-key", "busy")
+    up_to_refuse(srv, "slow")
+    t0 = time.time()
+    refused, took = wait_accepting(srv, t0)
+    check(refused and took is not None and took >= 0.6 * 0.8,
+          "refuseMs 600 at --speed 1: refused for at least 0.48 s (%s s)" % took)
+    check(read_to_close(idle)[1] != "open", "a refusal closes idle keep-alive connections")
+    idle.close()
+    st, h, b, _ = read_response(busy)
+    busy.close()
+    check(st == 200 and b"message_stop" in b and sse_texts(b) == ["one ", "two ", "three"],
+          "a stream in flight during a refusal is served whole")
+    srv.stop()
+
+    # the port taken during the window: the server says so and stops (5)
+    srv = Server(SCVM, ["--speed", "0", scb("faults")])
+    up_to_refuse(srv, "taken")
+    thief = socket.socket()
+    thief.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        thief.bind((srv.host, srv.port))
+        thief.listen(1)
+    except OSError as e:
+        check(False, "the test could not take the port in the window: %s" % e)
+    try:
+        srv.p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    thief.close()
+    status, log = srv.stop()
+    check(status == 5 and "cannot listen again" in log and "summary:" in log,
+          "a port taken during the window: a clean stop, exit 5 (%d, %r)" % (status, log[-300:]))
+
+    # an unknown fault: 500, not retried, and the run fails
+    srv = Server(SCVM, ["--speed", "0", scb("fault_unknown")])
+    s = srv.connect()
+    st, h, b, _ = request(s, "POST", "/v1/messages", msg_body("A typo in a fault"), {"x-api-key": "u"})
+    check(st == 500 and h.get("x-should-retry") == "false" and b"unknown _meta.response.fault" in b and
+          b"line 6" in b, "an unknown fault -> 500, not retried, with its line (%d %r)" % (st, b[:200]))
+    s.close()
+    status, log = srv.stop()
+    check(status == 1 and "fault_unknown: response 1 (line 6): unknown _meta.response.fault" in log,
+          "an unknown fault fails the run and is logged (%d)" % status)
+
+
+def t_first_token():
+    """A slow first token needs no fault: the first step's time is the
+    time to first token.  At --speed 1 the head comes at once and the
+    first text not before 0.8 x its scripted 200 ms (a lower bound only)."""
+    srv = Server(SCVM, ["--speed", "1", scb("timing")])
+    for name, path, body, hdr in api_requests("x"):
+        if "whole" in name:
+            continue
+        t0 = time.time()
+        s = send_raw(srv, path, body, hdr, "ft-" + name.replace(" ", "-"))
+        s.settimeout(10)
+        data, first = b"", None
+        while first is None:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+            if b"one " in data:
+                first = time.time() - t0
+        s.close()
+        check(data.startswith(b"HTTP/1.1 200 "), "%s: a stream" % name)
+        check(first is not None and first >= 0.2 * 0.8, "%s: first token at %s s, scripted 0.2 s" % (name, first))
+    srv.stop()
+
+
 TESTS = {k[2:]: v for k, v in list(globals().items()) if k.startswith("t_")}
 
 
