@@ -9,7 +9,7 @@ set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "
 
 # Each agent headless: a shell command and an edit in its own tool names,
 # the file checked, every response served once (tests/agents/agent_test.py).
-foreach(agent gemini-cli qwen-code claude-code codex)
+foreach(agent gemini-cli qwen-code claude-code codex opencode)
   string(REPLACE "-" "_" t ${agent})
   add_test(NAME agents.${t}
            COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/agent_test.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>

@@ -4,7 +4,7 @@ tests/agents/package-lock.json) driven headless against `scvm serve llm`
 (docs/real-agents.md).
 
 usage: agent_test.py AGENT SCC SCVM NODE_MODULES WORK
-       AGENT: gemini-cli, qwen-code, claude-code or codex
+       AGENT: gemini-cli, qwen-code, claude-code, codex or opencode
 
 The scenario asks the agent to run a shell command that writes a file,
 to edit that file, and to report.  The agent must call the tools the
@@ -15,6 +15,7 @@ once, with the tools the agent declared (--strict-tools).  Nothing of the
 agent may be left running.  The agent's HOME is a fresh folder: the
 user's own configuration is never read or written.
 """
+import json
 import os
 import platform
 import shutil
@@ -57,10 +58,34 @@ PATCH = ("apply_patch <<'EOF'\\n*** Begin Patch\\n*** Update File: notes.txt\\n@
          "+hello world\\n*** End Patch\\nEOF\\n")
 
 
+ARCH = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+
+
 def native(pkg, name):
     """The native binary an npm package carries in its platform package."""
-    arch = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
-    return os.path.join(NM, pkg + "-linux-" + arch, name)
+    return os.path.join(NM, pkg + "-linux-" + ARCH, name)
+
+
+def opencode_exe():
+    """opencode's binary, chosen as its install script would: the x64
+    build needs AVX2, the -baseline one does not."""
+    try:
+        avx2 = " avx2" in open("/proc/cpuinfo").read()
+    except OSError:
+        avx2 = False
+    return native("opencode", "bin/opencode") if ARCH != "x64" or avx2 else \
+        os.path.join(NM, "opencode-linux-x64-baseline", "bin", "opencode")
+
+
+def opencode_config(url):
+    """opencode's configuration (OPENCODE_CONFIG_CONTENT): one provider
+    on the mock through the OpenAI-compatible adapter, which speaks Chat
+    Completions, and its model the default."""
+    return json.dumps({
+        "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "scvm mock",
+                              "options": {"baseURL": url + "/v1", "apiKey": "scvm-test"},
+                              "models": {"scvm-mock": {"name": "scvm-mock"}}}},
+        "model": "mock/scvm-mock", "autoupdate": False, "share": "disabled"})
 
 
 # How each agent is run, and its tool vocabulary (docs/real-agents.md)
@@ -111,6 +136,25 @@ AGENTS = {
         "shell": call("exec_command", "{cmd: \"printf 'hello wrold\\\\n' > notes.txt\"}"),
         "edit": call("exec_command", "{cmd: \"%s\"}" % PATCH),
     },
+    "opencode": {
+        # the platform package's binary: the wrapper's bin/opencode.exe is
+        # a stub until its install script replaces it
+        "exe": opencode_exe(),
+        # --title: without it opencode first asks the model for a title,
+        # and that request would take the scenario's first response
+        "argv": ["run", "--title", "agent test", PROMPT],
+        # no requests to models.dev, no update check, and its background
+        # npm install of @opencode-ai/plugin into the config folder fails
+        # at once from the (empty) cache instead of going to the registry;
+        # TMPDIR: it keeps files in $TMPDIR/opencode and unpacks native
+        # libraries there, by default in the shared /tmp
+        "env": lambda url: {"OPENCODE_CONFIG_CONTENT": opencode_config(url), "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                            "OPENCODE_DISABLE_MODELS_FETCH": "1", "npm_config_offline": "true",
+                            "TMPDIR": "HOME/tmp"},
+        "home": {},
+        "shell": call("bash", "{command: \"printf 'hello wrold\\\\n' > notes.txt\"}"),
+        "edit": call("edit", "{filePath: WORKSPACE/notes.txt, oldString: wrold, newString: world}"),
+    },
 }
 
 
@@ -159,7 +203,10 @@ def main():
     srv = Server(SCVM, ["--speed", "0", "--strict-tools", scb])
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": "dumb", "LANG": "C.UTF-8",
            "NO_COLOR": "1"}
-    env.update({k: home if v == "HOME" else v for k, v in a["env"](srv.url).items()})
+    # "HOME" in a value stands for the fresh folder
+    env.update({k: home + v[4:] if v == "HOME" or v.startswith("HOME/") else v for k, v in a["env"](srv.url).items()})
+    if "TMPDIR" in env:
+        os.makedirs(env["TMPDIR"], exist_ok=True)
     provider = 'model_providers.mock={name="mock",base_url="%s/v1",env_key="OPENAI_API_KEY",wire_api="responses"}' \
         % srv.url
     p = subprocess.Popen([a["exe"]] + [provider if x == "PROVIDER" else x for x in a["argv"]], cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
