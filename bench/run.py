@@ -52,6 +52,7 @@ T_SERVE_P99_MS = 5.0
 # The same load measured on this machine (issue 6 item 9), responses/s.
 SERVE_OTHERS = (("minimal Node server", 6800), ("WireMock", 2900), ("Mockoon", 1400))
 T_PTY_TRIPS_S = 0.2          # 1,000 PTY round trips through `tr a-z A-Z` (issue 5 item 10)
+T_AGENT_TURN_MS = 5.0        # what scvm run -t agent adds per agent turn (issue 15 item 5)
 # The same 1,000 round trips measured on this machine (issue 5 item 10), seconds.
 PTY_OTHERS = (("expect", 0.08), ("node-pty + @xterm/headless", 1.46), ("tmux send-keys/capture-pane", 6.8))
 
@@ -427,6 +428,9 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     pty_rows(t, scc, scvm, os.path.join(o.build, "bench", "pty_roundtrip"), work,
              1000, 1 if o.quick else 5)   # ~0.1 s a run: quick keeps the issue's n
 
+    t.section("scvm run -t agent --speed 0: a headless agent (tests/agents/fake_agent.py) running a tool per turn")
+    agent_rows(t, scc, scvm, work, 1 if o.quick else 5)
+
     # ---- the Python runner's price ----
     t.section("the same scenarios loaded from YAML by PyYAML (CSafeLoader, libyaml)")
     py_sets = []
@@ -629,6 +633,89 @@ def pty_rows(t, scc, scvm, exe, work, n, runs):
           f"{layers * 1e6 / n:.0f} us per trip")
     t.add(f"{n} trips, scvm run -t pty (process, spawn and exit included)", f"{proc:.3f} s",
           f"{proc * 1e6 / n:.0f} us per trip", "", f"< {limit:.2f} s", status(proc < limit))
+
+
+def agent_scenario(path, turns):
+    """turns responses that each call runCmd `true`, then the answer."""
+    with open(path, "w") as f:
+        f.write("name: agent_turns\ntimeline:\n  - userInputs: [[0, 'go']]\n")
+        for k in range(turns):
+            f.write(f"  - llmResponse:\n      - assistant: [[10, 'step {k}']]\n"
+                    "  - agentToolUse:\n      toolName: runCmd\n      args: {cmd: 'true'}\n")
+        f.write("  - llmResponse:\n      - assistant: [[10, 'done']]\n")
+
+
+def agent_alone(agent, turns, work):
+    """The same agent against a minimal replay server in this process (a
+    tool call per request, then the answer): its start-up, its requests
+    and its tool executions, without scvm."""
+    import http.server
+    import threading
+
+    class H(http.server.BaseHTTPRequestHandler):
+        n = 0
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["content-length"]))
+            k = H.n
+            H.n += 1
+            content = ([{"type": "tool_use", "id": f"toolu_{k}", "name": "Bash", "input": {"command": "true"}}]
+                       if k < turns else [{"type": "text", "text": "done"}])
+            body = json.dumps({"id": "m", "type": "message", "role": "assistant", "content": content,
+                               "stop_reason": "tool_use" if k < turns else "end_turn"}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    home = os.path.join(work, "agent-home")
+    os.makedirs(os.path.join(home, ".fake"), exist_ok=True)
+    with open(os.path.join(home, ".fake", "config.json"), "w") as f:
+        f.write("{}")
+    env = dict(os.environ, HOME=home, FAKE_BASE_URL=f"http://127.0.0.1:{srv.server_address[1]}", FAKE_KEY="k")
+    t0 = time.perf_counter()
+    r = subprocess.run([agent, "-p", "go"], capture_output=True, text=True, env=env, timeout=120, cwd=work)
+    sec = time.perf_counter() - t0
+    srv.shutdown()
+    if r.returncode != 0 or H.n != turns + 1:
+        die(f"the agent alone failed ({r.returncode}, {H.n} requests): {r.stderr[-500:]}")
+    return sec
+
+
+def agent_rows(t, scc, scvm, work, runs):
+    """Issue 15 item 5: a 10-turn scenario against a headless agent; what
+    scvm adds per turn, against the same agent with a replay server."""
+    agent = os.path.join(ROOT, "tests", "agents", "fake_agent.py")
+    profile = os.path.join(ROOT, "tests", "agents", "fake-agent.json")
+    figures = {}
+    for turns in (1, 10):
+        src, scb = os.path.join(work, f"agent{turns}.yaml"), os.path.join(work, f"agent{turns}.scb")
+        agent_scenario(src, turns)
+        if not compile_to(scc, src, scb):
+            die("scc cannot compile the agent-turn scenario")
+
+        def played():
+            t0 = time.perf_counter()
+            r = subprocess.run([scvm, "run", "-t", "agent", "--agent", profile, "--agent-bin", agent, "--speed", "0",
+                                "-o", os.devnull, scb], capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                die(f"scvm run -t agent failed ({r.returncode}): {r.stderr.strip()[-800:]}")
+            return time.perf_counter() - t0
+        figures[turns] = (median_of(runs, played), median_of(runs, lambda: agent_alone(agent, turns, work)))
+    (s1, a1), (s10, a10) = figures[1], figures[10]
+    per_turn = ((s10 - s1) - (a10 - a1)) / 9 * 1000
+    fixed = (s1 - a1) * 1000
+    t.add("10 turns, scvm run -t agent (mock, PTY, checks)", f"{s10 * 1000:.0f} ms",
+          f"the agent alone {a10 * 1000:.0f} ms", f"{s10 / a10:.2f}x")
+    t.add("added per turn (10 turns minus 1, less the agent's own)", f"{per_turn:.1f} ms", "", "",
+          f"<= {T_AGENT_TURN_MS:.0f} ms", status(per_turn <= T_AGENT_TURN_MS))
+    t.add("added once (start: server thread, PTY, namespaces; end)", f"{fixed:.0f} ms")
 
 
 if __name__ == "__main__":

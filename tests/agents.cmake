@@ -7,19 +7,31 @@ add_test(NAME agents.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE
 set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "agents" TIMEOUT 300
                      SKIP_RETURN_CODE 77)
 
-# Each agent headless: a shell command and an edit in its own tool names,
-# the file checked, every response served once (tests/agents/agent_test.py).
-foreach(agent gemini-cli qwen-code claude-code codex opencode)
+# Each agent plays docs/real-agents.md's scenario through `scvm run -t
+# agent` with its shipped profile (tests/agents/run_agent.py); Claude Code
+# also in its TUI, its screen compared with a golden that masks the clock.
+foreach(agent claude-code codex gemini-cli qwen-code opencode)
   string(REPLACE "-" "_" t ${agent})
   add_test(NAME agents.${t}
-           COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/agent_test.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                   ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent})
-  set_tests_properties(agents.${t} PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 300)
+           COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent} ${PROJECT_SOURCE_DIR}/docs)
+  set_tests_properties(agents.${t} PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 600)
 endforeach()
-
-# Claude Code's interactive TUI in a real terminal (scvm run -t pty)
-# against the mock: the scripted answer on its screen.
 add_test(NAME agents.claude_code_tui
-         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/claude_tui.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                 ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-claude-tui)
-set_tests_properties(agents.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 300)
+         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py claude-code $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-claude-tui ${PROJECT_SOURCE_DIR}/docs
+                 --interactive)
+set_tests_properties(agents.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)
+
+# The orchestrator's own behaviour against a small agent of ours
+# (tests/agents/fake_agent.py): verdicts, diffs, errors, cleanup.
+add_test(NAME agent.orchestrator
+         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/fake_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/agent-orchestrator ${PROJECT_SOURCE_DIR}/docs)
+set_tests_properties(agent.orchestrator PROPERTIES LABELS "agent" TIMEOUT 300)
+
+# Agent profiles and tool results, no agent needed (tests/agents/agent_unit.c).
+add_executable(agent_unit ${AGENTS_SRC}/agent_unit.c)
+target_link_libraries(agent_unit PRIVATE sc_rt_llm sc_agent PkgConfig::CJSON)
+add_test(NAME agent.unit COMMAND agent_unit)
+set_tests_properties(agent.unit PROPERTIES LABELS "unit" TIMEOUT 60)

@@ -18,6 +18,7 @@ struct AgentProfile {
     char *origin;
     const char *name;
     AgentApi api;
+    bool interactive;       /* declares: interactive.declares when it has them */
 };
 
 /* ---- shipped profiles (agent_profiles_data.c, generated) ---- */
@@ -155,16 +156,18 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
     }
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(j, "interactive");
     if (in) {
-        static const char *const IN_KEYS[] = { "args", "ready", "quit", "typeDelayMs", NULL };
+        static const char *const IN_KEYS[] = { "args", "ready", "quit", "typeDelayMs", "declares", NULL };
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "args"), *r = cJSON_GetObjectItemCaseSensitive(in, "ready"),
                     *q = cJSON_GetObjectItemCaseSensitive(in, "quit"),
                     *d = cJSON_GetObjectItemCaseSensitive(in, "typeDelayMs");
         bool ok = cJSON_IsObject(in) && (!a || is_str_array(a)) && (!r || cJSON_IsString(r)) &&
-                  (!q || is_str_array(q)) && (!d || (cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble <= 10000));
+                  (!q || is_str_array(q)) && (!d || (cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble <= 10000)) &&
+                  (!cJSON_GetObjectItemCaseSensitive(in, "declares") ||
+                   is_str_array(cJSON_GetObjectItemCaseSensitive(in, "declares")));
         cJSON_ArrayForEach(e, in) ok = ok && known(e->string, IN_KEYS);
         if (!ok) {
             errf(err, cap, "%s: 'interactive' must be {args: [strings], ready: string, quit: [key names], "
-                 "typeDelayMs: 0..10000}", origin);
+                 "typeDelayMs: 0..10000, declares: [tool names]}", origin);
             return false;
         }
     }
@@ -331,7 +334,13 @@ const cJSON *agent_profile_get(const AgentProfile *p, const char *key)
 
 const cJSON *agent_profile_declares(const AgentProfile *p)
 {
-    return agent_profile_get(p, "declares");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(agent_profile_get(p, "interactive"), "declares");
+    return p->interactive && d ? d : agent_profile_get(p, "declares");
+}
+
+void agent_profile_set_interactive(AgentProfile *p, bool on)
+{
+    p->interactive = on;
 }
 
 const char *agent_profile_error_pattern(const AgentProfile *p)

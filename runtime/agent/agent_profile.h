@@ -77,8 +77,10 @@ const struct cJSON *agent_profile_json(const AgentProfile *p);
 ** JSON value); NULL when absent. */
 const struct cJSON *agent_profile_get(const AgentProfile *p, const char *key);
 
-/* The tool names the tested version declares (`declares`), or NULL. */
+/* The tool names the tested version declares (`declares`; in interactive
+** mode `interactive.declares` when the profile has them), or NULL. */
 const struct cJSON *agent_profile_declares(const AgentProfile *p);
+void agent_profile_set_interactive(AgentProfile *p, bool on);
 
 /* Expands template t with vars (a JSON object of variables) and
 ** workspace.  Returns a new value (cJSON_Delete it), or NULL with the

@@ -471,6 +471,12 @@ static int agent_wait(Pty *t, const BcInsn *in)
     int r = pty_pump(t, pty_now_ms() + t->o.agent->wait_ms, agent_ready, &a);
     pty_agent_drain(t);
     const char *why = a.why.data ? (const char *)a.why.data : "";
+    unsigned line = in->line;       /* LLM_END has none: its llmResponse's */
+    for (const BcInsn *b = in; in->op == OP_LLM_END && b > t->p->insn;)
+        if ((--b)->op == OP_LLM_BEGIN) {
+            line = b->line;
+            break;
+        }
     if (r == 0) {
         char ex[96] = "";
         if (t->sess && pty_session_exited(t->sess)) {
@@ -478,10 +484,10 @@ static int agent_wait(Pty *t, const BcInsn *in)
             snprintf(ex, sizeof ex, " (the agent exited %s %d)", code >= 0 ? "with" : "on signal",
                      code >= 0 ? code : pty_session_exit_signal(t->sess));
         }
-        pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent did not get here within %llu ms%s: %.*s", (unsigned)in->line,
+        pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent did not get here within %llu ms%s: %.*s", line,
                  (unsigned long long)t->o.agent->wait_ms, ex, (int)a.why.len, why);
     } else if (r == 1 && a.r < 0) {
-        pty_fail(t, PTY_E_ASSERTION_FAILED, "line %u: %.*s", (unsigned)in->line, (int)a.why.len, why);
+        pty_fail(t, PTY_E_ASSERTION_FAILED, "line %u: %.*s", line, (int)a.why.len, why);
     }
     buf_fini(&a.why);
     return t->err ? SC_FAILED : 0;

@@ -406,6 +406,7 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         agent_profile_free(prof);
         return SC_USAGE;
     }
+    agent_profile_set_interactive(prof, interactive);
     unsigned n_prompts;
     const BcStr *prompt = first_prompt(prog, &n_prompts);
     if (!interactive && (n_prompts != 1)) {

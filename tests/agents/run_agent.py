@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""run_agent.py - a real coding agent (its npm package pinned in
+tests/agents/package-lock.json) plays the scenario of docs/real-agents.md
+(```yaml example=fix_typo```) through `scvm run -t agent`
+(docs/real-agents.md), with its shipped profile.
+
+usage: run_agent.py AGENT SCC SCVM NODE_MODULES WORK DOCS_DIR [--interactive] [--golden DIR]
+       AGENT: claude-code, codex, gemini-cli, qwen-code or opencode
+
+The agent must run the scripted command, read the file and edit it, each in
+its own tool names, the tool results must match the scenario's, the file
+must hold what the edit made (the scenario's fs.contains), and the verdict
+must be a pass: exit 0, run.json "passed" with every response served and
+every result checked.  The user's HOME (a folder of the test) must stay
+empty and the run must leave nothing in TMPDIR: the agent never reads or
+writes the user's configuration and nothing of the run is left.
+--interactive plays it in the agent's TUI and, with --golden, compares
+the scenario's screenshot of the answer with the golden there.
+"""
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+AGENT, SCC, SCVM, NM, WORK, DOCS = sys.argv[1:7]
+INTERACTIVE = "--interactive" in sys.argv
+GOLDEN = sys.argv[sys.argv.index("--golden") + 1] if "--golden" in sys.argv else None
+ARCH = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+
+
+def agent_bin():
+    """The agent's program as the tests install it (install scripts off:
+    the native binary of the platform package where the wrapper needs its
+    install script)."""
+    if AGENT == "claude-code":
+        return os.path.join(NM, "@anthropic-ai", "claude-code-linux-" + ARCH, "claude")
+    if AGENT == "opencode":
+        for pkg in ("opencode-linux-" + ARCH, "opencode-linux-%s-baseline" % ARCH):
+            p = os.path.join(NM, pkg, "bin", "opencode")
+            if os.path.exists(p):
+                return p
+        return os.path.join(NM, "opencode-linux-" + ARCH, "bin", "opencode")
+    return os.path.join(NM, ".bin", {"codex": "codex", "gemini-cli": "gemini", "qwen-code": "qwen"}[AGENT])
+
+
+def doc_example(name):
+    text = open(os.path.join(DOCS, "real-agents.md"), encoding="utf-8").read()
+    m = re.search(r"^```yaml example=%s\n(.*?)^```" % re.escape(name), text, re.S | re.M)
+    if not m:
+        raise SystemExit("FAIL: docs/real-agents.md has no example %s" % name)
+    return m.group(1)
+
+
+def main():
+    exe = agent_bin()
+    if not os.path.exists(exe):
+        print("FAIL: %s is missing (tests/agents npm ci failed?)" % exe)
+        return 1
+    shutil.rmtree(WORK, ignore_errors=True)
+    user_home, tmp, art = (os.path.join(WORK, d) for d in ("user-home", "tmp", "art"))
+    for d in (user_home, tmp):
+        os.makedirs(d)
+    src = os.path.join(WORK, "fix_typo.yaml")
+    body = doc_example("fix_typo")
+    if INTERACTIVE:
+        # the answer on the agent's screen: a screenshot and a screen assert
+        body += ("  - screenshot: answer\n  - assert:\n      text:\n"
+                 "        contains: ['Done: notes.txt says hello world.']\n")
+    with open(src, "w") as f:
+        f.write(body)
+    scb = os.path.join(WORK, "fix_typo.scb")
+    subprocess.run([SCC, "-o", scb, src], check=True)
+    cmd = [SCVM, "run", "-t", "agent", "--agent", AGENT, "--agent-bin", exe, "--speed", "0",
+           "--turn-timeout", "120000", "--artifacts", art, scb]
+    if INTERACTIVE:
+        cmd[4:4] = ["--interactive"]
+        if GOLDEN:
+            cmd[4:4] = ["--goldens", GOLDEN, "--ci"]
+    # Gemini CLI declares write_todos in some sessions only (docs/real-agents.md)
+    if AGENT != "gemini-cli":
+        cmd[4:4] = ["--strict-tools"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": user_home, "TMPDIR": tmp, "LANG": "C.UTF-8"}
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    fails = []
+
+    def check(what, ok):
+        print(("ok   " if ok else "FAIL ") + what)
+        if not ok:
+            fails.append(what)
+
+    check("scvm run -t agent exits 0 (got %d)" % p.returncode, p.returncode == 0)
+    try:
+        run = json.load(open(os.path.join(art, "run.json")))
+    except (OSError, ValueError) as e:
+        run = {}
+        check("run.json is there (%s)" % e, False)
+    ag = run.get("agent", {})
+    check("run.json: passed (%s)" % run.get("status"), run.get("status") == "passed")
+    check("every scripted response served (%s)" % ag.get("responses"),
+          ag.get("responses") == {"scripted": 4, "served": 4})
+    check("three tool results checked, none mismatched (%s)" % ag.get("tool_results"),
+          ag.get("tool_results") == {"checked": 3, "mismatched": 0})
+    check("the workspace assertion passed (%s)" % ag.get("assertions"),
+          ag.get("assertions", {}).get("passed") == 1 and ag.get("assertions", {}).get("failed") == 0)
+    events = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    checks = [e for e in events if e.get("event") == "tool_result_check"]
+    check("tool results: runCmd, readFile, editFile, each passed (%s)"
+          % [(e["tool"], e["passed"]) for e in checks],
+          [(e["tool"], e["passed"]) for e in checks] == [("runCmd", True), ("readFile", True), ("editFile", True)])
+    decl = [e for e in events if e.get("event") == "tools_declared"]
+    check("the agent's declared tools are reported, as its profile has them (%s)"
+          % ((decl[0].get("not_in_profile"), decl[0].get("missing")),) if decl else "no tools_declared event",
+          bool(decl) and (AGENT == "gemini-cli" or (decl[0]["not_in_profile"] == [] and decl[0]["missing"] == [])))
+    if not INTERACTIVE:
+        check("the agent exited 0 by itself (%s)" % run.get("exit_status"),
+              (run.get("exit_status") or {}).get("exit_code") == 0 and
+              not (run.get("exit_status") or {}).get("terminated_by_harness"))
+    else:
+        check("the scripted answer is on its screen",
+              any(e.get("kind") == "assert" and e.get("passed") for e in events[-20:]))
+        if GOLDEN:
+            check("the screenshot matches its golden (%s)" % run.get("goldens"),
+                  (run.get("goldens") or {}).get("matched") == 1)
+    check("the user's HOME was not touched (%s)" % os.listdir(user_home), os.listdir(user_home) == [])
+    check("nothing of the run is left in TMPDIR (%s)" % os.listdir(tmp), os.listdir(tmp) == [])
+    if fails:
+        print("--- stderr\n" + p.stderr[-6000:])
+        return 1
+    print("%s: all checks passed" % AGENT)
+    return 0
+
+
+sys.exit(main())
