@@ -129,8 +129,12 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
         }
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
-    if (!cJSON_IsString(name) || !name->valuestring[0]) {
-        errf(err, cap, "%s: 'name' must be a non-empty string", origin);
+    bool name_ok = cJSON_IsString(name) && name->valuestring[0] && strlen(name->valuestring) < 64;
+    for (const char *c = name_ok ? name->valuestring : ""; *c && name_ok; c++)
+        name_ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+                  *c == '_' || *c == '.';
+    if (!name_ok) {
+        errf(err, cap, "%s: 'name' must be 1-63 characters of [A-Za-z0-9._-]", origin);
         return false;
     }
     p->name = name->valuestring;
@@ -316,6 +320,7 @@ AgentProfile *agent_profile_load(const char *name, char *err, size_t cap)
     buf_init(&names);
     for (size_t i = 0; agent_profile_builtins[i]; i++)
         buf_printf(&names, "%s%s", i ? ", " : "", agent_profile_builtins[i]);
+    buf_putc(&names, 0);
     errf(err, cap, "no agent profile '%s' (shipped: %s; or a path to a profile file)", name,
          names.data ? (const char *)names.data : "");
     buf_fini(&names);

@@ -95,7 +95,7 @@ static void test_profile(void)
     CHECK(str_is(&n, "Edit"));
     CHECK(str_is(&a, "{\"file_path\":\"/ws/src/m.py\",\"old_string\":\"x\",\"new_string\":\"y\"}"));
     /* and back: the agent's call read as the scenario's */
-    cJSON *back = cJSON_Parse((const char *)a.data);
+    cJSON *back = cJSON_ParseWithLength((const char *)a.data, a.len);
     buf_reset(&n);
     buf_reset(&a);
     CHECK(agent_unmap_call(p, "Edit", back, "/ws", &n, &a) == 1);

@@ -91,7 +91,8 @@ def main():
 
     # 1. the docs' scenario, headless: a pass, every part reported
     fix = compile_("fix_typo", doc_example("fix_typo"))
-    st, ev, err, rj = run(fix)
+    junit = os.path.join(WORK, "junit.xml")
+    st, ev, err, rj = run(fix, "--junit", junit)
     check("headless: the docs' scenario passes (exit %d)" % st, st == 0, err)
     ag = rj.get("agent", {})
     check("run.json agent: 4 of 4 responses, 3 results checked, 1 assertion (%s)" % ag,
@@ -102,6 +103,9 @@ def main():
     check("events: tools_declared, then a request and a result check per turn (%s)" % kinds,
           kinds == ["tools_declared", "llm_request", "tool_result_check", "llm_request", "tool_result_check",
                     "llm_request", "tool_result_check", "llm_request"])
+    jx = open(junit).read() if os.path.exists(junit) else ""
+    check("--junit: one passing testcase with the agent named", 'tests="1" failures="0" errors="0"' in jx and
+          'name="fix_typo"' in jx and '<property name="agent" value="fake-agent headless"/>' in jx, jx)
     ui = [e for e in ev if e.get("kind") == "user_input"]
     check("the prompt went on the command line", ui and ui[0].get("on_command_line") is True)
     # ordering: a tool's result event comes after the agent's next request
@@ -130,8 +134,11 @@ def main():
     # 3. a result that differs: the run fails, the diff says how
     bad = compile_("bad_result", scenario("  - agentToolUse:\n      toolName: runCmd\n      args: {cmd: 'echo hello'}\n"
                                           "      result: goodbye\n"))
-    st, ev, err, rj = run(bad)
+    st, ev, err, rj = run(bad, "--junit", junit)
     check("a wrong result fails the run (exit %d)" % st, st == 1)
+    jx = open(junit).read()
+    check("--junit: a failure, saying why", 'failures="1"' in jx and '<failure message="' in jx and
+          "tool results differ" in jx, jx)
     check("stderr: what differs, with the result", "tool results differ" in err and "does not contain:" in err and
           "goodbye" in err and "hello" in err, err)
     chk = [e for e in ev if e.get("event") == "tool_result_check"]

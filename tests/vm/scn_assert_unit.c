@@ -152,6 +152,13 @@ static void test_paths(void)
            0, 0, NULL);
     EXPECT("{\"fs\": {\"exists\": [\"gone\"], \"notExists\": [\"here.txt\"]}}", 0, 2, 0,
            "fs.exists 'gone': does not exist\nfs.notExists 'here.txt': exists\n");
+    /* fs.contains (scc's extension): the file holds the text */
+    write_file("text.txt", "hello world\nsecond line\n");
+    EXPECT("{\"fs\": {\"contains\": [{\"path\": \"text.txt\", \"text\": \"world\\nsecond\"}]}}", 1, 0, 0, NULL);
+    EXPECT("{\"fs\": {\"contains\": [{\"path\": \"text.txt\", \"text\": \"wrold\"}, {\"path\": \"gone\", "
+           "\"text\": \"x\"}]}}", 0, 2, 0,
+           "fs.contains 'text.txt': does not contain 'wrold'\nfs.contains 'gone': cannot read: No such file or directory\n");
+    EXPECT("{\"fs\": {\"contains\": [{\"path\": \"../text.txt\", \"text\": \"x\"}]}}", 0, 1, 1, "fs.contains '../text.txt'");
     /* Absolute and '..' paths are refused, even when they name a file
     ** inside the root (the LLM server took them). */
     snprintf(path, sizeof path, "{\"fs\": {\"exists\": [\"%s/here.txt\"]}}", root);

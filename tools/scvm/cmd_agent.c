@@ -618,9 +618,20 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         goto done;
     }
     VmOpts vo = { .speed = o->speed };
+    uint64_t t_start = mono_ms();
     st = vm_run(prog, t, rt_pty_clock(t), &vo);
     const char *msg;
     PtyErr pe = rt_pty_result(t, &msg);
+    if (o->junit) {
+        RtPtyGoldens g;
+        rt_pty_goldens(t, &g);
+        char props[512];
+        snprintf(props, sizeof props, "<property name=\"agent\" value=\"%s %s\"/>", agent_profile_name(prof),
+                 a.mode);
+        int je = scvm_junit_one(o, suite, idx, st, mono_ms() - t_start, &g, pe ? msg : NULL, props);
+        if (je && !st)
+            st = je;
+    }
     sc_free(quit);
     stop_server(&a);
     fflush(a.log);

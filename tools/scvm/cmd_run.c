@@ -62,6 +62,7 @@ typedef struct Result {
     bool has_goldens;      /* the PTY target: what became of the screenshots */
     RtPtyGoldens goldens;
     char why[300];         /* the PTY target's error message, if any */
+    const char *props;     /* more <property> elements (escaped), or NULL */
 } Result;
 
 /* ---- one .scb ---- */
@@ -370,8 +371,9 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
             /* the PTY target: what became of the screenshots */
             const RtPtyGoldens *g = &r->goldens;
             buf_printf(&b, ">\n      <properties><property name=\"goldens\" value=\"compared=%u matched=%u "
-                           "mismatched=%u written=%u missing=%u updated=%u\"/></properties>",
-                       g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated);
+                           "mismatched=%u written=%u missing=%u updated=%u\"/>%s</properties>",
+                       g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated,
+                       r->props ? r->props : "");
             if (r->status == SC_FAILED || r->status) {
                 buf_puts(&b, r->status == SC_FAILED ? "\n      <failure message=\"" : "\n      <error message=\"");
                 xml_str(&b, r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold" : "run failed");
@@ -399,6 +401,21 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
         return SC_IO;
     }
     return 0;
+}
+
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
+                   const RtPtyGoldens *g, const char *why, const char *props)
+{
+    Result r;
+    memset(&r, 0, sizeof r);
+    r.status = status;
+    r.duration = duration_ms;
+    r.done = true;
+    r.has_goldens = true;
+    r.goldens = *g;
+    r.props = props;
+    snprintf(r.why, sizeof r.why, "%s", why ? why : "");
+    return write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
 }
 
 /* Counts a finished scenario; a failure is named on stderr. */

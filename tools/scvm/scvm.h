@@ -82,6 +82,12 @@ bool scvm_ci_env(void);
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
 
+/* --junit for one scenario played on the PTY or agent target: its status,
+** time, screenshots, error message and more <property> elements. */
+struct RtPtyGoldens;
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
+                   const struct RtPtyGoldens *g, const char *why, const char *props);
+
 /* -t agent (cmd_agent.c; docs/real-agents.md): prog against a real agent. */
 int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx);
 /* scvm agents list|show|map|unmap (cmd_agent.c). */
