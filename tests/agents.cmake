@@ -16,6 +16,12 @@ foreach(agent claude-code codex gemini-cli qwen-code opencode)
            COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                    ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent} ${PROJECT_SOURCE_DIR}/docs)
   set_tests_properties(agents.${t} PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 600)
+  # and what it must survive: a stream cut, a reset, a refusal
+  add_test(NAME agents.${t}_faults
+           COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent}-faults
+                   ${PROJECT_SOURCE_DIR}/docs --faults)
+  set_tests_properties(agents.${t}_faults PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 600)
 endforeach()
 add_test(NAME agents.claude_code_tui
          COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py claude-code $<TARGET_FILE:scc> $<TARGET_FILE:scvm>

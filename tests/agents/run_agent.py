@@ -4,7 +4,7 @@ tests/agents/package-lock.json) plays the scenario of docs/real-agents.md
 (```yaml example=fix_typo```) through `scvm run -t agent`
 (docs/real-agents.md), with its shipped profile.
 
-usage: run_agent.py AGENT SCC SCVM NODE_MODULES WORK DOCS_DIR [--interactive] [--golden DIR]
+usage: run_agent.py AGENT SCC SCVM NODE_MODULES WORK DOCS_DIR [--interactive] [--golden DIR] [--faults]
        AGENT: claude-code, codex, gemini-cli, qwen-code or opencode
 
 The agent must run the scripted command, read the file and edit it, each in
@@ -16,6 +16,10 @@ empty and the run must leave nothing in TMPDIR: the agent never reads or
 writes the user's configuration and nothing of the run is left.
 --interactive plays it in the agent's TUI and, with --golden, compares
 the scenario's screenshot of the answer with the golden there.
+--faults plays the page's survive_faults instead (a stream cut, a reset,
+a refusal): the agent must retry each and show the answer after them,
+except Gemini CLI, which gives up on a cut stream (exit 1; it must retry
+the reset and the refusal).
 """
 import json
 import os
@@ -27,6 +31,7 @@ import sys
 
 AGENT, SCC, SCVM, NM, WORK, DOCS = sys.argv[1:7]
 INTERACTIVE = "--interactive" in sys.argv
+FAULTS = "--faults" in sys.argv
 GOLDEN = sys.argv[sys.argv.index("--golden") + 1] if "--golden" in sys.argv else None
 ARCH = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
@@ -54,8 +59,59 @@ def doc_example(name):
     return m.group(1)
 
 
+def play(scb, env, extra=()):
+    cmd = [SCVM, "run", "-t", "agent", "--agent", AGENT, "--agent-bin", agent_bin(), "--speed", "0",
+           "--turn-timeout", "120000"] + list(extra) + [scb]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+
+
+def faults():
+    """The survive_faults scenario: the agent retries each fault."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    user_home, tmp = os.path.join(WORK, "user-home"), os.path.join(WORK, "tmp")
+    for d in (user_home, tmp):
+        os.makedirs(d)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": user_home, "TMPDIR": tmp, "LANG": "C.UTF-8"}
+    body = doc_example("survive_faults")
+    fails = []
+
+    def check(what, ok, detail=""):
+        print(("ok   " if ok else "FAIL ") + what)
+        if not ok:
+            fails.append(what)
+            print("  " + detail[-4000:].replace("\n", "\n  "))
+
+    def compiled(name, text):
+        src, scb = os.path.join(WORK, name + ".yaml"), os.path.join(WORK, name + ".scb")
+        with open(src, "w") as f:
+            f.write(text)
+        subprocess.run([SCC, "-o", scb, src], check=True)
+        return scb
+
+    p = play(compiled("survive_faults", body), env)
+    if AGENT == "gemini-cli":
+        check("Gemini CLI gives up on the cut stream: the run fails, the agent exited 1",
+              p.returncode == 1 and "the agent exited with 1" in p.stderr and
+              "waiting for its request for response 2 of 4" in p.stderr, p.stderr)
+        # without the cut: the reset and the refusal are retried
+        cut = body.index("  - llmResponse:")
+        rest = body.index("  - llmResponse:", cut + 1)
+        p = play(compiled("survive_reset_refuse", body[:cut] + body[rest:]), env)
+    check("the agent retried every fault and showed the answer after them (exit %d)" % p.returncode,
+          p.returncode == 0, p.stderr)
+    check("nothing of the run is left, the user's HOME untouched",
+          os.listdir(tmp) == [] and os.listdir(user_home) == [], str(os.listdir(tmp) + os.listdir(user_home)))
+    print("%s faults: %s" % (AGENT, "all checks passed" if not fails else "%d failed" % len(fails)))
+    return 1 if fails else 0
+
+
 def main():
     exe = agent_bin()
+    if FAULTS:
+        if not os.path.exists(exe):
+            print("FAIL: %s is missing (tests/agents npm ci failed?)" % exe)
+            return 1
+        return faults()
     if not os.path.exists(exe):
         print("FAIL: %s is missing (tests/agents npm ci failed?)" % exe)
         return 1
