@@ -266,6 +266,13 @@ static const BcInsn *tool_insn(const R *x, uint32_t k)
     return &x->prog->insn[x->s->tools[x->r->tool0 + k]];
 }
 
+/* The calls the response makes: its tool uses, or the agent's calls
+** (LlmRenderReq.calls: tool uses, then agentEdits as the agent's edits). */
+static uint32_t n_calls(const R *x)
+{
+    return x->q->calls ? x->q->n_calls : x->r->n_tools;
+}
+
 static const BcStr *sstr(const R *x, uint32_t idx)
 {
     return &x->prog->str[idx];
@@ -309,6 +316,10 @@ static int cut_stream(R *x, uint64_t t)
 
 static void call_id(const LlmScript *s, uint32_t ri, uint32_t k, const char *prefix, size_t n, char *out, size_t cap)
 {
+    if (k >= s->resp[ri].n_tools) {     /* an agentEdits call */
+        llm_make_id(out, cap, prefix, n, s->name, "edit", ri, k);
+        return;
+    }
     const BcInsn *in = &s->prog->insn[s->tools[s->resp[ri].tool0 + k]];
     BcVal idv = bc_val(s->prog, in->a[2]);
     if (idv.tag == BC_V_STR && s->prog->str[idv.n].len > 0 && s->prog->str[idv.n].len < cap) {
@@ -377,7 +388,7 @@ static void count_usage(R *x)
     }
     Buf a;
     buf_init(&a);
-    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+    for (uint32_t k = 0; k < n_calls(x); k++) {
         vis += tool_name(x, k).len;
         buf_reset(&a);
         tool_args(x, k, &a);
@@ -563,7 +574,7 @@ static const char *anth_stop_reason(const R *x)
 {
     if (x->max_tokens)
         return "max_tokens";
-    return x->r->n_tools ? "tool_use" : "end_turn";
+    return n_calls(x) ? "tool_use" : "end_turn";
 }
 
 static void anth_usage(R *x, JsonW *w, uint64_t out_tok)
@@ -623,7 +634,7 @@ static void anth_message_obj(R *x, JsonW *w, bool whole_msg)
         if (kind == BLK_THINK)
             h = fnv(h, t->s, t->len);
     }
-    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+    for (uint32_t k = 0; k < n_calls(x); k++) {
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
         const BcStr nm = tool_name(x, k), *n = &nm;
@@ -715,7 +726,7 @@ static int anth_stream(R *x)
     anth_close(x, &b);
     Buf args;
     buf_init(&args);
-    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+    for (uint32_t k = 0; k < n_calls(x); k++) {
         int index = ++b.index;
         char id[64];
         tool_id(x, k, "toolu_01", 22, id, sizeof id);
@@ -874,7 +885,7 @@ static int chat_stream(R *x)
         return cut_stream(x, x->r->dur);
     Buf args;
     buf_init(&args);
-    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+    for (uint32_t k = 0; k < n_calls(x); k++) {
         char id[64];
         tool_id(x, k, "call_", 24, id, sizeof id);
         const BcStr nm = tool_name(x, k), *n = &nm;
@@ -918,7 +929,7 @@ static int chat_stream(R *x)
     chat_open(x, &w);
     jw_obj(&w);
     jw_end(&w);
-    chat_close(x, &w, x->max_tokens ? "length" : x->r->n_tools ? "tool_calls" : "stop");
+    chat_close(x, &w, x->max_tokens ? "length" : n_calls(x) ? "tool_calls" : "stop");
     if (x->q->include_usage) {
         ev(x, &w, NULL);
         jw_obj(&w);
@@ -961,7 +972,7 @@ static void chat_whole(R *x, JsonW *w)
     jw_obj(w);
     jw_ku64(w, "index", 0);
     jw_knull(w, "logprobs");
-    jw_kcstr(w, "finish_reason", x->max_tokens ? "length" : x->r->n_tools ? "tool_calls" : "stop");
+    jw_kcstr(w, "finish_reason", x->max_tokens ? "length" : n_calls(x) ? "tool_calls" : "stop");
     jw_kobj(w, "message");
     jw_kcstr(w, "role", "assistant");
     if (any)
@@ -970,11 +981,11 @@ static void chat_whole(R *x, JsonW *w)
         jw_knull(w, "content");
     jw_knull(w, "refusal");
     jw_kraw(w, "annotations", "[]", 2);
-    if (x->r->n_tools) {
+    if (n_calls(x)) {
         jw_karr(w, "tool_calls");
         Buf args;
         buf_init(&args);
-        for (uint32_t k = 0; k < x->r->n_tools; k++) {
+        for (uint32_t k = 0; k < n_calls(x); k++) {
             char id[64];
             tool_id(x, k, "call_", 24, id, sizeof id);
             const BcStr nm = tool_name(x, k), *n = &nm;
@@ -1113,7 +1124,7 @@ static void resp_object(R *x, JsonW *w, bool done, const Buf *text, bool any_tex
         }
         Buf args;
         buf_init(&args);
-        for (uint32_t k = 0; k < x->r->n_tools; k++) {
+        for (uint32_t k = 0; k < n_calls(x); k++) {
             buf_reset(&args);
             tool_args(x, k, &args);
             resp_fc_item(x, k, w, true, &args);
@@ -1235,7 +1246,7 @@ static int resp_stream(R *x)
     }
     Buf args;
     buf_init(&args);
-    for (uint32_t k = 0; k < x->r->n_tools; k++, out_index++) {
+    for (uint32_t k = 0; k < n_calls(x); k++, out_index++) {
         char fid[64];
         item_id(x, "fc", k, fid, sizeof fid);
         buf_reset(&args);
@@ -1347,7 +1358,7 @@ static void gem_text_part(JsonW *w, const BcStr *t, bool thought)
 /* The function calls of the response: whole, as Gemini sends them. */
 static void gem_calls(R *x, JsonW *w)
 {
-    for (uint32_t k = 0; k < x->r->n_tools; k++) {
+    for (uint32_t k = 0; k < n_calls(x); k++) {
         const BcStr nm = tool_name(x, k), *n = &nm;
         jw_obj(w);
         jw_kobj(w, "functionCall");
@@ -1401,14 +1412,14 @@ static int gem_stream(R *x)
             continue;
         gem_chunk(x, &w);
         gem_text_part(&w, sstr(x, in->a[0]), in->op == OP_THINK);
-        gem_chunk_end(x, &w, k == last && !x->r->n_tools ? gem_finish(x) : NULL);
+        gem_chunk_end(x, &w, k == last && !n_calls(x) ? gem_finish(x) : NULL);
         flush(x, t);
     }
     if (x->cut)
         return cut_stream(x, x->r->dur);
-    if (x->r->n_tools || last == UINT32_MAX) {
+    if (n_calls(x) || last == UINT32_MAX) {
         gem_chunk(x, &w);
-        if (x->r->n_tools)
+        if (n_calls(x))
             gem_calls(x, &w);
         else
             jw_obj(&w), jw_kcstr(&w, "text", ""), jw_end(&w);
@@ -1443,7 +1454,7 @@ static void gem_whole(R *x, JsonW *w)
         buf_reset(&text);
     }
     visible_text(x, &text, &any);
-    if (any || !x->r->n_tools) {
+    if (any || !n_calls(x)) {
         jw_obj(w);
         jw_kstr(w, "text", text.data ? (const char *)text.data : "", text.len);
         jw_end(w);
@@ -1481,7 +1492,7 @@ int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRende
     buf_init(&x.cur);
     buf_init(&x.chunk_open);
     x.created = 1700000000ULL + ri;
-    x.skip_thinking = !s->coalesce && x.r->n_tools > 0;
+    x.skip_thinking = !s->coalesce && n_calls(&x) > 0;
     const char *sr;
     uint32_t srl;
     x.max_tokens = llm_resp_meta_str(s, x.r, "response.stopReason", &sr, &srl) && srl == 10 &&

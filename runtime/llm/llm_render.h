@@ -49,14 +49,17 @@ typedef struct LlmRenderReq {
     double speed;              /* 0 = everything at once */
     bool keep_alive;
     const char *extra_headers; /* "Name: value\r\n"..., or NULL */
-    const LlmToolCall *calls;  /* the response's n_tools calls as the agent's, or NULL: as scripted */
+    const LlmToolCall *calls;  /* the calls as the agent's (n_calls: the response's n_tools tool
+                               ** uses, then its agentEdits), or NULL: the tool uses as scripted */
+    uint32_t n_calls;
 } LlmRenderReq;
 
 /* Renders attempt `attempt` of response `ri` of s.  Returns 0 or ENOMEM. */
 int llm_render(const LlmScript *s, uint32_t ri, uint32_t attempt, const LlmRenderReq *q, HttpPlan *p);
 
 /* The id of tool call k of response ri as api sends it (the scripted
-** toolCallId, else derived): what the agent's tool result refers to. */
+** toolCallId, else derived; k >= n_tools: agentEdits call k - n_tools):
+** what the agent's tool result refers to. */
 void llm_tool_call_id(const LlmScript *s, uint32_t ri, uint32_t k, LlmApi api, char *out, size_t cap);
 
 /* Renders the server's own error (no script involved): status, the API's

@@ -92,7 +92,7 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
         (co.tag == BC_V_FALSE || co.tag == BC_V_TRUE))
         s->coalesce = co.tag == BC_V_TRUE;
 
-    U32Vec steps = { 0 }, tools = { 0 }, asserts = { 0 };
+    U32Vec steps = { 0 }, tools = { 0 }, asserts = { 0 }, edits = { 0 };
     LlmResp *arr = NULL;
     uint32_t n = 0, cap = 0;
     int64_t cur = -1;     /* response being filled by steps (inside LLM_BEGIN..END) */
@@ -115,6 +115,7 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
             r->has_meta = bc_val(prog, in->a[0]).tag == BC_V_MAP;
             r->step0 = steps.n;
             r->tool0 = tools.n;
+            r->edit0 = edits.n;
             r->assert0 = pending0;
             r->n_asserts = asserts.n - pending0;
             r->line = in->line;
@@ -142,6 +143,7 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
                 r->t0 = in->t;
                 r->step0 = steps.n;
                 r->tool0 = tools.n;
+                r->edit0 = edits.n;
                 r->assert0 = pending0;
                 r->n_asserts = asserts.n - pending0;
                 r->line = in->line;
@@ -150,6 +152,13 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
             }
             ok = vec_push(&tools, i);
             arr[attach].n_tools++;
+        } else if (op == OP_FILE_EDIT) {
+            /* agentEdits after an llmResponse: sent as the agent's edit
+            ** tool when its profile maps them (llm.h) */
+            if (attach >= 0) {
+                ok = vec_push(&edits, i);
+                arr[attach].n_edits++;
+            }
         } else if (op == OP_ASSERT) {
             ok = vec_push(&asserts, i);
         } else if ((bc_op_info[op].flags & OPF_USER) || op == OP_SESSION_START) {
@@ -163,6 +172,7 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
     s->steps = steps.v;
     s->tools = tools.v;
     s->asserts = asserts.v;
+    s->edits = edits.v;
     s->assert_tail0 = pending0;
     s->n_assert_tail = asserts.n - pending0;
     if (!ok) {
@@ -180,6 +190,7 @@ void llm_script_fini(LlmScript *s)
     sc_free(s->steps);
     sc_free(s->tools);
     sc_free(s->asserts);
+    sc_free(s->edits);
     memset(s, 0, sizeof *s);
 }
 

@@ -42,6 +42,7 @@ typedef struct LlmResp {
     uint32_t step0, n_steps;  /* into LlmScript.steps: THINK/ASSISTANT/LLM_ERROR insns */
     uint32_t n_lead_errors;   /* steps[step0 .. step0+n_lead_errors) are errors */
     uint32_t tool0, n_tools;  /* into LlmScript.tools: TOOL_START insns */
+    uint32_t edit0, n_edits;  /* into LlmScript.edits: FILE_EDIT insns (agentEdits) after it */
     uint32_t assert0, n_asserts; /* into LlmScript.asserts: ASSERT insns before it */
     uint32_t n_attempts;      /* requests this response answers (>= 1) */
     LlmFault fault;           /* _meta.response.fault, for the content attempt */
@@ -56,7 +57,7 @@ typedef struct LlmScript {
     bool coalesce;            /* server.coalesceThinkingWithToolUse (default true) */
     LlmResp *resp;
     uint32_t n_resp;
-    uint32_t *steps, *tools, *asserts;  /* insn indices */
+    uint32_t *steps, *tools, *asserts, *edits;  /* insn indices */
     uint32_t assert_tail0, n_assert_tail; /* asserts after the last response */
 } LlmScript;
 

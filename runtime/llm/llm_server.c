@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/jsonw.h"
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/http/http_server.h"
@@ -45,6 +46,12 @@ typedef struct Session {
     int prof;               /* its agent profile: index, -1 none, -2 not decided yet */
     bool tools_seen;        /* a request declared its tools */
     uint32_t checked;       /* responses whose tool results were checked */
+    /* the agentEdits of the last response sent: what each file must be */
+    uint32_t ed_resp, n_ed;
+    struct {
+        char path[256];
+        int64_t lines;      /* its line count after the edit */
+    } ed[8];
     uint64_t served, loops;
 } Session;
 
@@ -564,15 +571,132 @@ static int map_call(const LlmServer *s, const AgentProfile *ap, const LlmScript 
     return r;
 }
 
+/* Lines of text: its newlines, plus one for a last line without one. */
+static int64_t count_lines(const char *t, size_t n)
+{
+    int64_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += t[i] == '\n';
+    return k + (n && t[n - 1] != '\n');
+}
+
+static bool occurs_once(const char *h, size_t hn, const char *nd, size_t nn)
+{
+    int c = 0;
+    for (size_t i = 0; i + nn <= hn && c < 2; i++)
+        c += memcmp(h + i, nd, nn) == 0;
+    return c == 1;
+}
+
+/* agentEdits {path, linesAdded, linesRemoved} (insn e) as the agent's edit:
+** the file as it is in the workspace now loses its last linesRemoved lines
+** and gains linesAdded lines "scvm agentEdits PATH +K/N", sent as the
+** profile's editFile (old_string: the removed lines, or the last line as an
+** anchor, grown upwards until it occurs once) or, for a file that does not
+** exist or is empty, its writeFile.  *lines gets the line count the file
+** must have after it.  Returns map_call's 1, or -1 (why in err). */
+static int map_edit(const LlmServer *s, const AgentProfile *ap, const BcProgram *p, const BcInsn *e, Buf *name,
+                    Buf *args, int64_t *lines, char *err, size_t cap)
+{
+    const char *rel = p->str[e->a[0]].s;
+    uint64_t add = e->a[1], rm = e->a[2];
+    Buf full;
+    buf_init(&full);
+    const char *refused = scn_path_resolve(s->cwd, rel, &full);
+    char *data = NULL;
+    size_t n = 0;
+    int rerr = refused ? 0 : file_read_all((const char *)full.data, 16u << 20, &data, &n);
+    buf_fini(&full);
+    if (refused) {
+        snprintf(err, cap, "agentEdits '%s': %s", rel, refused);
+        return -1;
+    }
+    int64_t have = rerr ? 0 : count_lines(data, n);
+    if ((int64_t)rm > have) {
+        snprintf(err, cap, "agentEdits '%s' removes %llu lines, but the file has %lld", rel, (unsigned long long)rm,
+                 (long long)have);
+        sc_free(data);
+        return -1;
+    }
+    Buf gen;
+    buf_init(&gen);
+    for (uint64_t k = 1; k <= add; k++)
+        buf_printf(&gen, "scvm agentEdits %s +%llu/%llu\n", rel, (unsigned long long)k, (unsigned long long)add);
+    cJSON *v = cJSON_CreateObject();
+    cJSON_AddStringToObject(v, "path", rel);
+    const char *tool;
+    size_t *st = (size_t *)sc_malloc(((size_t)have + 1) * sizeof *st);
+    if (have == 0 || (int64_t)rm == have || !st) {
+        /* no line to anchor an edit at, or every line goes: the whole file */
+        buf_putc(&gen, 0);
+        cJSON_AddStringToObject(v, "content", (const char *)gen.data);
+        tool = "writeFile";
+    } else {
+        size_t body = data[n - 1] == '\n' ? n - 1 : n;    /* without the last newline */
+        int64_t m = 0;
+        st[m++] = 0;
+        for (size_t i = 0; i < body; i++)
+            if (data[i] == '\n')
+                st[m++] = i + 1;
+        /* the removed lines begin at line m - rm; the anchor is them, or the last line */
+        int64_t first = rm ? m - (int64_t)rm : m - 1;
+        size_t removed_at = rm ? st[first] : body;
+        size_t start = st[first];
+        while (first > 0 && !occurs_once(data, n, data + start, body - start))
+            start = st[--first];
+        bool join = rm && !add && start == removed_at;     /* a plain deletion: take the newline before */
+        Buf nw;
+        buf_init(&nw);
+        buf_put(&nw, data + start, removed_at - start);
+        if (!rm && add)
+            buf_putc(&nw, '\n');
+        buf_put(&nw, gen.data, gen.len);
+        if (nw.len && nw.data[nw.len - 1] == '\n')
+            nw.len--;                                      /* as the old text: no last newline */
+        buf_putc(&nw, 0);
+        size_t from = join ? start - 1 : start;
+        char *old = sc_strndup(data + from, body - from);
+        cJSON_AddStringToObject(v, "old_string", old ? old : "");
+        cJSON_AddStringToObject(v, "new_string", (const char *)nw.data);
+        sc_free(old);
+        buf_fini(&nw);
+        tool = "editFile";
+    }
+    sc_free(st);
+    *lines = have - (int64_t)rm + (int64_t)add;
+    int r = agent_map_call(ap, tool, v, s->cwd, name, args, err, cap);
+    if (r == 0) {
+        snprintf(err, cap, "agentEdits '%s': profile '%s' maps no %s", rel, agent_profile_name(ap), tool);
+        r = -1;
+    }
+    cJSON_Delete(v);
+    buf_fini(&gen);
+    sc_free(data);
+    return r;
+}
+
 int llm_server_check_tools(const LlmServer *s, char *err, size_t cap)
 {
     if (s->o.n_profiles != 1)
         return 0;
+    const cJSON *tools = agent_profile_get(s->o.profiles[0], "tools");
     for (size_t i = 0; i < s->n_sc; i++) {
         const LlmScript *sc = &s->sc[i];
         if (!served(s, (uint32_t)i))
             continue;
         for (uint32_t ri = 0; ri < sc->n_resp; ri++) {
+            if (sc->resp[ri].n_edits && (!cJSON_GetObjectItemCaseSensitive(tools, "editFile") ||
+                                         !cJSON_GetObjectItemCaseSensitive(tools, "writeFile"))) {
+                snprintf(err, cap, "scenario '%s', line %u: agentEdits: profile '%s' maps no editFile or writeFile, "
+                         "which it becomes", sc->name, (unsigned)sc->prog->insn[sc->edits[sc->resp[ri].edit0]].line,
+                         agent_profile_name(s->o.profiles[0]));
+                return EINVAL;
+            }
+            if (sc->resp[ri].n_edits > 8) {
+                snprintf(err, cap, "scenario '%s', line %u: more than 8 agentEdits after one llmResponse", sc->name,
+                         (unsigned)sc->prog->insn[sc->edits[sc->resp[ri].edit0 + 8]].line);
+                return EINVAL;
+            }
             for (uint32_t k = 0; k < sc->resp[ri].n_tools; k++) {
                 Buf n, a;
                 buf_init(&n);
@@ -613,16 +737,18 @@ static void check_results(LlmServer *s, Session *se, const LlmScript *sc, uint32
 {
     for (uint32_t pr = se->checked; pr < ri; pr++) {
         const LlmResp *r = &sc->resp[pr];
-        if (!r->n_tools)
+        uint32_t n_ed = se->ed_resp == pr ? se->n_ed : 0;
+        if (!r->n_tools && !n_ed)
             continue;
         LlmToolResult res[64];
         size_t nres = llm_tool_results(j, api, res, 64);
         const AgentProfile *ap = prof_of(s, se);
         uint32_t gem = 0;       /* Gemini: results in call order */
-        for (uint32_t k = 0; k < r->n_tools; k++) {
-            uint32_t ti = sc->tools[r->tool0 + k];
-            const BcInsn *tr = tool_result_of(sc->prog, ti);
-            const char *tool = sc->prog->str[sc->prog->insn[ti].a[0]].s;
+        for (uint32_t k = 0; k < r->n_tools + n_ed; k++) {
+            bool edit = k >= r->n_tools;
+            uint32_t ti = edit ? sc->edits[r->edit0 + k - r->n_tools] : sc->tools[r->tool0 + k];
+            const BcInsn *tr = edit ? NULL : tool_result_of(sc->prog, ti);
+            const char *tool = edit ? "agentEdits" : sc->prog->str[sc->prog->insn[ti].a[0]].s;
             char id[128];
             llm_tool_call_id(sc, pr, k, api, id, sizeof id);
             const LlmToolResult *got = NULL;
@@ -646,6 +772,27 @@ static void check_results(LlmServer *s, Session *se, const LlmScript *sc, uint32
                                              got->text.len, &why);
                     if (m != 1)
                         passed = 0;
+                }
+                if (edit) {     /* the file has the lines the edit makes */
+                    const char *path = se->ed[k - r->n_tools].path;
+                    int64_t want = se->ed[k - r->n_tools].lines, have = -1;
+                    Buf full;
+                    buf_init(&full);
+                    char *data = NULL;
+                    size_t n = 0;
+                    if (!scn_path_resolve(s->cwd, path, &full) &&
+                        file_read_all((const char *)full.data, 16u << 20, &data, &n) == 0)
+                        have = count_lines(data, n);
+                    sc_free(data);
+                    buf_fini(&full);
+                    if (have != want) {
+                        passed = 0;
+                        if (have < 0)
+                            buf_printf(&why, "agentEdits: '%s' cannot be read after the edit\n", path);
+                        else
+                            buf_printf(&why, "agentEdits: '%s' has %lld lines after the edit, not %lld\n", path,
+                                       (long long)have, (long long)want);
+                    }
                 }
                 bool want_err = want_status && strcmp(want_status, "error") == 0;
                 if (is_err >= 0 && (is_err == 1) != want_err) {
@@ -805,9 +952,12 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     LlmToolCall *calls = NULL;
     Buf *cb = NULL;
     uint32_t nt = body_attempt ? r->n_tools : 0;
-    if (ap && nt) {
-        calls = sc_calloc(nt, sizeof *calls);
-        cb = sc_calloc(2 * (size_t)nt, sizeof *cb);
+    uint32_t ne = ap && body_attempt ? r->n_edits : 0;
+    if (ne > 8)
+        ne = 8;
+    if (ap && nt + ne) {
+        calls = sc_calloc(nt + ne, sizeof *calls);
+        cb = sc_calloc(2 * (size_t)(nt + ne), sizeof *cb);
         if (!calls || !cb) {
             sc_free(calls);
             sc_free(cb);
@@ -818,13 +968,26 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     }
     const char *reject = NULL;
     char why[512];
-    for (uint32_t k = 0; k < nt; k++) {
-        const BcStr *tn = &sc->prog->str[sc->prog->insn[sc->tools[r->tool0 + k]].a[0]];
-        const char *cname = tn->s;
+    if (ne)
+        se->ed_resp = ri;
+    se->n_ed = 0;
+    for (uint32_t k = 0; k < nt + ne; k++) {
+        bool edit = k >= nt;
+        const BcStr *tn = edit ? NULL : &sc->prog->str[sc->prog->insn[sc->tools[r->tool0 + k]].a[0]];
+        const char *cname = edit ? "agentEdits" : tn->s;
         if (calls) {
             buf_init(&cb[2 * k]);
             buf_init(&cb[2 * k + 1]);
-            int m = map_call(s, ap, sc, ri, k, &cb[2 * k], &cb[2 * k + 1], why, sizeof why);
+            int m;
+            if (edit) {
+                const BcInsn *ei = &sc->prog->insn[sc->edits[r->edit0 + k - nt]];
+                int64_t lines = 0;
+                m = map_edit(s, ap, sc->prog, ei, &cb[2 * k], &cb[2 * k + 1], &lines, why, sizeof why);
+                snprintf(se->ed[se->n_ed].path, sizeof se->ed[0].path, "%s", sc->prog->str[ei->a[0]].s);
+                se->ed[se->n_ed++].lines = lines;
+            } else {
+                m = map_call(s, ap, sc, ri, k, &cb[2 * k], &cb[2 * k + 1], why, sizeof why);
+            }
             if (m < 0) {
                 reject = why;
             } else if (m == 0) {
@@ -864,9 +1027,10 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     http_plan_reset(x->hx->plan);
     uint32_t attempt = se->attempt;
     x->q.calls = calls;
+    x->q.n_calls = nt + ne;
     int rr = reject ? 0 : llm_render(sc, ri, attempt, &x->q, x->hx->plan);
     x->q.calls = NULL;
-    for (uint32_t k = 0; calls && k < nt; k++) {
+    for (uint32_t k = 0; calls && k < nt + ne; k++) {
         buf_fini(&cb[2 * k]);
         buf_fini(&cb[2 * k + 1]);
     }

@@ -213,6 +213,18 @@ def main():
     check("a profile that is not JSON: exit 2 with file:line:col", st == 2 and badp + ":3:13: not valid JSON" in err,
           err)
 
+    # 9b. agentEdits as the agent's edit tool (the page's agent_edits), and
+    # one that removes more lines than the file has
+    ed = compile_("agent_edits", doc_example("agent_edits"))
+    st, ev, err, rj = run(ed)
+    edits = [(e["tool"], e["passed"]) for e in ev if e.get("event") == "tool_result_check"]
+    check("agentEdits: replaced and added lines, a new file, the line counts checked (%s)" % edits,
+          st == 0 and edits == [("readFile", True), ("agentEdits", True), ("agentEdits", True)], err)
+    big = compile_("edit_too_big", doc_example("agent_edits").replace("linesRemoved: 1", "linesRemoved: 7"))
+    st, ev, err, rj = run(big)
+    check("agentEdits removing 7 of 3 lines: the run fails, saying so", st == 1 and
+          "agentEdits 'notes.txt' removes 7 lines, but the file has 3" in err, err)
+
     # 10. scvm agents
     p = subprocess.run([SCVM, "agents", "list", "--json"], capture_output=True, text=True)
     names = [json.loads(l)["name"] for l in p.stdout.splitlines()]

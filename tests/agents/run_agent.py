@@ -180,6 +180,20 @@ def main():
         if GOLDEN:
             check("the screenshot matches its golden (%s)" % run.get("goldens"),
                   (run.get("goldens") or {}).get("matched") == 1)
+    if not INTERACTIVE:
+        # agentEdits as the agent's own edit tool (the page's agent_edits)
+        src = os.path.join(WORK, "agent_edits.yaml")
+        with open(src, "w") as f:
+            f.write(doc_example("agent_edits"))
+        scb2 = os.path.join(WORK, "agent_edits.scb")
+        subprocess.run([SCC, "-o", scb2, src], check=True)
+        q = subprocess.run(cmd[:-1] + [scb2], capture_output=True, text=True, env=env, timeout=900)
+        ev2 = [json.loads(l) for l in q.stdout.splitlines() if l.startswith("{")]
+        edits = [e["passed"] for e in ev2 if e.get("event") == "tool_result_check" and e["tool"] == "agentEdits"]
+        check("agentEdits: both edits made by the agent's own tool, the files as expected (exit %d, %s)"
+              % (q.returncode, edits), q.returncode == 0 and edits == [True, True])
+        if q.returncode:
+            print(q.stderr[-3000:])
     check("the user's HOME was not touched (%s)" % os.listdir(user_home), os.listdir(user_home) == [])
     check("nothing of the run is left in TMPDIR (%s)" % os.listdir(tmp), os.listdir(tmp) == [])
     if fails:

@@ -135,12 +135,12 @@ static int ready(void *ctx, const BcProgram *p, uint32_t i, uint64_t now, uint64
                        r + 1, a->n_resp, (unsigned long long)a->n_req);
         }
     } else {
-        /* a tool's result: the agent has sent the request after it */
+        /* a tool's result or an agentEdits: the agent has sent the request after it */
         if (q->seq && a->n_req > q->seq)
             res = 1;
         else
-            buf_printf(why, "waiting for the tool result of response %u (its next request; %llu scripted requests "
-                            "so far)", r + 1, (unsigned long long)a->n_req);
+            buf_printf(why, "waiting for the %s of response %u (its next request; %llu scripted requests so far)",
+                       p->insn[i].op == OP_FILE_EDIT ? "edit" : "tool result", r + 1, (unsigned long long)a->n_req);
     }
     pthread_mutex_unlock(&a->mu);
     return res;
@@ -264,6 +264,8 @@ static uint32_t *responses_of(const BcProgram *p, const LlmScript *sc)
             mark[sc->steps[rs->step0 + k]] = r;
         for (uint32_t k = 0; k < rs->n_tools; k++)
             mark[sc->tools[rs->tool0 + k]] = r;
+        for (uint32_t k = 0; k < rs->n_edits; k++)
+            mark[sc->edits[rs->edit0 + k]] = r;
     }
     uint32_t cur = UINT32_MAX, tool = UINT32_MAX;
     for (uint32_t i = 0; i < p->n_insn; i++) {
@@ -273,6 +275,8 @@ static uint32_t *responses_of(const BcProgram *p, const LlmScript *sc)
         if (mark[i] != UINT32_MAX) {
             if (in->op == OP_TOOL_START)
                 tool = mark[i];
+            else if (in->op == OP_FILE_EDIT)
+                of[i] = mark[i];        /* an agentEdits: the agent's edit, sent with that response */
             else
                 cur = mark[i];
         }
