@@ -1,10 +1,11 @@
 /* fileio.c - whole-file reads and atomic writes. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700     /* nftw */
 #include "fileio.h"
 #include "sc_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -168,4 +169,18 @@ int file_mkdirs(const char *dir)
 int file_mkparents(const char *path)
 {
     return mkdirs_n(path, false);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void file_remove_tree(const char *dir)
+{
+    nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }

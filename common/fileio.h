@@ -22,4 +22,8 @@ int file_write_atomic(const char *path, const void *data, size_t len);
 int file_mkdirs(const char *dir);
 int file_mkparents(const char *path);
 
+/* Removes dir and everything below it, not following links; what cannot
+** be removed is left (best effort: for temporary folders). */
+void file_remove_tree(const char *dir);
+
 #endif

@@ -429,6 +429,17 @@ static void run_asserts(LlmServer *s, const LlmScript *sc, uint32_t a0, uint32_t
 
 /* ---- agents: profiles, tool vocabulary, tool results ---- */
 
+/* Starts an event for on_event: {"event": EVENT, "session": KEY, ... (the
+** caller adds members, closes it with jw_end and hands it to emit). */
+static void ev_open(Buf *b, JsonW *w, const char *event, const char *session)
+{
+    buf_init(b);
+    jw_init(w, b);
+    jw_obj(w);
+    jw_kcstr(w, "event", event);
+    jw_kcstr(w, "session", session);
+}
+
 /* Hands one event (a JSON object written with *w into b) to on_event. */
 static void emit(LlmServer *s, Buf *b)
 {
@@ -505,12 +516,8 @@ static bool session_tools(Ctx *x, Session *se, const cJSON *tools, LlmApi api)
             logf_(s, "session '%s': %s%s", se->key, s->o.strict_tools ? "strict tools: " : "", (const char *)b.data);
         }
         Buf ev;
-        buf_init(&ev);
         JsonW w;
-        jw_init(&w, &ev);
-        jw_obj(&w);
-        jw_kcstr(&w, "event", "tools_declared");
-        jw_kcstr(&w, "session", se->key);
+        ev_open(&ev, &w, "tools_declared", se->key);
         jw_kcstr(&w, "profile", agent_profile_name(ap));
         const char *keys[] = { "declared", "not_in_profile", "missing" };
         const cJSON *vals[] = { names, unexp, miss };
@@ -813,12 +820,8 @@ static void check_results(LlmServer *s, Session *se, const LlmScript *sc, uint32
                     why.len--;
             }
             Buf e;
-            buf_init(&e);
             JsonW w;
-            jw_init(&w, &e);
-            jw_obj(&w);
-            jw_kcstr(&w, "event", "tool_result_check");
-            jw_kcstr(&w, "session", se->key);
+            ev_open(&e, &w, "tool_result_check", se->key);
             jw_ku64(&w, "response", pr + 1);
             jw_ku64(&w, "line", sc->prog->insn[ti].line);
             jw_kcstr(&w, "tool", tool);
@@ -1064,12 +1067,8 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     if (s->o.on_event) {
         const HttpPlan *pl = x->hx->plan;
         Buf e;
-        buf_init(&e);
         JsonW w;
-        jw_init(&w, &e);
-        jw_obj(&w);
-        jw_kcstr(&w, "event", "llm_request");
-        jw_kcstr(&w, "session", key);
+        ev_open(&e, &w, "llm_request", key);
         jw_kcstr(&w, "scenario", sc->name);
         jw_ku64(&w, "response", ri + 1);
         jw_ku64(&w, "of", sc->n_resp);

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <glob.h>
 #include <poll.h>
 #include <signal.h>
@@ -280,21 +279,12 @@ bool pty_ws_prepare(Pty *t)
     return true;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void pty_ws_cleanup(Pty *t)
 {
     if (!t->ws[0])
         return;
     if (!t->o.keep_workspace && !t->o.workspace)
-        nftw(t->ws, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(t->ws);
     t->ws[0] = 0;
 }
 

@@ -16,7 +16,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,15 +231,6 @@ static void finish(void *ctx, Buf *why, Buf *report)
 }
 
 /* ---- preparing the run ---- */
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
 
 /* The response each LLM_END and TOOL_RESULT belongs to (what its op waits
 ** for), from the server's own reading of the program (llm_script.h). */
@@ -677,7 +667,7 @@ done:
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (run[0] && !o->keep_ws)
-        nftw(run, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(run);
     agent_profile_free(prof);
     return st;
 }

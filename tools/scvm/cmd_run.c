@@ -15,7 +15,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -549,14 +548,6 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
 
 /* ---- a suite on the PTY target ---- */
 
-/* nftw: removes one file or (emptied) folder; best effort, keeps going. */
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Appends the file at path to b (and removes it); false when it cannot
 ** be read. */
 static bool slurp(const char *path, Buf *b)
@@ -803,7 +794,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     }
     if (bar)
         fputs("\r\033[K", stderr);
-    nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    file_remove_tree(tmp);
     int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
     if (rt_cancel_signal())
         worst = 128 + rt_cancel_signal();
