@@ -131,6 +131,24 @@ def main():
     check("interactive: the agent was asked to leave with its quit key",
           (rj.get("exit_status") or {}).get("terminated_by_harness") is False)
 
+    # 2b. the user's side between the agent's turns: a command and a patch
+    # after the last response, checked in the workspace at the end; and
+    # the session recorded as an asciicast
+    patch = os.path.join(WORK, "user.patch")
+    with open(patch, "w") as f:
+        f.write("--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1,2 @@\n hello world\n+patched by the user\n")
+    usr = compile_("user_side", doc_example("fix_typo").replace("name: fix_typo", "name: user_side") +
+                   "  - userCommand:\n      cmd: 'echo by-the-user > user.txt'\n"
+                   "  - userEdits:\n      patch: user.patch\n"
+                   "  - assert:\n      fs:\n        contains: [{path: user.txt, text: by-the-user},"
+                   " {path: notes.txt, text: \"hello world\\npatched by the user\\n\"}]\n")
+    cast = os.path.join(WORK, "run.cast")
+    st, ev, err, rj = run(usr, "--cast", cast)
+    check("userCommand and userEdits after the agent's last turn, then checked (exit %d)" % st, st == 0 and
+          rj.get("agent", {}).get("assertions") == {"passed": 3, "failed": 0}, err)
+    head = open(cast).readline() if os.path.exists(cast) else ""
+    check("--cast: an asciicast v2 of the agent's terminal", '"version": 2' in head or '"version":2' in head, head)
+
     # 3. a result that differs: the run fails, the diff says how
     bad = compile_("bad_result", scenario("  - agentToolUse:\n      toolName: runCmd\n      args: {cmd: 'echo hello'}\n"
                                           "      result: goodbye\n"))
