@@ -243,6 +243,43 @@ def main():
     check("agentEdits removing 7 of 3 lines: the run fails, saying so", st == 1 and
           "agentEdits 'notes.txt' removes 7 lines, but the file has 3" in err, err)
 
+    # 9c. a pack: one scenario chosen with --scenario, none chosen is refused
+    pk = os.path.join(WORK, "two.scp")
+    subprocess.run([SCC, "--pack", "-o", pk, os.path.join(WORK, "fix_typo.yaml"), os.path.join(WORK, "early.yaml")],
+                   check=True, capture_output=True)
+    st, ev, err, rj = run(pk)
+    check("a pack without a selection: exit 2, choose one", st == 2 and "choose one with --scenario" in err, err)
+    st, ev, err, rj = run(pk, "--scenario", "fix_typo")
+    check("a pack with --scenario: that scenario played (exit %d)" % st, st == 0 and
+          rj.get("agent", {}).get("responses") == {"scripted": 4, "served": 4}, err)
+
+    # 9d. SIGTERM while the agent runs: the run ends as interrupted (143),
+    # the agent and the mock are gone, nothing is left
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": USER_HOME, "TMPDIR": TMP, "LANG": "C.UTF-8"}
+    hang = compile_("hang", "name: hang\ntimeline:\n  - userInputs: [[0, 'go']]\n  - llmResponse:\n"
+                            "      - assistant: [[1, 'x']]\n  - agentToolUse:\n      toolName: runCmd\n"
+                            "      args: {cmd: 'sleep 600'}\n  - llmResponse:\n      - assistant: [[1, 'y']]\n")
+    pr = subprocess.Popen([SCVM, "run", "-t", "agent", "--agent", PROFILE, "--agent-bin", AGENT, "--speed", "0",
+                           "-o", os.devnull, hang], env=env, stderr=subprocess.PIPE, text=True)
+    import signal as sg
+    import time
+    deadline = time.time() + 20
+    while time.time() < deadline and not any(
+            "sleep 600" in open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            for d in os.listdir("/proc") if d.isdigit() and os.path.exists("/proc/%s/cmdline" % d)):
+        time.sleep(0.1)
+    pr.send_signal(sg.SIGTERM)
+    try:
+        err = pr.communicate(timeout=30)[1]
+    except subprocess.TimeoutExpired:
+        pr.kill()
+        err = pr.communicate()[1]
+    time.sleep(0.5)
+    left = [d for d in os.listdir("/proc") if d.isdigit() and os.path.exists("/proc/%s/cmdline" % d) and
+            "sleep 600" in open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" ").decode(errors="replace")]
+    check("SIGTERM: exit 143, the agent's tool process gone, nothing left (%s)" % left,
+          pr.returncode == 143 and not left and os.listdir(TMP) == [], err)
+
     # 10. scvm agents
     p = subprocess.run([SCVM, "agents", "list", "--json"], capture_output=True, text=True)
     names = [json.loads(l)["name"] for l in p.stdout.splitlines()]
