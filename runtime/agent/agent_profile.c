@@ -184,6 +184,16 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
         errf(err, cap, "%s: 'env' must map names to strings", origin);
         return false;
     }
+    cJSON_ArrayForEach(e, env) {
+        const char *k = e->string;
+        bool ok = k[0] && !(k[0] >= '0' && k[0] <= '9') && strlen(k) < 200;
+        for (; ok && *k; k++)
+            ok = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_';
+        if (!ok) {
+            errf(err, cap, "%s: env: '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", origin, e->string);
+            return false;
+        }
+    }
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(j, "files");
     if (files && !cJSON_IsObject(files)) {
         errf(err, cap, "%s: 'files' must map paths ({home}/..., {workspace}/...) to contents", origin);

@@ -156,6 +156,9 @@ static void test_profile(void)
           "unknown field 'tols'" },
         { "{\"name\": \"x\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": [], \"tools\": {\"runCmd\": "
           "{\"tool\": 1}}}", "tools.runCmd must be" },
+        { "{\"name\": \"x\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": [], \"env\": {\"A=B\": \"1\"}}",
+          "env: 'A=B' is not a variable name" },
+        { "{\"name\": \"a b\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": []}", "'name' must be" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;

@@ -345,33 +345,65 @@ static int write_files(const AgentProfile *prof, const cJSON *vars, const char *
     return 0;
 }
 
-/* A NULL-terminated array of strings from the expansion of a template
-** array (each element one argument). */
-static int push_args(const cJSON *tmpl, const cJSON *vars, const char *ws, char ***v, size_t *n, const char *what,
-                     const AgentProfile *prof)
+/* Appends s (owned; NULL = out of memory) to the NULL-terminated *v. */
+static int push_str(char ***v, size_t *n, char *s)
 {
-    const cJSON *e;
-    cJSON_ArrayForEach(e, tmpl) {
-        Buf b;
-        buf_init(&b);
-        char err[512];
-        if (!agent_expand_str(e->valuestring, vars, ws, &b, err, sizeof err)) {
-            fprintf(stderr, "scvm: agent profile '%s': %s '%s': %s\n", agent_profile_name(prof), what, e->valuestring,
-                    err);
-            buf_fini(&b);
-            return SC_USAGE;
-        }
-        buf_putc(&b, 0);
-        char **nv = sc_realloc(*v, (*n + 2) * sizeof *nv);
-        if (!nv || b.oom) {
-            buf_fini(&b);
-            return SC_RUNTIME;
-        }
-        *v = nv;
-        (*v)[(*n)++] = (char *)b.data;
-        (*v)[*n] = NULL;
+    char **nv = s ? sc_realloc(*v, (*n + 2) * sizeof *nv) : NULL;
+    if (!nv) {
+        sc_free(s);
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
     }
+    *v = nv;
+    (*v)[(*n)++] = s;
+    (*v)[*n] = NULL;
     return 0;
+}
+
+/* Appends to *v the expansion of template t, prefixed with pfx
+** ("NAME=" for the environment); what names it in an error. */
+static int push_expanded(char ***v, size_t *n, const char *pfx, const char *t, const cJSON *vars, const char *ws,
+                         const AgentProfile *prof, const char *what)
+{
+    Buf b;
+    buf_init(&b);
+    buf_puts(&b, pfx);
+    char err[512];
+    if (!agent_expand_str(t, vars, ws, &b, err, sizeof err)) {
+        fprintf(stderr, "scvm: agent profile '%s': %s '%s': %s\n", agent_profile_name(prof), what, t, err);
+        buf_fini(&b);
+        return SC_USAGE;
+    }
+    buf_putc(&b, 0);
+    if (b.oom)
+        buf_fini(&b);
+    return push_str(v, n, b.oom ? NULL : (char *)b.data);
+}
+
+/* The agent's command line (argv) and the environment it gets on top of
+** the PTY target's (envv: "NAME=VALUE"), from its profile. */
+static int build_launch(const Opts *o, const AgentProfile *prof, bool interactive, const cJSON *vars, const char *ws,
+                        char ***argv, char ***envv)
+{
+    size_t argc = 0, envc = 0;
+    int st = 0;
+    if (o->agent_bin)
+        st = push_str(argv, &argc, sc_strdup(o->agent_bin));
+    else
+        st = push_expanded(argv, &argc, "", agent_profile_get(prof, "command")->valuestring, vars, ws, prof, "command");
+    const cJSON *args = interactive ? cJSON_GetObjectItemCaseSensitive(agent_profile_get(prof, "interactive"), "args")
+                                    : agent_profile_get(prof, "headless"), *e;
+    cJSON_ArrayForEach(e, args) if (!st) st = push_expanded(argv, &argc, "", e->valuestring, vars, ws, prof,
+                                                            interactive ? "interactive.args" : "headless");
+    for (char **c = o->command; !st && c && *c; c++)     /* after '--': more arguments */
+        st = push_str(argv, &argc, sc_strdup(*c));
+    cJSON_ArrayForEach(e, agent_profile_get(prof, "env")) {
+        char pfx[256];
+        snprintf(pfx, sizeof pfx, "%s=", e->string);
+        if (!st)
+            st = push_expanded(envv, &envc, pfx, e->valuestring, vars, ws, prof, "env");
+    }
+    return st;
 }
 
 static void free_strv(char **v)
@@ -422,7 +454,6 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
     int st = 0;
     char run[4096] = "", home[4200], ws[4200];
     char **argv = NULL, **envv = NULL;
-    size_t argc = 0, envc = 0;
     cJSON *vars = NULL;
     LlmScript sc;
     bool have_sc = false;
@@ -508,60 +539,8 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
     cJSON_AddStringToObject(vars, "model", cJSON_IsString(model) ? model->valuestring : "scvm-mock");
     if ((st = write_files(prof, vars, home, ws)) != 0)
         goto done;
-    Buf exe;
-    buf_init(&exe);
-    if (o->agent_bin) {
-        buf_puts(&exe, o->agent_bin);
-    } else if (!agent_expand_str(cJSON_GetObjectItemCaseSensitive(agent_profile_json(prof), "command")->valuestring,
-                                 vars, ws, &exe, err, sizeof err)) {
-        fprintf(stderr, "scvm: agent profile '%s': command: %s\n", agent_profile_name(prof), err);
-        buf_fini(&exe);
-        st = SC_USAGE;
+    if ((st = build_launch(o, prof, interactive, vars, ws, &argv, &envv)) != 0)
         goto done;
-    }
-    buf_putc(&exe, 0);
-    argv = sc_calloc(2, sizeof *argv);
-    if (!argv || exe.oom) {
-        buf_fini(&exe);
-        st = SC_RUNTIME;
-        goto done;
-    }
-    argv[argc++] = (char *)exe.data;
-    const cJSON *args = interactive ? cJSON_GetObjectItemCaseSensitive(inter, "args") : headless;
-    if ((st = push_args(args, vars, ws, &argv, &argc, interactive ? "interactive.args" : "headless", prof)) != 0)
-        goto done;
-    for (char **c = o->command; c && *c; c++) {     /* after '--': more arguments */
-        char **nv = sc_realloc(argv, (argc + 2) * sizeof *nv);
-        if (!nv) {
-            st = SC_RUNTIME;
-            goto done;
-        }
-        argv = nv;
-        argv[argc++] = sc_strdup(*c);
-        argv[argc] = NULL;
-    }
-    const cJSON *env;
-    cJSON_ArrayForEach(env, agent_profile_get(prof, "env")) {
-        Buf b;
-        buf_init(&b);
-        buf_printf(&b, "%s=", env->string);
-        if (!agent_expand_str(env->valuestring, vars, ws, &b, err, sizeof err)) {
-            fprintf(stderr, "scvm: agent profile '%s': env %s: %s\n", agent_profile_name(prof), env->string, err);
-            buf_fini(&b);
-            st = SC_USAGE;
-            goto done;
-        }
-        buf_putc(&b, 0);
-        char **nv = sc_realloc(envv, (envc + 2) * sizeof *nv);
-        if (!nv || b.oom) {
-            buf_fini(&b);
-            st = SC_RUNTIME;
-            goto done;
-        }
-        envv = nv;
-        envv[envc++] = (char *)b.data;
-        envv[envc] = NULL;
-    }
 
     /* the run */
     char dir[4096], goldens[8192];
