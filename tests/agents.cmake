@@ -23,11 +23,16 @@ foreach(agent claude-code codex gemini-cli qwen-code opencode)
                    ${PROJECT_SOURCE_DIR}/docs --faults)
   set_tests_properties(agents.${t}_faults PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 600)
 endforeach()
-add_test(NAME agents.claude_code_tui
-         COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py claude-code $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                 ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-claude-tui ${PROJECT_SOURCE_DIR}/docs
-                 --interactive)
-set_tests_properties(agents.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)
+# The TUIs: the same scenario typed into each (Codex's TUI is not
+# supported: docs/real-agents.md).
+foreach(agent claude-code gemini-cli qwen-code)
+  string(REPLACE "-" "_" t ${agent})
+  add_test(NAME agents.${t}_tui
+           COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                   ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent}-tui ${PROJECT_SOURCE_DIR}/docs
+                   --interactive)
+  set_tests_properties(agents.${t}_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)
+endforeach()
 
 # The orchestrator's own behaviour against a small agent of ours
 # (tests/agents/fake_agent.py): verdicts, diffs, errors, cleanup.

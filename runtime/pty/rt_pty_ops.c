@@ -419,7 +419,9 @@ static void type_text(Pty *t, const char *s, size_t n)
         pty_screen_type(t->scr, s, n, false);
         return;
     }
-    uint64_t delay = rt_clock_scale(t->o.type_delay_ms, t->o.speed);
+    /* An agent's TUI needs its typing delay whatever the timeline's speed:
+    ** it tells a paste from keystrokes by it. */
+    uint64_t delay = t->o.agent ? t->o.type_delay_ms : rt_clock_scale(t->o.type_delay_ms, t->o.speed);
     for (size_t i = 0; i < n && !t->err;) {
         size_t k = 1;
         while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
@@ -531,7 +533,7 @@ static int agent_input(Pty *t, const BcStr *s)
     type_text(t, s->s, s->len);
     pty_flush_out(t);
     if (t->o.type_delay_ms)     /* a burst is taken for a paste: Enter apart */
-        pty_pump(t, pty_now_ms() + rt_clock_scale(t->o.type_delay_ms, t->o.speed), NULL, NULL);
+        pty_pump(t, pty_now_ms() + t->o.type_delay_ms, NULL, NULL);
     pty_screen_key(t->scr, "Enter");
     return t->err ? SC_FAILED : 0;
 }

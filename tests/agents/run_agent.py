@@ -123,8 +123,10 @@ def main():
     body = doc_example("fix_typo")
     if INTERACTIVE:
         # the answer on the agent's screen: a screenshot and a screen assert
-        body += ("  - screenshot: answer\n  - assert:\n      text:\n"
-                 "        contains: ['Done: notes.txt says hello world.']\n")
+        # the answer on the agent's screen: a screen assert (it waits for
+        # the text), then a screenshot of it
+        body += ("  - assert:\n      text:\n        contains: ['Done: notes.txt says hello world.']\n"
+                 "  - screenshot: answer\n")
     with open(src, "w") as f:
         f.write(body)
     scb = os.path.join(WORK, "fix_typo.scb")
@@ -175,8 +177,9 @@ def main():
               (run.get("exit_status") or {}).get("exit_code") == 0 and
               not (run.get("exit_status") or {}).get("terminated_by_harness"))
     else:
+        # the scenario's two asserts: the file (the mock's) and the answer on the screen
         check("the scripted answer is on its screen",
-              any(e.get("kind") == "assert" and e.get("passed") for e in events[-20:]))
+              [e.get("passed") for e in events if e.get("kind") == "assert"] == [True, True])
         if GOLDEN:
             check("the screenshot matches its golden (%s)" % run.get("goldens"),
                   (run.get("goldens") or {}).get("matched") == 1)
