@@ -9,7 +9,8 @@ set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "
 
 # Each agent plays docs/real-agents.md's scenario through `scvm run -t
 # agent` with its shipped profile (tests/agents/run_agent.py); Claude Code
-# also in its TUI, its screen compared with a golden that masks the clock.
+# also in its TUI, its screen compared with a golden (tests/agents/goldens/claude-code)
+# whose masks hide the clock and the turn's verb and duration.
 foreach(agent claude-code codex gemini-cli qwen-code opencode)
   string(REPLACE "-" "_" t ${agent})
   add_test(NAME agents.${t}
@@ -26,7 +27,7 @@ endforeach()
 add_test(NAME agents.claude_code_tui
          COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py claude-code $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-claude-tui ${PROJECT_SOURCE_DIR}/docs
-                 --interactive)
+                 --interactive --golden ${AGENTS_SRC}/goldens/claude-code)
 set_tests_properties(agents.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)
 
 # The orchestrator's own behaviour against a small agent of ours
