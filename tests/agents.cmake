@@ -9,7 +9,8 @@ set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "
 
 # Each agent plays docs/real-agents.md's scenario through `scvm run -t
 # agent` with its shipped profile (tests/agents/run_agent.py); Claude Code
-# also in its TUI, its screen compared with a golden that masks the clock.
+# also in its TUI, its screen compared with a golden (tests/agents/goldens/claude-code)
+# whose masks hide the clock and the turn's verb and duration.
 foreach(agent claude-code codex gemini-cli qwen-code opencode)
   string(REPLACE "-" "_" t ${agent})
   add_test(NAME agents.${t}
@@ -24,13 +25,18 @@ foreach(agent claude-code codex gemini-cli qwen-code opencode)
   set_tests_properties(agents.${t}_faults PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents" TIMEOUT 600)
 endforeach()
 # The TUIs: the same scenario typed into each (Codex's TUI is not
-# supported: docs/real-agents.md).
+# supported: docs/real-agents.md); Claude Code's screen is compared with a
+# golden that masks its clock and its random verb.
 foreach(agent claude-code gemini-cli qwen-code)
   string(REPLACE "-" "_" t ${agent})
+  set(golden "")
+  if(agent STREQUAL "claude-code")
+    set(golden --golden ${AGENTS_SRC}/goldens/claude-code)
+  endif()
   add_test(NAME agents.${t}_tui
            COMMAND ${Python3_EXECUTABLE} ${AGENTS_SRC}/run_agent.py ${agent} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                    ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/agents-${agent}-tui ${PROJECT_SOURCE_DIR}/docs
-                   --interactive)
+                   --interactive ${golden})
   set_tests_properties(agents.${t}_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)
 endforeach()
 

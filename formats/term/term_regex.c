@@ -300,20 +300,24 @@ static void parse_repeat(P *p)
         int m, n;
         if (q == '*' || q == '+' || q == '?') {
             p->i++;
-            if (p->i < p->len && p->s[p->i] == '?')
-                p->i++;     /* lazy: same language, and we only search */
+            /* lazy (e*?): the same language, but a SPLIT's first branch
+            ** wins, so term_regex_find's match ends as early as it can */
+            bool lazy = p->i < p->len && p->s[p->i] == '?';
+            p->i += lazy;
             int end = p->re->n;
             if (q == '+') {
                 /* e+ : L: e; SPLIT L, next */
                 int at = emit(p, I_SPLIT, 0, 1);
-                if (at >= 0)
-                    p->re->code[at].x = start - at;
+                if (at >= 0) {
+                    p->re->code[at].x = lazy ? 1 : start - at;
+                    p->re->code[at].y = lazy ? start - at : 1;
+                }
             } else {
                 /* e* : L: SPLIT 1, +len+2; e; JMP L      e? : SPLIT 1, +len+1; e */
                 if (!insert_at(p, start))
                     return;
-                int len = end - start;
-                Insn sp = { I_SPLIT, false, 1, q == '*' ? len + 2 : len + 1 };
+                int len = end - start, skip = q == '*' ? len + 2 : len + 1;
+                Insn sp = { I_SPLIT, false, lazy ? skip : 1, lazy ? 1 : skip };
                 p->re->code[start] = sp;
                 if (q == '*') {
                     int at = emit(p, I_JMP, 0, 0);
@@ -326,6 +330,10 @@ static void parse_repeat(P *p)
                 fail(p, "invalid or too large repetition");
                 return;
             }
+            /* e{m,n}? is lazy, as in Rust's regex (until masks needed
+            ** match positions, the '?' made the whole repetition optional) */
+            bool lazy = p->i < p->len && p->s[p->i] == '?';
+            p->i += lazy;
             int len = p->re->n - start;
             /* copies: e{m} then (n-m) optional copies, or e* for {m,} */
             Insn *frag = sc_malloc((size_t)(len ? len : 1) * sizeof *frag);
@@ -341,7 +349,8 @@ static void parse_repeat(P *p)
                         p->re->code[p->re->n - 1].neg = frag[j].neg;
             int opt = n == -2 ? 1 : n - m;
             for (int k = 0; k < opt && !p->failed; k++) {
-                int s0 = emit(p, I_SPLIT, 1, n == -2 ? len + 2 : len + 1);
+                int skip = n == -2 ? len + 2 : len + 1;
+                int s0 = emit(p, I_SPLIT, lazy ? skip : 1, lazy ? 1 : skip);
                 for (int j = 0; j < len; j++)
                     if (emit(p, frag[j].op, frag[j].x, frag[j].y) >= 0)
                         p->re->code[p->re->n - 1].neg = frag[j].neg;
@@ -426,8 +435,11 @@ void term_regex_free(TermRegex *re)
 
 /* ---- the Pike VM ---- */
 
+/* Threads in priority order (a SPLIT's first branch before its second,
+** an earlier start before a later one), each with where its match began. */
 typedef struct List {
     int *pc;
+    size_t *start;
     int n;
 } List;
 
@@ -436,9 +448,11 @@ static uint32_t fold(const TermRegex *re, uint32_t c)
     return re->icase && c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* Adds pc and its epsilon closure to l; gen marks membership. */
+/* Adds pc and its epsilon closure to l, in priority order (depth first,
+** a SPLIT's x before its y); gen marks membership, so a thread that
+** reaches an instruction first keeps it. */
 static void add_thread(const TermRegex *re, List *l, unsigned *mark, unsigned gen, int *stack, int pc,
-                       const char *text, size_t len, size_t pos)
+                       size_t start, const char *text, size_t len, size_t pos)
 {
     int sp = 0;
     stack[sp++] = pc;
@@ -468,6 +482,7 @@ static void add_thread(const TermRegex *re, List *l, unsigned *mark, unsigned ge
         case I_ANY:
         case I_CLASS:
         case I_MATCH:
+            l->start[l->n] = start;
             l->pc[l->n++] = pc;
             break;
         }
@@ -501,29 +516,40 @@ static bool step_ok(const TermRegex *re, const Insn *in, uint32_t c)
     return false;
 }
 
-bool term_regex_search(const TermRegex *re, const char *text, size_t len)
+/* Runs the threads over text from `from`.  any: stop at the first match
+** seen (a yes/no search); else the leftmost match, and of those the one
+** the priorities prefer (Perl's and Rust's leftmost-first), in [*ms, *me).
+** Returns -1 when out of memory. */
+static int pike(const TermRegex *re, const char *text, size_t len, size_t from, bool any, size_t *ms, size_t *me)
 {
     int n = re->n;
     /* Each thread list holds at most n entries; the closure stack at most
     ** 2n + 1 (each instruction is expanded once and pushes at most two). */
     int *mem = sc_malloc(((size_t)n * 4 + 2) * sizeof(int) + (size_t)n * sizeof(unsigned));
-    if (!mem)
-        return false;
-    List cur = { mem, 0 }, nxt = { mem + n, 0 };
+    size_t *starts = sc_malloc((size_t)n * 2 * sizeof(size_t));
+    if (!mem || !starts) {
+        sc_free(mem);
+        sc_free(starts);
+        return -1;
+    }
+    List cur = { mem, starts, 0 }, nxt = { mem + n, starts + n, 0 };
     int *stack = mem + 2 * n;
     unsigned *mark = (unsigned *)(mem + 4 * n + 2);
     memset(mark, 0, (size_t)n * sizeof(unsigned));
     unsigned gen = 1;
     bool matched = false;
-    size_t pos = 0;
-    add_thread(re, &cur, mark, gen, stack, 0, text, len, 0);
+    size_t pos = from;
+    add_thread(re, &cur, mark, gen, stack, 0, from, text, len, from);
     for (;;) {
         for (int k = 0; k < cur.n; k++)
             if (re->code[cur.pc[k]].op == I_MATCH) {
                 matched = true;
+                *ms = cur.start[k];
+                *me = pos;
+                cur.n = k;      /* the threads after it are worse matches */
                 break;
             }
-        if (matched || pos >= len)
+        if ((matched && (any || cur.n == 0)) || pos >= len)
             break;
         size_t np = pos;
         uint32_t c = next_cp(text, len, &np);
@@ -532,10 +558,12 @@ bool term_regex_search(const TermRegex *re, const char *text, size_t len)
         for (int k = 0; k < cur.n; k++) {
             int pc = cur.pc[k];
             if (step_ok(re, &re->code[pc], c))
-                add_thread(re, &nxt, mark, gen, stack, pc + 1, text, len, np);
+                add_thread(re, &nxt, mark, gen, stack, pc + 1, cur.start[k], text, len, np);
         }
-        /* Unanchored search: a new thread starts at every position. */
-        add_thread(re, &nxt, mark, gen, stack, 0, text, len, np);
+        /* Unanchored: a new thread starts at every position, until a
+        ** match makes every later start a worse one. */
+        if (!matched)
+            add_thread(re, &nxt, mark, gen, stack, 0, np, text, len, np);
         List t = cur;
         cur = nxt;
         nxt = t;
@@ -546,5 +574,19 @@ bool term_regex_search(const TermRegex *re, const char *text, size_t len)
         }
     }
     sc_free(mem);
+    sc_free(starts);
     return matched;
+}
+
+bool term_regex_search(const TermRegex *re, const char *text, size_t len)
+{
+    size_t s, e;
+    return pike(re, text, len, 0, true, &s, &e) == 1;
+}
+
+int term_regex_find(const TermRegex *re, const char *text, size_t len, size_t from, size_t *start, size_t *end)
+{
+    if (from > len)
+        return 0;
+    return pike(re, text, len, from, false, start, end);
 }

@@ -3,6 +3,7 @@
 **   rt_pty.c        policy, spawn, the event loop (pty_pump), begin/end
 **   rt_pty_ops.c    what each op means; conditions and assertions; steps
 **   rt_pty_out.c    goldens and diffs, snapshots, asciicast, artifacts
+**   rt_pty_mask.c   a golden's masks (the screen side: rt_pty_screen.c)
 **   rt_pty_ws.c     the workspace (repo.init), patches, commands */
 #ifndef SC_RT_PTY_INT_H
 #define SC_RT_PTY_INT_H

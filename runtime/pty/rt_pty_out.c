@@ -15,6 +15,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "rt_pty_mask.h"
 
 void pty_profile_id(Pty *t)
 {
@@ -212,6 +213,35 @@ static void golden_path(const Pty *t, const char *label, char *out, size_t n)
     snprintf(out, n, "%s/%s.golden", t->o.goldens, name);
 }
 
+/* Reads the golden at path and its masks.  Returns 0 (*text, *len and
+** *masks set; *masks NULL when it has none), ENOENT when there is none,
+** or fails the run with E_IO (an errno, or EINVAL for a bad mask: the
+** golden's path:line says which) and returns that. */
+static int golden_load(Pty *t, const char *path, char **text, size_t *len, PtyMasks **masks)
+{
+    *text = NULL;
+    *len = 0;
+    *masks = NULL;
+    struct stat st;
+    int e = stat(path, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EISDIR;
+    if (e == ENOENT)
+        return e;
+    if (!e)
+        e = file_read_all(path, 16u << 20, text, len);
+    if (e) {
+        pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, e == EISDIR ? "not a regular file" : strerror(e));
+        return e;
+    }
+    char err[PATH_MAX + 300];
+    if (!pty_masks_parse(*text, *len, path, masks, err, sizeof err)) {
+        pty_fail(t, PTY_E_IO, "%s", err);
+        sc_free(*text);
+        *text = NULL;
+        return EINVAL;
+    }
+    return 0;
+}
+
 bool pty_out_prepare(Pty *t)
 {
     if (t->o.artifacts) {
@@ -223,84 +253,103 @@ bool pty_out_prepare(Pty *t)
     }
     if (t->o.cast)
         t->cast_on = true;
-    if (!t->o.goldens || t->o.update_goldens)
+    if (!t->o.goldens)
         return true;
-    /* A golden that exists must be readable: fail before the spawn. */
+    /* A golden that exists must be readable and its masks valid, also
+    ** under --update-goldens (it keeps them): fail before the spawn. */
     const BcProgram *p = t->p;
     for (uint32_t i = 0; i < p->n_insn; i++) {
         if (p->insn[i].op != OP_SCREENSHOT)
             continue;
-        char path[PATH_MAX];
+        char path[PATH_MAX], *text;
+        size_t len;
+        PtyMasks *m;
         golden_path(t, p->str[p->insn[i].a[0]].s, path, sizeof path);
-        struct stat st;
-        if (stat(path, &st) != 0) {
-            if (errno == ENOENT)
-                continue;
-            pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, strerror(errno));
+        int e = golden_load(t, path, &text, &len, &m);
+        sc_free(text);
+        pty_masks_free(m);
+        if (e && e != ENOENT)
             return false;
-        }
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || !S_ISREG(st.st_mode)) {
-            pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
-            if (fd >= 0)
-                close(fd);
-            return false;
-        }
-        close(fd);
     }
     return true;
 }
 
 void pty_screenshot(Pty *t, const char *label)
 {
-    Buf g;
+    const char *result = "recorded";
+    char path[PATH_MAX] = "";
+    char *want = NULL;
+    size_t wl = 0;
+    PtyMasks *masks = NULL;
+    int ge = ENOENT;
+    /* The golden first: its masks make the screen's text (they are kept
+    ** by every golden written from it). */
+    if (t->o.goldens) {
+        golden_path(t, label, path, sizeof path);
+        ge = golden_load(t, path, &want, &wl, &masks);
+        if (ge && ge != ENOENT)
+            result = "error";
+    }
+    Buf g, raw;
     buf_init(&g);
-    pty_screen_golden(t->scr, &g);
+    buf_init(&raw);
+    if (!pty_screen_golden(t->scr, masks, &g) || (masks && !pty_screen_golden(t->scr, NULL, &raw))) {
+        pty_fail(t, PTY_E_INTERNAL, "out of memory");
+        result = "error";
+    }
     char name[200], rel[PATH_MAX];
     rt_pty_safe_name(label, name, sizeof name);
     char sc[200];
     rt_pty_safe_name(t->scenario, sc, sizeof sc);
+    /* The artifact is the golden this screen makes, masks and all, so an
+    ** artifacts folder can still be copied over the goldens; the screen as
+    ** it was, unmasked, goes beside it (.raw) when masks hid something. */
     snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
     art_write(t, rel, g.data, g.len);
-    const char *result = "recorded";
-    char path[PATH_MAX] = "";
+    if (masks) {
+        snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.raw", sc, t->profile, name);
+        art_write(t, rel, raw.data, raw.len);
+    }
     if (!t->o.goldens) {
         t->gold_recorded++;
-    } else {
-        golden_path(t, label, path, sizeof path);
-        if (t->o.update_goldens) {
-            int e = write_file(path, g.data ? (const char *)g.data : "", g.len);
-            if (e)
-                pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(e));
-            result = "updated";
-            t->gold_updated++;
+    } else if (strcmp(result, "error") == 0) {
+        /* golden_load or the rendering failed the run */
+    } else if (t->o.update_goldens) {
+        int e = write_file(path, g.data ? (const char *)g.data : "", g.len);
+        if (e)
+            pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(e));
+        result = "updated";
+        t->gold_updated++;
+    } else if (ge == ENOENT && t->o.ci) {
+        /* in CI a golden is never made up: the run fails */
+        result = "missing";
+        t->gold_missing++;
+        pty_fail(t, PTY_E_ASSERTION_FAILED,
+                 "screenshot '%s' has no golden (%s); run without --ci (and CI unset) to write it", label, path);
+    } else if (ge == ENOENT) {
+        /* a local run writes it, and says so: review and commit it */
+        int we = write_file(path, g.data ? (const char *)g.data : "", g.len);
+        if (we) {
+            pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+            result = "error";
         } else {
-            char *want = NULL;
-            size_t wl = 0;
-            int e = file_read_all(path, 16u << 20, &want, &wl);
-            if (e == ENOENT && t->o.ci) {
-                /* in CI a golden is never made up: the run fails */
-                result = "missing";
-                t->gold_missing++;
-                pty_fail(t, PTY_E_ASSERTION_FAILED,
-                         "screenshot '%s' has no golden (%s); run without --ci (and CI unset) to write it", label,
-                         path);
-            } else if (e == ENOENT) {
-                /* a local run writes it, and says so: review and commit it */
-                int we = write_file(path, g.data ? (const char *)g.data : "", g.len);
-                if (we) {
-                    pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
-                    result = "error";
-                } else {
-                    result = "written";
-                    t->gold_written++;
-                    if (t->o.diag)
-                        fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
-                }
-            } else if (e) {
-                pty_fail(t, PTY_E_IO, "%s: cannot read golden: %s", path, strerror(e));
-                result = "error";
-            } else if (wl == g.len && memcmp(want, g.data, wl) == 0) {
+            result = "written";
+            t->gold_written++;
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
+        }
+    } else {
+        /* The golden's own rows masked too: one that still shows what a
+        ** mask added later hides compares as if written masked. */
+        Buf gm;
+        buf_init(&gm);
+        if (masks && !pty_masks_golden(masks, want, wl, &gm)) {
+            pty_fail(t, PTY_E_INTERNAL, "out of memory");
+            result = "error";
+        } else {
+            const char *w = masks ? (const char *)gm.data : want;
+            size_t n = masks ? gm.len : wl;
+            if (n == g.len && (n == 0 || memcmp(w, g.data, n) == 0)) {
                 result = "match";
                 t->gold_matched++;
             } else {
@@ -308,9 +357,7 @@ void pty_screenshot(Pty *t, const char *label)
                 t->gold_mismatched++;
                 Buf d;
                 buf_init(&d);
-                char an[PATH_MAX + 16];
-                snprintf(an, sizeof an, "%s", path);
-                unified_diff(an, want, wl, "actual screen", g.data ? (const char *)g.data : "", g.len, &d);
+                unified_diff(path, w ? w : "", n, "actual screen", g.data ? (const char *)g.data : "", g.len, &d);
                 if (t->o.diag)
                     fprintf(t->o.diag, "scvm: pty: screenshot '%s' differs from its golden:\n%.*s", label,
                             (int)d.len, d.data ? (const char *)d.data : "");
@@ -320,15 +367,18 @@ void pty_screenshot(Pty *t, const char *label)
                 buf_fini(&d);
                 pty_fail(t, PTY_E_ASSERTION_FAILED, "screenshot '%s' differs from %s", label, path);
             }
-            sc_free(want);
         }
+        buf_fini(&gm);
     }
     ev_op(t);
     ev_str(t, "result", result, strlen(result));
     if (path[0])
         ev_str(t, "golden", path, strlen(path));
     ev_end(t);
+    sc_free(want);
+    pty_masks_free(masks);
     buf_fini(&g);
+    buf_fini(&raw);
     pty_snapshot(t, "screenshot");
 }
 

@@ -14,6 +14,7 @@
 
 #include "common/sc_alloc.h"
 #include "formats/term/term_keys.h"
+#include "runtime/pty/rt_pty_mask.h"
 
 struct PtyScreen {
     VTerm *vt;
@@ -519,54 +520,169 @@ static void attr_words(const PtyScreen *s, const VTermScreenCell *c, char *w, si
         w[n - 1] = 0;
 }
 
-void pty_screen_golden(const PtyScreen *s, Buf *out)
+/* One row of the golden: its text, masked, into body, and the source
+** column of each column of the masked row into src (-1: the token's),
+** *n_src of them; *cur_col is the cursor's column mapped the same way
+** when cur_col is not NULL.  Scratch arrays come from sc (cols each). */
+typedef struct RowScratch {
+    size_t *off;        /* byte offset of each column's text in line (a wide character's right half: its left's) */
+    bool *masked;       /* per column */
+    int *src;           /* per column of the masked row: PTY_MASK_TOKEN_COLS * cols at most */
+    bool *hit;          /* per byte of line */
+    size_t hit_cap;
+    Buf line;
+} RowScratch;
+
+static bool golden_row(const PtyScreen *s, int r, const PtyMasks *masks, RowScratch *sc, Buf *body, int *n_src,
+                       int *cur_col)
+{
+    Buf *line = &sc->line;
+    buf_reset(line);
+    size_t keep = 0;
+    int lead = 0;
+    for (int col = 0; col < s->cols; col++) {
+        VTermScreenCell c;
+        get_cell(s, r, col, &c);
+        if (c.chars[0] == (uint32_t)-1 && col > 0) {
+            sc->off[col] = sc->off[lead];   /* the right half of a wide character */
+            continue;
+        }
+        lead = col;
+        sc->off[col] = line->len;
+        cell_text(&c, line);
+        if (c.chars[0] != 0 && c.chars[0] != ' ')
+            keep = line->len;
+        col += c.width > 1 ? c.width - 1 : 0;
+        for (int k = lead + 1; k <= col && k < s->cols; k++)
+            sc->off[k] = sc->off[lead];
+    }
+    if (line->oom)
+        return false;
+    /* Which columns a mask hides: those with a byte of a match, in the
+    ** text as pty_screen_line gives it (trailing spaces trimmed). */
+    if (keep > sc->hit_cap) {
+        bool *h = sc_realloc(sc->hit, keep);
+        if (!h)
+            return false;
+        sc->hit = h;
+        sc->hit_cap = keep;
+    }
+    if (!pty_masks_mark(masks, (const char *)line->data, keep, sc->hit))
+        return false;
+    for (int col = 0; col < s->cols; col++) {
+        size_t b0 = sc->off[col], b1 = keep;
+        for (int k = col + 1; k < s->cols; k++)
+            if (sc->off[k] != b0) {
+                b1 = sc->off[k] < keep ? sc->off[k] : keep;
+                break;
+            }
+        sc->masked[col] = false;
+        for (size_t i = b0; i < b1; i++)
+            sc->masked[col] |= sc->hit[i];
+    }
+    /* The masked row: each run of hidden columns one token, plain; the
+    ** columns after it move with it, so the attributes still line up. */
+    int n = 0, want_cur = cur_col ? *cur_col : -1;
+    for (int col = 0; col < s->cols;) {
+        if (cur_col && col == want_cur)
+            *cur_col = n;
+        if (!sc->masked[col]) {
+            sc->src[n++] = col++;
+            continue;
+        }
+        for (int k = 0; k < PTY_MASK_TOKEN_COLS; k++)
+            sc->src[n++] = -1;
+        for (; col < s->cols && sc->masked[col]; col++)
+            if (cur_col && col == want_cur)
+                *cur_col = n - PTY_MASK_TOKEN_COLS;
+    }
+    *n_src = n;
+    buf_printf(body, "%3d|", r);
+    const char *t = (const char *)line->data;
+    for (int col = 0; col < s->cols && sc->off[col] < keep;) {
+        if (sc->masked[col]) {
+            buf_puts(body, PTY_MASK_TOKEN);
+            while (col < s->cols && sc->masked[col])
+                col++;
+            continue;
+        }
+        int next = col + 1;
+        while (next < s->cols && sc->off[next] == sc->off[col])
+            next++;
+        size_t b1 = next < s->cols && sc->off[next] < keep ? sc->off[next] : keep;
+        buf_put(body, t + sc->off[col], b1 - sc->off[col]);
+        col = next;
+    }
+    buf_putc(body, '\n');
+    return true;
+}
+
+bool pty_screen_golden(const PtyScreen *s, const PtyMasks *masks, Buf *out)
 {
     PtyCursor cur = pty_screen_cursor(s);
-    buf_printf(out, "scc-screen 1\nsize %dx%d\ncursor %d,%d %s\nalt %s\n", s->rows, s->cols,
-               cur.row, cur.col, cur.visible ? "visible" : "hidden", s->alt ? "on" : "off");
-    Buf line;
-    buf_init(&line);
-    buf_puts(out, "text\n");
-    for (int r = 0; r < s->rows; r++) {
-        pty_screen_line(s, r, &line);
-        buf_printf(out, "%3d|", r);
-        buf_put(out, line.data, line.len);
-        buf_putc(out, '\n');
-    }
+    RowScratch sc = { 0 };
+    buf_init(&sc.line);
+    size_t cols = (size_t)s->cols;
+    sc.off = sc_malloc(cols * sizeof *sc.off);
+    sc.masked = sc_malloc(cols * sizeof *sc.masked);
+    sc.src = sc_malloc(cols * PTY_MASK_TOKEN_COLS * sizeof *sc.src);
+    Buf body, attrs;
+    buf_init(&body);
+    buf_init(&attrs);
+    bool ok = sc.off && sc.masked && sc.src;
     /* Attributes: one line per row that has any, runs of equal attributes
-    ** as  first-last words  (columns 0-based, inclusive). */
-    buf_puts(out, "attrs\n");
+    ** as  first-last words  (columns 0-based, inclusive, of the masked
+    ** row: a token's columns are plain). */
     char prev[128], cur_w[128];
-    for (int r = 0; r < s->rows; r++) {
+    for (int r = 0; r < s->rows && ok; r++) {
+        int n_src = 0, cc = cur.col;
+        ok = golden_row(s, r, masks, &sc, &body, &n_src, r == cur.row ? &cc : NULL);
+        if (r == cur.row)
+            cur.col = cc;
         bool row_started = false;
         int run_start = -1;
         prev[0] = 0;
-        for (int col = 0; col <= s->cols; col++) {
+        for (int col = 0; col <= n_src && ok; col++) {
             cur_w[0] = 0;
-            if (col < s->cols) {
+            if (col < n_src && sc.src[col] >= 0) {
                 VTermScreenCell c;
-                get_cell(s, r, col, &c);
+                get_cell(s, r, sc.src[col], &c);
                 attr_words(s, &c, cur_w, sizeof cur_w);
             }
-            if (col < s->cols && strcmp(cur_w, prev) == 0)
+            if (col < n_src && strcmp(cur_w, prev) == 0)
                 continue;
             if (run_start >= 0 && prev[0]) {
                 if (row_started)
-                    buf_puts(out, ",");
+                    buf_puts(&attrs, ",");
                 else
-                    buf_printf(out, "%3d:", r);
-                buf_printf(out, " %d-%d%s", run_start, col - 1, prev);
+                    buf_printf(&attrs, "%3d:", r);
+                buf_printf(&attrs, " %d-%d%s", run_start, col - 1, prev);
                 row_started = true;
             }
             run_start = col;
             memcpy(prev, cur_w, sizeof prev);
         }
         if (row_started)
-            buf_putc(out, '\n');
+            buf_putc(&attrs, '\n');
     }
-    if (line.oom)
-        out->oom = true;
-    buf_fini(&line);
+    if (ok) {
+        buf_printf(out, "scc-screen 1\nsize %dx%d\ncursor %d,%d %s\nalt %s\n", s->rows, s->cols, cur.row, cur.col,
+                   cur.visible ? "visible" : "hidden", s->alt ? "on" : "off");
+        pty_masks_section(masks, out);
+        buf_puts(out, "text\n");
+        buf_put(out, body.data, body.len);
+        buf_puts(out, "attrs\n");
+        buf_put(out, attrs.data, attrs.len);
+    }
+    ok = ok && !body.oom && !attrs.oom && !out->oom;
+    buf_fini(&body);
+    buf_fini(&attrs);
+    buf_fini(&sc.line);
+    sc_free(sc.off);
+    sc_free(sc.masked);
+    sc_free(sc.src);
+    sc_free(sc.hit);
+    return ok;
 }
 
 static void json_color(Buf *b, const VTermColor *c, bool fg)

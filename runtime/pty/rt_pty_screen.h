@@ -68,8 +68,12 @@ bool pty_screen_key(PtyScreen *s, const char *name);
 ** bracketed-paste markers when the program enabled mode 2004. */
 void pty_screen_type(PtyScreen *s, const char *text, size_t n, bool paste);
 
-/* The golden text (docs/golden-screens.md). */
-void pty_screen_golden(const PtyScreen *s, Buf *out);
+/* The golden text (docs/golden-screens.md), masked by masks (NULL: none;
+** rt_pty_mask.h): the masks section, each row's masked runs one token,
+** the attributes and the cursor's column in the masked row's columns.
+** Returns false when out of memory. */
+typedef struct PtyMasks PtyMasks;
+bool pty_screen_golden(const PtyScreen *s, const PtyMasks *masks, Buf *out);
 /* A ScreenSnapshot object (snapshot_version 1); cells when with_cells. */
 void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool with_cells, Buf *out);
 

@@ -4,7 +4,7 @@ tests/agents/package-lock.json) plays the scenario of docs/real-agents.md
 (```yaml example=fix_typo```) through `scvm run -t agent`
 (docs/real-agents.md), with its shipped profile.
 
-usage: run_agent.py AGENT SCC SCVM NODE_MODULES WORK DOCS_DIR [--interactive] [--golden DIR] [--faults]
+usage: run_agent.py AGENT SCC SCVM NODE_MODULES WORK DOCS_DIR [--interactive] [--golden DIR [--update-goldens]] [--faults]
        AGENT: claude-code, codex, gemini-cli, qwen-code or opencode
 
 The agent must run the scripted command, read the file and edit it, each in
@@ -15,7 +15,9 @@ every result checked.  The user's HOME (a folder of the test) must stay
 empty and the run must leave nothing in TMPDIR: the agent never reads or
 writes the user's configuration and nothing of the run is left.
 --interactive plays it in the agent's TUI and, with --golden, compares
-the scenario's screenshot of the answer with the golden there.
+the scenario's screenshot of the answer with the golden there (its masks
+hide the clock and the turn's verb and duration; docs/golden-screens.md);
+--update-goldens rewrites it, keeping the masks.
 --faults plays the page's survive_faults instead (a stream cut, a reset,
 a refusal): the agent must retry each and show the answer after them,
 except Gemini CLI, which gives up on a cut stream (exit 1; it must retry
@@ -33,6 +35,7 @@ AGENT, SCC, SCVM, NM, WORK, DOCS = sys.argv[1:7]
 INTERACTIVE = "--interactive" in sys.argv
 FAULTS = "--faults" in sys.argv
 GOLDEN = sys.argv[sys.argv.index("--golden") + 1] if "--golden" in sys.argv else None
+UPDATE = "--update-goldens" in sys.argv
 ARCH = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
 
@@ -122,11 +125,10 @@ def main():
     src = os.path.join(WORK, "fix_typo.yaml")
     body = doc_example("fix_typo")
     if INTERACTIVE:
-        # the answer on the agent's screen: a screenshot and a screen assert
         # the answer on the agent's screen: a screen assert (it waits for
-        # the text), then a screenshot of it
-        body += ("  - assert:\n      text:\n        contains: ['Done: notes.txt says hello world.']\n"
-                 "  - screenshot: answer\n")
+        # the answer), then a screenshot of it
+        body += ("  - assert:\n      text:\n"
+                 "        contains: ['Done: notes.txt says hello world.']\n  - screenshot: answer\n")
     with open(src, "w") as f:
         f.write(body)
     scb = os.path.join(WORK, "fix_typo.scb")
@@ -136,7 +138,7 @@ def main():
     if INTERACTIVE:
         cmd[4:4] = ["--interactive"]
         if GOLDEN:
-            cmd[4:4] = ["--goldens", GOLDEN, "--ci"]
+            cmd[4:4] = ["--goldens", GOLDEN, "--update-goldens" if UPDATE else "--ci"]
     # Gemini CLI declares write_todos in some sessions only (docs/real-agents.md)
     if AGENT != "gemini-cli":
         cmd[4:4] = ["--strict-tools"]
@@ -182,7 +184,7 @@ def main():
               [e.get("passed") for e in events if e.get("kind") == "assert"] == [True, True])
         if GOLDEN:
             check("the screenshot matches its golden (%s)" % run.get("goldens"),
-                  (run.get("goldens") or {}).get("matched") == 1)
+                  (run.get("goldens") or {}).get("updated" if UPDATE else "matched") == 1)
     if not INTERACTIVE:
         # agentEdits as the agent's own edit tool (the page's agent_edits)
         src = os.path.join(WORK, "agent_edits.yaml")

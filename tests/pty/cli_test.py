@@ -72,6 +72,87 @@ def goldens_update_match_mismatch(d):
     assert 'E_ASSERTION_FAILED' in err, err
 
 
+# A screen with what varies between runs (docs/golden-screens.md, "Masks"):
+# a clock in bold and a path, of other lengths in each run, then "ok" in red.
+SHOW = ['python3', '-c', 'import sys, time\n'
+        'print("done \\x1b[1m%s\\x1b[0m in %s \\x1b[31m%s\\x1b[0m" % tuple(sys.argv[1:4]), flush=True)\n'
+        'time.sleep(30)']
+MASKS = 'masks\n  \\d{1,2}:\\d\\d [AP]M\n  /tmp/\\S+\n'
+
+
+@case
+def masks_hide_a_clock_and_a_path(d):
+    """A golden's masks hide the clock and the path in the screen and in
+    the golden; the golden matches another run whose clock and path differ
+    (in length too), --update-goldens keeps the masks and writes masked
+    text, a real difference still fails with a masked diff, and the same
+    golden without its masks fails."""
+    scb = compile_(d, 'clock.yaml', 'name: clock\ntimeline:\n  - baseTimeDelta: 300\n  - screenshot: shot\n')
+    g = os.path.join(d, 'goldens', 'clock', '80x24', 'screenshots', 'shot.golden')
+
+    def play(clock, path, word='ok', extra=()):
+        return run([SCVM, 'run', '-t', 'pty', '--data-model-exit'] + list(extra) +
+                   [scb, '--'] + SHOW + [clock, path, word], d)
+
+    st, out, err = play('4:11 AM', '/tmp/ws-12345')
+    assert st == 0 and 'new golden written' in err, err
+    raw = open(g).read()
+    assert '  0|done 4:11 AM in /tmp/ws-12345 ok\n' in raw and 'masks' not in raw, raw
+    # masks added by hand to a golden that still shows the raw text: its
+    # rows are masked too, so the text compares; re-recording rewrites it
+    with open(g, 'w') as f:
+        f.write(raw.replace('alt off\n', 'alt off\n' + MASKS))
+    st, out, err = play('4:11 AM', '/tmp/ws-12345', extra=['--update-goldens'])
+    assert st == 0, err
+    masked = open(g).read()
+    tok = '\u2039mask\u203a'
+    assert masked.startswith('scc-screen 1\nsize 24x80\ncursor 1,0 visible\nalt off\n' + MASKS + 'text\n'), masked
+    assert '  0|done %s in %s ok\n' % (tok, tok) in masked and '4:11' not in masked and 'ws-' not in masked, masked
+    # the bold clock's columns are plain; "ok" moved from 30-31 to 22-23
+    assert 'attrs\n  0: 22-23 fg=1\n' in masked, masked
+    # another run: another clock, another path, other lengths; and in CI
+    st, out, err = play('10:59 PM', '/tmp/scvm-ws-a1b2c3/deeper', extra=['--ci', '--artifacts', 'art'])
+    assert st == 0, err
+    assert [e['result'] for e in events(out) if e['kind'] == 'screenshot'] == ['match'], out
+    # the artifact is what the golden would be (masks kept, so the folder
+    # can be copied over the goldens); .raw is the screen as it was
+    art = os.path.join(d, 'art', 'clock', '80x24', 'screenshots')
+    assert open(os.path.join(art, 'shot.golden')).read() == masked
+    assert '  0|done 10:59 PM in /tmp/scvm-ws-a1b2c3/deeper ok\n' in open(os.path.join(art, 'shot.raw')).read()
+    # a difference that is not masked still fails, the diff in masked text
+    st, out, err = play('3:00 AM', '/tmp/x', word='KO')
+    assert st == 5, 'E_ASSERTION_FAILED (5), got %d: %s' % (st, err)
+    assert '-  0|done %s in %s ok\n+  0|done %s in %s KO\n' % (tok, tok, tok, tok) in err, err
+    assert '3:00' not in err, err
+    # without its masks the same golden fails: the masks did the work
+    with open(g, 'w') as f:
+        f.write(masked.replace(MASKS, ''))
+    st, out, err = play('4:11 AM', '/tmp/ws-12345')
+    assert st == 5 and '+  0|done 4:11 AM in /tmp/ws-12345 ok' in err, (st, err)
+
+
+@case
+def invalid_mask_is_refused_before_spawn(d):
+    """A mask that does not compile fails the run before the program is
+    started, with E_IO (status 3, 10 under --data-model-exit) and the
+    golden's path:line; --update-goldens refuses it too and leaves the
+    golden as it was."""
+    scb = compile_(d, 'clock.yaml', 'name: clock\ntimeline:\n  - screenshot: shot\n')
+    g = os.path.join(d, 'goldens', 'clock', '80x24', 'screenshots', 'shot.golden')
+    os.makedirs(os.path.dirname(g))
+    bad = 'scc-screen 1\nsize 24x80\ncursor 0,0 visible\nalt off\nmasks\n  \\d+\n  /tmp/(\\S+\ntext\n'
+    with open(g, 'w') as f:
+        f.write(bad)
+    touch = ['/bin/sh', '-c', 'touch started; sleep 5']
+    for extra, want in (([], 3), (['--data-model-exit'], 10), (['--update-goldens'], 3)):
+        st, out, err = run([SCVM, 'run', '-t', 'pty'] + extra + [scb, '--'] + touch, d)
+        assert st == want, '%s: want %d, got %d: %s' % (extra, want, st, err)
+        assert ("E_IO: ./goldens/clock/80x24/screenshots/shot.golden:7: invalid mask '/tmp/(\\S+': missing ')'"
+                in err), err
+        assert not os.path.exists(os.path.join(d, 'started')), 'refused before the spawn'
+        assert open(g).read() == bad
+
+
 @case
 def missing_golden_written_locally_failing_in_ci(d):
     """Jest's and Playwright's convention: a screenshot without a golden

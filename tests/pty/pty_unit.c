@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "formats/term/term_regex.h"
+#include "runtime/pty/rt_pty_mask.h"
 #include "runtime/pty/rt_pty_screen.h"
 #include "runtime/pty/rt_pty_session.h"
 
@@ -68,7 +69,7 @@ static void test_screen(void)
     CHECK(b.len == 11 && memcmp(b.data, "red wor\xc3\xa9ld", 11) == 0, "line 1 trailing spaces trimmed, UTF-8 kept");
 
     buf_reset(&b);
-    pty_screen_golden(s, &b);
+    pty_screen_golden(s, NULL, &b);
     buf_putc(&b, 0);
     const char *g = (const char *)b.data;
     CHECK(strstr(g, "size 5x20\n") != NULL, "golden has the size");
@@ -205,6 +206,152 @@ static void test_regex(void)
     CHECK(!re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "nested plus, no match, linear");
 }
 
+/* term_regex_find: where the match is, as Rust's regex reports it. */
+static bool re_find(const char *pat, const char *text, size_t from, const char *want)
+{
+    char err[128];
+    TermRegex *re = term_regex_new(pat, strlen(pat), err, sizeof err);
+    if (!re) {
+        fprintf(stderr, "pattern %s: %s\n", pat, err);
+        return false;
+    }
+    size_t s = 0, e = 0;
+    int r = term_regex_find(re, text, strlen(text), from, &s, &e);
+    term_regex_free(re);
+    if (!want)
+        return r == 0;
+    bool ok = r == 1 && e - s == strlen(want) && memcmp(text + s, want, e - s) == 0;
+    if (!ok)
+        fprintf(stderr, "find %s in '%s': got %d [%zu,%zu) want '%s'\n", pat, text, r, s, e, want);
+    return ok;
+}
+
+static void test_regex_find(void)
+{
+    CHECK(re_find("\\d+", "at 10:42 AM", 0, "10"), "leftmost, greedy");
+    CHECK(re_find("\\d+", "at 10:42 AM", 5, "42"), "from an offset");
+    CHECK(re_find("\\d+", "at 10:42 AM", 9, NULL), "nothing after the offset");
+    CHECK(re_find("\\d{1,2}:\\d\\d [AP]M", "done 4:11 AM.", 0, "4:11 AM"), "a clock");
+    CHECK(re_find("a|ab", "xab", 0, "a") && re_find("ab|a", "xab", 0, "ab"), "alternation: the first that matches");
+    CHECK(re_find("<.*>", "<a> <b>", 0, "<a> <b>") && re_find("<.*?>", "<a> <b>", 0, "<a>"), "greedy and lazy star");
+    CHECK(re_find("x+?", "xxx", 0, "x") && re_find("x??y", "xy", 0, "xy") && re_find("x{2,3}?", "xxxx", 0, "xx"),
+          "lazy plus, question mark, counted");
+    CHECK(re_find("x{2}?", "x", 0, NULL), "x{2}? is a lazy x{2}, not an optional one");
+    CHECK(re_find("^ab", "abab", 2, NULL) && re_find("b$", "abab", 0, "b"), "anchors at the text's ends");
+    CHECK(re_find("caf\xc3\xa9", "un caf\xc3\xa9!", 0, "caf\xc3\xa9"), "UTF-8");
+    CHECK(re_find("x*", "abc", 0, ""), "an empty match where nothing matches more");
+}
+
+/* ---- masks (docs/golden-screens.md, "Masks") ---- */
+
+static PtyMasks *masks_of(const char *golden)
+{
+    char err[300];
+    PtyMasks *m = NULL;
+    if (!pty_masks_parse(golden, strlen(golden), "g.golden", &m, err, sizeof err))
+        fprintf(stderr, "masks: %s\n", err);
+    return m;
+}
+
+static bool masks_refused(const char *golden, const char *want_err)
+{
+    char err[300] = "";
+    PtyMasks *m = (PtyMasks *)1;
+    bool ok = pty_masks_parse(golden, strlen(golden), "g.golden", &m, err, sizeof err);
+    if (ok || m != NULL || strstr(err, want_err) == NULL) {
+        fprintf(stderr, "masks of '%s': ok %d, err '%s', want '%s'\n", golden, ok, err, want_err);
+        pty_masks_free(ok ? m : NULL);
+        return false;
+    }
+    return true;
+}
+
+static void test_masks(void)
+{
+    const char *head = "scc-screen 1\nsize 3x30\ncursor 0,0 visible\nalt off\n";
+    char gold[512];
+    snprintf(gold, sizeof gold, "%smasks\n  \\d+:\\d\\d\n  /tmp/\\S+\ntext\n  0|masks\nattrs\n", head);
+    PtyMasks *m = masks_of(gold);
+    CHECK(m != NULL, "a golden's masks are read");
+    /* a screen with a clock in bold, a path, a wide character before a
+    ** clock, and an underline after it; the cursor after the clock */
+    PtyScreen *s = pty_screen_new(3, 30, on_out, on_note, NULL);
+    push(s, "done \x1b[1m10:42\x1b[0m in /tmp/ws-12345 \x1b[31mok\x1b[0m\r\n"
+            "\xe3\x81\x82 4:11 \x1b[4mz\x1b[0m\r\nat 4:11");
+    Buf b, raw;
+    buf_init(&b);
+    buf_init(&raw);
+    CHECK(pty_screen_golden(s, m, &b) && pty_screen_golden(s, NULL, &raw), "rendered");
+    buf_putc(&b, 0);
+    buf_putc(&raw, 0);
+    const char *g = (const char *)b.data;
+    CHECK(strstr(g, "alt off\nmasks\n  \\d+:\\d\\d\n  /tmp/\\S+\ntext\n") != NULL, "the masks section is written back (%s)", g);
+    CHECK(strstr(g, "  0|done \xe2\x80\xb9mask\xe2\x80\xba in \xe2\x80\xb9mask\xe2\x80\xba ok\n") != NULL,
+          "the clock and the path are one token each (%s)", g);
+    CHECK(strstr(g, "  1|\xe3\x81\x82 \xe2\x80\xb9mask\xe2\x80\xba z\n") != NULL, "after a wide character (%s)", g);
+    /* attrs in the masked row's columns: the bold clock is hidden (plain),
+    ** "ok" moved from 28-29 to 22-23, the underline from 8 to 10 */
+    CHECK(strstr(g, "attrs\n  0: 22-23 fg=1\n  1: 10-10 underline\n") != NULL, "attrs follow the masked text (%s)", g);
+    CHECK(strstr(g, "cursor 2,9 visible") != NULL, "the cursor moves with the text (%s)", g);
+    const char *r = (const char *)raw.data;
+    CHECK(strstr(r, "  0|done 10:42 in /tmp/ws-12345 ok\n") != NULL && strstr(r, "0: 5-9 bold, 28-29 fg=1") != NULL &&
+              strstr(r, "masks") == NULL, "without masks the screen is as it was (%s)", r);
+
+    /* another run: other digits, a longer path; the same golden */
+    PtyScreen *s2 = pty_screen_new(3, 30, on_out, on_note, NULL);
+    push(s2, "done \x1b[1m9:01\x1b[0m in /tmp/w-9 \x1b[31mok\x1b[0m\r\n"
+             "\xe3\x81\x82 12:59 \x1b[4mz\x1b[0m\r\nat 1:00");
+    Buf b2;
+    buf_init(&b2);
+    CHECK(pty_screen_golden(s2, m, &b2), "rendered again");
+    buf_putc(&b2, 0);
+    CHECK(strcmp((const char *)b2.data, g) == 0, "text of another length masks the same:\n%s\n---\n%s",
+          (const char *)b2.data, g);
+
+    /* the golden's side: its rows masked, a token left as it is */
+    Buf gm;
+    buf_init(&gm);
+    CHECK(pty_masks_golden(m, g, strlen(g), &gm), "a masked golden masked again");
+    CHECK(gm.len == strlen(g) && memcmp(gm.data, g, gm.len) == 0, "changes nothing");
+    buf_reset(&gm);
+    const char *hand = "scc-screen 1\nmasks\n  [a-z]+\ntext\n  0|up 3:04 \xe2\x80\xb9mask\xe2\x80\xba | 7\nattrs\n  0: 0-1 bold\n";
+    PtyMasks *m2 = masks_of(hand);
+    CHECK(m2 && pty_masks_golden(m2, hand, strlen(hand), &gm), "a golden with raw text");
+    buf_putc(&gm, 0);
+    CHECK(strcmp((const char *)gm.data, "scc-screen 1\nmasks\n  [a-z]+\ntext\n  0|\xe2\x80\xb9mask\xe2\x80\xba 3:04 "
+                                         "\xe2\x80\xb9mask\xe2\x80\xba | 7\nattrs\n  0: 0-1 bold\n") == 0,
+          "its rows masked, a token whole (a match inside it hides all of it), the rest as written: %s",
+          (const char *)gm.data);
+    pty_masks_free(m2);
+    CHECK(masks_of(head) == NULL, "no masks section: none");
+
+    /* refused, with the golden's path and line */
+    snprintf(gold, sizeof gold, "%smasks\n  ok\\d\n  (\\d+\ntext\n", head);
+    CHECK(masks_refused(gold, "g.golden:7: invalid mask '(\\d+': missing ')'"), "unbalanced group");
+    snprintf(gold, sizeof gold, "%smasks\n  \\d*\ntext\n", head);
+    CHECK(masks_refused(gold, "g.golden:6: invalid mask '\\d*': it can match the empty text"), "empty matches");
+    snprintf(gold, sizeof gold, "%smasks\n  \ntext\n", head);
+    CHECK(masks_refused(gold, "g.golden:6: invalid mask '': an empty pattern"), "an empty line");
+    snprintf(gold, sizeof gold, "%smasks\n  \\q\ntext\n", head);
+    CHECK(masks_refused(gold, "g.golden:6: invalid mask '\\q': unsupported escape"), "a bad escape");
+    Buf many;
+    buf_init(&many);
+    buf_puts(&many, "masks\n");
+    for (int i = 0; i < 101; i++)
+        buf_printf(&many, "  x%d\n", i);
+    buf_putc(&many, 0);
+    CHECK(masks_refused((const char *)many.data, "g.golden:102: invalid mask 'x100': more than 100 masks"), "a limit");
+    buf_fini(&many);
+
+    buf_fini(&gm);
+    buf_fini(&b2);
+    buf_fini(&b);
+    buf_fini(&raw);
+    pty_masks_free(m);
+    pty_screen_free(s);
+    pty_screen_free(s2);
+}
+
 /* ---- sessions: no zombie, no orphan ---- */
 
 static int count_children(void)
@@ -284,6 +431,8 @@ int main(void)
     buf_init(&notes);
     test_screen();
     test_regex();
+    test_regex_find();
+    test_masks();
     test_sessions();
     buf_fini(&sent);
     buf_fini(&notes);
