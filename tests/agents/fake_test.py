@@ -285,6 +285,18 @@ def main():
     names = [json.loads(l)["name"] for l in p.stdout.splitlines()]
     check("scvm agents list --json: the five shipped profiles (%s)" % names,
           p.returncode == 0 and names == ["claude-code", "codex", "gemini-cli", "qwen-code", "opencode"])
+    # a user's file of a shipped name overrides it (SCVM_AGENT_PATH)
+    over = os.path.join(WORK, "profiles")
+    os.makedirs(over, exist_ok=True)
+    mine = json.load(open(os.path.join(HERE, "..", "..", "runtime", "agent", "profiles", "codex.json")))
+    mine["testedVersion"] = "9.9.9-mine"
+    with open(os.path.join(over, "codex.json"), "w") as f:
+        json.dump(mine, f)
+    oenv = dict(os.environ, SCVM_AGENT_PATH="/nonexistent:" + over)
+    p = subprocess.run([SCVM, "agents"], capture_output=True, text=True, env=oenv)
+    line = [l for l in p.stdout.splitlines() if l.startswith("codex ")]
+    check("SCVM_AGENT_PATH: a user's codex.json overrides the shipped one (%s)" % line,
+          line and "@openai/codex@9.9.9-mine" in line[0] and line[0].endswith("(from %s/codex.json)" % over))
     p = subprocess.run([SCVM, "agents", "show", "codex"], capture_output=True, text=True)
     check("scvm agents show codex prints its JSON", p.returncode == 0 and json.loads(p.stdout)["api"] == "openai-responses")
     p = subprocess.run([SCVM, "agents", "map", "claude-code", "editFile",

@@ -734,12 +734,10 @@ int scvm_agents(const Opts *o)
                 printf("%.*s\n", (int)b.len, (const char *)b.data);
                 buf_fini(&b);
             } else {
-                printf("%-12s %-17s %s@%s  %s%s%s\n", agent_profile_name(p), agent_api_name(agent_profile_api(p)), pks,
-                       vs, cJSON_IsString(d) ? d->valuestring : "",
-                       strncmp(agent_profile_origin(p), "built-in", 8) != 0 ? "  (from " : "",
-                       strncmp(agent_profile_origin(p), "built-in", 8) != 0 ? agent_profile_origin(p) : "");
-                if (strncmp(agent_profile_origin(p), "built-in", 8) != 0)
-                    putchar(')'), putchar('\n');
+                bool shipped = strncmp(agent_profile_origin(p), "built-in", 8) == 0;
+                printf("%-12s %-17s %s@%s  %s%s%s%s\n", agent_profile_name(p), agent_api_name(agent_profile_api(p)),
+                       pks, vs, cJSON_IsString(d) ? d->valuestring : "", shipped ? "" : "  (from ",
+                       shipped ? "" : agent_profile_origin(p), shipped ? "" : ")");
             }
             agent_profile_free(p);
         }
