@@ -50,6 +50,15 @@ add_test(NAME fuzz_http_regressions
          COMMAND fuzz_http_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/http-corpus)
 set_tests_properties(fuzz_http_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
 
+# What the mock LLM server reads from an agent (tool results, user text,
+# declared tools) and from a profile (templates, the vocabulary both ways):
+# tests/fuzz/agent-corpus, plus the shipped profiles as seeds.
+add_executable(fuzz_agent_replay fuzz/fuzz_replay.c fuzz/fuzz_agent.c)
+target_link_libraries(fuzz_agent_replay PRIVATE sc_rt_llm sc_agent PkgConfig::CJSON)
+add_test(NAME fuzz_agent_regressions
+         COMMAND fuzz_agent_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/agent-corpus ${PROJECT_SOURCE_DIR}/runtime/agent/profiles)
+set_tests_properties(fuzz_agent_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -62,7 +71,7 @@ if(SCC_FUZZ)
   # the interpreter's debug-build asserts on (-UNDEBUG) whatever the build
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
-  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http)
+  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -82,6 +91,11 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_http PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_http PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_http PRIVATE sc_http)
+
+  add_executable(fuzz_agent fuzz/fuzz_agent.c)
+  target_compile_options(fuzz_agent PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_agent PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_agent PRIVATE sc_rt_llm sc_agent PkgConfig::CJSON)
 
   # fuzz_load CORPUS_DIR SEED_DIR...: tests/fuzz/load-corpus/README.md
   add_executable(fuzz_load fuzz/fuzz_load.c)
