@@ -222,6 +222,11 @@ def main():
                                   "      - assistant: [[1, 'x']]\n")
     st, ev, err, rj = run(two)
     check("headless with two prompts: exit 2", st == 2 and "takes exactly one prompt" in err, err)
+    p = subprocess.run([SCVM, "run", "-t", "agent", "--agent", "claude-code", fix], capture_output=True, text=True,
+                       env={"PATH": "/nonexistent", "HOME": USER_HOME, "TMPDIR": TMP})
+    check("the agent's program missing: exit 2, what to install", p.returncode == 2 and
+          "'claude' is not on PATH: install @anthropic-ai/claude-code@2.1.331 from npm; or give its path with --agent-bin"
+          in p.stderr, p.stderr)
     st, ev, err, rj = run(fix, profile="no-such-agent")
     check("an unknown profile: exit 2, the shipped ones named", st == 2 and "shipped: claude-code, codex" in err, err)
     badp = os.path.join(WORK, "bad.json")

@@ -232,6 +232,24 @@ static void finish(void *ctx, Buf *why, Buf *report)
 
 /* ---- preparing the run ---- */
 
+/* cmd is an executable file (a path) or names one on PATH. */
+static bool executable(const char *cmd)
+{
+    if (strchr(cmd, '/'))
+        return access(cmd, X_OK) == 0;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char full[4096];
+        snprintf(full, sizeof full, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", cmd);
+        if (access(full, X_OK) == 0)
+            return true;
+        p += n + (colon ? 1 : 0);
+    }
+    return false;
+}
+
 /* The response each LLM_END and TOOL_RESULT belongs to (what its op waits
 ** for), from the server's own reading of the program (llm_script.h). */
 static uint32_t *responses_of(const BcProgram *p, const LlmScript *sc)
@@ -433,6 +451,16 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         return SC_USAGE;
     }
     agent_profile_set_interactive(prof, interactive);
+    const char *cmd = o->agent_bin ? o->agent_bin : agent_profile_get(prof, "command")->valuestring;
+    if (!strchr(cmd, '{') && !executable(cmd)) {
+        const cJSON *pk = agent_profile_get(prof, "package"), *v = agent_profile_get(prof, "testedVersion");
+        fprintf(stderr, "scvm: the agent's program '%s' is not %s%s%s%s%s%s; or give its path with --agent-bin\n",
+                cmd, strchr(cmd, '/') ? "an executable file" : "on PATH", cJSON_IsString(pk) ? ": install " : "",
+                cJSON_IsString(pk) ? pk->valuestring : "", cJSON_IsString(pk) && cJSON_IsString(v) ? "@" : "",
+                cJSON_IsString(pk) && cJSON_IsString(v) ? v->valuestring : "", cJSON_IsString(pk) ? " from npm" : "");
+        agent_profile_free(prof);
+        return SC_USAGE;
+    }
     unsigned n_prompts;
     const BcStr *prompt = first_prompt(prog, &n_prompts);
     if (!interactive && (n_prompts != 1)) {
@@ -613,7 +641,9 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         snprintf(lp, sizeof lp, "%s/agent-server.log", o->artifacts);
         file_write_atomic(lp, a.log_text, a.log_len);
     }
-    if (pe && a.log_len)
+    LlmServerCounts lc;
+    llm_server_counts(a.srv, &lc);
+    if (pe && a.log_len && lc.requests)     /* what the agent asked, when it asked anything */
         fprintf(stderr, "scvm: the mock LLM server's log:\n%s", a.log_text);
     if (rt_cancel_signal())
         st = 128 + rt_cancel_signal();
