@@ -24,12 +24,14 @@ enum {
     READ_CHUNK = 64 * 1024,
     READ_TURN = 4 * READ_CHUNK,     /* bytes one connection may read per loop turn */
     DRAIN_MS = 1000,
+    DRAIN_BYTES = 1 << 20,          /* discarded input after which a draining connection is closed */
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
 
 /* C_DRAIN: the answer is sent and our side shut down; unread input is
-** discarded until the client closes (at most DRAIN_MS), so the close does
-** not turn into a reset that could destroy the answer in flight. */
+** discarded until the client closes (at most DRAIN_MS and DRAIN_BYTES), so
+** the close does not turn into a reset that could destroy the answer in
+** flight; a client still sending past those gets the reset. */
 enum { C_READ, C_SEND, C_DRAIN };
 
 typedef struct Conn {
@@ -40,6 +42,7 @@ typedef struct Conn {
     HttpPlan plan;
     size_t item, sent, avail;
     uint64_t start_ms, last_ms, drain_ms;
+    size_t drained;             /* bytes discarded while draining */
     uint64_t head_ms;       /* when the current request's first byte came (0: none yet) */
     unsigned served;        /* requests answered */
     bool have_head;         /* the current request's head is in; its body is not yet */
@@ -490,6 +493,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             c->state = C_DRAIN;
             in_release(s, c);
             c->drain_ms = now;
+            c->drained = 0;
             return;
         }
         c->state = C_READ;
@@ -523,6 +527,10 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
             ssize_t n = recv(c->fd, s->rbuf, READ_CHUNK, 0);
             if (n > 0) {
                 got += (size_t)n;
+                if ((c->drained += (size_t)n) > DRAIN_BYTES) {
+                    c->dead = true;     /* no end in sight: stop reading it */
+                    return;
+                }
                 continue;
             }
             if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))

@@ -381,6 +381,47 @@ static void test_timeouts(void)
     http_server_free(s);
 }
 
+/* After an answer that closes the connection, its input is drained at
+** most DRAIN_BYTES (1 MiB): a client that keeps sending gets a reset,
+** not a second of the server's reading. */
+static void test_drain_cap(void)
+{
+    Seen seen;
+    memset(&seen, 0, sizeof seen);
+    HttpServerOpts o = { .port = "0", .handle = handler, .ctx = &seen };
+    HttpServer *s = http_server_new(&o);
+    char bound[96];
+    CHECK(s && http_server_listen(s, bound, sizeof bound) == 0);
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    int a = lb_dial(bound);
+    send(a, "BAD\r\n\r\n", 7, MSG_NOSIGNAL);      /* 400, then the server drains */
+    static char junk[64 * 1024];
+    memset(junk, 'x', sizeof junk);
+    size_t sent = 0;
+    int err = 0;
+    while (sent < ((size_t)64 << 20)) {
+        struct pollfd p = { .fd = a, .events = POLLOUT };
+        if (poll(&p, 1, 3000) <= 0)
+            break;               /* the server stopped reading without closing */
+        ssize_t k = send(a, junk, sizeof junk, MSG_NOSIGNAL);
+        if (k < 0) {
+            err = errno;
+            break;
+        }
+        sent += (size_t)k;
+    }
+    CHECK((err == ECONNRESET || err == EPIPE) && sent < ((size_t)32 << 20));
+    if (!(err == ECONNRESET || err == EPIPE) || sent >= ((size_t)32 << 20))
+        fprintf(stderr, "  drain: %zu bytes sent, errno %d\n", sent, err);
+    close(a);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0);
+    http_server_free(s);
+}
+
 /* The budget for request data held by all connections together. */
 static void test_budget(void)
 {
@@ -541,6 +582,7 @@ int main(void)
     test_chunked();
     test_server();
     test_timeouts();
+    test_drain_cap();
     test_budget();
     test_alloc_failures();
     if (failures)
