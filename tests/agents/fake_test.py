@@ -317,6 +317,11 @@ def main():
     p = subprocess.run([SCVM, "agents", "map", "claude-code", "webSearch", "{}"], capture_output=True, text=True)
     check("scvm agents map of an unmapped tool: exit 1, said", p.returncode == 1 and "does not map" in p.stderr)
 
+    p = subprocess.run([SCVM, "serve", "llm", "--listen", "127.0.0.1:0", "--agent", PROFILE, ws], capture_output=True,
+                       text=True, timeout=30)
+    check("serve llm --agent with a call the profile cannot map: exit 2 before listening", p.returncode == 2 and
+          "listening" not in p.stdout and "does not map it" in p.stderr, p.stdout + p.stderr)
+
     # 11. scvm serve llm --agent auto: the session's profile detected from
     # the tools its request declares, the scripted runCmd sent as Bash
     srv = Server(SCVM, ["--speed", "0", "--agent", "auto", fix])
