@@ -252,11 +252,21 @@ def main():
     pk = os.path.join(WORK, "two.scp")
     subprocess.run([SCC, "--pack", "-o", pk, os.path.join(WORK, "fix_typo.yaml"), os.path.join(WORK, "early.yaml")],
                    check=True, capture_output=True)
-    st, ev, err, rj = run(pk)
-    check("a pack without a selection: exit 2, choose one", st == 2 and "choose one with --scenario" in err, err)
+    # a pack: every scenario against a fresh agent, -j at a time, one
+    # summary and one JUnit; artifacts per scenario
+    for jobs in ("1", "2"):
+        st, ev, err, rj = run(pk, "-j", jobs, "--junit", junit)
+        jx = open(junit).read() if os.path.exists(junit) else ""
+        art = os.path.join(WORK, "art")
+        fx = json.load(open(os.path.join(art, "fix_typo", "run.json"))) if os.path.exists(
+            os.path.join(art, "fix_typo", "run.json")) else {}
+        check("a pack, -j %s: both played, one passes, one fails (exit %d); JUnit 2 cases, 1 failure" % (jobs, st),
+              st == 1 and "1 passed, 1 failed" in err and 'tests="2" failures="1"' in jx and
+              fx.get("agent", {}).get("responses") == {"scripted": 4, "served": 4}, err + jx)
     st, ev, err, rj = run(pk, "--scenario", "fix_typo")
+    fx = json.load(open(os.path.join(WORK, "art", "fix_typo", "run.json")))
     check("a pack with --scenario: that scenario played (exit %d)" % st, st == 0 and
-          rj.get("agent", {}).get("responses") == {"scripted": 4, "served": 4}, err)
+          fx.get("agent", {}).get("responses") == {"scripted": 4, "served": 4}, err)
 
     # 9d. SIGTERM while the agent runs: the run ends as interrupted (143),
     # the agent and the mock are gone, nothing is left

@@ -431,9 +431,11 @@ static void free_strv(char **v)
     sc_free(v);
 }
 
-int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx)
+int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char *path, const char *dir,
+                    const char *goldens, const char *artifacts, FILE *out, AgentOutcome *res)
 {
     const BcProgram *prog = suite_entry(suite, idx)->prog;
+    memset(res, 0, sizeof *res);
     if (!o->agent)
         return cli_usage(scvm_usage, "%s", "-t agent needs --agent NAME (claude-code, codex, gemini-cli, qwen-code, "
                                            "opencode) or a profile file");
@@ -486,7 +488,6 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
     LlmScript sc;
     bool have_sc = false;
     RtTarget *t = NULL;
-    FILE *out = stdout;
 
     /* the run's folder: HOME and the workspace */
     const char *tmp = getenv("TMPDIR");
@@ -571,21 +572,6 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         goto done;
 
     /* the run */
-    char dir[4096], goldens[8192];
-    scvm_folder_of(path, dir, sizeof dir);
-    if (!o->goldens)
-        scvm_goldens_of(prog, dir, goldens, sizeof goldens);
-    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
-        out = stdout;
-        st = SC_IO;
-        goto done;
-    }
-    if (rt_cancel_install() != 0) {
-        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
-        st = SC_RUNTIME;
-        goto done;
-    }
     static const char *const no_keys[] = { NULL };
     const char **quit = NULL;
     const cJSON *qk = cJSON_GetObjectItemCaseSensitive(inter, "quit"), *rt = cJSON_GetObjectItemCaseSensitive(inter, "ready"),
@@ -606,7 +592,7 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
                           : interactive && cJSON_IsNumber(td) ? (unsigned)td->valuedouble
                                                               : 0;
     RtPtyOpts po = {
-        .argv = argv, .artifacts = o->artifacts, .goldens = o->goldens ? o->goldens : goldens,
+        .argv = argv, .artifacts = artifacts, .goldens = goldens,
         .update_goldens = o->update_goldens, .events = out, .diag = stderr, .cast = o->cast,
         .cancel_key = o->cancel_key, .cells = o->cells, .speed = o->speed, .scenario_dir = dir,
         .keep_workspace = o->keep_ws, .type_delay_ms = type_delay, .ci = o->ci || scvm_ci_env(),
@@ -619,26 +605,19 @@ int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t
         goto done;
     }
     VmOpts vo = { .speed = o->speed };
-    uint64_t t_start = mono_ms();
     st = vm_run(prog, t, rt_pty_clock(t), &vo);
     const char *msg;
     PtyErr pe = rt_pty_result(t, &msg);
-    if (o->junit) {
-        RtPtyGoldens g;
-        rt_pty_goldens(t, &g);
-        char props[512];
-        snprintf(props, sizeof props, "<property name=\"agent\" value=\"%s %s\"/>", agent_profile_name(prof),
-                 a.mode);
-        int je = scvm_junit_one(o, suite, idx, st, mono_ms() - t_start, &g, pe ? msg : NULL, props);
-        if (je && !st)
-            st = je;
-    }
+    rt_pty_goldens(t, &res->goldens);
+    if (pe)
+        snprintf(res->why, sizeof res->why, "%s", msg);
+    snprintf(res->agent, sizeof res->agent, "%s %s", agent_profile_name(prof), a.mode);
     sc_free(quit);
     stop_server(&a);
     fflush(a.log);
-    if (o->artifacts && a.log_text) {
-        char lp[4200];
-        snprintf(lp, sizeof lp, "%s/agent-server.log", o->artifacts);
+    if (artifacts && a.log_text) {
+        char lp[8300];
+        snprintf(lp, sizeof lp, "%s/agent-server.log", artifacts);
         file_write_atomic(lp, a.log_text, a.log_len);
     }
     LlmServerCounts lc;
@@ -673,11 +652,42 @@ done:
     cJSON_Delete(vars);
     free_strv(argv);
     free_strv(envv);
-    if (out != stdout && fclose(out) != 0 && !st)
-        st = SC_IO;
     if (run[0] && !o->keep_ws)
         file_remove_tree(run);
     agent_profile_free(prof);
+    return st;
+}
+
+int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx)
+{
+    const BcProgram *prog = suite_entry(suite, idx)->prog;
+    char dir[4096], goldens[8192];
+    scvm_folder_of(path, dir, sizeof dir);
+    if (!o->goldens)
+        scvm_goldens_of(prog, dir, goldens, sizeof goldens);
+    FILE *out = stdout;
+    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
+        return SC_IO;
+    }
+    if (rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        if (out != stdout)
+            fclose(out);
+        return SC_RUNTIME;
+    }
+    AgentOutcome r;
+    uint64_t t0 = mono_ms();
+    int st = scvm_agent_play(o, suite, idx, path, dir, o->goldens ? o->goldens : goldens, o->artifacts, out, &r);
+    if (o->junit && r.agent[0]) {
+        char props[512];
+        snprintf(props, sizeof props, "<property name=\"agent\" value=\"%s\"/>", r.agent);
+        int je = scvm_junit_one(o, suite, idx, st, mono_ms() - t0, &r.goldens, r.why[0] ? r.why : NULL, props);
+        if (je && !st)
+            st = je;
+    }
+    if (out != stdout && fclose(out) != 0 && !st)
+        st = SC_IO;
     return st;
 }
 

@@ -604,7 +604,15 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
     PtyErr dm;
     Result r;
     memset(&r, 0, sizeof r);
-    int st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r);
+    int st;
+    if (strcmp(o->target, "agent") == 0) {     /* the same, against a real agent */
+        AgentOutcome ao;
+        st = scvm_agent_play(o, s, idx, e->source, dir, goldens, o->artifacts ? art : NULL, out, &ao);
+        r.goldens = ao.goldens;
+        snprintf(r.why, sizeof r.why, "%.299s", ao.why);
+    } else {
+        st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r);
+    }
     if (fclose(out) != 0 && !st)
         st = SC_IO;
     fflush(stderr);
@@ -816,13 +824,9 @@ int scvm_run(const Opts *o)
     /* A lone .scb, nothing about suites asked for: its events only. */
     bool one = !o->selecting && !suite_pack(s);
     if (strcmp(o->target, "agent") == 0) {
-        if (n != 1) {
-            fprintf(stderr, "scvm: run -t agent plays one scenario; %s selects %zu (choose one with --scenario)\n",
-                    o->ops[0], n);
-            st = SC_USAGE;
-        } else {
-            st = scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0);
-        }
+        /* a .scb alone (artifacts in DIR itself); a pack as the PTY
+        ** target's suites (each scenario in DIR/<scenario>) */
+        st = !suite_pack(s) && n == 1 ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);
     } else if (strcmp(o->target, "pty") == 0) {
         if (!one)
             st = run_pty_suite(o, s, sel, n);

@@ -9,6 +9,7 @@
 
 #include "formats/bc.h"
 #include "formats/suite.h"
+#include "runtime/pty/rt_pty.h"
 
 /* The commands, as bits: the option table says which take which option. */
 enum {
@@ -84,12 +85,25 @@ void scvm_folder_of(const char *path, char *out, size_t cap);
 
 /* --junit for one scenario played on the PTY or agent target: its status,
 ** time, screenshots, error message and more <property> elements. */
-struct RtPtyGoldens;
 int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
-                   const struct RtPtyGoldens *g, const char *why, const char *props);
+                   const RtPtyGoldens *g, const char *why, const char *props);
 
-/* -t agent (cmd_agent.c; docs/real-agents.md): prog against a real agent. */
+/* -t agent (cmd_agent.c; docs/real-agents.md): entry idx of suite against
+** a real agent; the single-scenario command. */
 int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx);
+
+/* What became of one scenario played against an agent. */
+typedef struct AgentOutcome {
+    struct RtPtyGoldens goldens;
+    char why[1024];             /* the run's error message, or "" */
+    char agent[96];             /* "PROFILE MODE" once the run started, else "" */
+} AgentOutcome;
+
+/* One scenario against the agent: events to out, its files beside dir,
+** screenshots compared in goldens, artifacts (or NULL); the run's status.
+** Signals must be caught (rt_cancel_install) by the caller. */
+int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char *path, const char *dir,
+                    const char *goldens, const char *artifacts, FILE *out, AgentOutcome *res);
 /* scvm agents list|show|map|unmap (cmd_agent.c). */
 int scvm_agents(const Opts *o);
 
