@@ -252,13 +252,39 @@ static bool has_tag(const PackEntry *e, const SuiteQuery *q)
     return false;
 }
 
+/* Entry e is a variant of the scenario called name: it is named
+** "name@V" and tagged "variant:V" (scc --variant; docs/rules.md). */
+static bool variant_of_name(const PackEntry *e, const char *name)
+{
+    size_t nl = strlen(name);
+    if (strncmp(e->name, name, nl) != 0 || e->name[nl] != '@')
+        return false;
+    for (uint32_t t = 0; t < e->n_tags; t++)
+        if (strncmp(e->tags[t], "variant:", 8) == 0 && strcmp(e->tags[t] + 8, e->name + nl + 1) == 0)
+            return true;
+    return false;
+}
+
+/* --scenario NAME: the entry of that name, or when there is none, the
+** variants of the scenario NAME (the -D defines then choose among them). */
+static bool name_selects(const Suite *s, const PackEntry *e, const char *name)
+{
+    if (strcmp(e->name, name) == 0)
+        return true;
+    return !strchr(name, '@') && suite_find(s, name) < 0 && variant_of_name(e, name);
+}
+
 int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_out, SuiteErr *err)
 {
     *out = NULL;
     *n_out = 0;
-    for (size_t k = 0; k < q->n_names; k++)
-        if (suite_find(s, q->names[k]) < 0)
+    for (size_t k = 0; k < q->n_names; k++) {
+        bool any = false;
+        for (uint32_t i = 0; i < s->n && !any; i++)
+            any = name_selects(s, &s->e[i], q->names[k]);
+        if (!any)
             return fail(err, SC_USAGE, "NAME", -1, "no scenario named '%s'", q->names[k]);
+    }
     uint32_t *v = sc_calloc(s->n ? s->n : 1, sizeof *v);
     if (!v)
         return fail(err, SC_RUNTIME, "NOMEM", -1, "out of memory");
@@ -268,7 +294,7 @@ int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_
             continue;
         bool keep = q->n_names == 0;
         for (size_t k = 0; k < q->n_names && !keep; k++)
-            keep = strcmp(s->e[i].name, q->names[k]) == 0;
+            keep = name_selects(s, &s->e[i], q->names[k]);
         if (keep && q->n_tags)
             keep = has_tag(&s->e[i], q);
         if (keep)

@@ -81,7 +81,9 @@ int32_t suite_best_prompt(const Suite *s, const uint32_t *among, size_t n, const
                           size_t *distance);
 
 typedef struct SuiteQuery {
-    const char *const *names;   /* --scenario: every name must exist */
+    /* --scenario: every name must select something: the entry of that
+    ** name, else the variants of the scenario of that name (NAME@V) */
+    const char *const *names;
     size_t n_names;
     const char *const *tags;    /* --tag: an entry with any of them */
     size_t n_tags;

@@ -138,6 +138,13 @@ timeline:
     check(st == 2 and "no variant of api was compiled with these defines" in err and "slow {}" in err and
           'fast {"fast":true,"n":3}' in err, f"no match names the variants: {err}")
     check(chosen("-D", "n=3", "-D", "fast", "--tag", "llm")[:2] == (0, ["api@fast"]), "selection after the variant")
+    # --scenario NAME selects the scenario's variants (the defines choose one)
+    check(chosen("-D", "fast", "-D", "n=3", "--scenario", "api")[:2] == (0, ["api@fast"]),
+          f"--scenario api with -D: {chosen('-D', 'fast', '-D', 'n=3', '--scenario', 'api')}")
+    check(chosen("--scenario", "api")[:2] == (0, ["api@slow", "api@fast"]), "--scenario api: its variants")
+    check(chosen("--scenario", "api@slow")[:2] == (0, ["api@slow"]), "--scenario NAME@V: that variant")
+    st, names_, err = chosen("--scenario", "ap")
+    check(st == 2 and "no scenario named 'ap'" in err, f"--scenario of no scenario: {err}")
     # the variants differ where the rules do: the resolved server config
     ev = lambda n: json.loads(run(SCVM, "info", "--json", "--scenario", n, "v.scp").stdout)
     check(ev("api@fast")["name"] == "api@fast", "info of a variant")

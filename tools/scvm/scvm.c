@@ -56,7 +56,7 @@ static const char help_text[] =
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
     "\n"
     "selection (run, dis, ls, extract; info takes --scenario, serve -D):\n"
-    "  --scenario NAME    the scenario NAME (repeatable; each must exist)\n"
+    "  --scenario NAME    the scenario NAME, or its variants (repeatable; each must exist)\n"
     "  --tag TAG          scenarios with any of the tags (repeatable)\n"
     "  --prompt TEXT      the one whose initial prompt is nearest to TEXT\n"
     "  --shard I/N        every Nth of the selection, starting at the Ith\n"
