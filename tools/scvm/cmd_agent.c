@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,15 @@ static void on_event(void *ctx, const char *json, size_t len)
 
 static void *serve(void *arg)
 {
+    /* the run's signals (rt_cancel.h) and the PTY session's SIGCHLD are
+    ** the main thread's: its loop polls their pipes */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
     Agent *a = arg;
     llm_server_run(a->srv);
     return NULL;
