@@ -231,6 +231,27 @@ elif CASE == "shard":
         p = run(SCVM, "run", "--shard", bad, std, ok=False)
         check(p.returncode == 2 and "invalid shard" in p.stderr, f"--shard {bad}")
     tagged = names(std, "--tag", "acp")
+    # --shard auto: the CI system's own variables give the same shards
+    clean = {k: v for k, v in os.environ.items() if k not in (
+        "SCVM_SHARD_INDEX", "SCVM_SHARD_TOTAL", "CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX",
+        "CIRCLE_NODE_TOTAL", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", "JOB_COMPLETION_INDEX")}
+
+    def auto(**env):
+        p = run(SCVM, "ls", "--json", "--shard", "auto", std, ok=False, env=dict(clean, **env))
+        return p.returncode, [json.loads(l)["name"] for l in p.stdout.splitlines()], p.stderr
+    for env, shard in (({"SCVM_SHARD_INDEX": "0", "SCVM_SHARD_TOTAL": "3"}, "1/3"),
+                       ({"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "3"}, "3/3"),
+                       ({"CIRCLE_NODE_INDEX": "1", "CIRCLE_NODE_TOTAL": "4"}, "2/4"),
+                       ({"BUILDKITE_PARALLEL_JOB": "0", "BUILDKITE_PARALLEL_JOB_COUNT": "2"}, "1/2"),
+                       ({"JOB_COMPLETION_INDEX": "7", "SCVM_SHARD_TOTAL": "8"}, "8/8")):
+        st, got, err = auto(**env)
+        check(st == 0 and got == names(std, "--shard", shard), f"--shard auto with {env} is {shard}: {st} {err}")
+    st, got, err = auto()
+    check(st == 2 and "no CI shard variables are set" in err, f"--shard auto without variables: {err}")
+    st, got, err = auto(CI_NODE_INDEX="0", CI_NODE_TOTAL="3")
+    check(st == 2 and "CI_NODE_INDEX=0" in err and "GitLab: index 1..total" in err, f"GitLab's index is 1-based: {err}")
+    st, got, err = auto(JOB_COMPLETION_INDEX="2")
+    check(st == 2 and "JOB_COMPLETION_INDEX is set but SCVM_SHARD_TOTAL is not" in err, f"Kubernetes needs a total: {err}")
     sh = names(std, "--tag", "acp", "--shard", "1/2") + names(std, "--tag", "acp", "--shard", "2/2")
     check(sorted(sh) == sorted(tagged), "shards split the selection")
 

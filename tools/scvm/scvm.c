@@ -59,7 +59,8 @@ static const char help_text[] =
     "  --scenario NAME    the scenario NAME, or its variants (repeatable; each must exist)\n"
     "  --tag TAG          scenarios with any of the tags (repeatable)\n"
     "  --prompt TEXT      the one whose initial prompt is nearest to TEXT\n"
-    "  --shard I/N        every Nth of the selection, starting at the Ith\n"
+    "  --shard I/N|auto   every Nth of the selection, starting at the Ith; auto: from\n"
+    "                     the CI system's variables (docs/scvm.md, Selection)\n"
     "  -D NAME[=VALUE]    the variant compiled with these defines (scc --variant);\n"
     "                     also AH_SCENARIO_DEFINES=\"K=V,FLAG\" (-D wins per key)\n"
     "run options:\n"
@@ -244,6 +245,46 @@ static bool parse_listen(const char *s, char *host, size_t cap, char *port, size
     return true;
 }
 
+/* --shard auto: the shard from the CI system's own variables, the first
+** pair set of: SCVM_SHARD_INDEX/SCVM_SHARD_TOTAL (0-based; what a GitHub
+** Actions matrix passes explicitly), GitLab CI_NODE_INDEX/CI_NODE_TOTAL
+** (1-based), CircleCI CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL, Buildkite
+** BUILDKITE_PARALLEL_JOB/BUILDKITE_PARALLEL_JOB_COUNT, a Kubernetes
+** Indexed Job's JOB_COMPLETION_INDEX with SCVM_SHARD_TOTAL (all 0-based).
+** Returns 0 or SC_USAGE (printed, naming what was read). */
+static int shard_auto(Opts *o)
+{
+    static const struct {
+        const char *index, *total, *system;
+        unsigned base;
+    } CI[] = {
+        { "SCVM_SHARD_INDEX", "SCVM_SHARD_TOTAL", "SCVM_SHARD_INDEX/SCVM_SHARD_TOTAL", 0 },
+        { "CI_NODE_INDEX", "CI_NODE_TOTAL", "GitLab", 1 },
+        { "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", "CircleCI", 0 },
+        { "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", "Buildkite", 0 },
+        { "JOB_COMPLETION_INDEX", "SCVM_SHARD_TOTAL", "a Kubernetes Indexed Job", 0 },
+    };
+    for (size_t k = 0; k < sizeof CI / sizeof CI[0]; k++) {
+        const char *iv = getenv(CI[k].index), *tv = getenv(CI[k].total);
+        if (!iv || !*iv)
+            continue;
+        unsigned i, n;
+        if (!tv || !*tv)
+            return cli_usage(scvm_usage, "--shard auto: %s is set but %s is not (%s)", CI[k].index, CI[k].total,
+                             CI[k].system);
+        if (!cli_parse_uint(iv, 1000000, &i) || !cli_parse_uint(tv, 1000000, &n) || n < 1 || i < CI[k].base ||
+            i - CI[k].base >= n)
+            return cli_usage(scvm_usage, "--shard auto: %s=%s and %s=%s are not a shard (%s: index %s, 0 < total)",
+                             CI[k].index, iv, CI[k].total, tv, CI[k].system, CI[k].base ? "1..total" : "0..total-1");
+        o->shard_i = i - CI[k].base + 1;
+        o->shard_n = n;
+        return 0;
+    }
+    return cli_usage(scvm_usage, "%s", "--shard auto: no CI shard variables are set (SCVM_SHARD_INDEX/_TOTAL, GitLab "
+                                       "CI_NODE_INDEX/_TOTAL, CircleCI CIRCLE_NODE_INDEX/_TOTAL, Buildkite "
+                                       "BUILDKITE_PARALLEL_JOB/_COUNT, JOB_COMPLETION_INDEX with SCVM_SHARD_TOTAL)");
+}
+
 /* Sets option id from its value v.  Returns 0 or SC_USAGE (printed). */
 static int set_opt(Opts *o, int id, const char *a, const char *v)
 {
@@ -286,6 +327,8 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->defines[o->n_defines++] = v;
         break;
     case O_SHARD: {
+        if (strcmp(v, "auto") == 0)
+            return shard_auto(o);
         const char *slash = strchr(v, '/');
         char num[32];
         if (!slash || (size_t)(slash - v) >= sizeof num)
