@@ -670,25 +670,14 @@ done:
 
 int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx)
 {
-    const BcProgram *prog = suite_entry(suite, idx)->prog;
     char dir[4096], goldens[8192];
-    scvm_folder_of(path, dir, sizeof dir);
-    if (!o->goldens)
-        scvm_goldens_of(prog, dir, goldens, sizeof goldens);
-    FILE *out = stdout;
-    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
-        return SC_IO;
-    }
-    if (rt_cancel_install() != 0) {
-        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
-        if (out != stdout)
-            fclose(out);
-        return SC_RUNTIME;
-    }
+    FILE *out;
+    int st = scvm_one_session(o, path, suite_entry(suite, idx)->prog, dir, sizeof dir, goldens, sizeof goldens, &out);
+    if (st)
+        return st;
     AgentOutcome r;
     uint64_t t0 = mono_ms();
-    int st = scvm_agent_play(o, suite, idx, path, dir, o->goldens ? o->goldens : goldens, o->artifacts, out, &r);
+    st = scvm_agent_play(o, suite, idx, path, dir, goldens, o->artifacts, out, &r);
     if (o->junit && r.agent[0]) {
         char props[512];
         snprintf(props, sizeof props, "<property name=\"agent\" value=\"%s\"/>", r.agent);

@@ -122,28 +122,42 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     return st;
 }
 
-/* -t pty: the program in a PTY; events stream to stdout (or -o). */
-static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
+int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, char *dir, size_t dcap, char *goldens,
+                     size_t gcap, FILE **out)
 {
-    char dir[4096], goldens[8192];
-    scvm_folder_of(path, dir, sizeof dir);
-    if (!o->goldens)
-        scvm_goldens_of(prog, dir, goldens, sizeof goldens);
-    FILE *out = stdout;
-    if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
+    scvm_folder_of(path, dir, dcap);
+    if (o->goldens)
+        snprintf(goldens, gcap, "%s", o->goldens);
+    else
+        scvm_goldens_of(prog, dir, goldens, gcap);
+    *out = stdout;
+    if (o->output && strcmp(o->output, "-") != 0 && !(*out = fopen(o->output, "w"))) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
+        *out = stdout;
         return SC_IO;
     }
     /* SIGTERM, SIGINT, SIGHUP: the session ends as on a budget, then
     ** 128 + the signal (docs/exit-status.md). */
     if (rt_cancel_install() != 0) {
         fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
-        if (out != stdout)
-            fclose(out);
+        if (*out != stdout)
+            fclose(*out);
+        *out = stdout;
         return SC_RUNTIME;
     }
+    return 0;
+}
+
+/* -t pty: the program in a PTY; events stream to stdout (or -o). */
+static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
+{
+    char dir[4096], goldens[8192];
+    FILE *out;
+    int st = scvm_one_session(o, path, prog, dir, sizeof dir, goldens, sizeof goldens, &out);
+    if (st)
+        return st;
     PtyErr e;
-    int st = pty_play(o, prog, dir, o->goldens ? o->goldens : goldens, o->artifacts, out, stderr, &e, NULL);
+    st = pty_play(o, prog, dir, goldens, o->artifacts, out, stderr, &e, NULL);
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (rt_cancel_signal())

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "formats/bc.h"
 #include "formats/suite.h"
@@ -82,6 +83,13 @@ int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 bool scvm_ci_env(void);
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
+
+/* One scenario's session on the PTY or agent target: its folder (dir),
+** its goldens folder (--goldens, else the default beside it), the event
+** output (-o, else stdout) and the run's signals caught.  Returns 0 or a
+** status (printed); *out is then stdout or a file for the caller to close. */
+int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, char *dir, size_t dcap, char *goldens,
+                     size_t gcap, FILE **out);
 
 /* --junit for one scenario played on the PTY or agent target: its status,
 ** time, screenshots, error message and more <property> elements. */
