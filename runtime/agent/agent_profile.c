@@ -118,6 +118,32 @@ static bool known(const char *k, const char *const *list)
     return false;
 }
 
+/* The strings of v (keys too) parse as templates; what fails says where. */
+static bool templates_parse(const cJSON *v, const char *where, const char *origin, char *err, size_t cap)
+{
+    const cJSON *e;
+    if (cJSON_IsString(v) || (v && v->string)) {
+        const char *strs[2] = { cJSON_IsString(v) ? v->valuestring : NULL, v->string };
+        for (int k = 0; k < 2; k++) {
+            if (!strs[k])
+                continue;
+            Buf b;
+            buf_init(&b);
+            char why[256];
+            cJSON *none = cJSON_CreateObject();
+            bool ok = agent_expand_str(strs[k], none, NULL, &b, why, sizeof why) || strncmp(why, "needs '", 7) == 0;
+            cJSON_Delete(none);
+            buf_fini(&b);
+            if (!ok) {
+                errf(err, cap, "%s: %s: %s", origin, where, why);
+                return false;
+            }
+        }
+    }
+    cJSON_ArrayForEach(e, v) if (!templates_parse(e, where, origin, err, cap)) return false;
+    return true;
+}
+
 static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
 {
     const cJSON *j = p->j, *e;
@@ -225,9 +251,14 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
         errf(err, cap, "%s: 'errorPattern' must be a string (a regex)", origin);
         return false;
     }
-    /* Every template must parse: expand it with nothing and see only
-    ** missing-variable errors. */
-    return true;
+    /* Every template must parse (a placeholder well formed, its filters
+    ** known): checked now, so a broken profile is refused when loaded, not
+    ** in the middle of a run. */
+    static const char *const TEMPLATED[] = { "command", "headless", "env", "files", "tools", NULL };
+    for (int i = 0; TEMPLATED[i]; i++)
+        if (!templates_parse(cJSON_GetObjectItemCaseSensitive(j, TEMPLATED[i]), TEMPLATED[i], origin, err, cap))
+            return false;
+    return templates_parse(cJSON_GetObjectItemCaseSensitive(in, "args"), "interactive.args", origin, err, cap);
 }
 
 AgentProfile *agent_profile_parse(const char *json, size_t len, const char *origin, char *err, size_t cap)

@@ -159,6 +159,10 @@ static void test_profile(void)
         { "{\"name\": \"x\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": [], \"env\": {\"A=B\": \"1\"}}",
           "env: 'A=B' is not a variable name" },
         { "{\"name\": \"a b\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": []}", "'name' must be" },
+        { "{\"name\": \"x\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": [\"{prompt|upper}\"]}",
+          "bad.json: headless: template placeholder '{prompt|upper}': unknown filter 'upper'" },
+        { "{\"name\": \"x\", \"api\": \"gemini\", \"command\": \"x\", \"headless\": [], \"tools\": {\"runCmd\": "
+          "{\"tool\": \"B\", \"args\": {\"c\": \"{cmd\"}}}}", "bad.json: tools: template '{cmd': '{' without '}'" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
