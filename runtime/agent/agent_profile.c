@@ -118,6 +118,17 @@ static bool known(const char *k, const char *const *list)
     return false;
 }
 
+/* s is not empty and has only ASCII letters, digits and the extra characters. */
+static bool word_of(const char *s, const char *extra)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+            return false;
+    return true;
+}
+
 /* The strings of v (keys too) parse as templates; what fails says where. */
 static bool templates_parse(const cJSON *v, const char *where, const char *origin, char *err, size_t cap)
 {
@@ -155,11 +166,7 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
         }
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name");
-    bool name_ok = cJSON_IsString(name) && name->valuestring[0] && strlen(name->valuestring) < 64;
-    for (const char *c = name_ok ? name->valuestring : ""; *c && name_ok; c++)
-        name_ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
-                  *c == '_' || *c == '.';
-    if (!name_ok) {
+    if (!cJSON_IsString(name) || strlen(name->valuestring) >= 64 || !word_of(name->valuestring, "._-")) {
         errf(err, cap, "%s: 'name' must be 1-63 characters of [A-Za-z0-9._-]", origin);
         return false;
     }
@@ -212,10 +219,7 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
     }
     cJSON_ArrayForEach(e, env) {
         const char *k = e->string;
-        bool ok = k[0] && !(k[0] >= '0' && k[0] <= '9') && strlen(k) < 200;
-        for (; ok && *k; k++)
-            ok = (*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '_';
-        if (!ok) {
+        if (!word_of(k, "_") || (k[0] >= '0' && k[0] <= '9') || strlen(k) >= 200) {
             errf(err, cap, "%s: env: '%s' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", origin, e->string);
             return false;
         }
@@ -322,12 +326,9 @@ AgentProfile *agent_profile_load(const char *name, char *err, size_t cap)
     size_t n = strlen(name);
     if (strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0))
         return load_file(name, err, cap);
-    for (const char *c = name; *c; c++) {
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
-              *c == '_' || *c == '.')) {
-            errf(err, cap, "'%s' is not a profile name ([A-Za-z0-9._-]) nor a path", name);
-            return NULL;
-        }
+    if (!word_of(name, "._-")) {
+        errf(err, cap, "'%s' is not a profile name ([A-Za-z0-9._-]) nor a path", name);
+        return NULL;
     }
     char path[4096];
     const char *sp = getenv("SCVM_AGENT_PATH");
