@@ -23,6 +23,7 @@
 #include "runtime/agent/agent_profile.h"
 #include "runtime/http/http_server.h"
 #include "runtime/scn_assert.h"
+#include "runtime/scn_edit.h"
 #include "llm_render.h"
 #include "llm_route.h"
 #include "llm_script.h"
@@ -578,15 +579,6 @@ static int map_call(const LlmServer *s, const AgentProfile *ap, const LlmScript 
     return r;
 }
 
-/* Lines of text: its newlines, plus one for a last line without one. */
-static int64_t count_lines(const char *t, size_t n)
-{
-    int64_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += t[i] == '\n';
-    return k + (n && t[n - 1] != '\n');
-}
-
 static bool occurs_once(const char *h, size_t hn, const char *nd, size_t nn)
 {
     int c = 0;
@@ -618,7 +610,7 @@ static int map_edit(const LlmServer *s, const AgentProfile *ap, const BcProgram 
         snprintf(err, cap, "agentEdits '%s': %s", rel, refused);
         return -1;
     }
-    int64_t have = rerr ? 0 : count_lines(data, n);
+    int64_t have = rerr ? 0 : scn_edit_count_lines(data, n);
     if ((int64_t)rm > have) {
         snprintf(err, cap, "agentEdits '%s' removes %llu lines, but the file has %lld", rel, (unsigned long long)rm,
                  (long long)have);
@@ -628,7 +620,7 @@ static int map_edit(const LlmServer *s, const AgentProfile *ap, const BcProgram 
     Buf gen;
     buf_init(&gen);
     for (uint64_t k = 1; k <= add; k++)
-        buf_printf(&gen, "scvm agentEdits %s +%llu/%llu\n", rel, (unsigned long long)k, (unsigned long long)add);
+        scn_edit_line(&gen, rel, k, add);
     cJSON *v = cJSON_CreateObject();
     cJSON_AddStringToObject(v, "path", rel);
     const char *tool;
@@ -789,7 +781,7 @@ static void check_results(LlmServer *s, Session *se, const LlmScript *sc, uint32
                     size_t n = 0;
                     if (!scn_path_resolve(s->cwd, path, &full) &&
                         file_read_all((const char *)full.data, 16u << 20, &data, &n) == 0)
-                        have = count_lines(data, n);
+                        have = scn_edit_count_lines(data, n);
                     sc_free(data);
                     buf_fini(&full);
                     if (have != want) {

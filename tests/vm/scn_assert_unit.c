@@ -18,6 +18,7 @@
 #include "common/sc_alloc.h"
 #include "formats/bc_write.h"
 #include "runtime/scn_assert.h"
+#include "runtime/scn_edit.h"
 
 static int failures;
 static char root[4096];
@@ -302,6 +303,43 @@ static void test_git(void)
            "git.commit: the last commit message does not contain 'other'");
 }
 
+/* The agentEdits rule (runtime/scn_edit.c): the last rm lines go, the add
+** generated lines come, the last newline follows the old text. */
+static void edit_case(const char *old, uint64_t add, uint64_t rm, const char *want)
+{
+    Buf out;
+    buf_init(&out);
+    char why[256] = "";
+    int r = scn_edit_apply("f.txt", old, old ? strlen(old) : 0, add, rm, &out, why, sizeof why);
+    if (!want) {
+        CHECK(r == -1 && strstr(why, "removes") != NULL);
+    } else {
+        CHECK(r == 0 && !out.oom && out.len == strlen(want) && memcmp(out.data, want, out.len) == 0);
+        if (r == 0 && (out.len != strlen(want) || memcmp(out.data, want, out.len) != 0))
+            fprintf(stderr, "  edit(%s, +%llu, -%llu) gave [%s], want [%s]\n", old ? old : "NULL",
+                    (unsigned long long)add, (unsigned long long)rm, (const char *)out.data, want);
+        CHECK(scn_edit_count_lines(want, strlen(want)) ==
+              (old ? scn_edit_count_lines(old, strlen(old)) : 0) - (int64_t)rm + (int64_t)add);
+    }
+    buf_fini(&out);
+}
+
+static void test_edit(void)
+{
+    edit_case(NULL, 1, 0, "scvm agentEdits f.txt +1/1\n");
+    edit_case("", 2, 0, "scvm agentEdits f.txt +1/2\nscvm agentEdits f.txt +2/2\n");
+    edit_case("a\nb\n", 1, 0, "a\nb\nscvm agentEdits f.txt +1/1\n");
+    edit_case("a\nb", 1, 0, "a\nb\nscvm agentEdits f.txt +1/1");
+    edit_case("a\nb\n", 1, 1, "a\nscvm agentEdits f.txt +1/1\n");
+    edit_case("a\nb", 0, 1, "a");
+    edit_case("a\nb\n", 0, 1, "a\n");
+    edit_case("a\nb\n", 0, 2, "");
+    edit_case("a\nb\n", 1, 2, "scvm agentEdits f.txt +1/1\n");
+    edit_case("a\nb\n", 0, 0, "a\nb\n");
+    edit_case("a\n", 0, 2, NULL);
+    edit_case(NULL, 0, 1, NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -324,6 +362,7 @@ int main(int argc, char **argv)
     test_json();
     test_text();
     test_git();
+    test_edit();
     if (failures) {
         fprintf(stderr, "scn_assert_unit: %d failures\n", failures);
         return 1;
