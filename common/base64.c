@@ -1,4 +1,4 @@
-/* base64.c - base64 decoding and checking (base64.h). */
+/* base64.c - base64 decoding, checking and encoding (base64.h). */
 #include "base64.h"
 
 static int b64_value(unsigned char c)
@@ -41,4 +41,21 @@ bool b64_decode(const char *s, size_t n, Buf *out, size_t *bad)
     if (bad)
         *bad = n;
     return chars > 0 && pad <= 2 && (chars + pad) % 4 == 0 && !(out && out->oom);
+}
+
+void b64_encode(const void *p, size_t n, Buf *out)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        unsigned v = (unsigned)b[i] << 16 | (unsigned)b[i + 1] << 8 | b[i + 2];
+        char q[4] = { abc[v >> 18], abc[v >> 12 & 63], abc[v >> 6 & 63], abc[v & 63] };
+        buf_put(out, q, 4);
+    }
+    if (i < n) {
+        unsigned v = (unsigned)b[i] << 16 | (i + 1 < n ? (unsigned)b[i + 1] << 8 : 0);
+        char q[4] = { abc[v >> 18], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=', '=' };
+        buf_put(out, q, 4);
+    }
 }

@@ -61,6 +61,21 @@ static void test_base64(void)
     b64_case("YQ==YQ==", NULL, 4);         /* a character after padding */
     b64_case("_-8=", NULL, 0);             /* the URL-safe alphabet is not base64 here */
     b64_case("aGV*bG8=", NULL, 3);
+    /* encoding: every tail length, and what it gives decodes back */
+    static const char *const enc[][2] = { { "", "" }, { "a", "YQ==" }, { "ab", "YWI=" }, { "abc", "YWJj" },
+                                          { "hello world", "aGVsbG8gd29ybGQ=" }, { "\xff\xef", "/+8=" } };
+    for (size_t i = 0; i < sizeof enc / sizeof enc[0]; i++) {
+        Buf e, d;
+        buf_init(&e);
+        buf_init(&d);
+        b64_encode(enc[i][0], strlen(enc[i][0]), &e);
+        CHECK(e.len == strlen(enc[i][1]) && memcmp(e.data, enc[i][1], e.len) == 0);
+        if (e.len)
+            CHECK(b64_decode((const char *)e.data, e.len, &d, NULL) && d.len == strlen(enc[i][0]) &&
+                  memcmp(d.data, enc[i][0], d.len) == 0);
+        buf_fini(&e);
+        buf_fini(&d);
+    }
 }
 
 static void test_utf8(void)
