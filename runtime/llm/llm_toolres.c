@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
+#include "common/textdiff.h"
 #include "formats/term/term_regex.h"
 
 /* Text of a content value: a string, or an array of parts with "text"
@@ -158,45 +159,6 @@ static bool contains(const Buf *h, const Buf *nd)
     return false;
 }
 
-/* Appends text, each line prefixed with pfx, at most 40 lines. */
-static void quote(Buf *why, const char *pfx, const Buf *t)
-{
-    size_t i = 0, lines = 0;
-    while (i < t->len && lines < 40) {
-        const unsigned char *nl = memchr(t->data + i, '\n', t->len - i);
-        size_t ll = nl ? (size_t)(nl - (t->data + i)) : t->len - i;
-        buf_printf(why, "%s%.*s\n", pfx, (int)(ll > 300 ? 300 : ll), (const char *)t->data + i);
-        i += ll + 1;
-        lines++;
-    }
-    if (i < t->len)
-        buf_printf(why, "%s... (%zu more bytes)\n", pfx, t->len - i);
-}
-
-/* A line diff of a (expected) and b (actual): the common head and tail
-** kept out, the middle as - and + lines. */
-static void line_diff(Buf *why, const Buf *a, const Buf *b)
-{
-    size_t h = 0;
-    while (h < a->len && h < b->len && a->data[h] == b->data[h])
-        h++;
-    while (h > 0 && a->data[h - 1] != '\n')
-        h--;
-    size_t ta = a->len, tb = b->len;
-    while (ta > h && tb > h && a->data[ta - 1] == b->data[tb - 1]) {
-        ta--;
-        tb--;
-    }
-    while (ta < a->len && a->data[ta] != '\n') {
-        ta++;
-        tb++;
-    }
-    Buf x = { .data = a->data + h, .len = ta - h }, y = { .data = b->data + h, .len = tb - h };
-    buf_puts(why, "--- expected\n+++ actual\n");
-    quote(why, "-", &x);
-    quote(why, "+", &y);
-}
-
 int llm_result_match(const BcProgram *p, const BcVal *v, const char *actual, size_t n, Buf *why)
 {
     const char *mode = "contains";
@@ -235,20 +197,20 @@ int llm_result_match(const BcProgram *p, const BcVal *v, const char *actual, siz
             term_regex_free(re);
             if (!r) {
                 buf_printf(why, "the result does not match the regex %s; it was:\n", es->s);
-                quote(why, "  ", &a);
+                text_quote(why, "  ", (const char *)a.data, a.len);
             }
         }
     } else if (mode[0] == 'e') {
         r = a.len == x.len && (a.len == 0 || memcmp(a.data, x.data, a.len) == 0);
         if (!r)
-            line_diff(why, &x, &a);
+            text_line_diff(why, (const char *)x.data, x.len, (const char *)a.data, a.len);
     } else {
         r = contains(&a, &x);
         if (!r) {
             buf_puts(why, "the result does not contain:\n");
-            quote(why, "  ", &x);
+            text_quote(why, "  ", (const char *)x.data, x.len);
             buf_puts(why, "it was:\n");
-            quote(why, "  ", &a);
+            text_quote(why, "  ", (const char *)a.data, a.len);
         }
     }
     buf_fini(&a);
