@@ -1,27 +1,75 @@
 /* cmd_serve.c - `scvm serve llm FILE...`: the mock LLM API server
-** (runtime/llm/llm.h; docs/serve-llm.md) over one suite of every input.
+** (runtime/llm/llm.h; docs/serve-llm.md), and `scvm serve acp FILE...`:
+** the mock ACP agent (runtime/acp/acp_agent.h; docs/serve-acp.md), over
+** one suite of every input; --scenario, --tag and -D choose the scenarios
+** served.
 **
-** Loads and verifies every input first, binds, prints "listening on
-** http://ADDR:PORT" on stdout (a script waits for that line), serves
-** until SIGINT/SIGTERM/SIGHUP, then prints the summary and exits 0, or 1 when an
-** assertion failed or strict tools mode rejected a request; the other
+** serve llm loads and verifies every input first, binds, prints "listening
+** on http://ADDR:PORT" on stdout (a script waits for that line), serves
+** until SIGINT/SIGTERM/SIGHUP, then prints the summary and exits 0, or 1
+** when an assertion failed or strict tools mode rejected a request.
+** serve acp speaks ACP on stdin/stdout (nothing else is written to stdout)
+** until stdin ends or a signal, then prints its summary on stderr and
+** exits 0, or 1 when a check of the client's answers failed.  The other
 ** statuses are scvm's (common/status.h). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "runtime/acp/acp_agent.h"
 #include "runtime/agent/agent_profile.h"
+#include "runtime/rt_cancel.h"
 #include "runtime/llm/llm.h"
 #include "cli.h"
 #include "scvm.h"
 
+/* serve acp: the suite's chosen entries (only, or all) to the client on
+** stdin/stdout. */
+static int serve_acp(const Opts *o, const Suite *suite, const uint32_t *only, size_t n_only)
+{
+    if (rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: serve acp: cannot catch signals: %s\n", strerror(errno));
+        return SC_RUNTIME;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    AcpServeOpts ao = {
+        .speed = o->speed, .only = only, .n_only = n_only, .client_timeout_ms = o->client_timeout_ms,
+        .tool_timeout_ms = o->tool_timeout_ms, .cancel_fd = rt_cancel_fd(), .log = stderr, .quiet = o->quiet,
+    };
+    AcpCounts c;
+    int err = acp_serve(suite, &ao, 0, 1, &c);
+    if (err && err != EPIPE)
+        fprintf(stderr, "scvm: serve acp: %s\n", strerror(err));
+    else if (err)
+        fputs("scvm: serve acp: the client stopped reading (stdout closed)\n", stderr);
+    fprintf(stderr,
+            "scvm serve acp: summary: %u messages, %u sessions, %u prompts, %u updates, %u client calls, %u "
+            "protocol errors\n",
+            c.messages, c.sessions, c.prompts, c.updates, c.client_calls, c.protocol_errors);
+    fprintf(stderr, "scvm serve acp: summary: checks: %u passed, %u failed, %u skipped\n", c.passed, c.failed,
+            c.skipped);
+    fprintf(stderr, "scvm serve acp: summary: %s\n", err ? "ERROR" : c.failed ? "FAILED" : "ok");
+    if (err)
+        return err == EPIPE ? SC_IO : SC_RUNTIME;
+    return c.failed ? SC_FAILED : SC_OK;
+}
+
 int scvm_serve(const Opts *o)
 {
+    bool acp = strcmp(o->server, "acp") == 0;
     if (o->n_ops == 0)
-        return cli_usage(scvm_usage, "%s", "serve llm: no input file");
+        return cli_usage(scvm_usage, "serve %s: no input file", o->server);
+    if (acp && (o->agent || o->strict_tools || o->loop || o->workspace || o->max_body || o->max_conns ||
+                o->timeout_ms || o->head_timeout_ms || o->idle_timeout_ms || strcmp(o->port, "8089") != 0 ||
+                strcmp(o->host, "127.0.0.1") != 0))
+        return cli_usage(scvm_usage, "%s", "serve acp: --listen, --workspace, --agent, --strict-tools, --loop and the "
+                                           "HTTP limits are options of serve llm");
+    if (!acp && (o->client_timeout_ms || o->tool_timeout_ms))
+        return cli_usage(scvm_usage, "%s", "serve llm: --client-timeout and --tool-timeout are options of serve acp");
     Suite *suite = suite_new();
     if (!suite) {
         fputs("scvm: out of memory\n", stderr);
@@ -32,24 +80,38 @@ int scvm_serve(const Opts *o)
     for (size_t i = 0; i < o->n_ops && !st; i++)
         st = scvm_add(suite, o->ops[i], false, &e);
     if (!st && suite_count(suite) == 0) {
-        fputs("scvm: serve llm: no scenarios in the inputs\n", stderr);
+        fprintf(stderr, "scvm: serve %s: no scenarios in the inputs\n", o->server);
         st = SC_USAGE;
     }
     if (st) {
         suite_free(suite);
         return st;
     }
-    /* -D / AH_SCENARIO_DEFINES: serve the variants they choose */
+    /* -D / AH_SCENARIO_DEFINES: serve the variants they choose; --scenario
+    ** and --tag: the scenarios they select */
     uint32_t *only = NULL;
     size_t n_only = 0;
-    if (o->n_defines || getenv("AH_SCENARIO_DEFINES")) {
+    if (o->n_defines || getenv("AH_SCENARIO_DEFINES") || o->n_names || o->n_tags) {
         uint32_t count = suite_count(suite);
         bool *allowed = sc_calloc(count ? count : 1, sizeof *allowed);
-        only = sc_calloc(count ? count : 1, sizeof *only);
-        st = allowed && only ? scvm_variants(o, suite, allowed) : SC_RUNTIME;
-        for (uint32_t i = 0; !st && i < count; i++)
-            if (allowed[i])
-                only[n_only++] = i;
+        st = allowed ? 0 : SC_RUNTIME;
+        if (!st && (o->n_defines || getenv("AH_SCENARIO_DEFINES")))
+            st = scvm_variants(o, suite, allowed);
+        else
+            for (uint32_t i = 0; i < count && allowed; i++)
+                allowed[i] = true;
+        SuiteQuery q = { .names = o->names, .n_names = o->n_names, .tags = o->tags, .n_tags = o->n_tags,
+                         .allowed = allowed };
+        SuiteErr e2;
+        if (!st && suite_select(suite, &q, &only, &n_only, &e2) != 0) {
+            st = e2.status;
+            if (st != SC_RUNTIME)
+                fprintf(stderr, "scvm: serve %s: %s\n", o->server, e2.msg);
+        }
+        if (!st && n_only == 0) {
+            fprintf(stderr, "scvm: serve %s: the selection chooses no scenario\n", o->server);
+            st = SC_USAGE;
+        }
         sc_free(allowed);
         if (st) {
             if (st == SC_RUNTIME)
@@ -58,6 +120,12 @@ int scvm_serve(const Opts *o)
             suite_free(suite);
             return st;
         }
+    }
+    if (acp) {
+        st = serve_acp(o, suite, only, n_only);
+        sc_free(only);
+        suite_free(suite);
+        return st;
     }
     /* --agent: the sessions speak that agent's tool vocabulary ("auto":
     ** each session's detected among the shipped profiles) */

@@ -34,6 +34,7 @@ const char scvm_usage[] =
     "       scvm ls [--json] [--files] [selection] FILE\n"
     "       scvm extract [selection] -C DIR FILE.scp\n"
     "       scvm serve llm [serve options] FILE...\n"
+    "       scvm serve acp [acp options] FILE...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -51,11 +52,14 @@ static const char help_text[] =
     "  extract FILE   write a pack's scenarios and their files into -C DIR\n"
     "  serve llm FILE...  serve the scenarios as mock OpenAI/Anthropic/Gemini APIs\n"
     "                 (docs/serve-llm.md)\n"
+    "  serve acp FILE...  play the scenarios as an ACP agent on stdin/stdout for the\n"
+    "                 client under test (docs/serve-acp.md)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
     "\n"
-    "selection (run, dis, ls, extract; info takes --scenario, serve -D):\n"
+    "selection (run, dis, ls, extract; info takes --scenario; serve: --scenario,\n"
+    "--tag and -D choose the scenarios served):\n"
     "  --scenario NAME    the scenario NAME, or its variants (repeatable; each must exist)\n"
     "  --tag TAG          scenarios with any of the tags (repeatable)\n"
     "  --prompt TEXT      the one whose initial prompt is nearest to TEXT\n"
@@ -123,6 +127,11 @@ static const char help_text[] =
     "  --idle-timeout MS  close a connection with nothing in flight after MS (default\n"
     "                     15000)\n"
     "  --timeout MS       close a stalled request body or answer after MS (default 60000)\n"
+    "acp options (docs/serve-acp.md; also --speed, --quiet):\n"
+    "  --client-timeout MS  a client call unanswered after MS is a failed check\n"
+    "                     (default 30000)\n"
+    "  --tool-timeout MS  a runCmd in the client's terminal without args.timeout is\n"
+    "                     killed after MS (default 600000)\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -140,7 +149,7 @@ enum {
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
-    O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT,
+    O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -165,8 +174,8 @@ static const struct {
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
     { NULL, "--no-progress", O_NO_PROGRESS, false, true, CMD_RUN, false },
-    { NULL, "--scenario", O_SCENARIO, true, true, SEL | CMD_INFO, false },
-    { NULL, "--tag", O_TAG, true, true, SEL, false },
+    { NULL, "--scenario", O_SCENARIO, true, true, SEL | CMD_INFO | CMD_SERVE, false },
+    { NULL, "--tag", O_TAG, true, true, SEL | CMD_SERVE, false },
     { NULL, "--prompt", O_PROMPT, true, true, SEL, false },
     { NULL, "--shard", O_SHARD, true, true, SEL, false },
     { "-D", "--define", O_DEFINE, true, false, SEL | CMD_SERVE, false },
@@ -198,6 +207,8 @@ static const struct {
     { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--header-timeout", O_HEAD_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--idle-timeout", O_IDLE_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--client-timeout", O_CLIENT_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--tool-timeout", O_TOOL_TIMEOUT, true, false, CMD_SERVE, false },
 };
 
 static const struct {
@@ -396,6 +407,12 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         if (!cli_parse_u64(v, 65536, &n) || n == 0)
             return cli_usage(scvm_usage, "invalid --max-connections '%s' (1 .. 65536)", v);
         o->max_conns = (unsigned)n;
+        break;
+    case O_CLIENT_TIMEOUT:
+    case O_TOOL_TIMEOUT:
+        if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
+            return cli_usage(scvm_usage, "invalid %s '%s' (1 .. 86400000 ms)", a, v);
+        *(id == O_CLIENT_TIMEOUT ? &o->client_timeout_ms : &o->tool_timeout_ms) = (unsigned)n;
         break;
     case O_TIMEOUT:
     case O_HEAD_TIMEOUT:
@@ -802,9 +819,9 @@ int main(int argc, char **argv)
         const char *server = NULL;
         if (CMDS[k].cmd == CMD_SERVE) {
             if (argc < 3)
-                return cli_usage(scvm_usage, "%s", "serve: which server? (llm)");
-            if (strcmp(argv[2], "llm") != 0)
-                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm)", argv[2]);
+                return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp)");
+            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0)
+                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp)", argv[2]);
             server = argv[2];
             first = 3;
         }
