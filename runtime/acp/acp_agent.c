@@ -392,10 +392,10 @@ static void tool_title(const char *name, const cJSON *args, char *out, size_t ca
         cmd = jstr(args, "command");
     if (cmd)
         snprintf(out, cap, "%s", cmd);
-    else if (path)
-        snprintf(out, cap, "%s %s", name, path);
     else if (pat)
         snprintf(out, cap, "%s %s", name, pat);
+    else if (path)
+        snprintf(out, cap, "%s %s", name, path);
     else
         snprintf(out, cap, "%s", name);
 }
@@ -1530,8 +1530,8 @@ static bool subset(const cJSON *want, const cJSON *got, char *path, size_t cap, 
         const cJSON *w;
         cJSON_ArrayForEach(w, want)
         {
-            if (strcmp(w->string, "_meta") == 0)
-                continue;
+            if (strcmp(w->string, "_meta") == 0 || strcmp(w->string, "meta") == 0)
+                continue;       /* extensions (and the reference's spelling of them) */
             snprintf(path + at, cap - at, ".%s", w->string);
             if (!subset(w, jget(got, w->string), path, cap, strlen(path)))
                 return false;

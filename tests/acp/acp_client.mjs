@@ -18,9 +18,13 @@
 // and a permission request is answered by --permission: allow (the first
 // allow_once option, else the first allow_*), reject, or cancel.
 //
+// Files outside --cwd are never touched: they live in a map (from --fs),
+// so a fixture that writes /tmp/x writes only the map.
+//
 // Usage: node acp_client.mjs --modules DIR --cwd DIR [--sdk 1|2] [--fs FILE]
 //          [--permission allow|reject|cancel] [--load ID] [--scenario NAME]
-//          [--cancel-after MS] [--prompts N] [--no-script] -- SCVM ARGS...
+//          [--cancel-after MS] [--prompts N] [--prompt TEXT] [--no-script]
+//          [--no-terminal] -- SCVM ARGS...
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -43,7 +47,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === "--scenario") opt.scenario = v;
   else if (a === "--cancel-after") opt.cancelAfter = Number(v);
   else if (a === "--prompts") opt.prompts = Number(v);
+  else if (a === "--prompt") opt.prompt = v;
   else if (a === "--no-script") { opt.noScript = true; i--; }
+  else if (a === "--no-terminal") { opt.noTerminal = true; i--; }
   else { console.error(`acp_client: unknown option ${a}`); process.exit(2); }
 }
 const mod = (rel) => import(pathToFileURL(path.join(opt.modules, rel)).href);
@@ -57,6 +63,10 @@ const sdkErrors = [];
 const origError = console.error;
 console.error = (...args) => { sdkErrors.push(args.map(String).join(" ")); origError(...args); };
 
+// The SDK may run a notification's handler after the response that followed
+// it on the wire resolved: one macrotask later every one has run.
+const drain = () => new Promise((res) => setImmediate(res));
+
 function check(name, schema, value) {
   const r = schema.safeParse(value);
   if (!r.success) out.invalid.push({ name, value, issues: r.error.issues.slice(0, 3) });
@@ -66,8 +76,11 @@ function check(name, schema, value) {
 const files = opt.fs || {};
 const terms = new Map();
 let nterm = 0;
+const inside = (p) => p === opt.cwd || p.startsWith(opt.cwd + "/");
+const virtual = (p) => Object.prototype.hasOwnProperty.call(files, p) || !inside(p);
 function readText(p, line, limit) {
-  let text = Object.prototype.hasOwnProperty.call(files, p) ? files[p] : fs.readFileSync(p, "utf8");
+  if (virtual(p) && !Object.prototype.hasOwnProperty.call(files, p)) throw new Error("no such file");
+  let text = virtual(p) ? files[p] : fs.readFileSync(p, "utf8");
   if (line || limit) {
     const lines = text.split("\n");
     const from = line ? line - 1 : 0;
@@ -88,7 +101,7 @@ const handlers = {
   async writeTextFile(params) {
     check("fs/write_text_file", z.zWriteTextFileRequest, params);
     out.calls.push({ method: "fs/write_text_file", path: params.path, content: params.content });
-    if (Object.prototype.hasOwnProperty.call(files, params.path)) files[params.path] = params.content;
+    if (virtual(params.path)) files[params.path] = params.content;
     else fs.writeFileSync(params.path, params.content);
     return {};
   },
@@ -110,7 +123,15 @@ const handlers = {
     const add = (b) => { t.output += b.toString("utf8"); };
     child.stdout.on("data", add);
     child.stderr.on("data", add);
+    child.on("error", (e) => {
+      t.output += String(e);
+      if (!t.exit) {
+        t.exit = { exitCode: 127, signal: null };
+        for (const w of t.waiters) w(t.exit);
+      }
+    });
     child.on("close", (code, signal) => {
+      if (t.exit) return;
       t.exit = { exitCode: code, signal: signal };
       for (const w of t.waiters) w(t.exit);
     });
@@ -165,7 +186,7 @@ const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agen
 async function workflow(request, notify) {
   const init = await request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: !opt.noTerminal },
     clientInfo: { name: "scvm-acp-test", version: "1.0.0" },
   });
   check("initialize result", z.zInitializeResponse, init);
@@ -176,6 +197,7 @@ async function workflow(request, notify) {
     sess = await request("session/load", { sessionId: opt.load, cwd: opt.cwd, mcpServers: [] });
     check("session/load result", zu.zLoadSessionResponse, sess);
     sid = opt.load;
+    await drain();
     out.history = out.updates.length;
   } else {
     sess = await request("session/new", { cwd: opt.cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) });
@@ -184,9 +206,9 @@ async function workflow(request, notify) {
   }
   out.session = sess;
   const script = (sess._meta && sess._meta["scvm.turns"]) || [];
-  const n = opt.prompts ?? script.length;
+  const n = opt.prompts ?? (script.length || 1);
   for (let k = 0; k < n; k++) {
-    const t = script[k] || { prompt: "more", setMode: [], setModel: [], cancel: false };
+    const t = script[k] || { prompt: opt.prompt ?? "more", setMode: [], setModel: [], cancel: false };
     if (!opt.noScript) {
       for (const m of t.setMode) {
         const r = await request("session/set_mode", { sessionId: sid, modeId: m });
@@ -206,6 +228,7 @@ async function workflow(request, notify) {
       timer = setTimeout(() => notify("session/cancel", { sessionId: sid }), opt.cancelAfter);
     try {
       const r = await request("session/prompt", { sessionId: sid, prompt });
+      await drain();
       check("session/prompt result", zu.zPromptResponse, r);
       out.turns.push({ stopReason: r.stopReason, result: r, updates: out.updates.length - before });
     } catch (e) {
@@ -256,5 +279,6 @@ out.exit = ex;
 out.stderr = agentErr;
 out.sdkErrors = sdkErrors;
 for (const t of terms.values()) if (!t.exit) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
+out.files = files;
 process.stdout.write(JSON.stringify(out) + "\n");
 process.exit(0);
