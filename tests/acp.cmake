@@ -21,3 +21,10 @@ foreach(mode raw sdk2 sdk1 corpus)
   endif()
 endforeach()
 set_tests_properties(acp.corpus PROPERTIES LABELS "server;corpus")
+
+# docs/serve-acp.md's console example, run as written.
+add_test(NAME acp.doc_examples
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/vm/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/serve-acp.md
+                 $<TARGET_FILE_DIR:scvm>
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(acp.doc_examples PROPERTIES LABELS "server;docs" TIMEOUT 60)
