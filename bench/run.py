@@ -53,6 +53,7 @@ T_SERVE_P99_MS = 5.0
 SERVE_OTHERS = (("minimal Node server", 6800), ("WireMock", 2900), ("Mockoon", 1400))
 T_PTY_TRIPS_S = 0.2          # 1,000 PTY round trips through `tr a-z A-Z` (issue 5 item 10)
 T_AGENT_TURN_MS = 5.0        # what scvm run -t agent adds per agent turn (issue 15 item 5)
+T_ACP_TURN_X = 2.0           # scvm serve acp, a 100-turn session: x a replay of its own lines (issue 16 item 6)
 # The same 1,000 round trips measured on this machine (issue 5 item 10), seconds.
 PTY_OTHERS = (("expect", 0.08), ("node-pty + @xterm/headless", 1.46), ("tmux send-keys/capture-pane", 6.8))
 
@@ -431,6 +432,9 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     t.section("scvm run -t agent --speed 0: a headless agent (tests/agents/fake_agent.py) running a tool per turn")
     agent_rows(t, scc, scvm, work, 1 if o.quick else 5)
 
+    t.section("scvm serve acp --speed 0: a 100-turn ACP session over pipes (thought, text, a tool call per turn)")
+    acp_rows(t, scc, scvm, work, 1 if o.quick else 5)
+
     # ---- the Python runner's price ----
     t.section("the same scenarios loaded from YAML by PyYAML (CSafeLoader, libyaml)")
     py_sets = []
@@ -716,6 +720,92 @@ def agent_rows(t, scc, scvm, work, runs):
     t.add("added per turn (10 turns minus 1, less the agent's own)", f"{per_turn:.1f} ms", "", "",
           f"<= {T_AGENT_TURN_MS:.0f} ms", status(per_turn <= T_AGENT_TURN_MS))
     t.add("added once (start: server thread, PTY, namespaces; end)", f"{fixed:.0f} ms")
+
+
+def acp_scenario(path, turns):
+    with open(path, "w") as f:
+        f.write("name: acp_turns\ntimeline:\n")
+        for k in range(turns):
+            f.write(f"  - userInputs: [[{k * 100}, 'turn {k}']]\n"
+                    f"  - llmResponse:\n      - think: [[1, 'thinking about turn {k}']]\n"
+                    f"      - assistant: [[1, 'answer {k}: ' ]]\n"
+                    "  - agentToolUse:\n      toolName: grep\n      args: {pattern: 'TODO', path: 'src'}\n"
+                    "      progress: [[1, 'searching']]\n      result: 'src/a.c:1: TODO'\n      status: ok\n")
+
+
+def acp_session(cmd, turns):
+    """Drives an ACP agent (cmd) through initialize, session/new and turns
+    prompts over pipes; returns (seconds for the prompts, updates, lines)."""
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rd = p.stdout
+
+    def ask(i, method, params):
+        p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n").encode())
+        p.stdin.flush()
+        lines = []
+        while True:
+            line = rd.readline()
+            if not line:
+                die(f"the ACP agent ended early: {cmd}")
+            lines.append(line)
+            m = json.loads(line)
+            if m.get("id") == i and "method" not in m:
+                return lines
+    ask(0, "initialize", {"protocolVersion": 1})
+    sid = json.loads(ask(1, "session/new", {"cwd": "/tmp", "mcpServers": []})[-1])["result"]["sessionId"]
+    t0 = time.perf_counter()
+    got = []
+    for k in range(turns):
+        got.append(ask(2 + k, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": f"turn {k}"}]}))
+    sec = time.perf_counter() - t0
+    p.stdin.close()
+    p.wait(30)
+    return sec, sum(len(g) - 1 for g in got), got
+
+
+REPLAY_AGENT = r"""
+import json, sys
+turns = json.load(open(sys.argv[1]))
+k = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["method"] == "initialize":
+        out = [{"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": 1}}]
+    elif m["method"] == "session/new":
+        out = [{"jsonrpc": "2.0", "id": m["id"], "result": {"sessionId": "s"}}]
+    else:
+        sys.stdout.write("".join(turns[k][:-1]))
+        out = [{"jsonrpc": "2.0", "id": m["id"], "result": {"stopReason": "end_turn"}}]
+        k += 1
+    sys.stdout.write("".join(json.dumps(o) + "\n" for o in out))
+    sys.stdout.flush()
+"""
+
+
+def acp_rows(t, scc, scvm, work, runs):
+    """Issue 16 item 6: a 100-turn session against scvm serve acp at speed
+    0, against a replay agent that writes the very lines scvm wrote, turn
+    by turn (what any agent process costs the same client)."""
+    turns = 100
+    src, scb = os.path.join(work, "acp100.yaml"), os.path.join(work, "acp100.scb")
+    acp_scenario(src, turns)
+    if not compile_to(scc, src, scb):
+        die("scc cannot compile the ACP benchmark scenario")
+    sec, n_upd, got = acp_session([scvm, "serve", "acp", "--speed", "0", "--quiet", scb], turns)
+    rec = os.path.join(work, "acp100.json")
+    with open(rec, "w") as f:
+        json.dump([[line.decode() for line in g] for g in got], f)
+    agent = os.path.join(work, "acp_replay_agent.py")
+    with open(agent, "w") as f:
+        f.write(REPLAY_AGENT)
+    ours = median_of(runs, lambda: acp_session([scvm, "serve", "acp", "--speed", "0", "--quiet", scb], turns)[0])
+    base = median_of(runs, lambda: acp_session([sys.executable, agent, rec], turns)[0])
+    t.add(f"{turns} turns, {n_upd} updates: the prompts' time", f"{ours * 1000:.1f} ms",
+          f"replay agent {base * 1000:.1f} ms", f"{ours / base:.2f}x", f"<= {T_ACP_TURN_X:.0f}x",
+          status(ours / base <= T_ACP_TURN_X))
+    t.add("per turn (prompt to its answer, 5 updates)", f"{ours / turns * 1e6:.0f} us",
+          f"replay {base / turns * 1e6:.0f} us")
+    t.add("per update", f"{ours / n_upd * 1e6:.1f} us", f"replay {base / n_upd * 1e6:.1f} us")
 
 
 if __name__ == "__main__":
