@@ -23,8 +23,8 @@ int scn_edit_apply(const char *path, const char *text, size_t n, uint64_t add, u
     int64_t have = text ? scn_edit_count_lines(text, n) : 0;
     buf_reset(out);
     if ((int64_t)rm > have) {
-        snprintf(why, cap, "agentEdits '%s' removes %llu lines, but the file has %lld", path,
-                 (unsigned long long)rm, (long long)have);
+        snprintf(why, cap, "agentEdits '%s' removes %llu line%s, but the file has %lld", path,
+                 (unsigned long long)rm, rm == 1 ? "" : "s", (long long)have);
         buf_putc(out, 0);
         out->len = 0;
         return -1;

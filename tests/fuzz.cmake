@@ -59,6 +59,20 @@ add_test(NAME fuzz_agent_regressions
          COMMAND fuzz_agent_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/agent-corpus ${PROJECT_SOURCE_DIR}/runtime/agent/profiles)
 set_tests_properties(fuzz_agent_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
 
+# What the mock ACP agent reads from its client (runtime/acp): the client's
+# side of the stream against tests/acp/scenarios/acp_full.yaml compiled by
+# this build's scc: tests/fuzz/acp-corpus.
+add_executable(fuzz_acp_replay fuzz/fuzz_replay.c fuzz/fuzz_acp.c)
+target_link_libraries(fuzz_acp_replay PRIVATE sc_rt_acp)
+set(_fz_acp ${CMAKE_CURRENT_BINARY_DIR}/fuzz-acp)
+add_test(NAME fuzz_acp_seed
+         COMMAND sh -c "set -e; mkdir -p \"$2\"; sed 's|@WS@|/nonexistent|' \"$3\" > \"$2/acp_full.yaml\"; \"$1\" -o \"$2/acp_full.scb\" \"$2/acp_full.yaml\""
+                 sh $<TARGET_FILE:scc> ${_fz_acp} ${CMAKE_CURRENT_SOURCE_DIR}/acp/scenarios/acp_full.yaml)
+set_tests_properties(fuzz_acp_seed PROPERTIES FIXTURES_SETUP fuzz_acp_scb LABELS "fuzz-regress" TIMEOUT 60)
+add_test(NAME fuzz_acp_regressions COMMAND fuzz_acp_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/acp-corpus)
+set_tests_properties(fuzz_acp_regressions PROPERTIES FIXTURES_REQUIRED fuzz_acp_scb LABELS "fuzz-regress" TIMEOUT 300
+                     ENVIRONMENT "FUZZ_ACP_SCB=${_fz_acp}/acp_full.scb")
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -71,7 +85,8 @@ if(SCC_FUZZ)
   # the interpreter's debug-build asserts on (-UNDEBUG) whatever the build
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
-  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert)
+  foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert
+              sc_rt_acp)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -91,6 +106,11 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_http PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_http PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_http PRIVATE sc_http)
+
+  add_executable(fuzz_acp fuzz/fuzz_acp.c)
+  target_compile_options(fuzz_acp PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_acp PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_acp PRIVATE sc_rt_acp)
 
   add_executable(fuzz_agent fuzz/fuzz_agent.c)
   target_compile_options(fuzz_agent PRIVATE -fsanitize=fuzzer ${_fz_san})

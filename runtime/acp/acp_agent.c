@@ -256,6 +256,8 @@ static void check_fail(Srv *s, const Sess *ss, uint32_t line, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (size_t n = strlen(msg); n && msg[n - 1] == '\n'; n--)
+        msg[n - 1] = 0;
     s->c->failed++;
     const char *name = ss && ss->p ? ss->p->str[ss->p->meta.name].s : "-";
     if (line)
@@ -2077,6 +2079,23 @@ static void on_message(Srv *s, const char *line, size_t n)
 
 /* ---- the loop ---- */
 
+/* Plays every session as far as it can go now; *wake as in play. */
+static void play_all(Srv *s, uint64_t *wake)
+{
+    for (size_t i = 0; i < s->n_ss && !s->io_err; i++)
+        play(s, s->ss[i], wake);
+}
+
+/* One message, then what it let the sessions do: the calls a prompt makes
+** go out before the next message is read, as they would between two
+** reads. */
+static void on_line(Srv *s, const char *line, size_t n)
+{
+    uint64_t wake = UINT64_MAX;
+    on_message(s, line, n);
+    play_all(s, &wake);
+}
+
 int acp_serve(const Suite *suite, const AcpServeOpts *o, int in_fd, int out_fd, AcpCounts *c)
 {
     Srv s = { .suite = suite, .o = *o, .out_fd = out_fd, .c = c };
@@ -2099,19 +2118,14 @@ int acp_serve(const Suite *suite, const AcpServeOpts *o, int in_fd, int out_fd, 
     int err = 0;
     while (!s.io_err && !err) {
         uint64_t wake = UINT64_MAX;
-        for (size_t i = 0; i < s.n_ss && !s.io_err; i++)
-            play(&s, s.ss[i], &wake);
+        play_all(&s, &wake);
         if (s.io_err)
             break;
-        bool busy = false;
-        for (size_t i = 0; i < s.n_ss; i++)
-            busy |= s.ss[i]->prompting;
         if (eof)
             break;      /* the client is gone: what is left cannot be answered */
         struct pollfd pf[2] = { { .fd = in_fd, .events = POLLIN }, { .fd = o->cancel_fd, .events = POLLIN } };
         uint64_t now = now_ms();
         int timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 : wake - now > INT_MAX ? INT_MAX : (int)(wake - now);
-        (void)busy;
         int r = poll(pf, o->cancel_fd >= 0 ? 2 : 1, timeout);
         if (r < 0) {
             if (errno == EINTR)
@@ -2134,7 +2148,7 @@ int acp_serve(const Suite *suite, const AcpServeOpts *o, int in_fd, int out_fd, 
         if (got == 0) {
             eof = true;
             if (in.len && !skipping)
-                on_message(&s, (const char *)in.data, in.len);
+                on_line(&s, (const char *)in.data, in.len);
             in.len = 0;
             continue;
         }
@@ -2155,7 +2169,7 @@ int acp_serve(const Suite *suite, const AcpServeOpts *o, int in_fd, int out_fd, 
                 for (size_t k = 0; k < n && blank; k++)
                     blank = in.data[k] == ' ' || in.data[k] == '\t';
                 if (!blank)
-                    on_message(&s, (const char *)in.data, n);
+                    on_line(&s, (const char *)in.data, n);
             }
             skipping = false;
             in.len = 0;
