@@ -42,8 +42,11 @@ typedef enum St {
     ST_EDIT_WRITE,   /* fs/write_text_file of an agentEdits */
     ST_PERM,         /* session/request_permission */
     ST_TCREATE, ST_TWAIT, ST_TOUT, ST_TREL,   /* terminal/... of a runCmd */
+    ST_FS_READ, ST_FS_WRITE,   /* fs/... of a readFile, writeFile or editFile */
     ST_CANCEL,       /* the script's userCancelSession: the client's session/cancel */
 } St;
+
+enum { FS_NONE, FS_READ, FS_WRITE, FS_EDIT };   /* the file tools a client does */
 
 typedef struct Sess {
     char id[256];
@@ -72,7 +75,9 @@ typedef struct Sess {
     cJSON *reply_err;
     bool timed_out;
     /* the tool call in progress */
-    bool tool_open, tool_term;
+    bool tool_open, tool_term, tool_fs;
+    int tool_fs_kind;           /* FS_READ, FS_WRITE, FS_EDIT */
+    char *tool_old;             /* editFile: the file before */
     char tool_id[256], tool_name[128], term_id[256];
     cJSON *tool_args;
     Buf tool_text;
@@ -611,7 +616,9 @@ static const char *result_status(const char *st)
 
 static void tool_close(Sess *ss)
 {
-    ss->tool_open = ss->tool_term = false;
+    ss->tool_open = ss->tool_term = ss->tool_fs = false;
+    sc_free(ss->tool_old);
+    ss->tool_old = NULL;
     cJSON_Delete(ss->tool_args);
     ss->tool_args = NULL;
     buf_reset(&ss->tool_text);
@@ -909,7 +916,7 @@ static void check_terminal(Srv *s, Sess *ss, const BcInsn *r)
     const BcProgram *p = ss->p;
     uint32_t line = r ? r->line : 0;
     if (ss->timed_out) {
-        check_fail(s, ss, line, "runCmd '%s': the client's terminal did not answer", ss->tool_name);
+        check_fail(s, ss, line, "%s: the client did not answer", ss->tool_name);
         return;
     }
     if (!r) {
@@ -926,19 +933,24 @@ static void check_terminal(Srv *s, Sess *ss, const BcInsn *r)
             snprintf(got, sizeof got, "a signal");
         else
             snprintf(got, sizeof got, "exit code %d", ss->tool_exit);
-        check_fail(s, ss, line, "runCmd: the scenario expects status '%s', the command ended with %s; output:\n%s",
-                   p->str[r->a[1]].s, got, ss->tool_out ? ss->tool_out : "");
+        if (ss->tool_fs)
+            snprintf(got, sizeof got, "%s", ok ? "success" : "an error");
+        check_fail(s, ss, line, "%s: the scenario expects status '%s', the %s ended with %s; output:\n%s", ss->tool_name,
+                   p->str[r->a[1]].s, ss->tool_fs ? "client's file operation" : "command", got,
+                   ss->tool_out ? ss->tool_out : "");
         return;
     }
     BcVal v = bc_val(p, r->a[2]);
-    if (v.tag != BC_V_NULL) {
+    /* a write or an edit has no output of the client's: its result text
+    ** is the agent's own report, so only its status is checked */
+    if (v.tag != BC_V_NULL && !(ss->tool_fs && ss->tool_fs_kind != FS_READ)) {
         Buf why;
         buf_init(&why);
         const char *out = ss->tool_out ? ss->tool_out : "";
         int m = llm_result_match(p, &v, out, strlen(out), &why);
         buf_putc(&why, 0);
         if (m != 1) {
-            check_fail(s, ss, line, "runCmd: the output differs from the scenario's result:\n%s",
+            check_fail(s, ss, line, "%s: the output differs from the scenario's result:\n%s", ss->tool_name,
                        why.oom ? "" : (const char *)why.data);
             buf_fini(&why);
             return;
@@ -961,6 +973,58 @@ static void term_finish_start(Srv *s, Sess *ss)
                   : s->o.tool_timeout_ms                   ? s->o.tool_timeout_ms
                                                            : 600000;
     ss->deadline = now_ms() + ms;
+}
+
+/* Which file tool the client can do for the agent: readFile, writeFile,
+** editFile (and the real agents' Read, Write, Edit). */
+static int fs_tool(const char *name)
+{
+    static const struct { const char *names; int kind; } T[] = {
+        { " readfile read read_file ", FS_READ },
+        { " writefile write write_file ", FS_WRITE },
+        { " editfile edit replace ", FS_EDIT },
+    };
+    char low[130];
+    size_t n = strlen(name);
+    if (n + 3 > sizeof low)
+        return FS_NONE;
+    low[0] = ' ';
+    for (size_t i = 0; i < n; i++)
+        low[i + 1] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    low[n + 1] = ' ';
+    low[n + 2] = 0;
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+        if (strstr(T[k].names, low))
+            return T[k].kind;
+    return FS_NONE;
+}
+
+/* The end of a file tool done through the client: the check against its
+** TOOL_RESULT r (or none) and the update. */
+static void tool_fs_finish(Srv *s, Sess *ss, const BcInsn *r)
+{
+    check_terminal(s, ss, r);
+    cJSON *u = upd("tool_call_update");
+    cJSON_AddStringToObject(u, "toolCallId", ss->tool_id);
+    cJSON_AddStringToObject(u, "status", ss->tool_exit == 0 ? "completed" : "failed");
+    const char *out = ss->tool_out ? ss->tool_out : "";
+    if (ss->tool_exit == 0 && ss->tool_fs_kind != FS_READ) {
+        cJSON *content = cJSON_AddArrayToObject(u, "content");
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "type", "diff");
+        cJSON_AddStringToObject(d, "path", ss->edit_path);
+        if (ss->tool_old)
+            cJSON_AddStringToObject(d, "oldText", ss->tool_old);
+        cJSON_AddStringToObject(d, "newText", ss->edit_new.oom ? "" : (const char *)ss->edit_new.data);
+        cJSON_AddItemToArray(content, d);
+    } else {
+        cJSON_AddItemToObject(u, "content", text_content(out, strlen(out)));
+    }
+    cJSON *raw = cJSON_CreateObject();
+    cJSON_AddStringToObject(raw, "output", out);
+    cJSON_AddItemToObject(u, "rawOutput", raw);
+    update(s, ss, u);
+    tool_close(ss);
 }
 
 /* Runs the session's ops until one waits or is not due.  *wake gets the
@@ -986,8 +1050,8 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                     ss->timed_out = true;
                     ss->deadline = now + (s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
                     ss->await = keep;
-                    logf_(s, "scenario '%s': runCmd '%s' ran past its timeout; terminal/kill sent",
-                          p->str[p->meta.name].s, ss->tool_name);
+                    logf_(s, "scenario '%s': %s '%s' ran past its timeout; terminal/kill sent", p->str[p->meta.name].s,
+                          ss->tool_name, jstr(ss->tool_args, "cmd") ? jstr(ss->tool_args, "cmd") : "");
                     continue;
                 }
                 ss->timed_out = true;
@@ -1200,6 +1264,67 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                     ss->pc++;
                 break;
             }
+            case ST_FS_READ: {
+                const char *content = jstr(res, "content");
+                if (ebuf[0] || !content) {
+                    ss->tool_exit = 1;
+                    sc_free(ss->tool_out);
+                    ss->tool_out = sc_strdup(ebuf[0] ? ebuf : "the answer has no content");
+                    ss->pc++;
+                    break;
+                }
+                if (ss->tool_fs_kind == FS_READ) {
+                    ss->tool_exit = 0;
+                    sc_free(ss->tool_out);
+                    ss->tool_out = sc_strdup(content);
+                    ss->pc++;
+                    break;
+                }
+                /* editFile: old_string must occur once (or replace_all), as real agents require */
+                const char *os_ = jstr(ss->tool_args, "old_string"), *ns = jstr(ss->tool_args, "new_string");
+                bool all = jtrue(ss->tool_args, "replace_all");
+                size_t on = os_ ? strlen(os_) : 0, count = 0;
+                for (const char *q = on ? strstr(content, os_) : NULL; q; q = strstr(q + on, os_))
+                    count++;
+                char msg[PATH_MAX + 128] = "";
+                if (!os_ || !ns || !on)
+                    snprintf(msg, sizeof msg, "editFile needs old_string and new_string");
+                else if (count == 0)
+                    snprintf(msg, sizeof msg, "old_string not found in %s", ss->edit_path);
+                else if (count > 1 && !all)
+                    snprintf(msg, sizeof msg, "old_string occurs %zu times in %s; replace_all is not set", count,
+                             ss->edit_path);
+                if (msg[0]) {
+                    ss->tool_exit = 1;
+                    sc_free(ss->tool_out);
+                    ss->tool_out = sc_strdup(msg);
+                    ss->pc++;
+                    break;
+                }
+                buf_reset(&ss->edit_new);
+                const char *at = content;
+                for (const char *q = strstr(at, os_); q; q = all ? strstr(at, os_) : NULL) {
+                    buf_put(&ss->edit_new, at, (size_t)(q - at));
+                    buf_puts(&ss->edit_new, ns);
+                    at = q + on;
+                }
+                buf_puts(&ss->edit_new, at);
+                buf_putc(&ss->edit_new, 0);
+                ss->edit_new.len--;
+                sc_free(ss->tool_old);
+                ss->tool_old = sc_strdup(content);
+                cJSON *wp = sess_params(ss);
+                cJSON_AddStringToObject(wp, "path", ss->edit_path);
+                cJSON_AddStringToObject(wp, "content", ss->edit_new.oom ? "" : (const char *)ss->edit_new.data);
+                call(s, ss, ST_FS_WRITE, "fs/write_text_file", wp);
+                break;
+            }
+            case ST_FS_WRITE:
+                ss->tool_exit = ebuf[0] ? 1 : 0;
+                sc_free(ss->tool_out);
+                ss->tool_out = sc_strdup(ebuf[0] ? ebuf : "");
+                ss->pc++;
+                break;
             case ST_CANCEL:
                 /* reached only on timeout: the client never cancelled */
                 check_fail(s, ss, in->line, "the scenario expects the client to cancel the prompt (session/cancel) here; "
@@ -1222,6 +1347,10 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 term_finish_start(s, ss);
                 continue;
             }
+            if (ss->tool_open && ss->tool_fs) {
+                tool_fs_finish(s, ss, NULL);
+                continue;
+            }
             prompt_end(s, ss);
             return;
         }
@@ -1237,6 +1366,12 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
         /* a runCmd in a terminal ends before any op other than its progress */
         if (ss->tool_open && ss->tool_term && in->op != OP_TOOL_PROGRESS) {
             term_finish_start(s, ss);
+            continue;
+        }
+        if (ss->tool_open && ss->tool_fs && in->op != OP_TOOL_PROGRESS) {
+            tool_fs_finish(s, ss, in->op == OP_TOOL_RESULT ? in : NULL);
+            if (in->op == OP_TOOL_RESULT)
+                ss->pc++;
             continue;
         }
         switch ((BcOp)in->op) {
@@ -1286,6 +1421,37 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 cJSON_AddNumberToObject(tp, "outputByteLimit", 1048576);
                 ss->tool_exit = INT_MIN;
                 call(s, ss, ST_TCREATE, "terminal/create", tp);
+                continue;
+            }
+            int fk = fs_tool(ss->tool_name);
+            const char *fpath = tool_path(ss->tool_args);
+            const cJSON *content = jget(ss->tool_args, "content");
+            if (fk && fpath &&
+                ((fk == FS_READ && s->cl_read) || (fk == FS_WRITE && s->cl_write && cJSON_IsString(content)) ||
+                 (fk == FS_EDIT && s->cl_read && s->cl_write))) {
+                /* the client does it: fs/read_text_file, fs/write_text_file, or both */
+                tool_announce(s, ss, "in_progress", NULL);
+                ss->tool_fs = true;
+                ss->tool_fs_kind = fk;
+                ss->tool_exit = INT_MIN;
+                abs_path(ss, fpath, ss->edit_path, sizeof ss->edit_path);
+                cJSON *fp = sess_params(ss);
+                cJSON_AddStringToObject(fp, "path", ss->edit_path);
+                if (fk == FS_WRITE) {
+                    buf_reset(&ss->edit_new);
+                    buf_puts(&ss->edit_new, content->valuestring);
+                    buf_putc(&ss->edit_new, 0);
+                    ss->edit_new.len--;
+                    cJSON_AddStringToObject(fp, "content", content->valuestring);
+                    call(s, ss, ST_FS_WRITE, "fs/write_text_file", fp);
+                } else {
+                    const cJSON *off = jget(ss->tool_args, "offset"), *lim = jget(ss->tool_args, "limit");
+                    if (fk == FS_READ && cJSON_IsNumber(off) && off->valuedouble >= 0)
+                        cJSON_AddNumberToObject(fp, "line", off->valuedouble + 1);
+                    if (fk == FS_READ && cJSON_IsNumber(lim) && lim->valuedouble > 0)
+                        cJSON_AddNumberToObject(fp, "limit", lim->valuedouble);
+                    call(s, ss, ST_FS_READ, "fs/read_text_file", fp);
+                }
                 continue;
             }
             tool_announce(s, ss, "in_progress", NULL);

@@ -24,7 +24,12 @@
 // Usage: node acp_client.mjs --modules DIR --cwd DIR [--sdk 1|2] [--fs FILE]
 //          [--permission allow|reject|cancel] [--load ID] [--scenario NAME]
 //          [--cancel-after MS] [--prompts N] [--prompt TEXT] [--no-script]
-//          [--no-terminal] -- SCVM ARGS...
+//          [--no-terminal] [--answers FILE] -- SCVM ARGS...
+// --answers: {"permissions": [outcome, ...], "terminals": [{output,
+// exitCode}, ...]}: the outcomes given to the permission requests in order
+// (instead of --permission), and the terminals' scripted runs in order
+// (instead of running the commands: a fully simulated client).
+// --client-caps JSON: the clientCapabilities to advertise.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -48,6 +53,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === "--cancel-after") opt.cancelAfter = Number(v);
   else if (a === "--prompts") opt.prompts = Number(v);
   else if (a === "--prompt") opt.prompt = v;
+  else if (a === "--answers") opt.answers = JSON.parse(fs.readFileSync(v, "utf8"));
+  else if (a === "--client-caps") opt.caps = JSON.parse(v);
   else if (a === "--no-script") { opt.noScript = true; i--; }
   else if (a === "--no-terminal") { opt.noTerminal = true; i--; }
   else { console.error(`acp_client: unknown option ${a}`); process.exit(2); }
@@ -102,12 +109,17 @@ const handlers = {
     check("fs/write_text_file", z.zWriteTextFileRequest, params);
     out.calls.push({ method: "fs/write_text_file", path: params.path, content: params.content });
     if (virtual(params.path)) files[params.path] = params.content;
-    else fs.writeFileSync(params.path, params.content);
+    else {
+      fs.mkdirSync(path.dirname(params.path), { recursive: true });
+      fs.writeFileSync(params.path, params.content);
+    }
     return {};
   },
   async requestPermission(params) {
     check("session/request_permission", z.zRequestPermissionRequest, params);
     out.calls.push({ method: "session/request_permission", toolCall: params.toolCall, options: params.options });
+    if (opt.answers && opt.answers.permissions && opt.answers.permissions.length)
+      return { outcome: opt.answers.permissions.shift() };
     if (opt.permission === "cancel") return { outcome: { outcome: "cancelled" } };
     const want = opt.permission === "reject" ? "reject" : "allow";
     const o = params.options.find((x) => x.kind === `${want}_once`) || params.options.find((x) => x.kind.startsWith(want));
@@ -117,6 +129,12 @@ const handlers = {
     check("terminal/create", z.zCreateTerminalRequest, params);
     out.calls.push({ method: "terminal/create", command: params.command, args: params.args, cwd: params.cwd });
     const id = `term-${++nterm}`;
+    const scripted = opt.answers && opt.answers.terminals;
+    if (scripted) {
+      const run = scripted.shift() || { output: "", exitCode: 0 };
+      terms.set(id, { output: run.output, exit: { exitCode: run.exitCode, signal: null }, waiters: [], child: null });
+      return { terminalId: id };
+    }
     const child = spawn(params.command, params.args || [], { cwd: params.cwd || opt.cwd, detached: true,
                                                              stdio: ["ignore", "pipe", "pipe"] });
     const t = { child, output: "", exit: null, waiters: [] };
@@ -158,14 +176,14 @@ const handlers = {
     check("terminal/kill", z.zKillTerminalRequest, params);
     out.calls.push({ method: "terminal/kill", terminalId: params.terminalId });
     const t = terms.get(params.terminalId);
-    if (t && !t.exit) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
+    if (t && !t.exit && t.child) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
     return {};
   },
   async releaseTerminal(params) {
     check("terminal/release", z.zReleaseTerminalRequest, params);
     out.calls.push({ method: "terminal/release", terminalId: params.terminalId });
     const t = terms.get(params.terminalId);
-    if (t && !t.exit) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
+    if (t && !t.exit && t.child) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
     terms.delete(params.terminalId);
     return {};
   },
@@ -186,7 +204,7 @@ const stream = acp.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agen
 async function workflow(request, notify) {
   const init = await request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: !opt.noTerminal },
+    clientCapabilities: opt.caps || { fs: { readTextFile: true, writeTextFile: true }, terminal: !opt.noTerminal },
     clientInfo: { name: "scvm-acp-test", version: "1.0.0" },
   });
   check("initialize result", z.zInitializeResponse, init);
@@ -278,7 +296,7 @@ if (!ex) { agent.kill("SIGKILL"); out.errors.push("scvm serve acp did not exit a
 out.exit = ex;
 out.stderr = agentErr;
 out.sdkErrors = sdkErrors;
-for (const t of terms.values()) if (!t.exit) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
+for (const t of terms.values()) if (!t.exit && t.child) try { process.kill(-t.child.pid, "SIGKILL"); } catch (e) { /* gone */ }
 out.files = files;
 process.stdout.write(JSON.stringify(out) + "\n");
 process.exit(0);

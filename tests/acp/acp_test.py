@@ -10,6 +10,9 @@ Drives `scvm serve acp` (docs/serve-acp.md) with real clients:
               passing with a faithful client and failing, with its
               message, with a wrong one; session/load history; pack
               selection by name and by prompt
+  stdlib      the SDK client through every ACP-facing scenario of
+              stdlib-scenarios/ (an acp section, or ACP ops), answering
+              what the script expects: no failed check
   corpus      the SDK client through the ACP fixtures of the shared corpus
               (mock-agent-acp/scenarios): the ones scc compiles play with
               no failed check; the ones it rejects are rejected with the
@@ -109,7 +112,7 @@ def mode_sdk2():
     scb = compile_("acp_full", ws)
     out = client(["--speed", "0", scb], ws)
     if out:
-        summary_ok(out, passed=9)
+        summary_ok(out, passed=12)
         expect([t.get("stopReason") for t in out["turns"]] == ["end_turn", "cancelled"],
                "stop reasons %s" % out["turns"])
         expect(out["turns"][0]["result"].get("usage", {}).get("totalTokens") == 7, "usage (unstable) %s" % out["turns"])
@@ -135,7 +138,12 @@ def mode_sdk2():
                "edit diff %s" % edit)
         expect(methods(out) == ["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release",
                                 "fs/read_text_file", "fs/write_text_file", "fs/read_text_file",
+                                "fs/write_text_file", "fs/read_text_file", "fs/write_text_file", "fs/read_text_file",
                                 "session/request_permission"], "client calls %s" % methods(out))
+        expect(open(os.path.join(ws, "notes.md")).read() == "one\nthree\n", "notes.md after writeFile and editFile")
+        upd = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and
+               u.get("rawOutput", {}).get("output") == "one\nthree\n"]
+        expect(upd and upd[0]["status"] == "completed", "readFile through the client: %s" % upd)
         expect(open(os.path.join(ws, "hello.txt")).read() ==
                "scvm agentEdits hello.txt +1/2\nscvm agentEdits hello.txt +2/2\n", "hello.txt after the edit")
         expect(not any("never sent" in json.dumps(u) for u in out["updates"]), "a cancelled turn went on")
@@ -145,7 +153,7 @@ def mode_sdk2():
     scb = compile_("acp_full", ws)
     out = client(["--speed", "0", scb], ws, "--load", "full-1")
     if out:
-        summary_ok(out, passed=9)
+        summary_ok(out, passed=12)
         hist = out["updates"][:out["history"]]
         expect([u["sessionUpdate"] for u in hist] == ["user_message_chunk", "agent_message_chunk", "tool_call",
                                                       "tool_call_update"], "history %s" % hist)
@@ -164,23 +172,26 @@ def mode_sdk2():
     out = client(["--speed", "0", "--client-timeout", "5000", scb], ws, "--permission", "reject")
     if out:
         err = out["stderr"]
-        summary_ok(out, passed=0, failed=5)
+        summary_ok(out, passed=0, failed=6)
         for want in ("fs/read_text_file '%s/data.txt': the content differs from expectedContent:\n--- expected\n"
                      "+++ actual\n-expected content\n+other content" % ws,
                      "runCmd: the output differs from the scenario's result:",
                      "runCmd: the scenario expects status 'error', the command ended with exit code 0",
                      "runCmd 'sleep 30': the command ran past its timeout and was killed",
+                     "editFile: the scenario expects status 'ok', the client's file operation ended with an error; "
+                     "output:\nold_string not found in %s/data.txt" % ws,
                      "session/request_permission: the scenario expects selected 'allow', the client answered "
                      "selected 'deny'"):
             expect(want in err, "log lacks %r:\n%s" % (want, err))
         expect("terminal/kill" in methods(out), "no terminal/kill for the timeout: %s" % methods(out))
     # ... and passes with a faithful client (the file as scripted; the
-    # command results are the script's own mistakes, so they still fail)
+    # command results and the edit are the script's own mistakes, so they
+    # still fail)
     with open(os.path.join(ws, "data.txt"), "w") as f:
         f.write("expected content\n")
     out = client(["--speed", "0", scb], ws, "--permission", "allow")
     if out:
-        summary_ok(out, passed=2, failed=3)
+        summary_ok(out, passed=2, failed=4)
     # a client that skips the script's own calls: set_mode, set_model and the cancel
     ws = fresh("ws-noscript")
     scb = compile_("acp_full", ws)
@@ -231,6 +242,114 @@ def mode_sdk1():
         upd = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("rawOutput", {}).get("output") == "README.md:1: TODO"]
         expect(upd and upd[0]["status"] == "completed", "grep result %s" % upd)
         expect(open(os.path.join(ws, "README.md")).read() == "tidy\nscvm agentEdits README.md +1/1\n", "README.md")
+
+
+# ---------------------------------------------------------------- stdlib
+
+ACP_OPS = ("INITIALIZE", "SESSION_START", "FILE_READS", "PERMISSION", "SET_MODE", "SET_MODEL")
+
+
+def dis_ops(scb):
+    """(op, operands text) of every op in `scvm dis --no-lines`."""
+    r = subprocess.run([SCVM, "dis", "--no-lines", scb], capture_output=True, text=True, check=True)
+    ops = []
+    for line in r.stdout.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) >= 4 and parts[0].isdigit():
+            ops.append((parts[3], parts[4] if len(parts) > 4 else ""))
+    return ops
+
+
+def expected_outcome(k):
+    """What a faithful client answers to a scripted permission request."""
+    if isinstance(k.get("decision"), dict):
+        d = k["decision"]
+        return {"outcome": d["outcome"], **({"optionId": d["optionId"]} if "optionId" in d else {})}
+    g = k.get("granted")
+    if g is None:
+        return {"outcome": "selected", "optionId": k["options"][0]["id"]}
+    want = "allow" if g else "reject"
+    opts = [o for o in k["options"] if o["kind"] == want + "_once"] or \
+           [o for o in k["options"] if o["kind"].startswith(want)]
+    return {"outcome": "selected", "optionId": opts[0]["id"]}
+
+
+def mode_stdlib():
+    """A fully simulated client, faithful to each script: it advertises the
+    script's clientCapabilities, answers permissions as scripted, runs
+    terminals as scripted (the result's text, exit 0 for ok), and its
+    workspace holds what the script assumes is there (a file readFile
+    reads, the old_string editFile replaces, the lines agentEdits removes,
+    agentFileReads' contents)."""
+    root = os.path.join(os.path.dirname(os.path.dirname(HERE)), "stdlib-scenarios")
+    ran = 0
+    for f in sorted(os.listdir(root)):
+        if not f.endswith(".yaml"):
+            continue
+        scb = os.path.join(WORK, f[:-5] + ".scp")
+        r = subprocess.run([SCC, "--pack", "-o", scb, os.path.join(root, f)], capture_output=True, text=True)
+        if not expect(r.returncode == 0, "%s: %s" % (f, r.stderr)):
+            continue
+        ops = dis_ops(scb)
+        src = open(os.path.join(root, f)).read()
+        if not any(o in ACP_OPS for o, _ in ops) and "\nacp:" not in src:
+            continue
+        ws = fresh("ws-" + f[:-5])
+        files, perms, terms, caps = {}, [], [], None
+        seeds = {}
+        tool = None
+        for op, rest in ops:
+            if op == "INITIALIZE":
+                caps = json.loads(rest).get("request", {}).get("clientCapabilities")
+            elif op == "PERMISSION":
+                perms.append(expected_outcome(json.loads(rest)))
+            elif op == "FILE_READS":
+                for fr in json.loads(rest):
+                    files[fr["path"]] = fr.get("expectedContent", "")
+            elif op == "FILE_EDIT":
+                path, add, rm = rest.rsplit(" ", 2)
+                if int(rm):
+                    seeds.setdefault(json.loads(path), "".join("line %d\n" % k for k in range(1, int(rm) + 1)))
+            elif op == "TOOL_START":
+                name, rest2 = rest.split(" ", 1)
+                args = json.loads(rest2[:rest2.rindex("}") + 1]) if rest2.startswith("{") else {}
+                tool = (json.loads(name), args)
+                if tool[0] == "editFile" and "old_string" in args:
+                    seeds.setdefault(args["path"], args["old_string"] + "\n")
+            elif op == "TOOL_RESULT" and tool:
+                name, status, out = json.loads("[" + ",".join(rest.split(" ", 2)[:2]) + "]") + [rest.split(" ", 2)[2]]
+                out = json.loads(out)
+                text = out if isinstance(out, str) else (out or {}).get("exact", (out or {}).get("contains", "")) \
+                    if isinstance(out, dict) else ""
+                if tool[0] == "readFile":
+                    seeds.setdefault(tool[1]["path"], text)
+                if tool[0] == "runCmd":
+                    terms.append({"output": text, "exitCode": 0 if status in ("ok", "success") else 1})
+                tool = None
+        for rel, content in seeds.items():
+            full = os.path.join(ws, rel)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as fh:
+                fh.write(content)
+        for p, c in list(files.items()):
+            if p.startswith(ws + "/"):
+                with open(p, "w") as fh:
+                    fh.write(c)
+                del files[p]
+        fsmap, answers = os.path.join(WORK, f + ".fs.json"), os.path.join(WORK, f + ".answers.json")
+        json.dump(files, open(fsmap, "w"))
+        json.dump({"permissions": perms, "terminals": terms}, open(answers, "w"))
+        extra = ["--client-caps", json.dumps(caps)] if caps else []
+        out = client(["--speed", "0", scb], ws, "--fs", fsmap, "--answers", answers, *extra)
+        ran += 1
+        if not out:
+            continue
+        expect(out["exit"] and out["exit"]["code"] == 0, "%s: exit %s\n%s" % (f, out["exit"], out["stderr"]))
+        expect(out["turns"] and all("stopReason" in t for t in out["turns"]), "%s: turns %s" % (f, out["turns"]))
+        print("%s: %d turns, %d updates, %d client calls; %s" % (
+            f, len(out["turns"]), len(out["updates"]), len(out["calls"]),
+            [l for l in out["stderr"].splitlines() if "checks:" in l][0].split("summary: ")[1]))
+    expect(ran >= 8, "only %d ACP-facing stdlib scenarios found" % ran)
 
 
 # ---------------------------------------------------------------- corpus
@@ -487,11 +606,11 @@ def mode_raw():
 
 
 os.makedirs(WORK, exist_ok=True)
-if args["mode"] in ("sdk2", "sdk1", "corpus"):
+if args["mode"] in ("sdk2", "sdk1", "corpus", "stdlib"):
     if not os.path.isdir(os.path.join(args.get("modules", ""), "acp-sdk-2")):
         print("SKIP: the ACP SDK is not installed (tests/npm_setup.py)")
         sys.exit(77)
-{"sdk2": mode_sdk2, "sdk1": mode_sdk1, "corpus": mode_corpus, "raw": mode_raw}[args["mode"]]()
+{"sdk2": mode_sdk2, "sdk1": mode_sdk1, "corpus": mode_corpus, "stdlib": mode_stdlib, "raw": mode_raw}[args["mode"]]()
 if failures:
     print("%d failures" % len(failures))
     sys.exit(1)
