@@ -300,6 +300,15 @@ static const char *jstr(const cJSON *o, const char *k)
 
 static bool jtrue(const cJSON *o, const char *k) { return cJSON_IsTrue(jget(o, k)); }
 
+/* A number the client sent, as an integer in [lo, hi]; dflt when it is no
+** number or outside (NaN, infinities and huge values included). */
+static int64_t jint(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt)
+{
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= (double)lo && v->valuedouble <= (double)hi))
+        return dflt;
+    return (int64_t)v->valuedouble;
+}
+
 /* The program's resolved acp section (or NULL), owned by the caller. */
 static cJSON *acp_config(const BcProgram *p)
 {
@@ -969,9 +978,8 @@ static void term_finish_start(Srv *s, Sess *ss)
     cJSON_AddStringToObject(p, "terminalId", ss->term_id);
     call(s, ss, ST_TWAIT, "terminal/wait_for_exit", p);
     const cJSON *to = jget(ss->tool_args, "timeout");
-    uint64_t ms = cJSON_IsNumber(to) && to->valuedouble > 0 ? (uint64_t)to->valuedouble
-                  : s->o.tool_timeout_ms                   ? s->o.tool_timeout_ms
-                                                           : 600000;
+    int64_t scripted = jint(to, 1, 86400000, 0);
+    uint64_t ms = scripted ? (uint64_t)scripted : s->o.tool_timeout_ms ? s->o.tool_timeout_ms : 600000;
     ss->deadline = now_ms() + ms;
 }
 
@@ -1067,7 +1075,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             char ebuf[512] = "";
             if (err) {
                 const char *m = jstr(err, "message");
-                snprintf(ebuf, sizeof ebuf, "error %d: %s", (int)cJSON_GetNumberValue(jget(err, "code")), m ? m : "");
+                snprintf(ebuf, sizeof ebuf, "error %d: %s", (int)jint(jget(err, "code"), INT_MIN, INT_MAX, 0), m ? m : "");
             } else if (late) {
                 snprintf(ebuf, sizeof ebuf, "no answer within %u ms",
                          s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
@@ -1210,7 +1218,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             }
             case ST_TWAIT: {
                 const cJSON *code = jget(res, "exitCode"), *sig = jget(res, "signal");
-                ss->tool_exit = cJSON_IsNumber(code) ? (int)code->valuedouble
+                ss->tool_exit = cJSON_IsNumber(code) ? (int)jint(code, -999, INT_MAX, 1)
                                 : (cJSON_IsString(sig) ? -1000 : INT_MIN);
                 if (ebuf[0] && !s->o.quiet)
                     logf_(s, "runCmd: terminal/wait_for_exit: %s", ebuf);
@@ -1228,7 +1236,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 if (ss->tool_exit == INT_MIN) {
                     const cJSON *es = jget(res, "exitStatus");
                     if (cJSON_IsNumber(jget(es, "exitCode")))
-                        ss->tool_exit = (int)jget(es, "exitCode")->valuedouble;
+                        ss->tool_exit = (int)jint(jget(es, "exitCode"), -999, INT_MAX, 1);
                 }
                 cJSON *rp = sess_params(ss);
                 cJSON_AddStringToObject(rp, "terminalId", ss->term_id);
@@ -2193,7 +2201,9 @@ static void on_response(Srv *s, const cJSON *msg)
     const cJSON *id = jget(msg, "id");
     if (!cJSON_IsNumber(id))
         return;
-    int64_t n = (int64_t)id->valuedouble;
+    int64_t n = jint(id, 0, INT64_C(1) << 53, -1);
+    if (n < 0)
+        return;
     for (size_t i = 0; i < s->n_pend; i++) {
         if (s->pend[i].id != n)
             continue;
