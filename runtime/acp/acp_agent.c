@@ -1887,6 +1887,10 @@ static cJSON *script_meta(const Sess *ss)
     if (!ss->p)
         return m;
     const BcProgram *p = ss->p;
+    cJSON *st = session_start(p);
+    const cJSON *sm = jget(st, "_meta"), *x;
+    cJSON_ArrayForEach(x, sm) cJSON_AddItemToObject(m, x->string, cJSON_Duplicate(x, true));
+    cJSON_Delete(st);
     cJSON_AddStringToObject(m, "scvm.scenario", p->str[p->meta.name].s);
     cJSON *turns = cJSON_AddArrayToObject(m, "scvm.turns");
     for (uint32_t k = 0; k < ss->n_turns; k++) {
@@ -1921,6 +1925,46 @@ static void add_session_state(const Sess *ss, cJSON *res, bool unstable)
     cJSON_AddItemToObject(res, "_meta", script_meta(ss));
 }
 
+/* available_commands_update with the slash commands the script runs
+** (slashCommand tools: "/name args" offers "name"), when it runs any. */
+static void send_commands(Srv *s, Sess *ss)
+{
+    if (!ss->p)
+        return;
+    const BcProgram *p = ss->p;
+    cJSON *cmds = cJSON_CreateArray();
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        const BcInsn *in = &p->insn[i];
+        if (in->op != OP_TOOL_START || strcasecmp(p->str[in->a[0]].s, "slashCommand") != 0)
+            continue;
+        cJSON *args = val_json(p, in->a[1]);
+        const char *c = jstr(args, "command");
+        if (c) {
+            c += *c == '/';
+            size_t n = strcspn(c, " \t\n");
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), c);
+            bool dup = !name[0];
+            const cJSON *x;
+            cJSON_ArrayForEach(x, cmds) dup |= strcmp(jstr(x, "name"), name) == 0;
+            if (!dup) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "name", name);
+                cJSON_AddStringToObject(o, "description", "a command the scenario runs");
+                cJSON_AddItemToArray(cmds, o);
+            }
+        }
+        cJSON_Delete(args);
+    }
+    if (cJSON_GetArraySize(cmds) == 0) {
+        cJSON_Delete(cmds);
+        return;
+    }
+    cJSON *u = upd("available_commands_update");
+    cJSON_AddItemToObject(u, "availableCommands", cmds);
+    update(s, ss, u);
+}
+
 static void on_session_new(Srv *s, const cJSON *id, const cJSON *params)
 {
     const char *cwd;
@@ -1949,6 +1993,7 @@ static void on_session_new(Srv *s, const cJSON *id, const cJSON *params)
     cJSON_AddStringToObject(res, "sessionId", ss->id);
     add_session_state(ss, res, s->unstable);
     reply_result(s, id, res);
+    send_commands(s, ss);
 }
 
 static void on_session_load(Srv *s, const cJSON *id, const cJSON *params)
@@ -2002,6 +2047,7 @@ static void on_session_load(Srv *s, const cJSON *id, const cJSON *params)
     cJSON *res = cJSON_CreateObject();
     add_session_state(ss, res, s->unstable);
     reply_result(s, id, res);
+    send_commands(s, ss);
 }
 
 /* The prompt's text (its text blocks, joined), into b. */

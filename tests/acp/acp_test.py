@@ -118,6 +118,7 @@ def mode_sdk2():
         expect(out["turns"][0]["result"].get("usage", {}).get("totalTokens") == 7, "usage (unstable) %s" % out["turns"])
         init = out["initialize"]
         expect(init["agentInfo"] == {"name": "mock-agent", "version": "1.0"}, "agentInfo %s" % init)
+        expect(out["session"]["_meta"]["trace"] == "full", "sessionStart _meta in session/new: %s" % out["session"])
         caps = init["agentCapabilities"]
         expect(caps["loadSession"] is True and caps["promptCapabilities"]["image"] is True and
                caps["mcpCapabilities"]["http"] is True, "capabilities %s" % caps)
@@ -236,7 +237,10 @@ def mode_sdk1():
     if out:
         summary_ok(out, passed=4)
         k = kinds(out)
-        expect(k.count("tool_call") == 3 and "plan" in k and "current_mode_update" in k, "updates %s" % k)
+        expect(k.count("tool_call") == 4 and "plan" in k and "current_mode_update" in k, "updates %s" % k)
+        expect(k[0] == "available_commands_update" and
+               out["updates"][0]["availableCommands"] == [{"name": "compact", "description": "a command the scenario runs"}],
+               "available commands %s" % out["updates"][:1])
         grep = [u for u in out["updates"] if u.get("kind") == "search"]
         expect(grep and grep[0]["title"] == "grep TODO", "grep tool_call %s" % grep)
         upd = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and u.get("rawOutput", {}).get("output") == "README.md:1: TODO"]
@@ -498,6 +502,8 @@ def mode_raw():
     m = a.recv()
     expect(m and m.get("id") == 13 and m["result"]["sessionId"] == "scvm-session-1", "session/new: %r" % m)
     sid = m["result"]["sessionId"]
+    m = a.recv()
+    expect(m and m["params"]["update"]["sessionUpdate"] == "available_commands_update", "after session/new: %r" % m)
     a.send({"jsonrpc": "2.0", "id": 14, "method": "session/prompt",
             "params": {"sessionId": sid, "prompt": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]}})
     m = a.recv()
