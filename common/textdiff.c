@@ -5,6 +5,8 @@
 
 void text_quote(Buf *out, const char *pfx, const char *t, size_t n)
 {
+    if (!t)
+        return;     /* an empty Buf's data */
     size_t i = 0, lines = 0;
     while (i < n && lines < 40) {
         const char *nl = memchr(t + i, '\n', n - i);
@@ -19,6 +21,10 @@ void text_quote(Buf *out, const char *pfx, const char *t, size_t n)
 
 void text_line_diff(Buf *out, const char *a, size_t na, const char *b, size_t nb)
 {
+    if (!a)
+        a = "", na = 0;     /* an empty Buf's data */
+    if (!b)
+        b = "", nb = 0;
     size_t h = 0;
     while (h < na && h < nb && a[h] == b[h])
         h++;

@@ -10,7 +10,8 @@
 #include "buf.h"
 
 /* Appends t[0..n), each line prefixed with pfx, at most 40 lines of at
-** most 300 bytes, then "... (N more bytes)". */
+** most 300 bytes, then "... (N more bytes)".  t (and a, b below) may be
+** NULL with a length of 0: an empty Buf's data. */
 void text_quote(Buf *out, const char *pfx, const char *t, size_t n);
 
 /* Appends "--- expected\n+++ actual\n", then the lines of a (expected) and

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/base64.h"
+#include "common/textdiff.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/jsonw.h"
@@ -76,6 +77,24 @@ static void test_base64(void)
         buf_fini(&e);
         buf_fini(&d);
     }
+}
+
+/* The bounded line diff (textdiff.h): the middle that differs, and an
+** empty Buf's NULL data on either side. */
+static void test_textdiff(void)
+{
+    Buf d;
+    buf_init(&d);
+    text_line_diff(&d, "a\nb\nc\n", 6, "a\nx\nc\n", 6);
+    buf_putc(&d, 0);
+    CHECK(strcmp((const char *)d.data, "--- expected\n+++ actual\n-b\n+x\n") == 0);
+    buf_reset(&d);
+    text_line_diff(&d, NULL, 0, "out\n", 4);
+    text_line_diff(&d, "want", 4, NULL, 0);
+    text_quote(&d, "  ", NULL, 0);
+    buf_putc(&d, 0);
+    CHECK(strcmp((const char *)d.data, "--- expected\n+++ actual\n+out\n--- expected\n+++ actual\n-want\n") == 0);
+    buf_fini(&d);
 }
 
 static void test_utf8(void)
@@ -286,6 +305,7 @@ static void test_mkdirs(void)
 int main(void)
 {
     test_base64();
+    test_textdiff();
     test_utf8();
     test_levenshtein();
     test_strdup();
