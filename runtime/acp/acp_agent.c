@@ -92,7 +92,8 @@ typedef struct Sess {
 
 typedef struct Pend {
     int64_t id;
-    Sess *ss;                   /* NULL: fire and forget */
+    Sess *ss;                   /* NULL: fire and forget, or forgotten */
+    bool forgotten;             /* its session stopped waiting (timeout, reload) */
 } Pend;
 
 typedef struct Srv {
@@ -228,7 +229,7 @@ static void call(Srv *s, Sess *ss, St st, const char *method, cJSON *params)
         s->cap_pend = nc;
     }
     int64_t id = s->next_id++;
-    s->pend[s->n_pend++] = (Pend){ id, ss };
+    s->pend[s->n_pend++] = (Pend){ id, ss, false };
     cJSON *m = rpc(method);
     cJSON_AddNumberToObject(m, "id", (double)id);
     cJSON_AddItemToObject(m, "params", params);
@@ -240,6 +241,17 @@ static void call(Srv *s, Sess *ss, St st, const char *method, cJSON *params)
         ss->timed_out = false;
         ss->deadline = now_ms() + (s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
     }
+}
+
+/* No answer is awaited for ss's calls any more (it timed out, or the
+** session goes): a late answer is then only logged. */
+static void pend_forget(Srv *s, const Sess *ss, int64_t id)
+{
+    for (size_t i = 0; i < s->n_pend; i++)
+        if (s->pend[i].ss == ss && (id < 0 || s->pend[i].id == id)) {
+            s->pend[i].ss = NULL;
+            s->pend[i].forgotten = true;
+        }
 }
 
 static cJSON *sess_params(const Sess *ss)
@@ -1065,6 +1077,8 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 ss->timed_out = true;
             }
             /* the answer (or its absence) in the state it was awaited */
+            if (!ss->reply && !ss->reply_err)
+                pend_forget(s, ss, ss->await);
             St st = ss->st;
             cJSON *res = ss->reply, *err = ss->reply_err;
             ss->reply = ss->reply_err = NULL;
@@ -2032,6 +2046,7 @@ static void on_session_load(Srv *s, const cJSON *id, const cJSON *params)
     }
     if (old) {
         /* loaded again: a fresh copy replaces it */
+        pend_forget(s, old, -1);
         for (size_t i = 0; i < s->n_ss; i++)
             if (s->ss[i] == old)
                 s->ss[i] = s->ss[--s->n_ss];
@@ -2254,6 +2269,8 @@ static void on_response(Srv *s, const cJSON *msg)
         if (s->pend[i].id != n)
             continue;
         Sess *ss = s->pend[i].ss;
+        if (s->pend[i].forgotten && !s->o.quiet)
+            logf_(s, "note: the answer to id %lld came after the call was given up", (long long)n);
         s->pend[i] = s->pend[--s->n_pend];
         if (ss && ss->await == n) {
             const cJSON *r = jget(msg, "result"), *e = jget(msg, "error");

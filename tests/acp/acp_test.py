@@ -549,6 +549,32 @@ def mode_raw():
     code, log = a.close()
     expect(code == 1 and "session/request_permission: no answer within 300 ms" in log, "timeout log:\n%s" % log)
 
+    # answers that come after their timeout, to a session loaded again
+    # since: logged, never used (the session they were for is gone)
+    fscb = compile_("acp_full", ws)
+    a = Agent("--speed", "0", "--client-timeout", "200", fscb)
+    a.send(init_msg(0))
+    a.recv()
+    load = {"jsonrpc": "2.0", "id": 1, "method": "session/load",
+            "params": {"sessionId": "full-1", "cwd": ws, "mcpServers": []}}
+    a.send(load)
+    a.until(lambda m: "method" not in m and m.get("id") == 1)
+    a.send({"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+            "params": {"sessionId": "full-1", "prompt": [{"type": "text", "text": "make hello"}]}})
+    m, seen = a.until(lambda m: "method" not in m and m.get("id") == 2)
+    calls = [x["id"] for x in seen if "method" in x and "id" in x]
+    expect(m and m["result"]["stopReason"] == "end_turn" and len(calls) >= 2, "unanswered turn: %r" % seen[-3:])
+    load["id"] = 3
+    a.send(load)
+    a.until(lambda m: "method" not in m and m.get("id") == 3)
+    for c in calls:
+        a.send({"jsonrpc": "2.0", "id": c, "result": {"content": "late"}})
+    a.send({"jsonrpc": "2.0", "id": 4, "method": "session/set_mode", "params": {"sessionId": "full-1", "modeId": "code"}})
+    m, _ = a.until(lambda m: "method" not in m and m.get("id") == 4)
+    expect(m and m.get("result") == {}, "alive after late answers: %r" % m)
+    code, log = a.close()
+    expect(code == 1 and "the answer to id %d came after the call was given up" % calls[0] in log, "late answers:\n%s" % log)
+
     # pacing: the reply 400 ms after the prompt at speed 1, 200 ms at 0.5
     pscb = compile_("acp_paced", ws)
     for speed, lo in (("1", 0.39), ("0.5", 0.19)):
