@@ -28,6 +28,7 @@
 #include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
 #include "runtime/scn_edit.h"
+#include "runtime/scn_turns.h"
 
 enum {
     E_PARSE = -32700, E_INVALID = -32600, E_METHOD = -32601, E_PARAMS = -32602, E_INTERNAL = -32603,
@@ -53,10 +54,8 @@ typedef struct Sess {
     int32_t entry;              /* suite entry, -1 until the first prompt chooses */
     const BcProgram *p;
     char cwd[PATH_MAX];
-    uint32_t hist_end;          /* index of SESSION_START (0: none, no history) */
-    uint32_t live0, end;        /* live ops [live0, end) */
-    uint32_t *turn;             /* turn k starts at op turn[k]; turn[n_turns] = end */
-    uint32_t n_turns, next_turn;
+    ScnTurns tt;                /* its history and turns */
+    uint32_t next_turn;
     /* the modes and models it offers, and the set_mode/set_model calls the script expects */
     cJSON *modes, *models;
     uint32_t *exp_mode, *exp_model;
@@ -754,7 +753,7 @@ static void sess_free(Sess *ss)
     cJSON_Delete(ss->reply_err);
     cJSON_Delete(ss->modes);
     cJSON_Delete(ss->models);
-    sc_free(ss->turn);
+    scn_turns_fini(&ss->tt);
     sc_free(ss->exp_mode);
     sc_free(ss->exp_model);
     sc_free(ss);
@@ -768,45 +767,23 @@ static Sess *sess_find(Srv *s, const char *id)
     return NULL;
 }
 
-/* Ops that make a turn: a userInputs after one of them starts the next. */
-static bool turn_content(const BcInsn *in)
-{
-    unsigned f = bc_op_info[in->op].flags;
-    return (f & OPF_AGENT) || in->op == OP_SET_MODE || in->op == OP_SET_MODEL || in->op == OP_USER_CANCEL ||
-           in->op == OP_ASSERT;
-}
-
 /* Binds session ss to suite entry e: its history, turns, modes, models. */
 static int sess_bind(Srv *s, Sess *ss, int32_t e)
 {
     const BcProgram *p = suite_entry(s->suite, (uint32_t)e)->prog;
     ss->entry = e;
     ss->p = p;
-    int32_t st = first_op(p, OP_SESSION_START);
-    ss->hist_end = st < 0 ? 0 : (uint32_t)st;
-    ss->live0 = st < 0 ? 0 : (uint32_t)st + 1;
-    ss->end = p->n_insn - 1;    /* the END op */
-    ss->turn = sc_calloc((size_t)p->n_insn + 1, sizeof *ss->turn);
     ss->exp_mode = sc_calloc((size_t)p->n_insn + 1, sizeof *ss->exp_mode);
     ss->exp_model = sc_calloc((size_t)p->n_insn + 1, sizeof *ss->exp_model);
-    if (!ss->turn || !ss->exp_mode || !ss->exp_model)
+    if (!ss->exp_mode || !ss->exp_model || scn_turns_init(&ss->tt, p) != 0)
         return ENOMEM;
-    bool content = false;
-    ss->n_turns = 0;
-    ss->turn[ss->n_turns++] = ss->live0;
-    for (uint32_t i = ss->live0; i < ss->end; i++) {
+    for (uint32_t i = ss->tt.live0; i < ss->tt.end; i++) {
         const BcInsn *in = &p->insn[i];
-        if (in->op == OP_USER_INPUT && content) {
-            ss->turn[ss->n_turns++] = i;
-            content = false;
-        }
-        content |= turn_content(in);
         if (in->op == OP_SET_MODE)
             ss->exp_mode[ss->n_exp_mode++] = in->a[0];
         if (in->op == OP_SET_MODEL)
             ss->exp_model[ss->n_exp_model++] = in->a[0];
     }
-    ss->turn[ss->n_turns] = ss->end;
     /* modes: "default" and every mode the script sets; models likewise (unstable) */
     for (int k = 0; k < 2; k++) {
         uint32_t n = k ? ss->n_exp_model : ss->n_exp_mode, *ids = k ? ss->exp_model : ss->exp_mode;
@@ -873,7 +850,7 @@ static cJSON *prompt_answer(Srv *s, Sess *ss)
         exp = cJSON_DetachItemFromObjectCaseSensitive(x, "expectedResponse");
         cJSON_Delete(x);
     }
-    if (!exp && ss->cur_turn == 0 && ss->hist_end) {
+    if (!exp && ss->cur_turn == 0 && ss->tt.hist_end) {
         cJSON *x = session_start(ss->p);
         exp = cJSON_DetachItemFromObjectCaseSensitive(x, "expectedPromptResponse");
         cJSON_Delete(x);
@@ -1634,7 +1611,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
 static void replay_history(Srv *s, Sess *ss)
 {
     const BcProgram *p = ss->p;
-    for (uint32_t i = 0; i < ss->hist_end; i++) {
+    for (uint32_t i = 0; i < ss->tt.hist_end; i++) {
         const BcInsn *in = &p->insn[i];
         switch (in->op) {
         case OP_USER_INPUT:
@@ -1655,7 +1632,7 @@ static void replay_history(Srv *s, Sess *ss)
         case OP_TOOL_START: {
             /* completed or failed as its result says */
             const char *status = "completed";
-            for (uint32_t j = i + 1; j < ss->hist_end; j++) {
+            for (uint32_t j = i + 1; j < ss->tt.hist_end; j++) {
                 if (p->insn[j].op == OP_TOOL_RESULT) {
                     status = result_status(p->str[p->insn[j].a[1]].s);
                     break;
@@ -1907,11 +1884,11 @@ static cJSON *script_meta(const Sess *ss)
     cJSON_Delete(st);
     cJSON_AddStringToObject(m, "scvm.scenario", p->str[p->meta.name].s);
     cJSON *turns = cJSON_AddArrayToObject(m, "scvm.turns");
-    for (uint32_t k = 0; k < ss->n_turns; k++) {
+    for (uint32_t k = 0; k < ss->tt.n; k++) {
         cJSON *t = cJSON_CreateObject(), *modes = cJSON_CreateArray(), *models = cJSON_CreateArray();
         cJSON *prompt = NULL;
         bool cancel = false;
-        for (uint32_t i = ss->turn[k]; i < ss->turn[k + 1]; i++) {
+        for (uint32_t i = ss->tt.start[k]; i < ss->tt.start[k + 1]; i++) {
             const BcInsn *in = &p->insn[i];
             if (in->op == OP_USER_INPUT && !prompt)
                 prompt = val_json(p, in->a[2]);
@@ -2127,25 +2104,20 @@ static void on_prompt(Srv *s, const cJSON *id, const cJSON *params)
                   dist);
     }
     s->c->prompts++;
-    if (ss->next_turn >= ss->n_turns) {
-        check_fail(s, ss, 0, "prompt %u: the scenario has %u turn%s", ss->next_turn + 1, ss->n_turns,
-                   ss->n_turns == 1 ? "" : "s");
+    if (ss->next_turn >= ss->tt.n) {
+        check_fail(s, ss, 0, "prompt %u: the scenario has %u turn%s", ss->next_turn + 1, ss->tt.n,
+                   ss->tt.n == 1 ? "" : "s");
         reply_error(s, id, E_INTERNAL, "Internal error: scenario '%s' has no turn %u", ss->p->str[ss->p->meta.name].s,
                     ss->next_turn + 1);
         buf_fini(&text);
         return;
     }
     ss->cur_turn = ss->next_turn++;
-    ss->pc = ss->turn[ss->cur_turn];
-    ss->turn_end = ss->turn[ss->cur_turn + 1];
+    ss->pc = ss->tt.start[ss->cur_turn];
+    ss->turn_end = ss->tt.start[ss->cur_turn + 1];
     /* the turn's clock starts at its userInputs (the prompt), else at its first op */
-    ss->ui = UINT32_MAX;
-    for (uint32_t i = ss->pc; i < ss->turn_end && !turn_content(&ss->p->insn[i]); i++)
-        if (ss->p->insn[i].op == OP_USER_INPUT) {
-            ss->ui = i;
-            break;
-        }
-    ss->t_script0 = ss->p->insn[ss->ui != UINT32_MAX ? ss->ui : ss->pc < ss->end ? ss->pc : ss->end].t;
+    ss->ui = scn_turn_prompt(&ss->tt, ss->p, ss->cur_turn);
+    ss->t_script0 = scn_turn_t0(&ss->tt, ss->p, ss->cur_turn);
     if (ss->ui != UINT32_MAX) {
         const BcInsn *first = &ss->p->insn[ss->ui];
         const char *want = ss->p->str[first->a[1]].s;
