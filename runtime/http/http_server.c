@@ -49,6 +49,8 @@ typedef struct Conn {
     HttpChunked chunk;      /* the current request's chunked body, decoded in place */
     bool close_after, cont_sent, peer_closed, dead;
     bool over_budget;       /* a read would have passed max_buffered: 503 */
+    bool stream;            /* an open stream: its plan grows by pushes */
+    uint64_t sid;           /* the id of its current answer */
     uint64_t wake_ms;       /* the next item or deadline, as of this poll */
 } Conn;
 
@@ -65,6 +67,7 @@ struct HttpServer {
     int wake[2];
     uint64_t refused;
     unsigned char *rbuf;    /* READ_CHUNK: every read lands here first */
+    uint64_t next_sid;
     size_t buffered;        /* sum of the connections' input capacities */
 };
 
@@ -76,6 +79,8 @@ static uint64_t now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
+
+uint64_t http_server_now(void) { return now_ms(); }
 
 HttpServer *http_server_new(const HttpServerOpts *o)
 {
@@ -131,6 +136,11 @@ static void conn_free(HttpServer *s, Conn *c)
 {
     if (!c)
         return;
+    if (c->stream) {
+        c->stream = false;
+        if (s->o.stream_closed)
+            s->o.stream_closed(s->o.ctx, c->sid);
+    }
     if (c->fd >= 0)
         close(c->fd);
     s->buffered -= c->in.cap;
@@ -309,7 +319,7 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
 {
     HttpExchange x = {
         .req = r, .bad_status = bad, .bad_why = why, .peer = c->peer, .plan = &c->plan,
-        .keep_alive = r && r->keep_alive && !c->peer_closed,
+        .keep_alive = r && r->keep_alive && !c->peer_closed, .stream_id = ++s->next_sid,
     };
     if (r) {
         x.body = (const char *)c->in.data + r->head_len;
@@ -317,7 +327,9 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     }
     http_plan_reset(&c->plan);
     s->o.handle(s->o.ctx, &x);
-    c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE;
+    c->sid = x.stream_id;
+    c->stream = x.stream && r && c->plan.abort == HTTP_ABORT_NONE;
+    c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE || c->stream;
     c->served++;
 }
 
@@ -488,6 +500,8 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
         }
         if (c->item < c->plan.n_items)
             return;           /* the next item is not due yet */
+        if (c->stream)
+            return;           /* open: waits for pushes */
         if (c->close_after) {
             shutdown(c->fd, SHUT_WR);
             c->state = C_DRAIN;
@@ -511,7 +525,8 @@ static uint64_t deadline(const HttpServer *s, const Conn *c)
     if (c->state == C_DRAIN)
         return c->drain_ms + DRAIN_MS;
     if (c->state == C_SEND)
-        return c->sent == c->avail && c->item < c->plan.n_items ? UINT64_MAX : c->last_ms + s->o.timeout_ms;
+        return c->sent == c->avail && (c->item < c->plan.n_items || c->stream) ? UINT64_MAX
+                                                                                : c->last_ms + s->o.timeout_ms;
     if (c->in.len && !c->have_head)
         return c->head_ms + s->o.head_timeout_ms;
     if (c->in.len)
@@ -667,6 +682,44 @@ static void accept_all(HttpServer *s, uint64_t now)
     }
 }
 
+int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t n, bool end)
+{
+    Conn *c = NULL;
+    for (size_t i = 0; i < s->n_conns && !c; i++)
+        if (s->conns[i]->stream && s->conns[i]->sid == stream_id && !s->conns[i]->dead)
+            c = s->conns[i];
+    if (!c)
+        return ENOENT;
+    uint64_t now = now_ms();
+    if (c->sent == c->plan.bytes.len && c->item == c->plan.n_items) {
+        /* all sent: start the plan over, so a long stream holds only its backlog */
+        c->plan.bytes.len = 0;
+        c->plan.n_items = 0;
+        c->sent = c->avail = c->item = 0;
+        c->start_ms = now;
+    }
+    size_t backlog = s->o.max_backlog ? s->o.max_backlog : (size_t)8 << 20;
+    if (c->plan.bytes.len - c->sent + n > backlog) {
+        if (s->o.notice)
+            s->o.notice(s->o.ctx, c->peer, "closing a stream whose client does not read (backlog full)");
+        c->dead = true;
+        return ENOBUFS;
+    }
+    uint64_t at = now - c->start_ms;
+    if (n)
+        http_plan_chunk(&c->plan, data, n, at);
+    if (end) {
+        http_plan_chunk_end(&c->plan, at);
+        c->stream = false;
+    }
+    if (http_plan_error(&c->plan)) {
+        c->dead = true;
+        return ENOMEM;
+    }
+    c->wake_ms = now;
+    return 0;
+}
+
 int http_server_run(HttpServer *s)
 {
     if (s->lfd < 0 && !s->paused_until)
@@ -689,7 +742,7 @@ int http_server_run(HttpServer *s)
     for (;;) {
         uint64_t now = now_ms();
         int timeout = -1;
-        uint64_t soonest = UINT64_MAX;
+        uint64_t soonest = s->o.tick ? s->o.tick(s->o.ctx, now) : UINT64_MAX;
         struct pollfd *pf = s->pfds;
         pf[0].fd = s->wake[0];
         pf[0].events = POLLIN;

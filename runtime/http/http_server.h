@@ -37,6 +37,12 @@ typedef struct HttpExchange {
                             ** empty, the connection is dropped; its abort
                             ** field cuts the answer short (closed after
                             ** its last item) or resets the connection */
+    uint64_t stream_id;     /* in: this answer's id, unique in the server,
+                            ** for http_server_push */
+    bool stream;            /* out: the answer stays open after its plan
+                            ** (a chunked head and what is due now): the
+                            ** server adds to it with http_server_push until
+                            ** it ends it or the client goes (stream_closed) */
 } HttpExchange;
 
 typedef struct HttpServerOpts {
@@ -66,6 +72,19 @@ typedef struct HttpServerOpts {
     ** see ("closing an idle or stalled connection"). */
     void (*notice)(void *ctx, const char *peer, const char *what);
     void *ctx;
+    /* Optional: called on every turn of the loop (before it waits) with
+    ** http_server_now(); returns when it wants to be called again on that
+    ** clock (UINT64_MAX: only when something else happens).  A server
+    ** that plays a schedule to open streams pushes what is due here. */
+    uint64_t (*tick)(void *ctx, uint64_t now);
+    /* Optional: an open stream (HttpExchange.stream) is gone: the client
+    ** closed it, it stalled, its backlog overflowed, or the server stops.
+    ** Not called for a stream its server ended (http_server_push, end). */
+    void (*stream_closed)(void *ctx, uint64_t stream_id);
+    /* Bytes pushed to a stream and not yet taken by its client; a push
+    ** beyond closes the stream (a client that does not read cannot make
+    ** the server hold more).  0 = 8 MiB. */
+    size_t max_backlog;
     /* The loop leaves signal dispositions alone (a server on a thread of
     ** a program that handles them itself; SIGPIPE must be ignored by it):
     ** only http_server_stop() ends it. */
@@ -89,6 +108,17 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap);
 ** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
 ** Returns 0, or an errno when the loop itself failed. */
 int http_server_run(HttpServer *s);
+
+/* The monotonic clock of tick, in ms. */
+uint64_t http_server_now(void);
+
+/* Adds data[0..n) to open stream stream_id as one chunk, due now, and
+** with end the last chunk: the answer is then complete and the connection
+** closes after it.  From the loop's thread only (a handler, tick,
+** stream_closed).  Returns 0; ENOENT when there is no such open stream
+** (it ended, or its client went); ENOBUFS when its backlog would pass
+** max_backlog (the stream is closed, stream_closed follows); ENOMEM. */
+int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t n, bool end);
 
 /* Asks a running server to stop (async-signal-safe). */
 void http_server_stop(HttpServer *s);

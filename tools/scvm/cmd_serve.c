@@ -22,6 +22,7 @@
 #include "common/status.h"
 #include "runtime/acp/acp_agent.h"
 #include "runtime/agent/agent_profile.h"
+#include "runtime/harness/harness_server.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/llm/llm.h"
 #include "cli.h"
@@ -58,18 +59,61 @@ static int serve_acp(const Opts *o, const Suite *suite, const uint32_t *only, si
     return c.failed ? SC_FAILED : SC_OK;
 }
 
+/* serve harness: the event server on --listen (default port 8080). */
+static int serve_harness(const Opts *o, const Suite *suite, const uint32_t *only, size_t n_only)
+{
+    HarnessOpts ho = {
+        .host = o->host, .port = o->listen_set ? o->port : "8080", .speed = o->speed, .only = only,
+        .n_only = n_only, .heartbeat_ms = o->heartbeat_ms, .wall_clock = o->wall_clock, .quiet = o->quiet,
+        .log = stderr, .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+        .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
+    };
+    int err = 0;
+    HarnessServer *h = harness_server_new(suite, &ho, &err);
+    if (!h) {
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    char bound[96];
+    err = harness_server_listen(h, bound, sizeof bound);
+    if (err) {
+        fprintf(stderr, "scvm: serve harness: cannot listen on %s:%s: %s\n", o->host, ho.port,
+                err == EINVAL ? "not a numeric address and port" : strerror(err));
+        harness_server_free(h);
+        return SC_IO;
+    }
+    printf("listening on http://%s\n", bound);
+    fflush(stdout);
+    err = harness_server_run(h);
+    if (err)
+        fprintf(stderr, "scvm: serve harness: %s\n", strerror(err));
+    HarnessCounts c;
+    harness_server_counts(h, &c);
+    fprintf(stderr,
+            "scvm serve harness: summary: %u requests, %u prompts (%u while busy), %u cancels, %u events, %u "
+            "heartbeats, %u subscribers at most\n",
+            c.requests, c.prompts, c.busy, c.cancels, c.events, c.heartbeats, c.max_subscribers);
+    harness_server_free(h);
+    return err ? SC_RUNTIME : SC_OK;
+}
+
 int scvm_serve(const Opts *o)
 {
-    bool acp = strcmp(o->server, "acp") == 0;
+    bool acp = strcmp(o->server, "acp") == 0, harness = strcmp(o->server, "harness") == 0;
     if (o->n_ops == 0)
         return cli_usage(scvm_usage, "serve %s: no input file", o->server);
     if (acp && (o->agent || o->strict_tools || o->loop || o->workspace || o->max_body || o->max_conns ||
-                o->timeout_ms || o->head_timeout_ms || o->idle_timeout_ms || strcmp(o->port, "8089") != 0 ||
-                strcmp(o->host, "127.0.0.1") != 0))
+                o->timeout_ms || o->head_timeout_ms || o->idle_timeout_ms || o->listen_set))
         return cli_usage(scvm_usage, "%s", "serve acp: --listen, --workspace, --agent, --strict-tools, --loop and the "
                                            "HTTP limits are options of serve llm");
     if (!acp && (o->client_timeout_ms || o->tool_timeout_ms))
-        return cli_usage(scvm_usage, "%s", "serve llm: --client-timeout and --tool-timeout are options of serve acp");
+        return cli_usage(scvm_usage, "serve %s: --client-timeout and --tool-timeout are options of serve acp",
+                         o->server);
+    if (!harness && (o->heartbeat_ms || o->wall_clock))
+        return cli_usage(scvm_usage, "serve %s: --heartbeat and --wall-clock are options of serve harness", o->server);
+    if (harness && (o->agent || o->strict_tools || o->loop || o->workspace))
+        return cli_usage(scvm_usage, "%s", "serve harness: --workspace, --agent, --strict-tools and --loop are options "
+                                           "of serve llm");
     Suite *suite = suite_new();
     if (!suite) {
         fputs("scvm: out of memory\n", stderr);
@@ -121,8 +165,8 @@ int scvm_serve(const Opts *o)
             return st;
         }
     }
-    if (acp) {
-        st = serve_acp(o, suite, only, n_only);
+    if (acp || harness) {
+        st = acp ? serve_acp(o, suite, only, n_only) : serve_harness(o, suite, only, n_only);
         sc_free(only);
         suite_free(suite);
         return st;

@@ -35,6 +35,7 @@ const char scvm_usage[] =
     "       scvm extract [selection] -C DIR FILE.scp\n"
     "       scvm serve llm [serve options] FILE...\n"
     "       scvm serve acp [acp options] FILE...\n"
+    "       scvm serve harness [harness options] FILE...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -54,6 +55,9 @@ static const char help_text[] =
     "                 (docs/serve-llm.md)\n"
     "  serve acp FILE...  play the scenarios as an ACP agent on stdin/stdout for the\n"
     "                 client under test (docs/serve-acp.md)\n"
+    "  serve harness FILE...  the harness event server a terminal UI watches:\n"
+    "                 GET /events (SSE), POST /prompt, POST /cancel\n"
+    "                 (docs/serve-harness.md)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
@@ -132,6 +136,12 @@ static const char help_text[] =
     "                     (default 30000)\n"
     "  --tool-timeout MS  a runCmd in the client's terminal without args.timeout is\n"
     "                     killed after MS (default 600000)\n"
+    "harness options (docs/serve-harness.md; also --listen (default\n"
+    "127.0.0.1:8080), --speed, --quiet and the HTTP limits):\n"
+    "  --heartbeat MS     a ': heartbeat' comment to every subscriber every MS\n"
+    "                     (default 30000)\n"
+    "  --wall-clock       timestamps in Unix seconds now (default: the scenario's\n"
+    "                     clock, the same on every run)\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -150,6 +160,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
+    O_HEARTBEAT, O_WALL_CLOCK,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -209,6 +220,8 @@ static const struct {
     { NULL, "--idle-timeout", O_IDLE_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--client-timeout", O_CLIENT_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--tool-timeout", O_TOOL_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--heartbeat", O_HEARTBEAT, true, false, CMD_SERVE, false },
+    { NULL, "--wall-clock", O_WALL_CLOCK, false, false, CMD_SERVE, false },
 };
 
 static const struct {
@@ -389,6 +402,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_LISTEN:
         if (!parse_listen(v, o->host, sizeof o->host, o->port, sizeof o->port))
             return cli_usage(scvm_usage, "invalid --listen '%s' (expected ADDR:PORT)", v);
+        o->listen_set = true;
         break;
     case O_WORKSPACE:
         if (!*v)
@@ -408,6 +422,12 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "invalid --max-connections '%s' (1 .. 65536)", v);
         o->max_conns = (unsigned)n;
         break;
+    case O_HEARTBEAT:
+        if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
+            return cli_usage(scvm_usage, "invalid --heartbeat '%s' (1 .. 86400000 ms)", v);
+        o->heartbeat_ms = (unsigned)n;
+        break;
+    case O_WALL_CLOCK: o->wall_clock = true; break;
     case O_CLIENT_TIMEOUT:
     case O_TOOL_TIMEOUT:
         if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
@@ -819,9 +839,9 @@ int main(int argc, char **argv)
         const char *server = NULL;
         if (CMDS[k].cmd == CMD_SERVE) {
             if (argc < 3)
-                return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp)");
-            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0)
-                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp)", argv[2]);
+                return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp, harness)");
+            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0 && strcmp(argv[2], "harness") != 0)
+                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp, harness)", argv[2]);
             server = argv[2];
             first = 3;
         }

@@ -50,13 +50,16 @@ typedef struct Opts {
     unsigned turn_timeout_ms;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
-    const char *server;          /* "llm" or "acp" */
+    const char *server;          /* "llm", "acp" or "harness" */
     char host[128], port[16];
     const char *workspace;
     bool strict_tools, loop, quiet;
     size_t max_body;
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
     unsigned client_timeout_ms, tool_timeout_ms;   /* serve acp */
+    unsigned heartbeat_ms;       /* serve harness */
+    bool wall_clock;
+    bool listen_set;             /* --listen was given */
 } Opts;
 
 extern const char scvm_usage[];
