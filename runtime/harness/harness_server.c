@@ -159,6 +159,12 @@ static char *val_text(const BcProgram *p, uint32_t k)
 
 /* ---- playing a turn ---- */
 
+/* The scenario time the running turn is at: its last op played. */
+static uint64_t now_t(const HarnessServer *h)
+{
+    return h->pc > h->tt.start[h->next_turn - 1] ? h->p->insn[h->pc - 1].t : h->t_script0;
+}
+
 static void turn_end(HarnessServer *h, const char *error, uint64_t t)
 {
     status(h, error ? "error" : "idle", error, t);
@@ -343,7 +349,7 @@ static void on_prompt(HarnessServer *h, HttpExchange *x)
         return;
     }
     h->c.prompts++;
-    uint64_t t = h->running ? h->p->insn[h->pc < h->end ? h->pc : h->end].t : 0;
+    uint64_t t = h->running ? now_t(h) : 0;
     if (!h->running && h->p && h->next_turn < h->tt.n) {
         uint32_t ui = scn_turn_prompt(&h->tt, h->p, h->next_turn);
         t = ui != UINT32_MAX ? h->p->insn[ui].t : scn_turn_t0(&h->tt, h->p, h->next_turn);
@@ -424,7 +430,7 @@ static void handle(void *ctx, HttpExchange *x)
     } else if (path_is(r, "/cancel") && method_is(r, "POST")) {
         if (h->running) {
             h->c.cancels++;
-            turn_end(h, "context canceled", h->p->insn[h->pc < h->end ? h->pc : h->end].t);
+            turn_end(h, "context canceled", now_t(h));
         }
         text_answer(x, 200, "");
     } else if (path_is(r, "/events") || path_is(r, "/prompt") || path_is(r, "/cancel")) {

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""harness_test.py --scc SCC --scvm SCVM --work DIR [--modules DIR]
+
+`scvm serve harness` (docs/serve-harness.md) against the Go harness's
+contract (notes/mock-protocols.md section 8): the exact frames of a turn
+to every subscriber, field order included; the 400s of POST /prompt; a
+prompt while busy; a cancel; heartbeats; CORS; 404/405; a model error; a
+prompt past the script; byte-identical streams on two runs; and, with
+--modules, the `eventsource` npm package (the WHATWG EventSource for Node)
+as a subscriber.  Exit 0, or 1 listing every failure."""
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+args = {}
+i = 1
+while i < len(sys.argv):
+    args[sys.argv[i].lstrip("-")] = sys.argv[i + 1]
+    i += 2
+SCC, SCVM, WORK = args["scc"], args["scvm"], os.path.abspath(args["work"])
+os.makedirs(WORK, exist_ok=True)
+failures = []
+
+
+def expect(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg)
+    return cond
+
+
+def compile_(name):
+    out = os.path.join(WORK, name + ".scb")
+    subprocess.run([SCC, "-o", out, os.path.join(HERE, "scenarios", name + ".yaml")], check=True)
+    return out
+
+
+class Server:
+    def __init__(self, *extra):
+        self.p = subprocess.Popen([SCVM, "serve", "harness", "--listen", "127.0.0.1:0", *extra],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        if not line.startswith("listening on http://"):
+            raise SystemExit("scvm serve harness did not start: %r %s" % (line, self.p.stderr.read()))
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def stop(self):
+        self.p.terminate()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            expect(False, "SIGTERM did not stop the server")
+        return self.p.returncode, self.p.stderr.read()
+
+
+def request(port, method, path, body=b""):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+              % (method.encode(), path.encode(), len(body), body))
+    data = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        data += c
+    s.close()
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    hdr = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+    return int(lines[0].split()[1]), hdr, rest
+
+
+class Sub:
+    """A raw subscriber: GET /events, then the de-chunked body as it comes."""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        self.raw = b""
+        self.body = b""
+        self.head = None
+
+    def pump(self, timeout):
+        end = time.time() + timeout
+        while time.time() < end:
+            r, _, _ = select.select([self.s], [], [], max(0.0, end - time.time()))
+            if not r:
+                break
+            c = self.s.recv(65536)
+            if not c:
+                break
+            self.raw += c
+        if self.head is None and b"\r\n\r\n" in self.raw:
+            self.head, self.raw = self.raw.split(b"\r\n\r\n", 1)
+        while self.head is not None:
+            nl = self.raw.find(b"\r\n")
+            if nl < 0:
+                break
+            size = int(self.raw[:nl], 16)
+            if len(self.raw) < nl + 2 + size + 2:
+                break
+            self.body += self.raw[nl + 2:nl + 2 + size]
+            self.raw = self.raw[nl + 4 + size:]
+
+    def frames(self, timeout=0.0):
+        self.pump(timeout)
+        return [f for f in self.body.decode().split("\n\n") if f]
+
+    def events(self, timeout=0.0):
+        return [json.loads(f[6:]) for f in self.frames(timeout) if f.startswith("data: ")]
+
+    def wait_for(self, pred, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            ev = self.events(0.05)
+            if ev and pred(ev):
+                return ev
+        return self.events()
+
+
+def turn_frames(sub):
+    return [f for f in sub.frames() if f.startswith("data: ")]
+
+
+def main():
+    basic, paced, error = compile_("harness_basic"), compile_("harness_paced"), compile_("harness_error")
+    idle = lambda ev: ev[-1] == {"type": "status", "timestamp": ev[-1].get("timestamp"), "state": "idle"}
+
+    # ---- one turn, to two subscribers, frame by frame ----
+    srv = Server("--speed", "0", "--heartbeat", "100000", basic)
+    a, b = Sub(srv.port), Sub(srv.port)
+    expect(a.frames(1.0)[:1] == [": connected"] and b.frames(1.0)[:1] == [": connected"], "': connected' first")
+    head = a.head.decode()
+    for want in ("HTTP/1.1 200 OK", "Content-Type: text/event-stream", "Cache-Control: no-cache",
+                 "Access-Control-Allow-Origin: *", "Transfer-Encoding: chunked"):
+        expect(want in head, "/events head lacks %r:\n%s" % (want, head))
+    code, hdr, body = request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
+    expect(code == 200 and body == b"" and hdr.get("access-control-allow-origin") == "*", "POST /prompt: %d %r" % (code, body))
+    a.wait_for(idle)
+    b.wait_for(idle)
+    want = [
+        '{"type":"user","timestamp":0,"content":"list the files"}',
+        '{"type":"status","timestamp":0,"state":"thinking"}',
+        '{"type":"reasoning","timestamp":0,"content":"I should look"}',
+        '{"type":"text","timestamp":0,"content":"Looking."}',
+        '{"type":"status","timestamp":0,"state":"running_tool","message":"list_dir"}',
+        '{"type":"tool_call","timestamp":0,"id":"toolu_01","name":"list_dir","input":{"path":"."}}',
+        '{"type":"tool_result","timestamp":0,"id":"toolu_01","result":"README.md","isError":false}',
+        '{"type":"status","timestamp":0,"state":"thinking"}',
+        '{"type":"status","timestamp":0,"state":"running_tool","message":"read"}',
+        '{"type":"tool_call","timestamp":0,"id":"toolu_scvm_1","name":"read","input":{"path":"missing.txt"}}',
+        '{"type":"tool_result","timestamp":0,"id":"toolu_scvm_1","result":"no such file","isError":true}',
+        '{"type":"status","timestamp":0,"state":"thinking"}',
+        '{"type":"status","timestamp":0,"state":"running_tool","message":"agentEdits"}',
+        '{"type":"tool_call","timestamp":0,"id":"toolu_scvm_2","name":"agentEdits","input":{"path":"README.md","linesAdded":1,"linesRemoved":0}}',
+        '{"type":"tool_result","timestamp":0,"id":"toolu_scvm_2","result":"","isError":false}',
+        '{"type":"status","timestamp":0,"state":"thinking"}',
+        '{"type":"text","timestamp":0,"content":"There is a README."}',
+        '{"type":"status","timestamp":0,"state":"idle"}',
+    ]
+    got_a, got_b = turn_frames(a), turn_frames(b)
+    expect(got_a == ["data: " + w for w in want], "turn 1 frames:\n%s" % "\n".join(got_a))
+    expect(got_a == got_b, "the two subscribers differ")
+    # the second turn (its clock: 2 s into the scenario), then one past the script
+    request(srv.port, "POST", "/prompt", b'{"content": "thanks"}')
+    ev = a.wait_for(lambda ev: len(ev) > len(want) and idle(ev))
+    expect([(e["type"], e.get("content"), e["timestamp"]) for e in ev[len(want):]] ==
+           [("user", "thanks", 2), ("status", None, 2), ("text", "You're welcome.", 2), ("status", None, 2)],
+           "turn 2: %s" % ev[len(want):])
+    request(srv.port, "POST", "/prompt", b'{"content": "more"}')
+    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    expect(ev[-1]["message"] == "scvm: scenario 'harness_basic' has no turn 3", "past the script: %s" % ev[-3:])
+    # bad requests, CORS, 404/405
+    for body, msg in ((b"not json", b"invalid request body\n"), (b"{}", b"content is required\n"),
+                      (b'{"content": ""}', b"content is required\n"), (b'{"content": 3}', b"invalid request body\n")):
+        code, hdr, got = request(srv.port, "POST", "/prompt", body)
+        expect(code == 400 and got == msg and hdr.get("content-type") == "text/plain; charset=utf-8",
+               "POST /prompt %r: %d %r" % (body, code, got))
+    code, hdr, _ = request(srv.port, "OPTIONS", "/prompt")
+    expect(code == 200 and hdr.get("access-control-allow-methods") == "GET, POST, OPTIONS", "OPTIONS: %d %s" % (code, hdr))
+    expect(request(srv.port, "GET", "/prompt")[0] == 405, "GET /prompt")
+    expect(request(srv.port, "GET", "/nope")[0] == 404, "GET /nope")
+    expect(request(srv.port, "POST", "/cancel")[0] == 200, "POST /cancel when idle")
+    n_before = len(a.events(0.3))
+    expect(n_before == len(a.events(0.3)), "a cancel when idle sends nothing")
+    code, log = srv.stop()
+    expect(code == 0 and "summary:" in log, "exit %s: %s" % (code, log))
+
+    # ---- busy, cancel, heartbeat ----
+    srv = Server("--speed", "1", "--heartbeat", "200", paced)
+    a = Sub(srv.port)
+    request(srv.port, "POST", "/prompt", b'{"content": "take your time"}')
+    a.wait_for(lambda ev: any(e.get("content") == "first" for e in ev))
+    request(srv.port, "POST", "/prompt", b'{"content": "again"}')
+    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    expect([(e["type"], e.get("state"), e.get("message")) for e in ev[-3:]] ==
+           [("user", None, None), ("status", "thinking", None),
+            ("status", "error", "another prompt is already in progress")], "busy: %s" % ev[-3:])
+    request(srv.port, "POST", "/cancel")
+    ev = a.wait_for(lambda ev: ev[-1].get("message") == "context canceled")
+    time.sleep(1.6)
+    ev = a.events(0.2)
+    expect(ev[-1] == {"type": "status", "timestamp": 0, "state": "error", "message": "context canceled"} and
+           not any(e.get("content") == "late" for e in ev), "cancel: %s" % ev[-3:])
+    expect(": heartbeat" in a.frames(), "no heartbeat in 2 s at --heartbeat 200")
+    srv.stop()
+
+    # ---- a model error ends the turn ----
+    srv = Server("--speed", "0", error)
+    a = Sub(srv.port)
+    request(srv.port, "POST", "/prompt", b'{"content": "fail please"}')
+    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    expect(ev[-1]["message"] == "Overloaded" and [e["type"] for e in ev] == ["user", "status", "status"],
+           "model error: %s" % ev)
+    srv.stop()
+
+    # ---- the same run twice: the same bytes ----
+    streams = []
+    for _ in range(2):
+        srv = Server("--speed", "0", "--heartbeat", "100000", basic)
+        a = Sub(srv.port)
+        a.frames(0.5)
+        request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
+        a.wait_for(idle)
+        streams.append(a.body)
+        srv.stop()
+    expect(streams[0] == streams[1], "two runs differ")
+
+    # ---- the eventsource npm package as the subscriber ----
+    mods = args.get("modules")
+    if mods:
+        if not os.path.isdir(os.path.join(mods, "eventsource")):
+            print("SKIP: eventsource is not installed")
+            return 77
+        srv = Server("--speed", "0", basic)
+        es = subprocess.Popen(["node", os.path.join(HERE, "es_client.mjs"), mods,
+                               "http://127.0.0.1:%d/events" % srv.port, "18"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
+        out, err = es.communicate(timeout=30)
+        got = json.loads(out) if out.strip() else None
+        expect(got is not None and [json.dumps(e, separators=(",", ":")) for e in got["events"]] == want,
+               "eventsource got %s\n%s" % (out[-1500:], err[-500:]))
+        srv.stop()
+    return 0
+
+
+rc = main()
+if failures:
+    print("%d failures" % len(failures))
+    sys.exit(1)
+sys.exit(rc)
