@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -574,6 +575,105 @@ static void test_alloc_failures(void)
     alloc_bursts(4, full_a, fan, full_b, fbn, first_len);
 }
 
+/* Open streams: a handler keeps the answer open (x->stream), the server
+** adds to it from tick with http_server_push and ends it; a push past
+** max_backlog closes the stream (ENOBUFS); a push to an ended stream is
+** ENOENT; stream_closed reports every stream that went without its end. */
+typedef struct Streams {
+    uint64_t tick_sid, big_sid, idle_sid;
+    int ticks, enobufs, enoent, closed, pushed_big;
+    bool ended;
+} Streams;
+
+static void stream_handler(void *ctx, HttpExchange *x)
+{
+    Streams *st = ctx;
+    if (!x->req)
+        return;
+    http_plan_head(x->plan, 200, "text/event-stream", true, 0, true, NULL, NULL, NULL);
+    http_plan_chunk(x->plan, "hello;", 6, 0);
+    x->stream = true;
+    if (http_is(x->req, "GET", "/ticks"))
+        st->tick_sid = x->stream_id;
+    else if (http_is(x->req, "GET", "/big"))
+        st->big_sid = x->stream_id;
+    else
+        st->idle_sid = x->stream_id;
+}
+
+static uint64_t stream_tick(void *ctx, uint64_t now);
+static HttpServer *stream_srv;
+
+static uint64_t stream_tick(void *ctx, uint64_t now)
+{
+    Streams *st = ctx;
+    if (st->tick_sid && !st->ended) {
+        if (st->ticks < 3) {
+            CHECK(http_server_push(stream_srv, st->tick_sid, "tick;", 5, false) == 0);
+            st->ticks++;
+        } else {
+            CHECK(http_server_push(stream_srv, st->tick_sid, "end;", 4, true) == 0);
+            st->ended = true;
+            st->enoent += http_server_push(stream_srv, st->tick_sid, "x", 1, false) == ENOENT;
+        }
+    }
+    if (st->big_sid && !st->pushed_big) {
+        static char big[4096];
+        memset(big, 'b', sizeof big);
+        st->enobufs += http_server_push(stream_srv, st->big_sid, big, sizeof big, false) == ENOBUFS;
+        st->pushed_big = 1;
+    }
+    return now + 20;
+}
+
+static void stream_closed(void *ctx, uint64_t sid)
+{
+    Streams *st = ctx;
+    CHECK(sid == st->big_sid || sid == st->idle_sid);
+    st->closed++;
+}
+
+static void test_streams(void)
+{
+    Streams st;
+    memset(&st, 0, sizeof st);
+    HttpServerOpts o = { .port = "0", .handle = stream_handler, .tick = stream_tick, .stream_closed = stream_closed,
+                         .max_backlog = 1024, .timeout_ms = 2000, .ctx = &st };
+    HttpServer *s = stream_srv = http_server_new(&o);
+    char bound[96];
+    CHECK(s && http_server_listen(s, bound, sizeof bound) == 0);
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    static char out[16384];
+    int a = lb_dial(bound);
+    send(a, "GET /ticks HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /ticks HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
+    get(a, out, sizeof out, NULL);          /* to the close that follows the end */
+    const char *body = strstr(out, "\r\n\r\n");
+    CHECK(body && strcmp(body + 4, "6\r\nhello;\r\n5\r\ntick;\r\n5\r\ntick;\r\n5\r\ntick;\r\n4\r\nend;\r\n0\r\n\r\n") == 0);
+    if (!body || strcmp(body + 4, "6\r\nhello;\r\n5\r\ntick;\r\n5\r\ntick;\r\n5\r\ntick;\r\n4\r\nend;\r\n0\r\n\r\n") != 0)
+        fprintf(stderr, "  stream: [%s]\n", out);
+    close(a);
+    int b = lb_dial(bound);
+    send(b, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
+    get(b, out, sizeof out, NULL);          /* closed by the backlog cap */
+    CHECK(strstr(out, "hello;") != NULL && strstr(out, "bbbb") == NULL);
+    close(b);
+    int c = lb_dial(bound);
+    send(c, "GET /idle HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /idle HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
+    get(c, out, sizeof out, "hello;");
+    close(c);                               /* the client goes: stream_closed */
+    for (int i = 0; i < 100 && st.closed < 2; i++)
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0 && st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 2);
+    if (!(st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 2))
+        fprintf(stderr, "  streams: ticks %d ended %d enoent %d enobufs %d closed %d\n", st.ticks, st.ended, st.enoent,
+                st.enobufs, st.closed);
+    http_server_free(s);
+}
+
 int main(void)
 {
     test_plan();
@@ -584,6 +684,7 @@ int main(void)
     test_timeouts();
     test_drain_cap();
     test_budget();
+    test_streams();
     test_alloc_failures();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
