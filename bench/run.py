@@ -18,6 +18,7 @@ import json
 import re
 import selectors
 import signal
+import socket
 import os
 import platform
 import shutil
@@ -54,6 +55,8 @@ SERVE_OTHERS = (("minimal Node server", 6800), ("WireMock", 2900), ("Mockoon", 1
 T_PTY_TRIPS_S = 0.2          # 1,000 PTY round trips through `tr a-z A-Z` (issue 5 item 10)
 T_AGENT_TURN_MS = 5.0        # what scvm run -t agent adds per agent turn (issue 15 item 5)
 T_ACP_TURN_X = 2.0           # scvm serve acp, a 100-turn session: x a replay of its own lines (issue 16 item 6)
+T_FANOUT_SUBS = 1000         # scvm serve harness: subscribers of one stream, every event to each (issue 17 item 5)
+T_FANOUT_P99_MS = 250.0      # their p99 delay behind the schedule, as one Python client reading all of them sees it
 # The same 1,000 round trips measured on this machine (issue 5 item 10), seconds.
 PTY_OTHERS = (("expect", 0.08), ("node-pty + @xterm/headless", 1.46), ("tmux send-keys/capture-pane", 6.8))
 
@@ -435,6 +438,9 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     t.section("scvm serve acp --speed 0: a 100-turn ACP session over pipes (thought, text, a tool call per turn)")
     acp_rows(t, scc, scvm, work, 1 if o.quick else 5)
 
+    t.section("scvm serve harness: one turn of 100 text events fanned out to many SSE subscribers")
+    fanout_rows(t, scc, scvm, work, 100 if o.quick else T_FANOUT_SUBS)
+
     # ---- the Python runner's price ----
     t.section("the same scenarios loaded from YAML by PyYAML (CSafeLoader, libyaml)")
     py_sets = []
@@ -806,6 +812,109 @@ def acp_rows(t, scc, scvm, work, runs):
     t.add("per turn (prompt to its answer, 5 updates)", f"{ours / turns * 1e6:.0f} us",
           f"replay {base / turns * 1e6:.0f} us")
     t.add("per update", f"{ours / n_upd * 1e6:.1f} us", f"replay {base / n_upd * 1e6:.1f} us")
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def fanout_once(scvm, scb, subs, speed):
+    """n subscribers of `scvm serve harness`, one prompt: per subscriber
+    the frames and each frame's delay behind its scheduled time."""
+    p = subprocess.Popen([scvm, "serve", "harness", "--listen", "127.0.0.1:0", "--quiet", "--speed", speed,
+                          "--max-connections", str(subs + 16), scb],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    port = int(p.stdout.readline().rsplit(":", 1)[1])
+    rss0 = rss_kb(p.pid)
+    sel = selectors.DefaultSelector()
+    socks = []
+    for _ in range(subs):
+        c = socket.create_connection(("127.0.0.1", port))
+        c.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.setblocking(False)
+        st = {"buf": b"", "frames": [], "connected": False}
+        sel.register(c, selectors.EVENT_READ, st)
+        socks.append((c, st))
+
+    def pump(until, stop):
+        while time.perf_counter() < until and not stop():
+            for key, _ in sel.select(0.05):
+                st = key.data
+                try:
+                    d = key.fileobj.recv(65536)
+                except BlockingIOError:
+                    continue
+                now = time.perf_counter()
+                st["buf"] += d
+                while True:
+                    k = st["buf"].find(b"data: ")
+                    if k < 0:
+                        st["connected"] |= b": connected" in st["buf"]
+                        break
+                    e = st["buf"].find(b"\n\n", k)
+                    if e < 0:
+                        break
+                    st["connected"] = True
+                    st["frames"].append((now, st["buf"][k + 6:e]))
+                    st["buf"] = st["buf"][e + 2:]
+    pump(time.perf_counter() + 30, lambda: all(st["connected"] for _, st in socks))
+    rss1 = rss_kb(p.pid)
+    q = socket.create_connection(("127.0.0.1", port))
+    body = b'{"content": "fan out"}'
+    t0 = time.perf_counter()
+    q.sendall(b"POST /prompt HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+              % (len(body), body))
+    q.recv(4096)
+    q.close()
+    done = lambda: all(st["frames"] and b'"idle"' in st["frames"][-1][1] for _, st in socks)
+    pump(time.perf_counter() + 60, done)
+    with open(f"/proc/{p.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    for c, _ in socks:
+        sel.unregister(c)
+        c.close()
+    p.terminate()
+    p.wait(10)
+    return t0, [st["frames"] for _, st in socks], rss0, rss1, cpu
+
+
+def fanout_rows(t, scc, scvm, work, subs):
+    """Issue 17 item 5: subscribers of one stream on this 2-core machine
+    all receive every event, on time; the load and the client are one
+    Python process, so what is measured is a floor of the server."""
+    src, scb = os.path.join(work, "fanout.yaml"), os.path.join(work, "fanout.scb")
+    with open(src, "w") as f:
+        f.write("name: fanout\ntimeline:\n  - userInputs: [[0, 'fan out']]\n  - llmResponse:\n      - assistant:\n")
+        for k in range(100):
+            f.write(f"          - [10, 'event {k} {'x' * 40}']\n")
+    if not compile_to(scc, src, scb):
+        die("scc cannot compile the fan-out scenario")
+    want = 103                  # user, thinking, 100 texts, idle
+    t0, frames, rss0, rss1, cpu = fanout_once(scvm, scb, subs, "1")
+    got = sum(len(f) for f in frames)
+    lost = subs * want - got
+    order_ok = all([json.loads(x)["content"] for _, x in f[2:-1]] == [f"event {k} {'x' * 40}" for k in range(100)]
+                   for f in frames)
+    delays = sorted((at - t0) * 1000 - (0 if i < 2 else min(i - 1, 100) * 10) for f in frames
+                    for i, (at, _) in enumerate(f))
+    p99 = delays[int(len(delays) * 0.99) - 1] if delays else float("inf")
+    t.add(f"{subs} subscribers x {want} events at speed 1 (1 s turn)", f"{got} delivered, {lost} lost",
+          "", "", f"0 lost, in order", status(lost == 0 and order_ok))
+    t.add("  delay behind the schedule, p99 (as the one Python client sees it)", f"{p99:.1f} ms", "", "",
+          f"< {T_FANOUT_P99_MS:.0f} ms", status(p99 < T_FANOUT_P99_MS))
+    t.add("  the server's CPU for the whole run (subscribe, 1 s turn)", f"{cpu:.2f} s")
+    t.add("  server memory per subscriber (VmRSS, subscribed minus started)",
+          f"{(rss1 - rss0) / max(subs, 1):.1f} KiB")
+    t0, frames, _, _, cpu = fanout_once(scvm, scb, subs, "0")
+    last = max(at for f in frames for at, _ in f) if frames else t0
+    got = sum(len(f) for f in frames)
+    t.add(f"{subs} subscribers, the turn at once (speed 0): delivered", f"{got / max(last - t0, 1e-9) / 1e3:.0f} k events/s",
+          f"server CPU {cpu:.2f} s", "", "every event", status(got == subs * want))
 
 
 if __name__ == "__main__":

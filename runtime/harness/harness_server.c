@@ -71,18 +71,12 @@ static void sub_remove(HarnessServer *h, uint64_t sid)
 
 static void on_stream_closed(void *ctx, uint64_t sid) { sub_remove((HarnessServer *)ctx, sid); }
 
-/* Sends bytes to every subscriber (one that cannot take them is dropped). */
+/* Sends bytes to every subscriber, in one pass (one that cannot take them
+** is closed, and stream_closed drops it). */
 static void send_all(HarnessServer *h, const char *b, size_t n)
 {
-    for (size_t i = 0; i < h->n_subs;) {
-        int e = http_server_push(h->http, h->subs[i], b, n, false);
-        if (e == ENOENT || e == ENOBUFS || e == ENOMEM) {
-            h->subs[i] = h->subs[--h->n_subs];
-            h->c.subscribers = (unsigned)h->n_subs;
-            continue;
-        }
-        i++;
-    }
+    if (h->n_subs)
+        http_server_broadcast(h->http, 1, b, n);
 }
 
 /* ---- events ---- */
@@ -421,6 +415,7 @@ static void handle(void *ctx, HttpExchange *x)
         http_plan_head(x->plan, 200, "text/event-stream", true, 0, true, NULL, CORS, "Connection: keep-alive\r\n");
         http_plan_chunk(x->plan, ": connected\n\n", 13, 0);
         x->stream = true;
+        x->stream_group = 1;
         h->subs[h->n_subs++] = x->stream_id;
         h->c.subscribers = (unsigned)h->n_subs;
         if (h->n_subs > h->c.max_subscribers)

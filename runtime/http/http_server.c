@@ -51,6 +51,7 @@ typedef struct Conn {
     bool over_budget;       /* a read would have passed max_buffered: 503 */
     bool stream;            /* an open stream: its plan grows by pushes */
     uint64_t sid;           /* the id of its current answer */
+    unsigned group;         /* its broadcast group (0: none) */
     uint64_t wake_ms;       /* the next item or deadline, as of this poll */
 } Conn;
 
@@ -329,6 +330,7 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     s->o.handle(s->o.ctx, &x);
     c->sid = x.stream_id;
     c->stream = x.stream && r && c->plan.abort == HTTP_ABORT_NONE;
+    c->group = c->stream ? x.stream_group : 0;
     c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE || c->stream;
     c->served++;
 }
@@ -682,15 +684,9 @@ static void accept_all(HttpServer *s, uint64_t now)
     }
 }
 
-int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t n, bool end)
+/* Adds to open stream c (see http_server_push). */
+static int stream_add(HttpServer *s, Conn *c, const void *data, size_t n, bool end, uint64_t now)
 {
-    Conn *c = NULL;
-    for (size_t i = 0; i < s->n_conns && !c; i++)
-        if (s->conns[i]->stream && s->conns[i]->sid == stream_id && !s->conns[i]->dead)
-            c = s->conns[i];
-    if (!c)
-        return ENOENT;
-    uint64_t now = now_ms();
     if (c->sent == c->plan.bytes.len && c->item == c->plan.n_items) {
         /* all sent: start the plan over, so a long stream holds only its backlog */
         c->plan.bytes.len = 0;
@@ -718,6 +714,26 @@ int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t
     }
     c->wake_ms = now;
     return 0;
+}
+
+int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t n, bool end)
+{
+    for (size_t i = 0; i < s->n_conns; i++)
+        if (s->conns[i]->stream && s->conns[i]->sid == stream_id && !s->conns[i]->dead)
+            return stream_add(s, s->conns[i], data, n, end, now_ms());
+    return ENOENT;
+}
+
+size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, size_t n)
+{
+    size_t k = 0;
+    uint64_t now = now_ms();
+    for (size_t i = 0; group && i < s->n_conns; i++) {
+        Conn *c = s->conns[i];
+        if (c->stream && c->group == group && !c->dead)
+            k += stream_add(s, c, data, n, false, now) == 0;
+    }
+    return k;
 }
 
 int http_server_run(HttpServer *s)

@@ -43,6 +43,8 @@ typedef struct HttpExchange {
                             ** (a chunked head and what is due now): the
                             ** server adds to it with http_server_push until
                             ** it ends it or the client goes (stream_closed) */
+    unsigned stream_group;  /* out: with stream, a group for
+                            ** http_server_broadcast (0: none) */
 } HttpExchange;
 
 typedef struct HttpServerOpts {
@@ -119,6 +121,13 @@ uint64_t http_server_now(void);
 ** (it ended, or its client went); ENOBUFS when its backlog would pass
 ** max_backlog (the stream is closed, stream_closed follows); ENOMEM. */
 int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t n, bool end);
+
+/* http_server_push of data[0..n) (not the end) to every open stream of
+** group (not 0), in one pass over the connections: what a server with
+** many subscribers to one feed uses, at the cost of one push each.
+** Returns how many streams took it (a stream whose backlog would pass
+** max_backlog is closed instead, as by http_server_push). */
+size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, size_t n);
 
 /* Asks a running server to stop (async-signal-safe). */
 void http_server_stop(HttpServer *s);
