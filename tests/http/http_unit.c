@@ -582,6 +582,8 @@ static void test_alloc_failures(void)
 typedef struct Streams {
     uint64_t tick_sid, big_sid, idle_sid;
     int ticks, enobufs, enoent, closed, pushed_big;
+    int group_n, broadcasts;
+    size_t reached;
     bool ended;
 } Streams;
 
@@ -593,6 +595,11 @@ static void stream_handler(void *ctx, HttpExchange *x)
     http_plan_head(x->plan, 200, "text/event-stream", true, 0, true, NULL, NULL, NULL);
     http_plan_chunk(x->plan, "hello;", 6, 0);
     x->stream = true;
+    if (http_is(x->req, "GET", "/group")) {
+        x->stream_group = 7;
+        st->group_n++;
+        return;
+    }
     if (http_is(x->req, "GET", "/ticks"))
         st->tick_sid = x->stream_id;
     else if (http_is(x->req, "GET", "/big"))
@@ -617,6 +624,11 @@ static uint64_t stream_tick(void *ctx, uint64_t now)
             st->enoent += http_server_push(stream_srv, st->tick_sid, "x", 1, false) == ENOENT;
         }
     }
+    if (st->group_n == 2 && st->broadcasts < 2) {
+        /* both group members subscribed: two frames to each, in one pass each */
+        st->reached += http_server_broadcast(stream_srv, 7, st->broadcasts ? "two;" : "one;", 4);
+        st->broadcasts++;
+    }
     if (st->big_sid && !st->pushed_big) {
         static char big[4096];
         memset(big, 'b', sizeof big);
@@ -629,7 +641,7 @@ static uint64_t stream_tick(void *ctx, uint64_t now)
 static void stream_closed(void *ctx, uint64_t sid)
 {
     Streams *st = ctx;
-    CHECK(sid == st->big_sid || sid == st->idle_sid);
+    CHECK(sid == st->big_sid || sid == st->idle_sid || sid > st->tick_sid);
     st->closed++;
 }
 
@@ -663,14 +675,26 @@ static void test_streams(void)
     send(c, "GET /idle HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /idle HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
     get(c, out, sizeof out, "hello;");
     close(c);                               /* the client goes: stream_closed */
-    for (int i = 0; i < 100 && st.closed < 2; i++)
+    /* a group of two: a broadcast reaches both, and no other stream */
+    int g1 = lb_dial(bound), g2 = lb_dial(bound);
+    send(g1, "GET /group HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /group HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
+    get(g1, out, sizeof out, "hello;");
+    send(g2, "GET /group HTTP/1.1\r\nHost: x\r\n\r\n", strlen("GET /group HTTP/1.1\r\nHost: x\r\n\r\n"), MSG_NOSIGNAL);
+    get(g2, out, sizeof out, "two;");
+    CHECK(strstr(out, "4\r\none;\r\n4\r\ntwo;\r\n") != NULL);
+    get(g1, out, sizeof out, "two;");
+    CHECK(strstr(out, "4\r\none;\r\n4\r\ntwo;\r\n") != NULL);
+    close(g1);
+    close(g2);
+    for (int i = 0; i < 100 && st.closed < 4; i++)
         nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
     http_server_stop(s);
     pthread_join(th, NULL);
-    CHECK(run.result == 0 && st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 2);
-    if (!(st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 2))
-        fprintf(stderr, "  streams: ticks %d ended %d enoent %d enobufs %d closed %d\n", st.ticks, st.ended, st.enoent,
-                st.enobufs, st.closed);
+    CHECK(run.result == 0 && st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 4 &&
+          st.reached == 4);
+    if (!(st.ticks == 3 && st.ended && st.enoent == 1 && st.enobufs == 1 && st.closed == 4 && st.reached == 4))
+        fprintf(stderr, "  streams: ticks %d ended %d enoent %d enobufs %d closed %d reached %zu\n", st.ticks, st.ended,
+                st.enoent, st.enobufs, st.closed, st.reached);
     http_server_free(s);
 }
 
