@@ -1,27 +1,35 @@
-// es_client.mjs MODULES URL N - subscribes to URL with the `eventsource`
-// package (the WHATWG EventSource for Node, pinned in package.json), parses
-// every message's data as JSON, and prints {"events": [...]} after N of
-// them (or after 20 s: then with what came, for the test to report).
+// es_client.mjs MODULES URL N [EVENT] - subscribes to URL with the
+// `eventsource` package (the WHATWG EventSource for Node, pinned in
+// package.json; it reconnects by itself, sending Last-Event-ID), parses
+// every message's data (of type EVENT, default "message") as JSON, and
+// prints {"events": [...], "ids": [lastEventId...], "reconnects": K} after N
+// of them (or after 20 s: then with what came, for the test to report).
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [mods, url, n] = process.argv.slice(2);
+const [mods, url, n, name] = process.argv.slice(2);
 const { EventSource } = await import(pathToFileURL(path.join(mods, "eventsource/dist/index.js")).href);
 const events = [];
+const ids = [];
 const errors = [];
+let opens = 0;
 const es = new EventSource(url);
 const done = () => {
   es.close();
-  process.stdout.write(JSON.stringify({ events, errors }) + "\n");
+  process.stdout.write(JSON.stringify({ events, ids, errors, reconnects: Math.max(0, opens - 1) }) + "\n");
   process.exit(0);
 };
-es.onmessage = (m) => {
+const onMessage = (m) => {
   try {
     events.push(JSON.parse(m.data));
+    ids.push(m.lastEventId);
   } catch (e) {
     errors.push(String(m.data));
   }
   if (events.length >= Number(n)) done();
 };
+if (name) es.addEventListener(name, onMessage);
+else es.onmessage = onMessage;
+es.onopen = () => opens++;
 es.onerror = (e) => errors.push(String(e && e.message));
 setTimeout(done, 20000);

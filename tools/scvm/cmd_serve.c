@@ -23,6 +23,7 @@
 #include "runtime/acp/acp_agent.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/harness/harness_server.h"
+#include "runtime/rest/rest_server.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/llm/llm.h"
 #include "cli.h"
@@ -97,9 +98,46 @@ static int serve_harness(const Opts *o, const Suite *suite, const uint32_t *only
     return err ? SC_RUNTIME : SC_OK;
 }
 
+/* serve rest: the REST mock on --listen (default port 38180). */
+static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, size_t n_only)
+{
+    RestOpts ro = {
+        .host = o->host, .port = o->listen_set ? o->port : "38180", .speed = o->speed, .only = only,
+        .n_only = n_only, .keepalive_ms = o->keepalive_ms, .wall_clock = o->wall_clock, .quiet = o->quiet,
+        .log = stderr, .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+        .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
+    };
+    int err = 0;
+    RestServer *r = rest_server_new(suite, &ro, &err);
+    if (!r) {
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    char bound[96];
+    err = rest_server_listen(r, bound, sizeof bound);
+    if (err) {
+        fprintf(stderr, "scvm: serve rest: cannot listen on %s:%s: %s\n", o->host, ro.port,
+                err == EINVAL ? "not a numeric address and port" : strerror(err));
+        rest_server_free(r);
+        return SC_IO;
+    }
+    printf("listening on http://%s\n", bound);
+    fflush(stdout);
+    err = rest_server_run(r);
+    if (err)
+        fprintf(stderr, "scvm: serve rest: %s\n", strerror(err));
+    RestCounts c;
+    rest_server_counts(r, &c);
+    fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u subscribers at most\n",
+            c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+    rest_server_free(r);
+    return err ? SC_RUNTIME : SC_OK;
+}
+
 int scvm_serve(const Opts *o)
 {
-    bool acp = strcmp(o->server, "acp") == 0, harness = strcmp(o->server, "harness") == 0;
+    bool acp = strcmp(o->server, "acp") == 0, harness = strcmp(o->server, "harness") == 0,
+         rest = strcmp(o->server, "rest") == 0;
     if (o->n_ops == 0)
         return cli_usage(scvm_usage, "serve %s: no input file", o->server);
     if (acp && (o->agent || o->strict_tools || o->loop || o->workspace || o->max_body || o->max_conns ||
@@ -109,11 +147,15 @@ int scvm_serve(const Opts *o)
     if (!acp && (o->client_timeout_ms || o->tool_timeout_ms))
         return cli_usage(scvm_usage, "serve %s: --client-timeout and --tool-timeout are options of serve acp",
                          o->server);
-    if (!harness && (o->heartbeat_ms || o->wall_clock))
-        return cli_usage(scvm_usage, "serve %s: --heartbeat and --wall-clock are options of serve harness", o->server);
-    if (harness && (o->agent || o->strict_tools || o->loop || o->workspace))
-        return cli_usage(scvm_usage, "%s", "serve harness: --workspace, --agent, --strict-tools and --loop are options "
-                                           "of serve llm");
+    if (!harness && o->heartbeat_ms)
+        return cli_usage(scvm_usage, "serve %s: --heartbeat is an option of serve harness", o->server);
+    if (!harness && !rest && o->wall_clock)
+        return cli_usage(scvm_usage, "serve %s: --wall-clock is an option of serve harness and serve rest", o->server);
+    if (!rest && o->keepalive_ms)
+        return cli_usage(scvm_usage, "serve %s: --keepalive is an option of serve rest", o->server);
+    if ((harness || rest) && (o->agent || o->strict_tools || o->loop || o->workspace))
+        return cli_usage(scvm_usage, "serve %s: --workspace, --agent, --strict-tools and --loop are options of serve llm",
+                         o->server);
     Suite *suite = suite_new();
     if (!suite) {
         fputs("scvm: out of memory\n", stderr);
@@ -165,8 +207,9 @@ int scvm_serve(const Opts *o)
             return st;
         }
     }
-    if (acp || harness) {
-        st = acp ? serve_acp(o, suite, only, n_only) : serve_harness(o, suite, only, n_only);
+    if (acp || harness || rest) {
+        st = acp ? serve_acp(o, suite, only, n_only)
+             : harness ? serve_harness(o, suite, only, n_only) : serve_rest(o, suite, only, n_only);
         sc_free(only);
         suite_free(suite);
         return st;

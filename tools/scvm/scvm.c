@@ -36,6 +36,7 @@ const char scvm_usage[] =
     "       scvm serve llm [serve options] FILE...\n"
     "       scvm serve acp [acp options] FILE...\n"
     "       scvm serve harness [harness options] FILE...\n"
+    "       scvm serve rest [rest options] FILE...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -58,6 +59,8 @@ static const char help_text[] =
     "  serve harness FILE...  the harness event server a terminal UI watches:\n"
     "                 GET /events (SSE), POST /prompt, POST /cancel\n"
     "                 (docs/serve-harness.md)\n"
+    "  serve rest FILE...  the Agent Harbor REST API's tasks and sessions, their\n"
+    "                 events as Server-Sent Events (docs/serve-rest.md)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
@@ -142,6 +145,10 @@ static const char help_text[] =
     "                     (default 30000)\n"
     "  --wall-clock       timestamps in Unix seconds now (default: the scenario's\n"
     "                     clock, the same on every run)\n"
+    "rest options (docs/serve-rest.md; also --listen (default 127.0.0.1:38180),\n"
+    "--speed, --quiet, --wall-clock and the HTTP limits):\n"
+    "  --keepalive MS     a ': keep-alive' comment to every subscriber every MS\n"
+    "                     (default 15000)\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -160,7 +167,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
-    O_HEARTBEAT, O_WALL_CLOCK,
+    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -222,6 +229,7 @@ static const struct {
     { NULL, "--tool-timeout", O_TOOL_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--heartbeat", O_HEARTBEAT, true, false, CMD_SERVE, false },
     { NULL, "--wall-clock", O_WALL_CLOCK, false, false, CMD_SERVE, false },
+    { NULL, "--keepalive", O_KEEPALIVE, true, false, CMD_SERVE, false },
 };
 
 static const struct {
@@ -428,6 +436,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->heartbeat_ms = (unsigned)n;
         break;
     case O_WALL_CLOCK: o->wall_clock = true; break;
+    case O_KEEPALIVE:
+        if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
+            return cli_usage(scvm_usage, "invalid --keepalive '%s' (1 .. 86400000 ms)", v);
+        o->keepalive_ms = (unsigned)n;
+        break;
     case O_CLIENT_TIMEOUT:
     case O_TOOL_TIMEOUT:
         if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
@@ -839,9 +852,10 @@ int main(int argc, char **argv)
         const char *server = NULL;
         if (CMDS[k].cmd == CMD_SERVE) {
             if (argc < 3)
-                return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp, harness)");
-            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0 && strcmp(argv[2], "harness") != 0)
-                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp, harness)", argv[2]);
+                return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp, harness, rest)");
+            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0 && strcmp(argv[2], "harness") != 0 &&
+                strcmp(argv[2], "rest") != 0)
+                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp, harness, rest)", argv[2]);
             server = argv[2];
             first = 3;
         }

@@ -50,7 +50,7 @@ typedef struct Opts {
     unsigned turn_timeout_ms;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
-    const char *server;          /* "llm", "acp" or "harness" */
+    const char *server;          /* "llm", "acp", "harness" or "rest" */
     char host[128], port[16];
     const char *workspace;
     bool strict_tools, loop, quiet;
@@ -58,6 +58,7 @@ typedef struct Opts {
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
     unsigned client_timeout_ms, tool_timeout_ms;   /* serve acp */
     unsigned heartbeat_ms;       /* serve harness */
+    unsigned keepalive_ms;       /* serve rest */
     bool wall_clock;
     bool listen_set;             /* --listen was given */
 } Opts;

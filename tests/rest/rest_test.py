@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""rest_test.py --scc SCC --scvm SCVM --work DIR [--modules DIR]
+
+`scvm serve rest` (docs/serve-rest.md): tasks and sessions with curl-like
+raw requests, every event of a session exactly once and in order over SSE
+for an early subscriber, a late one (catch-up then live, no gap and no
+duplicate at the seam), one resuming with Last-Event-ID, and (with
+--modules) the `eventsource` npm package reconnecting by itself through a
+proxy that cuts its connection mid-stream; pause, resume, stop, prompts,
+pagination, errors; byte-identical streams on two runs."""
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+args = {}
+i = 1
+while i < len(sys.argv):
+    args[sys.argv[i].lstrip("-")] = sys.argv[i + 1]
+    i += 2
+SCC, SCVM, WORK = args["scc"], args["scvm"], os.path.abspath(args["work"])
+os.makedirs(WORK, exist_ok=True)
+failures = []
+SID = "00000000000000000000000001"
+
+
+def expect(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg)
+    return cond
+
+
+class Server:
+    def __init__(self, *extra):
+        self.p = subprocess.Popen([SCVM, "serve", "rest", "--listen", "127.0.0.1:0", *extra],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        if not line.startswith("listening on http://"):
+            raise SystemExit("scvm serve rest did not start: %r %s" % (line, self.p.stderr.read()))
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def stop(self):
+        self.p.terminate()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            expect(False, "SIGTERM did not stop the server")
+        return self.p.returncode, self.p.stderr.read()
+
+
+def request(port, method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else b""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+              % (method.encode(), path.encode(), len(data), data))
+    out = b""
+    while True:
+        c = s.recv(65536)
+        if not c:
+            break
+        out += c
+    s.close()
+    head, _, rest = out.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    hdr = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+    return int(lines[0].split()[1]), hdr, json.loads(rest) if rest else None
+
+
+class Sub:
+    """GET .../events on a raw socket; the de-chunked SSE events."""
+
+    def __init__(self, port, last=None, sid=SID):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        extra = b"Last-Event-ID: %d\r\n" % last if last is not None else b""
+        self.s.sendall(b"GET /api/v1/sessions/%s/events HTTP/1.1\r\nHost: x\r\n%s\r\n" % (sid.encode(), extra))
+        self.raw, self.body, self.head = b"", b"", None
+
+    def pump(self, timeout):
+        end = time.time() + timeout
+        while time.time() < end:
+            r, _, _ = select.select([self.s], [], [], max(0.0, end - time.time()))
+            if not r:
+                break
+            c = self.s.recv(65536)
+            if not c:
+                break
+            self.raw += c
+        if self.head is None and b"\r\n\r\n" in self.raw:
+            self.head, self.raw = self.raw.split(b"\r\n\r\n", 1)
+        while self.head is not None:
+            nl = self.raw.find(b"\r\n")
+            if nl < 0:
+                break
+            size = int(self.raw[:nl], 16)
+            if len(self.raw) < nl + 2 + size + 2:
+                break
+            self.body += self.raw[nl + 2:nl + 2 + size]
+            self.raw = self.raw[nl + 4 + size:]
+
+    def events(self, timeout=0.0):
+        self.pump(timeout)
+        out = []
+        for block in self.body.decode().split("\n\n"):
+            f = dict(l.split(": ", 1) for l in block.split("\n") if ": " in l and not l.startswith(":"))
+            if "data" in f:
+                out.append((int(f["id"]), f.get("event"), json.loads(f["data"])))
+        return out
+
+    def until(self, pred, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            ev = self.events(0.05)
+            if ev and pred(ev):
+                return ev
+        return self.events()
+
+    def close(self):
+        self.s.close()
+
+
+def done(ev):
+    return ev and ev[-1][2].get("status") in ("completed", "stopped", "cancelled")
+
+
+def proxy(port, cut_after):
+    """A TCP proxy that cuts its first connection after cut_after bytes
+    from the server (a network drop), and passes later ones through."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    state = {"first": True}
+
+    def pipe(a, b, limit):
+        sent = 0
+        try:
+            while True:
+                d = a.recv(65536)
+                if not d:
+                    break
+                if limit is not None and sent + len(d) >= limit:
+                    b.sendall(d[:limit - sent])
+                    break
+                b.sendall(d)
+                sent += len(d)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def serve():
+        while True:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            u = socket.create_connection(("127.0.0.1", port))
+            limit = cut_after if state["first"] else None
+            state["first"] = False
+            threading.Thread(target=pipe, args=(c, u, None), daemon=True).start()
+            threading.Thread(target=pipe, args=(u, c, limit), daemon=True).start()
+    threading.Thread(target=serve, daemon=True).start()
+    return ls.getsockname()[1]
+
+
+def main():
+    scb = os.path.join(WORK, "rest_paced.scb")
+    subprocess.run([SCC, "-o", scb, os.path.join(HERE, "scenarios", "rest_paced.yaml")], check=True)
+
+    # ---- the API around sessions ----
+    srv = Server("--speed", "0", "--keepalive", "200", scb)
+    for path, want in (("/healthz", {"status": "ok"}), ("/readyz", {"status": "ready"})):
+        code, _, body = request(srv.port, "GET", path)
+        expect(code == 200 and body == want, "%s: %d %s" % (path, code, body))
+    code, _, body = request(srv.port, "GET", "/version")
+    expect(code == 200 and body["name"] == "scvm serve rest", "/version: %s" % body)
+    code, hdr, body = request(srv.port, "POST", "/api/v1/tasks", {"prompt": 3})
+    expect(code == 400 and hdr["content-type"] == "application/problem+json" and body["status"] == 400,
+           "a bad task: %d %s" % (code, body))
+    code, _, body = request(srv.port, "POST", "/api/v1/tasks",
+                            {"prompt": [{"type": "text", "text": "count slowly"}],
+                             "agents": [{"type": "codex", "count": 2}]})
+    expect(code == 201 and body["session_ids"] == [SID, "00000000000000000000000002"] and body["status"] == "queued"
+           and body["links"]["events"] == "/api/v1/sessions/%s/events" % SID, "POST /tasks: %d %s" % (code, body))
+    sub = Sub(srv.port)
+    ev = sub.until(done)
+    ids = [e[0] for e in ev]
+    expect(ids == list(range(1, len(ids) + 1)) and len(ids) == 39 and all(e[1] == "session" for e in ev),
+           "ids %s" % ids)
+    kinds = [e[2]["type"] for e in ev]
+    for k in ("status", "user_input", "thought", "log", "tool_use", "tool_result", "file_edit"):
+        expect(k in kinds, "no %s event: %s" % (k, kinds))
+    tu = [e[2] for e in ev if e[2]["type"] == "tool_use"][0]
+    expect(tu["tool_name"] == "runCmd" and tu["tool_args"] == {"cmd": "make test"} and tu["status"] == "started"
+           and tu["tool_execution_id"] == "tool_exec_1", "tool_use %s" % tu)
+    fe = [e[2] for e in ev if e[2]["type"] == "file_edit"][0]
+    expect(fe == {"type": "file_edit", "file_path": "src/main.c", "lines_added": 3, "lines_removed": 1,
+                  "ts": fe["ts"]}, "file_edit %s" % fe)
+    expect(b"retry: 3000" in sub.body, "no retry: line")
+    time.sleep(0.5)
+    sub.pump(0.1)
+    expect(b": keep-alive" in sub.body, "no keep-alive comment at --keepalive 200")
+    sub.close()
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions/" + SID)
+    expect(code == 200 and body["status"] == "completed" and body["agent"]["type"] == "codex" and
+           body["changes"] == {"files_changed": 1, "lines_added": 3, "lines_removed": 1} and
+           body["recent_events"] == [], "GET session %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions?perPage=1&page=2")
+    expect(code == 200 and body["total"] == 2 and [s["id"] for s in body["items"]] == ["00000000000000000000000002"]
+           and body["nextPage"] is None, "pagination %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions?status=running")
+    expect(body["total"] == 0, "status filter %s" % body)
+    expect(request(srv.port, "GET", "/api/v1/sessions/NOPE")[0] == 404, "unknown session")
+    expect(request(srv.port, "POST", "/api/v1/sessions/%s/prompt" % SID, {"prompt": "more"})[0] == 410,
+           "a prompt to an ended session")
+    expect(request(srv.port, "POST", "/api/v1/sessions/%s/stop" % SID)[0] == 409, "stop an ended session")
+    code, log = srv.stop()
+    expect(code == 0 and "summary: " in log, "exit %s" % code)
+
+    # ---- late subscribers, Last-Event-ID, pause/resume, stop ----
+    srv = Server("--speed", "1", scb)
+    request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+    early = Sub(srv.port)
+    time.sleep(0.6)
+    late = Sub(srv.port)
+    first = late.events(0.2)
+    expect(first and first[0][0] == 1 and len(first) > 3, "a late subscriber's catch-up: %s" % first[:3])
+    resumed = Sub(srv.port, last=5)
+    a, b, c = early.until(done), late.until(done), resumed.until(done)
+    ida, idb, idc = [e[0] for e in a], [e[0] for e in b], [e[0] for e in c]
+    expect(ida == list(range(1, 40)) and idb == ida, "early %s late %s" % (ida, idb))
+    expect(idc == list(range(6, 40)), "Last-Event-ID 5: %s" % idc)
+    expect([e[2] for e in a] == [e[2] for e in b], "early and late differ")
+    for s in (early, late, resumed):
+        s.close()
+    request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+    s2 = "00000000000000000000000002"
+    sub = Sub(srv.port, sid=s2)
+    time.sleep(0.4)
+    code, _, body = request(srv.port, "POST", "/api/v1/sessions/%s/pause" % s2)
+    expect(code == 202 and body["status"] == "paused", "pause %d %s" % (code, body))
+    expect(request(srv.port, "POST", "/api/v1/sessions/%s/prompt" % s2, {"prompt": "x"})[0] == 409, "prompt paused")
+    n_paused = len(sub.events(0.5))
+    expect(n_paused == len(sub.events(0.3)), "events while paused")
+    code, _, body = request(srv.port, "POST", "/api/v1/sessions/%s/resume" % s2)
+    expect(code == 202 and body["status"] == "running", "resume %d %s" % (code, body))
+    code, _, body = request(srv.port, "POST", "/api/v1/sessions/%s/prompt" % s2, {"prompt": "and faster"})
+    expect(code == 202 and body["accepted"] is True, "prompt %d %s" % (code, body))
+    time.sleep(0.2)
+    code, _, body = request(srv.port, "POST", "/api/v1/sessions/%s/stop" % s2)
+    expect(code == 202 and body["status"] == "stopped", "stop %d %s" % (code, body))
+    ev = sub.until(done)
+    st = [e[2]["status"] for e in ev if e[2]["type"] == "status"]
+    expect(st == ["queued", "running", "pausing", "paused", "resuming", "running", "stopping", "stopped"],
+           "statuses %s" % st)
+    expect([e[0] for e in ev] == list(range(1, len(ev) + 1)), "ids after pause and stop")
+    expect(any(e[2] == {"type": "user_input", "text": "and faster", "ts": e[2]["ts"]} for e in ev), "the prompt event")
+    sub.close()
+    srv.stop()
+
+    # ---- the same run twice: the same bytes ----
+    bodies = []
+    for _ in range(2):
+        srv = Server("--speed", "0", scb)
+        request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+        sub = Sub(srv.port)
+        sub.until(done)
+        bodies.append(sub.body)
+        sub.close()
+        srv.stop()
+    expect(bodies[0] == bodies[1], "two runs differ")
+
+    # ---- the eventsource npm package, cut mid-stream, reconnecting ----
+    mods = args.get("modules")
+    if mods:
+        if not os.path.isdir(os.path.join(mods, "eventsource")):
+            print("SKIP: eventsource is not installed")
+            return 77
+        srv = Server("--speed", "1", scb)
+        request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+        pport = proxy(srv.port, 1500)
+        es = subprocess.run(["node", os.path.join(os.path.dirname(HERE), "harness", "es_client.mjs"), mods,
+                             "http://127.0.0.1:%d/api/v1/sessions/%s/events" % (pport, SID), "39", "session"],
+                            capture_output=True, text=True, timeout=60)
+        got = json.loads(es.stdout) if es.stdout.strip() else None
+        ok = got is not None and len(got["events"]) == 39 and got["events"][-1]["status"] == "completed"
+        expect(ok, "eventsource through a cut: %s %s" % (es.stdout[-800:], es.stderr[-300:]))
+        if got:
+            expect(got.get("ids") == [str(k) for k in range(1, 40)] and got.get("reconnects", 0) >= 1,
+                   "eventsource ids %s, reconnects %s" % (got.get("ids"), got.get("reconnects")))
+        srv.stop()
+    return 0
+
+
+rc = main()
+if failures:
+    print("%d failures" % len(failures))
+    sys.exit(1)
+sys.exit(rc)
