@@ -460,6 +460,7 @@ HarnessServer *harness_server_new(const Suite *s, const HarnessOpts *o, int *err
         .host = o->host, .port = o->port ? o->port : "8080", .max_body = o->max_body, .max_conns = o->max_conns,
         .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
         .handle = handle, .tick = on_tick, .stream_closed = on_stream_closed, .ctx = h,
+        .no_signals = o->no_signals,
     };
     h->http = http_server_new(&ho);
     if (!h->http) {
@@ -482,6 +483,8 @@ void harness_server_free(HarnessServer *h)
 }
 
 int harness_server_listen(HarnessServer *h, char *bound, size_t cap) { return http_server_listen(h->http, bound, cap); }
+
+void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
 
 int harness_server_run(HarnessServer *h) { return http_server_run(h->http); }
 

@@ -33,6 +33,7 @@ typedef struct HarnessOpts {
     FILE *log;                  /* NULL = stderr */
     size_t max_body;            /* 0: the HTTP layer's defaults */
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
+    bool no_signals;            /* leave signals alone: stopped by harness_server_stop */
 } HarnessOpts;
 
 typedef struct HarnessCounts {
@@ -48,6 +49,8 @@ void harness_server_free(HarnessServer *h);
 /* As http_server_listen. */
 int harness_server_listen(HarnessServer *h, char *bound, size_t cap);
 /* Serves until SIGINT, SIGTERM or SIGHUP.  0 or an errno. */
+/* Asks a running server to stop (async-signal-safe). */
+void harness_server_stop(HarnessServer *h);
 int harness_server_run(HarnessServer *h);
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c);
 

@@ -868,6 +868,7 @@ RestServer *rest_server_new(const Suite *s, const RestOpts *o, int *err)
         .host = o->host, .port = o->port ? o->port : "38180", .max_body = o->max_body, .max_conns = o->max_conns,
         .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
         .handle = handle, .tick = on_tick, .stream_closed = on_stream_closed, .ctx = r,
+        .no_signals = o->no_signals,
     };
     r->http = http_server_new(&ho);
     if (!r->http) {
@@ -891,6 +892,8 @@ void rest_server_free(RestServer *r)
 }
 
 int rest_server_listen(RestServer *r, char *bound, size_t cap) { return http_server_listen(r->http, bound, cap); }
+
+void rest_server_stop(RestServer *r) { http_server_stop(r->http); }
 
 int rest_server_run(RestServer *r) { return http_server_run(r->http); }
 

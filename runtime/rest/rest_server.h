@@ -27,6 +27,7 @@ typedef struct RestOpts {
     FILE *log;                  /* NULL = stderr */
     size_t max_body;
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
+    bool no_signals;            /* leave signals alone: stopped by rest_server_stop */
 } RestOpts;
 
 typedef struct RestCounts {
@@ -38,6 +39,8 @@ typedef struct RestServer RestServer;
 RestServer *rest_server_new(const Suite *s, const RestOpts *o, int *err);
 void rest_server_free(RestServer *r);
 int rest_server_listen(RestServer *r, char *bound, size_t cap);
+/* Asks a running server to stop (async-signal-safe). */
+void rest_server_stop(RestServer *r);
 int rest_server_run(RestServer *r);
 void rest_server_counts(const RestServer *r, RestCounts *c);
 

@@ -279,6 +279,32 @@ def main():
         srv.stop()
     expect(bodies[0] == bodies[1], "two runs differ")
 
+    # ---- llm, rest and harness in one process ----
+    p = subprocess.Popen([SCVM, "serve", "llm+rest+harness", "--listen", "127.0.0.1:0", "--rest-listen",
+                          "127.0.0.1:0", "--harness-listen", "127.0.0.1:0", "--scenario-speed", "0", scb],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ports = {}
+    for _ in range(3):
+        name, _, url = p.stdout.readline().strip().partition(" listening on http://")
+        ports[name] = int(url.rsplit(":", 1)[1]) if url else 0
+    expect(sorted(ports) == ["harness", "llm", "rest"], "three servers: %s" % ports)
+    if sorted(ports) == ["harness", "llm", "rest"]:
+        expect(request(ports["llm"], "GET", "/health")[2] == {"status": "ok"}, "llm /health")
+        expect(request(ports["rest"], "POST", "/api/v1/tasks", {"prompt": "count slowly"})[0] == 201, "rest task")
+        hs = socket.create_connection(("127.0.0.1", ports["harness"]))
+        hs.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(b": connected" in hs.recv(4096), "harness /events")
+        hs.close()
+    p.terminate()
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        expect(False, "SIGTERM did not stop the three servers")
+    log = p.stderr.read()
+    expect(p.returncode == 0 and "scvm serve: summary: ok" in log and "scvm serve rest: summary: " in log and
+           "scvm serve harness: summary: " in log, "three servers: exit %s\n%s" % (p.returncode, log[-800:]))
+
     # ---- the eventsource npm package, cut mid-stream, reconnecting ----
     mods = args.get("modules")
     if mods:

@@ -13,6 +13,8 @@
 ** exits 0, or 1 when a check of the client's answers failed.  The other
 ** statuses are scvm's (common/status.h). */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,10 +136,146 @@ static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, s
     return err ? SC_RUNTIME : SC_OK;
 }
 
+/* Whether the server list ("llm+rest+harness") names server. */
+static bool names(const char *list, const char *server)
+{
+    size_t n = strlen(server);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, "+");
+        if (k == n && memcmp(p, server, n) == 0)
+            return true;
+        p += k + (p[k] == '+');
+    }
+    return false;
+}
+
+typedef struct Many {
+    LlmServer *llm;
+    RestServer *rest;
+    HarnessServer *harness;
+    int err[3];
+} Many;
+
+static void *run_llm(void *a) { Many *m = a; m->err[0] = llm_server_run(m->llm); return NULL; }
+static void *run_rest(void *a) { Many *m = a; m->err[1] = rest_server_run(m->rest); return NULL; }
+static void *run_harness(void *a) { Many *m = a; m->err[2] = harness_server_run(m->harness); return NULL; }
+
+/* serve llm+rest+harness (any two or three): the servers in one process,
+** each on its own thread and address, stopped together by a signal. */
+static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, size_t n_only)
+{
+    Many m = { 0 };
+    int st = 0, err = 0;
+    bool want[3] = { names(o->server, "llm"), names(o->server, "rest"), names(o->server, "harness") };
+    if (want[0]) {
+        LlmServeOpts lo = {
+            .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace, .loop = o->loop,
+            .quiet = o->quiet, .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .log = stderr,
+            .only = only, .n_only = n_only, .no_signals = true,
+        };
+        m.llm = llm_server_new(suite, &lo, &err);
+        st = m.llm ? 0 : SC_RUNTIME;
+    }
+    if (!st && want[1]) {
+        RestOpts ro = {
+            .host = o->rest_host, .port = o->rest_port, .speed = o->speed, .only = only, .n_only = n_only,
+            .keepalive_ms = o->keepalive_ms, .wall_clock = o->wall_clock, .quiet = o->quiet, .log = stderr,
+            .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .no_signals = true,
+        };
+        m.rest = rest_server_new(suite, &ro, &err);
+        st = m.rest ? 0 : SC_RUNTIME;
+    }
+    if (!st && want[2]) {
+        HarnessOpts ho = {
+            .host = o->harness_host, .port = o->harness_port, .speed = o->speed, .only = only, .n_only = n_only,
+            .heartbeat_ms = o->heartbeat_ms, .wall_clock = o->wall_clock, .quiet = o->quiet, .log = stderr,
+            .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .no_signals = true,
+        };
+        m.harness = harness_server_new(suite, &ho, &err);
+        st = m.harness ? 0 : SC_RUNTIME;
+    }
+    if (st)
+        fputs("scvm: out of memory\n", stderr);
+    static const char *const label[3] = { "llm", "rest", "harness" };
+    const char *host[3] = { o->host, o->rest_host, o->harness_host }, *port[3] = { o->port, o->rest_port,
+                                                                                    o->harness_port };
+    for (int k = 0; k < 3 && !st; k++) {
+        if (!want[k])
+            continue;
+        char bound[96];
+        err = k == 0 ? llm_server_listen(m.llm, bound, sizeof bound)
+              : k == 1 ? rest_server_listen(m.rest, bound, sizeof bound)
+                       : harness_server_listen(m.harness, bound, sizeof bound);
+        if (err) {
+            fprintf(stderr, "scvm: serve %s: cannot listen on %s:%s: %s\n", label[k], host[k], port[k],
+                    err == EINVAL ? "not a numeric address and port" : strerror(err));
+            st = SC_IO;
+        } else {
+            printf("%s listening on http://%s\n", label[k], bound);
+        }
+    }
+    fflush(stdout);
+    if (!st && rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: serve: cannot catch signals: %s\n", strerror(errno));
+        st = SC_RUNTIME;
+    }
+    if (!st) {
+        signal(SIGPIPE, SIG_IGN);
+        pthread_t th[3];
+        void *(*fn[3])(void *) = { run_llm, run_rest, run_harness };
+        bool started[3] = { false, false, false };
+        for (int k = 0; k < 3; k++)
+            if (want[k])
+                started[k] = pthread_create(&th[k], NULL, fn[k], &m) == 0;
+        struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
+        while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
+        }
+        if (m.llm)
+            llm_server_stop(m.llm);
+        if (m.rest)
+            rest_server_stop(m.rest);
+        if (m.harness)
+            harness_server_stop(m.harness);
+        for (int k = 0; k < 3; k++)
+            if (started[k])
+                pthread_join(th[k], NULL);
+        for (int k = 0; k < 3; k++)
+            if (m.err[k]) {
+                fprintf(stderr, "scvm: serve %s: %s\n", label[k], strerror(m.err[k]));
+                st = SC_RUNTIME;
+            }
+        if (m.llm) {
+            int ls = llm_server_finish(m.llm);
+            if (ls > st)
+                st = ls;
+        }
+        if (m.rest) {
+            RestCounts c;
+            rest_server_counts(m.rest, &c);
+            fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u "
+                            "subscribers at most\n", c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+        }
+        if (m.harness) {
+            HarnessCounts c;
+            harness_server_counts(m.harness, &c);
+            fprintf(stderr, "scvm serve harness: summary: %u requests, %u prompts (%u while busy), %u cancels, %u "
+                            "events, %u heartbeats, %u subscribers at most\n", c.requests, c.prompts, c.busy,
+                    c.cancels, c.events, c.heartbeats, c.max_subscribers);
+        }
+    }
+    llm_server_free(m.llm);
+    rest_server_free(m.rest);
+    harness_server_free(m.harness);
+    return st;
+}
+
 int scvm_serve(const Opts *o)
 {
-    bool acp = strcmp(o->server, "acp") == 0, harness = strcmp(o->server, "harness") == 0,
-         rest = strcmp(o->server, "rest") == 0;
+    bool many = strchr(o->server, '+') != NULL;
+    bool acp = strcmp(o->server, "acp") == 0, harness = names(o->server, "harness"), rest = names(o->server, "rest");
     if (o->n_ops == 0)
         return cli_usage(scvm_usage, "serve %s: no input file", o->server);
     if (acp && (o->agent || o->strict_tools || o->loop || o->workspace || o->max_body || o->max_conns ||
@@ -153,8 +291,14 @@ int scvm_serve(const Opts *o)
         return cli_usage(scvm_usage, "serve %s: --wall-clock is an option of serve harness and serve rest", o->server);
     if (!rest && o->keepalive_ms)
         return cli_usage(scvm_usage, "serve %s: --keepalive is an option of serve rest", o->server);
-    if ((harness || rest) && (o->agent || o->strict_tools || o->loop || o->workspace))
-        return cli_usage(scvm_usage, "serve %s: --workspace, --agent, --strict-tools and --loop are options of serve llm",
+    if ((many || harness || rest) && (o->agent || o->strict_tools || (!names(o->server, "llm") && (o->loop || o->workspace))))
+        return cli_usage(scvm_usage, "serve %s: --workspace, --agent, --strict-tools and --loop are options of serve llm%s",
+                         o->server, many ? " (--agent and --strict-tools of serve llm alone)" : "");
+    if (!many && (o->rest_set || o->harness_set))
+        return cli_usage(scvm_usage, "serve %s: --rest-listen and --harness-listen are for serving several servers "
+                         "(serve llm+rest+harness); use --listen", o->server);
+    if (many && o->listen_set && !names(o->server, "llm"))
+        return cli_usage(scvm_usage, "serve %s: --listen is the llm server's; use --rest-listen and --harness-listen",
                          o->server);
     Suite *suite = suite_new();
     if (!suite) {
@@ -206,6 +350,12 @@ int scvm_serve(const Opts *o)
             suite_free(suite);
             return st;
         }
+    }
+    if (many) {
+        st = serve_many(o, suite, only, n_only);
+        sc_free(only);
+        suite_free(suite);
+        return st;
     }
     if (acp || harness || rest) {
         st = acp ? serve_acp(o, suite, only, n_only)

@@ -37,6 +37,7 @@ const char scvm_usage[] =
     "       scvm serve acp [acp options] FILE...\n"
     "       scvm serve harness [harness options] FILE...\n"
     "       scvm serve rest [rest options] FILE...\n"
+    "       scvm serve llm+rest+harness [options] FILE...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -149,6 +150,10 @@ static const char help_text[] =
     "--speed, --quiet, --wall-clock and the HTTP limits):\n"
     "  --keepalive MS     a ': keep-alive' comment to every subscriber every MS\n"
     "                     (default 15000)\n"
+    "several HTTP servers in one process (serve llm+rest, rest+harness, ...):\n"
+    "  --listen ADDR:PORT the llm server's (default 127.0.0.1:8089)\n"
+    "  --rest-listen ADDR:PORT  the rest server's (default 127.0.0.1:38180)\n"
+    "  --harness-listen ADDR:PORT  the harness server's (default 127.0.0.1:8080)\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -167,7 +172,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
-    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE,
+    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
@@ -230,6 +235,9 @@ static const struct {
     { NULL, "--heartbeat", O_HEARTBEAT, true, false, CMD_SERVE, false },
     { NULL, "--wall-clock", O_WALL_CLOCK, false, false, CMD_SERVE, false },
     { NULL, "--keepalive", O_KEEPALIVE, true, false, CMD_SERVE, false },
+    { NULL, "--rest-listen", O_REST_LISTEN, true, false, CMD_SERVE, false },
+    { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
+    { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
 };
 
 static const struct {
@@ -436,6 +444,15 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->heartbeat_ms = (unsigned)n;
         break;
     case O_WALL_CLOCK: o->wall_clock = true; break;
+    case O_REST_LISTEN:
+    case O_HARNESS_LISTEN: {
+        bool r = id == O_REST_LISTEN;
+        if (!parse_listen(v, r ? o->rest_host : o->harness_host, sizeof o->rest_host, r ? o->rest_port : o->harness_port,
+                          sizeof o->rest_port))
+            return cli_usage(scvm_usage, "invalid %s '%s' (expected ADDR:PORT)", a, v);
+        *(r ? &o->rest_set : &o->harness_set) = true;
+        break;
+    }
     case O_KEEPALIVE:
         if (!cli_parse_u64(v, 86400000ULL, &n) || n == 0)
             return cli_usage(scvm_usage, "invalid --keepalive '%s' (1 .. 86400000 ms)", v);
@@ -473,6 +490,10 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     o->jobs = 1;
     snprintf(o->host, sizeof o->host, "127.0.0.1");
     snprintf(o->port, sizeof o->port, "8089");
+    snprintf(o->rest_host, sizeof o->rest_host, "127.0.0.1");
+    snprintf(o->rest_port, sizeof o->rest_port, "38180");
+    snprintf(o->harness_host, sizeof o->harness_host, "127.0.0.1");
+    snprintf(o->harness_port, sizeof o->harness_port, "8080");
     o->names = sc_calloc((size_t)argc, sizeof *o->names);
     o->tags = sc_calloc((size_t)argc, sizeof *o->tags);
     o->defines = sc_calloc((size_t)argc, sizeof *o->defines);
@@ -853,9 +874,23 @@ int main(int argc, char **argv)
         if (CMDS[k].cmd == CMD_SERVE) {
             if (argc < 3)
                 return cli_usage(scvm_usage, "%s", "serve: which server? (llm, acp, harness, rest)");
-            if (strcmp(argv[2], "llm") != 0 && strcmp(argv[2], "acp") != 0 && strcmp(argv[2], "harness") != 0 &&
-                strcmp(argv[2], "rest") != 0)
-                return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp, harness, rest)", argv[2]);
+            if (strcmp(argv[2], "acp") != 0) {
+                /* one of llm, harness, rest, or several joined by '+' (each once) */
+                const char *p = argv[2];
+                unsigned seen = 0;
+                do {
+                    size_t len = strcspn(p, "+");
+                    unsigned bit = len == 3 && !memcmp(p, "llm", 3)       ? 1u
+                                   : len == 4 && !memcmp(p, "rest", 4)    ? 2u
+                                   : len == 7 && !memcmp(p, "harness", 7) ? 4u
+                                                                          : 0u;
+                    if (!bit || (seen & bit))
+                        return cli_usage(scvm_usage, "serve: unknown server '%s' (known: llm, acp, harness, rest, "
+                                         "or several of llm, rest and harness joined by '+')", argv[2]);
+                    seen |= bit;
+                    p += len + (p[len] == '+');
+                } while (p[-1] == '+' || *p);
+            }
             server = argv[2];
             first = 3;
         }

@@ -61,6 +61,9 @@ typedef struct Opts {
     unsigned keepalive_ms;       /* serve rest */
     bool wall_clock;
     bool listen_set;             /* --listen was given */
+    char rest_host[128], rest_port[16];       /* serve A+B: --rest-listen */
+    char harness_host[128], harness_port[16]; /* --harness-listen */
+    bool rest_set, harness_set;
 } Opts;
 
 extern const char scvm_usage[];
