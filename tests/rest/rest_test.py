@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """rest_test.py --scc SCC --scvm SCVM --work DIR [--modules DIR]
 
-`scvm serve rest` (docs/serve-rest.md): tasks and sessions with curl-like
-raw requests, every event of a session exactly once and in order over SSE
+`scvm serve rest` (docs/serve-rest.md): tasks and sessions with curl, every event of a session exactly once and in order over SSE
 for an early subscriber, a late one (catch-up then live, no gap and no
 duplicate at the seam), one resuming with Last-Event-ID, and (with
 --modules) the `eventsource` npm package reconnecting by itself through a
@@ -56,20 +55,14 @@ class Server:
 
 
 def request(port, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else b""
-    s = socket.create_connection(("127.0.0.1", port))
-    s.sendall(b"%s %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
-              % (method.encode(), path.encode(), len(data), data))
-    out = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        out += c
-    s.close()
+    """One REST call with curl, as a user would make it."""
+    cmd = ["curl", "-s", "-i", "-X", method, "http://127.0.0.1:%d%s" % (port, path)]
+    if body is not None:
+        cmd += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
+    out = subprocess.run(cmd, capture_output=True, timeout=20).stdout
     head, _, rest = out.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
-    hdr = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+    hdr = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
     return int(lines[0].split()[1]), hdr, json.loads(rest) if rest else None
 
 
@@ -202,6 +195,21 @@ def main():
     tu = [e[2] for e in ev if e[2]["type"] == "tool_use"][0]
     expect(tu["tool_name"] == "runCmd" and tu["tool_args"] == {"cmd": "make test"} and tu["status"] == "started"
            and tu["tool_execution_id"] == "tool_exec_1", "tool_use %s" % tu)
+    # the spec's shapes, field by field (API.md, "Logs and Events")
+    by = {}
+    for e in ev:
+        by.setdefault(e[2]["type"], e[2])
+    expect(list(by["status"]) == ["type", "status", "ts"] and by["status"]["status"] == "queued", "status %s" % by["status"])
+    expect(by["thought"] == {"type": "thought", "thought": "counting", "ts": "1970-01-01T00:00:00.050Z"},
+           "thought %s" % by["thought"])
+    expect(by["log"] == {"type": "log", "level": "info", "message": "count 1", "tool_execution_id": None,
+                         "ts": "1970-01-01T00:00:00.100Z"}, "log %s" % by["log"])
+    tr = by["tool_result"]
+    expect(tr == {"type": "tool_result", "tool_name": "runCmd", "tool_output": "ok", "tool_execution_id": "tool_exec_1",
+                  "status": "completed", "ts": tr["ts"]}, "tool_result %s" % tr)
+    prog = [e[2] for e in ev if e[2]["type"] == "log" and e[2].get("stream")]
+    expect(prog and prog[0]["message"] == "building" and prog[0]["tool_execution_id"] == "tool_exec_1",
+           "tool progress %s" % prog)
     fe = [e[2] for e in ev if e[2]["type"] == "file_edit"][0]
     expect(fe == {"type": "file_edit", "file_path": "src/main.c", "lines_added": 3, "lines_removed": 1,
                   "ts": fe["ts"]}, "file_edit %s" % fe)
