@@ -34,6 +34,7 @@ const char scvm_usage[] =
     "       scvm ls [--json] [--files] [selection] FILE\n"
     "       scvm extract [selection] -C DIR FILE.scp\n"
     "       scvm serve llm [serve options] FILE...\n"
+    "       scvm agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -54,6 +55,9 @@ static const char help_text[] =
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
+    "  agent FILE     the mock agent: prints the scenario's responses and executes\n"
+    "                 its tool calls and edits for real in a work folder, checking\n"
+    "                 each result; exit 1 when one differs (docs/mock-agent.md)\n"
     "\n"
     "selection (run, dis, ls, extract; info takes --scenario, serve -D):\n"
     "  --scenario NAME    the scenario NAME, or its variants (repeatable; each must exist)\n"
@@ -123,6 +127,13 @@ static const char help_text[] =
     "  --idle-timeout MS  close a connection with nothing in flight after MS (default\n"
     "                     15000)\n"
     "  --timeout MS       close a stalled request body or answer after MS (default 60000)\n"
+    "mock agent options (agent; also --speed, --agent, --json and the selection):\n"
+    "  --cwd DIR          the work folder the tools run in (default: the current one)\n"
+    "  --checkpoint-cmd CMD  run 'sh -c CMD' in it after each tool call and edit; a\n"
+    "                     failing one is a failed check\n"
+    "  --timeout MS       a runCmd's timeout when it gives none (default 120000)\n"
+    "  --color WHEN       auto (the default: on a terminal, without NO_COLOR), always,\n"
+    "                     never\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -141,9 +152,10 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT,
+    O_CWD, O_CHECKPOINT_CMD, O_COLOR,
 };
 
-enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
+enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
 
 /* Which command takes which option.  `suite`: the option is about
 ** suites (selection, several scenarios), so a .scb run with it prints the
@@ -157,10 +169,10 @@ static const struct {
 } OPTS[] = {
     { "-o", "--output", O_OUTPUT, true, false, CMD_RUN, false },
     { "-t", "--target", O_TARGET, true, false, CMD_RUN, false },
-    { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE, false },
+    { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS, false },
+    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
@@ -187,7 +199,7 @@ static const struct {
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
-    { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN, false },
+    { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN | CMD_MOCKAGENT, false },
     { NULL, "--agent-bin", O_AGENT_BIN, true, false, CMD_RUN, false },
     { NULL, "--interactive", O_INTERACTIVE, false, false, CMD_RUN, false },
     { NULL, "--turn-timeout", O_TURN_TIMEOUT, true, false, CMD_RUN, false },
@@ -195,9 +207,12 @@ static const struct {
     { NULL, "--quiet", O_QUIET, false, false, CMD_SERVE, false },
     { NULL, "--max-body", O_MAX_BODY, true, false, CMD_SERVE, false },
     { NULL, "--max-connections", O_MAX_CONNS, true, false, CMD_SERVE, false },
-    { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--header-timeout", O_HEAD_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--idle-timeout", O_IDLE_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
 };
 
 static const struct {
@@ -213,6 +228,7 @@ static const struct {
     { "extract", CMD_EXTRACT, scvm_extract },
     { "serve", CMD_SERVE, scvm_serve },
     { "agents", CMD_AGENTS, scvm_agents },
+    { "agent", CMD_MOCKAGENT, scvm_mockagent },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -404,6 +420,17 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "invalid %s '%s' (1 .. 86400000 ms)", a, v);
         *(id == O_TIMEOUT ? &o->timeout_ms : id == O_HEAD_TIMEOUT ? &o->head_timeout_ms : &o->idle_timeout_ms) =
             (unsigned)n;
+        break;
+    case O_CWD:
+    case O_CHECKPOINT_CMD:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s needs %s", a, id == O_CWD ? "a folder" : "a command");
+        *(id == O_CWD ? &o->cwd : &o->checkpoint_cmd) = v;
+        break;
+    case O_COLOR:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
+            return cli_usage(scvm_usage, "invalid --color '%s' (auto, always or never)", v);
+        o->color = v;
         break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);
