@@ -57,7 +57,7 @@ static void print_lines(MaAgent *a, const char *prefix, const char *text, size_t
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         fprintf(a->o.out, "%s%s%*s%.*s%s\n", style(a, st), first ? prefix : "", first ? 0 : (int)w, "", (int)len, p,
-                style(a, OFF));
+                st[0] ? style(a, OFF) : "");
         first = false;
         p = nl ? nl + 1 : end;
     } while (p < end);
