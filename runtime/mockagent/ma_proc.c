@@ -38,6 +38,7 @@ static void child(char *const argv[], const char *dir, int out_fd, int status_fd
 {
     setpgid(0, 0);
     rt_cancel_uninstall();
+    signal(SIGPIPE, SIG_DFL);       /* the mock agent ignores it; its commands must not */
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -242,6 +242,23 @@ def sigterm():
     assert not alive, 'the command (pid %d) is still running' % sleeper
 
 
+@case('sigint_wait')
+def sigint_wait():
+    # a signal while the agent waits for an op's time ends the wait at once
+    p = subprocess.Popen([SCVM, 'agent', '--cwd', ws(), scb('long_wait')], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    assert first == b'Thinking it over.\n', first
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    took = time.monotonic() - t0
+    assert p.returncode == 130, 'exit %d: %s' % (p.returncode, err)
+    assert took < 3, 'took %.1f s to stop' % took
+    assert out == b'', 'it went on after the signal: %r' % out
+    assert err.endswith(b'scvm agent: 0 tools, 0 edits, 0 checks: 0 passed, 0 failed\n'), err
+
+
 @case('bad_input')
 def bad_input():
     garbage = os.path.join(WORK, 'garbage.scb')
