@@ -397,6 +397,29 @@ static bool walk(const MaEnv *env, const char *tool, const char *rel, bool recur
     return ok;
 }
 
+/* A folder argument as the walks show it: leading "./" and trailing '/'
+** dropped, nothing as "." (a path too long for buf stays as it is). */
+static const char *walk_root(const char *path, char *buf, size_t cap)
+{
+    if (!path)
+        return ".";
+    while (path[0] == '.' && path[1] == '/') {
+        path += 2;
+        while (*path == '/')
+            path++;
+    }
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (n == 0)
+        return ".";
+    if (n >= cap)
+        return path;
+    memcpy(buf, path, n);
+    buf[n] = 0;
+    return buf;
+}
+
 static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -597,10 +620,9 @@ static int edit_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
 
 static int grep_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
 {
-    const char *pat = sarg(args, "pattern"), *path = sarg(args, "path"), *g = sarg(args, "glob");
-    const char *mode = sarg(args, "output_mode");
-    if (!path)
-        path = ".";
+    char pb[PATH_MAX];
+    const char *pat = sarg(args, "pattern"), *path = walk_root(sarg(args, "path"), pb, sizeof pb);
+    const char *g = sarg(args, "glob"), *mode = sarg(args, "output_mode");
     if (!mode)
         mode = "files_with_matches";
     bool numbers = barg(args, "-n");
@@ -681,9 +703,8 @@ static int grep_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
 
 static int glob_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
 {
-    const char *pat = sarg(args, "pattern"), *path = sarg(args, "path");
-    if (!path)
-        path = ".";
+    char pb[PATH_MAX];
+    const char *pat = sarg(args, "pattern"), *path = walk_root(sarg(args, "path"), pb, sizeof pb);
     Walk w = { 0 };
     size_t k = 0;
     size_t pre = strcmp(path, ".") == 0 ? 0 : strlen(path) + 1;   /* the pattern is below path */
@@ -705,7 +726,9 @@ static int glob_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
 static int list_tool(const MaEnv *env, const char *tool, const cJSON *args, MaToolResult *r)
 {
     bool find = tool[0] == 'f';
-    const char *path = sarg(args, "path"), *pat = sarg(args, find ? "name" : "pattern"), *type = sarg(args, "type");
+    char pb[PATH_MAX];
+    const char *path = walk_root(sarg(args, "path"), pb, sizeof pb);
+    const char *pat = sarg(args, find ? "name" : "pattern"), *type = sarg(args, "type");
     bool recursive = find || barg(args, "recursive");
     Walk w = { 0 };
     size_t k = 0;

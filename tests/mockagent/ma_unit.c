@@ -233,6 +233,10 @@ static void searches(void)
     CHECK(is(&r, "s/a.c\ns/b.c\n", false));
     call("find", "{\"path\":\"s\",\"type\":\"dir\"}", &r);
     CHECK(is(&r, "s/z\n", false));
+    call("find", "{\"path\":\"./s/\",\"name\":\"a.*\"}", &r);    /* written as people write it */
+    CHECK(is(&r, "s/a.c\n", false));
+    call("listDir", "{\"path\":\"./\"}", &r);
+    CHECK(has(&r, "s/\n", false));
 }
 
 static void confinement(void)
