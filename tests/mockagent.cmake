@@ -23,7 +23,7 @@ endforeach()
 add_test(NAME mockagent.scc.pack COMMAND scc --pack -o ${MA_FIX}/two.scp ${MA_SRC}/pass.yaml ${MA_SRC}/fail_assert.yaml)
 set_tests_properties(mockagent.scc.pack PROPERTIES FIXTURES_SETUP ma_scb LABELS "unit" TIMEOUT 30)
 
-set(MA_CASES pass checkpoint_count json fail_result fail_status fail_assert fail_checkpoint fail_edit
+set(MA_CASES pass transcript checkpoint_count json fail_result fail_status fail_assert fail_checkpoint fail_edit
     claude_code unmapped_tool unsupported_tool pack_selection pacing sigterm sigint_wait bad_input pty_host)
 foreach(c ${MA_CASES})
   add_test(NAME mockagent.e2e.${c}

@@ -10,6 +10,7 @@ Each case is a function; it fails by raising AssertionError.  Exit 0 when
 it passed, 1 when it failed.
 """
 import json
+import re
 import os
 import shutil
 import signal
@@ -82,6 +83,23 @@ def ws2():
     return w
 
 
+
+
+@case('transcript')
+def transcript():
+    # the transcript is a golden: transcript.out beside this script
+    golden = read(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'transcript.out'))
+    st, out, err = agent(['--speed', '0', '--cwd', ws(), scb('transcript')])
+    assert st == 0, 'exit %d\n%s' % (st, err)
+    if out != golden:
+        import difflib
+        raise AssertionError('transcript differs from transcript.out:\n' + ''.join(
+            difflib.unified_diff(golden.splitlines(True), out.splitlines(True), 'transcript.out', 'actual')))
+    assert err == 'scvm agent: 2 tools, 0 edits, 2 checks: 2 passed, 0 failed\n', err
+    # styles only when asked for (or on a terminal): the same text inside them
+    st, out, err = agent(['--speed', '0', '--color', 'always', '--cwd', ws(), scb('transcript')])
+    assert out.startswith('\033[2m(thinking) First line of the thought\033[0m\n'), repr(out[:80])
+    assert re.sub('\033\\[[0-9;]*m', '', out) == golden, 'styled text differs'
 
 
 @case('checkpoint_count')
