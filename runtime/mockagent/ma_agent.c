@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fileio.h"
 #include "common/jsonw.h"
@@ -34,6 +35,8 @@ typedef struct MaAgent {
     uint32_t line;
     char tool[64];              /* the scenario tool it ran as */
     MaToolResult res;
+    Buf in;                     /* bytes read from input_fd, not yet used */
+    bool in_eof;
 } MaAgent;
 
 static const char *style(const MaAgent *a, const char *s) { return a->o.color ? s : ""; }
@@ -424,6 +427,93 @@ static int assert_op(MaAgent *a, const BcProgram *p, const BcInsn *in)
     return 0;
 }
 
+/* ---- prompts on the input ---- */
+
+/* Reads from the input until it holds `lines` newlines, EOF, the deadline
+** or a signal.  Returns 0, or 128 + the signal. */
+static int read_lines(MaAgent *a, size_t lines, unsigned timeout_ms)
+{
+    MaClock c;
+    ma_clock_init(&c);
+    for (;;) {
+        size_t have = 0;
+        for (size_t i = 0; i < a->in.len; i++)
+            have += a->in.data[i] == '\n';
+        if (have >= lines || a->in_eof)
+            return 0;
+        if (rt_cancel_signal())
+            return 128 + rt_cancel_signal();
+        uint64_t now = rt_clock_realtime_elapsed_ms(&c.real);
+        if (now >= timeout_ms)
+            return 0;
+        struct pollfd pf[2] = { { .fd = a->o.input_fd, .events = POLLIN }, { .fd = rt_cancel_fd(), .events = POLLIN } };
+        uint64_t left = timeout_ms - now;
+        if (poll(pf, 2, left > 1000 ? 1000 : (int)left + 1) <= 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            continue;
+        char chunk[4096];
+        ssize_t n = read(a->o.input_fd, chunk, sizeof chunk);
+        if (n > 0)
+            buf_put(&a->in, chunk, (size_t)n);
+        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+            a->in_eof = true;
+    }
+}
+
+/* USER_INPUT with an input: the prompt must arrive, and be the scripted
+** text (CR before LF and trailing blanks aside). */
+static int user_input(MaAgent *a, const BcProgram *p, const BcInsn *in)
+{
+    const BcStr *want = &p->str[in->a[1]];
+    size_t lines = 1;
+    for (uint32_t i = 0; i < want->len; i++)
+        lines += want->s[i] == '\n';
+    a->st.inputs++;
+    a->st.checks++;
+    unsigned tmo = a->o.timeout_ms ? a->o.timeout_ms : MA_RUN_TIMEOUT_MS;
+    int st = read_lines(a, lines, tmo);
+    if (st)
+        return st;
+    if (a->in.oom)
+        return SC_RUNTIME;
+    /* take `lines` lines (or what there is) */
+    size_t end = 0, seen = 0;
+    while (end < a->in.len && seen < lines)
+        seen += a->in.data[end++] == '\n';
+    bool complete = seen == lines;
+    Buf got;
+    buf_init(&got);
+    for (size_t i = 0; i < end; i++)
+        if (!(a->in.data[i] == '\r' && i + 1 < end && a->in.data[i + 1] == '\n'))
+            buf_putc(&got, a->in.data[i]);
+    memmove(a->in.data, a->in.data + end, a->in.len - end);
+    a->in.len -= end;
+    while (got.len && (got.data[got.len - 1] == '\n' || got.data[got.len - 1] == ' ' || got.data[got.len - 1] == '\t'))
+        got.len--;
+    size_t wl = want->len;
+    while (wl && (want->s[wl - 1] == '\n' || want->s[wl - 1] == ' ' || want->s[wl - 1] == '\t'))
+        wl--;
+    if (got.oom) {
+        buf_fini(&got);
+        return SC_RUNTIME;
+    }
+    if (complete && got.len == wl && (wl == 0 || memcmp(got.data, want->s, wl) == 0)) {
+        passed(a);
+    } else {
+        Buf why;
+        buf_init(&why);
+        buf_printf(&why, "expected:\n  %.*s\n", (int)wl, want->s);
+        if (got.len || complete)
+            buf_printf(&why, "got:\n  %.*s%s\n", (int)got.len, got.data ? (const char *)got.data : "",
+                       complete ? "" : " (then the input ended)");
+        else
+            buf_printf(&why, "%s\n", a->in_eof ? "the input ended" : "nothing arrived in time");
+        failed(a, in->line, "input", NULL, "userInputs: the prompt on the input is not the scenario's", &why);
+        buf_fini(&why);
+    }
+    buf_fini(&got);
+    return 0;
+}
+
 /* ---- the target ---- */
 
 static int ma_begin(RtTarget *t, const BcProgram *p)
@@ -484,13 +574,16 @@ static int ma_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_
         return file_edit(a, p, in);
     case OP_ASSERT:
         return assert_op(a, p, in);
+    case OP_USER_INPUT:
+        if (a->o.input_fd >= 0)
+            return user_input(a, p, in);
+        break;
     /* simulated tool output: the real tool's output stands instead */
     case OP_TOOL_PROGRESS:
     /* the response's frame */
     case OP_LLM_BEGIN:
     case OP_LLM_END:
     /* the user's side: the test executor's, typed into the program under test */
-    case OP_USER_INPUT:
     case OP_USER_COMMAND:
     case OP_USER_EDITS:
     case OP_USER_CANCEL:
@@ -540,6 +633,7 @@ static void ma_destroy(RtTarget *t)
     if (a->pending)
         ma_tool_result_fini(&a->res);
     buf_fini(&a->fails);
+    buf_fini(&a->in);
     free(a->real_root);
     sc_free(a);
 }
@@ -554,6 +648,7 @@ RtTarget *ma_agent_new(const MaAgentOpts *o)
     a->base.vt = &MA_VT;
     a->o = *o;
     buf_init(&a->fails);
+    buf_init(&a->in);
     a->real_root = realpath(o->root && o->root[0] ? o->root : ".", NULL);
     if (!a->real_root) {
         sc_free(a);

@@ -12,9 +12,11 @@
 **   ASSERT        evaluated in the work folder (runtime/scn_assert.h;
 **                 text.contains has no screen here and is skipped)
 **
-** and runs the checkpoint command after each tool and edit.  The user's
-** side, the harness's screenshots and the ACP structure are not the
-** agent's: they pass by at their times.  A check that does not hold is
+** and runs the checkpoint command after each tool and edit.  With an
+** input descriptor, each USER_INPUT waits for the prompt the program under
+** test passes on (one line per line of the scripted text) and checks it.
+** The rest of the user's side, the harness's screenshots and the ACP
+** structure are not the agent's: they pass by at their times.  A check that does not hold is
 ** reported on the diagnostics stream and counted; the run goes on, and
 ** its status at the end is SC_FAILED.  A signal caught by rt_cancel
 ** (runtime/rt_cancel.h) stops the run with 128 + its number, the running
@@ -40,10 +42,11 @@ typedef struct MaAgentOpts {
     const char *checkpoint_cmd;     /* `sh -c` after each tool and edit, or NULL */
     const AgentProfile *profile;    /* read agent tool names back, or NULL */
     unsigned timeout_ms;            /* runCmd's default (0 = MA_RUN_TIMEOUT_MS) */
+    int input_fd;                   /* >= 0: each userInputs waits for its prompt here */
 } MaAgentOpts;
 
 typedef struct MaStats {
-    unsigned tools, edits, asserts, checkpoints;
+    unsigned tools, edits, asserts, checkpoints, inputs;
     unsigned checks, passed, failed;
     unsigned refused;               /* of the failed: paths outside the folder */
     int signal;                     /* the signal that stopped the run, or 0 */

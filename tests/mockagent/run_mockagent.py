@@ -303,6 +303,23 @@ def bad_input():
         assert st == 4, 'truncated at %d: exit %d %s' % (k, st, err)
 
 
+@case('stdin_prompts')
+def stdin_prompts():
+    def play(data):
+        w = os.path.join(WORK, 'w%d' % len(data))
+        os.makedirs(w)
+        p = subprocess.run([SCVM, 'agent', '--speed', '0', '--stdin-prompts', '--cwd', w, scb('fix_typo')],
+                           input=data, capture_output=True, timeout=60, cwd=WORK)
+        return p.returncode, p.stderr.decode()
+    st, err = play(b'Create notes.txt, then fix its typo\r\n')
+    assert st == 0 and '4 checks: 4 passed' in err, (st, err)
+    st, err = play(b'Create notes.txt\n')
+    assert st == 1 and ("scvm: fix_typo.yaml:4: userInputs: the prompt on the input is not the scenario's\n"
+                        "expected:\n  Create notes.txt, then fix its typo\ngot:\n  Create notes.txt\n") in err, err
+    st, err = play(b'')
+    assert st == 1 and 'the input ended' in err, err
+
+
 @case('pty_host')
 def pty_host():
     # A terminal program launches the mock agent as its agent: scvm -t pty
@@ -321,6 +338,25 @@ def pty_host():
         assert 'Done: notes.txt says hello world.' in read(shots)
 
 
+
+
+
+@case('pty_prompt')
+def pty_prompt():
+    # The prompt typed into the terminal reaches the agent on its stdin; it
+    # answers only after it, and says so on the screen.
+    w = ws()
+    art = os.path.join(WORK, 'art')
+    p = subprocess.run([SCVM, 'run', '-t', 'pty', '--artifacts', art, scb('pty_prompt_host'), '--',
+                        SCVM, 'agent', '--speed', '0', '--stdin-prompts', '--cwd', w, scb('fix_typo')],
+                       capture_output=True, timeout=60, cwd=WORK)
+    out, err = p.stdout.decode(), p.stderr.decode()
+    assert p.returncode == 0, 'exit %d\n%s\n%s' % (p.returncode, out, err)
+    screen = read(os.path.join(art, 'transcript.log'))
+    prompt = screen.find('Create notes.txt, then fix its typo')
+    answer = screen.find('I will create the file first.')
+    assert 0 <= prompt < answer, 'the answer came before the prompt:\n' + screen
+    assert '4 checks: 4 passed, 0 failed' in screen, screen
 
 if CASE not in CASES:
     sys.exit('run_mockagent.py: no case %r (have: %s)' % (CASE, ', '.join(sorted(CASES))))

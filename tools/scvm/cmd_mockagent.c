@@ -56,6 +56,7 @@ static void summary_json(const Opts *o, const PackEntry *e, const RtTarget *t, c
     jw_ku64(&w, "edits", s->edits);
     jw_ku64(&w, "asserts", s->asserts);
     jw_ku64(&w, "checkpoints", s->checkpoints);
+    jw_ku64(&w, "inputs", s->inputs);
     jw_ku64(&w, "checks", s->checks);
     jw_ku64(&w, "passed", s->passed);
     jw_ku64(&w, "failed", s->failed);
@@ -129,7 +130,7 @@ int scvm_mockagent(const Opts *o)
     }
     MaAgentOpts mo = { .root = root, .file = e->source, .out = o->json ? NULL : stdout, .diag = stderr,
                        .color = want_color(o->color), .checkpoint_cmd = o->checkpoint_cmd, .profile = prof,
-                       .timeout_ms = o->timeout_ms };
+                       .timeout_ms = o->timeout_ms, .input_fd = o->stdin_prompts ? 0 : -1 };
     if (!(t = ma_agent_new(&mo))) {
         fprintf(stderr, "scvm: %s: %s\n", root, errno == ENOMEM || !errno ? "out of memory" : strerror(errno));
         st = errno == ENOMEM || !errno ? SC_RUNTIME : SC_IO;

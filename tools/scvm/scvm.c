@@ -134,6 +134,8 @@ static const char help_text[] =
     "  --timeout MS       a runCmd's timeout when it gives none (default 120000)\n"
     "  --color WHEN       auto (the default: on a terminal, without NO_COLOR), always,\n"
     "                     never\n"
+    "  --stdin-prompts    each userInputs waits for its prompt as a line on stdin and\n"
+    "                     checks it is the scripted text\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -152,7 +154,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT,
-    O_CWD, O_CHECKPOINT_CMD, O_COLOR,
+    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -213,6 +215,7 @@ static const struct {
     { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--stdin-prompts", O_STDIN_PROMPTS, false, false, CMD_MOCKAGENT, false },
 };
 
 static const struct {
@@ -432,6 +435,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "invalid --color '%s' (auto, always or never)", v);
         o->color = v;
         break;
+    case O_STDIN_PROMPTS: o->stdin_prompts = true; break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);
     }

@@ -51,6 +51,7 @@ typedef struct Opts {
     unsigned turn_timeout_ms;
     /* the mock agent (scvm agent) */
     const char *cwd, *checkpoint_cmd, *color;
+    bool stdin_prompts;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
     const char *server;          /* "llm" */
