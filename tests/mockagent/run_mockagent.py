@@ -314,7 +314,7 @@ def stdin_prompts():
     st, err = play(b'Create notes.txt, then fix its typo\r\n')
     assert st == 0 and '4 checks: 4 passed' in err, (st, err)
     st, err = play(b'Create notes.txt\n')
-    assert st == 1 and ("scvm: fix_typo.yaml:4: userInputs: the prompt on the input is not the scenario's\n"
+    assert st == 1 and ("scvm: fix_typo.yaml:5: userInputs: the prompt on the input is not the scenario's\n"
                         "expected:\n  Create notes.txt, then fix its typo\ngot:\n  Create notes.txt\n") in err, err
     st, err = play(b'')
     assert st == 1 and 'the input ended' in err, err
