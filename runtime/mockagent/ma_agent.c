@@ -485,8 +485,10 @@ static int user_input(MaAgent *a, const BcProgram *p, const BcInsn *in)
     for (size_t i = 0; i < end; i++)
         if (!(a->in.data[i] == '\r' && i + 1 < end && a->in.data[i + 1] == '\n'))
             buf_putc(&got, a->in.data[i]);
-    memmove(a->in.data, a->in.data + end, a->in.len - end);
-    a->in.len -= end;
+    if (end) {
+        memmove(a->in.data, a->in.data + end, a->in.len - end);
+        a->in.len -= end;
+    }
     while (got.len && (got.data[got.len - 1] == '\n' || got.data[got.len - 1] == ' ' || got.data[got.len - 1] == '\t'))
         got.len--;
     size_t wl = want->len;
