@@ -25,8 +25,9 @@
 
 /* Files larger than this are not read (readFile, editFile, grep). */
 #define FILE_MAX ((size_t)16 << 20)
-/* A walk stops with an error beyond this many entries. */
-enum { WALK_MAX = 100000 };
+/* A walk stops with an error beyond this many entries; a name pattern
+** has at most MAX_STARS stars. */
+enum { WALK_MAX = 100000, MAX_STARS = 16 };
 
 const char *const ma_tools[] = { "runCmd", "readFile", "writeFile", "editFile", "grep",
                                  "glob", "listDir", "find", "sed", NULL };
@@ -135,6 +136,20 @@ bool ma_tool_check(const char *tool, const cJSON *args, char *why, size_t cap)
         snprintf(why, cap, "runCmd: run_in_background is not supported by the mock agent (a command runs to its "
                            "end, and what it leaves running is killed)");
         return false;
+    }
+    /* fnmatch and `**` backtrack: a pattern of many stars could take
+    ** exponential time on a deep tree, so their number is bounded */
+    static const char *const pats[] = { "pattern", "glob", "name" };
+    for (size_t k = 0; k < 3; k++) {
+        const cJSON *pv = cJSON_GetObjectItemCaseSensitive(args, pats[k]);
+        bool regex = k == 0 && strcmp(tool, "grep") == 0;     /* the linear-time regex */
+        size_t stars = 0;
+        for (const char *c = cJSON_IsString(pv) && !regex ? pv->valuestring : ""; *c; c++)
+            stars += *c == '*';
+        if (stars > MAX_STARS) {
+            snprintf(why, cap, "%s: '%s' has more than %d '*'", tool, pats[k], MAX_STARS);
+            return false;
+        }
     }
     const cJSON *enc = cJSON_GetObjectItemCaseSensitive(args, "encoding");
     if (enc && strcmp(enc->valuestring, "utf-8") != 0 && strcmp(enc->valuestring, "utf8") != 0) {

@@ -299,6 +299,7 @@ static void checks(void)
         { "grep", "{\"pattern\":\"a\",\"-C\":2}" },
         { "grep", "{\"pattern\":\"a\",\"output_mode\":\"lines\"}" },
         { "find", "{\"path\":\".\",\"type\":\"socket\"}" },
+        { "glob", "{\"pattern\":\"**/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\"}" },
     };
     char why[400];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
