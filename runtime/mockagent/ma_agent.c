@@ -223,8 +223,7 @@ int ma_agent_check(const BcProgram *p, const AgentProfile *prof, const char *roo
             break;
         }
         if (!ma_tool_check(name, args, msg, sizeof msg)) {
-            if (strcmp(name, p->str[in->a[0]].s) == 0 && !agent_is_scenario_tool(name) &&
-                strcmp(name, "glob") != 0)
+            if (strcmp(name, p->str[in->a[0]].s) == 0 && !agent_is_scenario_tool(name))
                 snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s",
                          prof ? "; the profile does not map it either" : "; an agent's tool name needs --agent NAME");
             buf_printf(why, "%u: %s\n", (unsigned)in->line, msg);

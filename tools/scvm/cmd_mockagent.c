@@ -94,9 +94,9 @@ int scvm_mockagent(const Opts *o)
         goto out;
     }
     e = suite_entry(s, sel[0]);
-    if (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "scvm: %s: cannot work there: %s\n", root, errno && !S_ISDIR(sb.st_mode) ? strerror(errno)
-                                                                                                : "not a folder");
+    const char *bad = stat(root, &sb) != 0 ? strerror(errno) : !S_ISDIR(sb.st_mode) ? "not a folder" : NULL;
+    if (bad) {
+        fprintf(stderr, "scvm: %s: cannot work there: %s\n", root, bad);
         st = SC_USAGE;
         goto out;
     }
