@@ -38,6 +38,7 @@ const char scvm_usage[] =
     "       scvm serve harness [harness options] FILE...\n"
     "       scvm serve rest [rest options] FILE...\n"
     "       scvm serve llm+rest+harness [options] FILE...\n"
+    "       scvm agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -65,6 +66,9 @@ static const char help_text[] =
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
+    "  agent FILE     the mock agent: prints the scenario's responses and executes\n"
+    "                 its tool calls and edits for real in a work folder, checking\n"
+    "                 each result; exit 1 when one differs (docs/mock-agent.md)\n"
     "\n"
     "selection (run, dis, ls, extract; info takes --scenario; serve: --scenario,\n"
     "--tag and -D choose the scenarios served):\n"
@@ -154,6 +158,15 @@ static const char help_text[] =
     "  --listen ADDR:PORT the llm server's (default 127.0.0.1:8089)\n"
     "  --rest-listen ADDR:PORT  the rest server's (default 127.0.0.1:38180)\n"
     "  --harness-listen ADDR:PORT  the harness server's (default 127.0.0.1:8080)\n"
+    "mock agent options (agent; also --speed, --agent, --json and the selection):\n"
+    "  --cwd DIR          the work folder the tools run in (default: the current one)\n"
+    "  --checkpoint-cmd CMD  run 'sh -c CMD' in it after each tool call and edit; a\n"
+    "                     failing one is a failed check\n"
+    "  --timeout MS       a runCmd's timeout when it gives none (default 120000)\n"
+    "  --color WHEN       auto (the default: on a terminal, without NO_COLOR), always,\n"
+    "                     never\n"
+    "  --stdin-prompts    each userInputs waits for its prompt as a line on stdin and\n"
+    "                     checks it is the scripted text\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -173,9 +186,10 @@ enum {
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN,
+    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
 };
 
-enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT };
+enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
 
 /* Which command takes which option.  `suite`: the option is about
 ** suites (selection, several scenarios), so a .scb run with it prints the
@@ -189,10 +203,10 @@ static const struct {
 } OPTS[] = {
     { "-o", "--output", O_OUTPUT, true, false, CMD_RUN, false },
     { "-t", "--target", O_TARGET, true, false, CMD_RUN, false },
-    { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE, false },
+    { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS, false },
+    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
@@ -219,7 +233,7 @@ static const struct {
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
-    { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN, false },
+    { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN | CMD_MOCKAGENT, false },
     { NULL, "--agent-bin", O_AGENT_BIN, true, false, CMD_RUN, false },
     { NULL, "--interactive", O_INTERACTIVE, false, false, CMD_RUN, false },
     { NULL, "--turn-timeout", O_TURN_TIMEOUT, true, false, CMD_RUN, false },
@@ -227,7 +241,7 @@ static const struct {
     { NULL, "--quiet", O_QUIET, false, false, CMD_SERVE, false },
     { NULL, "--max-body", O_MAX_BODY, true, false, CMD_SERVE, false },
     { NULL, "--max-connections", O_MAX_CONNS, true, false, CMD_SERVE, false },
-    { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE, false },
+    { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--header-timeout", O_HEAD_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--idle-timeout", O_IDLE_TIMEOUT, true, false, CMD_SERVE, false },
     { NULL, "--client-timeout", O_CLIENT_TIMEOUT, true, false, CMD_SERVE, false },
@@ -238,6 +252,10 @@ static const struct {
     { NULL, "--rest-listen", O_REST_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
+    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--stdin-prompts", O_STDIN_PROMPTS, false, false, CMD_MOCKAGENT, false },
 };
 
 static const struct {
@@ -253,6 +271,7 @@ static const struct {
     { "extract", CMD_EXTRACT, scvm_extract },
     { "serve", CMD_SERVE, scvm_serve },
     { "agents", CMD_AGENTS, scvm_agents },
+    { "agent", CMD_MOCKAGENT, scvm_mockagent },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -472,6 +491,18 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         *(id == O_TIMEOUT ? &o->timeout_ms : id == O_HEAD_TIMEOUT ? &o->head_timeout_ms : &o->idle_timeout_ms) =
             (unsigned)n;
         break;
+    case O_CWD:
+    case O_CHECKPOINT_CMD:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s needs %s", a, id == O_CWD ? "a folder" : "a command");
+        *(id == O_CWD ? &o->cwd : &o->checkpoint_cmd) = v;
+        break;
+    case O_COLOR:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "always") != 0 && strcmp(v, "never") != 0)
+            return cli_usage(scvm_usage, "invalid --color '%s' (auto, always or never)", v);
+        o->color = v;
+        break;
+    case O_STDIN_PROMPTS: o->stdin_prompts = true; break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);
     }
@@ -846,7 +877,7 @@ static void print_help(void)
 #define X(name, num, text) printf("  %d  %s\n", num, text);
     SC_STATUSES(X)
 #undef X
-    fputs("  128+N  run -t pty|agent: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
+    fputs("  128+N  run -t pty|agent, agent: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
 }
 
 int main(int argc, char **argv)

@@ -16,6 +16,7 @@
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
+    CMD_MOCKAGENT = 1 << 8,
 };
 enum { MAX_JOBS = 256 };
 
@@ -48,6 +49,9 @@ typedef struct Opts {
     const char *agent, *agent_bin;
     bool interactive;
     unsigned turn_timeout_ms;
+    /* the mock agent (scvm agent) */
+    const char *cwd, *checkpoint_cmd, *color;
+    bool stdin_prompts;
     char **command;              /* after FILE and "--": the program, or NULL */
     /* serve */
     const char *server;          /* "llm", "acp", "harness" or "rest" */
@@ -122,6 +126,8 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
                     const char *goldens, const char *artifacts, FILE *out, AgentOutcome *res);
 /* scvm agents list|show|map|unmap (cmd_agent.c). */
 int scvm_agents(const Opts *o);
+/* scvm agent: the mock agent (cmd_mockagent.c; docs/mock-agent.md). */
+int scvm_mockagent(const Opts *o);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
