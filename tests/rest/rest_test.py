@@ -275,6 +275,26 @@ def main():
     sub.close()
     srv.stop()
 
+    # ---- a subscriber far behind: 300 events, all of them (the reference loses those 128 behind) ----
+    big = os.path.join(WORK, "rest_many.yaml")
+    with open(big, "w") as f:
+        f.write("name: rest_many\ntimeline:\n  - userInputs: [[0, 'many']]\n  - llmResponse:\n      - assistant:\n")
+        f.writelines("          - [%d, 'line %d']\n" % (k, k) for k in range(1, 298))
+    subprocess.run([SCC, "-o", big + ".scb", big], check=True)
+    # --scenario-define is -D (here refused alike: the fixture has no variants)
+    outs = [subprocess.run([SCVM, "serve", "rest", d, "unused=1", big + ".scb"], capture_output=True, text=True)
+            for d in ("-D", "--scenario-define")]
+    expect(outs[0].returncode == outs[1].returncode == 2 and outs[0].stderr == outs[1].stderr,
+           "--scenario-define and -D: %s / %s" % (outs[0].stderr, outs[1].stderr))
+    srv = Server("--scenario-speed", "0", big + ".scb")
+    request(srv.port, "POST", "/api/v1/tasks", {"prompt": "many"})
+    time.sleep(0.2)
+    sub = Sub(srv.port)
+    ev = sub.until(done)
+    expect([e[0] for e in ev] == list(range(1, 302)), "300 behind: %d events, ids %s..." % (len(ev), [e[0] for e in ev][:5]))
+    sub.close()
+    srv.stop()
+
     # ---- the same run twice: the same bytes ----
     bodies = []
     for _ in range(2):

@@ -252,6 +252,7 @@ static const struct {
     { NULL, "--rest-listen", O_REST_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
+    { NULL, "--scenario-define", O_DEFINE, true, false, CMD_SERVE, false },
     { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
