@@ -231,6 +231,19 @@ def main():
     expect(request(srv.port, "POST", "/api/v1/sessions/%s/prompt" % SID, {"prompt": "more"})[0] == 410,
            "a prompt to an ended session")
     expect(request(srv.port, "POST", "/api/v1/sessions/%s/stop" % SID)[0] == 409, "stop an ended session")
+    # garbage: every request answered (a status, a JSON or Problem+JSON body), the server alive
+    import random
+    rnd = random.Random(16)
+    paths = ["/api/v1/tasks", "/api/v1/sessions", "/api/v1/sessions/" + SID, "/api/v1/sessions/%s/prompt" % SID,
+             "/api/v1/sessions/%s/pause" % SID, "/api/v1/sessions/x/events", "/api/v1/sessions?page=-1&perPage=99999"]
+    bodies = [None, {}, [], 7, {"prompt": None}, {"prompt": [{"type": 3}]}, {"prompt": [{}]}, {"message": "\u0000x"},
+              {"prompt": [{"type": "text", "text": "x" * 20000}]}, {"agents": [{"count": 1e308}], "prompt": "p"},
+              {"agents": [{"count": -5, "type": 4}], "prompt": "count slowly"}]
+    for _ in range(60):
+        code, _, _ = request(srv.port, rnd.choice(["GET", "POST", "DELETE", "PUT"]), rnd.choice(paths),
+                             rnd.choice(bodies))
+        expect(200 <= code < 500, "a garbage request got %d" % code)
+    expect(request(srv.port, "GET", "/healthz")[0] == 200, "alive after garbage")
     code, log = srv.stop()
     expect(code == 0 and "summary: " in log, "exit %s" % code)
 
