@@ -58,3 +58,11 @@ uint64_t scn_turn_t0(const ScnTurns *t, const BcProgram *p, uint32_t k)
     uint32_t ui = scn_turn_prompt(t, p, k);
     return p->insn[ui != UINT32_MAX ? ui : t->start[k]].t;
 }
+
+bool scn_error_retried(const BcProgram *p, uint32_t i, uint32_t end)
+{
+    for (uint32_t j = i + 1; j < end && p->insn[j].op != OP_LLM_END; j++)
+        if (p->insn[j].op == OP_THINK || p->insn[j].op == OP_ASSISTANT)
+            return true;
+    return false;
+}

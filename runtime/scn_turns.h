@@ -34,6 +34,11 @@ bool scn_turn_content(const BcInsn *in);
 ** its content, or UINT32_MAX. */
 uint32_t scn_turn_prompt(const ScnTurns *t, const BcProgram *p, uint32_t k);
 
+/* Whether the llmResponse error at op i is one the agent retries, as
+** real agents do: its response goes on with thinking or text before its
+** end (and before op end).  Otherwise the error ends the turn. */
+bool scn_error_retried(const BcProgram *p, uint32_t i, uint32_t end);
+
 /* The unscaled time turn k's clock starts at. */
 uint64_t scn_turn_t0(const ScnTurns *t, const BcProgram *p, uint32_t k);
 

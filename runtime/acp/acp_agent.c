@@ -621,6 +621,30 @@ static void play_user(Srv *s, Sess *ss, const BcInsn *in)
     cJSON_Delete(v);
 }
 
+/* An agentEdits shown without the client's files (history, or a client
+** without fs): a completed edit with the lines it adds as the diff. */
+static void show_edit(Srv *s, Sess *ss, const BcInsn *in)
+{
+    const char *path = ss->p->str[in->a[0]].s;
+    char full[PATH_MAX], why[256];
+    abs_path(ss, path, full, sizeof full);
+    scn_edit_apply(path, NULL, 0, in->a[1], 0, &ss->edit_new, why, sizeof why);
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "type", "diff");
+    cJSON_AddStringToObject(b, "path", full);
+    cJSON_AddStringToObject(b, "newText", ss->edit_new.oom ? "" : (const char *)ss->edit_new.data);
+    special_block(s, ss, b);
+    cJSON_Delete(b);
+}
+
+static void show_plan(Srv *s, Sess *ss, const BcInsn *in)
+{
+    cJSON *u = upd("plan");
+    cJSON *e = val_json(ss->p, in->a[1]);
+    cJSON_AddItemToObject(u, "entries", e ? e : cJSON_CreateArray());
+    update(s, ss, u);
+}
+
 /* ---- tool calls ---- */
 
 static const char *result_status(const char *st)
@@ -1390,9 +1414,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             break;
         case OP_LLM_ERROR: {
             /* retried by the agent when its response goes on, else the turn's end */
-            bool more = false;
-            for (uint32_t j = ss->pc + 1; j < ss->turn_end && p->insn[j].op != OP_LLM_END; j++)
-                more |= p->insn[j].op == OP_THINK || p->insn[j].op == OP_ASSISTANT;
+            bool more = scn_error_retried(p, ss->pc, ss->turn_end);
             if (!s->o.quiet)
                 logf_(s, "scenario '%s' line %u: model error %s (%u)%s", p->str[p->meta.name].s, (unsigned)in->line,
                       p->str[in->a[0]].s, (unsigned)in->a[1], more ? ", retried" : ": the prompt fails");
@@ -1474,14 +1496,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             }
             /* the client cannot do it: the edit is only shown */
             check_skip(s, ss, in->line, "agentEdits: the client does not offer fs.readTextFile and fs.writeTextFile");
-            char why[256];
-            scn_edit_apply(path, NULL, 0, in->a[1], 0, &ss->edit_new, why, sizeof why);
-            cJSON *b = cJSON_CreateObject();
-            cJSON_AddStringToObject(b, "type", "diff");
-            cJSON_AddStringToObject(b, "path", ss->edit_path);
-            cJSON_AddStringToObject(b, "newText", ss->edit_new.oom ? "" : (const char *)ss->edit_new.data);
-            special_block(s, ss, b);
-            cJSON_Delete(b);
+            show_edit(s, ss, in);
             break;
         }
         case OP_FILE_READS: {
@@ -1546,13 +1561,9 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             call(s, ss, ST_PERM, "session/request_permission", rp);
             continue;
         }
-        case OP_PLAN_UPDATE: {
-            cJSON *u = upd("plan");
-            cJSON *e = val_json(p, in->a[1]);
-            cJSON_AddItemToObject(u, "entries", e ? e : cJSON_CreateArray());
-            update(s, ss, u);
+        case OP_PLAN_UPDATE:
+            show_plan(s, ss, in);
             break;
-        }
         case OP_USER_CANCEL:
             ss->st = ST_CANCEL;
             ss->await = INT64_MAX;          /* no call: the client's notification ends it */
@@ -1651,26 +1662,12 @@ static void replay_history(Srv *s, Sess *ss)
             if (ss->tool_open)
                 tool_result(s, ss, in);
             break;
-        case OP_FILE_EDIT: {
-            char full[PATH_MAX];
-            abs_path(ss, p->str[in->a[0]].s, full, sizeof full);
-            cJSON *b = cJSON_CreateObject();
-            cJSON_AddStringToObject(b, "type", "diff");
-            cJSON_AddStringToObject(b, "path", full);
-            char why[256];
-            scn_edit_apply(p->str[in->a[0]].s, NULL, 0, in->a[1], 0, &ss->edit_new, why, sizeof why);
-            cJSON_AddStringToObject(b, "newText", ss->edit_new.oom ? "" : (const char *)ss->edit_new.data);
-            special_block(s, ss, b);
-            cJSON_Delete(b);
+        case OP_FILE_EDIT:
+            show_edit(s, ss, in);
             break;
-        }
-        case OP_PLAN_UPDATE: {
-            cJSON *u = upd("plan");
-            cJSON *e = val_json(p, in->a[1]);
-            cJSON_AddItemToObject(u, "entries", e ? e : cJSON_CreateArray());
-            update(s, ss, u);
+        case OP_PLAN_UPDATE:
+            show_plan(s, ss, in);
             break;
-        }
         case OP_SET_MODE: {
             cJSON *u = upd("current_mode_update");
             cJSON_AddStringToObject(u, "currentModeId", p->str[in->a[0]].s);

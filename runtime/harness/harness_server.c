@@ -194,10 +194,7 @@ static uint64_t play(HarnessServer *h, uint64_t now)
             }
             break;
         case OP_LLM_ERROR: {
-            bool more = false;
-            for (uint32_t j = h->pc + 1; j < h->end && p->insn[j].op != OP_LLM_END; j++)
-                more |= p->insn[j].op == OP_THINK || p->insn[j].op == OP_ASSISTANT;
-            if (!more) {
+            if (!scn_error_retried(p, h->pc, h->end)) {
                 turn_end(h, p->str[in->a[2]].s, in->t);
                 return UINT64_MAX;
             }

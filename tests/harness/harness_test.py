@@ -220,6 +220,16 @@ def main():
            "model error: %s" % ev)
     srv.stop()
 
+    # ---- a model error followed by text is retried: no error event ----
+    srv = Server("--speed", "0", compile_("harness_retry"))
+    a = Sub(srv.port)
+    request(srv.port, "POST", "/prompt", b'{"content": "try again"}')
+    ev = a.wait_for(idle)
+    expect([(e["type"], e.get("state"), e.get("content")) for e in ev] ==
+           [("user", None, "try again"), ("status", "thinking", None), ("text", None, "second time lucky"),
+            ("status", "idle", None)], "retried error: %s" % ev)
+    srv.stop()
+
     # ---- the same run twice: the same bytes ----
     streams = []
     for _ in range(2):
