@@ -10,13 +10,14 @@ prompt past the script; byte-identical streams on two runs; and, with
 as a subscriber.  Exit 0, or 1 listing every failure."""
 import json
 import os
-import select
 import socket
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import sse_util  # noqa: E402
 args = {}
 i = 1
 while i < len(sys.argv):
@@ -40,23 +41,8 @@ def compile_(name):
     return out
 
 
-class Server:
-    def __init__(self, *extra):
-        self.p = subprocess.Popen([SCVM, "serve", "harness", "--listen", "127.0.0.1:0", *extra],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.p.stdout.readline()
-        if not line.startswith("listening on http://"):
-            raise SystemExit("scvm serve harness did not start: %r %s" % (line, self.p.stderr.read()))
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def stop(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            expect(False, "SIGTERM did not stop the server")
-        return self.p.returncode, self.p.stderr.read()
+def Server(*extra):
+    return sse_util.Server(SCVM, "harness", *extra)
 
 
 def request(port, method, path, body=b""):
@@ -76,52 +62,14 @@ def request(port, method, path, body=b""):
     return int(lines[0].split()[1]), hdr, rest
 
 
-class Sub:
-    """A raw subscriber: GET /events, then the de-chunked body as it comes."""
+class Sub(sse_util.Stream):
+    """A raw subscriber of GET /events."""
 
     def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port))
-        self.s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
-        self.raw = b""
-        self.body = b""
-        self.head = None
-
-    def pump(self, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            r, _, _ = select.select([self.s], [], [], max(0.0, end - time.time()))
-            if not r:
-                break
-            c = self.s.recv(65536)
-            if not c:
-                break
-            self.raw += c
-        if self.head is None and b"\r\n\r\n" in self.raw:
-            self.head, self.raw = self.raw.split(b"\r\n\r\n", 1)
-        while self.head is not None:
-            nl = self.raw.find(b"\r\n")
-            if nl < 0:
-                break
-            size = int(self.raw[:nl], 16)
-            if len(self.raw) < nl + 2 + size + 2:
-                break
-            self.body += self.raw[nl + 2:nl + 2 + size]
-            self.raw = self.raw[nl + 4 + size:]
-
-    def frames(self, timeout=0.0):
-        self.pump(timeout)
-        return [f for f in self.body.decode().split("\n\n") if f]
+        super().__init__(port, "/events")
 
     def events(self, timeout=0.0):
         return [json.loads(f[6:]) for f in self.frames(timeout) if f.startswith("data: ")]
-
-    def wait_for(self, pred, timeout=10):
-        end = time.time() + timeout
-        while time.time() < end:
-            ev = self.events(0.05)
-            if ev and pred(ev):
-                return ev
-        return self.events()
 
 
 def turn_frames(sub):
@@ -142,8 +90,8 @@ def main():
         expect(want in head, "/events head lacks %r:\n%s" % (want, head))
     code, hdr, body = request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
     expect(code == 200 and body == b"" and hdr.get("access-control-allow-origin") == "*", "POST /prompt: %d %r" % (code, body))
-    a.wait_for(idle)
-    b.wait_for(idle)
+    a.until(idle)
+    b.until(idle)
     want = [
         '{"type":"user","timestamp":0,"content":"list the files"}',
         '{"type":"status","timestamp":0,"state":"thinking"}',
@@ -169,12 +117,12 @@ def main():
     expect(got_a == got_b, "the two subscribers differ")
     # the second turn (its clock: 2 s into the scenario), then one past the script
     request(srv.port, "POST", "/prompt", b'{"content": "thanks"}')
-    ev = a.wait_for(lambda ev: len(ev) > len(want) and idle(ev))
+    ev = a.until(lambda ev: len(ev) > len(want) and idle(ev))
     expect([(e["type"], e.get("content"), e["timestamp"]) for e in ev[len(want):]] ==
            [("user", "thanks", 2), ("status", None, 2), ("text", "You're welcome.", 2), ("status", None, 2)],
            "turn 2: %s" % ev[len(want):])
     request(srv.port, "POST", "/prompt", b'{"content": "more"}')
-    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    ev = a.until(lambda ev: ev[-1].get("state") == "error")
     expect(ev[-1]["message"] == "scvm: scenario 'harness_basic' has no turn 3", "past the script: %s" % ev[-3:])
     # bad requests, CORS, 404/405
     for body, msg in ((b"not json", b"invalid request body\n"), (b"{}", b"content is required\n"),
@@ -190,20 +138,20 @@ def main():
     n_before = len(a.events(0.3))
     expect(n_before == len(a.events(0.3)), "a cancel when idle sends nothing")
     code, log = srv.stop()
-    expect(code == 0 and "summary:" in log, "exit %s: %s" % (code, log))
+    expect(code == 0 and "summary:" in log, "exit %s: %s" % (code, log))  # None: SIGTERM did not stop it
 
     # ---- busy, cancel, heartbeat ----
     srv = Server("--speed", "1", "--heartbeat", "200", paced)
     a = Sub(srv.port)
     request(srv.port, "POST", "/prompt", b'{"content": "take your time"}')
-    a.wait_for(lambda ev: any(e.get("content") == "first" for e in ev))
+    a.until(lambda ev: any(e.get("content") == "first" for e in ev))
     request(srv.port, "POST", "/prompt", b'{"content": "again"}')
-    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    ev = a.until(lambda ev: ev[-1].get("state") == "error")
     expect([(e["type"], e.get("state"), e.get("message")) for e in ev[-3:]] ==
            [("user", None, None), ("status", "thinking", None),
             ("status", "error", "another prompt is already in progress")], "busy: %s" % ev[-3:])
     request(srv.port, "POST", "/cancel")
-    ev = a.wait_for(lambda ev: ev[-1].get("message") == "context canceled")
+    ev = a.until(lambda ev: ev[-1].get("message") == "context canceled")
     time.sleep(1.6)
     ev = a.events(0.2)
     expect(ev[-1] == {"type": "status", "timestamp": 0, "state": "error", "message": "context canceled"} and
@@ -215,7 +163,7 @@ def main():
     srv = Server("--speed", "0", error)
     a = Sub(srv.port)
     request(srv.port, "POST", "/prompt", b'{"content": "fail please"}')
-    ev = a.wait_for(lambda ev: ev[-1].get("state") == "error")
+    ev = a.until(lambda ev: ev[-1].get("state") == "error")
     expect(ev[-1]["message"] == "Overloaded" and [e["type"] for e in ev] == ["user", "status", "status"],
            "model error: %s" % ev)
     srv.stop()
@@ -224,7 +172,7 @@ def main():
     srv = Server("--speed", "0", compile_("harness_retry"))
     a = Sub(srv.port)
     request(srv.port, "POST", "/prompt", b'{"content": "try again"}')
-    ev = a.wait_for(idle)
+    ev = a.until(idle)
     expect([(e["type"], e.get("state"), e.get("content")) for e in ev] ==
            [("user", None, "try again"), ("status", "thinking", None), ("text", None, "second time lucky"),
             ("status", "idle", None)], "retried error: %s" % ev)
@@ -237,7 +185,7 @@ def main():
         a = Sub(srv.port)
         a.frames(0.5)
         request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
-        a.wait_for(idle)
+        a.until(idle)
         streams.append(a.body)
         srv.stop()
     expect(streams[0] == streams[1], "two runs differ")

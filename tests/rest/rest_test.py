@@ -9,7 +9,6 @@ proxy that cuts its connection mid-stream; pause, resume, stop, prompts,
 pagination, errors; byte-identical streams on two runs."""
 import json
 import os
-import select
 import socket
 import subprocess
 import sys
@@ -17,6 +16,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import sse_util  # noqa: E402
 args = {}
 i = 1
 while i < len(sys.argv):
@@ -35,23 +36,8 @@ def expect(cond, msg):
     return cond
 
 
-class Server:
-    def __init__(self, *extra):
-        self.p = subprocess.Popen([SCVM, "serve", "rest", "--listen", "127.0.0.1:0", *extra],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.p.stdout.readline()
-        if not line.startswith("listening on http://"):
-            raise SystemExit("scvm serve rest did not start: %r %s" % (line, self.p.stderr.read()))
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def stop(self):
-        self.p.terminate()
-        try:
-            self.p.wait(10)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            expect(False, "SIGTERM did not stop the server")
-        return self.p.returncode, self.p.stderr.read()
+def Server(*extra):
+    return sse_util.Server(SCVM, "rest", *extra)
 
 
 def request(port, method, path, body=None):
@@ -66,36 +52,12 @@ def request(port, method, path, body=None):
     return int(lines[0].split()[1]), hdr, json.loads(rest) if rest else None
 
 
-class Sub:
-    """GET .../events on a raw socket; the de-chunked SSE events."""
+class Sub(sse_util.Stream):
+    """GET .../events of session sid (after Last-Event-ID last) on a raw socket."""
 
     def __init__(self, port, last=None, sid=SID):
-        self.s = socket.create_connection(("127.0.0.1", port))
         extra = b"Last-Event-ID: %d\r\n" % last if last is not None else b""
-        self.s.sendall(b"GET /api/v1/sessions/%s/events HTTP/1.1\r\nHost: x\r\n%s\r\n" % (sid.encode(), extra))
-        self.raw, self.body, self.head = b"", b"", None
-
-    def pump(self, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            r, _, _ = select.select([self.s], [], [], max(0.0, end - time.time()))
-            if not r:
-                break
-            c = self.s.recv(65536)
-            if not c:
-                break
-            self.raw += c
-        if self.head is None and b"\r\n\r\n" in self.raw:
-            self.head, self.raw = self.raw.split(b"\r\n\r\n", 1)
-        while self.head is not None:
-            nl = self.raw.find(b"\r\n")
-            if nl < 0:
-                break
-            size = int(self.raw[:nl], 16)
-            if len(self.raw) < nl + 2 + size + 2:
-                break
-            self.body += self.raw[nl + 2:nl + 2 + size]
-            self.raw = self.raw[nl + 4 + size:]
+        super().__init__(port, "/api/v1/sessions/%s/events" % sid, extra)
 
     def events(self, timeout=0.0):
         self.pump(timeout)
@@ -105,17 +67,6 @@ class Sub:
             if "data" in f:
                 out.append((int(f["id"]), f.get("event"), json.loads(f["data"])))
         return out
-
-    def until(self, pred, timeout=10):
-        end = time.time() + timeout
-        while time.time() < end:
-            ev = self.events(0.05)
-            if ev and pred(ev):
-                return ev
-        return self.events()
-
-    def close(self):
-        self.s.close()
 
 
 def done(ev):
