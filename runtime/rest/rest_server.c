@@ -681,6 +681,29 @@ static void on_events(RestServer *r, HttpExchange *x, Sess *s, const char *q, si
         r->c.max_subscribers = r->c.subscribers;
 }
 
+/* GET .../logs?tail=N: the log events sent so far (the last N, default
+** 1000), as {"items": [...]}, oldest first. */
+static void on_logs(RestServer *r, HttpExchange *x, Sess *s, const char *q, size_t qn)
+{
+    (void)r;
+    size_t tail = 1000;
+    if (qn > 5 && !strncmp(q, "tail=", 5))
+        tail = (size_t)strtoull(q + 5, NULL, 10);
+    static const char log[] = "{\"type\":\"log\",";
+    size_t n = 0;
+    for (size_t i = 0; i < s->cursor; i++)
+        n += strncmp(s->ev[i].json, log, sizeof log - 1) == 0;
+    cJSON *res = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(res, "items");
+    size_t k = 0;
+    for (size_t i = 0; i < s->cursor; i++) {
+        if (strncmp(s->ev[i].json, log, sizeof log - 1) != 0)
+            continue;
+        if (n - k++ <= tail)
+            cJSON_AddItemToArray(items, cJSON_Parse(s->ev[i].json));
+    }
+    answer_json(x, 200, res);
+}
+
 /* stop, pause, resume, DELETE: the status events now, as the session's. */
 static void on_control(RestServer *r, HttpExchange *x, Sess *s, const char *what)
 {
@@ -829,6 +852,8 @@ static void handle(void *ctx, HttpExchange *x)
             answer_json(x, 200, sess_json(r, s));
         else if (!subn && !strcmp(m, "DELETE"))
             on_control(r, x, s, "delete");
+        else if (SUB("logs") && !strcmp(m, "GET"))
+            on_logs(r, x, s, qs ? qs : "", ql);
         else if (SUB("events") && !strcmp(m, "GET"))
             on_events(r, x, s, qs ? qs : "", ql);
         else if ((SUB("stop") || SUB("pause") || SUB("resume")) && !strcmp(m, "POST"))

@@ -173,6 +173,11 @@ def main():
     expect(code == 200 and body["status"] == "completed" and body["agent"]["type"] == "codex" and
            body["changes"] == {"files_changed": 1, "lines_added": 3, "lines_removed": 1} and
            body["recent_events"] == [], "GET session %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions/%s/logs?tail=2" % SID)
+    expect(code == 200 and [l["message"] for l in body["items"]] == ["count 30", "building"], "logs %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions/%s/logs" % SID)
+    expect(code == 200 and len(body["items"]) == 31 and all(l["type"] == "log" for l in body["items"]),
+           "all logs: %d" % len(body.get("items", [])))
     code, _, body = request(srv.port, "GET", "/api/v1/sessions?perPage=1&page=2")
     expect(code == 200 and body["total"] == 2 and [s["id"] for s in body["items"]] == ["00000000000000000000000002"]
            and body["nextPage"] is None, "pagination %s" % body)
