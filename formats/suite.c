@@ -304,7 +304,45 @@ int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_
         v[0] = (uint32_t)suite_best_prompt(s, v, m, q->prompt, strlen(q->prompt), NULL);
         m = 1;
     }
-    if (q->shard_n) {
+    if (q->shard_n && q->weights && m) {
+        /* longest first, each to the least loaded shard: keep ours */
+        uint32_t *ord = sc_malloc(m * sizeof *ord);
+        double *load = sc_calloc(q->shard_n, sizeof *load);
+        bool *mine = sc_calloc(s->n ? s->n : 1, sizeof *mine);
+        if (!ord || !load || !mine) {
+            sc_free(ord);
+            sc_free(load);
+            sc_free(mine);
+            sc_free(v);
+            return fail(err, SC_RUNTIME, "NOMEM", -1, "out of memory");
+        }
+        memcpy(ord, v, m * sizeof *ord);
+        for (size_t a = 1; a < m; a++) {    /* insertion sort: stable, by weight descending */
+            uint32_t x = ord[a];
+            size_t b = a;
+            while (b > 0 && q->weights[ord[b - 1]] < q->weights[x]) {
+                ord[b] = ord[b - 1];
+                b--;
+            }
+            ord[b] = x;
+        }
+        for (size_t k = 0; k < m; k++) {
+            unsigned best = 0;
+            for (unsigned j = 1; j < q->shard_n; j++)
+                if (load[j] < load[best])
+                    best = j;
+            load[best] += q->weights[ord[k]];
+            mine[ord[k]] = best == q->shard_i - 1;
+        }
+        size_t w = 0;
+        for (size_t k = 0; k < m; k++)
+            if (mine[v[k]])
+                v[w++] = v[k];
+        m = w;
+        sc_free(ord);
+        sc_free(load);
+        sc_free(mine);
+    } else if (q->shard_n) {
         size_t w = 0;
         for (size_t k = 0; k < m; k++)
             if (k % q->shard_n == q->shard_i - 1)

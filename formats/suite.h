@@ -89,13 +89,19 @@ typedef struct SuiteQuery {
     size_t n_tags;
     const char *prompt;         /* --prompt: the best match among the rest, or NULL */
     unsigned shard_i, shard_n;  /* --shard I/N (1-based); shard_n 0 = all */
+    /* --timings: each entry's expected duration (any unit, >= 0), indexed
+    ** like the suite; NULL deals the selection out round robin.  With it,
+    ** the shards are balanced: longest first, each to the shard with the
+    ** least so far (ties: the longer first by index, the lower shard), so
+    ** every machine of a CI matrix computes the same split. */
+    const double *weights;
     const bool *allowed;        /* when non-NULL, only entries i with allowed[i] (scvm's -D variants) */
 } SuiteQuery;
 
 /* The selected entry indices in index order: the named entries (all
 ** entries when no name is given), those with any of the tags, then the
 ** best prompt match among them, then position k of the selection goes to
-** shard k mod N + 1.  *out is sc_free()d by the caller.  Returns 0, or
+** shard k mod N + 1 (or, with weights, to the balanced shard).  *out is sc_free()d by the caller.  Returns 0, or
 ** SC_USAGE (code "NAME", msg "no scenario named 'X'") or SC_RUNTIME. */
 int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n, SuiteErr *err);
 

@@ -174,3 +174,10 @@ set_tests_properties(cli.readme_docs PROPERTIES LABELS "docs" TIMEOUT 30)
 add_test(NAME cli.clock COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/clock.py
                                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli.clock PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# --shard I/N --timings JUNIT (docs/ci.md): shards balanced by recorded
+# durations, together the full run.
+add_test(NAME cli.shard_timings
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/shard_timings.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/shard-timings)
+set_tests_properties(cli.shard_timings PROPERTIES LABELS "unit" TIMEOUT 120)

@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "formats/bc.h"
@@ -77,6 +78,8 @@ static const char help_text[] =
     "  --prompt TEXT      the one whose initial prompt is nearest to TEXT\n"
     "  --shard I/N|auto   every Nth of the selection, starting at the Ith; auto: from\n"
     "                     the CI system's variables (docs/scvm.md, Selection)\n"
+    "  --timings FILE     with --shard: balance the shards by the durations a JUnit\n"
+    "                     report of an earlier run records (docs/ci.md)\n"
     "  -D NAME[=VALUE]    the variant compiled with these defines (scc --variant);\n"
     "                     also AH_SCENARIO_DEFINES=\"K=V,FLAG\" (-D wins per key)\n"
     "run options:\n"
@@ -185,7 +188,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
-    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN,
+    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS,
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
 };
 
@@ -215,6 +218,7 @@ static const struct {
     { NULL, "--tag", O_TAG, true, true, SEL | CMD_SERVE, false },
     { NULL, "--prompt", O_PROMPT, true, true, SEL, false },
     { NULL, "--shard", O_SHARD, true, true, SEL, false },
+    { NULL, "--timings", O_TIMINGS, true, true, SEL, false },
     { "-D", "--define", O_DEFINE, true, false, SEL | CMD_SERVE, false },
     { NULL, "--files", O_FILES, false, false, CMD_LS, false },
     { "-C", "--directory", O_DIR, true, false, CMD_EXTRACT, false },
@@ -381,6 +385,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_SCENARIO: o->names[o->n_names++] = v; break;
     case O_TAG: o->tags[o->n_tags++] = v; break;
     case O_PROMPT: o->prompt = v; break;
+    case O_TIMINGS:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--timings needs a JUnit XML file");
+        o->timings = v;
+        break;
     case O_DEFINE:
         if (!*v || *v == '=')
             return cli_usage(scvm_usage, "bad -D '%s' (expected NAME[=VALUE])", v);
@@ -572,6 +581,8 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         o->selecting |= OPTS[k].suite;
         pty_opt |= OPTS[k].pty;
     }
+    if (o->timings && !o->shard_n)
+        return cli_usage(scvm_usage, "%s", "--timings balances shards: it needs --shard");
     bool agent = strcmp(o->target, "agent") == 0;
     if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0 && !agent)
         return cli_usage(scvm_usage, "%s", "'-- CMD' and the pty options need --target pty");
@@ -726,6 +737,80 @@ static void defines_text(const PackEntry *e, char *out, size_t cap)
     buf_fini(&b);
 }
 
+/* --timings FILE: each entry's duration from a JUnit XML report (the
+** time attribute of its <testcase>, matched by name, as scvm and most
+** runners write it); entries it does not name get the mean of those it
+** does (1 when it names none).  Returns 0 or a status (printed). */
+static int read_timings(const char *path, const Suite *s, double *w)
+{
+    char *x = NULL;
+    size_t n = 0;
+    int e = file_read_all(path, 256u << 20, &x, &n);
+    if (e) {
+        fprintf(stderr, "scvm: %s: cannot read: %s\n", path, strerror(e));
+        return SC_IO;
+    }
+    uint32_t count = suite_count(s);
+    bool *known = sc_calloc(count ? count : 1, sizeof *known);
+    if (!known) {
+        sc_free(x);
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    double sum = 0;
+    unsigned n_known = 0, cases = 0;
+    for (char *t = x; (t = strstr(t, "<testcase")) != NULL;) {
+        char *end = strchr(t, '>');
+        if (!end)
+            break;
+        char name[512] = "", tm[64] = "";
+        static const char *const keys[2] = { " name=\"", " time=\"" };
+        char *dst[2] = { name, tm };
+        size_t cap[2] = { sizeof name, sizeof tm };
+        for (int k = 0; k < 2; k++) {
+            char *a = strstr(t, keys[k]);
+            if (!a || a > end)
+                continue;
+            a += strlen(keys[k]);
+            size_t o = 0;
+            for (; a < end && *a != '"' && o + 1 < cap[k]; a++) {
+                static const struct { const char *ent; char c; } E[] = {
+                    { "&amp;", '&' }, { "&quot;", '"' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&apos;", '\'' } };
+                size_t j = 0;
+                for (; j < 5 && strncmp(a, E[j].ent, strlen(E[j].ent)) != 0; j++)
+                    ;
+                dst[k][o++] = j < 5 ? E[j].c : *a;
+                if (j < 5)
+                    a += strlen(E[j].ent) - 1;
+            }
+            dst[k][o] = 0;
+        }
+        cases++;
+        char *stop;
+        double d = strtod(tm, &stop);
+        int32_t i = name[0] && tm[0] && !*stop && d >= 0 && d < 1e12 ? suite_find(s, name) : -1;
+        if (i >= 0 && !known[i]) {
+            known[i] = true;
+            w[i] = d;
+            sum += d;
+            n_known++;
+        }
+        t = end + 1;
+    }
+    sc_free(x);
+    if (!cases) {
+        sc_free(known);
+        fprintf(stderr, "scvm: %s: no <testcase> elements: not a JUnit XML report\n", path);
+        return SC_USAGE;
+    }
+    double mean = n_known ? sum / n_known : 1.0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!known[i])
+            w[i] = mean;
+    sc_free(known);
+    return 0;
+}
+
 /* allowed[i]: entry i is the variant the defines ask for.  Every
 ** scenario with variants must have one that matches; with -D, a scenario
 ** compiled without variants must have been compiled with those defines.
@@ -843,9 +928,17 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
             return st;
         }
     }
+    double *weights = NULL;
+    if (!st && sel && o->timings) {
+        weights = sc_calloc(suite_count(s) ? suite_count(s) : 1, sizeof *weights);
+        st = weights ? read_timings(o->timings, s, weights) : SC_RUNTIME;
+        if (!weights)
+            fputs("scvm: out of memory\n", stderr);
+    }
     if (!st && sel) {
         SuiteQuery q = { .names = o->names, .n_names = o->n_names, .tags = o->tags, .n_tags = o->n_tags,
-                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = o->shard_n, .allowed = allowed };
+                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = o->shard_n, .allowed = allowed,
+                         .weights = weights };
         st = suite_select(s, &q, sel, n, &e);
         if (st == SC_USAGE) {
             fprintf(stderr, "scvm: %s: %s\n", cli_display_name(o->ops[0]), e.msg);
@@ -861,6 +954,7 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
         }
     }
     sc_free(allowed);
+    sc_free(weights);
     if (st) {
         suite_free(s);
         return st;

@@ -38,6 +38,7 @@ typedef struct Opts {
     size_t n_names, n_tags;
     const char *prompt;
     unsigned shard_i, shard_n;   /* 1-based; shard_n 0 = no sharding */
+    const char *timings;         /* --timings: a JUnit report to balance the shards by */
     const char **defines;        /* -D NAME[=VALUE]: choose the variants */
     size_t n_defines;
     /* the pty target */

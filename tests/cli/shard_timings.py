@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""shard_timings.py SCC SCVM WORK - `scvm run --shard I/N --timings JUNIT`
+(docs/ci.md): the shards of the stdlib pack balanced by the durations of a
+full run's JUnit report are exactly the longest-first assignment (each
+scenario to the least loaded shard), their loads beat round robin's, the
+four shards together are the full run (the testcases of the four JUnit
+reports, put back in the pack's order, are the full report's, byte for
+byte), and bad timings files are refused."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+scc, scvm, work = sys.argv[1:4]
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib-scenarios")
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def expect(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg)
+
+
+def run(*a):
+    return subprocess.run([scvm, *a], capture_output=True, text=True)
+
+
+pack = os.path.join(work, "std.scp")
+subprocess.run([scc, "--pack", "-o", pack, root], check=True, capture_output=True)
+full = os.path.join(work, "full.xml")
+expect(run("run", "--junit", full, pack).returncode == 0, "the full run")
+text = open(full).read()
+cases = re.findall(r'(<testcase [^>]*name="([^"]*)"[^>]*time="([0-9.]+)"[^>]*/>)', text)
+expect(len(cases) > 8, "a full report: %d testcases" % len(cases))
+w = [float(t) for _, _, t in cases]
+
+# what the balanced split must be: longest first (ties: pack order), each to the least loaded (ties: lowest)
+order = sorted(range(len(w)), key=lambda i: (-w[i], i))
+load, shard = [0.0] * 4, {}
+for i in order:
+    b = min(range(4), key=lambda j: (load[j], j))
+    load[b] += w[i]
+    shard[i] = b
+merged = []
+for k in range(4):
+    out = os.path.join(work, "s%d.xml" % (k + 1))
+    r = run("run", "--junit", out, "--shard", "%d/4" % (k + 1), "--timings", full, pack)
+    expect(r.returncode == 0, "shard %d: %s" % (k + 1, r.stderr))
+    got = re.findall(r'(<testcase [^>]*name="([^"]*)"[^>]*/>)', open(out).read())
+    expect([n for _, n in got] == [cases[i][1] for i in range(len(w)) if shard[i] == k],
+           "shard %d holds %s" % (k + 1, [n for _, n in got]))
+    merged += [line for line, _ in got]
+rr = []
+for k in range(4):
+    r = run("run", "--junit", os.path.join(work, "rr.xml"), "--shard", "%d/4" % (k + 1), pack)
+    rr.append(sum(float(t) for t in re.findall(r'<testcase [^>]*time="([0-9.]+)"', open(os.path.join(work, "rr.xml")).read())))
+expect(max(load) <= max(rr), "balanced %s, round robin %s" % (load, rr))
+print("longest shard: %.2f s balanced, %.2f s round robin" % (max(load), max(rr)))
+pos = {line: k for k, (line, _, _) in enumerate(cases)}
+expect(sorted(merged, key=lambda l: pos.get(l, -1)) == [c[0] for c in cases], "the shards together are not the full run")
+
+# refusals
+bad = os.path.join(work, "bad.xml")
+with open(bad, "w") as f:
+    f.write("<html>no report</html>\n")
+r = run("run", "--shard", "1/2", "--timings", bad, pack)
+expect(r.returncode == 2 and "no <testcase> elements" in r.stderr, "a file that is no report: %d %s" % (r.returncode, r.stderr))
+r = run("run", "--timings", full, pack)
+expect(r.returncode == 2 and "needs --shard" in r.stderr, "--timings without --shard: %d" % r.returncode)
+r = run("run", "--shard", "1/2", "--timings", os.path.join(work, "missing.xml"), pack)
+expect(r.returncode == 3, "a missing timings file: %d" % r.returncode)
+# a scenario the report does not name counts as the mean of the others
+part = os.path.join(work, "part.xml")
+with open(part, "w") as f:
+    f.write(re.sub(r'<testcase [^>]*name="%s"[^>]*/>' % re.escape(cases[0][1]), "", text))
+r = run("ls", "--shard", "1/4", "--timings", part, pack)
+expect(r.returncode == 0, "a partial report: %s" % r.stderr)
+sys.exit(1 if failures else 0)
