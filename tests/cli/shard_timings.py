@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """shard_timings.py SCC SCVM WORK - `scvm run --shard I/N --timings JUNIT`
-(docs/ci.md): the shards of the stdlib pack balanced by the durations of a
+and `scvm report --merge` (docs/ci.md): the shards of the stdlib pack balanced by the durations of a
 full run's JUnit report are exactly the longest-first assignment (each
 scenario to the least loaded shard), their loads beat round robin's, the
-four shards together are the full run (the testcases of the four JUnit
-reports, put back in the pack's order, are the full report's, byte for
-byte), and bad timings files are refused."""
+four shards together are the full run (`scvm report --merge` makes the
+four JUnit reports the full run's report, byte for byte), and bad timings
+files and overlapping shards are refused."""
 import os
 import re
 import shutil
@@ -62,6 +62,12 @@ expect(max(load) <= max(rr), "balanced %s, round robin %s" % (load, rr))
 print("longest shard: %.2f s balanced, %.2f s round robin" % (max(load), max(rr)))
 pos = {line: k for k, (line, _, _) in enumerate(cases)}
 expect(sorted(merged, key=lambda l: pos.get(l, -1)) == [c[0] for c in cases], "the shards together are not the full run")
+# scvm report --merge: the four reports are the single run's report, byte for byte
+out = os.path.join(work, "merged.xml")
+r = run("report", "--merge", "-o", out, *[os.path.join(work, "s%d.xml" % (k + 1)) for k in (2, 0, 3, 1)])
+expect(r.returncode == 0 and open(out).read() == text, "report --merge: %d %s" % (r.returncode, r.stderr))
+r = run("report", "--merge", "-o", out, os.path.join(work, "s1.xml"), os.path.join(work, "s1.xml"))
+expect(r.returncode == 2 and "the shards overlap" in r.stderr, "overlapping shards: %d %s" % (r.returncode, r.stderr))
 
 # refusals
 bad = os.path.join(work, "bad.xml")
@@ -69,6 +75,8 @@ with open(bad, "w") as f:
     f.write("<html>no report</html>\n")
 r = run("run", "--shard", "1/2", "--timings", bad, pack)
 expect(r.returncode == 2 and "no <testcase> elements" in r.stderr, "a file that is no report: %d %s" % (r.returncode, r.stderr))
+r = run("report", "--merge", "-o", os.path.join(work, "m.xml"), bad)
+expect(r.returncode == 2 and "not a JUnit XML report" in r.stderr, "report --merge of no report: %d" % r.returncode)
 r = run("run", "--timings", full, pack)
 expect(r.returncode == 2 and "needs --shard" in r.stderr, "--timings without --shard: %d" % r.returncode)
 r = run("run", "--shard", "1/2", "--timings", os.path.join(work, "missing.xml"), pack)

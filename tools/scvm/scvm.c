@@ -40,6 +40,7 @@ const char scvm_usage[] =
     "       scvm serve rest [rest options] FILE...\n"
     "       scvm serve llm+rest+harness [options] FILE...\n"
     "       scvm agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE\n"
+    "       scvm report --merge -o OUT.xml JUNIT.xml...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -64,6 +65,8 @@ static const char help_text[] =
     "                 (docs/serve-harness.md)\n"
     "  serve rest FILE...  the Agent Harbor REST API's tasks and sessions, their\n"
     "                 events as Server-Sent Events (docs/serve-rest.md)\n"
+    "  report --merge -o OUT FILE...  the JUnit reports of a suite's shards as\n"
+    "                 the one report a single run writes (docs/ci.md)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
@@ -188,7 +191,7 @@ enum {
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
-    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS,
+    O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
 };
 
@@ -204,7 +207,8 @@ static const struct {
     unsigned cmds;
     bool pty;              /* needs --target pty */
 } OPTS[] = {
-    { "-o", "--output", O_OUTPUT, true, false, CMD_RUN, false },
+    { "-o", "--output", O_OUTPUT, true, false, CMD_RUN | CMD_REPORT, false },
+    { NULL, "--merge", O_MERGE, false, false, CMD_REPORT, false },
     { "-t", "--target", O_TARGET, true, false, CMD_RUN, false },
     { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
@@ -275,6 +279,7 @@ static const struct {
     { "ls", CMD_LS, scvm_ls },
     { "extract", CMD_EXTRACT, scvm_extract },
     { "serve", CMD_SERVE, scvm_serve },
+    { "report", CMD_REPORT, scvm_report },
     { "agents", CMD_AGENTS, scvm_agents },
     { "agent", CMD_MOCKAGENT, scvm_mockagent },
 };
@@ -385,6 +390,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_SCENARIO: o->names[o->n_names++] = v; break;
     case O_TAG: o->tags[o->n_tags++] = v; break;
     case O_PROMPT: o->prompt = v; break;
+    case O_MERGE: o->merge = true; break;
     case O_TIMINGS:
         if (!*v)
             return cli_usage(scvm_usage, "%s", "--timings needs a JUnit XML file");

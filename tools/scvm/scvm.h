@@ -16,7 +16,7 @@
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
-    CMD_MOCKAGENT = 1 << 8,
+    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9,
 };
 enum { MAX_JOBS = 256 };
 
@@ -39,6 +39,7 @@ typedef struct Opts {
     const char *prompt;
     unsigned shard_i, shard_n;   /* 1-based; shard_n 0 = no sharding */
     const char *timings;         /* --timings: a JUnit report to balance the shards by */
+    bool merge;                  /* report --merge */
     const char **defines;        /* -D NAME[=VALUE]: choose the variants */
     size_t n_defines;
     /* the pty target */
@@ -137,5 +138,6 @@ int scvm_dis(const Opts *o);
 int scvm_ls(const Opts *o);
 int scvm_extract(const Opts *o);
 int scvm_serve(const Opts *o);
+int scvm_report(const Opts *o);
 
 #endif
