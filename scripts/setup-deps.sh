@@ -10,6 +10,7 @@ pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second term
 pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
 pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
 pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
+pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 
 missing=()
 for p in "${pkgs[@]}"; do
