@@ -2,7 +2,8 @@
 ** goldens (unified diff on mismatch, --update-goldens rewrites them),
 ** ScreenSnapshot files, the asciicast v2 recording, and the tui-use
 ** artifacts (run.json, transcript.log, events.jsonl, policy.json,
-** scenario.json, checksums.json with XXH64). */
+** scenario.json, checksums.json with XXH64); each screenshot and golden
+** mismatch also as a picture (SVG and HTML, formats/term/term_svg.h). */
 #include "rt_pty_int.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/term/term_svg.h"
 #include "rt_pty_mask.h"
 
 void pty_profile_id(Pty *t)
@@ -274,6 +276,60 @@ bool pty_out_prepare(Pty *t)
     return true;
 }
 
+/* The screen as pictures (stem: <scenario>/<profile>/pictures/<label>):
+** .svg and .html, drawn from the golden text itself so the picture shows
+** exactly what is compared (masks included). */
+static void art_pictures(Pty *t, const char *stem, const char *label, const Buf *g)
+{
+    if (!t->o.artifacts)
+        return;
+    TermShot *s = term_shot_parse(g->data ? (const char *)g->data : "", g->len, NULL);
+    if (!s)
+        return;
+    Buf b, title;
+    buf_init(&b);
+    buf_init(&title);
+    buf_printf(&title, "%s / %s / %s", t->scenario, t->profile, label);
+    buf_putc(&title, 0);
+    char rel[PATH_MAX];
+    term_svg_write(s, NULL, true, &b);
+    snprintf(rel, sizeof rel, "%.4000s.svg", stem);
+    art_write(t, rel, b.data, b.len);
+    buf_reset(&b);
+    term_html_screen(s, (const char *)title.data, &b);
+    snprintf(rel, sizeof rel, "%.4000s.html", stem);
+    art_write(t, rel, b.data, b.len);
+    buf_fini(&b);
+    buf_fini(&title);
+    term_shot_free(s);
+}
+
+/* A golden mismatch as one page (<label>.diff.html): expected and actual
+** with the differing cells outlined, and the text diff. */
+static void art_diff_picture(Pty *t, const char *stem, const char *label, const char *want, size_t wl,
+                             const Buf *g, const Buf *diff)
+{
+    if (!t->o.artifacts)
+        return;
+    TermShot *a = term_shot_parse(want, wl, NULL);
+    TermShot *b = term_shot_parse(g->data ? (const char *)g->data : "", g->len, NULL);
+    if (a && b) {
+        Buf h, title;
+        buf_init(&h);
+        buf_init(&title);
+        buf_printf(&title, "%s / %s / %s: differs from its golden", t->scenario, t->profile, label);
+        buf_putc(&title, 0);
+        term_html_diff(a, b, (const char *)title.data, diff->data ? (const char *)diff->data : "", diff->len, &h);
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%.4000s.diff.html", stem);
+        art_write(t, rel, h.data, h.len);
+        buf_fini(&h);
+        buf_fini(&title);
+    }
+    term_shot_free(a);
+    term_shot_free(b);
+}
+
 void pty_screenshot(Pty *t, const char *label)
 {
     const char *result = "recorded";
@@ -306,6 +362,11 @@ void pty_screenshot(Pty *t, const char *label)
     ** it was, unmasked, goes beside it (.raw) when masks hid something. */
     snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
     art_write(t, rel, g.data, g.len);
+    /* pictures in a folder of their own: screenshots/ stays a copy of the
+    ** goldens folder */
+    char stem[1024];
+    snprintf(stem, sizeof stem, "%s/%s/pictures/%s", sc, t->profile, name);
+    art_pictures(t, stem, label, &g);
     if (masks) {
         snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.raw", sc, t->profile, name);
         art_write(t, rel, raw.data, raw.len);
@@ -364,6 +425,7 @@ void pty_screenshot(Pty *t, const char *label)
                 char drel[PATH_MAX];
                 snprintf(drel, sizeof drel, "%s/%s/screenshots/%s.diff", sc, t->profile, name);
                 art_write(t, drel, d.data, d.len);
+                art_diff_picture(t, stem, label, w ? w : "", n, &g, &d);
                 buf_fini(&d);
                 pty_fail(t, PTY_E_ASSERTION_FAILED, "screenshot '%s' differs from %s", label, path);
             }
