@@ -533,19 +533,23 @@ void term_svg_write(const TermShot *s, const TermShot *diff, bool standalone, Bu
     buf_fini(&bg2);
 }
 
-static void html_head(const char *title, Buf *out)
+void term_html_begin(const char *title, Buf *out)
 {
     buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
     term_xml_esc(out, title, strlen(title));
     buf_puts(out, "</title>\n<style>\n"
                   "body{margin:16px;background:#f4f4f4;color:#202020;font:14px system-ui,sans-serif}\n"
                   "h1{font-size:16px;margin:0 0 8px}\n"
+                  "section>h2{font-size:15px;margin:16px 0 6px}\n"
                   ".meta{color:#555;margin:0 0 8px}\n"
                   ".side{display:inline-block;vertical-align:top;margin:0 16px 16px 0}\n"
                   ".side h2{font-size:14px;margin:0 0 4px}\n"
                   "svg.scc-screen{display:block;border:1px solid #888}\n"
                   "pre{background:#fff;border:1px solid #ccc;padding:8px;overflow:auto}\n"
                   ".add{color:#0a6a0a}.del{color:#b00000}\n"
+                  ".result{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;background:#666}\n"
+                  ".result.match,.result.passed{background:#2e7d32}.result.mismatch,.result.missing,"
+                  ".result.failed,.result.error,.result.errored{background:#c62828}\n"
                   "</style>\n</head>\n<body>\n");
 }
 
@@ -557,7 +561,7 @@ static void put_meta(const TermShot *s, Buf *out)
 
 void term_html_screen(const TermShot *s, const char *title, Buf *out)
 {
-    html_head(title, out);
+    term_html_begin(title, out);
     buf_puts(out, "<h1>");
     term_xml_esc(out, title, strlen(title));
     buf_puts(out, "</h1>\n");
@@ -569,7 +573,7 @@ void term_html_screen(const TermShot *s, const char *title, Buf *out)
 void term_html_diff(const TermShot *want, const TermShot *got, const char *title, const char *diff,
                     size_t diff_len, Buf *out)
 {
-    html_head(title, out);
+    term_html_begin(title, out);
     buf_puts(out, "<h1>");
     term_xml_esc(out, title, strlen(title));
     buf_puts(out, "</h1>\n");

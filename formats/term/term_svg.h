@@ -50,6 +50,12 @@ void term_html_screen(const TermShot *s, const char *title, Buf *out);
 void term_html_diff(const TermShot *want, const TermShot *got, const char *title, const char *diff,
                     size_t diff_len, Buf *out);
 
+/* The start of a page (doctype, head with title and the pages' one
+** stylesheet, <body>) for a caller composing its own page of screens;
+** it ends it with "</body></html>".  Class `result` plus a verdict word
+** (match, mismatch, passed, failed ...) colours a badge. */
+void term_html_begin(const char *title, Buf *out);
+
 /* XML-escapes UTF-8 text for element content and attribute values
 ** (& < > " '); control characters other than tab and newline become
 ** U+FFFD, which XML cannot carry. */

@@ -7,6 +7,7 @@ What is opened:
   - every stdlib PTY screenshot as scvm draws it (`scvm run -t pty
     --artifacts` of stdlib-scenarios/pty_*.yaml against the committed
     goldens: <artifacts>/<scenario>/<profile>/pictures/<label>.svg);
+  - each run's page of all its screens (pictures/index.html);
   - a golden mismatch page (<label>.diff.html), made by playing
     pty_bash_session against a copy of its goldens with one character
     changed;
@@ -344,6 +345,10 @@ for yaml in sorted(os.listdir(STDLIB)):
     shots = sorted(f[:-4] for f in os.listdir(os.path.join(base, 'pictures')) if f.endswith('.svg'))
     if not shots:
         fail(name, 'no pictures in %s' % base)
+    index = os.path.join(base, 'pictures', 'index.html')
+    dom = loads_cleanly('%s/index.html' % name, index, ('class="result passed"', 'class="result match"'))
+    if dom.count('class="scc-screen"') != len(shots):
+        fail('%s/index.html' % name, '%d screens for %d screenshots' % (dom.count('class="scc-screen"'), len(shots)))
     for label in shots:
         what = '%s/%s.svg' % (name, label)
         svg = os.path.join(base, 'pictures', label + '.svg')
@@ -381,6 +386,8 @@ else:
     outlined = re.findall(r'class="diff" x="(\d+)\.5" y="(\d+)\.5"', dom)
     if outlined != [('261', '0'), ('261', '0')]:
         fail('after_commands.diff.html', 'outlined cells %s, want row 0 column 29 on both sides' % outlined)
+    loads_cleanly('mismatch index.html', os.path.join(base, 'pictures', 'index.html'),
+                  ('class="result failed"', 'class="result mismatch"', '1 cell differs', 'after_commands.diff.html'))
     png = os.path.join(WORK, 'diff.png')
     if screenshot(page, png, (1540, 560)):
         compare_ref('after_commands.diff.html', png, os.path.join(REF, 'pty_bash_session.diff.png'))
