@@ -614,7 +614,23 @@ void pty_out_finish(Pty *t)
                          : t->err == PTY_E_ASSERTION_FAILED ? "failed"
                          : t->err == PTY_E_INTERRUPTED      ? "interrupted"
                                                             : "errored";
-    /* The run's screens on one page, the first thing to open. */
+    /* The run's screens on one page, the first thing to open: each
+    ** screenshot with its result, then the screen as the run ended (where
+    ** a failed wait or check left it). */
+    if (t->scr) {
+        Buf g;
+        buf_init(&g);
+        if (pty_screen_golden(t->scr, NULL, &g)) {
+            TermShot *fs = term_shot_parse((const char *)g.data, g.len, NULL);
+            if (fs) {
+                buf_puts(&t->pictures, "<section id=\"final\">\n<h2>the screen at the end of the run</h2>\n");
+                term_svg_write(fs, NULL, false, &t->pictures);
+                buf_puts(&t->pictures, "</section>\n");
+                term_shot_free(fs);
+            }
+        }
+        buf_fini(&g);
+    }
     if (t->pictures.len) {
         char sc[200], rel[PATH_MAX];
         rt_pty_safe_name(t->scenario, sc, sizeof sc);

@@ -347,8 +347,9 @@ for yaml in sorted(os.listdir(STDLIB)):
         fail(name, 'no pictures in %s' % base)
     index = os.path.join(base, 'pictures', 'index.html')
     dom = loads_cleanly('%s/index.html' % name, index, ('class="result passed"', 'class="result match"'))
-    if dom.count('class="scc-screen"') != len(shots):
-        fail('%s/index.html' % name, '%d screens for %d screenshots' % (dom.count('class="scc-screen"'), len(shots)))
+    if dom.count('class="scc-screen"') != len(shots) + 1:   # and the final screen
+        fail('%s/index.html' % name, '%d screens for %d screenshots and the final one' %
+             (dom.count('class="scc-screen"'), len(shots)))
     for label in shots:
         what = '%s/%s.svg' % (name, label)
         svg = os.path.join(base, 'pictures', label + '.svg')
