@@ -120,7 +120,8 @@ int main(int argc, char **argv)
         CHECK(term_shot_diff_cells(s, o) == 1);
         CHECK(term_shot_diff_cells(s, s) == 0);
         buf_reset(&b);
-        term_html_diff(s, o, "shot <1>", "--- a\n+++ b\n-x\n+y\n", 20, &b);
+        static const char DIFF[] = "--- a\n+++ b\n-x\n+y\n";
+        term_html_diff(s, o, "shot <1>", DIFF, sizeof DIFF - 1, &b);
         CHECK(contains(&b, "<title>shot &lt;1&gt;</title>"));
         CHECK(contains(&b, "1 cell differs"));
         CHECK(contains(&b, "class=\"diff\" x=\"54.5\" y=\"0.5\""));
