@@ -144,11 +144,34 @@ int main(int argc, char **argv)
                                   79, &why);
     CHECK(t != NULL);   /* overlong rows, rows and runs out of range: cut, not refused */
     term_shot_free(t);
+    /* every truncation and every byte flipped of a golden: parsed or
+    ** refused, never read out of bounds (run under ASan) */
+    for (size_t n = 0; n <= sizeof SCREEN - 1; n++) {
+        char *cut = malloc(n ? n : 1);
+        if (!cut)
+            return 1;
+        memcpy(cut, SCREEN, n);
+        for (int flip = -1; flip < (int)n; flip++) {
+            if (flip >= 0)
+                cut[flip] = (char)(cut[flip] ^ 0x5a);
+            TermShot *x = term_shot_parse(cut, n, NULL);
+            if (x) {
+                buf_reset(&a);
+                term_svg_write(x, s, true, &a);
+                term_shot_free(x);
+            }
+            if (flip >= 0)
+                cut[flip] = (char)(cut[flip] ^ 0x5a);
+            if (n != sizeof SCREEN - 1 && flip >= 0)
+                break;   /* all flips of the whole text only */
+        }
+        free(cut);
+    }
     term_shot_free(s);
     buf_fini(&a);
     buf_fini(&b);
     /* escaping: control characters are not XML */
-    buf_reset(&a);
+    buf_init(&a);
     term_xml_esc(&a, "a\x01\x1b" "b\xff", 5);
     CHECK(a.len == 11 && memcmp(a.data, "a\xef\xbf\xbd\xef\xbf\xbd" "b\xef\xbf\xbd", 11) == 0);
     buf_fini(&a);
