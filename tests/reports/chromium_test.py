@@ -401,6 +401,8 @@ if st != 0:
     fail('scc -l --html', 'exited %d: %s' % (st, err))
 else:
     open(page, 'w', encoding='utf-8').write(out)
+    if run([SCC, '-l', '--html', os.path.join(STDLIB, 'bugfix_with_tests.yaml')])[1] != out:
+        fail('scc -l --html', 'two runs wrote different pages')
     dom = loads_cleanly('schedule.html', page, ('<svg', 'agent', 'user', 'TOOL_START', '2000'))
     hovers = re.findall(r'<g class="op"><title>', dom)
     st2, listing, _ = run([SCC, '-l', os.path.join(STDLIB, 'bugfix_with_tests.yaml')])
