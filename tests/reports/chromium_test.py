@@ -79,7 +79,17 @@ def chromium(url, *extra):
     args = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
             '--disable-extensions', '--hide-scrollbars', '--force-device-scale-factor=1',
             '--user-data-dir=' + prof, '--enable-logging=stderr', '--v=0'] + list(extra) + [url]
-    return run(args, timeout=90)
+    # one more try when the browser itself fails (it can, starting on a
+    # loaded 2-core machine); what it reports about the page is never retried
+    for attempt in (1, 2):
+        try:
+            st, out, err = run(args, timeout=90)
+        except subprocess.TimeoutExpired:
+            st, out, err = -1, '', 'timed out after 90 s'
+        if st == 0:
+            break
+        print('note: chromium exited %d (attempt %d): %s' % (st, attempt, err.strip()[-300:]))
+    return st, out, err
 
 
 # ---------- PNG, without third-party packages ----------
