@@ -233,5 +233,11 @@ typedef struct BcListOpts {
     const char *source;     /* file name to show, or NULL */
 } BcListOpts;
 void bc_list(const BcProgram *p, const BcListOpts *o, Buf *out);
+/* One op's operands as the listing prints them, each after a space. */
+void bc_list_operands(const BcProgram *p, const BcInsn *in, Buf *out);
+/* The schedule as one self-contained HTML page (scc -l --html; bc_html.c):
+** a lane per track on a time axis in ms, each op's payload as its hover
+** text, and the listing as a table.  Deterministic. */
+void bc_list_html(const BcProgram *p, const BcListOpts *o, Buf *out);
 
 #endif

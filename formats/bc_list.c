@@ -52,6 +52,25 @@ static void header(const BcProgram *p, const BcListOpts *o, Buf *out)
                p->n_str, p->n_val, p->n_insn);
 }
 
+void bc_list_operands(const BcProgram *p, const BcInsn *in, Buf *out)
+{
+    const BcOpInfo *info = &bc_op_info[in->op];
+    for (int k = 0; k < in->n; k++) {
+        buf_putc(out, ' ');
+        switch (info->operands[k]) {
+        case 'S':
+            put_str(p, in->a[k], out);
+            break;
+        case 'K':
+            bc_val_json(p, in->a[k], out);
+            break;
+        default:
+            buf_printf(out, "%" PRIu32, in->a[k]);
+            break;
+        }
+    }
+}
+
 void bc_list(const BcProgram *p, const BcListOpts *o, Buf *out)
 {
     static const BcListOpts defaults;
@@ -66,20 +85,7 @@ void bc_list(const BcProgram *p, const BcListOpts *o, Buf *out)
         const BcOpInfo *info = &bc_op_info[in->op];
         buf_printf(out, "%5" PRIu32 " %9" PRIu64 "  %-7s %-13s", i, in->t,
                    bc_track_name(info->flags), info->name);
-        for (int k = 0; k < in->n; k++) {
-            buf_putc(out, ' ');
-            switch (info->operands[k]) {
-            case 'S':
-                put_str(p, in->a[k], out);
-                break;
-            case 'K':
-                bc_val_json(p, in->a[k], out);
-                break;
-            default:
-                buf_printf(out, "%" PRIu32, in->a[k]);
-                break;
-            }
-        }
+        bc_list_operands(p, in, out);
         /* no padding left dangling after an operand-less op: golden files
         ** stay diff-clean (the line always starts with a digit, so this
         ** never eats into the previous line) */

@@ -631,6 +631,7 @@ static void pty_destroy(RtTarget *rt)
     buf_fini(&t->step_action);
     buf_fini(&t->cond_buf);
     buf_fini(&t->cast);
+    buf_fini(&t->pictures);
     buf_fini(&t->agent_report);
     events_ops_free(t->evops);
     sc_free(t);
@@ -668,6 +669,7 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
     buf_init(&t->step_action);
     buf_init(&t->cond_buf);
     buf_init(&t->cast);
+    buf_init(&t->pictures);
     return &t->base;
 }
 

@@ -75,6 +75,7 @@ typedef struct Pty {
     char cast_carry[4];         /* an incomplete UTF-8 tail of the output */
     size_t cast_carry_n;
     StrV written;               /* artifacts written: "path\tXXH64" */
+    Buf pictures;               /* the screenshots' sections of pictures/index.html */
 
     /* workspace */
     char ws[PATH_MAX];          /* "" = none */

@@ -2,7 +2,8 @@
 ** goldens (unified diff on mismatch, --update-goldens rewrites them),
 ** ScreenSnapshot files, the asciicast v2 recording, and the tui-use
 ** artifacts (run.json, transcript.log, events.jsonl, policy.json,
-** scenario.json, checksums.json with XXH64). */
+** scenario.json, checksums.json with XXH64); each screenshot and golden
+** mismatch also as a picture (SVG and HTML, formats/term/term_svg.h). */
 #include "rt_pty_int.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/term/term_svg.h"
 #include "rt_pty_mask.h"
 
 void pty_profile_id(Pty *t)
@@ -274,8 +276,95 @@ bool pty_out_prepare(Pty *t)
     return true;
 }
 
+/* The screen as pictures (stem: <scenario>/<profile>/pictures/<label>):
+** .svg and .html, drawn from the golden text itself so the picture shows
+** exactly what is compared (masks included). */
+static void art_pictures(Pty *t, const char *stem, const char *label, const Buf *g)
+{
+    if (!t->o.artifacts)
+        return;
+    TermShot *s = term_shot_parse(g->data ? (const char *)g->data : "", g->len, NULL);
+    if (!s)
+        return;
+    Buf b, title;
+    buf_init(&b);
+    buf_init(&title);
+    buf_printf(&title, "%s / %s / %s", t->scenario, t->profile, label);
+    buf_putc(&title, 0);
+    char rel[PATH_MAX];
+    term_svg_write(s, NULL, true, &b);
+    snprintf(rel, sizeof rel, "%.4000s.svg", stem);
+    art_write(t, rel, b.data, b.len);
+    buf_reset(&b);
+    term_html_screen(s, (const char *)title.data, &b);
+    snprintf(rel, sizeof rel, "%.4000s.html", stem);
+    art_write(t, rel, b.data, b.len);
+    buf_fini(&b);
+    buf_fini(&title);
+    term_shot_free(s);
+}
+
+/* A golden mismatch as one page (<label>.diff.html): expected and actual
+** with the differing cells outlined, and the text diff. */
+static void art_diff_picture(Pty *t, const char *stem, const char *label, const char *want, size_t wl,
+                             const Buf *g, const Buf *diff)
+{
+    if (!t->o.artifacts)
+        return;
+    TermShot *a = term_shot_parse(want, wl, NULL);
+    TermShot *b = term_shot_parse(g->data ? (const char *)g->data : "", g->len, NULL);
+    if (a && b) {
+        Buf h, title;
+        buf_init(&h);
+        buf_init(&title);
+        buf_printf(&title, "%s / %s / %s: differs from its golden", t->scenario, t->profile, label);
+        buf_putc(&title, 0);
+        term_html_diff(a, b, (const char *)title.data, diff->data ? (const char *)diff->data : "", diff->len, &h);
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%.4000s.diff.html", stem);
+        art_write(t, rel, h.data, h.len);
+        buf_fini(&h);
+        buf_fini(&title);
+    }
+    term_shot_free(a);
+    term_shot_free(b);
+}
+
+/* A screenshot's section of the run's pictures/index.html: its label, its
+** result, the screen; on a mismatch (want: the golden) both sides with the
+** differing cells outlined. */
+static void index_add(Pty *t, const char *label, const char *result, const char *want, size_t wl, const Buf *g)
+{
+    if (!t->o.artifacts)
+        return;
+    TermShot *b = term_shot_parse(g->data ? (const char *)g->data : "", g->len, NULL);
+    TermShot *a = want ? term_shot_parse(want, wl, NULL) : NULL;
+    char name[200];
+    rt_pty_safe_name(label, name, sizeof name);
+    Buf *o = &t->pictures;
+    buf_puts(o, "<section>\n<h2>");
+    term_xml_esc(o, label, strlen(label));
+    buf_printf(o, " <span class=\"result %s\">%s</span></h2>\n", result, result);
+    if (a && b) {
+        int n = term_shot_diff_cells(a, b);
+        buf_printf(o, "<p class=\"meta\">%d cell%s differ%s, outlined in red; details: %s.diff.html</p>\n", n,
+                   n == 1 ? "" : "s", n == 1 ? "s" : "", name);
+        buf_puts(o, "<div class=\"side\"><h2>expected (golden)</h2>\n");
+        term_svg_write(a, b, false, o);
+        buf_puts(o, "</div>\n<div class=\"side\"><h2>actual</h2>\n");
+        term_svg_write(b, a, false, o);
+        buf_puts(o, "</div>\n");
+    } else if (b) {
+        term_svg_write(b, NULL, false, o);
+    }
+    buf_puts(o, "</section>\n");
+    term_shot_free(a);
+    term_shot_free(b);
+}
+
 void pty_screenshot(Pty *t, const char *label)
 {
+    bool indexed = false;
     const char *result = "recorded";
     char path[PATH_MAX] = "";
     char *want = NULL;
@@ -306,6 +395,11 @@ void pty_screenshot(Pty *t, const char *label)
     ** it was, unmasked, goes beside it (.raw) when masks hid something. */
     snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
     art_write(t, rel, g.data, g.len);
+    /* pictures in a folder of their own: screenshots/ stays a copy of the
+    ** goldens folder */
+    char stem[1024];
+    snprintf(stem, sizeof stem, "%s/%s/pictures/%s", sc, t->profile, name);
+    art_pictures(t, stem, label, &g);
     if (masks) {
         snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.raw", sc, t->profile, name);
         art_write(t, rel, raw.data, raw.len);
@@ -364,12 +458,17 @@ void pty_screenshot(Pty *t, const char *label)
                 char drel[PATH_MAX];
                 snprintf(drel, sizeof drel, "%s/%s/screenshots/%s.diff", sc, t->profile, name);
                 art_write(t, drel, d.data, d.len);
+                art_diff_picture(t, stem, label, w ? w : "", n, &g, &d);
+                index_add(t, label, "mismatch", w ? w : "", n, &g);
+                indexed = true;
                 buf_fini(&d);
                 pty_fail(t, PTY_E_ASSERTION_FAILED, "screenshot '%s' differs from %s", label, path);
             }
         }
         buf_fini(&gm);
     }
+    if (!indexed)
+        index_add(t, label, result, NULL, 0, &g);
     ev_op(t);
     ev_str(t, "result", result, strlen(result));
     if (path[0])
@@ -515,6 +614,46 @@ void pty_out_finish(Pty *t)
                          : t->err == PTY_E_ASSERTION_FAILED ? "failed"
                          : t->err == PTY_E_INTERRUPTED      ? "interrupted"
                                                             : "errored";
+    /* The run's screens on one page, the first thing to open: each
+    ** screenshot with its result, then the screen as the run ended (where
+    ** a failed wait or check left it). */
+    if (t->scr) {
+        Buf g;
+        buf_init(&g);
+        if (pty_screen_golden(t->scr, NULL, &g)) {
+            TermShot *fs = term_shot_parse((const char *)g.data, g.len, NULL);
+            if (fs) {
+                buf_puts(&t->pictures, "<section id=\"final\">\n<h2>the screen at the end of the run</h2>\n");
+                term_svg_write(fs, NULL, false, &t->pictures);
+                buf_puts(&t->pictures, "</section>\n");
+                term_shot_free(fs);
+            }
+        }
+        buf_fini(&g);
+    }
+    if (t->pictures.len) {
+        char sc[200], rel[PATH_MAX];
+        rt_pty_safe_name(t->scenario, sc, sizeof sc);
+        buf_reset(&b);
+        buf_printf(&b, "%s / %s", t->scenario, t->profile);
+        buf_putc(&b, 0);
+        Buf h;
+        buf_init(&h);
+        term_html_begin((const char *)b.data, &h);
+        buf_puts(&h, "<h1>");
+        term_xml_esc(&h, (const char *)b.data, strlen((const char *)b.data));
+        buf_printf(&h, " <span class=\"result %s\">%s</span></h1>\n", status, status);
+        buf_printf(&h, "<p class=\"meta\">screenshots: %u matched, %u mismatched, %u written, %u missing, %u updated, "
+                       "%u recorded</p>\n",
+                   t->gold_matched, t->gold_mismatched, t->gold_written, t->gold_missing, t->gold_updated,
+                   t->gold_recorded);
+        buf_put(&h, t->pictures.data, t->pictures.len);
+        buf_puts(&h, "</body>\n</html>\n");
+        snprintf(rel, sizeof rel, "%s/%s/pictures/index.html", sc, t->profile);
+        art_write(t, rel, h.data, h.len);
+        buf_fini(&h);
+        buf_reset(&b);
+    }
     buf_printf(&b, "{\"run_result_version\":1,\"protocol_version\":2,\"run_id\":\"%s\",\"status\":\"%s\","
                "\"started_at_ms\":0,\"ended_at_ms\":%llu,\"command\":",
                run_id, status, (unsigned long long)pty_elapsed(t));

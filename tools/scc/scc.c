@@ -2,6 +2,7 @@
 **
 **   scc [options] FILE...       compile each FILE to FILE.scb (or -o)
 **   scc -l FILE                 list the resolved schedule (like luac -l)
+**   scc -l --html FILE          the same as one HTML page, a picture of the timeline
 **   scc --check FILE...         diagnostics only, no output
 **   scc --pack -o S.scp PATH... one hermetic pack of every scenario (docs/pack.md)
 **
@@ -109,6 +110,7 @@ static void sarif_print(FILE *f)
 typedef struct Opts {
     const char *out;
     int list;                 /* -l count */
+    bool html;                /* --html: -l as an HTML page */
     bool check;
     bool strip;
     int diag_format;          /* DF_TEXT, DF_JSON, DF_SARIF */
@@ -158,6 +160,8 @@ static void usage(FILE *f)
           "  -D NAME[=VALUE]     define a rules symbol (also --define); NAME alone is true\n"
           "  -l                  list the compiled ops with times and source lines\n"
           "                      (writes no file unless -o is given)\n"
+          "  --html              with -l: the schedule as one HTML page, lanes on a time\n"
+          "                      axis, payloads on hover\n"
           "  -s                  strip the line table\n"
           "  --pack              compile every input into one pack (needs -o FILE.scp):\n"
           "                      bytecode, index and every referenced file (docs/pack.md)\n"
@@ -473,7 +477,10 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         Buf lb;
         buf_init(&lb);
         BcListOpts lo = { .lines = true, .header = o->list > 1, .source = shown };
-        bc_list(r.program, &lo, &lb);
+        if (o->html)
+            bc_list_html(r.program, &lo, &lb);
+        else
+            bc_list(r.program, &lo, &lb);
         fwrite(lb.data, 1, lb.len, stdout);
         buf_fini(&lb);
     }
@@ -938,6 +945,8 @@ int main(int argc, char **argv)
             o.list++;
         } else if (strcmp(a, "-ll") == 0) {
             o.list += 2;
+        } else if (strcmp(a, "--html") == 0) {
+            o.html = true;
         } else if (strcmp(a, "-s") == 0) {
             o.strip = true;
         } else if (strcmp(a, "--check") == 0) {
@@ -1022,6 +1031,10 @@ int main(int argc, char **argv)
     }
     if (o.n_variants && !o.pack) {
         fputs("scc: --variant needs --pack: a .scb holds one program, a pack one entry per variant\n", stderr);
+        goto out;
+    }
+    if (o.html && !o.list) {
+        fputs("scc: --html goes with -l (scc -l --html FILE > schedule.html)\n", stderr);
         goto out;
     }
     if (o.pack && o.list) {
