@@ -26,8 +26,6 @@ struct HarnessServer {
     HarnessOpts o;
     FILE *log;
     HttpServer *http;
-    uint32_t *cand;
-    size_t n_cand;
     uint64_t *subs;             /* the open /events streams */
     size_t n_subs, cap_subs;
     uint64_t next_hb;           /* when the next heartbeat is due (0: not yet set) */
@@ -354,7 +352,7 @@ static void on_prompt(HarnessServer *h, HttpExchange *x)
     } else {
         if (h->entry < 0) {
             size_t dist = 0;
-            int32_t e = suite_best_prompt(h->suite, h->cand, h->n_cand, text, strlen(text), &dist);
+            int32_t e = suite_best_prompt(h->suite, h->o.only, h->o.n_only, text, strlen(text), &dist);
             if (e >= 0 && scn_turns_init(&h->tt, suite_entry(h->suite, (uint32_t)e)->prog) == 0) {
                 h->entry = e;
                 h->p = suite_entry(h->suite, (uint32_t)e)->prog;
@@ -435,24 +433,14 @@ static void handle(void *ctx, HttpExchange *x)
 HarnessServer *harness_server_new(const Suite *s, const HarnessOpts *o, int *err)
 {
     HarnessServer *h = sc_calloc(1, sizeof *h);
-    uint32_t count = suite_count(s);
-    if (h)
-        h->cand = sc_malloc((count ? count : 1) * sizeof *h->cand);
-    if (!h || !h->cand) {
-        sc_free(h);
+    if (!h) {
         *err = ENOMEM;
         return NULL;
     }
     h->suite = s;
-    h->o = *o;
+    h->o = *o;      /* o->only (NULL: every entry) is what the prompts choose among */
     h->log = o->log ? o->log : stderr;
     h->entry = -1;
-    if (o->only)
-        for (size_t i = 0; i < o->n_only; i++)
-            h->cand[h->n_cand++] = o->only[i];
-    else
-        for (uint32_t i = 0; i < count; i++)
-            h->cand[h->n_cand++] = i;
     HttpServerOpts ho = {
         .host = o->host, .port = o->port ? o->port : "8080", .max_body = o->max_body, .max_conns = o->max_conns,
         .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
@@ -475,7 +463,6 @@ void harness_server_free(HarnessServer *h)
     http_server_free(h->http);
     scn_turns_fini(&h->tt);
     sc_free(h->subs);
-    sc_free(h->cand);
     sc_free(h);
 }
 

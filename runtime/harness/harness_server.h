@@ -25,7 +25,7 @@
 typedef struct HarnessOpts {
     const char *host, *port;    /* NULL: 127.0.0.1, 8080 */
     double speed;               /* multiplies scripted times; 0 = at once */
-    const uint32_t *only;       /* the candidate entries (NULL: all) */
+    const uint32_t *only;       /* the candidate entries (NULL: all); must outlive the server */
     size_t n_only;
     unsigned heartbeat_ms;      /* ": heartbeat" comments; 0 = 30000 */
     bool wall_clock;            /* timestamps: Unix seconds now, not the scenario's */

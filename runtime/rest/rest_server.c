@@ -55,8 +55,6 @@ struct RestServer {
     RestOpts o;
     FILE *log;
     HttpServer *http;
-    uint32_t *cand;
-    size_t n_cand;
     Sess **ss;
     size_t n_ss, cap_ss;
     uint64_t next_ka;
@@ -563,7 +561,7 @@ static void on_task(RestServer *r, HttpExchange *x)
     if (!n)
         types[n++] = "claude-code";
     size_t dist = 0;
-    int32_t e = suite_best_prompt(r->suite, r->cand, r->n_cand, text, strlen(text), &dist);
+    int32_t e = suite_best_prompt(r->suite, r->o.only, r->o.n_only, text, strlen(text), &dist);
     if (e < 0 || r->n_ss + n > MAX_SESSIONS) {
         sc_free(text);
         cJSON_Delete(j);
@@ -872,23 +870,13 @@ static void handle(void *ctx, HttpExchange *x)
 RestServer *rest_server_new(const Suite *s, const RestOpts *o, int *err)
 {
     RestServer *r = sc_calloc(1, sizeof *r);
-    uint32_t count = suite_count(s);
-    if (r)
-        r->cand = sc_malloc((count ? count : 1) * sizeof *r->cand);
-    if (!r || !r->cand) {
-        sc_free(r);
+    if (!r) {
         *err = ENOMEM;
         return NULL;
     }
     r->suite = s;
-    r->o = *o;
+    r->o = *o;      /* o->only (NULL: every entry) is what the prompts choose among */
     r->log = o->log ? o->log : stderr;
-    if (o->only)
-        for (size_t i = 0; i < o->n_only; i++)
-            r->cand[r->n_cand++] = o->only[i];
-    else
-        for (uint32_t i = 0; i < count; i++)
-            r->cand[r->n_cand++] = i;
     HttpServerOpts ho = {
         .host = o->host, .port = o->port ? o->port : "38180", .max_body = o->max_body, .max_conns = o->max_conns,
         .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms,
@@ -912,7 +900,6 @@ void rest_server_free(RestServer *r)
     for (size_t i = 0; i < r->n_ss; i++)
         sess_free(r->ss[i]);
     sc_free(r->ss);
-    sc_free(r->cand);
     sc_free(r);
 }
 

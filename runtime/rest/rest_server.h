@@ -19,7 +19,7 @@
 typedef struct RestOpts {
     const char *host, *port;    /* NULL: 127.0.0.1, 38180 (the reference's port) */
     double speed;               /* multiplies scripted times; 0 = at once */
-    const uint32_t *only;       /* the candidate entries (NULL: all) */
+    const uint32_t *only;       /* the candidate entries (NULL: all); must outlive the server */
     size_t n_only;
     unsigned keepalive_ms;      /* ": keep-alive" comments; 0 = 15000 */
     bool wall_clock;            /* ts: the time now, not the scenario's */
