@@ -412,111 +412,147 @@ static void cell_colours(const Cell *c, Buf *fg, Buf *bg)
     buf_putc(bg, 0);
 }
 
+/* The drawing of one row r at vertical offset y0 (pixels), in three layers
+** (backgrounds, text, lines), so that a whole screen draws each layer over
+** all rows and a single row (term_svg_row) draws the same elements. */
+typedef struct Pens {
+    Buf fg, bg, fg2, bg2;
+} Pens;
+
+/* backgrounds, a rectangle per run of one colour that is not the default */
+static void row_bg(const TermShot *s, int r, int y0, Pens *p, Buf *out)
+{
+    const int W = TERM_SVG_CELL_W, H = TERM_SVG_CELL_H;
+    int c = 0;
+    while (c < s->cols) {
+        cell_colours(cell_at(s, r, c), &p->fg, &p->bg);
+        int e = c + 1;
+        while (e < s->cols) {
+            cell_colours(cell_at(s, r, e), &p->fg2, &p->bg2);
+            if (strcmp((char *)p->bg.data, (char *)p->bg2.data) != 0)
+                break;
+            e++;
+        }
+        if (strcmp((char *)p->bg.data, DEF_BG) != 0)
+            buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", c * W, y0,
+                       (e - c) * W, H, (char *)p->bg.data);
+        c = e;
+    }
+}
+
+/* text: runs of one style; each character at its cell's x */
+static void row_text(const TermShot *s, int r, int y0, Pens *p, Buf *out)
+{
+    const int W = TERM_SVG_CELL_W;
+    int c = 0;
+    while (c < s->cols) {
+        const Cell *a = cell_at(s, r, c);
+        if (a->len == 0) {
+            c++;
+            continue;
+        }
+        cell_colours(a, &p->fg, &p->bg);
+        int e = c;
+        buf_printf(out, "<text y=\"%d\" fill=\"%s\"%s%s x=\"", y0 + 14, (char *)p->fg.data,
+                   a->attrs & A_BOLD ? " font-weight=\"bold\"" : "",
+                   a->attrs & A_ITALIC ? " font-style=\"italic\"" : "");
+        size_t xs = out->len;
+        Buf chars;
+        buf_init(&chars);
+        while (e < s->cols) {
+            const Cell *b = cell_at(s, r, e);
+            if (b->width == 0) {
+                e++;
+                continue;
+            }
+            if (b->len == 0)
+                break;
+            cell_colours(b, &p->fg2, &p->bg2);
+            if ((b->attrs & (A_BOLD | A_ITALIC)) != (a->attrs & (A_BOLD | A_ITALIC)) ||
+                strcmp((char *)p->fg.data, (char *)p->fg2.data) != 0)
+                break;
+            /* a wide glyph (about 1em, 15 px) is centred on its two cells */
+            buf_printf(out, "%s%d", out->len > xs ? " " : "", e * W + (b->width == 2 ? 1 : 0));
+            term_xml_esc(&chars, b->ch, b->len);
+            e++;
+        }
+        buf_puts(out, "\">");
+        buf_put(out, chars.data, chars.len);
+        buf_puts(out, "</text>\n");
+        buf_fini(&chars);
+        c = e;
+    }
+}
+
+/* underline and strike: rectangles in the text's colour */
+static void row_lines(const TermShot *s, int r, int y0, Pens *p, Buf *out)
+{
+    const int W = TERM_SVG_CELL_W;
+    for (int c = 0; c < s->cols; c++) {
+        const Cell *a = cell_at(s, r, c);
+        if (!(a->attrs & (A_UNDER | A_STRIKE)))
+            continue;
+        cell_colours(a, &p->fg, &p->bg);
+        const char *fg = (char *)p->fg.data;
+        int e = c + 1;
+        while (e < s->cols && cell_at(s, r, e)->attrs == a->attrs && cell_at(s, r, e)->fg == a->fg &&
+               cell_at(s, r, e)->bg == a->bg)
+            e++;
+        if (a->attrs & A_UNDER)
+            buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W, y0 + 16,
+                       (e - c) * W, fg);
+        /* double: a second line; curly: a dotted second line */
+        if (a->attrs & A_UNDER2)
+            buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W, y0 + 14,
+                       (e - c) * W, fg);
+        if (a->attrs & A_CURLY)
+            buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\" "
+                            "fill-opacity=\"0.5\"/>\n", c * W, y0 + 17, (e - c) * W, fg);
+        if (a->attrs & A_STRIKE)
+            buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W, y0 + 9,
+                       (e - c) * W, fg);
+        c = e - 1;
+    }
+}
+
+static void pens_init(Pens *p)
+{
+    buf_init(&p->fg);
+    buf_init(&p->bg);
+    buf_init(&p->fg2);
+    buf_init(&p->bg2);
+}
+
+static void pens_fini(Pens *p)
+{
+    buf_fini(&p->fg);
+    buf_fini(&p->bg);
+    buf_fini(&p->fg2);
+    buf_fini(&p->bg2);
+}
+
 void term_svg_write(const TermShot *s, const TermShot *diff, bool standalone, Buf *out)
 {
     const int W = TERM_SVG_CELL_W, H = TERM_SVG_CELL_H;
     int pw = s->cols * W, ph = s->rows * H;
     buf_printf(out, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" class=\"scc-screen\" "
-                    "font-family=\"DejaVu Sans Mono, Liberation Mono, Menlo, Consolas, monospace\" font-size=\"15\">\n",
+                    "font-family=\"" TERM_SVG_FONTS "\" font-size=\"15\">\n",
                standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", pw, ph, pw, ph);
     buf_printf(out, "<title>%dx%d screen</title>\n", s->rows, s->cols);
     buf_printf(out, "<rect width=\"%d\" height=\"%d\" fill=\"" DEF_BG "\"/>\n", pw, ph);
-    Buf fg, bg, fg2, bg2;
-    buf_init(&fg);
-    buf_init(&bg);
-    buf_init(&fg2);
-    buf_init(&bg2);
-    /* backgrounds, a rectangle per run of one colour that is not the default */
-    for (int r = 0; r < s->rows; r++) {
-        int c = 0;
-        while (c < s->cols) {
-            cell_colours(cell_at(s, r, c), &fg, &bg);
-            int e = c + 1;
-            while (e < s->cols) {
-                cell_colours(cell_at(s, r, e), &fg2, &bg2);
-                if (strcmp((char *)bg.data, (char *)bg2.data) != 0)
-                    break;
-                e++;
-            }
-            if (strcmp((char *)bg.data, DEF_BG) != 0)
-                buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", c * W, r * H,
-                           (e - c) * W, H, (char *)bg.data);
-            c = e;
-        }
-    }
+    Pens p;
+    pens_init(&p);
+    for (int r = 0; r < s->rows; r++)
+        row_bg(s, r, r * H, &p, out);
     /* the cursor: a block under the text, so the character stays legible */
     if (s->cur_visible && s->cur_row < s->rows && s->cur_col < s->cols)
         buf_printf(out, "<rect class=\"cursor\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#4a90d9\" "
                         "fill-opacity=\"0.7\"><title>cursor %d,%d</title></rect>\n",
                    s->cur_col * W, s->cur_row * H, W, H, s->cur_row, s->cur_col);
-    /* text: per row, runs of one style; each character at its cell's x */
-    for (int r = 0; r < s->rows; r++) {
-        int c = 0;
-        while (c < s->cols) {
-            const Cell *a = cell_at(s, r, c);
-            if (a->len == 0) {
-                c++;
-                continue;
-            }
-            cell_colours(a, &fg, &bg);
-            int e = c;
-            buf_printf(out, "<text y=\"%d\" fill=\"%s\"%s%s x=\"", r * H + 14, (char *)fg.data,
-                       a->attrs & A_BOLD ? " font-weight=\"bold\"" : "",
-                       a->attrs & A_ITALIC ? " font-style=\"italic\"" : "");
-            size_t xs = out->len;
-            Buf chars;
-            buf_init(&chars);
-            while (e < s->cols) {
-                const Cell *b = cell_at(s, r, e);
-                if (b->width == 0) {
-                    e++;
-                    continue;
-                }
-                if (b->len == 0)
-                    break;
-                cell_colours(b, &fg2, &bg2);
-                if ((b->attrs & (A_BOLD | A_ITALIC)) != (a->attrs & (A_BOLD | A_ITALIC)) ||
-                    strcmp((char *)fg.data, (char *)fg2.data) != 0)
-                    break;
-                /* a wide glyph (about 1em, 15 px) is centred on its two cells */
-                buf_printf(out, "%s%d", out->len > xs ? " " : "", e * W + (b->width == 2 ? 1 : 0));
-                term_xml_esc(&chars, b->ch, b->len);
-                e++;
-            }
-            buf_puts(out, "\">");
-            buf_put(out, chars.data, chars.len);
-            buf_puts(out, "</text>\n");
-            buf_fini(&chars);
-            c = e;
-        }
-    }
-    /* underline and strike: rectangles in the text's colour */
-    for (int r = 0; r < s->rows; r++) {
-        for (int c = 0; c < s->cols; c++) {
-            const Cell *a = cell_at(s, r, c);
-            if (!(a->attrs & (A_UNDER | A_STRIKE)))
-                continue;
-            cell_colours(a, &fg, &bg);
-            int e = c + 1;
-            while (e < s->cols && cell_at(s, r, e)->attrs == a->attrs && cell_at(s, r, e)->fg == a->fg &&
-                   cell_at(s, r, e)->bg == a->bg)
-                e++;
-            if (a->attrs & A_UNDER)
-                buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W,
-                           r * H + 16, (e - c) * W, (char *)fg.data);
-            /* double: a second line; curly: a dotted second line */
-            if (a->attrs & A_UNDER2)
-                buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W,
-                           r * H + 14, (e - c) * W, (char *)fg.data);
-            if (a->attrs & A_CURLY)
-                buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\" "
-                                "fill-opacity=\"0.5\"/>\n", c * W, r * H + 17, (e - c) * W, (char *)fg.data);
-            if (a->attrs & A_STRIKE)
-                buf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", c * W,
-                           r * H + 9, (e - c) * W, (char *)fg.data);
-            c = e - 1;
-        }
-    }
+    for (int r = 0; r < s->rows; r++)
+        row_text(s, r, r * H, &p, out);
+    for (int r = 0; r < s->rows; r++)
+        row_lines(s, r, r * H, &p, out);
     /* differing cells, outlined over everything */
     if (diff) {
         for (int r = 0; r < s->rows; r++)
@@ -527,10 +563,27 @@ void term_svg_write(const TermShot *s, const TermShot *diff, bool standalone, Bu
                                c * W, r * H, W - 1, H - 1);
     }
     buf_puts(out, "</svg>\n");
-    buf_fini(&fg);
-    buf_fini(&bg);
-    buf_fini(&fg2);
-    buf_fini(&bg2);
+    pens_fini(&p);
+}
+
+void term_svg_row(const TermShot *s, int row, Buf *out)
+{
+    if (row < 0 || row >= s->rows)
+        return;
+    Pens p;
+    pens_init(&p);
+    row_bg(s, row, 0, &p, out);
+    row_text(s, row, 0, &p, out);
+    row_lines(s, row, 0, &p, out);
+    pens_fini(&p);
+}
+
+void term_shot_cursor(const TermShot *s, int *row, int *col, bool *visible, bool *alt)
+{
+    *row = s->cur_row;
+    *col = s->cur_col;
+    *visible = s->cur_visible;
+    *alt = s->alt;
 }
 
 void term_html_begin(const char *title, Buf *out)

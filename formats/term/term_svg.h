@@ -19,6 +19,8 @@
 
 #define TERM_SVG_CELL_W 9
 #define TERM_SVG_CELL_H 18
+/* The font stack every screen is drawn in. */
+#define TERM_SVG_FONTS "DejaVu Sans Mono, Liberation Mono, Menlo, Consolas, monospace"
 
 typedef struct TermShot TermShot;
 
@@ -39,6 +41,15 @@ int term_shot_diff_cells(const TermShot *a, const TermShot *b);
 ** differ from it are outlined in red.  standalone: with the XML
 ** namespace declaration a .svg file needs. */
 void term_svg_write(const TermShot *s, const TermShot *diff, bool standalone, Buf *out);
+
+/* Appends the elements of one row (backgrounds, text, underline and
+** strike) at y = 0, without the <svg> around them or the cursor: the same
+** elements term_svg_write draws for that row, moved up to the top.  The
+** run report's player (runtime/report) keeps each distinct row once and
+** composes frames from them. */
+void term_svg_row(const TermShot *s, int row, Buf *out);
+/* The cursor (0-based) and screen mode. */
+void term_shot_cursor(const TermShot *s, int *row, int *col, bool *visible, bool *alt);
 
 /* A whole HTML page: title (UTF-8, escaped here) as heading, the screen's
 ** size, cursor and screen mode, and its SVG. */
