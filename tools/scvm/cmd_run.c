@@ -62,6 +62,7 @@ typedef struct Result {
     RtPtyGoldens goldens;
     char why[300];         /* the PTY target's error message, if any */
     const char *props;     /* more <property> elements (escaped), or NULL */
+    Buf rec;               /* --report: its report.json record */
 } Result;
 
 /* ---- one .scb ---- */
@@ -95,9 +96,10 @@ void scvm_folder_of(const char *path, char *out, size_t cap)
 static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const char *goldens,
                     const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r)
 {
+    char cast[8192];
     RtPtyOpts po = {
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
-        .events = out, .diag = diag, .cast = o->cast, .cancel_key = o->cancel_key, .cells = o->cells,
+        .events = out, .diag = diag, .cast = scvm_cast_of(o, artifacts, cast, sizeof cast), .cancel_key = o->cancel_key, .cells = o->cells,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
         .ci = o->ci || scvm_ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
     };
@@ -475,6 +477,26 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
         if (js > t->worst)
             t->worst = js;
     }
+    if (o->report) {
+        Buf *recs = sc_calloc(n ? n : 1, sizeof *recs);
+        int rs = recs ? 0 : SC_RUNTIME;
+        for (size_t k = 0; k < n && !rs; k++) {
+            const Result *r = &res[k];
+            if (r->skipped) {
+                ScvmRunReport rr = {
+                    .skipped = true, .duration_ms = r->duration,
+                    .why = r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)",
+                };
+                rs = scvm_report_run(o, s, sel[k], &rr, (Buf *)&r->rec);
+            }
+            recs[k] = r->rec;
+        }
+        if (!rs)
+            rs = scvm_report_close(o, recs, n);
+        sc_free(recs);
+        if (rs > t->worst)
+            t->worst = rs;
+    }
     fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", t->passed, t->failed + t->errors, t->skipped);
     return t->worst;
 }
@@ -488,10 +510,17 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         buf_init(&res[k].out);
+        buf_init(&res[k].rec);
+    }
+    int ro = scvm_report_open(o);
+    if (ro) {
+        sc_free(res);
+        return ro;
+    }
     bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = !o->no_progress && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
+    bool bar = !o->no_progress && !o->quiet && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
     Buf all;
     buf_init(&all);
     Runner rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res };
@@ -534,6 +563,17 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
             r->status = SC_IO;
         if (!to_file)
             fflush(stdout);
+        if (o->report) {
+            ScvmRunReport rr = {
+                .status = r->status, .duration_ms = r->duration, .events = (const char *)r->out.data,
+                .events_len = r->out.len, .why = r->status == SC_FAILED ? "a check did not hold"
+                                                 : r->status            ? "the run failed"
+                                                                        : NULL,
+            };
+            int rs = scvm_report_run(o, s, sel[k], &rr, &r->rec);
+            if (rs && !r->status)
+                r->status = rs;
+        }
         buf_fini(&r->out);
         const PackEntry *e = suite_entry(s, sel[k]);
         tally(&ty, o, e->name, r->status, bar);
@@ -551,8 +591,10 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     if (bar)
         fputs("\r\033[K", stderr);
     int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         buf_fini(&res[k].out);
+        buf_fini(&res[k].rec);
+    }
     pthread_mutex_destroy(&rn.mu);
     pthread_cond_destroy(&rn.cv);
     buf_fini(&all);
@@ -613,19 +655,18 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         scvm_folder_of(o->ops[0], base, sizeof base);
         scvm_goldens_of(e->prog, base, goldens, sizeof goldens);
     }
-    if (o->artifacts)
-        snprintf(art, sizeof art, "%s/%s", o->artifacts, sc);
+    const char *arts = scvm_artifacts_of(o, e->name, art, sizeof art);
     PtyErr dm;
     Result r;
     memset(&r, 0, sizeof r);
     int st;
     if (strcmp(o->target, "agent") == 0) {     /* the same, against a real agent */
         AgentOutcome ao;
-        st = scvm_agent_play(o, s, idx, e->source, dir, goldens, o->artifacts ? art : NULL, out, &ao);
+        st = scvm_agent_play(o, s, idx, e->source, dir, goldens, arts, out, &ao);
         r.goldens = ao.goldens;
         snprintf(r.why, sizeof r.why, "%.299s", ao.why);
     } else {
-        st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r);
+        st = pty_play(o, e->prog, dir, goldens, arts, out, stderr, &dm, &r);
     }
     if (fclose(out) != 0 && !st)
         st = SC_IO;
@@ -691,18 +732,24 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     }
     Result *res = sc_calloc(n ? n : 1, sizeof *res);
     pid_t *pid = sc_calloc(n ? n : 1, sizeof *pid);
-    if (!res || !pid) {
+    int ro = scvm_report_open(o);
+    if (ro || !res || !pid) {
         sc_free(res);
         sc_free(pid);
         rmdir(tmp);
+        if (ro)
+            return ro;
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
     bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = !o->no_progress && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
-    Buf all, chunk;
+    bool bar = !o->no_progress && !o->quiet && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
+    Buf all, chunk, evs;
     buf_init(&all);
     buf_init(&chunk);
+    buf_init(&evs);
+    for (size_t k = 0; k < n; k++)
+        buf_init(&res[k].rec);
     size_t next = 0, emitted = 0, running = 0;
     Tally ty = { 0 };
     bool stop = false;
@@ -794,11 +841,28 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
                 r->status = SC_IO;
             if (!to_file)
                 fflush(stdout);
+            buf_reset(&evs);
+            if (o->report)
+                buf_put(&evs, chunk.data, chunk.len);
             buf_reset(&chunk);
             if (slurp(dg, &chunk) && chunk.len) {
                 if (bar)
                     fputs("\r\033[K", stderr);
                 fwrite(chunk.data, 1, chunk.len, stderr);
+            }
+            if (o->report) {
+                char art[8192];
+                ScvmRunReport rr = {
+                    .status = r->status, .duration_ms = r->duration, .events = (const char *)evs.data,
+                    .events_len = evs.len, .diag = (const char *)chunk.data, .diag_len = chunk.len,
+                    .artifacts = scvm_artifacts_of(o, e->name, art, sizeof art),
+                    .why = r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold"
+                                              : r->status                ? "the run failed"
+                                                                         : NULL,
+                };
+                int rst = scvm_report_run(o, s, sel[k], &rr, &r->rec);
+                if (rst && !r->status)
+                    r->status = rst;
             }
             tally(&ty, o, e->name, r->status, bar);
             if (bar)
@@ -821,7 +885,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     if (rt_cancel_signal())
         worst = 128 + rt_cancel_signal();
     buf_fini(&chunk);
+    buf_fini(&evs);
     buf_fini(&all);
+    for (size_t k = 0; k < n; k++)
+        buf_fini(&res[k].rec);
     sc_free(pid);
     sc_free(res);
     return worst;
@@ -840,7 +907,7 @@ int scvm_run(const Opts *o)
     if (strcmp(o->target, "agent") == 0) {
         /* a .scb alone (artifacts in DIR itself); a pack as the PTY
         ** target's suites (each scenario in DIR/<scenario>) */
-        st = !suite_pack(s) && n == 1 ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);
+        st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);
     } else if (strcmp(o->target, "pty") == 0) {
         if (!one)
             st = run_pty_suite(o, s, sel, n);

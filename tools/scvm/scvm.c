@@ -41,6 +41,8 @@ const char scvm_usage[] =
     "       scvm serve llm+rest+harness [options] FILE...\n"
     "       scvm agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE\n"
     "       scvm report --merge -o OUT.xml JUNIT.xml...\n"
+    "       scvm report --merge -o OUT_DIR REPORT_DIR...\n"
+    "       scvm report [-o OUT.html] FILE.scb|FILE.scp [--scenario NAME]\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -65,8 +67,9 @@ static const char help_text[] =
     "                 (docs/serve-harness.md)\n"
     "  serve rest FILE...  the Agent Harbor REST API's tasks and sessions, their\n"
     "                 events as Server-Sent Events (docs/serve-rest.md)\n"
-    "  report --merge -o OUT FILE...  the JUnit reports of a suite's shards as\n"
-    "                 the one report a single run writes (docs/ci.md)\n"
+    "  report --merge -o OUT FILE...  the JUnit reports (or --report folders) of a\n"
+    "                 suite's shards as the one report a single run writes (docs/ci.md)\n"
+    "  report FILE    the compiled schedule as an HTML page (as scc -l --html)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
@@ -100,8 +103,10 @@ static const char help_text[] =
     "  -j, --jobs N       play N scenarios at once (0 = one per CPU); output order\n"
     "                     does not depend on N\n"
     "  --junit FILE       write a JUnit XML report\n"
+    "  --report DIR       write the HTML report: DIR/index.html, a page per run,\n"
+    "                     report.json (docs/report.md)\n"
     "  --fail-fast        start nothing after the first failure\n"
-    "  --no-progress      no progress bar on a terminal\n"
+    "  --no-progress, --quiet  no progress line on a terminal\n"
     "pty options (docs/pty.md):\n"
     "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
     "                     screenshots and checksums.json into DIR\n"
@@ -186,7 +191,7 @@ static const char help_text[] =
 /* ---- the option table ---- */
 
 enum {
-    O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_FAIL_FAST, O_NO_PROGRESS,
+    O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_REPORT, O_FAIL_FAST, O_NO_PROGRESS,
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
     O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
@@ -216,9 +221,10 @@ static const struct {
     { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
+    { NULL, "--report", O_REPORT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
     { NULL, "--no-progress", O_NO_PROGRESS, false, true, CMD_RUN, false },
-    { NULL, "--scenario", O_SCENARIO, true, true, SEL | CMD_INFO | CMD_SERVE, false },
+    { NULL, "--scenario", O_SCENARIO, true, true, SEL | CMD_INFO | CMD_SERVE | CMD_REPORT, false },
     { NULL, "--tag", O_TAG, true, true, SEL | CMD_SERVE, false },
     { NULL, "--prompt", O_PROMPT, true, true, SEL, false },
     { NULL, "--shard", O_SHARD, true, true, SEL, false },
@@ -246,7 +252,7 @@ static const struct {
     { NULL, "--interactive", O_INTERACTIVE, false, false, CMD_RUN, false },
     { NULL, "--turn-timeout", O_TURN_TIMEOUT, true, false, CMD_RUN, false },
     { NULL, "--loop", O_LOOP, false, false, CMD_SERVE, false },
-    { NULL, "--quiet", O_QUIET, false, false, CMD_SERVE, false },
+    { NULL, "--quiet", O_QUIET, false, false, CMD_SERVE | CMD_RUN, false },
     { NULL, "--max-body", O_MAX_BODY, true, false, CMD_SERVE, false },
     { NULL, "--max-connections", O_MAX_CONNS, true, false, CMD_SERVE, false },
     { NULL, "--timeout", O_TIMEOUT, true, false, CMD_SERVE | CMD_MOCKAGENT, false },
@@ -384,6 +390,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         if (!*v)
             return cli_usage(scvm_usage, "%s: empty file name", "--junit");
         o->junit = v;
+        break;
+    case O_REPORT:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s: empty folder name", "--report");
+        o->report = v;
         break;
     case O_FAIL_FAST: o->fail_fast = true; break;
     case O_NO_PROGRESS: o->no_progress = true; break;

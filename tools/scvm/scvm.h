@@ -27,6 +27,7 @@ typedef struct Opts {
     bool selecting;              /* a selection or suite-run option was given */
     /* run */
     const char *output, *target, *junit;
+    const char *report;          /* --report DIR */
     double speed;
     bool realtime, count, fail_fast, no_progress;
     unsigned jobs;
@@ -130,6 +131,28 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
 int scvm_agents(const Opts *o);
 /* scvm agent: the mock agent (cmd_mockagent.c; docs/mock-agent.md). */
 int scvm_mockagent(const Opts *o);
+
+/* scvm run --report DIR (cmd_report.c; docs/report.md). */
+typedef struct ScvmRunReport {
+    int status;
+    bool skipped;
+    const char *why;                /* or NULL */
+    uint64_t duration_ms;           /* scheduled, at the run's speed */
+    const char *events, *diag;      /* the run's event lines and diagnostics */
+    size_t events_len, diag_len;
+    const char *artifacts;          /* its artifacts folder, or NULL */
+} ScvmRunReport;
+/* The folder of a scenario's artifacts: --artifacts DIR/<scenario>, else
+** --report DIR/<scenario>; NULL when neither is given. */
+const char *scvm_artifacts_of(const Opts *o, const char *scenario, char *out, size_t n);
+/* The recording to write: --cast, else with --report <artifacts>/session.cast. */
+const char *scvm_cast_of(const Opts *o, const char *artifacts, char *out, size_t n);
+/* Makes the report folder (nothing without --report); 0 or SC_IO (printed). */
+int scvm_report_open(const Opts *o);
+/* Entry idx's run: its page written, its report.json record in record. */
+int scvm_report_run(const Opts *o, const Suite *s, uint32_t idx, const ScvmRunReport *rr, Buf *record);
+/* report.json and index.html from the selection's records, in order. */
+int scvm_report_close(const Opts *o, const Buf *records, size_t n);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
