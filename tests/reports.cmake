@@ -13,3 +13,11 @@ add_test(NAME reports.chromium
          COMMAND ${Python3_EXECUTABLE} ${_rp}/chromium_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/reports-chromium)
 set_tests_properties(reports.chromium PROPERTIES LABELS "pty;golden" TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# The HTML run report (scvm run --report, runtime/report): records and
+# pages of the stdlib pack, -j and shards merged byte for byte, a failing
+# and a skipped PTY run, the recording's frames, scvm report FILE.
+add_test(NAME reports.run_report
+         COMMAND ${Python3_EXECUTABLE} ${_rp}/run_report.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/reports-run)
+set_tests_properties(reports.run_report PROPERTIES LABELS "pty;golden" TIMEOUT 300)

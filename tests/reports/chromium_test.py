@@ -167,13 +167,16 @@ def compare_ref(what, png, ref):
 
 # ---------- the checks ----------
 
-def loads_cleanly(what, path, must_hold=()):
-    """1: no console message, no parser error, nothing fetched.  Returns the DOM."""
+def loads_cleanly(what, path, must_hold=(), links=False, fragment='', extra=()):
+    """1: no console message, no parser error, nothing fetched (links=True:
+    only links to pages beside it).  Returns the DOM."""
     text = open(path, encoding='utf-8').read()
+    if links:
+        text = re.sub(r'<a href="\d{4}-[A-Za-z0-9._-]+\.html">', '', text)
     for bad in ('src=', 'href=', 'url('):
         if bad in text:
             fail(what, 'the page fetches something (%s)' % bad)
-    st, dom, err = chromium('file://' + path, '--dump-dom')
+    st, dom, err = chromium('file://' + path + fragment, '--dump-dom', *extra)
     if st != 0:
         fail(what, 'chromium --dump-dom exited %d: %s' % (st, err[-500:]))
         return ''
@@ -402,6 +405,38 @@ else:
     png = os.path.join(WORK, 'diff.png')
     if screenshot(page, png, (1540, 560)):
         compare_ref('after_commands.diff.html', png, os.path.join(REF, 'pty_bash_session.diff.png'))
+
+# ---------- the run report (scvm run --report) ----------
+
+pack = os.path.join(WORK, 'pty.scp')
+rep = os.path.join(WORK, 'report')
+st, _, err = run([SCC, '--pack', '-o', pack, os.path.join(STDLIB, 'pty_bash_session.yaml'),
+                  os.path.join(STDLIB, 'pty_less_pager.yaml')])
+if st == 0:
+    st, _, err = run([SCVM, 'run', '-t', 'pty', '--ci', '--goldens', os.path.join(STDLIB, 'goldens'),
+                      '--report', rep, pack], timeout=240)
+if st != 0:
+    fail('run report', 'exited %d: %s' % (st, err[-500:]))
+else:
+    loads_cleanly('report index.html', os.path.join(rep, 'index.html'),
+                  ('2 passed', '0001-pty_less_pager.html', 'class="result passed"'), links=True)
+    for page, text in (('0000-pty_bash_session.html', 'hello from the PTY target'),
+                       ('0001-pty_less_pager.html', 'line 27: omega')):
+        path = os.path.join(rep, page)
+        frames = re.search(r'"frames":\[\n(.*?)\]\}</script>', open(path, encoding='utf-8').read(), re.S)
+        n = frames.group(1).count('\n') + 1 if frames else 0
+        # the script ran: the player's screen holds the poster frame's rows
+        dom = loads_cleanly('report ' + page, path, ('<g transform="translate(0,', ' of %d' % n,
+                                                     'class="result match"'))
+        player = dom[dom.find('id="player"'):dom.find('</svg>', dom.find('id="player"'))]
+        # (blank cells split a row's <text> runs: compared without spaces)
+        if text.replace(' ', '') not in unescape(re.sub(r'<[^>]*>|\s', '', player)):
+            fail('report ' + page, 'the player does not show %r' % text)
+        # played to the end on the virtual clock: the last frame, stopped
+        dom = loads_cleanly('report %s#play' % page, path, ('frame %d of %d' % (n, n), '\u25b6 play'),
+                            fragment='#play', extra=('--virtual-time-budget=60000',))
+        if not failures or not failures[-1].startswith('report'):
+            print('ok   report %s: loads, shows its poster frame, plays to frame %d' % (page, n))
 
 # ---------- the schedule ----------
 

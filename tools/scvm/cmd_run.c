@@ -529,7 +529,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     unsigned jobs = o->jobs > n ? (unsigned)(n ? n : 1) : o->jobs;
     pthread_t th[MAX_JOBS];
     unsigned started = 0;
-    bool direct = jobs <= 1 && !to_file && !o->count;
+    bool direct = jobs <= 1 && !to_file && !o->count && !o->report;
     if (!direct)
         for (; started < jobs && jobs > 1; started++)
             if (pthread_create(&th[started], NULL, worker, &rn) != 0)
