@@ -8,7 +8,9 @@
 is compiled with scc; a later block ```jsonl events=NAME``` must equal the
 `scvm run` output exactly, ```text listing=NAME``` the `scc -l` output, and
 ```text diagnostics=NAME``` the diagnostics of `scc --check` (exit 1 when
-they contain an error).  Referenced files live next to the docs.
+they contain an error), and ```html schedule=NAME``` must be found, as
+written, in the page `scc -l --html` draws (and `scvm report` draws the same
+page from the compiled .scb).  Referenced files live next to the docs.
 usage: check_docs.py SCC SCVM DOCS_DIR [--update]
 """
 import os
@@ -44,7 +46,7 @@ def main():
                         f.write(body)
                     examples[name] = (src, shlex.split(a.get("args", "")))
                     continue
-                for kind in ("events", "listing", "diagnostics"):
+                for kind in ("events", "listing", "diagnostics", "schedule"):
                     if kind not in a:
                         continue
                     name = a[kind]
@@ -66,6 +68,16 @@ def main():
                             p2 = subprocess.run([scc, "-l"] + args + [os.path.basename(src)], cwd=tmp,
                                                 capture_output=True, text=True, timeout=30)
                             got = p2.stdout
+                        elif kind == "schedule":
+                            p2 = subprocess.run([scc, "-l", "--html"] + args + [os.path.basename(src)], cwd=tmp,
+                                                capture_output=True, text=True, timeout=30)
+                            page = p2.stdout
+                            p3 = subprocess.run([scvm, "report", out], capture_output=True, text=True, timeout=30)
+                            ok_rc = ok_rc and p2.returncode == 0 and p3.returncode == 0
+                            if p3.stdout.replace(os.path.basename(src), "") != page.replace(os.path.basename(src), ""):
+                                ok_rc = False
+                                print("scvm report %s draws another page than scc -l --html" % out)
+                            got = body if body in page else page
                         else:
                             p2 = subprocess.run([scvm, "run", out], capture_output=True, text=True, timeout=30)
                             got = p2.stdout
