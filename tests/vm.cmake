@@ -181,3 +181,8 @@ add_test(NAME cli.shard_timings
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/shard_timings.py $<TARGET_FILE:scc>
                  $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/shard-timings)
 set_tests_properties(cli.shard_timings PROPERTIES LABELS "unit" TIMEOUT 120)
+
+# The progress line on a real terminal (tools/scvm/progress.c).
+add_test(NAME cli.progress COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/progress.py
+         $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-progress)
+set_tests_properties(cli.progress PROPERTIES LABELS "pty" TIMEOUT 300)

@@ -151,7 +151,7 @@ int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, cha
 }
 
 /* -t pty: the program in a PTY; events stream to stdout (or -o). */
-static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
+static int run_pty(const Opts *o, const char *path, const char *name, const BcProgram *prog)
 {
     char dir[4096], goldens[8192];
     FILE *out;
@@ -159,7 +159,11 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
     if (st)
         return st;
     PtyErr e;
-    st = pty_play(o, prog, dir, goldens, o->artifacts, out, stderr, &e, NULL);
+    /* a session can take minutes: a progress line on a terminal */
+    uint64_t total = rt_clock_scale(prog->insn[prog->n_insn - 1].t, o->speed);
+    ScvmLive *live = o->explain ? NULL : scvm_live_start(o, name, total);
+    st = pty_play(o, prog, dir, goldens, o->artifacts, out, scvm_live_diag(live), &e, NULL);
+    scvm_live_stop(live);
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (rt_cancel_signal())
@@ -315,18 +319,6 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&rn->mu);
     }
     return NULL;
-}
-
-static void progress(size_t done, size_t n, const char *name)
-{
-    enum { W = 30 };
-    size_t fill = n ? done * W / n : W;
-    char bar[W + 1];
-    for (size_t i = 0; i < W; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[W] = 0;
-    fprintf(stderr, "\r\033[K[%s] %zu/%zu %.40s", bar, done, n, name);
-    fflush(stderr);
 }
 
 static void xml_str(Buf *b, const char *s)
@@ -520,7 +512,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         return ro;
     }
     bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = !o->no_progress && !o->quiet && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
+    bool bar = n > 1 && scvm_progress_on(o, n);
     Buf all;
     buf_init(&all);
     Runner rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res };
@@ -580,7 +572,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         if (r->status && o->fail_fast)
             stopped = true;
         if (bar)
-            progress(k + 1, n, e->name);
+            scvm_progress(k + 1, n, e->name);
     }
     pthread_mutex_lock(&rn.mu);
     rn.stop = true;
@@ -743,7 +735,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         return SC_RUNTIME;
     }
     bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = !o->no_progress && !o->quiet && n > 1 && isatty(STDERR_FILENO) && (to_file || !isatty(STDOUT_FILENO));
+    bool bar = n > 1 && scvm_progress_on(o, n);
     Buf all, chunk, evs;
     buf_init(&all);
     buf_init(&chunk);
@@ -866,7 +858,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
             }
             tally(&ty, o, e->name, r->status, bar);
             if (bar)
-                progress(emitted, n, e->name);
+                scvm_progress(emitted, n, e->name);
         }
         if (stop && running == 0 && emitted == next) {
             for (size_t k = next; k < n; k++) {
@@ -912,7 +904,7 @@ int scvm_run(const Opts *o)
         if (!one)
             st = run_pty_suite(o, s, sel, n);
         else
-            st = run_pty(o, o->ops[0], suite_entry(s, 0)->prog);
+            st = run_pty(o, o->ops[0], suite_entry(s, 0)->name, suite_entry(s, 0)->prog);
     } else if (one) {
         st = run_sim(o, o->ops[0], suite_entry(s, 0)->prog);
     } else {

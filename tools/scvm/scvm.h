@@ -154,6 +154,20 @@ int scvm_report_run(const Opts *o, const Suite *s, uint32_t idx, const ScvmRunRe
 /* report.json and index.html from the selection's records, in order. */
 int scvm_report_close(const Opts *o, const Buf *records, size_t n);
 
+/* The progress line (progress.c): whether to draw one for n scenarios
+** (a terminal, not the events' terminal, TERM not dumb, no --no-progress
+** or --quiet); a suite's bar after scenario done of n; its erasure. */
+bool scvm_progress_on(const Opts *o, size_t n);
+void scvm_progress(size_t done, size_t n, const char *name);
+void scvm_progress_clear(void);
+/* A single session's line, redrawn from a thread with the elapsed and the
+** scheduled time; NULL when off.  Diagnostics written while it runs go to
+** scvm_live_diag (stderr when l is NULL), which clears the line first. */
+typedef struct ScvmLive ScvmLive;
+ScvmLive *scvm_live_start(const Opts *o, const char *name, uint64_t total_ms);
+FILE *scvm_live_diag(ScvmLive *l);
+void scvm_live_stop(ScvmLive *l);
+
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
 int scvm_info(const Opts *o);
