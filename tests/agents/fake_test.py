@@ -131,6 +131,25 @@ def main():
     check("interactive: the agent was asked to leave with its quit key",
           (rj.get("exit_status") or {}).get("terminated_by_harness") is False)
 
+    # 2a. --report (docs/report.md): a suite of one, the agent's session on
+    # its page as a recording, the screenshot matched, its artifacts where
+    # --artifacts says (art/<scenario>/)
+    rep = os.path.join(WORK, "report")
+    st, ev, err, _ = run(tui, "--interactive", "--goldens", os.path.join(WORK, "suite-goldens"), "--report", rep)
+    recs = json.load(open(os.path.join(rep, "report.json"))).get("runs", []) if os.path.exists(
+        os.path.join(rep, "report.json")) else []
+    check("--report: one passing record (exit %d, %s)" % (st, recs), st == 0 and len(recs) == 1 and
+          recs[0].get("verdict") == "passed" and recs[0].get("screenshots") == 1,
+          err)
+    page = os.path.join(rep, "0000-fix_tui.html")
+    html = open(page, encoding="utf-8").read() if os.path.exists(page) else ""
+    check("--report: the page plays the session and shows the screenshot",
+          'id="player"' in html and '<span class="result written">written</span>' in html and
+          "Done:" in html and "llm_request" in html)
+    check("--report: the artifacts are where --artifacts says",
+          os.path.exists(os.path.join(WORK, "art", "fix_tui", "session.cast")) and
+          os.path.exists(os.path.join(WORK, "art", "fix_tui", "run.json")))
+
     # 2b. the user's side between the agent's turns: a command and a patch
     # after the last response, checked in the workspace at the end; and
     # the session recorded as an asciicast
