@@ -623,6 +623,26 @@ void term_html_screen(const TermShot *s, const char *title, Buf *out)
     buf_puts(out, "</body>\n</html>\n");
 }
 
+void term_html_diff_text(const char *diff, size_t diff_len, Buf *out)
+{
+    buf_puts(out, "<pre>");
+    const char *p = diff, *end = diff + diff_len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        bool add = *p == '+' && !(le - p >= 3 && memcmp(p, "+++", 3) == 0);
+        bool del = *p == '-' && !(le - p >= 3 && memcmp(p, "---", 3) == 0);
+        if (add || del)
+            buf_printf(out, "<span class=\"%s\">", add ? "add" : "del");
+        term_xml_esc(out, p, (size_t)(le - p));
+        if (add || del)
+            buf_puts(out, "</span>");
+        buf_putc(out, '\n');
+        p = nl ? nl + 1 : end;
+    }
+    buf_puts(out, "</pre>\n");
+}
+
 void term_html_diff(const TermShot *want, const TermShot *got, const char *title, const char *diff,
                     size_t diff_len, Buf *out)
 {
@@ -641,22 +661,8 @@ void term_html_diff(const TermShot *want, const TermShot *got, const char *title
     term_svg_write(got, want, false, out);
     buf_puts(out, "</div>\n");
     if (diff && diff_len) {
-        buf_puts(out, "<h2>text diff</h2>\n<pre>");
-        const char *p = diff, *end = diff + diff_len;
-        while (p < end) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            const char *le = nl ? nl : end;
-            bool add = *p == '+' && !(le - p >= 3 && memcmp(p, "+++", 3) == 0);
-            bool del = *p == '-' && !(le - p >= 3 && memcmp(p, "---", 3) == 0);
-            if (add || del)
-                buf_printf(out, "<span class=\"%s\">", add ? "add" : "del");
-            term_xml_esc(out, p, (size_t)(le - p));
-            if (add || del)
-                buf_puts(out, "</span>");
-            buf_putc(out, '\n');
-            p = nl ? nl + 1 : end;
-        }
-        buf_puts(out, "</pre>\n");
+        buf_puts(out, "<h2>text diff</h2>\n");
+        term_html_diff_text(diff, diff_len, out);
     }
     buf_puts(out, "</body>\n</html>\n");
 }

@@ -61,6 +61,10 @@ void term_html_screen(const TermShot *s, const char *title, Buf *out);
 void term_html_diff(const TermShot *want, const TermShot *got, const char *title, const char *diff,
                     size_t diff_len, Buf *out);
 
+/* Text as a <pre> with the lines of a unified diff coloured: class `add`
+** for added lines, `del` for removed ones (not the ---/+++ heads). */
+void term_html_diff_text(const char *diff, size_t diff_len, Buf *out);
+
 /* The start of a page (doctype, head with title and the pages' one
 ** stylesheet, <body>) for a caller composing its own page of screens;
 ** it ends it with "</body></html>".  Class `result` plus a verdict word

@@ -411,27 +411,6 @@ static void visible(Buf *out, const char *s, size_t n)
     esc(out, s + run, n - run);
 }
 
-/* Lines starting with + or - coloured as a diff's. */
-static void diff_pre(Buf *out, const char *s, size_t n)
-{
-    buf_puts(out, "<pre>");
-    const char *p = s, *end = s + n;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        bool add = *p == '+' && !(le - p >= 3 && memcmp(p, "+++", 3) == 0);
-        bool del = *p == '-' && !(le - p >= 3 && memcmp(p, "---", 3) == 0);
-        if (add || del)
-            buf_printf(out, "<span class=\"%s\">", add ? "add" : "del");
-        esc(out, p, (size_t)(le - p));
-        if (add || del)
-            buf_puts(out, "</span>");
-        buf_putc(out, '\n');
-        p = nl ? nl + 1 : end;
-    }
-    buf_puts(out, "</pre>\n");
-}
-
 /* An event that reports something wrong. */
 static bool bad_event(const cJSON *ev)
 {
@@ -719,7 +698,7 @@ void report_run_page(const ReportRun *r, Buf *out)
     }
     if (r->diag && r->diag_len) {
         buf_puts(out, "<h2 id=\"diagnostics\">Diagnostics</h2>\n");
-        diff_pre(out, r->diag, r->diag_len);
+        term_html_diff_text(r->diag, r->diag_len, out);
     }
     size_t tlen = 0;
     char *tr = r->artifacts ? read_art(r->artifacts, "transcript.log", &tlen) : NULL;
