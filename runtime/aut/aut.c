@@ -1,0 +1,706 @@
+/* aut.c - an agent under test, over HTTP, ACP or a PTY (aut.h).
+**
+** HTTP keeps the conversation (user inputs and the agent's answers) and
+** sends all of it each turn, as a chat API is used.  ACP and PTY keep a
+** process: ACP's stdout is read as JSON-RPC lines, its requests to us
+** answered at once; the PTY's output goes through the PTY target's own
+** libvterm screen (so terminal queries are answered) and is kept as bytes
+** for the reply's text. */
+#define _GNU_SOURCE
+#include "runtime/aut/aut.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/buf.h"
+#include "common/sc_alloc.h"
+#include "runtime/http/http_client.h"
+#include "runtime/pty/rt_pty_screen.h"
+#include "runtime/pty/rt_pty_session.h"
+
+extern char **environ;
+
+#define REPLY_MAX ((size_t)16 << 20)    /* bytes of an answer kept */
+#define LINE_MAX_ACP ((size_t)64 << 20) /* bytes of one JSON-RPC line */
+
+struct Aut {
+    AutConfig c;
+    /* HTTP */
+    cJSON *messages;
+    char url[4096];
+    /* ACP */
+    pid_t pid;
+    int to;                     /* its stdin and stdout (a socket) */
+    Buf in;                     /* bytes read, not yet a whole line */
+    long next_id;
+    char *session;
+    /* PTY */
+    PtySession *ps;
+    PtyScreen *scr;
+    Buf out;                    /* the turn's output bytes */
+};
+
+const char *aut_err_name(AutErr e)
+{
+    static const char *const n[] = { "OK", "E_AUT_START", "E_AUT_TIMEOUT", "E_AUT_PROTOCOL", "E_AUT_EXITED",
+                                     "E_AUT_CANCELLED" };
+    return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "E_AUT";
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static unsigned budget(const Aut *a)
+{
+    return a->c.timeout_ms ? a->c.timeout_ms : 60000;
+}
+
+static void add_action(AutReply *r, const char *name, const char *input)
+{
+    AutAction *na = sc_realloc(r->actions, (r->n_actions + 1) * sizeof *na);
+    if (!na)
+        return;
+    r->actions = na;
+    na[r->n_actions].name = sc_strdup(name ? name : "");
+    na[r->n_actions].input = sc_strdup(input && *input ? input : "{}");
+    r->n_actions++;
+}
+
+void aut_reply_fini(AutReply *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_actions; i++) {
+        sc_free(r->actions[i].name);
+        sc_free(r->actions[i].input);
+    }
+    sc_free(r->actions);
+    sc_free(r->text);
+    sc_free(r->screen);
+    sc_free(r->stop);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---------- HTTP: an OpenAI-compatible chat endpoint ---------- */
+
+static AutErr http_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "user");
+    cJSON_AddStringToObject(m, "content", input);
+    cJSON_AddItemToArray(a->messages, m);
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "model", a->c.model ? a->c.model : "agent-under-test");
+    cJSON_AddItemReferenceToObject(req, "messages", a->messages);
+    cJSON_AddFalseToObject(req, "stream");
+    char *body = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    char hdr[1024] = "Content-Type: application/json\r\nAccept: application/json\r\n";
+    if (a->c.api_key)
+        snprintf(hdr + strlen(hdr), sizeof hdr - strlen(hdr), "Authorization: Bearer %.900s\r\n", a->c.api_key);
+    HttpResponse res;
+    int st = body ? http_request("POST", a->url, hdr, body, strlen(body), budget(a), a->c.cancel_fd, REPLY_MAX, &res,
+                                 err, errlen)
+                  : HTTP_CLIENT_FAILED;
+    cJSON_free(body);
+    if (st)
+        return st == HTTP_CLIENT_TIMEOUT ? AUT_E_TIMEOUT : st == HTTP_CLIENT_CANCELLED ? AUT_E_CANCELLED : AUT_E_START;
+    AutErr e = AUT_OK;
+    cJSON *j = cJSON_ParseWithLength((const char *)res.body.data, res.body.len);
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0), "message");
+    if (res.status != 200 || !cJSON_IsObject(msg)) {
+        snprintf(err, errlen, "%s: HTTP %d, %s: %.300s", a->url, res.status,
+                 res.status != 200 ? "not 200" : "no choices[0].message", res.body.len ? (char *)res.body.data : "");
+        e = AUT_E_PROTOCOL;
+    } else {
+        const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(msg, "content"));
+        r->text = sc_strdup(text ? text : "");
+        const cJSON *tc;
+        cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls")) {
+            const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+            add_action(r, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "name")),
+                       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fn, "arguments")));
+        }
+        const char *fr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0), "finish_reason"));
+        r->stop = sc_strdup(fr ? fr : "");
+        /* the answer joins the conversation (its text: tool calls would
+        ** need results that an agent under test does not ask us for) */
+        cJSON *am = cJSON_CreateObject();
+        cJSON_AddStringToObject(am, "role", "assistant");
+        cJSON_AddStringToObject(am, "content", r->text ? r->text : "");
+        cJSON_AddItemToArray(a->messages, am);
+    }
+    cJSON_Delete(j);
+    buf_fini(&res.body);
+    return e;
+}
+
+/* ---------- processes: ACP's pipes ---------- */
+
+static const char *on_path(const char *name, char *buf, size_t n)
+{
+    if (strchr(name, '/'))
+        return name;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        const char *c = strchr(p, ':');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if ((size_t)snprintf(buf, n, "%.*s/%s", (int)l, l ? p : ".", name) < n && access(buf, X_OK) == 0)
+            return buf;
+        p = c ? c + 1 : p + l;
+    }
+    return NULL;
+}
+
+/* The agent's stdin and stdout are one end of a socket pair (so a write to
+** an agent that died fails with EPIPE instead of raising SIGPIPE). */
+static bool spawn_pipes(Aut *a, char *err, size_t errlen)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(err, errlen, "cannot make a socket pair: %s", strerror(errno));
+        return false;
+    }
+    int logfd = open(a->c.log ? a->c.log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    char exe[PATH_MAX];
+    const char *path = on_path(a->c.argv[0], exe, sizeof exe);
+    pid_t pid = path && logfd >= 0 ? fork() : -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(sv[1], 0);
+        dup2(sv[1], 1);
+        dup2(logfd, 2);
+        if (a->c.cwd && chdir(a->c.cwd) != 0)
+            _exit(127);
+        execv(path, a->c.argv);
+        _exit(127);
+    }
+    close(sv[1]);
+    if (logfd >= 0)
+        close(logfd);
+    if (pid < 0) {
+        close(sv[0]);
+        snprintf(err, errlen, "%s: %s", a->c.argv[0],
+                 !path ? "not found on PATH" : logfd < 0 ? "cannot open the log" : strerror(errno));
+        return false;
+    }
+    setpgid(pid, pid);
+    a->pid = pid;
+    a->to = sv[0];
+    fcntl(a->to, F_SETFL, fcntl(a->to, F_GETFL) | O_NONBLOCK);
+    return true;
+}
+
+static void end_process(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(-pid, SIGTERM);
+    for (int i = 0; i < 40; i++) {           /* up to 2 s, then SIGKILL */
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            kill(-pid, SIGKILL);             /* what it left in its group */
+            return;
+        }
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    kill(-pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* ---------- ACP ---------- */
+
+static bool acp_send(Aut *a, cJSON *msg)
+{
+    cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+    char *s = cJSON_PrintUnformatted(msg);
+    cJSON_Delete(msg);
+    if (!s)
+        return false;
+    size_t n = strlen(s);
+    bool ok = true;
+    for (size_t off = 0; ok && off <= n;) {
+        const char *p = off < n ? s + off : "\n";
+        size_t l = off < n ? n - off : 1;
+        ssize_t w = send(a->to, p, l, MSG_NOSIGNAL);
+        if (w > 0) {
+            off += (size_t)w;
+        } else if (w < 0 && errno == EAGAIN) {
+            struct pollfd pf = { .fd = a->to, .events = POLLOUT };
+            ok = poll(&pf, 1, (int)budget(a)) > 0;
+        } else if (!(w < 0 && errno == EINTR)) {
+            ok = false;
+        }
+    }
+    cJSON_free(s);
+    return ok;
+}
+
+/* The next JSON-RPC message (NULL with *e set on timeout, cancel, exit or
+** a line that is not JSON). */
+static cJSON *acp_read(Aut *a, uint64_t deadline, AutErr *e, char *err, size_t errlen)
+{
+    for (;;) {
+        char *nl = a->in.len ? memchr(a->in.data, '\n', a->in.len) : NULL;
+        if (nl) {
+            size_t l = (size_t)(nl - (char *)a->in.data);
+            cJSON *j = cJSON_ParseWithLength((const char *)a->in.data, l);
+            memmove(a->in.data, nl + 1, a->in.len - l - 1);
+            a->in.len -= l + 1;
+            if (!j && l) {
+                snprintf(err, errlen, "the agent wrote a line that is not JSON");
+                *e = AUT_E_PROTOCOL;
+                return NULL;
+            }
+            if (j)
+                return j;
+            continue;
+        }
+        if (a->in.len > LINE_MAX_ACP) {
+            snprintf(err, errlen, "the agent wrote a line over %zu bytes", LINE_MAX_ACP);
+            *e = AUT_E_PROTOCOL;
+            return NULL;
+        }
+        uint64_t now = now_ms();
+        if (now >= deadline) {
+            snprintf(err, errlen, "no answer from the agent in %u ms", budget(a));
+            *e = AUT_E_TIMEOUT;
+            return NULL;
+        }
+        struct pollfd pf[2] = { { .fd = a->to, .events = POLLIN }, { .fd = a->c.cancel_fd, .events = POLLIN } };
+        int r = poll(pf, a->c.cancel_fd >= 0 ? 2 : 1, (int)(deadline - now));
+        if (r < 0 && errno != EINTR) {
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            *e = AUT_E_PROTOCOL;
+            return NULL;
+        }
+        if (a->c.cancel_fd >= 0 && r > 0 && pf[1].revents) {
+            snprintf(err, errlen, "cancelled");
+            *e = AUT_E_CANCELLED;
+            return NULL;
+        }
+        if (r <= 0 || !pf[0].revents)
+            continue;
+        if (!buf_reserve(&a->in, 65536)) {
+            snprintf(err, errlen, "out of memory");
+            *e = AUT_E_PROTOCOL;
+            return NULL;
+        }
+        ssize_t n = recv(a->to, a->in.data + a->in.len, a->in.cap - a->in.len, 0);
+        if (n > 0) {
+            a->in.len += (size_t)n;
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            snprintf(err, errlen, "the agent's process ended");
+            *e = AUT_E_EXITED;
+            return NULL;
+        }
+    }
+}
+
+/* A request of the agent's to us, answered: a permission by its first
+** "reject" option (else cancelled), anything else as not supported. */
+static bool acp_answer(Aut *a, const cJSON *req)
+{
+    const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(req, "method"));
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddItemToObject(res, "id", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "id"), true));
+    if (method && strcmp(method, "session/request_permission") == 0) {
+        const char *opt = NULL;
+        const cJSON *o;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(req, "params"),
+                                                               "options")) {
+            const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
+            if (!opt && kind && strncmp(kind, "reject", 6) == 0)
+                opt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "optionId"));
+        }
+        cJSON *out = cJSON_AddObjectToObject(cJSON_AddObjectToObject(res, "result"), "outcome");
+        if (opt) {
+            cJSON_AddStringToObject(out, "outcome", "selected");
+            cJSON_AddStringToObject(out, "optionId", opt);
+        } else {
+            cJSON_AddStringToObject(out, "outcome", "cancelled");
+        }
+    } else {
+        cJSON *e = cJSON_AddObjectToObject(res, "error");
+        cJSON_AddNumberToObject(e, "code", -32601);
+        cJSON_AddStringToObject(e, "message", "not supported by this client (scvm's agent-under-test client)");
+    }
+    return acp_send(a, res);
+}
+
+/* A session/update into the reply. */
+static void acp_update(const cJSON *msg, Buf *text, AutReply *r)
+{
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(msg, "params"), "update");
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(u, "sessionUpdate"));
+    if (!kind)
+        return;
+    if (strcmp(kind, "agent_message_chunk") == 0) {
+        const char *t = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(u, "content"), "text"));
+        if (t && text->len < REPLY_MAX)
+            buf_puts(text, t);
+    } else if (strcmp(kind, "tool_call") == 0) {
+        const char *title = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(u, "title"));
+        const cJSON *raw = cJSON_GetObjectItemCaseSensitive(u, "rawInput");
+        char *in = raw ? cJSON_PrintUnformatted(raw) : NULL;
+        add_action(r, title ? title : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(u, "kind")), in);
+        cJSON_free(in);
+    }
+}
+
+/* Calls method; its result in *result (caller deletes).  Updates on the
+** way go into text and r (when not NULL); the agent's requests are
+** answered. */
+static AutErr acp_call(Aut *a, const char *method, cJSON *params, cJSON **result, Buf *text, AutReply *r,
+                       char *err, size_t errlen)
+{
+    long id = ++a->next_id;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddNumberToObject(m, "id", (double)id);
+    cJSON_AddStringToObject(m, "method", method);
+    cJSON_AddItemToObject(m, "params", params);
+    if (!acp_send(a, m)) {
+        snprintf(err, errlen, "cannot write to the agent: %s", strerror(errno));
+        return AUT_E_EXITED;
+    }
+    uint64_t deadline = now_ms() + budget(a);
+    for (;;) {
+        AutErr e = AUT_OK;
+        cJSON *j = acp_read(a, deadline, &e, err, errlen);
+        if (!j)
+            return e;
+        const cJSON *jid = cJSON_GetObjectItemCaseSensitive(j, "id");
+        const char *jm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "method"));
+        if (jm && jid) {
+            acp_answer(a, j);
+        } else if (jm && strcmp(jm, "session/update") == 0) {
+            if (text && r)
+                acp_update(j, text, r);
+        } else if (!jm && cJSON_IsNumber(jid) && (long)jid->valuedouble == id) {
+            const cJSON *er = cJSON_GetObjectItemCaseSensitive(j, "error");
+            if (er) {
+                const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(er, "message"));
+                snprintf(err, errlen, "%s: the agent answered error %d: %.300s", method,
+                         (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(er, "code")), msg ? msg : "");
+                cJSON_Delete(j);
+                return AUT_E_PROTOCOL;
+            }
+            *result = cJSON_DetachItemFromObjectCaseSensitive(j, "result");
+            cJSON_Delete(j);
+            if (!*result) {
+                snprintf(err, errlen, "%s: an answer without a result", method);
+                return AUT_E_PROTOCOL;
+            }
+            return AUT_OK;
+        }
+        cJSON_Delete(j);
+    }
+}
+
+static bool acp_open(Aut *a, char *err, size_t errlen)
+{
+    if (!spawn_pipes(a, err, errlen))
+        return false;
+    cJSON *p = cJSON_CreateObject(), *res = NULL;
+    cJSON_AddNumberToObject(p, "protocolVersion", 1);
+    cJSON *caps = cJSON_AddObjectToObject(p, "clientCapabilities");
+    cJSON *fs = cJSON_AddObjectToObject(caps, "fs");
+    cJSON_AddFalseToObject(fs, "readTextFile");
+    cJSON_AddFalseToObject(fs, "writeTextFile");
+    cJSON_AddFalseToObject(caps, "terminal");
+    cJSON *info = cJSON_AddObjectToObject(p, "clientInfo");
+    cJSON_AddStringToObject(info, "name", "scvm");
+    AutErr e = acp_call(a, "initialize", p, &res, NULL, NULL, err, errlen);
+    cJSON_Delete(res);
+    if (e)
+        return false;
+    char cwd[PATH_MAX];
+    p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "cwd", a->c.cwd && a->c.cwd[0] == '/' ? a->c.cwd : getcwd(cwd, sizeof cwd) ? cwd : "/");
+    cJSON_AddArrayToObject(p, "mcpServers");
+    res = NULL;
+    e = acp_call(a, "session/new", p, &res, NULL, NULL, err, errlen);
+    const char *sid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "sessionId"));
+    if (!e && !sid) {
+        snprintf(err, errlen, "session/new: no sessionId in the answer");
+        e = AUT_E_PROTOCOL;
+    }
+    if (!e)
+        a->session = sc_strdup(sid);
+    cJSON_Delete(res);
+    return !e;
+}
+
+static AutErr acp_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
+{
+    cJSON *p = cJSON_CreateObject(), *res = NULL;
+    cJSON_AddStringToObject(p, "sessionId", a->session);
+    cJSON *block = cJSON_CreateObject();
+    cJSON_AddStringToObject(block, "type", "text");
+    cJSON_AddStringToObject(block, "text", input);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "prompt"), block);
+    Buf text;
+    buf_init(&text);
+    AutErr e = acp_call(a, "session/prompt", p, &res, &text, r, err, errlen);
+    buf_putc(&text, 0);
+    r->text = sc_strdup(text.data ? (char *)text.data : "");
+    buf_fini(&text);
+    const char *sr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "stopReason"));
+    if (!e && !sr) {
+        snprintf(err, errlen, "session/prompt: no stopReason in the answer");
+        e = AUT_E_PROTOCOL;
+    }
+    r->stop = sc_strdup(sr ? sr : "");
+    cJSON_Delete(res);
+    return e;
+}
+
+/* ---------- PTY ---------- */
+
+static void pty_reply_out(const char *s, size_t n, void *user)
+{
+    Aut *a = user;
+    int fd = pty_session_fd(a->ps);
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w > 0) {
+            s += w;
+            n -= (size_t)w;
+        } else if (!(w < 0 && (errno == EINTR || errno == EAGAIN))) {
+            return;
+        }
+    }
+}
+
+/* Reads output until none came for quiet_ms (or the deadline, the exit,
+** a cancel).  Returns AUT_OK (quiet), or why it stopped. */
+static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, char *err, size_t errlen)
+{
+    unsigned quiet = a->c.quiet_ms ? a->c.quiet_ms : 500;
+    uint64_t last = now_ms();
+    bool got = false;
+    char b[16384];
+    for (;;) {
+        uint64_t now = now_ms();
+        if (now >= deadline) {
+            snprintf(err, errlen, "the program did not go quiet in %u ms", budget(a));
+            return AUT_E_TIMEOUT;
+        }
+        if (now >= last + quiet && (got || !need_output))
+            return AUT_OK;
+        uint64_t until = now + quiet < deadline ? (got || !need_output ? last + quiet : deadline) : deadline;
+        struct pollfd pf[3] = { { .fd = pty_session_fd(a->ps), .events = POLLIN },
+                                { .fd = pty_session_exit_fd(a->ps), .events = POLLIN },
+                                { .fd = a->c.cancel_fd, .events = POLLIN } };
+        int r = poll(pf, a->c.cancel_fd >= 0 ? 3 : 2, until > now ? (int)(until - now) : 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (a->c.cancel_fd >= 0 && r > 0 && pf[2].revents) {
+            snprintf(err, errlen, "cancelled");
+            return AUT_E_CANCELLED;
+        }
+        if (r > 0 && pf[0].revents) {
+            ssize_t n = read(pty_session_fd(a->ps), b, sizeof b);
+            if (n > 0) {
+                pty_screen_feed(a->scr, b, (size_t)n);
+                if (a->out.len < REPLY_MAX)
+                    buf_put(&a->out, b, (size_t)n);
+                last = now_ms();
+                got = true;
+                continue;
+            }
+        }
+        if (r > 0 && (pf[1].revents || (pf[0].revents & (POLLHUP | POLLERR)))) {
+            char drain[1];
+            (void)!read(pty_session_exit_fd(a->ps), drain, sizeof drain);
+            if (pty_session_reap(a->ps) || (pf[0].revents & (POLLHUP | POLLERR))) {
+                snprintf(err, errlen, "the program exited");
+                return AUT_E_EXITED;
+            }
+        }
+    }
+}
+
+/* Output bytes as text: escape sequences (CSI, OSC, two-byte) removed, CR
+** dropped, other control characters but LF and TAB dropped. */
+static char *plain(const char *s, size_t n)
+{
+    Buf b;
+    buf_init(&b);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0x1b && i + 1 < n) {
+            unsigned char k = (unsigned char)s[++i];
+            if (k == '[') {
+                while (++i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+                    ;
+            } else if (k == ']' || k == 'P' || k == '_') {
+                while (++i < n && s[i] != 0x07 && !(s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\'))
+                    ;
+                if (i < n && s[i] == 0x1b)
+                    i++;
+            } else if ((k == '(' || k == ')') && i + 1 < n) {
+                i++;
+            }
+            continue;
+        }
+        if (c >= 0x20 || c == '\n' || c == '\t')
+            buf_putc(&b, c);
+    }
+    buf_putc(&b, 0);
+    char *r = sc_strdup(b.data ? (char *)b.data : "");
+    buf_fini(&b);
+    return r;
+}
+
+static bool pty_open(Aut *a, char *err, size_t errlen)
+{
+    char exe[PATH_MAX];
+    const char *path = on_path(a->c.argv[0], exe, sizeof exe);
+    if (!path) {
+        snprintf(err, errlen, "%s: not found on PATH", a->c.argv[0]);
+        return false;
+    }
+    char abs[PATH_MAX];
+    if (path[0] != '/' && realpath(path, abs))
+        path = abs;
+    int rows = a->c.rows ? a->c.rows : 24, cols = a->c.cols ? a->c.cols : 80;
+    PtySpawn sp = { .path = path, .argv = a->c.argv, .envp = environ, .cwd = a->c.cwd, .rows = rows, .cols = cols };
+    a->ps = pty_session_spawn(&sp, err, errlen);
+    if (!a->ps)
+        return false;
+    a->scr = pty_screen_new(rows, cols, pty_reply_out, NULL, a);
+    if (!a->scr) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    /* its banner and first prompt are not the first turn's reply */
+    AutErr e = pty_settle(a, now_ms() + budget(a), false, err, errlen);
+    buf_reset(&a->out);
+    return e == AUT_OK;
+}
+
+static AutErr pty_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
+{
+    buf_reset(&a->out);
+    pty_screen_type(a->scr, input, strlen(input), false);
+    pty_screen_key(a->scr, "Enter");
+    /* quiet after output that is more than the terminal's echo of the
+    ** input (its line is left out of the reply) */
+    uint64_t deadline = now_ms() + budget(a);
+    AutErr e;
+    char *t = NULL;
+    for (;;) {
+        e = pty_settle(a, deadline, true, err, errlen);
+        sc_free(t);
+        t = plain(a->out.data ? (const char *)a->out.data : "", a->out.len);
+        char *nl = strchr(t, '\n');
+        if (nl && memmem(t, (size_t)(nl - t), input, strlen(input)))
+            memmove(t, nl + 1, strlen(nl + 1) + 1);
+        else if (!nl && strstr(t, input))
+            t[0] = 0;                       /* only the echo so far */
+        if (e != AUT_OK || t[0])
+            break;
+    }
+    if (e == AUT_E_TIMEOUT && !t[0])
+        snprintf(err, errlen, "the program printed nothing but the echo of the input in %u ms", budget(a));
+    r->text = t;
+    Buf s;
+    buf_init(&s);
+    pty_screen_text(a->scr, &s);
+    buf_putc(&s, 0);
+    r->screen = sc_strdup(s.data ? (char *)s.data : "");
+    buf_fini(&s);
+    r->stop = sc_strdup(e == AUT_E_EXITED ? "exited" : "quiet");
+    return e == AUT_E_EXITED && a->out.len ? AUT_OK : e;
+}
+
+/* ---------- the interface ---------- */
+
+Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
+{
+    Aut *a = sc_calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    a->c = *c;
+    a->to = -1;
+    buf_init(&a->in);
+    buf_init(&a->out);
+    bool ok;
+    if (c->kind == AUT_HTTP) {
+        HttpUrl u;
+        ok = c->url && http_url_parse(c->url, &u, err, errlen);
+        if (ok) {
+            size_t l = strlen(c->url);
+            snprintf(a->url, sizeof a->url, "%.*s/chat/completions", (int)(l && c->url[l - 1] == '/' ? l - 1 : l),
+                     c->url);
+            a->messages = cJSON_CreateArray();
+            ok = a->messages != NULL;
+        } else if (!c->url) {
+            snprintf(err, errlen, "no URL for the agent");
+        }
+    } else if (!c->argv || !c->argv[0]) {
+        snprintf(err, errlen, "no command for the agent");
+        ok = false;
+    } else {
+        ok = c->kind == AUT_ACP ? acp_open(a, err, errlen) : pty_open(a, err, errlen);
+    }
+    if (!ok) {
+        aut_close(a);
+        return NULL;
+    }
+    return a;
+}
+
+AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    uint64_t t0 = now_ms();
+    AutErr e = a->c.kind == AUT_HTTP  ? http_turn(a, input, r, err, errlen)
+               : a->c.kind == AUT_ACP ? acp_turn(a, input, r, err, errlen)
+                                      : pty_turn(a, input, r, err, errlen);
+    r->ms = now_ms() - t0;
+    if (!r->text)
+        r->text = sc_strdup("");
+    return e;
+}
+
+void aut_close(Aut *a)
+{
+    if (!a)
+        return;
+    cJSON_Delete(a->messages);
+    if (a->to >= 0)
+        close(a->to);
+    end_process(a->pid);
+    pty_screen_free(a->scr);
+    if (a->ps) {
+        pty_session_kill(a->ps, 500);
+        pty_session_close(a->ps);
+    }
+    buf_fini(&a->in);
+    buf_fini(&a->out);
+    sc_free(a->session);
+    sc_free(a);
+}

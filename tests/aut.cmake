@@ -1,0 +1,8 @@
+# The agent under test (runtime/aut): over HTTP against `scvm serve llm`,
+# over ACP against `scvm serve acp`, in a PTY against a shell loop.
+add_executable(t_aut ${CMAKE_CURRENT_SOURCE_DIR}/aut/t_aut.c)
+target_link_libraries(t_aut PRIVATE sc_aut)
+add_test(NAME aut.transports
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_test.py $<TARGET_FILE:t_aut>
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-work)
+set_tests_properties(aut.transports PROPERTIES LABELS "server;pty" TIMEOUT 300)
