@@ -6,3 +6,9 @@ add_test(NAME aut.transports
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_test.py $<TARGET_FILE:t_aut>
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-work)
 set_tests_properties(aut.transports PROPERTIES LABELS "server;pty" TIMEOUT 300)
+
+# The tape of recorded replies (runtime/tape).
+add_executable(t_tape ${CMAKE_CURRENT_SOURCE_DIR}/tape/t_tape.c)
+target_link_libraries(t_tape PRIVATE sc_tape)
+add_test(NAME tape.unit COMMAND t_tape)
+set_tests_properties(tape.unit PROPERTIES LABELS "unit" TIMEOUT 30)

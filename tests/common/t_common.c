@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/base64.h"
+#include "common/sha256.h"
 #include "common/textdiff.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -302,8 +303,38 @@ static void test_mkdirs(void)
     CHECK(system(cmd) == 0);
 }
 
+/* FIPS 180-4's examples, the empty message, and a million 'a' fed in
+** uneven pieces (block boundaries and the length padding). */
+static void test_sha256(void)
+{
+    char h[65];
+    sha256_hex("abc", 3, h);
+    CHECK(strcmp(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0);
+    sha256_hex("", 0, h);
+    CHECK(strcmp(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0);
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_hex(two, strlen(two), h);
+    CHECK(strcmp(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0);
+    Sha256 s;
+    sha256_init(&s);
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    for (size_t done = 0, k = 1; done < 1000000; k = k % 997 + 1) {
+        size_t n = 1000000 - done < k ? 1000000 - done : k;
+        sha256_update(&s, a, n);
+        done += n;
+    }
+    unsigned char d[32];
+    sha256_final(&s, d);
+    static const unsigned char want[32] = { 0xcd, 0xc7, 0x6e, 0x5c, 0x99, 0x14, 0xfb, 0x92, 0x81, 0xa1, 0xc7,
+                                            0xe2, 0x84, 0xd7, 0x3e, 0x67, 0xf1, 0x80, 0x9a, 0x48, 0xa4, 0x97,
+                                            0x20, 0x0e, 0x04, 0x6d, 0x39, 0xcc, 0xc7, 0x11, 0x2c, 0xd0 };
+    CHECK(memcmp(d, want, 32) == 0);
+}
+
 int main(void)
 {
+    test_sha256();
     test_base64();
     test_textdiff();
     test_utf8();
