@@ -10,5 +10,5 @@ set_tests_properties(aut.transports PROPERTIES LABELS "server;pty" TIMEOUT 300)
 # The tape of recorded replies (runtime/tape).
 add_executable(t_tape ${CMAKE_CURRENT_SOURCE_DIR}/tape/t_tape.c)
 target_link_libraries(t_tape PRIVATE sc_tape)
-add_test(NAME tape.unit COMMAND t_tape)
+add_test(NAME tape.unit COMMAND t_tape ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/tape-corpus)
 set_tests_properties(tape.unit PROPERTIES LABELS "unit" TIMEOUT 30)

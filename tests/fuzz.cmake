@@ -73,6 +73,21 @@ add_test(NAME fuzz_acp_regressions COMMAND fuzz_acp_replay ${CMAKE_CURRENT_SOURC
 set_tests_properties(fuzz_acp_regressions PROPERTIES FIXTURES_REQUIRED fuzz_acp_scb LABELS "fuzz-regress" TIMEOUT 300
                      ENVIRONMENT "FUZZ_ACP_SCB=${_fz_acp}/acp_full.scb")
 
+# Tapes of recorded replies (runtime/tape): what is accepted must round-trip
+# byte for byte: tests/fuzz/tape-corpus.
+add_executable(fuzz_tape_replay fuzz/fuzz_replay.c fuzz/fuzz_tape.c)
+target_link_libraries(fuzz_tape_replay PRIVATE sc_tape)
+add_test(NAME fuzz_tape_regressions COMMAND fuzz_tape_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/tape-corpus)
+set_tests_properties(fuzz_tape_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
+# What the HTTP client reads from a server (runtime/http/http_client.c):
+# tests/fuzz/httpc-corpus.
+add_executable(fuzz_http_client_replay fuzz/fuzz_replay.c fuzz/fuzz_http_client.c)
+target_link_libraries(fuzz_http_client_replay PRIVATE sc_http)
+add_test(NAME fuzz_http_client_regressions
+         COMMAND fuzz_http_client_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/httpc-corpus)
+set_tests_properties(fuzz_http_client_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -86,7 +101,7 @@ if(SCC_FUZZ)
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
   foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert
-              sc_rt_acp)
+              sc_rt_acp sc_tape)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -116,6 +131,16 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_agent PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_agent PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_agent PRIVATE sc_rt_llm sc_agent PkgConfig::CJSON)
+
+  add_executable(fuzz_http_client fuzz/fuzz_http_client.c)
+  target_compile_options(fuzz_http_client PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_http_client PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_http_client PRIVATE sc_http)
+
+  add_executable(fuzz_tape fuzz/fuzz_tape.c)
+  target_compile_options(fuzz_tape PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_tape PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_tape PRIVATE sc_tape)
 
   # fuzz_load CORPUS_DIR SEED_DIR...: tests/fuzz/load-corpus/README.md
   add_executable(fuzz_load fuzz/fuzz_load.c)

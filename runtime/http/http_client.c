@@ -185,6 +185,19 @@ int http_request(const char *method, const char *url, const char *headers, const
     int fd = dial(&u, deadline, cancel_fd, err, errlen);
     if (fd < 0)
         return fd;
+    int st = http_exchange(fd, &u, url, method, headers, body, body_len, deadline, cancel_fd, max_body, res, err,
+                           errlen);
+    close(fd);
+    return st;
+}
+
+int http_exchange(int fd, const HttpUrl *up, const char *url, const char *method, const char *headers,
+                  const char *body, size_t body_len, uint64_t deadline, int cancel_fd, size_t max_body,
+                  HttpResponse *res, char *err, size_t errlen)
+{
+    const HttpUrl u = *up;
+    memset(res, 0, sizeof *res);
+    buf_init(&res->body);
     Buf req;
     buf_init(&req);
     bool v6 = strchr(u.host, ':') != NULL;
@@ -319,7 +332,6 @@ int http_request(const char *method, const char *url, const char *headers, const
             st = -1;
         }
     }
-    close(fd);
     buf_fini(&in);
     if (!st && res->body.oom) {
         snprintf(err, errlen, "out of memory");

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/buf.h"
 
@@ -40,5 +41,13 @@ enum { HTTP_CLIENT_FAILED = -1, HTTP_CLIENT_TIMEOUT = -2, HTTP_CLIENT_CANCELLED 
 ** response, or one over max_body bytes. */
 int http_request(const char *method, const char *url, const char *headers, const char *body, size_t body_len,
                  unsigned timeout_ms, int cancel_fd, size_t max_body, HttpResponse *res, char *err, size_t errlen);
+
+/* The exchange of http_request on a connected, non-blocking socket fd (not
+** closed here), until the absolute deadline (ms of CLOCK_MONOTONIC, 0 =
+** none); u and url name the server in the request and in messages.  For
+** http_request, and for the fuzz target that plays a server's answer. */
+int http_exchange(int fd, const HttpUrl *u, const char *url, const char *method, const char *headers,
+                  const char *body, size_t body_len, uint64_t deadline, int cancel_fd, size_t max_body,
+                  HttpResponse *res, char *err, size_t errlen);
 
 #endif
