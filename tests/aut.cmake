@@ -12,3 +12,7 @@ add_executable(t_tape ${CMAKE_CURRENT_SOURCE_DIR}/tape/t_tape.c)
 target_link_libraries(t_tape PRIVATE sc_tape)
 add_test(NAME tape.unit COMMAND t_tape ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/tape-corpus)
 set_tests_properties(tape.unit PROPERTIES LABELS "unit" TIMEOUT 30)
+add_test(NAME tape.doc_examples
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/vm/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/tape.md
+                 $<TARGET_FILE_DIR:scvm>)
+set_tests_properties(tape.doc_examples PROPERTIES LABELS "docs" TIMEOUT 60)

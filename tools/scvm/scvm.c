@@ -43,6 +43,7 @@ const char scvm_usage[] =
     "       scvm report --merge -o OUT.xml JUNIT.xml...\n"
     "       scvm report --merge -o OUT_DIR REPORT_DIR...\n"
     "       scvm report [-o OUT.html] FILE.scb|FILE.scp [--scenario NAME]\n"
+    "       scvm tape check|ls|key|add ...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -70,6 +71,8 @@ static const char help_text[] =
     "  report --merge -o OUT FILE...  the JUnit reports (or --report folders) of a\n"
     "                 suite's shards as the one report a single run writes (docs/ci.md)\n"
     "  report FILE    the compiled schedule as an HTML page (as scc -l --html)\n"
+    "  tape           tapes of recorded replies: check TAPE..., ls [--json] TAPE,\n"
+    "                 key KIND REQUEST, add TAPE KIND REQUEST REPLY (docs/tape.md)\n"
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
@@ -218,7 +221,8 @@ static const struct {
     { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT, false },
+    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_TAPE,
+      false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--report", O_REPORT, true, true, CMD_RUN, false },
@@ -288,6 +292,7 @@ static const struct {
     { "report", CMD_REPORT, scvm_report },
     { "agents", CMD_AGENTS, scvm_agents },
     { "agent", CMD_MOCKAGENT, scvm_mockagent },
+    { "tape", CMD_TAPE, scvm_tape },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */

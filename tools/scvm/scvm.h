@@ -16,7 +16,7 @@
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
-    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9,
+    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_TAPE = 1 << 10,
 };
 enum { MAX_JOBS = 256 };
 
@@ -167,6 +167,9 @@ typedef struct ScvmLive ScvmLive;
 ScvmLive *scvm_live_start(const Opts *o, const char *name, uint64_t total_ms);
 FILE *scvm_live_diag(ScvmLive *l);
 void scvm_live_stop(ScvmLive *l);
+
+/* scvm tape check|ls|key|add (cmd_tape.c; docs/tape.md). */
+int scvm_tape(const Opts *o);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
