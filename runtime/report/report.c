@@ -337,6 +337,25 @@ bool report_cast_player(const char *cast, size_t len, Buf *out)
 
 /* ---------- the run page ---------- */
 
+static char *read_art(const char *dir, const char *name, size_t *len);
+
+/* How long the run took by its run.json (ended_at_ms - started_at_ms), or
+** -1 when there is none. */
+static long long ran_ms(const ReportRun *r)
+{
+    size_t len = 0;
+    char *rj = r->artifacts ? read_art(r->artifacts, "run.json", &len) : NULL;
+    cJSON *j = rj ? cJSON_ParseWithLength(rj, len) : NULL;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "started_at_ms"),
+                *b = cJSON_GetObjectItemCaseSensitive(j, "ended_at_ms");
+    long long ms = cJSON_IsNumber(a) && cJSON_IsNumber(b) && b->valuedouble >= a->valuedouble
+                       ? (long long)(b->valuedouble - a->valuedouble)
+                       : -1;
+    cJSON_Delete(j);
+    sc_free(rj);
+    return ms;
+}
+
 static char *read_art(const char *dir, const char *name, size_t *len)
 {
     char path[4096];
@@ -641,7 +660,11 @@ void report_run_page(const ReportRun *r, Buf *out)
     escs(out, r->suite);
     buf_printf(out, " #%u &middot; target ", (unsigned)r->index);
     escs(out, r->target);
-    buf_printf(out, " &middot; scheduled %" PRIu64 " ms</p>\n", r->duration_ms);
+    buf_printf(out, " &middot; scheduled %" PRIu64 " ms", r->duration_ms);
+    long long ran = ran_ms(r);
+    if (ran >= 0)
+        buf_printf(out, " &middot; ran %lld ms", ran);
+    buf_puts(out, "</p>\n");
     if (r->why && *r->why) {
         buf_puts(out, "<div class=\"why\">");
         escs(out, r->why);
@@ -740,9 +763,14 @@ void report_run_record(const ReportRun *r, Buf *out)
     buf_json_str(out, r->name ? r->name : "", r->name ? strlen(r->name) : 0);
     buf_puts(out, ",\"source\":");
     buf_json_str(out, r->source ? r->source : "", r->source ? strlen(r->source) : 0);
-    buf_printf(out, ",\"verdict\":\"%s\",\"status\":%d,\"duration_ms\":%" PRIu64
-                    ",\"events\":%zu,\"screenshots\":%zu,\"screenshots_bad\":%zu,\"why\":",
-               verdict_of(r->status, r->skipped), r->status, r->duration_ms, n, shots, bad);
+    buf_printf(out, ",\"verdict\":\"%s\",\"status\":%d,\"duration_ms\":%" PRIu64 ",\"ran_ms\":",
+               verdict_of(r->status, r->skipped), r->status, r->duration_ms);
+    long long ran = ran_ms(r);
+    if (ran >= 0)
+        buf_printf(out, "%lld", ran);
+    else
+        buf_puts(out, "null");
+    buf_printf(out, ",\"events\":%zu,\"screenshots\":%zu,\"screenshots_bad\":%zu,\"why\":", n, shots, bad);
     if (r->why && *r->why)
         buf_json_str(out, r->why, strlen(r->why));
     else
@@ -856,8 +884,8 @@ bool report_index_page(const char *json, size_t len, Buf *out, char *err, size_t
                 buf_printf(out, "<div style=\"flex:%zu;background:%s\"></div>", seg[i].n, seg[i].c);
         buf_puts(out, "</div>\n");
     }
-    buf_puts(out, "<table>\n<tr><th>#</th><th>scenario</th><th>source</th><th>verdict</th><th>ms</th>"
-                  "<th>events</th><th>screenshots</th><th>why</th></tr>\n");
+    buf_puts(out, "<table>\n<tr><th>#</th><th>scenario</th><th>source</th><th>verdict</th><th>scheduled ms</th>"
+                  "<th>ran ms</th><th>events</th><th>screenshots</th><th>why</th></tr>\n");
     cJSON_ArrayForEach(run, runs) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "verdict"));
         const char *page = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "page"));
@@ -872,9 +900,11 @@ bool report_index_page(const char *json, size_t len, Buf *out, char *err, size_t
         escs(out, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "name")));
         buf_puts(out, page ? "</a></td><td>" : "</td><td>");
         escs(out, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "source")));
-        buf_printf(out, "</td><td><span class=\"result %s\">%s</span></td><td class=\"n\">%.0f</td>"
-                        "<td class=\"n\">%.0f</td><td class=\"n\">",
-                   strcmp(v, "error") == 0 ? "error" : v, v, num_of(run, "duration_ms"), num_of(run, "events"));
+        buf_printf(out, "</td><td><span class=\"result %s\">%s</span></td><td class=\"n\">%.0f</td><td class=\"n\">",
+                   strcmp(v, "error") == 0 ? "error" : v, v, num_of(run, "duration_ms"));
+        if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(run, "ran_ms")))
+            buf_printf(out, "%.0f", num_of(run, "ran_ms"));
+        buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">", num_of(run, "events"));
         double shots = num_of(run, "screenshots"), sbad = num_of(run, "screenshots_bad");
         if (shots)
             buf_printf(out, "%.0f of %.0f good", shots - sbad, shots);

@@ -75,7 +75,8 @@ rep = json.load(open(os.path.join(r1, 'report.json')))
 expect(rep['report_version'] == 1 and rep['suite'] == 'std.scp' and rep['target'] == 'sim', 'report.json head')
 expect([r['name'] for r in rep['runs']] == list(events), 'a record per scenario in pack order')
 for r in rep['runs']:
-    expect(r['verdict'] == 'passed' and r['status'] == 0 and r['why'] is None, '%s passed' % r['name'])
+    expect(r['verdict'] == 'passed' and r['status'] == 0 and r['why'] is None and r['ran_ms'] is None,
+           '%s passed, and took no real time' % r['name'])
     expect(r['events'] == events[r['name']], '%s: %d events recorded, %d printed' %
            (r['name'], r['events'], events[r['name']]))
     page = os.path.join(r1, r['page'])
@@ -137,13 +138,13 @@ expect(p.returncode == 1, 'the failing PTY run: status %d: %s' % (p.returncode, 
 rep = json.load(open(os.path.join(rf, 'report.json')))
 runs = {r['name']: r for r in rep['runs']}
 b, l = runs.get('pty_bash_session', {}), runs.get('pty_less_pager', {})
-expect(b.get('verdict') == 'failed' and b.get('screenshots_bad') == 1 and 'after_commands' in (b.get('why') or ''),
-       'the failed record: %s' % b)
+expect(b.get('verdict') == 'failed' and b.get('screenshots_bad') == 1 and 'after_commands' in (b.get('why') or '')
+       and isinstance(b.get('ran_ms'), int) and b['ran_ms'] >= 300, 'the failed record: %s' % b)
 expect(l.get('verdict') == 'skipped' and l.get('page') is None and 'fail-fast' in (l.get('why') or ''),
        'the skipped record: %s' % l)
 expect(not any(f.startswith('0001-') for f in os.listdir(rf)), 'a skipped scenario has no page')
 html = open(os.path.join(rf, b.get('page', 'none')), encoding='utf-8').read() if b.get('page') else ''
-for want in ('<span class="result failed">failed</span>', '<span class="result mismatch">mismatch</span>',
+for want in ('<span class="result failed">failed</span>', ' ms &middot; ran %s ms</p>' % b.get('ran_ms'), '<span class="result mismatch">mismatch</span>',
              '1 cell differs', 'expected (golden)', 'class="diff"', 'tarqet', 'id="player"', 'id="cast-data"',
              'differs from its golden', 'id="transcript"', 'id="run-json"'):
     expect(want in html, 'the failed page holds %r' % want)
