@@ -16,3 +16,9 @@ add_test(NAME tape.doc_examples
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/vm/doc_examples.py ${PROJECT_SOURCE_DIR}/docs/tape.md
                  $<TARGET_FILE_DIR:scvm>)
 set_tests_properties(tape.doc_examples PROPERTIES LABELS "docs" TIMEOUT 60)
+
+# ElizaOS evaluations and Yao assertions (runtime/judge).
+add_executable(t_judge ${CMAKE_CURRENT_SOURCE_DIR}/judge/t_judge.c)
+target_link_libraries(t_judge PRIVATE sc_judge)
+add_test(NAME judge.unit COMMAND t_judge)
+set_tests_properties(judge.unit PROPERTIES LABELS "unit" TIMEOUT 60)

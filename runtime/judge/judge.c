@@ -1,0 +1,576 @@
+/* judge.c - ElizaOS evaluations and Yao assertions (judge.h, docs/judge.md).
+**
+** Where ElizaOS has two engines that disagree, the enhanced one (its
+** default) is followed; where Yao is lenient (tool names, JSON extraction)
+** its leniency is kept, so a suite moved here gets the verdicts it got
+** there; where either depends on something not reproducible (map key
+** order in Yao's `equals`), the canonical form decides.  Each decision is
+** in docs/judge.md. */
+#define _GNU_SOURCE
+#include "runtime/judge/judge.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "formats/term/term_regex.h"
+
+const char *judge_verdict_name(JudgeVerdict v)
+{
+    static const char *const n[] = { "passed", "failed", "skipped", "error" };
+    return (unsigned)v < 4 ? n[v] : "error";
+}
+
+static void set(JudgeResult *r, JudgeVerdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set(JudgeResult *r, JudgeVerdict v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r->verdict = v;
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+}
+
+static const char *last_text(const JudgeRun *run)
+{
+    return run->n_turns ? (run->turns[run->n_turns - 1].text ? run->turns[run->n_turns - 1].text : "") : "";
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* ASCII case-insensitive substring search. */
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n)
+        return true;
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static bool regex_search(const char *pat, bool icase, const char *text, char *err, size_t errlen, bool *ok)
+{
+    Buf p;
+    buf_init(&p);
+    if (icase)
+        buf_puts(&p, "(?i)");
+    buf_puts(&p, pat);
+    TermRegex *re = term_regex_new((const char *)p.data, p.len, err, errlen);
+    buf_fini(&p);
+    *ok = re != NULL;
+    bool m = re && term_regex_search(re, text, strlen(text));
+    term_regex_free(re);
+    return m;
+}
+
+/* ---------- the workspace ---------- */
+
+/* path inside the workspace: relative, "./" stripped, no ".." part. */
+static bool in_workspace(const JudgeRun *run, const char *path, char *out, size_t n)
+{
+    if (!run->workspace || !path || path[0] == '/')
+        return false;
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    for (const char *p = path; *p;) {
+        const char *s = strchr(p, '/');
+        size_t l = s ? (size_t)(s - p) : strlen(p);
+        if (l == 2 && p[0] == '.' && p[1] == '.')
+            return false;
+        p += l + (s ? 1 : 0);
+    }
+    return (size_t)snprintf(out, n, "%s/%s", run->workspace, path) < n;
+}
+
+/* Runs command with sh -c in the workspace; its exit code, or -1 (with
+** why) when it could not run or ran out of time (killed, group and all). */
+static int run_command(const JudgeRun *run, const char *command, char *why, size_t n)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        if (chdir(run->workspace) != 0)
+            _exit(127);
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+            dup2(nul, 2);
+        }
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0) {
+        snprintf(why, n, "cannot start a shell: %s", strerror(errno));
+        return -1;
+    }
+    setpgid(pid, pid);
+    unsigned budget = run->command_timeout_ms ? run->command_timeout_ms : 30000;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int ws;
+        pid_t r = waitpid(pid, &ws, WNOHANG);
+        if (r == pid) {
+            kill(-pid, SIGKILL);     /* whatever it left behind in its group */
+            if (WIFEXITED(ws))
+                return WEXITSTATUS(ws);
+            snprintf(why, n, "killed by signal %d", WTERMSIG(ws));
+            return -1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (ms >= (long)budget) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            snprintf(why, n, "did not end within %u ms", budget);
+            return -1;
+        }
+        poll(NULL, 0, 10);
+    }
+}
+
+/* ---------- llm_judge through the tape ---------- */
+
+/* The tape's reply to request of kind, or NULL with out set to SKIP. */
+static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out)
+{
+    char key[65];
+    const cJSON *rp = run->tape ? tape_take(run->tape, kind, request, key) : NULL;
+    if (!run->tape)
+        tape_key(kind, request, key);
+    if (!rp) {
+        snprintf(out->key, sizeof out->key, "%s", key);
+        snprintf(out->kind, sizeof out->kind, "%s", kind);
+        set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
+    }
+    return rp;
+}
+
+/* The enhanced judge's verdict: expected yes/no against overall_success,
+** "x+" as confidence >= x, anything else overall_success.  A reply in the
+** legacy shape ({judgment: yes|no, confidence}) is read the same way. */
+static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
+{
+    cJSON *rq = cJSON_CreateObject();
+    static const char *const keep[] = { "prompt", "expected", "capabilities", "json_schema", "model_type",
+                                        "temperature" };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, keep[i]);
+        if (v)
+            cJSON_AddItemToObject(rq, keep[i], cJSON_Duplicate(v, true));
+    }
+    cJSON_AddStringToObject(rq, "response", last_text(run));
+    const cJSON *rp = from_tape(run, "llm_judge", rq, out);
+    cJSON_Delete(rq);
+    if (!rp)
+        return;
+    const cJSON *os = cJSON_GetObjectItemCaseSensitive(rp, "overall_success");
+    const char *judgment = str(rp, "judgment");
+    const cJSON *cf = cJSON_GetObjectItemCaseSensitive(rp, "confidence");
+    if (!cJSON_IsBool(os) && !judgment) {
+        set(out, JUDGE_ERROR, "llm_judge: the tape's reply has neither overall_success nor judgment");
+        return;
+    }
+    bool success = cJSON_IsBool(os) ? cJSON_IsTrue(os) : strcasecmp(judgment, "yes") == 0;
+    double conf = cJSON_IsNumber(cf) ? cf->valuedouble : 0.8;
+    const char *exp = str(ev, "expected");
+    if (exp && (strcasecmp(exp, "yes") == 0 || strcasecmp(exp, "no") == 0)) {
+        bool want = strcasecmp(exp, "yes") == 0;
+        set(out, success == want ? JUDGE_PASS : JUDGE_FAIL, "llm_judge: judged %s, expected %s (confidence %.2f)",
+            success ? "yes" : "no", exp, conf);
+    } else if (exp && strlen(exp) > 1 && exp[strlen(exp) - 1] == '+') {
+        char *end;
+        double x = strtod(exp, &end);
+        if (*end != '+') {
+            set(out, JUDGE_ERROR, "llm_judge: expected '%s' is not a number followed by +", exp);
+            return;
+        }
+        set(out, conf >= x ? JUDGE_PASS : JUDGE_FAIL, "llm_judge: confidence %.2f, expected at least %g", conf, x);
+    } else {
+        set(out, success ? JUDGE_PASS : JUDGE_FAIL, "llm_judge: overall_success %s", success ? "true" : "false");
+    }
+}
+
+/* ---------- ElizaOS ---------- */
+
+/* Action names as ElizaOS compares them: lower case, without '_'. */
+static void action_norm(const char *s, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; s && *s && k + 1 < n; s++)
+        if (*s != '_')
+            out[k++] = (char)tolower((unsigned char)*s);
+    out[k] = 0;
+}
+
+static bool num(const cJSON *o, const char *k, double *v)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsNumber(x))
+        *v = x->valuedouble;
+    return cJSON_IsNumber(x);
+}
+
+void judge_eliza(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *type = str(ev, "type");
+    if (!type) {
+        set(out, JUDGE_ERROR, "an evaluation without a type");
+        return;
+    }
+    const char *text = last_text(run);
+    char path[4096], why[256];
+    if (strcmp(type, "string_contains") == 0) {
+        const char *v = str(ev, "value");
+        if (!v) {
+            set(out, JUDGE_ERROR, "string_contains: no value");
+            return;
+        }
+        bool cs = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "case_sensitive"));
+        bool hit = cs ? strstr(text, v) != NULL : contains_ci(text, v);
+        set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "string_contains: '%.200s' %s in the response%s", v,
+            hit ? "found" : "not found", cs ? "" : " (any case)");
+    } else if (strcmp(type, "regex_match") == 0) {
+        const char *p = str(ev, "pattern");
+        bool ok;
+        bool hit = p && regex_search(p, true, text, why, sizeof why, &ok);
+        if (!p || !ok)
+            set(out, JUDGE_ERROR, "regex_match: %s", p ? why : "no pattern");
+        else
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "regex_match: /%.200s/i %s the response", p,
+                hit ? "matches" : "does not match");
+    } else if (strcmp(type, "file_exists") == 0 || strcmp(type, "file_contains") == 0) {
+        const char *p = str(ev, "path"), *v = str(ev, "value");
+        bool fc = type[5] == 'c';
+        struct stat st;
+        if (!p || (fc && !v)) {
+            set(out, JUDGE_ERROR, "%s: no %s", type, p ? "value" : "path");
+        } else if (!in_workspace(run, p, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            set(out, JUDGE_FAIL, "%s: '%.200s' %s", type, p,
+                p[0] == '/' ? "is absolute (only workspace paths count)" : "does not exist in the workspace");
+        } else if (!fc) {
+            set(out, JUDGE_PASS, "file_exists: '%.200s' exists", p);
+        } else {
+            char *data = NULL;
+            size_t len = 0;
+            int e = file_read_all(path, (size_t)64 << 20, &data, &len);
+            bool hit = !e && memmem(data, len, v, strlen(v)) != NULL;
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "file_contains: '%.200s' %s '%.200s'", p,
+                e ? "cannot be read, so does not contain" : hit ? "contains" : "does not contain", v);
+            sc_free(data);
+        }
+    } else if (strcmp(type, "command_exit_code_is") == 0) {
+        const char *c = str(ev, "command");
+        double want = 0;
+        if (!c || !num(ev, "expected_code", &want)) {
+            set(out, JUDGE_ERROR, "command_exit_code_is: needs command and expected_code");
+        } else if (!run->workspace) {
+            set(out, JUDGE_FAIL, "command_exit_code_is: no workspace to run '%.200s' in", c);
+        } else {
+            int code = run_command(run, c, why, sizeof why);
+            if (code < 0)
+                set(out, JUDGE_FAIL, "command_exit_code_is: '%.200s' %s", c, why);
+            else
+                set(out, code == (int)want ? JUDGE_PASS : JUDGE_FAIL, "command_exit_code_is: '%.200s' exited %d, "
+                    "expected %d", c, code, (int)want);
+        }
+    } else if (strcmp(type, "trajectory_contains_action") == 0) {
+        const char *a = str(ev, "action");
+        char want[128], got[128];
+        if (!a) {
+            set(out, JUDGE_ERROR, "trajectory_contains_action: no action");
+            return;
+        }
+        action_norm(a, want, sizeof want);
+        bool hit = false;
+        for (size_t t = 0; t < run->n_turns && !hit; t++)
+            for (size_t k = 0; k < run->turns[t].n_actions && !hit; k++) {
+                action_norm(run->turns[t].actions[k].name, got, sizeof got);
+                hit = strcmp(got, want) == 0;
+            }
+        set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "trajectory_contains_action: '%.100s' %s", a,
+            hit ? "was executed" : "was not among the agent's actions");
+    } else if (strcmp(type, "execution_time") == 0) {
+        double mx = 0, mn = 0;
+        bool has_max = num(ev, "max_duration_ms", &mx), has_min = num(ev, "min_duration_ms", &mn);
+        if (!has_max) {
+            set(out, JUDGE_ERROR, "execution_time: no max_duration_ms");
+        } else if (!run->has_duration) {
+            set(out, JUDGE_FAIL, "execution_time: the step's time was not measured");
+        } else {
+            double d = (double)run->duration_ms;
+            bool ok = d <= mx && (!has_min || d >= mn);
+            set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "execution_time: %.0f ms, allowed %.0f..%.0f ms", d,
+                has_min ? mn : 0, mx);
+        }
+    } else if (strcmp(type, "conversation_length") == 0) {
+        double mn = 0, mx = 1e18, a, b;
+        num(ev, "min_turns", &mn);
+        num(ev, "max_turns", &mx);
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(ev, "target_range");
+        if (cJSON_GetArraySize(tr) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(tr, 0)) &&
+            cJSON_IsNumber(cJSON_GetArrayItem(tr, 1))) {
+            a = cJSON_GetArrayItem(tr, 0)->valuedouble;
+            b = cJSON_GetArrayItem(tr, 1)->valuedouble;
+            mn = a > mn ? a : mn;
+            mx = b < mx ? b : mx;
+        }
+        double n = (double)run->n_turns;
+        set(out, n >= mn && n <= mx ? JUDGE_PASS : JUDGE_FAIL, "conversation_length: %zu turns, allowed %.0f..%s",
+            run->n_turns, mn, mx >= 1e18 ? "any" : (snprintf(why, sizeof why, "%.0f", mx), why));
+    } else if (strcmp(type, "llm_judge") == 0) {
+        eliza_llm_judge(ev, run, out);
+    } else if (strcmp(type, "conversation_flow") == 0 || strcmp(type, "user_satisfaction") == 0 ||
+               strcmp(type, "context_retention") == 0) {
+        set(out, JUDGE_SKIP, "%s: a conversation evaluator that asks a live model per turn; not supported here "
+                             "(docs/judge.md)", type);
+    } else {
+        set(out, JUDGE_FAIL, "Unknown evaluator type: '%.100s'", type);
+    }
+}
+
+/* ---------- Yao ---------- */
+
+/* The output as JSON: the text itself when it parses, else the first
+** fenced block or {...}/[...] span that does (Yao's ExtractJSON leniency,
+** without its repairs), else NULL. */
+static cJSON *extract_json(const char *text)
+{
+    cJSON *j = cJSON_Parse(text);
+    if (j)
+        return j;
+    const char *f = strstr(text, "```");
+    if (f) {
+        const char *b = strchr(f + 3, '\n'), *e = b ? strstr(b, "```") : NULL;
+        if (b && e && (j = cJSON_ParseWithLength(b + 1, (size_t)(e - b - 1))) != NULL)
+            return j;
+    }
+    for (const char *p = text; *p; p++) {
+        if (*p != '{' && *p != '[')
+            continue;
+        char close = *p == '{' ? '}' : ']';
+        for (const char *q = text + strlen(text); q > p; q--)
+            if (q[-1] == close && (j = cJSON_ParseWithLength(p, (size_t)(q - p))) != NULL)
+                return j;
+    }
+    return NULL;
+}
+
+static bool json_eq(const cJSON *a, const cJSON *b)
+{
+    Buf x, y;
+    buf_init(&x);
+    buf_init(&y);
+    tape_canonical(a, &x);
+    tape_canonical(b, &y);
+    bool eq = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
+    buf_fini(&x);
+    buf_fini(&y);
+    return eq;
+}
+
+/* "$.a.b[0].c" */
+static const cJSON *json_at(const cJSON *j, const char *path)
+{
+    if (path[0] == '$')
+        path += path[1] == '.' ? 2 : 1;
+    while (j && *path) {
+        if (*path == '.') {
+            path++;
+            continue;
+        }
+        if (*path == '[') {
+            char *end;
+            long i = strtol(path + 1, &end, 10);
+            if (*end != ']' || i < 0)
+                return NULL;
+            j = cJSON_GetArrayItem(j, (int)i);
+            path = end + 1;
+            continue;
+        }
+        size_t l = strcspn(path, ".[");
+        char key[256];
+        if (l >= sizeof key)
+            return NULL;
+        memcpy(key, path, l);
+        key[l] = 0;
+        j = cJSON_GetObjectItemCaseSensitive(j, key);
+        path += l;
+    }
+    return j;
+}
+
+/* Yao's tool name match: equal, or ending in "__v" or ".v", or containing v. */
+static bool tool_name_match(const char *name, const char *v)
+{
+    size_t n = strlen(name), l = strlen(v);
+    if (strcmp(name, v) == 0)
+        return true;
+    if (n > l + 2 && (memcmp(name + n - l - 2, "__", 2) == 0 || name[n - l - 1] == '.') &&
+        strcmp(name + n - l, v) == 0)
+        return true;
+    return strstr(name, v) != NULL;
+}
+
+/* Every key of want equal (canonically) in got. */
+static bool subset(const cJSON *want, const cJSON *got)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, want) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(got, w->string);
+        if (!g || !json_eq(w, g))
+            return false;
+    }
+    return true;
+}
+
+static bool tool_called(const cJSON *value, const JudgeRun *run)
+{
+    const JudgeTurn *t = run->n_turns ? &run->turns[run->n_turns - 1] : NULL;
+    for (size_t k = 0; t && k < t->n_actions; k++) {
+        const JudgeAction *a = &t->actions[k];
+        if (cJSON_IsString(value) && tool_name_match(a->name, value->valuestring))
+            return true;
+        if (cJSON_IsArray(value)) {
+            const cJSON *v;
+            cJSON_ArrayForEach(v, value) if (cJSON_IsString(v) && tool_name_match(a->name, v->valuestring)) return true;
+        }
+        if (cJSON_IsObject(value) && str(value, "name") && tool_name_match(a->name, str(value, "name"))) {
+            const cJSON *args = cJSON_GetObjectItemCaseSensitive(value, "arguments");
+            cJSON *got = args ? cJSON_Parse(a->input) : NULL;
+            bool ok = !args || (got && subset(args, got));
+            cJSON_Delete(got);
+            if (ok)
+                return true;
+        }
+    }
+    return false;
+}
+
+static const char *type_of(const cJSON *j)
+{
+    return cJSON_IsString(j) ? "string" : cJSON_IsNumber(j) ? "number" : cJSON_IsBool(j) ? "boolean"
+         : cJSON_IsArray(j)  ? "array"  : cJSON_IsObject(j) ? "object" : "null";
+}
+
+void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *type = cJSON_IsString(as) ? as->valuestring : str(as, "type");
+    if (!type || !*type)
+        type = "equals";
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(as, "value");
+    const char *text = last_text(run);
+    char *vtext = value && !cJSON_IsString(value) ? cJSON_PrintUnformatted(value) : NULL;
+    const char *v = cJSON_IsString(value) ? value->valuestring : vtext ? vtext : "";
+    char why[256];
+    bool neg = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(as, "negate"));
+    if (strcmp(type, "contains") == 0 || strcmp(type, "not_contains") == 0) {
+        bool hit = strstr(text, v) != NULL, want = type[0] == 'c';
+        set(out, hit == want ? JUDGE_PASS : JUDGE_FAIL, "output %s '%.200s'", hit ? "contains" : "does not contain", v);
+    } else if (strcmp(type, "equals") == 0) {
+        bool eq;
+        if (cJSON_IsString(value)) {
+            eq = strcmp(text, v) == 0;
+        } else {
+            cJSON *o = cJSON_Parse(text);
+            eq = o && value && json_eq(o, value);
+            cJSON_Delete(o);
+        }
+        set(out, eq ? JUDGE_PASS : JUDGE_FAIL, "output %s %.200s", eq ? "equals" : "does not equal", v);
+    } else if (strcmp(type, "regex") == 0) {
+        bool ok, hit = regex_search(v, false, text, why, sizeof why, &ok);
+        if (!ok)
+            set(out, JUDGE_ERROR, "regex: %s", why);
+        else
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "output %s /%.200s/", hit ? "matches" : "does not match", v);
+    } else if (strcmp(type, "json_path") == 0) {
+        const char *p = str(as, "path");
+        cJSON *j = p ? extract_json(text) : NULL;
+        const cJSON *at = j ? json_at(j, p) : NULL;
+        if (!p) {
+            set(out, JUDGE_ERROR, "json_path: no path");
+        } else if (!j) {
+            set(out, JUDGE_FAIL, "json_path: the output holds no JSON");
+        } else if (!at) {
+            set(out, JUDGE_FAIL, "json_path: %s not found", p);
+        } else {
+            bool ok = value && json_eq(at, value);
+            if (!ok && cJSON_IsArray(value) && !cJSON_IsArray(at)) {
+                const cJSON *x;
+                cJSON_ArrayForEach(x, value) ok |= json_eq(at, x);
+            }
+            set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "json_path: %s %s %.200s", p, ok ? "is" : "is not", v);
+        }
+        cJSON_Delete(j);
+    } else if (strcmp(type, "type") == 0) {
+        cJSON *o = cJSON_Parse(text);
+        const char *t = o ? type_of(o) : "string";
+        bool ok = strcmp(t, v) == 0;
+        set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "output is of type %s, expected %.40s", t, v);
+        cJSON_Delete(o);
+    } else if (strcmp(type, "tool_called") == 0) {
+        if (!value || (!cJSON_IsString(value) && !cJSON_IsArray(value) && !cJSON_IsObject(value))) {
+            set(out, JUDGE_ERROR, "invalid tool_called value type: %s", value ? type_of(value) : "<nil>");
+        } else {
+            bool hit = tool_called(value, run);
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "tool %.200s %s", v, hit ? "was called" : "was not called");
+        }
+    } else if (strcmp(type, "agent") == 0) {
+        cJSON *rq = cJSON_CreateObject();
+        cJSON_AddStringToObject(rq, "output", text);
+        cJSON_AddStringToObject(rq, "input", run->n_turns ? run->turns[run->n_turns - 1].input : "");
+        cJSON_AddItemToObject(rq, "criteria", value ? cJSON_Duplicate(value, true) : cJSON_CreateNull());
+        const char *use = str(as, "use");
+        if (use)
+            cJSON_AddStringToObject(rq, "use", use);
+        const cJSON *rp = from_tape(run, "yao_validator", rq, out);
+        cJSON_Delete(rq);
+        if (rp) {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(rp, "passed");
+            const char *reason = str(rp, "reason");
+            if (!cJSON_IsBool(p))
+                set(out, JUDGE_ERROR, "validator agent error: the tape's reply has no passed");
+            else
+                set(out, cJSON_IsTrue(p) ? JUDGE_PASS : JUDGE_FAIL, "validator: %s", reason ? reason : "");
+        }
+    } else if (strcmp(type, "script") == 0 || strcmp(type, "tool_result") == 0) {
+        set(out, JUDGE_SKIP, "%s: %s (docs/judge.md)", type,
+            type[0] == 's' ? "scripts run in Yao's V8 engine, which this runner does not have"
+                           : "the agent's tool results are not part of its reply on these transports");
+    } else {
+        set(out, JUDGE_FAIL, "unknown assertion type: %.100s", type);
+    }
+    cJSON_free(vtext);
+    if (neg && (out->verdict == JUDGE_PASS || out->verdict == JUDGE_FAIL)) {
+        out->verdict = out->verdict == JUDGE_PASS ? JUDGE_FAIL : JUDGE_PASS;
+        char m[sizeof out->message];
+        memcpy(m, out->message, sizeof m);
+        snprintf(out->message, sizeof out->message, "negated: %.*s", (int)sizeof out->message - 10, m);
+    }
+    const char *msg = str(as, "message");
+    if (msg && out->verdict == JUDGE_FAIL)
+        snprintf(out->message, sizeof out->message, "%s", msg);
+}

@@ -1,0 +1,63 @@
+/* judge.h - the checks of ElizaOS evaluations and Yao assertions, over what
+** an agent under test answered (runtime/aut) (docs/judge.md).
+**
+** Each check is given as the JSON object the suite wrote (an ElizaOS
+** `evaluations[]` item, a Yao `assert` item), so the front ends carry them
+** as written.  Its verdict is one of four: PASS and FAIL as the suite's own
+** runner would decide; SKIP when the check needs a reply that only a live
+** model gives and the tape (runtime/tape) does not have it, with the
+** missing key, or when it needs something this runner cannot do (a V8
+** script), with the reason; ERROR when the check itself is malformed.  A
+** check is never passed for want of an answer. */
+#ifndef SC_JUDGE_H
+#define SC_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "runtime/tape/tape.h"
+
+typedef struct JudgeAction {
+    const char *name;           /* the tool or action */
+    const char *input;          /* its arguments, JSON text */
+} JudgeAction;
+
+typedef struct JudgeTurn {
+    const char *input;          /* what was sent */
+    const char *text;           /* what the agent answered */
+    const JudgeAction *actions;
+    size_t n_actions;
+} JudgeTurn;
+
+typedef struct JudgeRun {
+    const JudgeTurn *turns;     /* the conversation so far; the last is "the response" */
+    size_t n_turns;
+    const char *workspace;      /* files and commands (NULL: none: such checks fail) */
+    uint64_t duration_ms;       /* the step's time; has_duration false: not measured */
+    bool has_duration;
+    Tape *tape;                 /* judge verdicts; NULL: none (every such check skips) */
+    unsigned command_timeout_ms;/* command_exit_code_is (0: 30000) */
+} JudgeRun;
+
+typedef enum JudgeVerdict { JUDGE_PASS, JUDGE_FAIL, JUDGE_SKIP, JUDGE_ERROR } JudgeVerdict;
+
+typedef struct JudgeResult {
+    JudgeVerdict verdict;
+    char message[600];          /* why, as the suite's runner says it where it says it */
+    char key[65];               /* SKIP for a missing tape reply: its key ("" otherwise) */
+    char kind[32];              /* and its kind */
+} JudgeResult;
+
+/* One ElizaOS evaluation ({type, ...}). */
+void judge_eliza(const cJSON *evaluation, const JudgeRun *run, JudgeResult *out);
+
+/* One Yao assertion ({type, value, path, negate, message, ...}; a bare
+** string is its type). */
+void judge_yao(const cJSON *assertion, const JudgeRun *run, JudgeResult *out);
+
+const char *judge_verdict_name(JudgeVerdict v);   /* "passed", "failed", "skipped", "error" */
+
+#endif

@@ -1,0 +1,176 @@
+/* t_judge.c - runtime/judge: every ElizaOS evaluator and Yao assertion on
+** made-up conversations, a real workspace (files, commands) and tapes, with
+** each decision docs/judge.md records (case folding, action names, Yao's
+** tool-name leniency, canonical equality, negate, message, SKIP with the
+** missing key). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/judge/judge.h"
+
+static int failures;
+
+static void expect(const char *what, const char *json, bool eliza, const JudgeRun *run, JudgeVerdict want,
+                   const char *msg_part)
+{
+    cJSON *j = cJSON_Parse(json);
+    if (!j) {
+        fprintf(stderr, "%s: bad test JSON\n", what);
+        failures++;
+        return;
+    }
+    JudgeResult r;
+    if (eliza)
+        judge_eliza(j, run, &r);
+    else
+        judge_yao(j, run, &r);
+    if (r.verdict != want || (msg_part && !strstr(r.message, msg_part))) {
+        fprintf(stderr, "FAIL %s: %s (%s), want %s with '%s'\n", what, judge_verdict_name(r.verdict), r.message,
+                judge_verdict_name(want), msg_part ? msg_part : "");
+        failures++;
+    }
+    cJSON_Delete(j);
+}
+
+#define E(what, json, want, part) expect(what, json, true, &run, want, part)
+#define Y(what, json, want, part) expect(what, json, false, &run, want, part)
+
+int main(void)
+{
+    char ws[] = "/tmp/t_judge-XXXXXX";
+    if (!mkdtemp(ws))
+        return 1;
+    char p[256];
+    snprintf(p, sizeof p, "%s/notes.txt", ws);
+    FILE *f = fopen(p, "w");
+    fputs("hello world\n", f);
+    fclose(f);
+
+    JudgeAction acts[] = { { "LIST_GITHUB_ISSUES", "{}" }, { "mcp__files__read", "{\"path\":\"a\",\"n\":1}" } };
+    JudgeTurn turns[] = {
+        { "hi", "Hello! How can I help?", NULL, 0 },
+        { "I need help with issues", "Sure, I NEED HELP too: here are 3 issues.", acts, 2 },
+    };
+    JudgeRun run = { .turns = turns, .n_turns = 2, .workspace = ws, .duration_ms = 500, .has_duration = true,
+                     .command_timeout_ms = 300 };
+
+    /* ---- ElizaOS ---- */
+    E("contains, any case", "{\"type\":\"string_contains\",\"value\":\"need help\"}", JUDGE_PASS, "(any case)");
+    E("contains, case", "{\"type\":\"string_contains\",\"value\":\"need help\",\"case_sensitive\":true}", JUDGE_FAIL,
+      "not found");
+    E("contains, only the last turn", "{\"type\":\"string_contains\",\"value\":\"How can I\"}", JUDGE_FAIL, NULL);
+    E("regex, /i", "{\"type\":\"regex_match\",\"pattern\":\"need\\\\s+help\"}", JUDGE_PASS, "matches");
+    E("regex, no match", "{\"type\":\"regex_match\",\"pattern\":\"^here\"}", JUDGE_FAIL, NULL);
+    E("regex, bad", "{\"type\":\"regex_match\",\"pattern\":\"(\"}", JUDGE_ERROR, "regex_match:");
+    E("file_exists ./", "{\"type\":\"file_exists\",\"path\":\"./notes.txt\"}", JUDGE_PASS, NULL);
+    E("file_exists missing", "{\"type\":\"file_exists\",\"path\":\"other.txt\"}", JUDGE_FAIL, "does not exist");
+    E("file_exists absolute", "{\"type\":\"file_exists\",\"path\":\"/etc/passwd\"}", JUDGE_FAIL, "absolute");
+    E("file_exists ..", "{\"type\":\"file_exists\",\"path\":\"../x\"}", JUDGE_FAIL, NULL);
+    E("file_contains", "{\"type\":\"file_contains\",\"path\":\"notes.txt\",\"value\":\"world\"}", JUDGE_PASS, NULL);
+    E("file_contains no", "{\"type\":\"file_contains\",\"path\":\"notes.txt\",\"value\":\"World\"}", JUDGE_FAIL,
+      "does not contain");
+    E("command 0", "{\"type\":\"command_exit_code_is\",\"command\":\"test -f notes.txt\",\"expected_code\":0}",
+      JUDGE_PASS, "exited 0");
+    E("command 3", "{\"type\":\"command_exit_code_is\",\"command\":\"exit 3\",\"expected_code\":0}", JUDGE_FAIL,
+      "exited 3, expected 0");
+    E("command time", "{\"type\":\"command_exit_code_is\",\"command\":\"sleep 5\",\"expected_code\":0}", JUDGE_FAIL,
+      "did not end within 300 ms");
+    E("trajectory", "{\"type\":\"trajectory_contains_action\",\"action\":\"listGithub_Issues\"}", JUDGE_PASS, NULL);
+    E("trajectory no", "{\"type\":\"trajectory_contains_action\",\"action\":\"send_email\"}", JUDGE_FAIL, NULL);
+    E("time", "{\"type\":\"execution_time\",\"max_duration_ms\":1000}", JUDGE_PASS, "500 ms");
+    E("time min", "{\"type\":\"execution_time\",\"max_duration_ms\":1000,\"min_duration_ms\":600}", JUDGE_FAIL, NULL);
+    E("length", "{\"type\":\"conversation_length\",\"min_turns\":1,\"max_turns\":3}", JUDGE_PASS, "2 turns");
+    E("length range", "{\"type\":\"conversation_length\",\"target_range\":[3,5]}", JUDGE_FAIL, NULL);
+    E("flow", "{\"type\":\"conversation_flow\",\"required_patterns\":[\"question_then_answer\"]}", JUDGE_SKIP,
+      "not supported");
+    E("unknown", "{\"type\":\"vibes\"}", JUDGE_FAIL, "Unknown evaluator type: 'vibes'");
+    E("no type", "{\"value\":1}", JUDGE_ERROR, NULL);
+    run.has_duration = false;
+    E("time unmeasured", "{\"type\":\"execution_time\",\"max_duration_ms\":1000}", JUDGE_FAIL, "not measured");
+    run.has_duration = true;
+
+    /* llm_judge: without a tape it skips with the key of its request */
+    const char *lj = "{\"type\":\"llm_judge\",\"prompt\":\"Did it list issues?\",\"expected\":\"yes\"}";
+    cJSON *rq = cJSON_Parse("{\"prompt\":\"Did it list issues?\",\"expected\":\"yes\","
+                            "\"response\":\"Sure, I NEED HELP too: here are 3 issues.\"}");
+    char key[65];
+    tape_key("llm_judge", rq, key);
+    cJSON *ev = cJSON_Parse(lj);
+    JudgeResult r;
+    judge_eliza(ev, &run, &r);
+    if (r.verdict != JUDGE_SKIP || strcmp(r.key, key) != 0 || strcmp(r.kind, "llm_judge") != 0) {
+        fprintf(stderr, "FAIL llm_judge without a tape: %s %s key %s\n", judge_verdict_name(r.verdict), r.message, r.key);
+        failures++;
+    }
+    Tape *t = tape_new();
+    char err[256];
+    cJSON *yes = cJSON_Parse("{\"overall_success\":true,\"confidence\":0.9}");
+    tape_add(t, "llm_judge", rq, 0, yes, err, sizeof err);
+    cJSON *rq2 = cJSON_Parse("{\"prompt\":\"Did it list issues?\",\"expected\":\"0.95+\","
+                             "\"response\":\"Sure, I NEED HELP too: here are 3 issues.\"}");
+    tape_add(t, "llm_judge", rq2, 0, yes, err, sizeof err);
+    run.tape = t;
+    E("llm_judge yes", lj, JUDGE_PASS, "judged yes, expected yes");
+    E("llm_judge asked again: the tape has one reply", lj, JUDGE_SKIP, "no reply");
+    E("llm_judge 0.95+", "{\"type\":\"llm_judge\",\"prompt\":\"Did it list issues?\",\"expected\":\"0.95+\"}",
+      JUDGE_FAIL, "confidence 0.90, expected at least 0.95");
+
+    /* ---- Yao ---- */
+    turns[1].text = "```json\n{\"a\":{\"b\":[1,{\"c\":\"x\"}]},\"n\":42}\n```";
+    Y("contains", "{\"type\":\"contains\",\"value\":\"\\\"c\\\"\"}", JUDGE_PASS, NULL);
+    Y("contains is case-sensitive", "{\"type\":\"contains\",\"value\":\"JSON\"}", JUDGE_FAIL, NULL);
+    Y("not_contains", "{\"type\":\"not_contains\",\"value\":\"error\"}", JUDGE_PASS, NULL);
+    Y("regex", "{\"type\":\"regex\",\"value\":\"\\\"n\\\":\\\\d+\"}", JUDGE_PASS, NULL);
+    Y("json_path", "{\"type\":\"json_path\",\"path\":\"$.a.b[1].c\",\"value\":\"x\"}", JUDGE_PASS, NULL);
+    Y("json_path IN", "{\"type\":\"json_path\",\"path\":\"$.a.b[1].c\",\"value\":[\"y\",\"x\"]}", JUDGE_PASS, NULL);
+    Y("json_path no", "{\"type\":\"json_path\",\"path\":\"$.n\",\"value\":41}", JUDGE_FAIL, NULL);
+    Y("json_path missing", "{\"type\":\"json_path\",\"path\":\"$.zz\",\"value\":1}", JUDGE_FAIL, "not found");
+    Y("type (string: the fence is text)", "{\"type\":\"type\",\"value\":\"string\"}", JUDGE_PASS, NULL);
+    turns[1].text = "{\"b\":2,\"a\":[1,2.0]}";
+    Y("equals, canonical", "{\"type\":\"equals\",\"value\":{\"a\":[1,2],\"b\":2}}", JUDGE_PASS, NULL);
+    Y("equals, default type", "{\"value\":{\"a\":[1,2],\"b\":3}}", JUDGE_FAIL, NULL);
+    Y("type object", "{\"type\":\"type\",\"value\":\"object\"}", JUDGE_PASS, NULL);
+    Y("bare string type", "\"equals\"", JUDGE_FAIL, NULL);
+    Y("tool_called __suffix", "{\"type\":\"tool_called\",\"value\":\"read\"}", JUDGE_PASS, NULL);
+    Y("tool_called any of", "{\"type\":\"tool_called\",\"value\":[\"write\",\"files__read\"]}", JUDGE_PASS, NULL);
+    Y("tool_called contains (Yao's leniency)", "{\"type\":\"tool_called\",\"value\":\"file\"}", JUDGE_PASS, NULL);
+    Y("tool_called args", "{\"type\":\"tool_called\",\"value\":{\"name\":\"read\",\"arguments\":{\"path\":\"a\"}}}",
+      JUDGE_PASS, NULL);
+    Y("tool_called args differ", "{\"type\":\"tool_called\",\"value\":{\"name\":\"read\",\"arguments\":{\"n\":2}}}",
+      JUDGE_FAIL, NULL);
+    Y("tool_called no value", "{\"type\":\"tool_called\",\"name\":\"read\"}", JUDGE_ERROR,
+      "invalid tool_called value type: <nil>");
+    Y("negate", "{\"type\":\"contains\",\"value\":\"zzz\",\"negate\":true}", JUDGE_PASS, "negated:");
+    Y("message", "{\"type\":\"contains\",\"value\":\"zzz\",\"message\":\"wanted zzz\"}", JUDGE_FAIL, "wanted zzz");
+    Y("script", "{\"type\":\"script\",\"script\":\"scripts.check\"}", JUDGE_SKIP, "V8");
+    Y("unknown", "{\"type\":\"schema\"}", JUDGE_FAIL, "unknown assertion type: schema");
+    Y("agent, missing from the tape", "{\"type\":\"agent\",\"use\":\"agents:judge\",\"value\":\"is it JSON?\"}",
+      JUDGE_SKIP, "yao_validator");
+    cJSON *vq = cJSON_Parse("{\"output\":\"{\\\"b\\\":2,\\\"a\\\":[1,2.0]}\",\"input\":\"I need help with issues\","
+                            "\"criteria\":\"is it JSON?\",\"use\":\"agents:judge\"}");
+    cJSON *vr = cJSON_Parse("{\"passed\":false,\"reason\":\"it is JSON but not the answer\"}");
+    /* the second asking of this request (the first missed above): n 1 */
+    tape_add(t, "yao_validator", vq, 1, vr, err, sizeof err);
+    Y("agent, from the tape", "{\"type\":\"agent\",\"use\":\"agents:judge\",\"value\":\"is it JSON?\"}", JUDGE_FAIL,
+      "not the answer");
+
+    cJSON_Delete(vq);
+    cJSON_Delete(vr);
+    cJSON_Delete(ev);
+    cJSON_Delete(rq);
+    cJSON_Delete(rq2);
+    cJSON_Delete(yes);
+    tape_free(t);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", ws);
+    if (system(cmd) != 0)
+        failures++;
+    if (failures) {
+        fprintf(stderr, "t_judge: %d failed\n", failures);
+        return 1;
+    }
+    puts("t_judge: ok");
+    return 0;
+}
