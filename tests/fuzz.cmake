@@ -88,6 +88,13 @@ add_test(NAME fuzz_http_client_regressions
          COMMAND fuzz_http_client_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/httpc-corpus)
 set_tests_properties(fuzz_http_client_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
 
+# What the agent-under-test client reads from an ACP agent (runtime/aut):
+# tests/fuzz/aut-acp-corpus.
+add_executable(fuzz_aut_acp_replay fuzz/fuzz_replay.c fuzz/fuzz_aut_acp.c)
+target_link_libraries(fuzz_aut_acp_replay PRIVATE sc_aut)
+add_test(NAME fuzz_aut_acp_regressions COMMAND fuzz_aut_acp_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/aut-acp-corpus)
+set_tests_properties(fuzz_aut_acp_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -101,7 +108,7 @@ if(SCC_FUZZ)
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
   foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert
-              sc_rt_acp sc_tape)
+              sc_rt_acp sc_tape sc_aut sc_rt_pty)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -136,6 +143,11 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_http_client PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_http_client PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_http_client PRIVATE sc_http)
+
+  add_executable(fuzz_aut_acp fuzz/fuzz_aut_acp.c)
+  target_compile_options(fuzz_aut_acp PRIVATE -fsanitize=fuzzer ${_fz_san})
+  target_link_options(fuzz_aut_acp PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_aut_acp PRIVATE sc_aut)
 
   add_executable(fuzz_tape fuzz/fuzz_tape.c)
   target_compile_options(fuzz_tape PRIVATE -fsanitize=fuzzer ${_fz_san})

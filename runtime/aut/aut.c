@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ struct Aut {
     /* ACP */
     pid_t pid;
     int to;                     /* its stdin and stdout (a socket) */
+    bool borrowed;              /* to is the caller's (aut_open_acp_fd) */
     Buf in;                     /* bytes read, not yet a whole line */
     long next_id;
     char *session;
@@ -395,12 +397,13 @@ static AutErr acp_call(Aut *a, const char *method, cJSON *params, cJSON **result
         } else if (jm && strcmp(jm, "session/update") == 0) {
             if (text && r)
                 acp_update(j, text, r);
-        } else if (!jm && cJSON_IsNumber(jid) && (long)jid->valuedouble == id) {
+        } else if (!jm && cJSON_IsNumber(jid) && jid->valuedouble == (double)id) {   /* no cast: any number may come */
             const cJSON *er = cJSON_GetObjectItemCaseSensitive(j, "error");
             if (er) {
                 const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(er, "message"));
-                snprintf(err, errlen, "%s: the agent answered error %d: %.300s", method,
-                         (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(er, "code")), msg ? msg : "");
+                double code = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(er, "code"));
+                snprintf(err, errlen, "%s: the agent answered error %.0f: %.300s", method,
+                         code == code && fabs(code) < 1e15 ? code : 0.0, msg ? msg : "");   /* NaN, huge: 0 */
                 cJSON_Delete(j);
                 return AUT_E_PROTOCOL;
             }
@@ -416,10 +419,9 @@ static AutErr acp_call(Aut *a, const char *method, cJSON *params, cJSON **result
     }
 }
 
-static bool acp_open(Aut *a, char *err, size_t errlen)
+/* initialize and session/new on the connection a->to. */
+static bool acp_handshake(Aut *a, char *err, size_t errlen)
 {
-    if (!spawn_pipes(a, err, errlen))
-        return false;
     cJSON *p = cJSON_CreateObject(), *res = NULL;
     cJSON_AddNumberToObject(p, "protocolVersion", 1);
     cJSON *caps = cJSON_AddObjectToObject(p, "clientCapabilities");
@@ -634,7 +636,33 @@ static AutErr pty_turn(Aut *a, const char *input, AutReply *r, char *err, size_t
     return e == AUT_E_EXITED && a->out.len ? AUT_OK : e;
 }
 
+static bool acp_open(Aut *a, char *err, size_t errlen)
+{
+    return spawn_pipes(a, err, errlen) && acp_handshake(a, err, errlen);
+}
+
 /* ---------- the interface ---------- */
+
+Aut *aut_open_acp_fd(const AutConfig *c, int fd, char *err, size_t errlen)
+{
+    Aut *a = sc_calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    a->c = *c;
+    a->c.kind = AUT_ACP;
+    a->to = fd;
+    a->borrowed = true;
+    buf_init(&a->in);
+    buf_init(&a->out);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (!acp_handshake(a, err, errlen)) {
+        aut_close(a);
+        return NULL;
+    }
+    return a;
+}
 
 Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
 {
@@ -691,7 +719,7 @@ void aut_close(Aut *a)
     if (!a)
         return;
     cJSON_Delete(a->messages);
-    if (a->to >= 0)
+    if (a->to >= 0 && !a->borrowed)
         close(a->to);
     end_process(a->pid);
     pty_screen_free(a->scr);

@@ -69,6 +69,11 @@ typedef struct Aut Aut;
 ** a reason in err when it cannot. */
 Aut *aut_open(const AutConfig *c, char *err, size_t errlen);
 
+/* An ACP agent already connected on the stream socket fd (an agent that
+** listens on a socket; the ACP fuzz target): the handshake done, fd left
+** open by aut_close (it is the caller's).  NULL with a reason in err. */
+Aut *aut_open_acp_fd(const AutConfig *c, int fd, char *err, size_t errlen);
+
 /* One turn: input to the agent, its reply in *r (aut_reply_fini after,
 ** also on failure).  Returns AUT_OK or the error, with a reason in err. */
 AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen);

@@ -284,8 +284,8 @@ void judge_eliza(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
     } else if (strcmp(type, "command_exit_code_is") == 0) {
         const char *c = str(ev, "command");
         double want = 0;
-        if (!c || !num(ev, "expected_code", &want)) {
-            set(out, JUDGE_ERROR, "command_exit_code_is: needs command and expected_code");
+        if (!c || !num(ev, "expected_code", &want) || want != floor(want) || want < -1e9 || want > 1e9) {
+            set(out, JUDGE_ERROR, "command_exit_code_is: needs command and expected_code (a whole number)");
         } else if (!run->workspace) {
             set(out, JUDGE_FAIL, "command_exit_code_is: no workspace to run '%.200s' in", c);
         } else {
@@ -404,7 +404,7 @@ static const cJSON *json_at(const cJSON *j, const char *path)
         if (*path == '[') {
             char *end;
             long i = strtol(path + 1, &end, 10);
-            if (*end != ']' || i < 0)
+            if (*end != ']' || i < 0 || i > 1000000000L)
                 return NULL;
             j = cJSON_GetArrayItem(j, (int)i);
             path = end + 1;

@@ -585,7 +585,8 @@ static Ev *parse_events(const ReportRun *r, size_t *n_out)
                 ev = ne;
                 cap = nc;
             }
-            ev[n++] = (Ev){ j, p, (size_t)(le - p), at->valuedouble > 0 ? (uint64_t)at->valuedouble : 0, kind };
+            double ms = at->valuedouble > 0 ? (at->valuedouble < 1e15 ? at->valuedouble : 1e15) : 0;
+            ev[n++] = (Ev){ j, p, (size_t)(le - p), (uint64_t)ms, kind };
         } else {
             cJSON_Delete(j);
         }
@@ -682,7 +683,7 @@ void report_run_page(const ReportRun *r, Buf *out)
         const cJSON *sig = cJSON_GetObjectItemCaseSensitive(xs, "signal");
         buf_puts(out, "<p class=\"meta\">program: ");
         if (cJSON_IsNumber(code))
-            buf_printf(out, "exit code %d", (int)code->valuedouble);
+            buf_printf(out, "exit code %.0f", code->valuedouble);
         else if (cJSON_IsString(sig) || cJSON_IsNumber(sig))
             buf_puts(out, "killed by a signal");
         else
