@@ -77,6 +77,10 @@ static bool regex_search(const char *pat, bool icase, const char *text, char *er
     buf_puts(&p, pat);
     TermRegex *re = term_regex_new((const char *)p.data, p.len, err, errlen);
     buf_fini(&p);
+    if (!re && icase) {                 /* the error's offset in the pattern as written */
+        TermRegex *bare = term_regex_new(pat, strlen(pat), err, errlen);
+        term_regex_free(bare);
+    }
     *ok = re != NULL;
     bool m = re && term_regex_search(re, text, strlen(text));
     term_regex_free(re);
@@ -212,7 +216,7 @@ static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *o
     }
 }
 
-/* ---------- ElizaOS ---------- */
+/* ---------- helpers ---------- */
 
 /* Action names as ElizaOS compares them: lower case, without '_'. */
 static void action_norm(const char *s, char *out, size_t n)
@@ -231,127 +235,6 @@ static bool num(const cJSON *o, const char *k, double *v)
         *v = x->valuedouble;
     return cJSON_IsNumber(x);
 }
-
-void judge_eliza(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
-{
-    memset(out, 0, sizeof *out);
-    const char *type = str(ev, "type");
-    if (!type) {
-        set(out, JUDGE_ERROR, "an evaluation without a type");
-        return;
-    }
-    const char *text = last_text(run);
-    char path[4096], why[256];
-    if (strcmp(type, "string_contains") == 0) {
-        const char *v = str(ev, "value");
-        if (!v) {
-            set(out, JUDGE_ERROR, "string_contains: no value");
-            return;
-        }
-        bool cs = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "case_sensitive"));
-        bool hit = cs ? strstr(text, v) != NULL : contains_ci(text, v);
-        set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "string_contains: '%.200s' %s in the response%s", v,
-            hit ? "found" : "not found", cs ? "" : " (any case)");
-    } else if (strcmp(type, "regex_match") == 0) {
-        const char *p = str(ev, "pattern");
-        bool ok;
-        bool hit = p && regex_search(p, true, text, why, sizeof why, &ok);
-        if (!p || !ok)
-            set(out, JUDGE_ERROR, "regex_match: %s", p ? why : "no pattern");
-        else
-            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "regex_match: /%.200s/i %s the response", p,
-                hit ? "matches" : "does not match");
-    } else if (strcmp(type, "file_exists") == 0 || strcmp(type, "file_contains") == 0) {
-        const char *p = str(ev, "path"), *v = str(ev, "value");
-        bool fc = type[5] == 'c';
-        struct stat st;
-        if (!p || (fc && !v)) {
-            set(out, JUDGE_ERROR, "%s: no %s", type, p ? "value" : "path");
-        } else if (!in_workspace(run, p, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            set(out, JUDGE_FAIL, "%s: '%.200s' %s", type, p,
-                p[0] == '/' ? "is absolute (only workspace paths count)" : "does not exist in the workspace");
-        } else if (!fc) {
-            set(out, JUDGE_PASS, "file_exists: '%.200s' exists", p);
-        } else {
-            char *data = NULL;
-            size_t len = 0;
-            int e = file_read_all(path, (size_t)64 << 20, &data, &len);
-            bool hit = !e && memmem(data, len, v, strlen(v)) != NULL;
-            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "file_contains: '%.200s' %s '%.200s'", p,
-                e ? "cannot be read, so does not contain" : hit ? "contains" : "does not contain", v);
-            sc_free(data);
-        }
-    } else if (strcmp(type, "command_exit_code_is") == 0) {
-        const char *c = str(ev, "command");
-        double want = 0;
-        if (!c || !num(ev, "expected_code", &want) || want != floor(want) || want < -1e9 || want > 1e9) {
-            set(out, JUDGE_ERROR, "command_exit_code_is: needs command and expected_code (a whole number)");
-        } else if (!run->workspace) {
-            set(out, JUDGE_FAIL, "command_exit_code_is: no workspace to run '%.200s' in", c);
-        } else {
-            int code = run_command(run, c, why, sizeof why);
-            if (code < 0)
-                set(out, JUDGE_FAIL, "command_exit_code_is: '%.200s' %s", c, why);
-            else
-                set(out, code == (int)want ? JUDGE_PASS : JUDGE_FAIL, "command_exit_code_is: '%.200s' exited %d, "
-                    "expected %d", c, code, (int)want);
-        }
-    } else if (strcmp(type, "trajectory_contains_action") == 0) {
-        const char *a = str(ev, "action");
-        char want[128], got[128];
-        if (!a) {
-            set(out, JUDGE_ERROR, "trajectory_contains_action: no action");
-            return;
-        }
-        action_norm(a, want, sizeof want);
-        bool hit = false;
-        for (size_t t = 0; t < run->n_turns && !hit; t++)
-            for (size_t k = 0; k < run->turns[t].n_actions && !hit; k++) {
-                action_norm(run->turns[t].actions[k].name, got, sizeof got);
-                hit = strcmp(got, want) == 0;
-            }
-        set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "trajectory_contains_action: '%.100s' %s", a,
-            hit ? "was executed" : "was not among the agent's actions");
-    } else if (strcmp(type, "execution_time") == 0) {
-        double mx = 0, mn = 0;
-        bool has_max = num(ev, "max_duration_ms", &mx), has_min = num(ev, "min_duration_ms", &mn);
-        if (!has_max) {
-            set(out, JUDGE_ERROR, "execution_time: no max_duration_ms");
-        } else if (!run->has_duration) {
-            set(out, JUDGE_FAIL, "execution_time: the step's time was not measured");
-        } else {
-            double d = (double)run->duration_ms;
-            bool ok = d <= mx && (!has_min || d >= mn);
-            set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "execution_time: %.0f ms, allowed %.0f..%.0f ms", d,
-                has_min ? mn : 0, mx);
-        }
-    } else if (strcmp(type, "conversation_length") == 0) {
-        double mn = 0, mx = 1e18, a, b;
-        num(ev, "min_turns", &mn);
-        num(ev, "max_turns", &mx);
-        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(ev, "target_range");
-        if (cJSON_GetArraySize(tr) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(tr, 0)) &&
-            cJSON_IsNumber(cJSON_GetArrayItem(tr, 1))) {
-            a = cJSON_GetArrayItem(tr, 0)->valuedouble;
-            b = cJSON_GetArrayItem(tr, 1)->valuedouble;
-            mn = a > mn ? a : mn;
-            mx = b < mx ? b : mx;
-        }
-        double n = (double)run->n_turns;
-        set(out, n >= mn && n <= mx ? JUDGE_PASS : JUDGE_FAIL, "conversation_length: %zu turns, allowed %.0f..%s",
-            run->n_turns, mn, mx >= 1e18 ? "any" : (snprintf(why, sizeof why, "%.0f", mx), why));
-    } else if (strcmp(type, "llm_judge") == 0) {
-        eliza_llm_judge(ev, run, out);
-    } else if (strcmp(type, "conversation_flow") == 0 || strcmp(type, "user_satisfaction") == 0 ||
-               strcmp(type, "context_retention") == 0) {
-        set(out, JUDGE_SKIP, "%s: a conversation evaluator that asks a live model per turn; not supported here "
-                             "(docs/judge.md)", type);
-    } else {
-        set(out, JUDGE_FAIL, "Unknown evaluator type: '%.100s'", type);
-    }
-}
-
-/* ---------- Yao ---------- */
 
 /* The output as JSON: the text itself when it parses, else the first
 ** fenced block or {...}/[...] span that does (Yao's ExtractJSON leniency,
@@ -475,21 +358,35 @@ static const char *type_of(const cJSON *j)
          : cJSON_IsArray(j)  ? "array"  : cJSON_IsObject(j) ? "object" : "null";
 }
 
-void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
+/* ---------- one check, in the dialect-neutral language ---------- */
+
+void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
 {
     memset(out, 0, sizeof *out);
-    const char *type = cJSON_IsString(as) ? as->valuestring : str(as, "type");
-    if (!type || !*type)
-        type = "equals";
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(as, "value");
+    const char *type = str(ck, "type");
+    if (!type) {
+        set(out, JUDGE_ERROR, "a check without a type");
+        return;
+    }
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(ck, "value");
     const char *text = last_text(run);
     char *vtext = value && !cJSON_IsString(value) ? cJSON_PrintUnformatted(value) : NULL;
     const char *v = cJSON_IsString(value) ? value->valuestring : vtext ? vtext : "";
-    char why[256];
-    bool neg = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(as, "negate"));
+    const cJSON *csj = cJSON_GetObjectItemCaseSensitive(ck, "case_sensitive");
+    bool cs = !cJSON_IsBool(csj) || cJSON_IsTrue(csj);      /* explicit in the language; absent: sensitive */
+    char path[4096], why[256];
     if (strcmp(type, "contains") == 0 || strcmp(type, "not_contains") == 0) {
-        bool hit = strstr(text, v) != NULL, want = type[0] == 'c';
-        set(out, hit == want ? JUDGE_PASS : JUDGE_FAIL, "output %s '%.200s'", hit ? "contains" : "does not contain", v);
+        bool hit = cs ? strstr(text, v) != NULL : contains_ci(text, v), want = type[0] == 'c';
+        set(out, hit == want ? JUDGE_PASS : JUDGE_FAIL, "the response %s '%.200s'%s",
+            hit ? "contains" : "does not contain", v, cs ? "" : " (any case)");
+    } else if (strcmp(type, "regex") == 0) {
+        const char *pat = str(ck, "pattern");
+        bool ok = false, hit = pat && regex_search(pat, !cs, text, why, sizeof why, &ok);
+        if (!pat || !ok)
+            set(out, JUDGE_ERROR, "regex: %s", pat ? why : "no pattern");
+        else
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "/%.200s/%s %s the response", pat, cs ? "" : "i",
+                hit ? "matches" : "does not match");
     } else if (strcmp(type, "equals") == 0) {
         bool eq;
         if (cJSON_IsString(value)) {
@@ -499,21 +396,15 @@ void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
             eq = o && value && json_eq(o, value);
             cJSON_Delete(o);
         }
-        set(out, eq ? JUDGE_PASS : JUDGE_FAIL, "output %s %.200s", eq ? "equals" : "does not equal", v);
-    } else if (strcmp(type, "regex") == 0) {
-        bool ok, hit = regex_search(v, false, text, why, sizeof why, &ok);
-        if (!ok)
-            set(out, JUDGE_ERROR, "regex: %s", why);
-        else
-            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "output %s /%.200s/", hit ? "matches" : "does not match", v);
+        set(out, eq ? JUDGE_PASS : JUDGE_FAIL, "the response %s %.200s", eq ? "equals" : "does not equal", v);
     } else if (strcmp(type, "json_path") == 0) {
-        const char *p = str(as, "path");
+        const char *p = str(ck, "path");
         cJSON *j = p ? extract_json(text) : NULL;
         const cJSON *at = j ? json_at(j, p) : NULL;
         if (!p) {
             set(out, JUDGE_ERROR, "json_path: no path");
         } else if (!j) {
-            set(out, JUDGE_FAIL, "json_path: the output holds no JSON");
+            set(out, JUDGE_FAIL, "json_path: the response holds no JSON");
         } else if (!at) {
             set(out, JUDGE_FAIL, "json_path: %s not found", p);
         } else {
@@ -525,11 +416,11 @@ void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
             set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "json_path: %s %s %.200s", p, ok ? "is" : "is not", v);
         }
         cJSON_Delete(j);
-    } else if (strcmp(type, "type") == 0) {
+    } else if (strcmp(type, "value_type") == 0) {
         cJSON *o = cJSON_Parse(text);
         const char *t = o ? type_of(o) : "string";
         bool ok = strcmp(t, v) == 0;
-        set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "output is of type %s, expected %.40s", t, v);
+        set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "the response is of type %s, expected %.40s", t, v);
         cJSON_Delete(o);
     } else if (strcmp(type, "tool_called") == 0) {
         if (!value || (!cJSON_IsString(value) && !cJSON_IsArray(value) && !cJSON_IsObject(value))) {
@@ -541,36 +432,219 @@ void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
     } else if (strcmp(type, "agent") == 0) {
         cJSON *rq = cJSON_CreateObject();
         cJSON_AddStringToObject(rq, "output", text);
-        cJSON_AddStringToObject(rq, "input", run->n_turns ? run->turns[run->n_turns - 1].input : "");
+        cJSON_AddStringToObject(rq, "input", run->n_turns && run->turns[run->n_turns - 1].input
+                                                 ? run->turns[run->n_turns - 1].input : "");
         cJSON_AddItemToObject(rq, "criteria", value ? cJSON_Duplicate(value, true) : cJSON_CreateNull());
-        const char *use = str(as, "use");
+        const char *use = str(ck, "use");
         if (use)
             cJSON_AddStringToObject(rq, "use", use);
         const cJSON *rp = from_tape(run, "yao_validator", rq, out);
         cJSON_Delete(rq);
         if (rp) {
-            const cJSON *p = cJSON_GetObjectItemCaseSensitive(rp, "passed");
+            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(rp, "passed");
             const char *reason = str(rp, "reason");
-            if (!cJSON_IsBool(p))
+            if (!cJSON_IsBool(pv))
                 set(out, JUDGE_ERROR, "validator agent error: the tape's reply has no passed");
             else
-                set(out, cJSON_IsTrue(p) ? JUDGE_PASS : JUDGE_FAIL, "validator: %s", reason ? reason : "");
+                set(out, cJSON_IsTrue(pv) ? JUDGE_PASS : JUDGE_FAIL, "validator: %s", reason ? reason : "");
         }
     } else if (strcmp(type, "script") == 0 || strcmp(type, "tool_result") == 0) {
         set(out, JUDGE_SKIP, "%s: %s (docs/judge.md)", type,
             type[0] == 's' ? "scripts run in Yao's V8 engine, which this runner does not have"
                            : "the agent's tool results are not part of its reply on these transports");
+    } else if (strcmp(type, "file_exists") == 0 || strcmp(type, "file_contains") == 0) {
+        const char *p = str(ck, "path");
+        bool fc = type[5] == 'c';
+        struct stat st;
+        if (!p || (fc && !cJSON_IsString(value))) {
+            set(out, JUDGE_ERROR, "%s: no %s", type, p ? "value" : "path");
+        } else if (!in_workspace(run, p, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            set(out, JUDGE_FAIL, "%s: '%.200s' %s", type, p,
+                p[0] == '/' ? "is absolute (only workspace paths count)" : "does not exist in the workspace");
+        } else if (!fc) {
+            set(out, JUDGE_PASS, "file_exists: '%.200s' exists", p);
+        } else {
+            char *data = NULL;
+            size_t len = 0;
+            int e = file_read_all(path, (size_t)64 << 20, &data, &len);
+            bool hit = !e && memmem(data, len, v, strlen(v)) != NULL;
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "file_contains: '%.200s' %s '%.200s'", p,
+                e ? "cannot be read, so does not contain" : hit ? "contains" : "does not contain", v);
+            sc_free(data);
+        }
+    } else if (strcmp(type, "command_exit_code_is") == 0) {
+        const char *c = str(ck, "command");
+        double want = 0;
+        if (!c || !num(ck, "expected_code", &want) || want != floor(want) || want < -1e9 || want > 1e9) {
+            set(out, JUDGE_ERROR, "command_exit_code_is: needs command and expected_code (a whole number)");
+        } else if (!run->workspace) {
+            set(out, JUDGE_FAIL, "command_exit_code_is: no workspace to run '%.200s' in", c);
+        } else {
+            int code = run_command(run, c, why, sizeof why);
+            if (code < 0)
+                set(out, JUDGE_FAIL, "command_exit_code_is: '%.200s' %s", c, why);
+            else
+                set(out, code == (int)want ? JUDGE_PASS : JUDGE_FAIL,
+                    "command_exit_code_is: '%.200s' exited %d, expected %d", c, code, (int)want);
+        }
+    } else if (strcmp(type, "trajectory_contains_action") == 0) {
+        const char *a = str(ck, "action");
+        char want[128], got[128];
+        if (!a) {
+            set(out, JUDGE_ERROR, "trajectory_contains_action: no action");
+        } else {
+            action_norm(a, want, sizeof want);
+            bool hit = false;
+            for (size_t t = 0; t < run->n_turns && !hit; t++)
+                for (size_t k = 0; k < run->turns[t].n_actions && !hit; k++) {
+                    action_norm(run->turns[t].actions[k].name, got, sizeof got);
+                    hit = strcmp(got, want) == 0;
+                }
+            set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "trajectory_contains_action: '%.100s' %s", a,
+                hit ? "was executed" : "was not among the agent's actions");
+        }
+    } else if (strcmp(type, "execution_time") == 0) {
+        double mx = 0, mn = 0;
+        bool has_max = num(ck, "max_duration_ms", &mx), has_min = num(ck, "min_duration_ms", &mn);
+        if (!has_max) {
+            set(out, JUDGE_ERROR, "execution_time: no max_duration_ms");
+        } else if (!run->has_duration) {
+            set(out, JUDGE_FAIL, "execution_time: the step's time was not measured");
+        } else {
+            double d = (double)run->duration_ms;
+            bool ok = d <= mx && (!has_min || d >= mn);
+            set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "execution_time: %.0f ms, allowed %.0f..%.0f ms", d,
+                has_min ? mn : 0, mx);
+        }
+    } else if (strcmp(type, "conversation_length") == 0) {
+        double mn = 0, mx = 1e18;
+        num(ck, "min_turns", &mn);
+        num(ck, "max_turns", &mx);
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(ck, "target_range");
+        if (cJSON_GetArraySize(tr) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(tr, 0)) &&
+            cJSON_IsNumber(cJSON_GetArrayItem(tr, 1))) {
+            double lo = cJSON_GetArrayItem(tr, 0)->valuedouble, hi = cJSON_GetArrayItem(tr, 1)->valuedouble;
+            mn = lo > mn ? lo : mn;
+            mx = hi < mx ? hi : mx;
+        }
+        double n = (double)run->n_turns;
+        if (mx < 1e18)
+            snprintf(why, sizeof why, "%.0f", mx);
+        set(out, n >= mn && n <= mx ? JUDGE_PASS : JUDGE_FAIL, "conversation_length: %zu turns, allowed %.0f..%s",
+            run->n_turns, mn, mx >= 1e18 ? "any" : why);
+    } else if (strcmp(type, "llm_judge") == 0) {
+        eliza_llm_judge(ck, run, out);
+    } else if (strcmp(type, "conversation_flow") == 0 || strcmp(type, "user_satisfaction") == 0 ||
+               strcmp(type, "context_retention") == 0) {
+        set(out, JUDGE_SKIP, "%s: a conversation evaluator that asks a live model per turn; not supported here "
+                             "(docs/judge.md)", type);
     } else {
-        set(out, JUDGE_FAIL, "unknown assertion type: %.100s", type);
+        set(out, JUDGE_FAIL, "unknown check type: %.100s", type);
     }
     cJSON_free(vtext);
-    if (neg && (out->verdict == JUDGE_PASS || out->verdict == JUDGE_FAIL)) {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ck, "negate")) &&
+        (out->verdict == JUDGE_PASS || out->verdict == JUDGE_FAIL)) {
         out->verdict = out->verdict == JUDGE_PASS ? JUDGE_FAIL : JUDGE_PASS;
         char m[sizeof out->message];
         memcpy(m, out->message, sizeof m);
         snprintf(out->message, sizeof out->message, "negated: %.*s", (int)sizeof out->message - 10, m);
     }
-    const char *msg = str(as, "message");
+    const char *msg = str(ck, "message");
     if (msg && out->verdict == JUDGE_FAIL)
         snprintf(out->message, sizeof out->message, "%s", msg);
+}
+
+/* ---------- the dialects, mapped onto it ---------- */
+
+/* A copy of o with type renamed and the given defaults set where absent. */
+static cJSON *neutral(const cJSON *o, const char *type)
+{
+    cJSON *c = cJSON_IsObject(o) ? cJSON_Duplicate(o, true) : cJSON_CreateObject();
+    if (c) {
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "type");
+        cJSON_AddStringToObject(c, "type", type);
+    }
+    return c;
+}
+
+static void set_default_bool(cJSON *c, const char *k, bool v)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(c, k))
+        cJSON_AddBoolToObject(c, k, v);
+}
+
+void judge_eliza(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *type = str(ev, "type");
+    if (!type) {
+        set(out, JUDGE_ERROR, "an evaluation without a type");
+        return;
+    }
+    static const char *const same[] = { "file_exists", "file_contains", "command_exit_code_is",
+                                         "trajectory_contains_action", "execution_time", "conversation_length",
+                                         "llm_judge", "conversation_flow", "user_satisfaction", "context_retention",
+                                         NULL };
+    cJSON *c = NULL;
+    if (strcmp(type, "string_contains") == 0) {
+        if (!str(ev, "value")) {
+            set(out, JUDGE_ERROR, "string_contains: no value");
+            return;
+        }
+        c = neutral(ev, "contains");
+        set_default_bool(c, "case_sensitive", false);        /* ElizaOS's default engine */
+    } else if (strcmp(type, "regex_match") == 0) {
+        c = neutral(ev, "regex");
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "case_sensitive");
+        cJSON_AddFalseToObject(c, "case_sensitive");          /* a JS RegExp with flag i */
+    } else {
+        for (size_t i = 0; same[i] && !c; i++)
+            if (strcmp(type, same[i]) == 0)
+                c = neutral(ev, type);
+        if (!c) {
+            set(out, JUDGE_FAIL, "Unknown evaluator type: '%.100s'", type);
+            return;
+        }
+    }
+    judge_check(c, run, out);
+    cJSON_Delete(c);
+}
+
+void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *type = cJSON_IsString(as) ? as->valuestring : str(as, "type");
+    if (!type || !*type)
+        type = "equals";
+    static const char *const same[] = { "equals", "json_path", "tool_called", "tool_result", "script", "agent",
+                                        NULL };
+    cJSON *c = NULL;
+    if (strcmp(type, "contains") == 0 || strcmp(type, "not_contains") == 0 || strcmp(type, "regex") == 0) {
+        c = neutral(as, type);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
+        if (v && !cJSON_IsString(v)) {               /* a non-string value as its JSON text */
+            char *t = cJSON_PrintUnformatted(v);
+            cJSON_ReplaceItemInObjectCaseSensitive(c, "value", cJSON_CreateString(t ? t : ""));
+            cJSON_free(t);
+        } else if (!v) {
+            cJSON_AddStringToObject(c, "value", "");
+        }
+        if (type[0] == 'r') {                         /* regex: the value is the pattern */
+            cJSON_AddStringToObject(c, "pattern", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "value")));
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(c, "case_sensitive");
+        cJSON_AddTrueToObject(c, "case_sensitive");   /* Yao: always (RE2 takes (?i) in the pattern) */
+    } else if (strcmp(type, "type") == 0) {
+        c = neutral(as, "value_type");
+    } else {
+        for (size_t i = 0; same[i] && !c; i++)
+            if (strcmp(type, same[i]) == 0)
+                c = neutral(as, type);
+        if (!c) {
+            set(out, JUDGE_FAIL, "unknown assertion type: %.100s", type);
+            return;
+        }
+    }
+    judge_check(c, run, out);
+    cJSON_Delete(c);
 }

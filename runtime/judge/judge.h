@@ -51,11 +51,22 @@ typedef struct JudgeResult {
     char kind[32];              /* and its kind */
 } JudgeResult;
 
-/* One ElizaOS evaluation ({type, ...}). */
+/* One check in the dialect-neutral agent-check language the ElizaOS and
+** Yao front ends lower to ({type, scope, negate, message, ...fields} with
+** every default explicit: contains, not_contains, equals, regex, json_path,
+** value_type, tool_called, tool_result, script, agent, llm_judge,
+** file_exists, file_contains, command_exit_code_is,
+** trajectory_contains_action, execution_time, conversation_length,
+** conversation_flow, user_satisfaction, context_retention). */
+void judge_check(const cJSON *check, const JudgeRun *run, JudgeResult *out);
+
+/* One ElizaOS evaluation ({type, ...}), as written in a scenario: mapped
+** onto judge_check with ElizaOS's defaults. */
 void judge_eliza(const cJSON *evaluation, const JudgeRun *run, JudgeResult *out);
 
 /* One Yao assertion ({type, value, path, negate, message, ...}; a bare
-** string is its type). */
+** string is its type), as written in a test case: mapped onto judge_check
+** with Yao's defaults. */
 void judge_yao(const cJSON *assertion, const JudgeRun *run, JudgeResult *out);
 
 const char *judge_verdict_name(JudgeVerdict v);   /* "passed", "failed", "skipped", "error" */

@@ -12,7 +12,9 @@
 
 static int failures;
 
-static void expect(const char *what, const char *json, bool eliza, const JudgeRun *run, JudgeVerdict want,
+enum { ELIZA, YAO, CHECK };
+
+static void expect(const char *what, const char *json, int how, const JudgeRun *run, JudgeVerdict want,
                    const char *msg_part)
 {
     cJSON *j = cJSON_Parse(json);
@@ -22,10 +24,12 @@ static void expect(const char *what, const char *json, bool eliza, const JudgeRu
         return;
     }
     JudgeResult r;
-    if (eliza)
+    if (how == ELIZA)
         judge_eliza(j, run, &r);
-    else
+    else if (how == YAO)
         judge_yao(j, run, &r);
+    else
+        judge_check(j, run, &r);
     if (r.verdict != want || (msg_part && !strstr(r.message, msg_part))) {
         fprintf(stderr, "FAIL %s: %s (%s), want %s with '%s'\n", what, judge_verdict_name(r.verdict), r.message,
                 judge_verdict_name(want), msg_part ? msg_part : "");
@@ -34,8 +38,9 @@ static void expect(const char *what, const char *json, bool eliza, const JudgeRu
     cJSON_Delete(j);
 }
 
-#define E(what, json, want, part) expect(what, json, true, &run, want, part)
-#define Y(what, json, want, part) expect(what, json, false, &run, want, part)
+#define E(what, json, want, part) expect(what, json, ELIZA, &run, want, part)
+#define Y(what, json, want, part) expect(what, json, YAO, &run, want, part)
+#define C(what, json, want, part) expect(what, json, CHECK, &run, want, part)
 
 int main(void)
 {
@@ -59,11 +64,11 @@ int main(void)
     /* ---- ElizaOS ---- */
     E("contains, any case", "{\"type\":\"string_contains\",\"value\":\"need help\"}", JUDGE_PASS, "(any case)");
     E("contains, case", "{\"type\":\"string_contains\",\"value\":\"need help\",\"case_sensitive\":true}", JUDGE_FAIL,
-      "not found");
+      "does not contain");
     E("contains, only the last turn", "{\"type\":\"string_contains\",\"value\":\"How can I\"}", JUDGE_FAIL, NULL);
     E("regex, /i", "{\"type\":\"regex_match\",\"pattern\":\"need\\\\s+help\"}", JUDGE_PASS, "matches");
     E("regex, no match", "{\"type\":\"regex_match\",\"pattern\":\"^here\"}", JUDGE_FAIL, NULL);
-    E("regex, bad", "{\"type\":\"regex_match\",\"pattern\":\"(\"}", JUDGE_ERROR, "regex_match:");
+    E("regex, bad", "{\"type\":\"regex_match\",\"pattern\":\"a(\"}", JUDGE_ERROR, "offset 2");
     E("file_exists ./", "{\"type\":\"file_exists\",\"path\":\"./notes.txt\"}", JUDGE_PASS, NULL);
     E("file_exists missing", "{\"type\":\"file_exists\",\"path\":\"other.txt\"}", JUDGE_FAIL, "does not exist");
     E("file_exists absolute", "{\"type\":\"file_exists\",\"path\":\"/etc/passwd\"}", JUDGE_FAIL, "absolute");
@@ -116,6 +121,19 @@ int main(void)
     E("llm_judge asked again: the tape has one reply", lj, JUDGE_SKIP, "no reply");
     E("llm_judge 0.95+", "{\"type\":\"llm_judge\",\"prompt\":\"Did it list issues?\",\"expected\":\"0.95+\"}",
       JUDGE_FAIL, "confidence 0.90, expected at least 0.95");
+
+    /* ---- the neutral language the front ends lower to ---- */
+    C("check contains, any case", "{\"type\":\"contains\",\"scope\":\"step\",\"value\":\"need help\","
+      "\"case_sensitive\":false}", JUDGE_PASS, "(any case)");
+    C("check contains, case", "{\"type\":\"contains\",\"scope\":\"step\",\"value\":\"need help\","
+      "\"case_sensitive\":true}", JUDGE_FAIL, NULL);
+    C("check regex", "{\"type\":\"regex\",\"scope\":\"step\",\"pattern\":\"^sure\",\"case_sensitive\":false}",
+      JUDGE_PASS, "/^sure/i");
+    C("check value_type", "{\"type\":\"value_type\",\"scope\":\"case\",\"value\":\"string\"}", JUDGE_PASS, NULL);
+    C("check unknown", "{\"type\":\"vibes\",\"scope\":\"case\"}", JUDGE_FAIL, "unknown check type: vibes");
+    C("check no type", "{\"scope\":\"case\"}", JUDGE_ERROR, NULL);
+    Y("Yao regex is case-sensitive", "{\"type\":\"regex\",\"value\":\"^sure\"}", JUDGE_FAIL, NULL);
+    Y("Yao regex takes (?i)", "{\"type\":\"regex\",\"value\":\"(?i)^sure\"}", JUDGE_PASS, NULL);
 
     /* ---- Yao ---- */
     turns[1].text = "```json\n{\"a\":{\"b\":[1,{\"c\":\"x\"}]},\"n\":42}\n```";
