@@ -41,6 +41,8 @@ const char scvm_usage[] =
     "       scvm serve llm+rest+harness [options] FILE...\n"
     "       scvm agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE\n"
     "       scvm report --merge -o OUT.xml JUNIT.xml...\n"
+    "       scvm driver --stdio --json [policy options] -- CMD ARGS...\n"
+    "       scvm exec [--json] [policy options] -- CMD ARGS...\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -70,6 +72,11 @@ static const char help_text[] =
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
+    "  driver --stdio --json -- CMD  drive CMD in a terminal: one JSON request per\n"
+    "                 line on stdin (key, text, resize, wait, observe, terminate),\n"
+    "                 one JSON response per line on stdout (docs/driver.md)\n"
+    "  exec --json -- CMD  run CMD once in a terminal under the policy; print the\n"
+    "                 RunResult (docs/driver.md)\n"
     "  agent FILE     the mock agent: prints the scenario's responses and executes\n"
     "                 its tool calls and edits for real in a work folder, checking\n"
     "                 each result; exit 1 when one differs (docs/mock-agent.md)\n"
@@ -173,6 +180,17 @@ static const char help_text[] =
     "                     never\n"
     "  --stdin-prompts    each userInputs waits for its prompt as a line on stdin and\n"
     "                     checks it is the scripted text\n"
+    "driver and exec options (docs/driver.md; they exit with the tui-use data\n"
+    "model's statuses 0-12, docs/exit-status.md):\n"
+    "  --policy FILE      a tui-use Policy (policy_version 4) instead of the secure\n"
+    "                     default (sandbox on, no network, only CMD executable)\n"
+    "  --no-sandbox --ack-unsafe-sandbox  run without the sandbox\n"
+    "  --enable-network --ack-unsafe-network  allow the network\n"
+    "  --ack-unsafe-write acknowledge the policy's fs.allowed_write\n"
+    "  --explain-policy   print what the policy enforces; start nothing\n"
+    "  --rows N, --cols N the terminal's size (default 24x80)\n"
+    "  --cwd DIR          the program's working folder\n"
+    "  --cells            observations carry each cell's character and style\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -193,6 +211,7 @@ enum {
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
+    O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -213,7 +232,8 @@ static const struct {
     { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT, false },
+    { NULL, "--json", O_JSON, false, false,
+      CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_DATA_MODEL, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
@@ -232,12 +252,21 @@ static const struct {
     { NULL, "--update-goldens", O_UPDATE_GOLDENS, false, false, CMD_RUN, true },
     { NULL, "--ci", O_CI, false, false, CMD_RUN, true },
     { NULL, "--cast", O_CAST, true, false, CMD_RUN, true },
-    { NULL, "--cells", O_CELLS, false, false, CMD_RUN, true },
+    { NULL, "--cells", O_CELLS, false, false, CMD_RUN | CMD_DATA_MODEL, true },
     { NULL, "--cancel-key", O_CANCEL_KEY, true, false, CMD_RUN, true },
     { NULL, "--type-delay", O_TYPE_DELAY, true, false, CMD_RUN, true },
     { NULL, "--keep-workspace", O_KEEP_WS, false, false, CMD_RUN, true },
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
-    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN, true },
+    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--stdio", O_STDIO, false, false, CMD_DRIVER, false },
+    { NULL, "--policy", O_POLICY, true, false, CMD_DATA_MODEL, false },
+    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--rows", O_ROWS, true, false, CMD_DATA_MODEL, false },
+    { NULL, "--cols", O_COLS, true, false, CMD_DATA_MODEL, false },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
@@ -261,7 +290,7 @@ static const struct {
     { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
     { NULL, "--scenario-define", O_DEFINE, true, false, CMD_SERVE, false },
-    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT | CMD_DATA_MODEL, false },
     { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
     { NULL, "--stdin-prompts", O_STDIN_PROMPTS, false, false, CMD_MOCKAGENT, false },
@@ -282,6 +311,8 @@ static const struct {
     { "report", CMD_REPORT, scvm_report },
     { "agents", CMD_AGENTS, scvm_agents },
     { "agent", CMD_MOCKAGENT, scvm_mockagent },
+    { "driver", CMD_DRIVER, scvm_driver },
+    { "exec", CMD_EXEC, scvm_exec },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -519,6 +550,22 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->color = v;
         break;
     case O_STDIN_PROMPTS: o->stdin_prompts = true; break;
+    case O_STDIO: o->stdio = true; break;
+    case O_POLICY:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--policy needs a policy file");
+        o->policy_file = v;
+        break;
+    case O_NO_SANDBOX: o->no_sandbox = true; break;
+    case O_ACK_SANDBOX: o->ack_sandbox = true; break;
+    case O_ENABLE_NETWORK: o->enable_network = true; break;
+    case O_ACK_NETWORK: o->ack_network = true; break;
+    case O_ACK_WRITE: o->ack_write = true; break;
+    case O_ROWS:
+    case O_COLS:
+        if (!cli_parse_uint(v, 500, id == O_ROWS ? &o->rows : &o->cols) || !*(id == O_ROWS ? &o->rows : &o->cols))
+            return cli_usage(scvm_usage, "invalid %s '%s' (1-500)", a, v);
+        break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);
     }
@@ -560,6 +607,10 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
             if (cmd == CMD_RUN && o->n_ops == 1 && i + 1 < argc) {
                 o->command = argv + i + 1;
                 pty_opt = true;
+                break;
+            }
+            if ((cmd & CMD_DATA_MODEL) && i + 1 < argc) {
+                o->command = argv + i + 1;
                 break;
             }
             opts = false;
@@ -1029,6 +1080,10 @@ int main(int argc, char **argv)
         Opts o;
         int st = parse(argc, argv, first, CMDS[k].cmd, &o);
         o.server = server;
+        /* The data model's commands exit with its statuses: a usage
+        ** error is E_CLI_INVALID_ARG (12), not scvm's 2. */
+        if (st == SC_USAGE && (CMDS[k].cmd & CMD_DATA_MODEL))
+            st = 12;
         if (!st)
             st = CMDS[k].fn(&o);
         opts_fini(&o);

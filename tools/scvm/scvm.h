@@ -16,8 +16,10 @@
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
-    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9,
+    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_DRIVER = 1 << 10, CMD_EXEC = 1 << 11,
 };
+/* The data model's commands: they exit with its statuses (0-12). */
+enum { CMD_DATA_MODEL = CMD_DRIVER | CMD_EXEC };
 enum { MAX_JOBS = 256 };
 
 typedef struct Opts {
@@ -55,6 +57,10 @@ typedef struct Opts {
     const char *cwd, *checkpoint_cmd, *color;
     bool stdin_prompts;
     char **command;              /* after FILE and "--": the program, or NULL */
+    /* driver, exec (docs/driver.md) */
+    const char *policy_file;
+    bool stdio, no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
+    unsigned rows, cols;
     /* serve */
     const char *server;          /* "llm", "acp", "harness" or "rest" */
     char host[128], port[16];
@@ -138,6 +144,9 @@ int scvm_dis(const Opts *o);
 int scvm_ls(const Opts *o);
 int scvm_extract(const Opts *o);
 int scvm_serve(const Opts *o);
+/* cmd_driver.c: driver --stdio --json, exec --json (docs/driver.md) */
+int scvm_driver(const Opts *o);
+int scvm_exec(const Opts *o);
 int scvm_report(const Opts *o);
 
 #endif
