@@ -281,11 +281,20 @@ int scvm_exec(const Opts *o)
         scc_session_observe(s, 0, &obs);
         cJSON *ob = cJSON_Parse(obs ? obs : "");
         const cJSON *lines = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ob, "screen"), "lines"), *l;
+        /* The screen's lines, without the empty ones at the bottom. */
+        int n = 0, i = 0;
         cJSON_ArrayForEach(l, lines) {
-            if (cJSON_IsString(l)) {
+            i++;
+            if (cJSON_IsString(l) && l->valuestring[0])
+                n = i;
+        }
+        i = 0;
+        cJSON_ArrayForEach(l, lines) {
+            if (++i > n)
+                break;
+            if (cJSON_IsString(l))
                 buf_puts(&b, l->valuestring);
-                buf_putc(&b, '\n');
-            }
+            buf_putc(&b, '\n');
         }
         cJSON_Delete(ob);
         free(obs);
