@@ -21,6 +21,7 @@
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
 #include "cli.h"
+#include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty_session.h"
 
 enum {
@@ -58,16 +59,13 @@ static int report_error(const Opts *o, const char *cmd, int code, const char *ms
     return code;
 }
 
-static void set_bool(cJSON *o, const char *key, bool v)
+void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f)
 {
-    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
-    cJSON_AddBoolToObject(o, key, v);
-}
-
-static void set_str(cJSON *o, const char *key, const char *v)
-{
-    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
-    cJSON_AddStringToObject(o, key, v);
+    f->no_sandbox = o->no_sandbox;
+    f->ack_sandbox = o->ack_sandbox;
+    f->enable_network = o->enable_network;
+    f->ack_network = o->ack_network;
+    f->ack_write = o->ack_write;
 }
 
 /* The effective policy as JSON text (malloc'd), or NULL with *code and
@@ -86,39 +84,19 @@ static char *effective_policy(const Opts *o, int *code, char *msg, size_t n)
     } else {
         text = scc_session_default_policy(o->command[0]);
     }
-    cJSON *p = text ? cJSON_Parse(text) : NULL;
+    PtyPolicyFlags f;
+    scvm_policy_flags(o, &f);
+    PtyErr e = PTY_E_OK;
+    char *out = pty_policy_override(text, NULL, &f, &e, msg, n);
+    if (!out) {
+        if (o->policy_file && e == PTY_E_PROTOCOL)
+            snprintf(msg, n, "%s: not a JSON policy object", o->policy_file);
+        *code = (int)e;
+    }
     if (o->policy_file)
         sc_free(text);
     else
         free(text);
-    if (!cJSON_IsObject(p)) {
-        snprintf(msg, n, "%s: not a JSON policy object", o->policy_file ? o->policy_file : "the default policy");
-        *code = SCC_E_PROTOCOL;
-        cJSON_Delete(p);
-        return NULL;
-    }
-    if (o->no_sandbox)
-        set_str(p, "sandbox", "none");
-    if (o->ack_sandbox) {
-        set_bool(p, "sandbox_unsafe_ack", true);
-        /* Without a sandbox no network policy is enforced: acknowledging
-        ** the one acknowledges the other (docs/driver.md). */
-        const cJSON *sb = cJSON_GetObjectItemCaseSensitive(p, "sandbox");
-        if (cJSON_IsString(sb) && strcmp(sb->valuestring, "none") == 0)
-            set_bool(p, "network_unsafe_ack", true);
-    }
-    if (o->enable_network)
-        set_str(p, "network", "enabled");
-    if (o->ack_network)
-        set_bool(p, "network_unsafe_ack", true);
-    if (o->ack_write)
-        set_bool(p, "fs_write_unsafe_ack", true);
-    char *out = cJSON_PrintUnformatted(p);
-    cJSON_Delete(p);
-    if (!out) {
-        snprintf(msg, n, "out of memory");
-        *code = SCC_E_INTERNAL;
-    }
     return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "formats/bc.h"
 #include "formats/suite.h"
+#include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty.h"
 
 /* The commands, as bits: the option table says which take which option. */
@@ -145,6 +146,8 @@ int scvm_ls(const Opts *o);
 int scvm_extract(const Opts *o);
 int scvm_serve(const Opts *o);
 /* cmd_driver.c: driver --stdio --json, exec --json (docs/driver.md) */
+/* The acknowledgement flags given (--no-sandbox, --ack-unsafe-*, ...). */
+void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
 int scvm_driver(const Opts *o);
 int scvm_exec(const Opts *o);
 int scvm_report(const Opts *o);
