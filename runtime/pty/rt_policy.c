@@ -305,12 +305,20 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(pol, "env");
     const char *allow[MAX_LIST];
     int nal = jlist(env, "allowlist", allow);
+    /* A policy without env: the runner's usual allowlist, as a scenario
+    ** without a policy gets (docs/pty.md, "Policy"). */
+    static const char *const dflt_allow[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
+                                              "LC_CTYPE", "TMPDIR", "SHELL" };
+    if (!env) {
+        nal = (int)(sizeof dflt_allow / sizeof dflt_allow[0]);
+        memcpy(allow, dflt_allow, sizeof dflt_allow);
+    }
     if (nal < 0)
         return fail(err, n, PTY_E_POLICY_DENIED, "env.allowlist must hold at most %d strings", MAX_LIST);
     p->envp = sc_calloc(1, sizeof *p->envp);
     if (!p->envp)
         return fail(err, n, PTY_E_INTERNAL, "out of memory");
-    if (jbool(env, "inherit", false)) {
+    if (!env || jbool(env, "inherit", false)) {
         for (char **e = environ; *e; e++) {
             const char *eq = strchr(*e, '=');
             for (int i = 0; eq && i < nal; i++)

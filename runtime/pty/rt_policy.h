@@ -42,11 +42,6 @@ PtyErr pty_policy_plan(const PtyPolicyIn *in, PtyPolicy *p, char *err, size_t n)
 ** (p->sbx_tmp[0] cleared by the new owner). */
 void pty_policy_fini(PtyPolicy *p);
 
-/* The acknowledgement flags of the data model's CLI (docs/driver.md). */
-typedef struct PtyPolicyFlags {
-    bool no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
-} PtyPolicyFlags;
-
 /* base (a Policy object) with overlay's top-level fields replacing its
 ** own (NULL: none), then the flags: the effective policy as JSON
 ** (malloc'd).  NULL with err (PTY_E_PROTOCOL: not a JSON object) set. */

@@ -71,6 +71,12 @@ typedef struct RtPtyAgent {
     const char *const *quit_keys; /* interactive: pressed at END to leave (NULL-terminated) */
 } RtPtyAgent;
 
+/* The acknowledgement flags of the data model's CLI (docs/driver.md):
+** each sets one field of the effective policy (rt_policy.h). */
+typedef struct PtyPolicyFlags {
+    bool no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
+} PtyPolicyFlags;
+
 typedef struct RtPtyOpts {
     /* Command line override (`scvm run -t pty x.scb -- cmd args`):
     ** argv[0] .. NULL, or NULL to take the command from the program. */
@@ -114,6 +120,12 @@ typedef struct RtPtyOpts {
     /* "NAME=VALUE" strings set after the scenario's environment, or NULL. */
     char *const *env_extra;
     const RtPtyAgent *agent;    /* NULL: no agent */
+    /* --policy FILE's JSON: its fields replace the scenario's policy's (or
+    ** it is the policy when the scenario has none); NULL = none. */
+    const char *policy_overlay;
+    /* The acknowledgement flags, applied to the effective policy (only
+    ** when there is one). */
+    PtyPolicyFlags policy_flags;
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of

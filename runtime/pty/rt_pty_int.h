@@ -86,6 +86,7 @@ typedef struct Pty {
     Sandbox *sbx;           /* the tui-use policy's sandbox, or NULL */
     char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
     bool sbx_none;          /* sandbox: none (acknowledged) */
+    char *policy_json;      /* the effective policy (policy.json, run.json), or NULL */
 
     /* an agent under test (RtPtyOpts.agent) */
     unsigned n_inputs;      /* USER_INPUT ops played */

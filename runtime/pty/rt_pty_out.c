@@ -592,7 +592,9 @@ void pty_out_finish(Pty *t)
     art_write(t, "transcript.log", t->transcript.data, t->transcript.len);
     /* The effective policy and the resolved scenario, as compiled. */
     buf_reset(&b);
-    if (vget(t, &cfg, "policy", &v))
+    if (t->policy_json)
+        buf_puts(&b, t->policy_json);
+    else if (vget(t, &cfg, "policy", &v))
         bc_val_json_at(p, &v, &b);
     else
         buf_puts(&b, "null");
@@ -667,7 +669,9 @@ void pty_out_finish(Pty *t)
     buf_puts(&b, "],\"cwd\":");
     events_str_lossy(&b, t->cwd, strlen(t->cwd));
     buf_puts(&b, ",\"policy\":");
-    if (vget(t, &cfg, "policy", &v))
+    if (t->policy_json)
+        buf_puts(&b, t->policy_json);
+    else if (vget(t, &cfg, "policy", &v))
         bc_val_json_at(p, &v, &b);
     else
         buf_puts(&b, "null");

@@ -448,5 +448,75 @@ def docs_examples(d):
         assert st == int(want), (name, st, want, err)
 
 
+
+@case
+def run_policy_file_and_flags(d):
+    """--policy FILE's fields replace the scenario's; the flags set one field each (docs/driver.md)."""
+    cat = os.path.realpath('/bin/cat')
+    sc = scenario('polcat', '/bin/cat', [], [
+        step('text', {'text': 'hi\n'}, asserts=[('screen_contains', {'text': 'hi'})])])
+    scb = compile_(d, 'polcat.json', sc)
+
+    def explain(*opts):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json'] +
+                           list(opts) + [scb], d)
+        return st, json.loads(out)
+    st, e = explain()
+    assert st == 0 and e['policy']['sandbox'] == 'none' and e['policy']['exec']['allowed_executables'] == ['/bin/cat'], e
+    # the file's exec replaces the scenario's whole: cat is no longer allowed
+    with open(os.path.join(d, 'over.json'), 'w') as f:
+        json.dump({'exec': {'allowed_executables': ['/bin/echo']}}, f)
+    st, e = explain('--policy', 'over.json')
+    assert st == 2 and e['error']['code'] == 'E_POLICY_DENIED' and 'allowed_executables' in e['error']['message'], e
+    # a field the file does not name stays the scenario's
+    with open(os.path.join(d, 'budget.json'), 'w') as f:
+        json.dump({'budgets': {'max_wait_ms': 1234}}, f)
+    st, e = explain('--policy', 'budget.json')
+    assert st == 0 and e['policy']['budgets'] == {'max_wait_ms': 1234} and e['policy']['sandbox'] == 'none', e
+    # flags after the file: --enable-network needs its acknowledgement
+    st, e = explain('--enable-network')
+    assert st == 0, e      # the scenario's network_unsafe_ack is true already
+    with open(os.path.join(d, 'strict.json'), 'w') as f:
+        json.dump({'network_unsafe_ack': False, 'sandbox': 'seatbelt', 'sandbox_unsafe_ack': False}, f)
+    st, e = explain('--policy', 'strict.json', '--enable-network')
+    assert st == 2 and 'network_unsafe_ack' in e['error']['message'], e
+    st, e = explain('--policy', 'strict.json', '--no-sandbox')
+    assert st == 2 and 'sandbox_unsafe_ack' in e['error']['message'], e
+    st, e = explain('--policy', 'strict.json', '--no-sandbox', '--ack-unsafe-sandbox')
+    assert st == 0 and e['policy']['sandbox'] == 'none' and e['policy']['network_unsafe_ack'] is True, e
+    with open(os.path.join(d, 'v3.json'), 'w') as f:
+        json.dump({'policy_version': 3}, f)
+    st, e = explain('--policy', 'v3.json')
+    assert st == 8 and e['error']['code'] == 'E_PROTOCOL_VERSION_MISMATCH', e
+    with open(os.path.join(d, 'bad.json'), 'w') as f:
+        f.write('[1]')
+    st, e = explain('--policy', 'bad.json')
+    assert st == 9 and e['error']['code'] == 'E_PROTOCOL', e
+    st, out, err = play(d, scb, '--policy', 'missing.json')
+    assert st == 10 and 'cannot read' in err, (st, err)
+    # a played run: the effective policy is what policy.json and run.json record
+    st, out, err = play(d, scb, '--policy', 'budget.json')
+    assert st == 0, err
+    pj = json.load(open(os.path.join(d, 'art', 'policy.json')))
+    assert pj['budgets'] == {'max_wait_ms': 1234} and run_json(d)['policy'] == pj, pj
+    # a scenario without a policy: the file is the policy
+    with open(os.path.join(d, 'plain.yaml'), 'w') as f:
+        f.write('name: plain\ntimeline:\n  - screenshot: shot\n')
+    st, out, err = run([SCC, 'plain.yaml'], d)
+    assert st == 0, err
+    for exe, want in (('/bin/echo', 2), (cat, 0)):
+        with open(os.path.join(d, 'whole.json'), 'w') as f:
+            json.dump(policy(exe), f)
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json', '--policy',
+                            'whole.json', 'plain.scb', '--', cat], d)
+        e = json.loads(out)
+        assert st == want and (want or e['policy']['exec']['allowed_executables'] == [cat]), (st, out, err)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json', '--policy',
+                        'over.json', 'plain.scb', '--', cat], d)
+    assert st == 8, (st, out)     # the file is the whole policy: it needs its policy_version
+    # the policy options are the PTY target's
+    st, out, err = run([SCVM, 'run', '--policy', 'over.json', scb], d)
+    assert st == 2 and 'need --target pty' in err, (st, err)
+
 if __name__ == '__main__':
     finish()

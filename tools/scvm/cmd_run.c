@@ -104,8 +104,25 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     if (o->explain)
         po.events = NULL;   /* the explanation is the output */
     *dm = PTY_E_INTERNAL;
+    /* --policy FILE over the scenario's policy, then the flags
+    ** (docs/driver.md, "The policy"; docs/pty.md). */
+    char *overlay = NULL;
+    if (o->policy_file) {
+        size_t len;
+        int e = file_read_all(o->policy_file, 1u << 20, &overlay, &len);
+        if (e) {
+            fprintf(diag, "scvm: %s: cannot read: %s\n", o->policy_file, e == EFBIG ? "larger than 1 MiB" : strerror(e));
+            *dm = PTY_E_IO;
+            if (r)
+                snprintf(r->why, sizeof r->why, "%s: cannot read", o->policy_file);
+            return SC_IO;
+        }
+        po.policy_overlay = overlay;
+    }
+    scvm_policy_flags(o, &po.policy_flags);
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
+        sc_free(overlay);
         fputs("scvm: out of memory\n", diag);
         return SC_RUNTIME;
     }
@@ -119,6 +136,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         snprintf(r->why, sizeof r->why, "%s", *dm ? msg : "");
     }
     t->vt->destroy(t);
+    sc_free(overlay);
     return st;
 }
 

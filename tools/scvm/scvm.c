@@ -180,10 +180,12 @@ static const char help_text[] =
     "                     never\n"
     "  --stdin-prompts    each userInputs waits for its prompt as a line on stdin and\n"
     "                     checks it is the scripted text\n"
-    "driver and exec options (docs/driver.md; they exit with the tui-use data\n"
+    "driver and exec options, the policy ones for run -t pty too (docs/driver.md;\n"
+    "driver and exec exit with the tui-use data\n"
     "model's statuses 0-12, docs/exit-status.md):\n"
     "  --policy FILE      a tui-use Policy (policy_version 4) instead of the secure\n"
-    "                     default (sandbox on, no network, only CMD executable)\n"
+    "                     default (sandbox on, no network, only CMD executable);\n"
+    "                     run -t pty: its fields replace the scenario's policy's\n"
     "  --no-sandbox --ack-unsafe-sandbox  run without the sandbox\n"
     "  --enable-network --ack-unsafe-network  allow the network\n"
     "  --ack-unsafe-write acknowledge the policy's fs.allowed_write\n"
@@ -259,12 +261,12 @@ static const struct {
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
     { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN | CMD_DATA_MODEL, true },
     { NULL, "--stdio", O_STDIO, false, false, CMD_DRIVER, false },
-    { NULL, "--policy", O_POLICY, true, false, CMD_DATA_MODEL, false },
-    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_DATA_MODEL, false },
-    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_DATA_MODEL, false },
-    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_DATA_MODEL, false },
-    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_DATA_MODEL, false },
-    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_DATA_MODEL, false },
+    { NULL, "--policy", O_POLICY, true, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_RUN | CMD_DATA_MODEL, true },
     { NULL, "--rows", O_ROWS, true, false, CMD_DATA_MODEL, false },
     { NULL, "--cols", O_COLS, true, false, CMD_DATA_MODEL, false },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
