@@ -522,6 +522,7 @@ static void pty_destroy(RtTarget *rt)
     strv_free(&t->argv);
     strv_free(&t->env);
     free(t->policy_json);
+    buf_fini(&t->observations);
     buf_fini(&t->outq);
     buf_fini(&t->transcript);
     buf_fini(&t->events);
@@ -563,6 +564,7 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
     buf_init(&t->outq);
     buf_init(&t->transcript);
     buf_init(&t->events);
+    buf_init(&t->observations);
     buf_init(&t->steps);
     buf_init(&t->step_asserts);
     buf_init(&t->step_action);

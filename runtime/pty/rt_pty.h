@@ -9,7 +9,7 @@
 ** Results follow the tui-use data model: a stable error code (E_*) with
 ** its exit status 0-12 (rt_pty_result), and, with an artifacts directory,
 ** run.json, transcript.log, events.jsonl, snapshots/, screenshots and
-** checksums.json (XXH64). */
+** normalization.json and checksums.json (FNV-1a 64). */
 #ifndef SC_RT_PTY_H
 #define SC_RT_PTY_H
 
