@@ -518,5 +518,21 @@ def run_policy_file_and_flags(d):
     st, out, err = run([SCVM, 'run', '--policy', 'over.json', scb], d)
     assert st == 2 and 'need --target pty' in err, (st, err)
 
+
+@case
+def data_model_exit_for_a_scenario_that_does_not_parse(d):
+    """--data-model-exit: 7 (E_TERMINAL_PARSE) for a scenario that does not parse, 10 for one not there."""
+    with open(os.path.join(d, 'source.json'), 'w') as f:
+        json.dump(scenario('src', '/bin/cat', [], [step('text', {'text': 'x'})]), f)
+    with open(os.path.join(d, 'junk.scb'), 'wb') as f:
+        f.write(b'\x19\x93\r\n\x1a\n' + b'\0' * 64)
+    for name in ('source.json', 'junk.scb'):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', name], d)
+        assert st == 7 and 'rejected' in err, (name, st, err)
+        st, out, err = run([SCVM, 'run', '-t', 'pty', name], d)
+        assert st == 4, (name, st)       # scvm's own table without the option
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', 'missing.scb'], d)
+    assert st == 10 and 'cannot read' in err, (st, err)
+
 if __name__ == '__main__':
     finish()
