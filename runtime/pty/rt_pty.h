@@ -126,6 +126,11 @@ typedef struct RtPtyOpts {
     /* The acknowledgement flags, applied to the effective policy (only
     ** when there is one). */
     PtyPolicyFlags policy_flags;
+    /* The compiled scenario's bytes, kept in the artifacts as
+    ** scenario.scb so that `scvm replay DIR` can play it again; NULL =
+    ** none. */
+    const void *scb;
+    size_t scb_len;
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of

@@ -729,6 +729,8 @@ void pty_out_finish(Pty *t)
         bc_val_json(p, p->meta.config, &b);
     buf_putc(&b, '\n');
     art_write(t, "scenario.json", b.data, b.len);
+    if (t->o.scb)
+        art_write(t, "scenario.scb", t->o.scb, t->o.scb_len);
 
     /* run.json: the RunResult. */
     ensure_ids(t);

@@ -93,7 +93,7 @@ void scvm_folder_of(const char *path, char *out, size_t cap)
 /* Plays prog on the PTY target: events to out, diagnostics to diag.
 ** Returns the run's status; *dm the data model's error. */
 static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const char *goldens,
-                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r)
+                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r, const char *scb_path)
 {
     RtPtyOpts po = {
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
@@ -120,8 +120,17 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         po.policy_overlay = overlay;
     }
     scvm_policy_flags(o, &po.policy_flags);
+    /* The .scb itself goes into the artifacts, for `scvm replay`. */
+    char *scb = NULL;
+    size_t scb_len = 0;
+    if (artifacts && scb_path && strcmp(scb_path, "-") != 0 &&
+        file_read_all(scb_path, SUITE_READ_MAX, &scb, &scb_len) == 0) {
+        po.scb = scb;
+        po.scb_len = scb_len;
+    }
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
+        sc_free(scb);
         sc_free(overlay);
         fputs("scvm: out of memory\n", diag);
         return SC_RUNTIME;
@@ -137,6 +146,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     }
     t->vt->destroy(t);
     sc_free(overlay);
+    sc_free(scb);
     return st;
 }
 
@@ -175,7 +185,7 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
     if (st)
         return st;
     PtyErr e;
-    st = pty_play(o, prog, dir, goldens, o->artifacts, out, stderr, &e, NULL);
+    st = pty_play(o, prog, dir, goldens, o->artifacts, out, stderr, &e, NULL, path);
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (rt_cancel_signal())
@@ -643,7 +653,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         r.goldens = ao.goldens;
         snprintf(r.why, sizeof r.why, "%.299s", ao.why);
     } else {
-        st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r);
+        st = pty_play(o, e->prog, dir, goldens, o->artifacts ? art : NULL, out, stderr, &dm, &r, NULL);
     }
     if (fclose(out) != 0 && !st)
         st = SC_IO;

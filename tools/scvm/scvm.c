@@ -43,6 +43,8 @@ const char scvm_usage[] =
     "       scvm report --merge -o OUT.xml JUNIT.xml...\n"
     "       scvm driver --stdio --json [policy options] -- CMD ARGS...\n"
     "       scvm exec [--json] [policy options] -- CMD ARGS...\n"
+    "       scvm replay [--json] [--strict | --normalize F...] [--require-events] [--require-checksums] DIR\n"
+    "       scvm replay-report [--json] DIR\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -77,6 +79,10 @@ static const char help_text[] =
     "                 one JSON response per line on stdout (docs/driver.md)\n"
     "  exec --json -- CMD  run CMD once in a terminal under the policy; print the\n"
     "                 RunResult (docs/driver.md)\n"
+    "  replay DIR     play a recorded PTY run (its --artifacts DIR) again and compare\n"
+    "                 the artifacts after normalization; exit 11 and the first\n"
+    "                 difference when they differ (docs/driver.md, Replay)\n"
+    "  replay-report DIR  the latest replay's summary, without playing\n"
     "  agent FILE     the mock agent: prints the scenario's responses and executes\n"
     "                 its tool calls and edits for real in a work folder, checking\n"
     "                 each result; exit 1 when one differs (docs/mock-agent.md)\n"
@@ -193,6 +199,14 @@ static const char help_text[] =
     "  --rows N, --cols N the terminal's size (default 24x80)\n"
     "  --cwd DIR          the program's working folder\n"
     "  --cells            observations carry each cell's character and style\n"
+    "replay options (docs/driver.md, Replay):\n"
+    "  --strict           no normalization: compare exactly\n"
+    "  --normalize F      apply filter F (snapshot_id, run_id, run_timestamps,\n"
+    "                     step_timestamps, observation_timestamp, session_id),\n"
+    "                     all or none; repeatable (default: the recording's\n"
+    "                     normalization.json)\n"
+    "  --require-events   fail when the recording has no events.jsonl\n"
+    "  --require-checksums  fail when the recording has no checksums.json\n"
     "other options:\n"
     "  --json             (verify, info, ls) JSON output, one object per line\n"
     "  --files            (ls) list each scenario's embedded files\n"
@@ -214,6 +228,7 @@ enum {
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
     O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
+    O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -249,26 +264,30 @@ static const struct {
     { NULL, "--files", O_FILES, false, false, CMD_LS, false },
     { "-C", "--directory", O_DIR, true, false, CMD_EXTRACT, false },
     { NULL, "--no-lines", O_NO_LINES, false, false, CMD_DIS, false },
-    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN, true },
+    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN | CMD_REPLAY | CMD_REPLAY_REPORT, true },
+    { NULL, "--strict", O_STRICT, false, false, CMD_REPLAY, false },
+    { NULL, "--normalize", O_NORMALIZE, true, false, CMD_REPLAY, false },
+    { NULL, "--require-events", O_REQ_EVENTS, false, false, CMD_REPLAY, false },
+    { NULL, "--require-checksums", O_REQ_CHECKSUMS, false, false, CMD_REPLAY, false },
     { NULL, "--goldens", O_GOLDENS, true, false, CMD_RUN, true },
     { NULL, "--update-goldens", O_UPDATE_GOLDENS, false, false, CMD_RUN, true },
     { NULL, "--ci", O_CI, false, false, CMD_RUN, true },
     { NULL, "--cast", O_CAST, true, false, CMD_RUN, true },
-    { NULL, "--cells", O_CELLS, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--cells", O_CELLS, false, false, CMD_RUN | CMD_SESSION, true },
     { NULL, "--cancel-key", O_CANCEL_KEY, true, false, CMD_RUN, true },
     { NULL, "--type-delay", O_TYPE_DELAY, true, false, CMD_RUN, true },
     { NULL, "--keep-workspace", O_KEEP_WS, false, false, CMD_RUN, true },
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
-    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN | CMD_DATA_MODEL, true },
+    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN | CMD_SESSION, true },
     { NULL, "--stdio", O_STDIO, false, false, CMD_DRIVER, false },
-    { NULL, "--policy", O_POLICY, true, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_RUN | CMD_DATA_MODEL, true },
-    { NULL, "--rows", O_ROWS, true, false, CMD_DATA_MODEL, false },
-    { NULL, "--cols", O_COLS, true, false, CMD_DATA_MODEL, false },
+    { NULL, "--policy", O_POLICY, true, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--rows", O_ROWS, true, false, CMD_SESSION, false },
+    { NULL, "--cols", O_COLS, true, false, CMD_SESSION, false },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
@@ -292,7 +311,7 @@ static const struct {
     { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
     { NULL, "--scenario-define", O_DEFINE, true, false, CMD_SERVE, false },
-    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT | CMD_DATA_MODEL, false },
+    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT | CMD_SESSION, false },
     { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
     { NULL, "--stdin-prompts", O_STDIN_PROMPTS, false, false, CMD_MOCKAGENT, false },
@@ -315,6 +334,8 @@ static const struct {
     { "agent", CMD_MOCKAGENT, scvm_mockagent },
     { "driver", CMD_DRIVER, scvm_driver },
     { "exec", CMD_EXEC, scvm_exec },
+    { "replay", CMD_REPLAY, scvm_replay },
+    { "replay-report", CMD_REPLAY_REPORT, scvm_replay_report },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -563,6 +584,14 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_ENABLE_NETWORK: o->enable_network = true; break;
     case O_ACK_NETWORK: o->ack_network = true; break;
     case O_ACK_WRITE: o->ack_write = true; break;
+    case O_STRICT: o->strict = true; break;
+    case O_NORMALIZE:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--normalize needs a filter, all or none");
+        o->normalize[o->n_normalize++] = v;
+        break;
+    case O_REQ_EVENTS: o->require_events = true; break;
+    case O_REQ_CHECKSUMS: o->require_checksums = true; break;
     case O_ROWS:
     case O_COLS:
         if (!cli_parse_uint(v, 500, id == O_ROWS ? &o->rows : &o->cols) || !*(id == O_ROWS ? &o->rows : &o->cols))
@@ -594,7 +623,8 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     o->tags = sc_calloc((size_t)argc, sizeof *o->tags);
     o->defines = sc_calloc((size_t)argc, sizeof *o->defines);
     o->ops = sc_calloc((size_t)argc, sizeof *o->ops);
-    if (!o->names || !o->tags || !o->ops || !o->defines) {
+    o->normalize = sc_calloc((size_t)argc, sizeof *o->normalize);
+    if (!o->names || !o->tags || !o->ops || !o->defines || !o->normalize) {
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
@@ -611,7 +641,7 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
                 pty_opt = true;
                 break;
             }
-            if ((cmd & CMD_DATA_MODEL) && i + 1 < argc) {
+            if ((cmd & CMD_SESSION) && i + 1 < argc) {
                 o->command = argv + i + 1;
                 break;
             }
@@ -661,6 +691,7 @@ static void opts_fini(Opts *o)
     sc_free((void *)o->tags);
     sc_free((void *)o->defines);
     sc_free((void *)o->ops);
+    sc_free((void *)o->normalize);
 }
 
 /* ---- opening suites ---- */

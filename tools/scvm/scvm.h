@@ -18,9 +18,11 @@ enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
     CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_DRIVER = 1 << 10, CMD_EXEC = 1 << 11,
+    CMD_REPLAY = 1 << 12, CMD_REPLAY_REPORT = 1 << 13,
 };
-/* The data model's commands: they exit with its statuses (0-12). */
-enum { CMD_DATA_MODEL = CMD_DRIVER | CMD_EXEC };
+/* Sessions on the session API; the data model's commands, which exit with
+** its statuses (0-12). */
+enum { CMD_SESSION = CMD_DRIVER | CMD_EXEC, CMD_DATA_MODEL = CMD_SESSION | CMD_REPLAY | CMD_REPLAY_REPORT };
 enum { MAX_JOBS = 256 };
 
 typedef struct Opts {
@@ -62,6 +64,10 @@ typedef struct Opts {
     const char *policy_file;
     bool stdio, no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
     unsigned rows, cols;
+    /* replay */
+    bool strict, require_events, require_checksums;
+    const char **normalize;
+    size_t n_normalize;
     /* serve */
     const char *server;          /* "llm", "acp", "harness" or "rest" */
     char host[128], port[16];
@@ -150,6 +156,9 @@ int scvm_serve(const Opts *o);
 void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
 int scvm_driver(const Opts *o);
 int scvm_exec(const Opts *o);
+/* cmd_replay.c: replay DIR, replay-report DIR (docs/driver.md, "Replay") */
+int scvm_replay(const Opts *o);
+int scvm_replay_report(const Opts *o);
 int scvm_report(const Opts *o);
 
 #endif
