@@ -98,5 +98,5 @@ set_tests_properties(pty.sandbox PROPERTIES LABELS "pty" TIMEOUT 300)
 # and refusals, EOF ending everything, exec's RunResult, the docs' examples.
 add_test(NAME pty.driver
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/driver_test.py $<TARGET_FILE:scvm>
-                 ${CMAKE_CURRENT_BINARY_DIR}/driver-work ${PROJECT_SOURCE_DIR}/docs)
+                 ${CMAKE_CURRENT_BINARY_DIR}/driver-work ${PROJECT_SOURCE_DIR}/docs $<TARGET_FILE:scc>)
 set_tests_properties(pty.driver PROPERTIES LABELS "pty" TIMEOUT 600)

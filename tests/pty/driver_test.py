@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""driver_test.py SCVM WORK DOCS_DIR - `scvm driver --stdio --json` and
+"""driver_test.py SCVM WORK DOCS_DIR [SCC] - `scvm driver --stdio --json` and
 `scvm exec` (docs/driver.md) as a script driving a terminal program would use
 them: less and vim driven through the NDJSON protocol, observations checked,
 every error code of the protocol, the policy flags and their refusals, a clean
@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ptycase import case, finish, run, setup  # noqa: E402
 
 SCVM, WORK, DOCS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+SCC = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
 setup(WORK)
 PV = 2
 
@@ -389,39 +390,49 @@ def subset(want, got, path='$'):
 def doc_blocks():
     with open(os.path.join(DOCS, 'driver.md')) as f:
         text = f.read()
-    return re.findall(r'```console driver=(\S+)\n(.*?)```', text, re.S)
+    files = re.findall(r'```json file=(\S+)\n(.*?)```', text, re.S)
+    return files, re.findall(r'```console driver=(\S+)\n(.*?)```', text, re.S)
 
 
 def play_block(name, body, d):
-    cmd, sends, expect, status, out_lines = None, [], [], 0, []
+    """Each `$` line is a command; the `>` lines after it its input, the `<`
+    lines each expected JSON line, other lines its expected text, `exit N`
+    its status (0 when not given)."""
+    cmds = []
     for ln in body.splitlines():
         if ln.startswith('$ '):
-            cmd = ln[2:].split()
+            cmds.append({'argv': ln[2:].split(), 'send': [], 'expect': [], 'text': [], 'status': 0})
         elif ln.startswith('> '):
-            sends.append(ln[2:])
+            cmds[-1]['send'].append(ln[2:])
         elif ln.startswith('< '):
-            expect.append(json.loads(ln[2:]))
+            cmds[-1]['expect'].append(json.loads(ln[2:]))
         elif ln.startswith('exit '):
-            status = int(ln[5:])
+            cmds[-1]['status'] = int(ln[5:])
         elif ln.strip():
-            out_lines.append(ln)
-    assert cmd and cmd[0] == 'scvm', (name, cmd)
-    p = subprocess.run([SCVM] + cmd[1:], cwd=d, input=''.join(s + '\n' for s in sends).encode(),
-                       capture_output=True, timeout=120)
-    got = p.stdout.decode().splitlines()
-    assert p.returncode == status, (name, p.returncode, p.stderr.decode())
-    if expect:
-        assert len(got) == len(expect), (name, got)
-        for w, g in zip(expect, got):
-            subset(w, json.loads(g), name)
-    else:
-        assert got == out_lines, (name, got)
+            cmds[-1]['text'].append(ln)
+    assert cmds, name
+    for c in cmds:
+        prog = {'scvm': SCVM, 'scc': SCC}[c['argv'][0]]
+        assert prog, '%s: needs scc' % name
+        p = subprocess.run([prog] + c['argv'][1:], cwd=d, input=''.join(s + '\n' for s in c['send']).encode(),
+                           capture_output=True, timeout=120)
+        got = p.stdout.decode().splitlines()
+        assert p.returncode == c['status'], (name, c['argv'], p.returncode, p.stderr.decode())
+        if c['expect']:
+            assert len(got) == len(c['expect']), (name, got)
+            for w, g in zip(c['expect'], got):
+                subset(w, json.loads(g), name)
+        else:
+            assert got == c['text'], (name, got)
 
 
 @case
 def docs_examples(d):
-    blocks = doc_blocks()
+    files, blocks = doc_blocks()
     assert len(blocks) >= 4, 'docs/driver.md lost its examples'
+    for fname, text in files:
+        with open(os.path.join(d, fname), 'w') as f:
+            f.write(text)
     for name, body in blocks:
         play_block(name, body, d)
 
