@@ -329,7 +329,8 @@ static void explain(Pty *t)
     bool json = t->o.explain_json;
     if (t->err) {
         if (json) {
-            buf_printf(&b, "{\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
+            buf_printf(&b, "{\"protocol_version\":2,\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":",
+                       pty_err_code(t->err));
             events_str_lossy(&b, t->msg, strlen(t->msg));
             buf_puts(&b, "}}\n");
         } else {
@@ -337,7 +338,7 @@ static void explain(Pty *t)
         }
     } else if (t->sbx) {
         if (json) {
-            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
             events_str_lossy(&b, t->exe, strlen(t->exe));
             buf_puts(&b, ",\"policy\":");
             buf_puts(&b, t->policy_json ? t->policy_json : "null");
@@ -356,7 +357,7 @@ static void explain(Pty *t)
                                       : "no tui-use policy: no sandbox; the command must exist and the "
                                         "environment is the default allowlist";
         if (json) {
-            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
             events_str_lossy(&b, t->exe, strlen(t->exe));
             buf_puts(&b, ",\"policy\":");
             buf_puts(&b, t->policy_json ? t->policy_json : "null");

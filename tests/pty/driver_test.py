@@ -374,6 +374,23 @@ def exec_runs_once(d):
     assert c == 2, (c, out)
 
 
+
+@case
+def sandbox_unavailable_fails_closed(d):
+    """A kernel without a piece the default policy needs: E_SANDBOX_UNAVAILABLE (3), nothing started;
+    SCVM_SANDBOX_DISABLE is the documented test hook (docs/pty.md)."""
+    cat = which('cat')
+    env = dict(os.environ, SCVM_SANDBOX_DISABLE='landlock')
+    for cmd in (['driver', '--stdio', '--json'], ['exec', '--json']):
+        p = subprocess.run([SCVM] + cmd + ['--', cat], cwd=d, env=env, capture_output=True, timeout=60)
+        e = json.loads(p.stdout)
+        assert p.returncode == 3 and e['error']['code'] == 'E_SANDBOX_UNAVAILABLE', (cmd, p.returncode, p.stdout)
+        assert 'landlock' in e['error']['message'].lower(), e
+    # the acknowledgement runs with the pieces there are
+    p = subprocess.run([SCVM, 'exec', '--json', '--ack-unsafe-sandbox', '--', which('true')], cwd=d, env=env,
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0 and json.loads(p.stdout)['status'] == 'passed', (p.returncode, p.stdout, p.stderr)
+
 # ---- the examples of docs/driver.md ----
 
 def subset(want, got, path='$'):

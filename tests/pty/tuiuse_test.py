@@ -670,5 +670,22 @@ def replay_checks_the_recording(d):
     st, out, err = replay(d, 'replay', '--json', 'old')
     assert st == 10 and json.loads(out)['error']['code'] == 'E_IO' and 'scenario.scb' in err, (st, out, err)
 
+
+@case
+def run_json_prints_the_run_result(d):
+    """run -t pty --json: the RunResult on stdout, as the data model's run --json."""
+    sc = scenario('jsoncat', '/bin/cat', [], [
+        step('text', {'text': 'hi\n'}, asserts=[('screen_contains', {'text': 'oranges'})], timeout_ms=200)])
+    scb = compile_(d, 'jsoncat.json', sc)
+    before = set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-'))
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--json', scb], d)
+    rr = json.loads(out)
+    assert st == 5 and len(out.splitlines()) == 1, (st, out)
+    assert rr['protocol_version'] == 2 and rr['run_result_version'] == 1 and rr['status'] == 'failed', rr
+    assert rr['error']['code'] == 'E_ASSERTION_FAILED' and rr['final_observation']['screen']['lines'][0] == 'hi', rr
+    assert set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-')) == before, 'temporary folder left'
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--json', '--artifacts', 'a2', scb], d)
+    assert st == 1 and json.loads(out) == json.load(open(os.path.join(d, 'a2', 'run.json'))), (st, out)
+
 if __name__ == '__main__':
     finish()

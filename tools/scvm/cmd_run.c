@@ -185,7 +185,34 @@ static int run_pty(const Opts *o, const char *path, const BcProgram *prog)
     if (st)
         return st;
     PtyErr e;
-    st = pty_play(o, prog, dir, goldens, o->artifacts, out, stderr, &e, NULL, path);
+    /* --json: the RunResult, as the data model's `run --json` prints it,
+    ** instead of the event stream (from the artifacts, a temporary folder
+    ** without --artifacts). */
+    bool rr = o->json && !o->explain;
+    char tmp[] = "/tmp/scvm-run-XXXXXX";
+    const char *art = o->artifacts;
+    if (rr && !art) {
+        if (!mkdtemp(tmp)) {
+            fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
+            if (out != stdout)
+                fclose(out);
+            return o->dm_exit ? PTY_E_IO : SC_IO;
+        }
+        art = tmp;
+    }
+    st = pty_play(o, prog, dir, goldens, art, rr ? NULL : out, stderr, &e, NULL, path);
+    if (rr) {
+        char rp[4200], *text = NULL;
+        size_t len = 0;
+        snprintf(rp, sizeof rp, "%s/run.json", art);
+        if (file_read_all(rp, 256u << 20, &text, &len) == 0) {
+            if (fwrite(text, 1, len, out) != len && !st)
+                st = SC_IO;
+        }
+        sc_free(text);
+        if (art == tmp)
+            file_remove_tree(tmp);
+    }
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (rt_cancel_signal())
