@@ -686,7 +686,7 @@ static void random_id(char *out, size_t n)
 static void normalization_record(Pty *t, Buf *b)
 {
     static const char *const all = "[\"snapshot_id\",\"run_id\",\"run_timestamps\",\"step_timestamps\","
-                                   "\"observation_timestamp\",\"session_id\"]";
+                                   "\"observation_timestamp\",\"session_id\",\"events\"]";
     cJSON *pol = t->policy_json ? cJSON_Parse(t->policy_json) : NULL;
     const cJSON *rp = cJSON_GetObjectItemCaseSensitive(pol, "replay");
     const cJSON *strict = cJSON_GetObjectItemCaseSensitive(rp, "strict");
@@ -735,9 +735,10 @@ void pty_out_finish(Pty *t)
     /* run.json: the RunResult. */
     ensure_ids(t);
     const char *run_id = t->run_id;
-    /* The last record holds everything: events after the last snapshot
-    ** (the exit, an error) get one of their own. */
-    if (t->scr && (t->obs_ev_off < t->events.len || t->obs_tr_off < t->transcript.len || !t->observations.len))
+    /* The last record, always (so a run has as many records as snapshots
+    ** and one, however its last events were timed): the end of the run,
+    ** with what came after the last snapshot (the exit, an error). */
+    if (t->scr)
         pty_observe(t, NULL);
     buf_reset(&b);
     const char *status = !t->err                         ? "passed"

@@ -69,7 +69,7 @@ struct scc_session {
     char id[40], run_id[40];
     char *policy;               /* the effective policy, JSON */
     uint64_t t0, last_change, last_input;
-    uint64_t max_runtime_ms, max_output_bytes, max_wait_ms;
+    uint64_t max_output_bytes, max_wait_ms;
     uint64_t out_bytes;
     bool eof, exit_noted, over_budget;
     Buf outq;                   /* bytes for the program */
@@ -296,6 +296,11 @@ static int pump(scc_session *s, uint64_t deadline, int fd, const Cond *cond, int
     bool seen_exit = false;
     for (;;) {
         uint64_t wake = UINT64_MAX;
+        /* What the program wrote meanwhile, first: a call that does not
+        ** wait (deadline 0: observe, input) still sees the screen of now. */
+        if (!s->eof)
+            read_out(s);
+        flush_out(s);
         if (!pty_session_exited(s->sess)) {
             pty_session_reap(s->sess);
             note_exit(s);
@@ -389,7 +394,6 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
         uuid4(s->run_id);
     s->policy = p.json;
     p.json = NULL;
-    s->max_runtime_ms = p.max_runtime_ms;
     s->max_output_bytes = p.max_output_bytes;
     s->max_wait_ms = p.max_wait_ms;
     s->scr = pty_screen_new(rows, cols, screen_out, screen_note, s);
@@ -589,9 +593,14 @@ int scc_session_wait(scc_session *s, const char *condition_json, int timeout_ms,
     if (to > s->max_wait_ms)
         to = s->max_wait_ms;
     int rc = SCC_E_OK;
-    if (pump(s, pty_now_ms() + to, -1, &c, 0) != 1) {
+    uint64_t t0 = pty_now_ms();
+    if (pump(s, t0 + to, -1, &c, 0) != 1) {
         pty_cond_why(&c, s->scr, s->sess, msg, sizeof msg);
-        rc = fail(err, errlen, SCC_E_TIMEOUT, "%s: not true after %llu ms: %s", c.type, (unsigned long long)to, msg);
+        if (pty_session_exited(s->sess) && s->eof && pty_now_ms() < t0 + to)
+            rc = fail(err, errlen, SCC_E_TIMEOUT, "%s: cannot become true: the program has exited: %s", c.type, msg);
+        else
+            rc = fail(err, errlen, SCC_E_TIMEOUT, "%s: not true after %llu ms: %s", c.type, (unsigned long long)to,
+                      msg);
     }
     cond_fini(&c);
     cJSON_Delete(v);

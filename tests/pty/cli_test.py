@@ -288,10 +288,10 @@ def artifacts_and_checksums(d):
     assert open(os.path.join(art, 'transcript.log'), 'rb').read().startswith(b'hello\r\n'), 'raw transcript'
     snap = json.load(open(os.path.join(art, 'snapshots', '000001.json')))
     assert snap['snapshot_version'] == 1 and snap['rows'] == 24 and snap['lines'][1] == 'hello', snap
-    # events.jsonl: one Observation record per snapshot, then the end
+    # events.jsonl: one Observation record per snapshot, and one at the end
     obs = [json.loads(l) for l in open(os.path.join(art, 'events.jsonl'))]
     nsnap = len(os.listdir(os.path.join(art, 'snapshots')))
-    assert nsnap <= len(obs) <= nsnap + 1, (nsnap, len(obs))
+    assert len(obs) == nsnap + 1, (nsnap, len(obs))
     assert all(o['protocol_version'] == 2 and o['run_id'] == run_json['run_id'] for o in obs), obs
     assert len(set(o['session_id'] for o in obs)) == 1
     assert obs[0]['screen'] == snap, (obs[0], snap)
@@ -300,7 +300,7 @@ def artifacts_and_checksums(d):
     assert obs[-1] == run_json['final_observation'], (obs[-1], run_json['final_observation'])
     norm = json.load(open(os.path.join(art, 'normalization.json')))
     assert norm == {'normalization_version': 1, 'filters': ['snapshot_id', 'run_id', 'run_timestamps',
-                    'step_timestamps', 'observation_timestamp', 'session_id'], 'strict': False,
+                    'step_timestamps', 'observation_timestamp', 'session_id', 'events'], 'strict': False,
                     'source': 'default', 'rules': []}, norm
     cast = open(os.path.join(d, 'rec.cast')).read().splitlines()
     hdr = json.loads(cast[0])

@@ -391,6 +391,32 @@ def sandbox_unavailable_fails_closed(d):
                        capture_output=True, timeout=60)
     assert p.returncode == 0 and json.loads(p.stdout)['status'] == 'passed', (p.returncode, p.stdout, p.stderr)
 
+
+@case
+def observe_sees_the_screen_of_now(d):
+    """Output that came while the client was away is in the next observation."""
+    py = which('python3')
+    if not py:
+        print('skip: python3 not installed')
+        return
+    drv = Driver(['--no-sandbox', '--ack-unsafe-sandbox', '--rows', '4', '--cols', '30', '--', py, '-c',
+                  'import time; time.sleep(0.4); print("late news"); time.sleep(30)'], cwd=d)
+    r = drv.ok('observe')
+    assert 'late news' not in lines(r), r
+    time.sleep(1.5)
+    r = drv.ok('observe')
+    assert lines(r)[0] == 'late news', r
+    drv.close()
+    # a wait that cannot hold any more says so at once
+    drv = Driver(['--no-sandbox', '--ack-unsafe-sandbox', '--', which('true')], cwd=d)
+    drv.wait('process_exited')
+    t0 = time.monotonic()
+    r = drv.req('wait', {'condition': {'type': 'screen_contains', 'payload': {'text': 'never'}}}, timeout_ms=8000)
+    assert r['error']['code'] == 'E_TIMEOUT' and 'the program has exited' in r['error']['message'], r
+    assert time.monotonic() - t0 < 6, 'waited out its time for a program that is gone'
+    rc, rr = drv.close()
+    assert rc == 0 and rr['exit_status']['exit_code'] == 0, rr
+
 # ---- the examples of docs/driver.md ----
 
 def subset(want, got, path='$'):

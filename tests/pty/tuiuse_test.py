@@ -566,7 +566,7 @@ def replay_passes_and_reports(d):
     summary = json.load(open(os.path.join(sub, 'replay.json')))
     assert summary['status'] == 'passed' and summary['source'] == 'default' and summary['strict'] is False, summary
     assert summary['filters'] == ['snapshot_id', 'run_id', 'run_timestamps', 'step_timestamps',
-                                  'observation_timestamp', 'session_id'] and summary['mismatch'] is None, summary
+                                  'observation_timestamp', 'session_id', 'events'] and summary['mismatch'] is None, summary
     assert not os.path.exists(os.path.join(sub, 'diff.json'))
     norm = json.load(open(os.path.join(sub, 'normalization.json')))
     assert norm['source'] == 'default' and norm['filters'] == summary['filters'], norm

@@ -33,11 +33,15 @@
 
 enum { MAX_ARTIFACT = 64 << 20 };
 
-/* The data model's NormalizationFilters, in its order. */
+/* The data model's NormalizationFilters, in its order, and ptybox's
+** seventh, events: the observations' events and transcript deltas, whose
+** order and split between two observations are races (a program's exit
+** and its terminal's end of file come in either order); the transcript as
+** a whole is still compared (transcript.log). */
 static const char *const FILTERS[] = { "snapshot_id", "run_id", "run_timestamps", "step_timestamps",
-                                       "observation_timestamp", "session_id" };
-enum { N_FILTERS = 6, F_ALL = (1u << N_FILTERS) - 1 };
-enum { F_SNAPSHOT_ID = 1, F_RUN_ID = 2, F_RUN_TS = 4, F_STEP_TS = 8, F_OBS_TS = 16, F_SESSION_ID = 32 };
+                                       "observation_timestamp", "session_id", "events" };
+enum { N_FILTERS = 7, F_ALL = (1u << N_FILTERS) - 1 };
+enum { F_SNAPSHOT_ID = 1, F_RUN_ID = 2, F_RUN_TS = 4, F_STEP_TS = 8, F_OBS_TS = 16, F_SESSION_ID = 32, F_EVENTS = 64 };
 
 typedef struct Rule {
     bool transcript;            /* target: transcript, else snapshot_lines */
@@ -161,6 +165,11 @@ static void normalize(const Replay *r, cJSON *j, bool top, bool in_steps)
             cJSON_DeleteItemFromObjectCaseSensitive(j, "session_id");
         if (f & F_OBS_TS)
             cJSON_DeleteItemFromObjectCaseSensitive(j, "timestamp_ms");
+        if ((f & F_EVENTS) && cJSON_GetObjectItemCaseSensitive(j, "screen") &&
+            cJSON_GetObjectItemCaseSensitive(j, "transcript_delta")) {
+            cJSON_DeleteItemFromObjectCaseSensitive(j, "events");
+            cJSON_DeleteItemFromObjectCaseSensitive(j, "transcript_delta");
+        }
         /* Where the goldens were looked up and what became of them is the
         ** invocation's, not the program's: the replay keeps its own. */
         if (top)
@@ -407,7 +416,7 @@ static int add_filter(Replay *r, const char *name, char *err, size_t n)
             return 0;
         }
     snprintf(err, n, "unknown normalization filter '%s' (none, all, snapshot_id, run_id, run_timestamps, "
-                     "step_timestamps, observation_timestamp, session_id)", name);
+                     "step_timestamps, observation_timestamp, session_id, events)", name);
     return -1;
 }
 
