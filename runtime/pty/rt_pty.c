@@ -123,7 +123,9 @@ static bool prepare_policy(Pty *t, const BcVal *pol)
         pty_fail(t, code, "%s", code == PTY_E_INTERNAL ? "out of memory" : err);
         return false;
     }
-    PtyPolicyIn in = { .command = t->exe, .args = (const char *const *)t->argv.v + 1, .policy_json = eff,
+    /* argv[0] as the scenario or the command line gives it (the plan
+    ** finds it again, as prepare did) */
+    PtyPolicyIn in = { .command = t->argv.v[0], .args = (const char *const *)t->argv.v + 1, .policy_json = eff,
                        .env = (const char *const *)t->o.env_extra };
     PtyPolicy pl;
     code = pty_policy_plan(&in, &pl, err, sizeof err);
