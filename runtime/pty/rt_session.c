@@ -273,18 +273,23 @@ static void read_out(scc_session *s)
     }
 }
 
+/* The program's exit, as the PTY target's observations give it:
+** {"type":"exit","details":{"exit_code" or "signal", "terminated_by_harness"}}. */
 static void note_exit(scc_session *s)
 {
     if (s->exit_noted || !pty_session_exited(s->sess))
         return;
     s->exit_noted = true;
-    char m[96];
+    if (s->events.len > MAX_EVENTS_BYTES)
+        return;
+    if (s->events.len)
+        buf_putc(&s->events, ',');
     int code = pty_session_exit_code(s->sess);
     if (code >= 0)
-        snprintf(m, sizeof m, "exited with code %d", code);
+        buf_printf(&s->events, "{\"type\":\"exit\",\"details\":{\"exit_code\":%d", code);
     else
-        snprintf(m, sizeof m, "killed by signal %d", pty_session_exit_signal(s->sess));
-    note_event(s, "process_exited", m, strlen(m));
+        buf_printf(&s->events, "{\"type\":\"exit\",\"details\":{\"signal\":%d", pty_session_exit_signal(s->sess));
+    buf_printf(&s->events, ",\"terminated_by_harness\":%s}}", pty_session_killed_by_us(s->sess) ? "true" : "false");
 }
 
 /* Runs the loop until fd is readable (1), cond holds (1), the screen has

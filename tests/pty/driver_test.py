@@ -253,7 +253,8 @@ def eof_ends_the_session_and_everything_in_it(d):
     rc, rr = drv.close()
     assert rc == 0, rc
     assert rr['exit_status']['terminated_by_harness'] is True and rr['exit_status']['signal'] == 15, rr
-    assert 'process_exited' in [e['type'] for e in rr['final_observation']['events']], rr
+    assert {'type': 'exit', 'details': {'signal': 15, 'terminated_by_harness': True}} in \
+        rr['final_observation']['events'], rr
     assert alive_with(sleep, marker) == 0, 'the program outlived its session'
     # a terminate request ends it before EOF, with the exit status
     drv = Driver(['--no-sandbox', '--ack-unsafe-sandbox', '--', sleep, marker], cwd=d)

@@ -787,17 +787,17 @@ int scvm_replay_report(const Opts *o)
     if (dd)
         closedir(dd);
     if (!best[0]) {
-        snprintf(err, sizeof err, "%s: no replay-*/replay.json: run 'scvm replay %s' first", dir, dir);
+        snprintf(err, sizeof err, "%.1000s: no replay-*/replay.json: run 'scvm replay %.1000s' first", dir, dir);
         return fail_with(o, "replay-report", SCC_E_IO, err);
     }
     char sub[PATH_MAX];
-    snprintf(sub, sizeof sub, "%s/%s", dir, best);
+    snprintf(sub, sizeof sub, "%.2000s/%.1000s", dir, best);
     cJSON *sum = read_json(sub, "replay.json"), *diff = read_json(sub, "diff.json");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(sum, "status");
     if (!cJSON_IsString(status)) {
         cJSON_Delete(sum);
         cJSON_Delete(diff);
-        snprintf(err, sizeof err, "%s/replay.json: not a ReplaySummary", sub);
+        snprintf(err, sizeof err, "%.3000s/replay.json: not a ReplaySummary", sub);
         return fail_with(o, "replay-report", SCC_E_PROTOCOL, err);
     }
     bool passed = strcmp(status->valuestring, "passed") == 0;
