@@ -418,6 +418,24 @@ def observe_sees_the_screen_of_now(d):
     rc, rr = drv.close()
     assert rc == 0 and rr['exit_status']['exit_code'] == 0, rr
 
+
+@case
+def a_client_that_stops_reading(d):
+    """stdout closed under the driver: it ends the session, exits 10 (E_IO), leaves nothing running."""
+    sleep = which('sleep')
+    marker = '4343.%d' % os.getpid()
+    p = subprocess.Popen([SCVM, 'driver', '--stdio', '--json', '--no-sandbox', '--ack-unsafe-sandbox', '--', sleep,
+                          marker], cwd=d, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    try:
+        p.stdin.write(b'{"protocol_version":2,"action":{"type":"observe"}}\n')
+        p.stdin.flush()
+    except BrokenPipeError:
+        pass
+    rc = p.wait(30)
+    assert rc == 10, (rc, p.stderr.read())
+    assert alive_with(sleep, marker) == 0
+
 # ---- the examples of docs/driver.md ----
 
 def subset(want, got, path='$'):

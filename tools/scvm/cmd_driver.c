@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,9 @@ int scvm_driver(const Opts *o)
     int rc = common_checks(o, "driver");
     if (rc)
         return rc;
+    /* A client that stops reading ends the session with E_IO, not a
+    ** SIGPIPE that would leave no RunResult and no status of ours. */
+    signal(SIGPIPE, SIG_IGN);
     Driver d = { .o = o };
     buf_init(&d.out);
     rc = start(o, "driver", &d.s);
