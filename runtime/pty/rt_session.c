@@ -659,7 +659,8 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     buf_fini(&b);
     /* What was observed is consumed; an incomplete character waits. */
     size_t rest = s->delta.len - whole;
-    memmove(s->delta.data, s->delta.data + whole, rest);
+    if (rest)
+        memmove(s->delta.data, s->delta.data + whole, rest);
     s->delta.len = rest;
     buf_reset(&s->events);
     return SCC_E_OK;

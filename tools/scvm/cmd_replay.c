@@ -240,18 +240,24 @@ static bool first_diff(const cJSON *want, const cJSON *got, char *path, size_t c
     return true;
 }
 
+/* Takes ownership of want and got. */
 static int compare_json(Replay *r, const char *kind, long index, const char *rel, cJSON *want, cJSON *got,
                         bool top)
 {
-    if (!want || !got)
-        return mismatch(r, kind, index, "%s: %s", rel, !want ? "not valid JSON in the recording"
-                                                              : "missing or not valid JSON in the replay");
-    normalize(r, want, top, false);
-    normalize(r, got, top, false);
+    int d = 0;
     char path[1024] = "$", why[1024];
-    if (first_diff(want, got, path, sizeof path, why, sizeof why))
-        return mismatch(r, kind, index, "%s: %s: %s", rel, path, why);
-    return 0;
+    if (!want || !got) {
+        d = mismatch(r, kind, index, "%s: %s", rel, !want ? "not valid JSON in the recording"
+                                                           : "missing or not valid JSON in the replay");
+    } else {
+        normalize(r, want, top, false);
+        normalize(r, got, top, false);
+        if (first_diff(want, got, path, sizeof path, why, sizeof why))
+            d = mismatch(r, kind, index, "%s: %s: %s", rel, path, why);
+    }
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+    return d;
 }
 
 static uint64_t fnv1a64(const char *p, size_t n)
@@ -340,11 +346,7 @@ static int compare(Replay *r, const Opts *o)
     int nw = snapshot_count(r->dir), ng = snapshot_count(r->out);
     for (int i = 1; i <= nw && i <= ng; i++) {
         snprintf(rel, sizeof rel, "snapshots/%06d.json", i);
-        cJSON *w = read_json(r->dir, rel), *g = read_json(r->out, rel);
-        int d = compare_json(r, "snapshot", i, rel, w, g, false);
-        cJSON_Delete(w);
-        cJSON_Delete(g);
-        if (d)
+        if (compare_json(r, "snapshot", i, rel, read_json(r->dir, rel), read_json(r->out, rel), false))
             return 1;
     }
     if (nw != ng)
@@ -379,10 +381,7 @@ static int compare(Replay *r, const Opts *o)
         while (lw && lg && !d) {
             char where[64];
             snprintf(where, sizeof where, "events.jsonl record %ld", i + 1);
-            cJSON *a = cJSON_Parse(lw), *b = cJSON_Parse(lg);
-            d = compare_json(r, "events", i, where, a, b, false);
-            cJSON_Delete(a);
-            cJSON_Delete(b);
+            d = compare_json(r, "events", i, where, cJSON_Parse(lw), cJSON_Parse(lg), false);
             lw = strtok_r(NULL, "\n", &sw);
             lg = strtok_r(NULL, "\n", &sg);
             i++;
