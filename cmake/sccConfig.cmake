@@ -2,7 +2,7 @@
 #
 # Provides:
 #   scc::scc, scc::scvm     the installed programs (imported executables)
-#   scc::libscc             the C API library (include/scc/scc.h)
+#   scc::libscc             the C API library (include/scc/scc.h, include/scc/session.h)
 #   SCC_EXECUTABLE, SCVM_EXECUTABLE
 #   scc_add_scenarios(<target> SOURCES <file|dir>... [PACK <name>]
 #                     [OUTPUT_DIRECTORY <dir>] [DEFINES <NAME[=VALUE]>...]
@@ -19,7 +19,7 @@ get_filename_component(_scc_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE
 include(CMakeFindDependencyMacro)
 find_dependency(PkgConfig)
 find_dependency(Threads)   # the built-in zstd dictionary is prepared once (pthread_once)
-pkg_check_modules(SCC_DEPS REQUIRED IMPORTED_TARGET libzstd libxxhash)
+pkg_check_modules(SCC_DEPS REQUIRED IMPORTED_TARGET libzstd libxxhash vterm libcjson)
 
 if(NOT TARGET scc::libscc)
   add_library(scc::libscc STATIC IMPORTED)

@@ -52,6 +52,15 @@ bool cond_lookup(const char *name, const char **needs, const char **optional)
     return true;
 }
 
+bool cond_kind(const char *name, CondKind *kind)
+{
+    int k = find(name);
+    if (k < 0)
+        return false;
+    *kind = COND[k].kind;
+    return true;
+}
+
 const char *cond_name(size_t i)
 {
     return i < N_COND ? COND[i].name : NULL;

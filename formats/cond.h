@@ -37,6 +37,9 @@ typedef struct Cond {
 ** m ms (0-600000, default 200), o on.  The compiler checks sources with
 ** the same table (compiler/dialect_tuiuse.c). */
 bool cond_lookup(const char *name, const char **needs, const char **optional);
+/* The kind of the condition named name; false for an unknown one (for
+** conditions that do not come from a program: scc/session.h's JSON). */
+bool cond_kind(const char *name, CondKind *kind);
 /* The i-th condition name, NULL past the last (for "known types" notes). */
 const char *cond_name(size_t i);
 

@@ -92,3 +92,11 @@ add_test(NAME pty.sandbox
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/sandbox_test.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> $<TARGET_FILE:sbx_probe> ${CMAKE_CURRENT_BINARY_DIR}/sandbox-work)
 set_tests_properties(pty.sandbox PROPERTIES LABELS "pty" TIMEOUT 300)
+
+# scvm driver --stdio --json and scvm exec (docs/driver.md): a client of the
+# NDJSON protocol drives less and vim, every protocol error, the policy flags
+# and refusals, EOF ending everything, exec's RunResult, the docs' examples.
+add_test(NAME pty.driver
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/driver_test.py $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/driver-work ${PROJECT_SOURCE_DIR}/docs $<TARGET_FILE:scc>)
+set_tests_properties(pty.driver PROPERTIES LABELS "pty" TIMEOUT 600)

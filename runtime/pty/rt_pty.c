@@ -22,6 +22,7 @@
 #include "common/sc_alloc.h"
 #include "runtime/events.h"
 #include "runtime/rt_clock.h"
+#include "rt_policy.h"
 
 extern char **environ;
 
@@ -79,20 +80,6 @@ static bool find_exe(const char *name, char *out, size_t n)
     return false;
 }
 
-static bool is_root_like(const char *p)
-{
-    static const char *const roots[] = { "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/root",
-                                         "/sbin", "/sys", "/usr", "/var", "/home", NULL };
-    char rp[PATH_MAX];
-    const char *q = realpath(p, rp) ? rp : p;
-    for (int i = 0; roots[i]; i++)
-        if (strcmp(q, roots[i]) == 0)
-            return true;
-    const char *home = getenv("HOME");
-    char hp[PATH_MAX];
-    return home && *home && realpath(home, hp) && strcmp(q, hp) == 0;
-}
-
 static const char *const DEFAULT_ENV_ALLOW[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
                                                  "LC_CTYPE", "TMPDIR", "SHELL", NULL };
 
@@ -114,60 +101,60 @@ static void argv_push_strings(Pty *t, const BcProgram *p, const BcVal *list)
     }
 }
 
-/* The strings of a policy list (paths) as a C array in out (at most
-** cap); returns the count. */
-static size_t policy_list(Pty *t, const BcVal *obj, const char *key, const char **out, size_t cap)
+/* The policy's checks and plan (rt_policy.c), on the JSON of the
+** scenario's policy (pol, or NULL) with --policy FILE's fields over it and
+** the acknowledgement flags; argv is the command already chosen. */
+static bool prepare_policy(Pty *t, const BcVal *pol)
 {
-    BcVal list;
-    size_t n = 0;
-    if (!vget(t, obj, key, &list) || list.tag != BC_V_ARRAY)
-        return 0;
-    const unsigned char *q = list.p;
-    for (uint32_t i = 0; i < list.n && n < cap; i++) {
-        BcVal a;
-        q = bc_val_decode(t->p, q, &a);
-        if (a.tag == BC_V_STR)
-            out[n++] = t->p->str[a.n].s;
-    }
-    return n;
-}
-
-/* The sandbox for a tui-use policy (rt_sandbox.h): its temporary folder,
-** the kernel's pieces, the plan.  Refusals: E_SANDBOX_UNAVAILABLE, or
-** E_POLICY_DENIED for a path that does not exist. */
-static bool plan_sandbox(Pty *t, const BcVal *pol, bool net_on, bool ack)
-{
-    static SandboxCaps caps;
-    static bool probed;
-    if (!probed)
-        sandbox_probe(&caps);
-    probed = true;
-    const char *rd[64], *wr[64], *ex[64];
-    BcVal fs, exv;
-    size_t nr = 0, nw = 0, ne = 0;
-    if (vget(t, pol, "fs", &fs)) {
-        nr = policy_list(t, &fs, "allowed_read", rd, 64);
-        nw = policy_list(t, &fs, "allowed_write", wr, 64);
-    }
-    bool shell = false;
-    if (vget(t, pol, "exec", &exv)) {
-        ne = policy_list(t, &exv, "allowed_executables", ex, 64);
-        shell = vbool(t, &exv, "allow_shell", false);
-    }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(t->sbx_tmp, sizeof t->sbx_tmp, "%.40s/scvm-sbx-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-    if (!mkdtemp(t->sbx_tmp)) {
-        pty_fail(t, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(errno));
-        t->sbx_tmp[0] = 0;
+    Buf base;
+    buf_init(&base);
+    if (pol)
+        bc_val_json_at(t->p, pol, &base);
+    else
+        buf_puts(&base, "{}");
+    buf_putc(&base, 0);
+    PtyErr code = PTY_E_INTERNAL;
+    char err[1024];
+    char *eff = base.oom ? NULL
+                         : pty_policy_override((const char *)base.data, t->o.policy_overlay, &t->o.policy_flags, &code,
+                                               err, sizeof err);
+    buf_fini(&base);
+    if (!eff) {
+        pty_fail(t, code, "%s", code == PTY_E_INTERNAL ? "out of memory" : err);
         return false;
     }
-    SandboxPolicy sp = { .read = rd, .n_read = nr, .write = wr, .n_write = nw, .exec = ex, .n_exec = ne,
-                         .allow_shell = shell, .network = net_on, .unsafe_ack = ack, .tmpdir = t->sbx_tmp };
-    bool unavailable;
-    char err[512];
-    t->sbx = sandbox_plan(&sp, &caps, &unavailable, err, sizeof err);
-    if (!t->sbx) {
-        pty_fail(t, unavailable ? PTY_E_SANDBOX_UNAVAILABLE : PTY_E_POLICY_DENIED, "sandbox: %s", err);
+    /* argv[0] as the scenario or the command line gives it (the plan
+    ** finds it again, as prepare did) */
+    PtyPolicyIn in = { .command = t->argv.v[0], .args = (const char *const *)t->argv.v + 1, .policy_json = eff,
+                       .env = (const char *const *)t->o.env_extra };
+    PtyPolicy pl;
+    code = pty_policy_plan(&in, &pl, err, sizeof err);
+    free(eff);
+    if (code != PTY_E_OK) {
+        pty_policy_fini(&pl);
+        pty_fail(t, code, "%s", err);
+        return false;
+    }
+    strv_free(&t->argv);
+    for (size_t i = 0; pl.argv[i]; i++)
+        strv_push(&t->argv, pl.argv[i], strlen(pl.argv[i]));
+    for (size_t i = 0; pl.envp[i]; i++)
+        strv_push(&t->env, pl.envp[i], strlen(pl.envp[i]));
+    t->sbx = pl.sbx;                /* the target owns the sandbox and its folder now */
+    pl.sbx = NULL;
+    memcpy(t->sbx_tmp, pl.sbx_tmp, sizeof t->sbx_tmp);
+    pl.sbx_tmp[0] = 0;
+    t->sbx_none = pl.none;
+    t->policy_json = pl.json;
+    pl.json = NULL;
+    t->max_runtime_ms = pl.max_runtime_ms;
+    t->max_output_bytes = pl.max_output_bytes;
+    t->max_wait_ms = pl.max_wait_ms;
+    t->max_steps = pl.max_steps;
+    t->max_snapshot_bytes = pl.max_snapshot_bytes;
+    pty_policy_fini(&pl);
+    if (!t->argv.v || !t->env.v) {
+        pty_fail(t, PTY_E_INTERNAL, "out of memory");
         return false;
     }
     return true;
@@ -227,125 +214,36 @@ static bool prepare(Pty *t)
     }
     snprintf(t->exe, sizeof t->exe, "%s", exe);
 
-    /* Sandbox and network: the Linux sandbox (rt_sandbox.h) for the
-    ** default `seatbelt`, nothing for `none` (acknowledged). */
-    if (have_pol) {
-        const char *sb = vstr(t, &pol, "sandbox", NULL);
-        int64_t ver = 0;
-        if (!vint(t, &pol, "policy_version", &ver) || ver != 4) {
-            pty_fail(t, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
-            return false;
-        }
-        bool none = sb && strcmp(sb, "none") == 0;
-        bool ack = vbool(t, &pol, "sandbox_unsafe_ack", false);
-        if (none && !ack) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
-            return false;
-        }
-        const char *net = vstr(t, &pol, "network", NULL);
-        bool net_on = net && strcmp(net, "enabled") == 0;
-        if ((none || net_on) && !vbool(t, &pol, "network_unsafe_ack", false)) {
-            pty_fail(t, PTY_E_POLICY_DENIED, none ? "without a sandbox the network policy cannot be enforced: "
-                                                    "network_unsafe_ack must be true"
-                                                  : "network: enabled needs network_unsafe_ack: true");
-            return false;
-        }
-        t->sbx_none = none;
-        BcVal fs, list;
-        if (vget(t, &pol, "fs", &fs)) {
-            const char *keys[] = { "allowed_read", "allowed_write" };
-            for (int k = 0; k < 2; k++) {
-                if (!vget(t, &fs, keys[k], &list) || list.tag != BC_V_ARRAY)
-                    continue;
-                const unsigned char *q = list.p;
-                for (uint32_t i = 0; i < list.n; i++) {
-                    BcVal a;
-                    q = bc_val_decode(p, q, &a);
-                    if (a.tag == BC_V_STR && is_root_like(p->str[a.n].s)) {
-                        pty_fail(t, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
-                                 keys[k], p->str[a.n].s);
-                        return false;
-                    }
-                }
-                if (k == 1 && list.n > 0 && !vbool(t, &pol, "fs_write_unsafe_ack", false)) {
-                    pty_fail(t, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
-                    return false;
-                }
-            }
-        }
-        if (!none && !plan_sandbox(t, &pol, net_on, ack))
-            return false;
-    }
+    /* A policy (the scenario's, or --policy FILE over it, then the
+    ** acknowledgement flags) is checked by rt_policy.c, which also makes
+    ** argv, the environment and the sandbox (rt_sandbox.h). */
+    if (have_pol || t->o.policy_overlay)
+        return prepare_policy(t, have_pol ? &pol : NULL);
 
-    /* Exec allowlist, on resolved absolute paths. */
+    /* Without a policy: the command must exist. */
     char rexe[PATH_MAX];
     if (!realpath(exe, rexe)) {
         pty_fail(t, PTY_E_POLICY_DENIED, "command '%s': %s", exe, strerror(errno));
         return false;
     }
-    if (have_pol) {
-        BcVal ex, list;
-        bool ok = false;
-        if (vget(t, &pol, "exec", &ex) && vget(t, &ex, "allowed_executables", &list) && list.tag == BC_V_ARRAY) {
-            const unsigned char *q = list.p;
-            for (uint32_t i = 0; i < list.n && !ok; i++) {
-                BcVal a;
-                char ra[PATH_MAX];
-                q = bc_val_decode(p, q, &a);
-                if (a.tag == BC_V_STR && p->str[a.n].s[0] == '/' && realpath(p->str[a.n].s, ra))
-                    ok = strcmp(ra, rexe) == 0;
-            }
-        }
-        if (!ok) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "'%s' is not in exec.allowed_executables", exe);
-            return false;
-        }
-        const char *base = strrchr(rexe, '/') + 1;
-        static const char *const shells[] = { "sh", "bash", "dash", "zsh", "fish", "ksh", "csh", "tcsh", NULL };
-        bool shell = false;
-        for (int i = 0; shells[i]; i++)
-            shell |= strcmp(base, shells[i]) == 0;
-        bool dash_c = false;
-        for (size_t i = 1; i < t->argv.n; i++)
-            dash_c |= strcmp(t->argv.v[i], "-c") == 0;
-        if (shell && dash_c && !(vget(t, &pol, "exec", &ex) && vbool(t, &ex, "allow_shell", false))) {
-            pty_fail(t, PTY_E_POLICY_DENIED, "'%s -c' needs exec.allow_shell: true", base);
-            return false;
-        }
-    }
 
     /* Environment: deny by default; inherit only allowlisted names, then
     ** the explicit values. */
-    BcVal envp, allow, set;
-    bool have_env = have_pol && vget(t, &pol, "env", &envp);
-    bool inherit = have_env ? vbool(t, &envp, "inherit", false) : true;
-    if (inherit) {
-        for (char **e = environ; *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (!eq)
-                continue;
-            size_t nl = (size_t)(eq - *e);
-            bool ok = false;
-            if (have_env && vget(t, &envp, "allowlist", &allow) && allow.tag == BC_V_ARRAY) {
-                const unsigned char *q = allow.p;
-                for (uint32_t i = 0; i < allow.n && !ok; i++) {
-                    BcVal a;
-                    q = bc_val_decode(p, q, &a);
-                    ok = a.tag == BC_V_STR && p->str[a.n].len == nl && memcmp(p->str[a.n].s, *e, nl) == 0;
-                }
-            } else if (!have_env) {
-                for (int i = 0; DEFAULT_ENV_ALLOW[i] && !ok; i++)
-                    ok = strlen(DEFAULT_ENV_ALLOW[i]) == nl && memcmp(DEFAULT_ENV_ALLOW[i], *e, nl) == 0;
-            }
-            if (ok)
-                env_set(&t->env, *e, nl, eq + 1, strlen(eq + 1));
-        }
+    BcVal set;
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        size_t nl = (size_t)(eq - *e);
+        bool ok = false;
+        for (int i = 0; DEFAULT_ENV_ALLOW[i] && !ok; i++)
+            ok = strlen(DEFAULT_ENV_ALLOW[i]) == nl && memcmp(DEFAULT_ENV_ALLOW[i], *e, nl) == 0;
+        if (ok)
+            env_set(&t->env, *e, nl, eq + 1, strlen(eq + 1));
     }
     BcVal ah;
     const BcVal *setmap = NULL;
-    if (have_env && vget(t, &envp, "set", &set) && set.tag == BC_V_MAP)
-        setmap = &set;
-    else if (!have_run && vget(t, &cfg, "ah", &ah) && vget(t, &ah, "env", &set) && set.tag == BC_V_MAP)
+    if (!have_run && vget(t, &cfg, "ah", &ah) && vget(t, &ah, "env", &set) && set.tag == BC_V_MAP)
         setmap = &set;
     if (setmap) {
         const unsigned char *q = setmap->p;
@@ -370,8 +268,6 @@ static bool prepare(Pty *t)
         if (eq)
             env_set(&t->env, *e, (size_t)(eq - *e), eq + 1, strlen(eq + 1));
     }
-    if (t->sbx)     /* the one folder the program may write besides fs.allowed_write */
-        env_set(&t->env, "TMPDIR", 6, t->sbx_tmp, strlen(t->sbx_tmp));
     if (!env_has(&t->env, "TERM"))
         env_set(&t->env, "TERM", 4, "xterm-256color", 14);
     if (!env_has(&t->env, "LANG"))
@@ -435,7 +331,8 @@ static void explain(Pty *t)
     bool json = t->o.explain_json;
     if (t->err) {
         if (json) {
-            buf_printf(&b, "{\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
+            buf_printf(&b, "{\"protocol_version\":2,\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":",
+                       pty_err_code(t->err));
             events_str_lossy(&b, t->msg, strlen(t->msg));
             buf_puts(&b, "}}\n");
         } else {
@@ -443,8 +340,10 @@ static void explain(Pty *t)
         }
     } else if (t->sbx) {
         if (json) {
-            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
             events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_puts(&b, ",\"policy\":");
+            buf_puts(&b, t->policy_json ? t->policy_json : "null");
             buf_puts(&b, ",\"enforced\":");
             sandbox_explain(t->sbx, &b, true);
             if (b.len && b.data[b.len - 1] == '\n')
@@ -460,8 +359,10 @@ static void explain(Pty *t)
                                       : "no tui-use policy: no sandbox; the command must exist and the "
                                         "environment is the default allowlist";
         if (json) {
-            buf_puts(&b, "{\"allowed\":true,\"command\":");
+            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
             events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_puts(&b, ",\"policy\":");
+            buf_puts(&b, t->policy_json ? t->policy_json : "null");
             buf_puts(&b, ",\"enforced\":null,\"note\":");
             events_str_lossy(&b, why, strlen(why));
             buf_puts(&b, "}\n");
@@ -623,6 +524,8 @@ static void pty_destroy(RtTarget *rt)
     pty_screen_free(t->scr);
     strv_free(&t->argv);
     strv_free(&t->env);
+    free(t->policy_json);
+    buf_fini(&t->observations);
     buf_fini(&t->outq);
     buf_fini(&t->transcript);
     buf_fini(&t->events);
@@ -664,6 +567,7 @@ RtTarget *rt_pty_new(const RtPtyOpts *o)
     buf_init(&t->outq);
     buf_init(&t->transcript);
     buf_init(&t->events);
+    buf_init(&t->observations);
     buf_init(&t->steps);
     buf_init(&t->step_asserts);
     buf_init(&t->step_action);

@@ -9,7 +9,7 @@
 ** Results follow the tui-use data model: a stable error code (E_*) with
 ** its exit status 0-12 (rt_pty_result), and, with an artifacts directory,
 ** run.json, transcript.log, events.jsonl, snapshots/, screenshots and
-** checksums.json (XXH64). */
+** normalization.json and checksums.json (FNV-1a 64). */
 #ifndef SC_RT_PTY_H
 #define SC_RT_PTY_H
 
@@ -71,6 +71,12 @@ typedef struct RtPtyAgent {
     const char *const *quit_keys; /* interactive: pressed at END to leave (NULL-terminated) */
 } RtPtyAgent;
 
+/* The acknowledgement flags of the data model's CLI (docs/driver.md):
+** each sets one field of the effective policy (rt_policy.h). */
+typedef struct PtyPolicyFlags {
+    bool no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
+} PtyPolicyFlags;
+
 typedef struct RtPtyOpts {
     /* Command line override (`scvm run -t pty x.scb -- cmd args`):
     ** argv[0] .. NULL, or NULL to take the command from the program. */
@@ -114,6 +120,17 @@ typedef struct RtPtyOpts {
     /* "NAME=VALUE" strings set after the scenario's environment, or NULL. */
     char *const *env_extra;
     const RtPtyAgent *agent;    /* NULL: no agent */
+    /* --policy FILE's JSON: its fields replace the scenario's policy's (or
+    ** it is the policy when the scenario has none); NULL = none. */
+    const char *policy_overlay;
+    /* The acknowledgement flags, applied to the effective policy (only
+    ** when there is one). */
+    PtyPolicyFlags policy_flags;
+    /* The compiled scenario's bytes, kept in the artifacts as
+    ** scenario.scb so that `scvm replay DIR` can play it again; NULL =
+    ** none. */
+    const void *scb;
+    size_t scb_len;
 } RtPtyOpts;
 
 /* Returns a target (destroy with t->vt->destroy), or NULL when out of

@@ -74,7 +74,7 @@ typedef struct Pty {
     Buf cast;
     char cast_carry[4];         /* an incomplete UTF-8 tail of the output */
     size_t cast_carry_n;
-    StrV written;               /* artifacts written: "path\tXXH64" */
+    StrV written;               /* artifacts written: "path\tFNV-1a 64" */
     Buf pictures;               /* the screenshots' sections of pictures/index.html */
 
     /* workspace */
@@ -86,6 +86,13 @@ typedef struct Pty {
     Sandbox *sbx;           /* the tui-use policy's sandbox, or NULL */
     char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
     bool sbx_none;          /* sandbox: none (acknowledged) */
+    char *policy_json;      /* the effective policy (policy.json, run.json), or NULL */
+    /* events.jsonl: the data model's Observation records, one per snapshot */
+    char run_id[40], session_id[40];
+    Buf observations;       /* the records, JSON lines */
+    size_t last_obs;        /* where the last record starts in observations */
+    size_t obs_ev_off;      /* events and transcript already in a record */
+    size_t obs_tr_off;
 
     /* an agent under test (RtPtyOpts.agent) */
     unsigned n_inputs;      /* USER_INPUT ops played */

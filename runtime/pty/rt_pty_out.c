@@ -1,8 +1,9 @@
 /* rt_pty_out.c - what a PTY run leaves behind: screenshots compared with
 ** goldens (unified diff on mismatch, --update-goldens rewrites them),
 ** ScreenSnapshot files, the asciicast v2 recording, and the tui-use
-** artifacts (run.json, transcript.log, events.jsonl, policy.json,
-** scenario.json, checksums.json with XXH64); each screenshot and golden
+** artifacts (run.json, transcript.log, events.jsonl of Observation records,
+** policy.json, scenario.json, normalization.json, checksums.json with
+** FNV-1a 64, as the data model writes them); each screenshot and golden
 ** mismatch also as a picture (SVG and HTML, formats/term/term_svg.h). */
 #include "rt_pty_int.h"
 
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include <cjson/cJSON.h>
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -70,6 +71,20 @@ static int write_file(const char *path, const void *data, size_t len)
     return file_write_atomic(path, len ? data : "", len);
 }
 
+/* FNV-1a 64: the checksum of checksums.json, as ptybox (the data model's
+** implementation) computes it, so either tool can check the other's
+** artifacts.  It catches accidents, not attacks. */
+static uint64_t fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3u;
+    }
+    return h;
+}
+
 /* Writes an artifact (relative path) and remembers its checksum. */
 static void art_write(Pty *t, const char *rel, const void *data, size_t len)
 {
@@ -85,7 +100,7 @@ static void art_write(Pty *t, const char *rel, const void *data, size_t len)
         return;
     }
     char line[PATH_MAX + 32];
-    int n = snprintf(line, sizeof line, "%s\t%016llx", rel, (unsigned long long)XXH64(data, len, 0));
+    int n = snprintf(line, sizeof line, "%s\t%016llx", rel, (unsigned long long)fnv1a64(data, len));
     strv_push(&t->written, line, (size_t)n);
 }
 
@@ -481,6 +496,88 @@ void pty_screenshot(Pty *t, const char *label)
     pty_snapshot(t, "screenshot");
 }
 
+static void random_id(char *out, size_t n);
+
+/* The run's and the session's ids (one program, one session), made once. */
+static void ensure_ids(Pty *t)
+{
+    if (!t->run_id[0]) {
+        random_id(t->run_id, sizeof t->run_id);
+        random_id(t->session_id, sizeof t->session_id);
+    }
+}
+
+/* The data model's Events of the terminal's own happenings since the last
+** record ({type, message?, details?}): scvm's op events, with their times
+** and pids, are the event stream's (stdout, -o), not an observation's. */
+static void observe_events(Pty *t, Buf *b)
+{
+    static const char *const kinds[] = { "query", "title", "altscreen", "bell", "invalid_utf8", "unhandled",
+                                         "pty_eof", "exit", "error", NULL };
+    bool first = true;
+    size_t i = t->obs_ev_off;
+    while (i < t->events.len) {
+        const char *line = (const char *)t->events.data + i;
+        const char *nl = memchr(line, '\n', t->events.len - i);
+        size_t n = nl ? (size_t)(nl - line) : t->events.len - i;
+        i += n + 1;
+        cJSON *ev = cJSON_ParseWithLength(line, n);
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ev, "kind");
+        bool keep = false;
+        for (int k = 0; cJSON_IsString(kind) && kinds[k] && !keep; k++)
+            keep = strcmp(kind->valuestring, kinds[k]) == 0;
+        if (keep) {
+            buf_puts(b, first ? "{\"type\":" : ",{\"type\":");
+            first = false;
+            events_str_lossy(b, kind->valuestring, strlen(kind->valuestring));
+            const cJSON *detail = cJSON_GetObjectItemCaseSensitive(ev, "detail");
+            if (!cJSON_IsString(detail))
+                detail = cJSON_GetObjectItemCaseSensitive(ev, "message");
+            if (cJSON_IsString(detail)) {
+                buf_puts(b, ",\"message\":");
+                events_str_lossy(b, detail->valuestring, strlen(detail->valuestring));
+            }
+            cJSON_DeleteItemFromObjectCaseSensitive(ev, "at_ms");
+            cJSON_DeleteItemFromObjectCaseSensitive(ev, "kind");
+            cJSON_DeleteItemFromObjectCaseSensitive(ev, "detail");
+            cJSON_DeleteItemFromObjectCaseSensitive(ev, "message");
+            if (cJSON_GetArraySize(ev) > 0) {
+                char *d = cJSON_PrintUnformatted(ev);
+                if (d) {
+                    buf_puts(b, ",\"details\":");
+                    buf_puts(b, d);
+                    free(d);
+                }
+            }
+            buf_putc(b, '}');
+        }
+        cJSON_Delete(ev);
+    }
+    t->obs_ev_off = t->events.len;
+}
+
+/* Appends the Observation of now (screen: a ScreenSnapshot, or NULL for
+** the screen as it is) to events.jsonl's records. */
+static void pty_observe(Pty *t, const Buf *screen)
+{
+    ensure_ids(t);
+    Buf *b = &t->observations;
+    t->last_obs = b->len;
+    buf_printf(b, "{\"protocol_version\":2,\"run_id\":\"%s\",\"session_id\":\"%s\",\"timestamp_ms\":%llu,\"screen\":",
+               t->run_id, t->session_id, (unsigned long long)pty_elapsed(t));
+    if (screen)
+        buf_put(b, screen->data, screen->len);
+    else
+        pty_screen_snapshot_json(t->scr, "final", false, b);
+    size_t tr = t->transcript.len;
+    buf_puts(b, ",\"transcript_delta\":");
+    events_str_lossy(b, t->transcript.data ? (const char *)t->transcript.data + t->obs_tr_off : "", tr - t->obs_tr_off);
+    t->obs_tr_off = tr;
+    buf_puts(b, ",\"events\":[");
+    observe_events(t, b);
+    buf_puts(b, "]}\n");
+}
+
 void pty_snapshot(Pty *t, const char *why)
 {
     (void)why;
@@ -500,6 +597,8 @@ void pty_snapshot(Pty *t, const char *why)
     }
     buf_putc(&b, '\n');
     art_write(t, rel, b.data, b.len);
+    b.len--;        /* without the newline: the record's screen */
+    pty_observe(t, &b);
     buf_fini(&b);
 }
 
@@ -581,6 +680,29 @@ static void random_id(char *out, size_t n)
              r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
 }
 
+/* normalization.json: the NormalizationRecord a replay of this run uses
+** by default: the policy's replay section, else the default filters
+** (docs/driver.md, "Replay"). */
+static void normalization_record(Pty *t, Buf *b)
+{
+    static const char *const all = "[\"snapshot_id\",\"run_id\",\"run_timestamps\",\"step_timestamps\","
+                                   "\"observation_timestamp\",\"session_id\",\"events\"]";
+    cJSON *pol = t->policy_json ? cJSON_Parse(t->policy_json) : NULL;
+    const cJSON *rp = cJSON_GetObjectItemCaseSensitive(pol, "replay");
+    const cJSON *strict = cJSON_GetObjectItemCaseSensitive(rp, "strict");
+    const cJSON *filters = cJSON_GetObjectItemCaseSensitive(rp, "normalization_filters");
+    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(rp, "normalization_rules");
+    char *f = cJSON_IsArray(filters) ? cJSON_PrintUnformatted(filters) : NULL;
+    char *r = cJSON_IsArray(rules) ? cJSON_PrintUnformatted(rules) : NULL;
+    bool is_strict = cJSON_IsTrue(strict);
+    buf_printf(b, "{\"normalization_version\":1,\"filters\":%s,\"strict\":%s,\"source\":\"%s\",\"rules\":%s}\n",
+               is_strict ? "[]" : f ? f : all, is_strict ? "true" : "false",
+               is_strict ? "none" : (f || r) ? "policy" : "default", is_strict ? "[]" : r ? r : "[]");
+    free(f);
+    free(r);
+    cJSON_Delete(pol);
+}
+
 void pty_out_finish(Pty *t)
 {
     if (!t->o.artifacts)
@@ -592,7 +714,9 @@ void pty_out_finish(Pty *t)
     art_write(t, "transcript.log", t->transcript.data, t->transcript.len);
     /* The effective policy and the resolved scenario, as compiled. */
     buf_reset(&b);
-    if (vget(t, &cfg, "policy", &v))
+    if (t->policy_json)
+        buf_puts(&b, t->policy_json);
+    else if (vget(t, &cfg, "policy", &v))
         bc_val_json_at(p, &v, &b);
     else
         buf_puts(&b, "null");
@@ -605,10 +729,17 @@ void pty_out_finish(Pty *t)
         bc_val_json(p, p->meta.config, &b);
     buf_putc(&b, '\n');
     art_write(t, "scenario.json", b.data, b.len);
+    if (t->o.scb)
+        art_write(t, "scenario.scb", t->o.scb, t->o.scb_len);
 
     /* run.json: the RunResult. */
-    char run_id[40];
-    random_id(run_id, sizeof run_id);
+    ensure_ids(t);
+    const char *run_id = t->run_id;
+    /* The last record, always (so a run has as many records as snapshots
+    ** and one, however its last events were timed): the end of the run,
+    ** with what came after the last snapshot (the exit, an error). */
+    if (t->scr)
+        pty_observe(t, NULL);
     buf_reset(&b);
     const char *status = !t->err                         ? "passed"
                          : t->err == PTY_E_ASSERTION_FAILED ? "failed"
@@ -667,7 +798,9 @@ void pty_out_finish(Pty *t)
     buf_puts(&b, "],\"cwd\":");
     events_str_lossy(&b, t->cwd, strlen(t->cwd));
     buf_puts(&b, ",\"policy\":");
-    if (vget(t, &cfg, "policy", &v))
+    if (t->policy_json)
+        buf_puts(&b, t->policy_json);
+    else if (vget(t, &cfg, "policy", &v))
         bc_val_json_at(p, &v, &b);
     else
         buf_puts(&b, "null");
@@ -679,11 +812,8 @@ void pty_out_finish(Pty *t)
     buf_puts(&b, ",\"steps\":[");
     buf_put(&b, t->steps.data, t->steps.len);
     buf_puts(&b, "],\"final_observation\":");
-    if (t->scr) {
-        buf_printf(&b, "{\"protocol_version\":2,\"run_id\":\"%s\",\"session_id\":\"%s\",\"timestamp_ms\":%llu,\"screen\":",
-                   run_id, run_id, (unsigned long long)pty_elapsed(t));
-        pty_screen_snapshot_json(t->scr, "final", false, &b);
-        buf_puts(&b, ",\"transcript_delta\":null,\"events\":[]}");
+    if (t->scr && t->observations.len) {
+        buf_put(&b, t->observations.data + t->last_obs, t->observations.len - t->last_obs - 1);
     } else {
         buf_puts(&b, "null");
     }
@@ -729,13 +859,18 @@ void pty_out_finish(Pty *t)
     }
     buf_puts(&b, "}\n");
     art_write(t, "run.json", b.data, b.len);
-    /* events last but one, so they include everything. */
-    art_write(t, "events.jsonl", t->events.data, t->events.len);
+    /* events.jsonl: the Observation records (the data model's); scvm's
+    ** own event lines are the run's output stream. */
+    art_write(t, "events.jsonl", t->observations.data, t->observations.len);
+    buf_reset(&b);
+    normalization_record(t, &b);
+    art_write(t, "normalization.json", b.data, b.len);
 
-    /* checksums.json: every artifact written, sorted by path. */
+    /* checksums.json: every artifact written, sorted by path, as the data
+    ** model's map of path to a 64-bit checksum (FNV-1a, hex). */
     qsort(t->written.v, t->written.n, sizeof *t->written.v, cmp_str);
     buf_reset(&b);
-    buf_puts(&b, "{\"algorithm\":\"xxh64\",\"files\":{");
+    buf_puts(&b, "{");
     for (size_t i = 0; i < t->written.n; i++) {
         char *tab = strchr(t->written.v[i], '\t');
         if (i)
@@ -743,7 +878,7 @@ void pty_out_finish(Pty *t)
         events_str_lossy(&b, t->written.v[i], (size_t)(tab - t->written.v[i]));
         buf_printf(&b, ":\"%s\"", tab + 1);
     }
-    buf_puts(&b, "}}\n");
+    buf_puts(&b, "}\n");
     if (t->o.artifacts) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/checksums.json", t->o.artifacts);

@@ -270,15 +270,38 @@ def artifacts_and_checksums(d):
     assert run_json['status'] == 'passed' and run_json['command'] == '/bin/cat', run_json
     assert run_json['final_observation']['screen']['lines'][0] == 'hello', run_json
     assert run_json['exit_status']['terminated_by_harness'] is True, run_json
+    # checksums.json: the data model's map of path to a 64-bit checksum,
+    # FNV-1a 64 in hex as ptybox writes it
     sums = json.load(open(os.path.join(art, 'checksums.json')))
-    assert sums['algorithm'] == 'xxh64'
-    listed = set(sums['files'])
+    listed = set(sums)
+
+    def fnv1a64(data):
+        h = 0xcbf29ce484222325
+        for c in data:
+            h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+        return '%016x' % h
+    for rel, want in sums.items():
+        assert fnv1a64(open(os.path.join(art, rel), 'rb').read()) == want, rel
     on_disk = set(os.path.relpath(os.path.join(r, f), art) for r, _, fs in os.walk(art) for f in fs)
     assert listed == on_disk - {'checksums.json'}, (listed, on_disk)
     assert 'cat_echo/80x24/screenshots/after_hello.golden' in listed
     assert open(os.path.join(art, 'transcript.log'), 'rb').read().startswith(b'hello\r\n'), 'raw transcript'
     snap = json.load(open(os.path.join(art, 'snapshots', '000001.json')))
     assert snap['snapshot_version'] == 1 and snap['rows'] == 24 and snap['lines'][1] == 'hello', snap
+    # events.jsonl: one Observation record per snapshot, and one at the end
+    obs = [json.loads(l) for l in open(os.path.join(art, 'events.jsonl'))]
+    nsnap = len(os.listdir(os.path.join(art, 'snapshots')))
+    assert len(obs) == nsnap + 1, (nsnap, len(obs))
+    assert all(o['protocol_version'] == 2 and o['run_id'] == run_json['run_id'] for o in obs), obs
+    assert len(set(o['session_id'] for o in obs)) == 1
+    assert obs[0]['screen'] == snap, (obs[0], snap)
+    assert ''.join(o['transcript_delta'] for o in obs) == open(os.path.join(art, 'transcript.log'), newline='').read()
+    assert 'exit' in [e['type'] for o in obs for e in o['events']], obs
+    assert obs[-1] == run_json['final_observation'], (obs[-1], run_json['final_observation'])
+    norm = json.load(open(os.path.join(art, 'normalization.json')))
+    assert norm == {'normalization_version': 1, 'filters': ['snapshot_id', 'run_id', 'run_timestamps',
+                    'step_timestamps', 'observation_timestamp', 'session_id', 'events'], 'strict': False,
+                    'source': 'default', 'rules': []}, norm
     cast = open(os.path.join(d, 'rec.cast')).read().splitlines()
     hdr = json.loads(cast[0])
     assert hdr['version'] == 2 and hdr['width'] == 80 and hdr['height'] == 24, hdr

@@ -448,5 +448,244 @@ def docs_examples(d):
         assert st == int(want), (name, st, want, err)
 
 
+
+@case
+def run_policy_file_and_flags(d):
+    """--policy FILE's fields replace the scenario's; the flags set one field each (docs/driver.md)."""
+    cat = os.path.realpath('/bin/cat')
+    sc = scenario('polcat', '/bin/cat', [], [
+        step('text', {'text': 'hi\n'}, asserts=[('screen_contains', {'text': 'hi'})])])
+    scb = compile_(d, 'polcat.json', sc)
+
+    def explain(*opts):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json'] +
+                           list(opts) + [scb], d)
+        return st, json.loads(out)
+    st, e = explain()
+    assert st == 0 and e['policy']['sandbox'] == 'none' and e['policy']['exec']['allowed_executables'] == ['/bin/cat'], e
+    # the file's exec replaces the scenario's whole: cat is no longer allowed
+    with open(os.path.join(d, 'over.json'), 'w') as f:
+        json.dump({'exec': {'allowed_executables': ['/bin/echo']}}, f)
+    st, e = explain('--policy', 'over.json')
+    assert st == 2 and e['error']['code'] == 'E_POLICY_DENIED' and 'allowed_executables' in e['error']['message'], e
+    # a field the file does not name stays the scenario's
+    with open(os.path.join(d, 'budget.json'), 'w') as f:
+        json.dump({'budgets': {'max_wait_ms': 1234}}, f)
+    st, e = explain('--policy', 'budget.json')
+    assert st == 0 and e['policy']['budgets'] == {'max_wait_ms': 1234} and e['policy']['sandbox'] == 'none', e
+    # flags after the file: --enable-network needs its acknowledgement
+    st, e = explain('--enable-network')
+    assert st == 0, e      # the scenario's network_unsafe_ack is true already
+    with open(os.path.join(d, 'strict.json'), 'w') as f:
+        json.dump({'network_unsafe_ack': False, 'sandbox': 'seatbelt', 'sandbox_unsafe_ack': False}, f)
+    st, e = explain('--policy', 'strict.json', '--enable-network')
+    assert st == 2 and 'network_unsafe_ack' in e['error']['message'], e
+    st, e = explain('--policy', 'strict.json', '--no-sandbox')
+    assert st == 2 and 'sandbox_unsafe_ack' in e['error']['message'], e
+    st, e = explain('--policy', 'strict.json', '--no-sandbox', '--ack-unsafe-sandbox')
+    assert st == 0 and e['policy']['sandbox'] == 'none' and e['policy']['network_unsafe_ack'] is True, e
+    with open(os.path.join(d, 'v3.json'), 'w') as f:
+        json.dump({'policy_version': 3}, f)
+    st, e = explain('--policy', 'v3.json')
+    assert st == 8 and e['error']['code'] == 'E_PROTOCOL_VERSION_MISMATCH', e
+    with open(os.path.join(d, 'bad.json'), 'w') as f:
+        f.write('[1]')
+    st, e = explain('--policy', 'bad.json')
+    assert st == 9 and e['error']['code'] == 'E_PROTOCOL', e
+    st, out, err = play(d, scb, '--policy', 'missing.json')
+    assert st == 10 and 'cannot read' in err, (st, err)
+    # a played run: the effective policy is what policy.json and run.json record
+    st, out, err = play(d, scb, '--policy', 'budget.json')
+    assert st == 0, err
+    pj = json.load(open(os.path.join(d, 'art', 'policy.json')))
+    assert pj['budgets'] == {'max_wait_ms': 1234} and run_json(d)['policy'] == pj, pj
+    # a scenario without a policy: the file is the policy
+    with open(os.path.join(d, 'plain.yaml'), 'w') as f:
+        f.write('name: plain\ntimeline:\n  - screenshot: shot\n')
+    st, out, err = run([SCC, 'plain.yaml'], d)
+    assert st == 0, err
+    for exe, want in (('/bin/echo', 2), (cat, 0)):
+        with open(os.path.join(d, 'whole.json'), 'w') as f:
+            json.dump(policy(exe), f)
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json', '--policy',
+                            'whole.json', 'plain.scb', '--', cat], d)
+        e = json.loads(out)
+        assert st == want and (want or e['policy']['exec']['allowed_executables'] == [cat]), (st, out, err)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--explain-policy', '--json', '--policy',
+                        'over.json', 'plain.scb', '--', cat], d)
+    assert st == 8, (st, out)     # the file is the whole policy: it needs its policy_version
+    # the policy options are the PTY target's
+    st, out, err = run([SCVM, 'run', '--policy', 'over.json', scb], d)
+    assert st == 2 and 'need --target pty' in err, (st, err)
+
+
+@case
+def data_model_exit_for_a_scenario_that_does_not_parse(d):
+    """--data-model-exit: 7 (E_TERMINAL_PARSE) for a scenario that does not parse, 10 for one not there."""
+    with open(os.path.join(d, 'source.json'), 'w') as f:
+        json.dump(scenario('src', '/bin/cat', [], [step('text', {'text': 'x'})]), f)
+    with open(os.path.join(d, 'junk.scb'), 'wb') as f:
+        f.write(b'\x19\x93\r\n\x1a\n' + b'\0' * 64)
+    for name in ('source.json', 'junk.scb'):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', name], d)
+        assert st == 7 and 'rejected' in err, (name, st, err)
+        st, out, err = run([SCVM, 'run', '-t', 'pty', name], d)
+        assert st == 4, (name, st)       # scvm's own table without the option
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', 'missing.scb'], d)
+    assert st == 10 and 'cannot read' in err, (st, err)
+
+
+def replay_scenario(d, rules=None):
+    """cat FILE: what it shows depends on the file, so a replay can differ."""
+    pol = policy('/bin/cat')
+    if rules is not None:
+        pol['replay'] = {'strict': False, 'normalization_rules': rules}
+    with open(os.path.join(d, 'data.txt'), 'w') as f:
+        f.write('one 1\n')
+    sc = scenario('replayed', '/bin/cat', ['data.txt'], [
+        wait('process_exited', asserts=[('line_matches', {'line': 0, 'pattern': '^one [0-9]$'})])], rows=4, cols=20,
+        pol=pol, cwd=d)
+    scb = compile_(d, 'replayed.json', sc)
+    st, out, err = play(d, scb)
+    assert st == 0, err
+    return os.path.join(d, 'art')
+
+
+def replay(d, *args):
+    return run([SCVM] + list(args), d)
+
+
+@case
+def replay_passes_and_reports(d):
+    art = replay_scenario(d)
+    assert os.path.exists(os.path.join(art, 'scenario.scb'))
+    st, out, err = replay(d, 'replay', 'art')
+    assert st == 0 and out.startswith('replay: passed: art/replay-'), (st, out, err)
+    rid = run_json(d)['run_id']
+    sub = os.path.join(art, 'replay-' + rid)
+    summary = json.load(open(os.path.join(sub, 'replay.json')))
+    assert summary['status'] == 'passed' and summary['source'] == 'default' and summary['strict'] is False, summary
+    assert summary['filters'] == ['snapshot_id', 'run_id', 'run_timestamps', 'step_timestamps',
+                                  'observation_timestamp', 'session_id', 'events'] and summary['mismatch'] is None, summary
+    assert not os.path.exists(os.path.join(sub, 'diff.json'))
+    norm = json.load(open(os.path.join(sub, 'normalization.json')))
+    assert norm['source'] == 'default' and norm['filters'] == summary['filters'], norm
+    st, out, err = replay(d, 'replay', '--json', '--require-events', '--require-checksums', '--artifacts', 'art')
+    j = json.loads(out)
+    assert st == 0 and j['protocol_version'] == 2 and j['status'] == 'passed', (st, out)
+    st, out, err = replay(d, 'replay-report', '--json', 'art')
+    j = json.loads(out)
+    assert st == 0 and j['status'] == 'passed' and j['protocol_version'] == 2, (st, out)
+    st, out, err = replay(d, 'replay-report', 'art')
+    assert st == 0 and out.startswith('replay: passed'), out
+    # strict compares the ids too: a new run has a new run_id
+    st, out, err = replay(d, 'replay', '--strict', 'art')
+    assert st == 11 and 'first difference (run): run.json: $.run_id: recorded' in out, (st, out)
+    st, out, err = replay(d, 'replay', '--normalize', 'snapshot_id', '--normalize', 'run_timestamps', 'art')
+    assert st == 11 and '$.run_id' in out, (st, out)
+    st, out, err = replay(d, 'replay', '--normalize', 'all', 'art')
+    assert st == 0, (st, out)
+
+
+@case
+def replay_finds_the_first_difference(d):
+    art = replay_scenario(d)
+    with open(os.path.join(d, 'data.txt'), 'w') as f:
+        f.write('one 7\n')         # the step still passes; the screen differs
+    st, out, err = replay(d, 'replay', 'art')
+    assert st == 11, (st, out, err)
+    assert ('first difference (run): run.json: $.final_observation.screen.lines[0]: recorded "one 1", '
+            'replayed "one 7"') in out, out
+    st, out, err = replay(d, 'replay-report', 'art')
+    assert st == 11 and 'first difference: run.json: $.final_observation.screen.lines[0]' in out, (st, out)
+    sub = os.path.join(art, 'replay-' + run_json(d)['run_id'])
+    diff = json.load(open(os.path.join(sub, 'diff.json')))
+    assert diff['code'] == 'E_REPLAY_MISMATCH' and diff['context'] == {'kind': 'run', 'index': None}, diff
+    summary = json.load(open(os.path.join(sub, 'replay.json')))
+    assert summary['status'] == 'failed' and summary['mismatch'] == {'kind': 'run', 'index': None}, summary
+    with open(os.path.join(d, 'data.txt'), 'w') as f:
+        f.write('two 2\n')         # now the step fails: the status is the first difference
+    st, out, err = replay(d, 'replay', 'art')
+    assert st == 11 and 'run.json: $.status: recorded "passed", replayed "failed"' in out, out
+
+
+@case
+def replay_rules_from_the_policy(d):
+    rules = [{'target': 'snapshot_lines', 'pattern': 'one [0-9]', 'replace': 'one N'},
+             {'target': 'transcript', 'pattern': 'one [0-9]', 'replace': 'one N'}]
+    art = replay_scenario(d, rules)
+    norm = json.load(open(os.path.join(art, 'normalization.json')))
+    assert norm['source'] == 'policy' and norm['rules'] == rules, norm
+    with open(os.path.join(d, 'data.txt'), 'w') as f:
+        f.write('one 7\n')
+    st, out, err = replay(d, 'replay', '--json', 'art')
+    j = json.loads(out)
+    assert st == 0 and j['rules'] == rules and j['source'] == 'policy', out
+    st, out, err = replay(d, 'replay', '--normalize', 'all', 'art')
+    assert st == 0, out
+    st, out, err = replay(d, 'replay', '--strict', 'art')
+    assert st == 11, out
+    summary = json.load(open(os.path.join(art, 'replay-' + run_json(d)['run_id'], 'replay.json')))
+    assert summary['rules'] == [] and summary['strict'] is True and summary['source'] == 'cli', summary
+    # only the rules' targets: with the transcript rule gone, the transcript differs
+    pol = json.load(open(os.path.join(art, 'normalization.json')))
+    pol['rules'] = rules[:1]
+    with open(os.path.join(art, 'normalization.json'), 'w') as f:
+        json.dump(pol, f)
+    os.remove(os.path.join(art, 'checksums.json'))
+    st, out, err = replay(d, 'replay', 'art')
+    assert st == 11 and 'first difference (transcript): transcript.log: line 1' in out, out
+
+
+@case
+def replay_checks_the_recording(d):
+    art = replay_scenario(d)
+    snap = os.path.join(art, 'snapshots', '000001.json')
+    with open(snap) as f:
+        s = f.read()
+    with open(snap, 'w') as f:
+        f.write(s.replace('one 1', 'one 9'))
+    st, out, err = replay(d, 'replay', 'art')
+    assert st == 11 and 'first difference (checksum): snapshots/000001.json: changed since it was recorded' in out, out
+    os.remove(os.path.join(art, 'events.jsonl'))
+    st, out, err = replay(d, 'replay', '--require-events', 'art')
+    assert st == 11 and '(missing_events)' in out, out
+    os.remove(os.path.join(art, 'checksums.json'))
+    st, out, err = replay(d, 'replay', '--require-checksums', 'art')
+    assert st == 11 and '(missing_checksums)' in out, out
+    # errors before anything is played
+    for args, code, words in [
+            (['replay', 'nothing-here'], 10, 'run.json: missing'),
+            (['replay', '--normalize', 'colour', 'art'], 12, 'unknown normalization filter'),
+            (['replay', '--strict', '--normalize', 'all', 'art'], 12, 'choose one'),
+            (['replay'], 12, 'one artifacts folder'),
+            (['replay', '--frobnicate', 'art'], 12, 'unknown option'),
+            (['replay-report', 'nothing-here'], 10, 'no replay'),
+    ]:
+        st, out, err = replay(d, *args)
+        assert st == code and words in err, (args, st, err)
+    os.makedirs(os.path.join(d, 'old'))
+    with open(os.path.join(d, 'old', 'run.json'), 'w') as f:
+        f.write('{}')
+    st, out, err = replay(d, 'replay', '--json', 'old')
+    assert st == 10 and json.loads(out)['error']['code'] == 'E_IO' and 'scenario.scb' in err, (st, out, err)
+
+
+@case
+def run_json_prints_the_run_result(d):
+    """run -t pty --json: the RunResult on stdout, as the data model's run --json."""
+    sc = scenario('jsoncat', '/bin/cat', [], [
+        step('text', {'text': 'hi\n'}, asserts=[('screen_contains', {'text': 'oranges'})], timeout_ms=200)])
+    scb = compile_(d, 'jsoncat.json', sc)
+    before = set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-'))
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--json', scb], d)
+    rr = json.loads(out)
+    assert st == 5 and len(out.splitlines()) == 1, (st, out)
+    assert rr['protocol_version'] == 2 and rr['run_result_version'] == 1 and rr['status'] == 'failed', rr
+    assert rr['error']['code'] == 'E_ASSERTION_FAILED' and rr['final_observation']['screen']['lines'][0] == 'hi', rr
+    assert set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-')) == before, 'temporary folder left'
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--json', '--artifacts', 'a2', scb], d)
+    assert st == 1 and json.loads(out) == json.load(open(os.path.join(d, 'a2', 'run.json'))), (st, out)
+
 if __name__ == '__main__':
     finish()

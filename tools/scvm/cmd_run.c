@@ -94,7 +94,7 @@ void scvm_folder_of(const char *path, char *out, size_t cap)
 /* Plays prog on the PTY target: events to out, diagnostics to diag.
 ** Returns the run's status; *dm the data model's error. */
 static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const char *goldens,
-                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r)
+                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r, const char *scb_path)
 {
     char cast[8192];
     RtPtyOpts po = {
@@ -106,8 +106,34 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     if (o->explain)
         po.events = NULL;   /* the explanation is the output */
     *dm = PTY_E_INTERNAL;
+    /* --policy FILE over the scenario's policy, then the flags
+    ** (docs/driver.md, "The policy"; docs/pty.md). */
+    char *overlay = NULL;
+    if (o->policy_file) {
+        size_t len;
+        int e = file_read_all(o->policy_file, 1u << 20, &overlay, &len);
+        if (e) {
+            fprintf(diag, "scvm: %s: cannot read: %s\n", o->policy_file, e == EFBIG ? "larger than 1 MiB" : strerror(e));
+            *dm = PTY_E_IO;
+            if (r)
+                snprintf(r->why, sizeof r->why, "%s: cannot read", o->policy_file);
+            return SC_IO;
+        }
+        po.policy_overlay = overlay;
+    }
+    scvm_policy_flags(o, &po.policy_flags);
+    /* The .scb itself goes into the artifacts, for `scvm replay`. */
+    char *scb = NULL;
+    size_t scb_len = 0;
+    if (artifacts && scb_path && strcmp(scb_path, "-") != 0 &&
+        file_read_all(scb_path, SUITE_READ_MAX, &scb, &scb_len) == 0) {
+        po.scb = scb;
+        po.scb_len = scb_len;
+    }
     RtTarget *t = rt_pty_new(&po);
     if (!t) {
+        sc_free(scb);
+        sc_free(overlay);
         fputs("scvm: out of memory\n", diag);
         return SC_RUNTIME;
     }
@@ -121,6 +147,8 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         snprintf(r->why, sizeof r->why, "%s", *dm ? msg : "");
     }
     t->vt->destroy(t);
+    sc_free(overlay);
+    sc_free(scb);
     return st;
 }
 
@@ -159,11 +187,38 @@ static int run_pty(const Opts *o, const char *path, const char *name, const BcPr
     if (st)
         return st;
     PtyErr e;
+    /* --json: the RunResult, as the data model's `run --json` prints it,
+    ** instead of the event stream (from the artifacts, a temporary folder
+    ** without --artifacts). */
+    bool rr = o->json && !o->explain;
+    char tmp[] = "/tmp/scvm-run-XXXXXX";
+    const char *art = o->artifacts;
+    if (rr && !art) {
+        if (!mkdtemp(tmp)) {
+            fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
+            if (out != stdout)
+                fclose(out);
+            return o->dm_exit ? PTY_E_IO : SC_IO;
+        }
+        art = tmp;
+    }
     /* a session can take minutes: a progress line on a terminal */
     uint64_t total = rt_clock_scale(prog->insn[prog->n_insn - 1].t, o->speed);
     ScvmLive *live = o->explain ? NULL : scvm_live_start(o, name, total);
-    st = pty_play(o, prog, dir, goldens, o->artifacts, out, scvm_live_diag(live), &e, NULL);
+    st = pty_play(o, prog, dir, goldens, art, rr ? NULL : out, scvm_live_diag(live), &e, NULL, path);
     scvm_live_stop(live);
+    if (rr) {
+        char rp[4200], *text = NULL;
+        size_t len = 0;
+        snprintf(rp, sizeof rp, "%s/run.json", art);
+        if (file_read_all(rp, 256u << 20, &text, &len) == 0) {
+            if (fwrite(text, 1, len, out) != len && !st)
+                st = SC_IO;
+        }
+        sc_free(text);
+        if (art == tmp)
+            file_remove_tree(tmp);
+    }
     if (out != stdout && fclose(out) != 0 && !st)
         st = SC_IO;
     if (rt_cancel_signal())
@@ -658,7 +713,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         r.goldens = ao.goldens;
         snprintf(r.why, sizeof r.why, "%.299s", ao.why);
     } else {
-        st = pty_play(o, e->prog, dir, goldens, arts, out, stderr, &dm, &r);
+        st = pty_play(o, e->prog, dir, goldens, arts, out, stderr, &dm, &r, NULL);
     }
     if (fclose(out) != 0 && !st)
         st = SC_IO;
@@ -892,6 +947,14 @@ int scvm_run(const Opts *o)
     uint32_t *sel = NULL;
     size_t n = 0;
     int st = scvm_open(o, "run", &s, &sel, &n);
+    /* --data-model-exit: the data model's statuses from the first
+    ** refusal on, loading included.  A scenario that does not parse
+    ** (not a .scb or pack, or one that fails verification) is
+    ** E_TERMINAL_PARSE, 7: the data model's parse failure (docs/pty.md,
+    ** "Exit statuses"). */
+    if (st && o->dm_exit && (strcmp(o->target, "pty") == 0 || strcmp(o->target, "agent") == 0))
+        return st == SC_REJECTED ? PTY_E_TERMINAL_PARSE : st == SC_IO ? PTY_E_IO
+               : st == SC_USAGE  ? PTY_E_CLI_INVALID_ARG : PTY_E_INTERNAL;
     if (st)
         return st;
     /* A lone .scb, nothing about suites asked for: its events only. */

@@ -44,6 +44,10 @@ const char scvm_usage[] =
     "       scvm report --merge -o OUT_DIR REPORT_DIR...\n"
     "       scvm report [-o OUT.html] FILE.scb|FILE.scp [--scenario NAME]\n"
     "       scvm tape check|ls|key|add ...\n"
+    "       scvm driver --stdio --json [policy options] -- CMD ARGS...\n"
+    "       scvm exec [--json] [policy options] -- CMD ARGS...\n"
+    "       scvm replay [--json] [--strict | --normalize F...] [--require-events] [--require-checksums] DIR\n"
+    "       scvm replay-report [--json] DIR\n"
     "       scvm --help | --version\n";
 
 static const char help_text[] =
@@ -76,6 +80,15 @@ static const char help_text[] =
     "  agents         the agent profiles: list, show NAME (its JSON), map NAME TOOL\n"
     "                 ARGS (a scenario call as the agent's), unmap NAME TOOL ARGS\n"
     "                 (an agent's call as the scenario's) (docs/real-agents.md)\n"
+    "  driver --stdio --json -- CMD  drive CMD in a terminal: one JSON request per\n"
+    "                 line on stdin (key, text, resize, wait, observe, terminate),\n"
+    "                 one JSON response per line on stdout (docs/driver.md)\n"
+    "  exec --json -- CMD  run CMD once in a terminal under the policy; print the\n"
+    "                 RunResult (docs/driver.md)\n"
+    "  replay DIR     play a recorded PTY run (its --artifacts DIR) again and compare\n"
+    "                 the artifacts after normalization; exit 11 and the first\n"
+    "                 difference when they differ (docs/driver.md, Replay)\n"
+    "  replay-report DIR  the latest replay's summary, without playing\n"
     "  agent FILE     the mock agent: prints the scenario's responses and executes\n"
     "                 its tool calls and edits for real in a work folder, checking\n"
     "                 each result; exit 1 when one differs (docs/mock-agent.md)\n"
@@ -181,8 +194,30 @@ static const char help_text[] =
     "                     never\n"
     "  --stdin-prompts    each userInputs waits for its prompt as a line on stdin and\n"
     "                     checks it is the scripted text\n"
+    "driver and exec options, the policy ones for run -t pty too (docs/driver.md;\n"
+    "driver and exec exit with the tui-use data\n"
+    "model's statuses 0-12, docs/exit-status.md):\n"
+    "  --policy FILE      a tui-use Policy (policy_version 4) instead of the secure\n"
+    "                     default (sandbox on, no network, only CMD executable);\n"
+    "                     run -t pty: its fields replace the scenario's policy's\n"
+    "  --no-sandbox --ack-unsafe-sandbox  run without the sandbox\n"
+    "  --enable-network --ack-unsafe-network  allow the network\n"
+    "  --ack-unsafe-write acknowledge the policy's fs.allowed_write\n"
+    "  --explain-policy   print what the policy enforces; start nothing\n"
+    "  --rows N, --cols N the terminal's size (default 24x80)\n"
+    "  --cwd DIR          the program's working folder\n"
+    "  --cells            observations carry each cell's character and style\n"
+    "replay options (docs/driver.md, Replay):\n"
+    "  --strict           no normalization: compare exactly\n"
+    "  --normalize F      apply filter F (snapshot_id, run_id, run_timestamps,\n"
+    "                     step_timestamps, observation_timestamp, session_id,\n"
+    "                     events), all or none; repeatable (default: the\n"
+    "                     recording's normalization.json)\n"
+    "  --require-events   fail when the recording has no events.jsonl\n"
+    "  --require-checksums  fail when the recording has no checksums.json\n"
     "other options:\n"
-    "  --json             (verify, info, ls) JSON output, one object per line\n"
+    "  --json             (verify, info, ls) JSON output, one object per line;\n"
+    "                     (run -t pty) the RunResult instead of the events\n"
     "  --files            (ls) list each scenario's embedded files\n"
     "  -C, --directory DIR  (extract) where to write\n"
     "  --no-lines         (dis) leave out source line:col\n"
@@ -201,6 +236,8 @@ enum {
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
+    O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
+    O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -221,8 +258,8 @@ static const struct {
     { NULL, "--speed", O_SPEED, true, false, CMD_RUN | CMD_SERVE | CMD_MOCKAGENT, false },
     { NULL, "--realtime", O_REALTIME, false, false, CMD_RUN, false },
     { NULL, "--count", O_COUNT, false, false, CMD_RUN, false },
-    { NULL, "--json", O_JSON, false, false, CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_TAPE,
-      false },
+    { NULL, "--json", O_JSON, false, false,
+      CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_DATA_MODEL | CMD_TAPE, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--report", O_REPORT, true, true, CMD_RUN, false },
@@ -237,17 +274,30 @@ static const struct {
     { NULL, "--files", O_FILES, false, false, CMD_LS, false },
     { "-C", "--directory", O_DIR, true, false, CMD_EXTRACT, false },
     { NULL, "--no-lines", O_NO_LINES, false, false, CMD_DIS, false },
-    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN, true },
+    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN | CMD_REPLAY | CMD_REPLAY_REPORT, true },
+    { NULL, "--strict", O_STRICT, false, false, CMD_REPLAY, false },
+    { NULL, "--normalize", O_NORMALIZE, true, false, CMD_REPLAY, false },
+    { NULL, "--require-events", O_REQ_EVENTS, false, false, CMD_REPLAY, false },
+    { NULL, "--require-checksums", O_REQ_CHECKSUMS, false, false, CMD_REPLAY, false },
     { NULL, "--goldens", O_GOLDENS, true, false, CMD_RUN, true },
     { NULL, "--update-goldens", O_UPDATE_GOLDENS, false, false, CMD_RUN, true },
     { NULL, "--ci", O_CI, false, false, CMD_RUN, true },
     { NULL, "--cast", O_CAST, true, false, CMD_RUN, true },
-    { NULL, "--cells", O_CELLS, false, false, CMD_RUN, true },
+    { NULL, "--cells", O_CELLS, false, false, CMD_RUN | CMD_SESSION, true },
     { NULL, "--cancel-key", O_CANCEL_KEY, true, false, CMD_RUN, true },
     { NULL, "--type-delay", O_TYPE_DELAY, true, false, CMD_RUN, true },
     { NULL, "--keep-workspace", O_KEEP_WS, false, false, CMD_RUN, true },
     { NULL, "--data-model-exit", O_DM_EXIT, false, false, CMD_RUN, true },
-    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN, true },
+    { NULL, "--explain-policy", O_EXPLAIN, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--stdio", O_STDIO, false, false, CMD_DRIVER, false },
+    { NULL, "--policy", O_POLICY, true, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--no-sandbox", O_NO_SANDBOX, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-sandbox", O_ACK_SANDBOX, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--enable-network", O_ENABLE_NETWORK, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-network", O_ACK_NETWORK, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--ack-unsafe-write", O_ACK_WRITE, false, false, CMD_RUN | CMD_SESSION, true },
+    { NULL, "--rows", O_ROWS, true, false, CMD_SESSION, false },
+    { NULL, "--cols", O_COLS, true, false, CMD_SESSION, false },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
@@ -271,7 +321,7 @@ static const struct {
     { NULL, "--harness-listen", O_HARNESS_LISTEN, true, false, CMD_SERVE, false },
     { NULL, "--scenario-speed", O_SPEED, true, false, CMD_SERVE, false },
     { NULL, "--scenario-define", O_DEFINE, true, false, CMD_SERVE, false },
-    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT, false },
+    { NULL, "--cwd", O_CWD, true, false, CMD_MOCKAGENT | CMD_SESSION, false },
     { NULL, "--checkpoint-cmd", O_CHECKPOINT_CMD, true, false, CMD_MOCKAGENT, false },
     { NULL, "--color", O_COLOR, true, false, CMD_MOCKAGENT, false },
     { NULL, "--stdin-prompts", O_STDIN_PROMPTS, false, false, CMD_MOCKAGENT, false },
@@ -293,6 +343,10 @@ static const struct {
     { "agents", CMD_AGENTS, scvm_agents },
     { "agent", CMD_MOCKAGENT, scvm_mockagent },
     { "tape", CMD_TAPE, scvm_tape },
+    { "driver", CMD_DRIVER, scvm_driver },
+    { "exec", CMD_EXEC, scvm_exec },
+    { "replay", CMD_REPLAY, scvm_replay },
+    { "replay-report", CMD_REPLAY_REPORT, scvm_replay_report },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -535,6 +589,30 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->color = v;
         break;
     case O_STDIN_PROMPTS: o->stdin_prompts = true; break;
+    case O_STDIO: o->stdio = true; break;
+    case O_POLICY:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--policy needs a policy file");
+        o->policy_file = v;
+        break;
+    case O_NO_SANDBOX: o->no_sandbox = true; break;
+    case O_ACK_SANDBOX: o->ack_sandbox = true; break;
+    case O_ENABLE_NETWORK: o->enable_network = true; break;
+    case O_ACK_NETWORK: o->ack_network = true; break;
+    case O_ACK_WRITE: o->ack_write = true; break;
+    case O_STRICT: o->strict = true; break;
+    case O_NORMALIZE:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--normalize needs a filter, all or none");
+        o->normalize[o->n_normalize++] = v;
+        break;
+    case O_REQ_EVENTS: o->require_events = true; break;
+    case O_REQ_CHECKSUMS: o->require_checksums = true; break;
+    case O_ROWS:
+    case O_COLS:
+        if (!cli_parse_uint(v, 500, id == O_ROWS ? &o->rows : &o->cols) || !*(id == O_ROWS ? &o->rows : &o->cols))
+            return cli_usage(scvm_usage, "invalid %s '%s' (1-500)", a, v);
+        break;
     default:
         return cli_usage(scvm_usage, "unknown option '%s'", a);
     }
@@ -561,7 +639,8 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     o->tags = sc_calloc((size_t)argc, sizeof *o->tags);
     o->defines = sc_calloc((size_t)argc, sizeof *o->defines);
     o->ops = sc_calloc((size_t)argc, sizeof *o->ops);
-    if (!o->names || !o->tags || !o->ops || !o->defines) {
+    o->normalize = sc_calloc((size_t)argc, sizeof *o->normalize);
+    if (!o->names || !o->tags || !o->ops || !o->defines || !o->normalize) {
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
@@ -576,6 +655,10 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
             if (cmd == CMD_RUN && o->n_ops == 1 && i + 1 < argc) {
                 o->command = argv + i + 1;
                 pty_opt = true;
+                break;
+            }
+            if ((cmd & CMD_SESSION) && i + 1 < argc) {
+                o->command = argv + i + 1;
                 break;
             }
             opts = false;
@@ -624,6 +707,7 @@ static void opts_fini(Opts *o)
     sc_free((void *)o->tags);
     sc_free((void *)o->defines);
     sc_free((void *)o->ops);
+    sc_free((void *)o->normalize);
 }
 
 /* ---- opening suites ---- */
@@ -1045,6 +1129,10 @@ int main(int argc, char **argv)
         Opts o;
         int st = parse(argc, argv, first, CMDS[k].cmd, &o);
         o.server = server;
+        /* The data model's commands exit with its statuses: a usage
+        ** error is E_CLI_INVALID_ARG (12), not scvm's 2. */
+        if (st == SC_USAGE && (CMDS[k].cmd & CMD_DATA_MODEL))
+            st = 12;
         if (!st)
             st = CMDS[k].fn(&o);
         opts_fini(&o);

@@ -10,14 +10,19 @@
 
 #include "formats/bc.h"
 #include "formats/suite.h"
+#include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty.h"
 
 /* The commands, as bits: the option table says which take which option. */
 enum {
     CMD_RUN = 1 << 0, CMD_VERIFY = 1 << 1, CMD_INFO = 1 << 2, CMD_DIS = 1 << 3,
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
-    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_TAPE = 1 << 10,
+    CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_DRIVER = 1 << 10, CMD_EXEC = 1 << 11,
+    CMD_REPLAY = 1 << 12, CMD_REPLAY_REPORT = 1 << 13, CMD_TAPE = 1 << 14,
 };
+/* Sessions on the session API; the data model's commands, which exit with
+** its statuses (0-12). */
+enum { CMD_SESSION = CMD_DRIVER | CMD_EXEC, CMD_DATA_MODEL = CMD_SESSION | CMD_REPLAY | CMD_REPLAY_REPORT };
 enum { MAX_JOBS = 256 };
 
 typedef struct Opts {
@@ -56,6 +61,14 @@ typedef struct Opts {
     const char *cwd, *checkpoint_cmd, *color;
     bool stdin_prompts;
     char **command;              /* after FILE and "--": the program, or NULL */
+    /* driver, exec (docs/driver.md) */
+    const char *policy_file;
+    bool stdio, no_sandbox, ack_sandbox, enable_network, ack_network, ack_write;
+    unsigned rows, cols;
+    /* replay */
+    bool strict, require_events, require_checksums;
+    const char **normalize;
+    size_t n_normalize;
     /* serve */
     const char *server;          /* "llm", "acp", "harness" or "rest" */
     char host[128], port[16];
@@ -178,6 +191,14 @@ int scvm_dis(const Opts *o);
 int scvm_ls(const Opts *o);
 int scvm_extract(const Opts *o);
 int scvm_serve(const Opts *o);
+/* cmd_driver.c: driver --stdio --json, exec --json (docs/driver.md) */
+/* The acknowledgement flags given (--no-sandbox, --ack-unsafe-*, ...). */
+void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
+int scvm_driver(const Opts *o);
+int scvm_exec(const Opts *o);
+/* cmd_replay.c: replay DIR, replay-report DIR (docs/driver.md, "Replay") */
+int scvm_replay(const Opts *o);
+int scvm_replay_report(const Opts *o);
 int scvm_report(const Opts *o);
 
 #endif

@@ -1,0 +1,437 @@
+/* rt_policy.c - a tui-use Policy checked and planned (rt_policy.h). */
+#include "rt_policy.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/sc_alloc.h"
+#include "include/scc/session.h"
+
+extern char **environ;
+
+enum { MAX_LIST = 64 };
+
+static PtyErr fail(char *err, size_t n, PtyErr code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static PtyErr fail(char *err, size_t n, PtyErr code, const char *fmt, ...)
+{
+    if (err && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, n, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err, size_t n);
+
+static bool find_exe(const char *name, char *out, size_t n)
+{
+    if (!name || !*name)
+        return false;
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t l = c ? (size_t)(c - path) : strlen(path);
+        if (l && (size_t)snprintf(out, n, "%.*s/%s", (int)l, path, name) < n && access(out, X_OK) == 0)
+            return true;
+        path += l + (c != NULL);
+    }
+    return false;
+}
+
+static bool is_root_like(const char *p)
+{
+    static const char *const roots[] = { "/", "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/root",
+                                         "/sbin", "/sys", "/usr", "/var", "/home", NULL };
+    char rp[PATH_MAX];
+    const char *q = realpath(p, rp) ? rp : p;
+    for (int i = 0; roots[i]; i++)
+        if (strcmp(q, roots[i]) == 0)
+            return true;
+    const char *home = getenv("HOME");
+    char hp[PATH_MAX];
+    return home && *home && realpath(home, hp) && strcmp(q, hp) == 0;
+}
+
+static bool jbool(const cJSON *o, const char *key, bool dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The strings of o[key] (an array) into out, at most MAX_LIST; -1 when a
+** member is not a string. */
+static int jlist(const cJSON *o, const char *key, const char **out)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *e;
+    int n = 0;
+    if (!a || cJSON_IsNull(a))
+        return 0;
+    if (!cJSON_IsArray(a))
+        return -1;
+    cJSON_ArrayForEach(e, a) {
+        if (!cJSON_IsString(e) || n >= MAX_LIST)
+            return -1;
+        out[n++] = e->valuestring;
+    }
+    return n;
+}
+
+/* The driver's secure default (the data model's "Driver mode defaults"):
+** the sandbox on, network off, nothing to read or write beyond the
+** system baseline, only the command executable. */
+char *scc_session_default_policy(const char *command)
+{
+    char exe[PATH_MAX], rexe[PATH_MAX];
+    cJSON *p = cJSON_CreateObject(), *fs, *ex, *env, *arr;
+    if (!p)
+        return NULL;
+    cJSON_AddNumberToObject(p, "policy_version", 4);
+    cJSON_AddStringToObject(p, "sandbox", "seatbelt");
+    cJSON_AddBoolToObject(p, "sandbox_unsafe_ack", false);
+    cJSON_AddStringToObject(p, "network", "disabled");
+    cJSON_AddBoolToObject(p, "network_unsafe_ack", false);
+    fs = cJSON_AddObjectToObject(p, "fs");
+    if (fs) {
+        cJSON_AddArrayToObject(fs, "allowed_read");
+        cJSON_AddArrayToObject(fs, "allowed_write");
+    }
+    cJSON_AddBoolToObject(p, "fs_write_unsafe_ack", false);
+    ex = cJSON_AddObjectToObject(p, "exec");
+    if (ex && (arr = cJSON_AddArrayToObject(ex, "allowed_executables")) && find_exe(command, exe, sizeof exe) &&
+        realpath(exe, rexe))
+        cJSON_AddItemToArray(arr, cJSON_CreateString(rexe));
+    if (ex)
+        cJSON_AddBoolToObject(ex, "allow_shell", false);
+    env = cJSON_AddObjectToObject(p, "env");
+    if (env && (arr = cJSON_AddArrayToObject(env, "allowlist"))) {
+        static const char *const names[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", NULL };
+        for (int i = 0; names[i]; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
+    }
+    if (env) {
+        cJSON_AddObjectToObject(env, "set");
+        cJSON_AddBoolToObject(env, "inherit", true);
+    }
+    char *s = cJSON_PrintUnformatted(p);
+    cJSON_Delete(p);
+    return s;
+}
+
+static void strs_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        sc_free(v[i]);
+    sc_free(v);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void pty_policy_fini(PtyPolicy *p)
+{
+    free(p->json);
+    strs_free(p->argv);
+    strs_free(p->envp);
+    sandbox_free(p->sbx);
+    if (p->sbx_tmp[0])
+        nftw(p->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    memset(p, 0, sizeof *p);
+}
+
+/* Sets NAME=value in envp (replacing an earlier NAME). */
+static bool env_set(PtyPolicy *p, const char *name, size_t nl, const char *val)
+{
+    size_t i;
+    for (i = 0; i < p->n_env; i++)
+        if (strncmp(p->envp[i], name, nl) == 0 && p->envp[i][nl] == '=')
+            break;
+    char *e = sc_malloc(nl + strlen(val) + 2);
+    if (!e)
+        return false;
+    memcpy(e, name, nl);
+    e[nl] = '=';
+    strcpy(e + nl + 1, val);
+    if (i < p->n_env) {
+        sc_free(p->envp[i]);
+        p->envp[i] = e;
+        return true;
+    }
+    char **nv = sc_realloc(p->envp, (p->n_env + 2) * sizeof *nv);
+    if (!nv) {
+        sc_free(e);
+        return false;
+    }
+    p->envp = nv;
+    p->envp[p->n_env++] = e;
+    p->envp[p->n_env] = NULL;
+    return true;
+}
+
+static bool env_has(const PtyPolicy *p, const char *name)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < p->n_env; i++)
+        if (strncmp(p->envp[i], name, nl) == 0 && p->envp[i][nl] == '=')
+            return true;
+    return false;
+}
+
+static uint64_t budget(const cJSON *pol, const char *key, uint64_t dflt)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(pol, "budgets");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, key);
+    return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15 ? (uint64_t)v->valuedouble : dflt;
+}
+
+/* Checks cfg's policy as the PTY target does and prepares argv, the
+** environment and the sandbox. */
+PtyErr pty_policy_plan(const PtyPolicyIn *cfg, PtyPolicy *p, char *err, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    cJSON *tree = NULL;
+    PtyErr rc = plan(cfg, p, &tree, err, n);
+    cJSON_Delete(tree);
+    return rc;
+}
+
+static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err, size_t n)
+{
+    if (!cfg->command || !*cfg->command)
+        return fail(err, n, PTY_E_CLI_INVALID_ARG, "no command");
+    if (!find_exe(cfg->command, p->exe, sizeof p->exe))
+        return fail(err, n, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", cfg->command);
+    *tree = cJSON_Parse(cfg->policy_json ? cfg->policy_json : "");
+    if (!cJSON_IsObject(*tree))
+        return fail(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
+    if (!(p->json = cJSON_PrintUnformatted(*tree)))
+        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    const cJSON *pol = *tree, *ver = cJSON_GetObjectItemCaseSensitive(pol, "policy_version");
+    if (!cJSON_IsNumber(ver) || ver->valuedouble != 4)
+        return fail(err, n, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
+    const char *sb = jstr(pol, "sandbox"), *net = jstr(pol, "network");
+    if (sb && strcmp(sb, "none") != 0 && strcmp(sb, "seatbelt") != 0)
+        return fail(err, n, PTY_E_POLICY_DENIED, "sandbox must be 'seatbelt' or 'none', not '%.60s'", sb);
+    if (net && strcmp(net, "disabled") != 0 && strcmp(net, "enabled") != 0)
+        return fail(err, n, PTY_E_POLICY_DENIED, "network must be 'disabled' or 'enabled', not '%.60s'", net);
+    p->none = sb && strcmp(sb, "none") == 0;
+    bool ack = jbool(pol, "sandbox_unsafe_ack", false), net_on = net && strcmp(net, "enabled") == 0;
+    if (p->none && !ack)
+        return fail(err, n, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
+    if ((p->none || net_on) && !jbool(pol, "network_unsafe_ack", false))
+        return fail(err, n, PTY_E_POLICY_DENIED,
+                    p->none ? "without a sandbox the network policy cannot be enforced: network_unsafe_ack must be true"
+                            : "network: enabled needs network_unsafe_ack: true");
+    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(pol, "fs");
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(pol, "exec");
+    const char *rd[MAX_LIST], *wr[MAX_LIST], *exl[MAX_LIST];
+    int nr = jlist(fs, "allowed_read", rd), nw = jlist(fs, "allowed_write", wr);
+    int ne = jlist(ex, "allowed_executables", exl);
+    if (nr < 0 || nw < 0 || ne < 0)
+        return fail(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
+    for (int k = 0; k < nr + nw; k++) {
+        const char *path = k < nr ? rd[k] : wr[k - nr];
+        if (path[0] != '/')
+            return fail(err, n, PTY_E_POLICY_DENIED, "fs.%s: '%s' is not an absolute path",
+                        k < nr ? "allowed_read" : "allowed_write", path);
+        if (is_root_like(path))
+            return fail(err, n, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
+                        k < nr ? "allowed_read" : "allowed_write", path);
+    }
+    if (nw > 0 && !jbool(pol, "fs_write_unsafe_ack", false))
+        return fail(err, n, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
+    bool shell_ok = jbool(ex, "allow_shell", false);
+
+    /* The command, on resolved paths. */
+    char rexe[PATH_MAX], ra[PATH_MAX];
+    if (!realpath(p->exe, rexe))
+        return fail(err, n, PTY_E_POLICY_DENIED, "command '%s': %s", p->exe, strerror(errno));
+    bool listed = false;
+    for (int i = 0; i < ne && !listed; i++)
+        listed = exl[i][0] == '/' && realpath(exl[i], ra) && strcmp(ra, rexe) == 0;
+    if (!listed)
+        return fail(err, n, PTY_E_POLICY_DENIED, "'%s' is not in exec.allowed_executables", p->exe);
+    size_t na = 0;
+    while (cfg->args && cfg->args[na])
+        na++;
+    p->argv = sc_calloc(na + 2, sizeof *p->argv);
+    if (!p->argv)
+        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    p->argv[0] = sc_strdup(cfg->command);
+    bool dash_c = false;
+    for (size_t i = 0; i < na; i++) {
+        p->argv[i + 1] = sc_strdup(cfg->args[i]);
+        dash_c |= strcmp(cfg->args[i], "-c") == 0;
+    }
+    for (size_t i = 0; i <= na; i++)
+        if (!p->argv[i])
+            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    const char *base = strrchr(rexe, '/') + 1;
+    static const char *const shells[] = { "sh", "bash", "dash", "zsh", "fish", "ksh", "csh", "tcsh", NULL };
+    bool shell = false;
+    for (int i = 0; shells[i]; i++)
+        shell |= strcmp(base, shells[i]) == 0;
+    if (shell && dash_c && !shell_ok)
+        return fail(err, n, PTY_E_POLICY_DENIED, "'%s -c' needs exec.allow_shell: true", base);
+
+    /* The environment: deny by default; inherit only allowlisted names,
+    ** then env.set, then the caller's. */
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(pol, "env");
+    const char *allow[MAX_LIST];
+    int nal = jlist(env, "allowlist", allow);
+    /* A policy without env: the runner's usual allowlist, as a scenario
+    ** without a policy gets (docs/pty.md, "Policy"). */
+    static const char *const dflt_allow[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
+                                              "LC_CTYPE", "TMPDIR", "SHELL" };
+    if (!env) {
+        nal = (int)(sizeof dflt_allow / sizeof dflt_allow[0]);
+        memcpy(allow, dflt_allow, sizeof dflt_allow);
+    }
+    if (nal < 0)
+        return fail(err, n, PTY_E_POLICY_DENIED, "env.allowlist must hold at most %d strings", MAX_LIST);
+    p->envp = sc_calloc(1, sizeof *p->envp);
+    if (!p->envp)
+        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    if (!env || jbool(env, "inherit", false)) {
+        for (char **e = environ; *e; e++) {
+            const char *eq = strchr(*e, '=');
+            for (int i = 0; eq && i < nal; i++)
+                if (strlen(allow[i]) == (size_t)(eq - *e) && memcmp(allow[i], *e, (size_t)(eq - *e)) == 0 &&
+                    !env_set(p, *e, (size_t)(eq - *e), eq + 1))
+                    return fail(err, n, PTY_E_INTERNAL, "out of memory");
+        }
+    }
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(env, "set"), *kv;
+    if (set && !cJSON_IsNull(set) && !cJSON_IsObject(set))
+        return fail(err, n, PTY_E_POLICY_DENIED, "env.set must be an object of strings");
+    cJSON_ArrayForEach(kv, set) {
+        if (!cJSON_IsString(kv) || !kv->string[0] || strchr(kv->string, '='))
+            return fail(err, n, PTY_E_POLICY_DENIED, "env.set: '%.60s' must be a name with a string value",
+                        kv->string);
+        if (!env_set(p, kv->string, strlen(kv->string), kv->valuestring))
+            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    }
+    for (const char *const *e = cfg->env; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq && !env_set(p, *e, (size_t)(eq - *e), eq + 1))
+            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    }
+    if (!env_has(p, "TERM") && !env_set(p, "TERM", 4, "xterm-256color"))
+        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    if (!env_has(p, "LANG") && !env_set(p, "LANG", 4, "C.UTF-8"))
+        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+
+    /* The sandbox (docs/pty.md, "Sandbox"). */
+    if (!p->none) {
+        static SandboxCaps caps;
+        static bool probed;
+        if (!probed)
+            sandbox_probe(&caps);
+        probed = true;
+        const char *tmp = getenv("TMPDIR");
+        snprintf(p->sbx_tmp, sizeof p->sbx_tmp, "%.40s/scvm-sbx-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+        if (!mkdtemp(p->sbx_tmp)) {
+            p->sbx_tmp[0] = 0;
+            return fail(err, n, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(errno));
+        }
+        SandboxPolicy sp = { .read = rd, .n_read = (size_t)nr, .write = wr, .n_write = (size_t)nw,
+                             .exec = exl, .n_exec = (size_t)ne, .allow_shell = shell_ok, .network = net_on,
+                             .unsafe_ack = ack, .tmpdir = p->sbx_tmp };
+        bool unavailable = false;
+        char why[512];
+        p->sbx = sandbox_plan(&sp, &caps, &unavailable, why, sizeof why);
+        if (!p->sbx)
+            return fail(err, n, unavailable ? PTY_E_SANDBOX_UNAVAILABLE : PTY_E_POLICY_DENIED, "sandbox: %s", why);
+        if (!env_set(p, "TMPDIR", 6, p->sbx_tmp))
+            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+    }
+    p->max_runtime_ms = budget(pol, "max_runtime_ms", 60000);
+    p->max_output_bytes = budget(pol, "max_output_bytes", 8u << 20);
+    p->max_wait_ms = budget(pol, "max_wait_ms", 10000);
+    p->max_steps = budget(pol, "max_steps", 10000);
+    p->max_snapshot_bytes = budget(pol, "max_snapshot_bytes", 2u << 20);
+    return PTY_E_OK;
+}
+
+
+static void set_bool(cJSON *o, const char *key, bool v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    cJSON_AddBoolToObject(o, key, v);
+}
+
+static void set_str(cJSON *o, const char *key, const char *v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+    cJSON_AddStringToObject(o, key, v);
+}
+
+char *pty_policy_override(const char *base, const char *overlay, const PtyPolicyFlags *f, PtyErr *code,
+                          char *err, size_t n)
+{
+    cJSON *p = cJSON_Parse(base ? base : ""), *o = overlay ? cJSON_Parse(overlay) : NULL, *kv;
+    char *out = NULL;
+    if (!cJSON_IsObject(p) || (overlay && !cJSON_IsObject(o))) {
+        *code = fail(err, n, PTY_E_PROTOCOL, "%s", cJSON_IsObject(p) ? "the --policy file is not a JSON policy object"
+                                                                       : "the policy is not a JSON object");
+        goto done;
+    }
+    /* The overlay's fields replace the base's, whole (fs, exec, env,
+    ** budgets included): a field is one decision, not merged deeper. */
+    cJSON_ArrayForEach(kv, o) {
+        cJSON *c = cJSON_Duplicate(kv, true);
+        if (!c || !cJSON_ReplaceItemInObjectCaseSensitive(p, kv->string, c)) {
+            if (c && !cJSON_AddItemToObject(p, kv->string, c))
+                cJSON_Delete(c);
+        }
+    }
+    if (f && f->no_sandbox)
+        set_str(p, "sandbox", "none");
+    if (f && f->ack_sandbox) {
+        set_bool(p, "sandbox_unsafe_ack", true);
+        /* Without a sandbox no network policy is enforced: acknowledging
+        ** the one acknowledges the other (docs/driver.md). */
+        const cJSON *sb = cJSON_GetObjectItemCaseSensitive(p, "sandbox");
+        if (cJSON_IsString(sb) && strcmp(sb->valuestring, "none") == 0)
+            set_bool(p, "network_unsafe_ack", true);
+    }
+    if (f && f->enable_network)
+        set_str(p, "network", "enabled");
+    if (f && f->ack_network)
+        set_bool(p, "network_unsafe_ack", true);
+    if (f && f->ack_write)
+        set_bool(p, "fs_write_unsafe_ack", true);
+    out = cJSON_PrintUnformatted(p);
+    if (!out)
+        *code = fail(err, n, PTY_E_INTERNAL, "out of memory");
+done:
+    cJSON_Delete(p);
+    cJSON_Delete(o);
+    return out;
+}

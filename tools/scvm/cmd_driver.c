@@ -1,0 +1,539 @@
+/* cmd_driver.c - `scvm driver --stdio --json -- CMD ARGS` (the tui-use data
+** model's interactive NDJSON protocol) and `scvm exec --json -- CMD ARGS`
+** (run once, print the RunResult), both on the installed session API
+** (include/scc/session.h; docs/driver.md).
+**
+** The policy is the driver's secure default for the command, or --policy
+** FILE, with the acknowledgement flags applied on top; it is checked
+** before anything starts.  These commands exit with the data model's
+** statuses (0-12), never scvm's own table. */
+#include "scvm.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "include/scc/session.h"
+#include "cli.h"
+#include "runtime/pty/rt_policy.h"
+#include "runtime/pty/rt_pty_session.h"
+
+enum {
+    MAX_LINE = 1 << 20,         /* a request longer than this is refused */
+    SETTLE_MS = 50,             /* an action's observation: the screen quiet this long */
+    ACTION_MS = 1000,           /* ... or this long at most (timeout_ms overrides) */
+    MAX_POLICY = 1 << 20,
+};
+
+/* ---- the policy: default or file, then the flags ---- */
+
+static void put_error(Buf *b, int code, const char *msg)
+{
+    buf_puts(b, "{\"code\":");
+    buf_json_str(b, scc_error_code(code), strlen(scc_error_code(code)));
+    buf_puts(b, ",\"message\":");
+    buf_json_str(b, msg, strlen(msg));
+    buf_putc(b, '}');
+}
+
+/* Prints a data-model error as the one JSON line (json) or a diagnostic,
+** and returns its code. */
+static int report_error(const Opts *o, const char *cmd, int code, const char *msg)
+{
+    if (o->json) {
+        Buf b;
+        buf_init(&b);
+        buf_printf(&b, "{\"protocol_version\":%d,\"status\":\"error\",\"error\":", SCC_PROTOCOL_VERSION);
+        put_error(&b, code, msg);
+        buf_puts(&b, "}\n");
+        cli_put_stdout(&b);
+        buf_fini(&b);
+    }
+    fprintf(stderr, "scvm %s: %s: %s\n", cmd, scc_error_code(code), msg);
+    return code;
+}
+
+void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f)
+{
+    f->no_sandbox = o->no_sandbox;
+    f->ack_sandbox = o->ack_sandbox;
+    f->enable_network = o->enable_network;
+    f->ack_network = o->ack_network;
+    f->ack_write = o->ack_write;
+}
+
+/* The effective policy as JSON text (malloc'd), or NULL with *code and
+** msg set. */
+static char *effective_policy(const Opts *o, int *code, char *msg, size_t n)
+{
+    char *text = NULL;
+    if (o->policy_file) {
+        size_t len;
+        int e = file_read_all(o->policy_file, MAX_POLICY, &text, &len);
+        if (e) {
+            snprintf(msg, n, "%s: cannot read: %s", o->policy_file, e == EFBIG ? "larger than 1 MiB" : strerror(e));
+            *code = SCC_E_IO;
+            return NULL;
+        }
+    } else {
+        text = scc_session_default_policy(o->command[0]);
+    }
+    PtyPolicyFlags f;
+    scvm_policy_flags(o, &f);
+    PtyErr e = PTY_E_OK;
+    char *out = pty_policy_override(text, NULL, &f, &e, msg, n);
+    if (!out) {
+        if (o->policy_file && e == PTY_E_PROTOCOL)
+            snprintf(msg, n, "%s: not a JSON policy object", o->policy_file);
+        *code = (int)e;
+    }
+    if (o->policy_file)
+        sc_free(text);
+    else
+        free(text);
+    return out;
+}
+
+static int common_checks(const Opts *o, const char *cmd)
+{
+    if (!o->command || !o->command[0])
+        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "no program: give it after '--'");
+    if (o->n_ops)
+        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "the program goes after '--'");
+    return 0;
+}
+
+static void config_of(const Opts *o, const char *policy, scc_session_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->command = o->command[0];
+    c->args = (const char *const *)o->command + 1;
+    c->cwd = o->cwd;
+    c->rows = (int)o->rows;
+    c->cols = (int)o->cols;
+    c->policy_json = policy;
+}
+
+/* --explain-policy: the checks of a run, nothing started. */
+static int explain(const char *cmd, const scc_session_config *c)
+{
+    char *json = NULL, err[1024];
+    int rc = scc_session_explain(c, &json, err, sizeof err);
+    Buf b;
+    buf_init(&b);
+    if (rc == SCC_E_OK) {
+        buf_printf(&b, "{\"protocol_version\":%d,", SCC_PROTOCOL_VERSION);
+        buf_puts(&b, json + 1);
+    } else {
+        buf_printf(&b, "{\"protocol_version\":%d,\"allowed\":false,\"error\":", SCC_PROTOCOL_VERSION);
+        put_error(&b, rc, err);
+        buf_putc(&b, '}');
+        fprintf(stderr, "scvm %s: denied: %s: %s\n", cmd, scc_error_code(rc), err);
+    }
+    buf_putc(&b, '\n');
+    int w = cli_put_stdout(&b);
+    buf_fini(&b);
+    free(json);
+    return rc ? rc : w ? SCC_E_IO : 0;
+}
+
+static void put_exit_status(Buf *b, const scc_exit_status *st)
+{
+    buf_printf(b, "{\"success\":%s,", st->exited && st->exit_code == 0 ? "true" : "false");
+    if (st->exit_code >= 0)
+        buf_printf(b, "\"exit_code\":%d,\"signal\":null,", st->exit_code);
+    else
+        buf_printf(b, "\"exit_code\":null,\"signal\":%d,", st->signal);
+    buf_printf(b, "\"terminated_by_harness\":%s}", st->terminated_by_harness ? "true" : "false");
+}
+
+/* The RunResult of a session that has ended. */
+static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *status, uint64_t t0, uint64_t t1,
+                           const scc_exit_status *st, int err_code, const char *err_msg)
+{
+    char *obs = NULL;
+    scc_session_observe(s, o->cells, &obs);
+    buf_printf(b, "{\"run_result_version\":1,\"protocol_version\":%d,\"run_id\":\"%s\",\"status\":\"%s\","
+                  "\"started_at_ms\":%llu,\"ended_at_ms\":%llu,\"command\":",
+               SCC_PROTOCOL_VERSION, scc_session_run_id(s), status, (unsigned long long)t0, (unsigned long long)t1);
+    buf_json_str(b, o->command[0], strlen(o->command[0]));
+    buf_puts(b, ",\"args\":[");
+    for (int i = 1; o->command[i]; i++) {
+        if (i > 1)
+            buf_putc(b, ',');
+        buf_json_str(b, o->command[i], strlen(o->command[i]));
+    }
+    buf_puts(b, "],\"cwd\":");
+    char cwd[4096];
+    const char *c = o->cwd ? o->cwd : getcwd(cwd, sizeof cwd);
+    if (c)
+        buf_json_str(b, c, strlen(c));
+    else
+        buf_puts(b, "null");
+    buf_puts(b, ",\"policy\":");
+    buf_puts(b, scc_session_policy(s));
+    buf_puts(b, ",\"final_observation\":");
+    buf_puts(b, obs ? obs : "null");
+    buf_puts(b, ",\"exit_status\":");
+    if (st->exited)
+        put_exit_status(b, st);
+    else
+        buf_puts(b, "null");
+    if (err_code) {
+        buf_puts(b, ",\"error\":");
+        put_error(b, err_code, err_msg);
+    }
+    buf_putc(b, '}');
+    free(obs);
+}
+
+static int start(const Opts *o, const char *cmd, scc_session **s)
+{
+    int code = 0;
+    char msg[1024];
+    char *policy = effective_policy(o, &code, msg, sizeof msg);
+    if (!policy)
+        return report_error(o, cmd, code, msg);
+    scc_session_config c;
+    config_of(o, policy, &c);
+    if (o->explain) {
+        int rc = explain(cmd, &c);
+        free(policy);
+        return rc ? rc : -1;        /* -1: explained, nothing to run */
+    }
+    int rc = scc_session_spawn(&c, s, msg, sizeof msg);
+    free(policy);
+    if (rc)
+        return report_error(o, cmd, rc, msg);
+    return 0;
+}
+
+/* ---- exec ---- */
+
+int scvm_exec(const Opts *o)
+{
+    int rc = common_checks(o, "exec");
+    if (rc)
+        return rc;
+    scc_session *s = NULL;
+    rc = start(o, "exec", &s);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    /* The run's budget: the policy's max_runtime_ms. */
+    int64_t budget = 60000;
+    cJSON *pol = cJSON_Parse(scc_session_policy(s));
+    const cJSON *bv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pol, "budgets"),
+                                                       "max_runtime_ms");
+    if (cJSON_IsNumber(bv) && bv->valuedouble >= 1 && bv->valuedouble < 2e9)
+        budget = (int64_t)bv->valuedouble;
+    cJSON_Delete(pol);
+    scc_exit_status st;
+    uint64_t t_start = pty_now_ms();
+    int code = 0;
+    char msg[256] = "";
+    if (!scc_session_wait_exit(s, (int)budget, &st)) {
+        scc_session_terminate(s, 200);
+        scc_session_wait_exit(s, 1000, &st);
+        code = SCC_E_TIMEOUT;
+        snprintf(msg, sizeof msg, "runtime budget exceeded: %lld ms (budgets.max_runtime_ms)", (long long)budget);
+    } else if (st.exit_code != 0) {
+        code = SCC_E_PROCESS_EXIT;
+        if (st.exit_code > 0)
+            snprintf(msg, sizeof msg, "the program exited with code %d", st.exit_code);
+        else
+            snprintf(msg, sizeof msg, "the program was killed by signal %d", st.signal);
+    }
+    Buf b;
+    buf_init(&b);
+    if (o->json) {
+        put_run_result(&b, s, o, code ? "failed" : "passed", 0, pty_now_ms() - t_start, &st, code, msg);
+        buf_putc(&b, '\n');
+    } else {
+        char *obs = NULL;
+        scc_session_observe(s, 0, &obs);
+        cJSON *ob = cJSON_Parse(obs ? obs : "");
+        const cJSON *lines = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ob, "screen"), "lines"), *l;
+        /* The screen's lines, without the empty ones at the bottom. */
+        int n = 0, i = 0;
+        cJSON_ArrayForEach(l, lines) {
+            i++;
+            if (cJSON_IsString(l) && l->valuestring[0])
+                n = i;
+        }
+        i = 0;
+        cJSON_ArrayForEach(l, lines) {
+            if (++i > n)
+                break;
+            if (cJSON_IsString(l))
+                buf_puts(&b, l->valuestring);
+            buf_putc(&b, '\n');
+        }
+        cJSON_Delete(ob);
+        free(obs);
+        if (code)
+            fprintf(stderr, "scvm exec: %s: %s\n", scc_error_code(code), msg);
+    }
+    int w = cli_put_stdout(&b);
+    buf_fini(&b);
+    scc_session_close(s);
+    return code ? code : w ? SCC_E_IO : 0;
+}
+
+/* ---- driver ---- */
+
+typedef struct Driver {
+    const Opts *o;
+    scc_session *s;
+    Buf out;
+    unsigned long long seq;
+} Driver;
+
+static void respond_begin(Driver *d, const cJSON *req_id, const char *status)
+{
+    buf_printf(&d->out, "{\"protocol_version\":%d,\"request_id\":", SCC_PROTOCOL_VERSION);
+    if (cJSON_IsString(req_id))
+        buf_json_str(&d->out, req_id->valuestring, strlen(req_id->valuestring));
+    else if (cJSON_IsNumber(req_id))
+        buf_printf(&d->out, "%.17g", req_id->valuedouble);
+    else
+        buf_puts(&d->out, "null");
+    buf_printf(&d->out, ",\"status\":\"%s\"", status);
+}
+
+static void respond_observation(Driver *d)
+{
+    char *obs = NULL;
+    if (scc_session_observe(d->s, d->o->cells, &obs) == SCC_E_OK && obs) {
+        buf_puts(&d->out, ",\"observation\":");
+        buf_puts(&d->out, obs);
+    }
+    free(obs);
+}
+
+static void respond_end(Driver *d, uint64_t started)
+{
+    buf_printf(&d->out, ",\"action_metrics\":{\"sequence\":%llu,\"duration_ms\":%llu}}\n", d->seq,
+               (unsigned long long)(pty_now_ms() - started));
+}
+
+static void respond_error(Driver *d, const cJSON *req_id, int code, const char *msg, uint64_t started, bool observe)
+{
+    respond_begin(d, req_id, "error");
+    buf_puts(&d->out, ",\"error\":");
+    put_error(&d->out, code, msg);
+    if (observe && d->s)
+        respond_observation(d);
+    respond_end(d, started);
+}
+
+static int num_field(const cJSON *o, const char *key, int lo, int hi, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi || v->valuedouble != (int)v->valuedouble)
+        return 0;
+    *out = (int)v->valuedouble;
+    return 1;
+}
+
+/* One request line: performs it and appends the response to d->out. */
+static void handle(Driver *d, const char *line, size_t len)
+{
+    uint64_t t0 = pty_now_ms();
+    d->seq++;
+    cJSON *req = cJSON_ParseWithLength(line, len);
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(req, "request_id");
+    char err[1024];
+    if (!cJSON_IsObject(req)) {
+        respond_error(d, NULL, SCC_E_PROTOCOL, "the request is not a JSON object", t0, false);
+        cJSON_Delete(req);
+        return;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(req, "protocol_version");
+    if (!cJSON_IsNumber(ver)) {
+        respond_error(d, rid, SCC_E_PROTOCOL, "the request has no protocol_version", t0, false);
+        goto done;
+    }
+    if (ver->valuedouble != SCC_PROTOCOL_VERSION) {
+        snprintf(err, sizeof err, "protocol_version %.17g is not supported (this driver speaks %d)", ver->valuedouble,
+                 SCC_PROTOCOL_VERSION);
+        respond_error(d, rid, SCC_E_PROTOCOL_VERSION_MISMATCH, err, t0, false);
+        goto done;
+    }
+    const cJSON *act = cJSON_GetObjectItemCaseSensitive(req, "action");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(act, "type");
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(act, "payload");
+    const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(req, "timeout_ms");
+    int timeout = -1;
+    if (!cJSON_IsObject(act) || !cJSON_IsString(type)) {
+        respond_error(d, rid, SCC_E_PROTOCOL, "the request needs an action {type, payload}", t0, false);
+        goto done;
+    }
+    if (tmo && !cJSON_IsNull(tmo)) {
+        if (!cJSON_IsNumber(tmo) || tmo->valuedouble < 0 || tmo->valuedouble > 600000) {
+            respond_error(d, rid, SCC_E_PROTOCOL, "timeout_ms must be a number of milliseconds, 0-600000", t0, false);
+            goto done;
+        }
+        timeout = (int)tmo->valuedouble;
+    }
+    if (pl && !cJSON_IsNull(pl) && !cJSON_IsObject(pl)) {
+        respond_error(d, rid, SCC_E_PROTOCOL, "the action's payload must be an object", t0, false);
+        goto done;
+    }
+    const char *t = type->valuestring;
+    int rc = SCC_E_OK;
+    bool settle = false;
+    if (strcmp(t, "key") == 0) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(pl, "key");
+        if (!cJSON_IsString(k))
+            rc = SCC_E_PROTOCOL, snprintf(err, sizeof err, "key: payload needs 'key'");
+        else
+            rc = scc_session_key(d->s, k->valuestring, err, sizeof err);
+        settle = true;
+    } else if (strcmp(t, "text") == 0) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(pl, "text");
+        if (!cJSON_IsString(k))
+            rc = SCC_E_PROTOCOL, snprintf(err, sizeof err, "text: payload needs 'text'");
+        else
+            rc = scc_session_text(d->s, k->valuestring, strlen(k->valuestring), err, sizeof err);
+        settle = true;
+    } else if (strcmp(t, "resize") == 0) {
+        int rows, cols;
+        if (!num_field(pl, "rows", 1, 500, &rows) || !num_field(pl, "cols", 1, 500, &cols))
+            rc = SCC_E_PROTOCOL, snprintf(err, sizeof err, "resize: payload needs 'rows' and 'cols', each 1-500");
+        else
+            rc = scc_session_resize(d->s, rows, cols, err, sizeof err);
+        settle = true;
+    } else if (strcmp(t, "wait") == 0) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(pl, "condition");
+        char *cs = c ? cJSON_PrintUnformatted(c) : NULL;
+        if (!cs)
+            rc = SCC_E_PROTOCOL, snprintf(err, sizeof err, "wait: payload needs a 'condition' {type, payload}");
+        else
+            rc = scc_session_wait(d->s, cs, timeout, err, sizeof err);
+        free(cs);
+    } else if (strcmp(t, "observe") == 0) {
+        if (timeout > 0)
+            scc_session_idle(d->s, -1, timeout, SETTLE_MS);
+    } else if (strcmp(t, "terminate") == 0) {
+        scc_session_terminate(d->s, 200);
+        scc_exit_status st;
+        scc_session_wait_exit(d->s, 1000, &st);
+        respond_begin(d, rid, "ok");
+        respond_observation(d);
+        buf_puts(&d->out, ",\"exit_status\":");
+        put_exit_status(&d->out, &st);
+        respond_end(d, t0);
+        goto done;
+    } else {
+        snprintf(err, sizeof err, "unknown action type '%.60s' (key, text, resize, wait, observe, terminate)", t);
+        rc = SCC_E_PROTOCOL;
+    }
+    if (rc) {
+        respond_error(d, rid, rc, err, t0, rc != SCC_E_PROTOCOL);
+        goto done;
+    }
+    if (settle)
+        scc_session_idle(d->s, -1, timeout >= 0 ? timeout : ACTION_MS, SETTLE_MS);
+    respond_begin(d, rid, "ok");
+    respond_observation(d);
+    respond_end(d, t0);
+done:
+    cJSON_Delete(req);
+}
+
+/* Writes d->out to stdout and empties it; false when stdout is gone. */
+static bool flush_responses(Driver *d)
+{
+    bool ok = cli_put_stdout(&d->out) == 0 && fflush(stdout) == 0;
+    buf_reset(&d->out);
+    return ok;
+}
+
+int scvm_driver(const Opts *o)
+{
+    if (!o->stdio || !o->json)
+        return report_error(o, "driver", SCC_E_CLI_INVALID_ARG,
+                            "the driver speaks NDJSON on stdin and stdout: give --stdio --json");
+    int rc = common_checks(o, "driver");
+    if (rc)
+        return rc;
+    /* A client that stops reading ends the session with E_IO, not a
+    ** SIGPIPE that would leave no RunResult and no status of ours. */
+    signal(SIGPIPE, SIG_IGN);
+    Driver d = { .o = o };
+    buf_init(&d.out);
+    rc = start(o, "driver", &d.s);
+    if (rc) {
+        buf_fini(&d.out);
+        return rc < 0 ? 0 : rc;
+    }
+    uint64_t t0 = pty_now_ms();
+    Buf in;
+    buf_init(&in);
+    bool eof = false, skipping = false, out_ok = true;
+    while (!eof && out_ok) {
+        /* Keep the program's terminal served while the client thinks. */
+        if (scc_session_idle(d.s, 0, -1, 0) != 1)
+            continue;
+        char chunk[65536];
+        ssize_t r = read(0, chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            eof = true;
+            if (in.len && !skipping)
+                handle(&d, (const char *)in.data, in.len);
+            buf_reset(&in);
+            break;
+        }
+        size_t start = 0;
+        for (size_t i = 0; i < (size_t)r; i++) {
+            if (chunk[i] != '\n')
+                continue;
+            if (skipping) {
+                skipping = false;
+            } else {
+                buf_put(&in, chunk + start, i - start);
+                size_t n = in.len;
+                while (n && (in.data[n - 1] == '\r' || in.data[n - 1] == ' ' || in.data[n - 1] == '\t'))
+                    n--;
+                if (n)
+                    handle(&d, (const char *)in.data, n);
+            }
+            buf_reset(&in);
+            start = i + 1;
+            out_ok = flush_responses(&d);
+        }
+        if (!skipping)
+            buf_put(&in, chunk + start, (size_t)r - start);
+        if (in.len > MAX_LINE) {
+            /* Too long to be a request: refuse it, drop the rest of its line. */
+            uint64_t now = pty_now_ms();
+            d.seq++;
+            respond_error(&d, NULL, SCC_E_PROTOCOL, "request line longer than 1 MiB", now, false);
+            out_ok = flush_responses(&d);
+            buf_reset(&in);
+            skipping = true;
+        }
+    }
+    /* End of input (or of the client): the session ends cleanly. */
+    scc_session_terminate(d.s, 200);
+    scc_exit_status st;
+    scc_session_wait_exit(d.s, 1000, &st);
+    if (out_ok) {
+        put_run_result(&d.out, d.s, o, "passed", 0, pty_now_ms() - t0, &st, 0, NULL);
+        buf_putc(&d.out, '\n');
+        out_ok = flush_responses(&d);
+    }
+    buf_fini(&in);
+    buf_fini(&d.out);
+    scc_session_close(d.s);
+    return out_ok ? 0 : SCC_E_IO;
+}
