@@ -125,7 +125,7 @@ typedef struct Opts {
     const char *cache_dir;    /* --cache-dir */
     size_t max_file;          /* --max-file-size */
     uint64_t opts_hash;       /* the options that change output, for cache keys */
-    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use" */
+    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use", "eliza", "yao" */
     const char **variants;    /* --variant NAME:DEFS, as given */
     size_t n_variants;
     const char *variant;      /* the variant being compiled (its NAME), or NULL */
@@ -180,7 +180,7 @@ static void usage(FILE *f)
           "  --cache-dir DIR     reuse earlier results for unchanged inputs (content hash\n"
           "                      of the scenario, its referenced files and the options)\n"
           "  --check             check only: report diagnostics, write nothing\n"
-          "  --dialect=NAME      auto (default: the shape decides), scenario or tui-use\n"
+          "  --dialect=NAME      auto (default: the shape decides), scenario, tui-use, eliza or yao\n"
           "  -Werror             treat warnings as errors\n"
           "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
           "  --diagnostics-format=text|json|sarif\n"
@@ -953,8 +953,9 @@ int main(int argc, char **argv)
             o.check = true;
         } else if (strncmp(a, "--dialect=", 10) == 0) {
             o.dialect = strcmp(a + 10, "auto") == 0 ? NULL : a + 10;
-            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0) {
-                fputs("scc: --dialect takes auto, scenario or tui-use\n", stderr);
+            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0 &&
+                strcmp(o.dialect, "eliza") != 0 && strcmp(o.dialect, "yao") != 0) {
+                fputs("scc: --dialect takes auto, scenario, tui-use, eliza or yao\n", stderr);
                 goto out;
             }
         } else if (strcmp(a, "--pack") == 0) {
