@@ -227,7 +227,12 @@ void at_put_int(AtCheck *c, const char *key, int64_t v)
 bool at_pattern_ok(At *t, const YNode *n, bool case_sensitive)
 {
     char err[160];
-    TermRegex *re = ac_regex_new(n->u.s, n->n, case_sensitive, err, sizeof err);
+    /* as written first, so an offset in the message is the pattern's own */
+    TermRegex *re = ac_regex_new(n->u.s, n->n, true, err, sizeof err);
+    if (re && !case_sensitive) {
+        term_regex_free(re);
+        re = ac_regex_new(n->u.s, n->n, false, err, sizeof err);
+    }
     if (re) {
         term_regex_free(re);
         return true;
@@ -246,6 +251,8 @@ static void emit_op(At *t, const YNode *at, bool ok, const char *what)
 
 void at_emit_eval(At *t, const AtCheck *c, const YNode *at)
 {
+    if (t->check_only)
+        return;
     BcBuilder *b = t->b;
     bcb_val_begin(b);
     bcb_val_map(b, (uint32_t)c->n);

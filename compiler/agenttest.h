@@ -20,6 +20,7 @@ typedef struct At {
     const char *dialect;       /* "ElizaOS" or "Yao", for messages */
     const char *compat;        /* its -W flag: "eliza-compat" or "yao-ignored" */
     uint32_t line_offset;      /* added to every node's line (a JSON Lines line) */
+    bool check_only;           /* the case already has errors: check the rest, emit nothing */
 } At;
 
 /* ---- diagnostics at a node (line + line_offset, col) ---- */

@@ -550,8 +550,13 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
                     "checkpoints");
     if (cps && cps->n && sim)
         check_checkpoints(y, cps);
-    if (t->d->errors != errors || !in_ok || !id)
+    if (t->d->errors != errors || !in_ok || !id) {
+        /* nothing to emit; still check the assertions, for every error at once */
+        t->check_only = true;
+        lower_asserts(y, c, "case", "this case");
+        t->check_only = false;
         return;
+    }
 
     /* CASE settings: what the target needs, defaults written out */
     Kv kv[16];
@@ -661,7 +666,7 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
 
 bool yao_detect(const char *s, size_t len)
 {
-    bool first = true;
+    /* the first line that is not blank or a comment */
     for (size_t i = 0; i < len;) {
         size_t j = i;
         while (j < len && s[j] != '\n')
@@ -671,21 +676,19 @@ bool yao_detect(const char *s, size_t len)
             a++;
         while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r'))
             e--;
-        if (e > a && !(e - a >= 2 && s[a] == '/' && s[a + 1] == '/')) {
-            if (s[a] != '{' || s[e - 1] != '}')
-                return false;
-            if (first) {
-                bool has = false;
-                for (size_t k = a; k + 7 <= e && !has; k++)
-                    has = memcmp(s + k, "\"id\"", 4) == 0 || memcmp(s + k, "\"input\"", 7) == 0;
-                if (!has)
-                    return false;
-                first = false;
-            }
-        }
         i = j + 1;
+        if (e == a || (e - a >= 2 && s[a] == '/' && s[a + 1] == '/'))
+            continue;
+        if (s[a] != '{' || s[e - 1] != '}')
+            return false;
+        bool has = false, protocol = false;
+        for (size_t k = a; k < e; k++) {
+            has |= (k + 4 <= e && memcmp(s + k, "\"id\"", 4) == 0) || (k + 7 <= e && memcmp(s + k, "\"input\"", 7) == 0);
+            protocol |= k + 18 <= e && memcmp(s + k, "\"protocol_version\"", 18) == 0;
+        }
+        return has && !protocol;
     }
-    return !first;
+    return false;
 }
 
 bool yao_lower(const char *src, size_t len, const char *file, const char *source_name, Arena *arena, BcBuilder *b,

@@ -14,9 +14,9 @@
 #include "common/diag.h"
 #include "formats/bc_write.h"
 
-/* True when src has the shape of a Yao test file: every line that is not
-** blank or a `//` comment holds one JSON object, and the first holds an
-** "id" or an "input" key. */
+/* True when src has the shape of a Yao test file: its first line that is
+** not blank or a `//` comment holds one JSON object with an "id" or an
+** "input" key (and is not a tui-use driver message, "protocol_version"). */
 bool yao_detect(const char *src, size_t len);
 
 /* Parses every case line by line (as Yao does: one JSON object per line,
