@@ -84,8 +84,8 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         diag_add(d, DIAG_ERROR, o->source_name, 1, 1, NULL,
                  "this is a JSON Lines file (%s), not a scenario scc compiles", what);
         diag_add(d, DIAG_NOTE, o->source_name, 1, 1, NULL,
-                 "scc compiles Scenario-Format scenarios (YAML or JSON, a 'timeline' of events) and tui-use "
-                 "scenarios; docs/dialects.md says what it does with the others");
+                 "scc compiles Scenario-Format, tui-use, ElizaOS and Yao files (a Yao file's first line is a "
+                 "case with \"id\" or \"input\"); docs/dialects.md says what it does with the others");
         if (o->free_source)
             sc_free(src);
         return false;

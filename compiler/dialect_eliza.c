@@ -614,6 +614,8 @@ static void emit_mocks(E *e, const YNode *mocks)
 bool eliza_detect(const YDoc *doc)
 {
     const YNode *r = doc->root;
+    if (at_is_map(r) && !ymap_get(r, "timeline") && ymap_get(r, "base_scenario") && ymap_get(r, "matrix"))
+        return true;   /* a matrix: the front end says what it is */
     return at_is_map(r) && !ymap_get(r, "timeline") && !ymap_get(r, "steps") && ymap_get(r, "run") &&
            (ymap_get(r, "judgment") || ymap_get(r, "environment") || at_is_seq(ymap_get(r, "run")));
 }
