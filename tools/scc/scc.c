@@ -93,6 +93,10 @@ static void sarif_print(FILE *f)
         { "nonstandard", "a value outside the values the spec lists" },
         { "session-start", "a sessionStart without acp.capabilities.loadSession" },
         { "empty-scenario", "a timeline that plays nothing and checks nothing" },
+        { "tui-use-compat", "accepted here, refused or read otherwise by ptybox" },
+        { "eliza-compat", "accepted by ElizaOS, which would not do what the file says (docs/eliza.md)" },
+        { "yao-ignored", "a key or form Yao's loader ignores; scc checks what the file says (docs/yao.md)" },
+        { "empty-case", "a Yao case that checks nothing" },
     };
     fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
           "  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
