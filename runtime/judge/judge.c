@@ -30,6 +30,12 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 
+void judge_result_fini(JudgeResult *r)
+{
+    sc_free(r->request);
+    r->request = NULL;
+}
+
 const char *judge_verdict_name(JudgeVerdict v)
 {
     static const char *const n[] = { "passed", "failed", "skipped", "error" };
@@ -166,6 +172,13 @@ static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON
     if (!rp) {
         snprintf(out->key, sizeof out->key, "%s", key);
         snprintf(out->kind, sizeof out->kind, "%s", kind);
+        Buf b;
+        buf_init(&b);
+        tape_canonical(request, &b);
+        buf_putc(&b, 0);
+        sc_free(out->request);
+        out->request = b.oom ? NULL : sc_strdup((const char *)b.data);
+        buf_fini(&b);
         set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
     }
     return rp;

@@ -49,7 +49,11 @@ typedef struct JudgeResult {
     char message[600];          /* why, as the suite's runner says it where it says it */
     char key[65];               /* SKIP for a missing tape reply: its key ("" otherwise) */
     char kind[32];              /* and its kind */
+    char *request;              /* and its request, canonical JSON (sc_malloc'd; judge_result_fini) */
 } JudgeResult;
+
+/* Frees what a result holds (its missing request).  Safe to call twice. */
+void judge_result_fini(JudgeResult *r);
 
 /* One check in the dialect-neutral agent-check language the ElizaOS and
 ** Yao front ends lower to ({type, scope, negate, message, ...fields} with
