@@ -113,9 +113,11 @@ static AutErr http_turn(Aut *a, const char *input, AutReply *r, char *err, size_
     cJSON_AddFalseToObject(req, "stream");
     char *body = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
-    char hdr[1024] = "Content-Type: application/json\r\nAccept: application/json\r\n";
+    char hdr[1400] = "Content-Type: application/json\r\nAccept: application/json\r\n";
     if (a->c.api_key)
         snprintf(hdr + strlen(hdr), sizeof hdr - strlen(hdr), "Authorization: Bearer %.900s\r\n", a->c.api_key);
+    if (a->c.session)
+        snprintf(hdr + strlen(hdr), sizeof hdr - strlen(hdr), "X-Scenario-Session: %.200s\r\n", a->c.session);
     HttpResponse res;
     int st = body ? http_request("POST", a->url, hdr, body, strlen(body), budget(a), a->c.cancel_fd, REPLY_MAX, &res,
                                  err, errlen)
@@ -712,6 +714,16 @@ AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen
     if (!r->text)
         r->text = sc_strdup("");
     return e;
+}
+
+bool aut_seed(Aut *a, const char *role, const char *content)
+{
+    if (a->c.kind != AUT_HTTP || !a->messages)
+        return false;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", role);
+    cJSON_AddStringToObject(m, "content", content);
+    return cJSON_AddItemToArray(a->messages, m);
 }
 
 void aut_close(Aut *a)

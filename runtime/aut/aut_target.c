@@ -1,0 +1,315 @@
+/* aut_target.c - the agent-under-test target (aut_target.h). */
+#include "runtime/aut/aut_target.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/buf.h"
+#include "common/sc_alloc.h"
+#include "runtime/judge/judge.h"
+
+typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
+static const char *const VERDICT[] = { "passed", "failed", "skipped", "error" };
+
+typedef struct AutT {
+    RtTarget base;
+    AutTargetOpts o;
+    uint64_t t0;
+    AutCounts counts;
+    /* the case being played */
+    bool in_case;
+    char *id;
+    CaseVerdict v;
+    char why[800];
+    bool unsupported;               /* played no further: the why says so */
+    uint64_t case_t0;
+    Aut *aut;
+    JudgeTurn *turns;
+    AutReply *replies;              /* the turns' own storage */
+    JudgeAction **acts;
+    size_t n_turns;
+    Buf line;
+} AutT;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void emit_begin(AutT *t, const char *kind)
+{
+    buf_reset(&t->line);
+    buf_printf(&t->line, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)(now_ms() - t->t0), kind);
+}
+
+static void emit_str(AutT *t, const char *key, const char *s)
+{
+    buf_printf(&t->line, ",\"%s\":", key);
+    if (s)
+        buf_json_str(&t->line, s, strlen(s));
+    else
+        buf_puts(&t->line, "null");
+}
+
+static void emit_end(AutT *t)
+{
+    buf_puts(&t->line, "}\n");
+    if (t->o.events && !t->line.oom)
+        fwrite(t->line.data, 1, t->line.len, t->o.events);
+}
+
+/* A case's verdict can only get worse: passed < skipped < failed < error. */
+static void worsen(AutT *t, CaseVerdict v, const char *why)
+{
+    static const int rank[] = { 0, 2, 1, 3 };
+    if (rank[v] > rank[t->v]) {
+        t->v = v;
+        snprintf(t->why, sizeof t->why, "%s", why ? why : "");
+    }
+}
+
+static void case_end(AutT *t)
+{
+    if (!t->in_case)
+        return;
+    emit_begin(t, "case_result");
+    emit_str(t, "id", t->id);
+    emit_str(t, "verdict", VERDICT[t->v]);
+    emit_str(t, "why", t->why[0] ? t->why : NULL);
+    emit_end(t);
+    unsigned *c[] = { &t->counts.passed, &t->counts.failed, &t->counts.skipped, &t->counts.errors };
+    (*c[t->v])++;
+    if (t->v != V_PASSED && t->o.diag)
+        fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
+    aut_close(t->aut);
+    t->aut = NULL;
+    for (size_t i = 0; i < t->n_turns; i++) {
+        aut_reply_fini(&t->replies[i]);
+        sc_free(t->acts[i]);
+        sc_free((char *)t->turns[i].input);
+    }
+    sc_free(t->turns);
+    sc_free(t->replies);
+    sc_free(t->acts);
+    t->turns = NULL;
+    t->replies = NULL;
+    t->acts = NULL;
+    t->n_turns = 0;
+    sc_free(t->id);
+    t->id = NULL;
+    t->in_case = false;
+}
+
+static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    case_end(t);
+    t->in_case = true;
+    t->id = sc_strdup(p->str[in->a[0]].s);
+    t->v = V_PASSED;
+    t->why[0] = 0;
+    t->unsupported = false;
+    t->case_t0 = now_ms();
+    const char *type = p->str[in->a[1]].s;
+    emit_begin(t, "case");
+    emit_str(t, "id", t->id);
+    emit_str(t, "type", type);
+    emit_end(t);
+    BcVal settings = bc_val(p, in->a[2]), skip;
+    if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
+        worsen(t, V_SKIPPED, "skip: true");
+        t->unsupported = true;
+        return;
+    }
+    if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
+        char why[200];
+        snprintf(why, sizeof why, "a %s case needs %s, which this target does not play yet (docs/aut.md)", type,
+                 strcmp(type, "code") == 0 ? "ElizaOS's code sandbox" : "a simulated user");
+        worsen(t, V_SKIPPED, why);
+        t->unsupported = true;
+    }
+}
+
+static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+        return;
+    char err[600] = "";
+    if (!t->aut) {
+        /* a conversation of its own per case (HTTP: named by the case) */
+        AutConfig c = t->o.aut;
+        char session[300];
+        snprintf(session, sizeof session, "%s/%s", p->str[p->meta.name].s, t->id);
+        for (char *q = session; *q; q++)
+            if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
+                *q = '_';           /* a header value */
+        c.session = session;
+        t->aut = aut_open(&c, err, sizeof err);
+        if (!t->aut) {
+            worsen(t, V_ERROR, err);
+            emit_begin(t, "turn");
+            emit_str(t, "error", aut_err_name(AUT_E_START));
+            emit_str(t, "why", err);
+            emit_end(t);
+            return;
+        }
+        /* an input given as a conversation: the messages before the last
+        ** are its history (HTTP; the other transports cannot be told) */
+        BcVal input = bc_val(p, in->a[2]);
+        if (input.tag == BC_V_ARRAY) {
+            Buf j;
+            buf_init(&j);
+            bc_val_json_at(p, &input, &j);
+            cJSON *msgs = cJSON_ParseWithLength((const char *)j.data, j.len);
+            int n = cJSON_GetArraySize(msgs);
+            for (int i = 0; i + 1 < n; i++) {
+                const cJSON *m = cJSON_GetArrayItem(msgs, i);
+                const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+                const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+                if (role && content)
+                    aut_seed(t->aut, role, content);
+            }
+            cJSON_Delete(msgs);
+            buf_fini(&j);
+        }
+    }
+    size_t k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
+    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
+    if (nt)
+        t->turns = nt;
+    if (nr)
+        t->replies = nr;
+    if (!na) {
+        worsen(t, V_ERROR, "out of memory");
+        return;
+    }
+    t->acts = na;
+    const char *text = p->str[in->a[1]].s;
+    AutReply *r = &t->replies[k];
+    AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
+    JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);
+    for (size_t i = 0; ja && i < r->n_actions; i++)
+        ja[i] = (JudgeAction){ r->actions[i].name, r->actions[i].input };
+    t->acts[k] = ja;
+    t->turns[k] = (JudgeTurn){ sc_strdup(text), r->text, ja, ja ? r->n_actions : 0 };
+    t->n_turns++;
+    emit_begin(t, "turn");
+    emit_str(t, "input", text);
+    emit_str(t, "text", r->text);
+    buf_puts(&t->line, ",\"actions\":[");
+    for (size_t i = 0; i < r->n_actions; i++) {
+        buf_puts(&t->line, i ? ",{\"name\":" : "{\"name\":");
+        buf_json_str(&t->line, r->actions[i].name, strlen(r->actions[i].name));
+        buf_puts(&t->line, ",\"input\":");
+        buf_json_str(&t->line, r->actions[i].input, strlen(r->actions[i].input));
+        buf_putc(&t->line, '}');
+    }
+    buf_printf(&t->line, "],\"ms\":%llu", (unsigned long long)r->ms);
+    emit_str(t, "stop", r->stop);
+    if (e) {
+        emit_str(t, "error", aut_err_name(e));
+        emit_str(t, "why", err);
+    }
+    emit_end(t);
+    if (e) {
+        char why[700];
+        snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
+        worsen(t, V_ERROR, why);
+    }
+}
+
+static void check(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+        return;
+    BcVal v = bc_val(p, in->a[0]);
+    Buf j;
+    buf_init(&j);
+    bc_val_json_at(p, &v, &j);
+    cJSON *ck = cJSON_ParseWithLength((const char *)j.data, j.len);
+    buf_fini(&j);
+    uint64_t dur = now_ms() - t->case_t0;
+    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->o.workspace ? t->o.workspace : ".",
+                     .duration_ms = dur, .has_duration = true, .tape = t->o.tape };
+    JudgeResult r;
+    judge_check(ck, &run, &r);
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "type"));
+    emit_begin(t, "check");
+    emit_str(t, "type", type);
+    emit_str(t, "scope", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope")));
+    buf_printf(&t->line, ",\"line\":%u", (unsigned)in->line);
+    emit_str(t, "verdict", judge_verdict_name(r.verdict));
+    emit_str(t, "message", r.message);
+    if (r.key[0]) {
+        emit_str(t, "tape_kind", r.kind);
+        emit_str(t, "tape_key", r.key);
+        emit_str(t, "tape_request", r.request);   /* what `scvm tape add` records it under */
+    }
+    emit_end(t);
+    char why[700];
+    snprintf(why, sizeof why, "line %u: %s", (unsigned)in->line, r.message);
+    if (r.verdict == JUDGE_FAIL || r.verdict == JUDGE_ERROR)
+        worsen(t, V_FAILED, why);
+    else if (r.verdict == JUDGE_SKIP)
+        worsen(t, V_SKIPPED, why);
+    judge_result_fini(&r);
+    cJSON_Delete(ck);
+}
+
+static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
+{
+    (void)at_ms;
+    AutT *t = (AutT *)base;
+    /* the rest of a scenario is not the agent's */
+    if (in->op == OP_CASE)
+        case_begin(t, p, in);
+    else if (in->op == OP_USER_INPUT)
+        turn(t, p, in);
+    else if (in->op == OP_EVAL)
+        check(t, p, in);
+    if (t->o.events)
+        fflush(t->o.events);
+    return 0;
+}
+
+static int a_end(RtTarget *base, const BcProgram *p)
+{
+    (void)p;
+    AutT *t = (AutT *)base;
+    case_end(t);
+    return t->counts.failed || t->counts.errors ? SC_FAILED : SC_OK;
+}
+
+static void a_destroy(RtTarget *base)
+{
+    AutT *t = (AutT *)base;
+    case_end(t);
+    buf_fini(&t->line);
+    sc_free(t);
+}
+
+static const RtTargetVtbl AUT_VT = { "aut", NULL, a_op, a_end, a_destroy };
+
+RtTarget *rt_aut_new(const AutTargetOpts *o)
+{
+    AutT *t = sc_calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->base.vt = &AUT_VT;
+    t->o = *o;
+    t->t0 = now_ms();
+    buf_init(&t->line);
+    return &t->base;
+}
+
+void rt_aut_counts(const RtTarget *base, AutCounts *out)
+{
+    *out = ((const AutT *)base)->counts;
+}

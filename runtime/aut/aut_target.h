@@ -1,0 +1,37 @@
+/* aut_target.h - the agent-under-test target (scvm run -t aut; docs/aut.md):
+** the cases of a compiled ElizaOS or Yao suite played against a real agent.
+**
+** Each CASE opens the agent afresh (runtime/aut: a new conversation, a new
+** process for ACP and PTY), each USER_INPUT of the case is one turn, and
+** each EVAL is decided on the conversation so far (runtime/judge), with
+** judge verdicts and validator replies from the tape.  A case's verdict:
+** error when a turn failed (the agent could not be reached, answered out of
+** protocol, ran out of time), failed when a check failed or is malformed,
+** skipped when a check needs a reply the tape lacks (the key is in the
+** event) or the case needs what this target cannot do (a simulated user, a
+** code step), else passed.  Events go out as JSON lines. */
+#ifndef SC_AUT_TARGET_H
+#define SC_AUT_TARGET_H
+
+#include <stdio.h>
+
+#include "runtime/aut/aut.h"
+#include "runtime/rt.h"
+#include "runtime/tape/tape.h"
+
+typedef struct AutTargetOpts {
+    AutConfig aut;              /* how to reach the agent; opened once per case */
+    const char *workspace;      /* where file and command checks look (NULL: the current folder) */
+    Tape *tape;                 /* judge and validator replies (NULL: none; such checks skip) */
+    FILE *events;               /* JSON lines, or NULL */
+    FILE *diag;                 /* one line per case that did not pass (NULL: none) */
+} AutTargetOpts;
+
+typedef struct AutCounts {
+    unsigned passed, failed, skipped, errors;
+} AutCounts;
+
+RtTarget *rt_aut_new(const AutTargetOpts *o);
+void rt_aut_counts(const RtTarget *t, AutCounts *out);
+
+#endif

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""aut_target_test.py SCC SCVM WORK - `scvm run -t aut` (docs/aut.md): a
+compiled Yao suite and a compiled ElizaOS scenario played against agents
+that `scvm serve llm` (HTTP) and `scvm serve acp` (ACP on stdio) script.
+
+  - Yao over HTTP: a case that passes, one whose tool check fails, one
+    whose validator verdict is not on the tape (skipped, with the key and
+    the request to record it under), one whose text check fails; exit 1 and
+    the totals; the missing verdict recorded with `scvm tape add` from the
+    event's own request, and the rerun passes that case;
+  - each case its own conversation (the server sees one session per case);
+  - ElizaOS over ACP: string_contains case-insensitively, trajectory by the
+    agent's own tool call, file_exists in --workspace, llm_judge from the
+    tape; a code step skipped with its reason;
+  - usage and input errors: no agent (2), --tape without -t aut (2), a
+    tape that cannot be read (3) or is malformed (4), an agent that cannot
+    be reached (the case errs, exit 1).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SCC, SCVM, WORK = sys.argv[1:4]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+failures = []
+
+
+def expect(cond, msg):
+    print(('ok   ' if cond else 'FAIL ') + msg)
+    if not cond:
+        failures.append(msg)
+
+
+def write(name, text):
+    p = os.path.join(WORK, name)
+    open(p, 'w').write(text)
+    return p
+
+
+def scc(*a):
+    subprocess.run([SCC, *a], check=True, cwd=WORK)
+
+
+def scvm(*a):
+    return subprocess.run([SCVM, *a], capture_output=True, text=True, cwd=WORK, timeout=120)
+
+
+def events(out):
+    return [json.loads(l) for l in out.splitlines() if l.startswith('{')]
+
+
+# ---------- Yao over HTTP ----------
+write('cases.jsonl', '\n'.join([
+    '{"id": "greet", "input": "Hello", "assert": {"type": "regex", "value": "(?i)(hi|hello)"}}',
+    '{"id": "total", "input": "What did I spend?", "assert": [{"type": "json_path", "path": "$.total", "value": 40},'
+    ' {"type": "tool_called", "value": "expenses"}]}',
+    '{"id": "polite", "input": "Be nice", "assert": {"type": "agent", "use": "agents:judge", "value": "is it polite?"}}',
+    '{"id": "wrong", "input": "Say bye", "assert": {"type": "contains", "value": "goodbye"}}']) + '\n')
+agents = []
+for name, prompt, answer, extra in (
+        ('greet_agent', 'Hello', 'Hi there!', ''),
+        ('total_agent', 'What did I spend?', '{"total": 40}',
+         "  - agentActions:\n      - readFile:\n          path: 'expenses.csv'\n          result: 'x'\n"
+         "          status: 'ok'\n"),
+        ('polite_agent', 'Be nice', 'Of course, thank you!', ''),
+        ('bye_agent', 'Say bye', 'See you.', '')):
+    agents.append(write(name + '.yaml', "name: %s\ntimeline:\n  - userInputs:\n      - [0, '%s']\n"
+                        "  - llmResponse:\n      - assistant:\n          - [0, '%s']\n%s" % (name, prompt, answer, extra)))
+scc('-o', 'cases.scb', 'cases.jsonl')
+scc('--pack', '-o', 'agents.scp', *agents)
+# --loop: the second run's conversations start over, as a live agent's would
+srv = subprocess.Popen([SCVM, 'serve', 'llm', '--listen', '127.0.0.1:0', '--speed', '0', '--loop', 'agents.scp'], cwd=WORK,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+url = srv.stdout.readline().strip().split('listening on ')[-1] + '/v1'
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', url, 'cases.scb')
+    ev = events(p.stdout)
+    res = {e['id']: e for e in ev if e['kind'] == 'case_result'}
+    expect(p.returncode == 1 and p.stderr.endswith('1 passed, 2 failed, 1 skipped\n'), 'exit 1 and the totals: %r'
+           % p.stderr[-200:])
+    expect([res[k]['verdict'] for k in ('greet', 'total', 'polite', 'wrong')] ==
+           ['passed', 'failed', 'skipped', 'failed'], 'the four verdicts: %s' % res)
+    expect('tool expenses was not called' in res['total']['why'] and res['total']['why'].startswith('line 2:'),
+           'the failed check names its line: %s' % res['total'])
+    turns = [e for e in ev if e['kind'] == 'turn']
+    expect(turns[1]['actions'] == [{'name': 'readFile', 'input': '{"path":"expenses.csv"}'}],
+           'the agent\'s tool call is the turn\'s action: %s' % turns[1])
+    skipped = [e for e in ev if e['kind'] == 'check' and e['verdict'] == 'skipped']
+    expect(len(skipped) == 1 and skipped[0]['tape_kind'] == 'yao_validator' and len(skipped[0]['tape_key']) == 64,
+           'the skipped check names the tape entry it needs: %s' % skipped)
+    # record the verdict under the event's own request, then play again
+    tape = os.path.join(WORK, 'verdicts.tape.jsonl')
+    r = scvm('tape', 'add', tape, 'yao_validator', skipped[0]['tape_request'], '{"passed":true,"reason":"polite"}')
+    expect(r.returncode == 0 and r.stdout.split()[0] == skipped[0]['tape_key'], 'tape add: %s %s' % (r.stdout,
+                                                                                                   r.stderr))
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', tape, 'cases.scb')
+    res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
+    expect(res.get('polite', {}).get('verdict') == 'passed' and p.stderr.endswith('2 passed, 2 failed, 0 skipped\n'),
+           'with the verdict on the tape the case passes: %s' % p.stderr[-200:])
+finally:
+    srv.terminate()
+    _, log = srv.communicate(timeout=10)
+sessions = sorted({l.split("session '")[1].split("'")[0] for l in log.splitlines() if "session '" in l})
+expect(sessions == ['cases/greet', 'cases/polite', 'cases/total', 'cases/wrong'],
+       'one conversation per case: %s' % sessions)
+
+# ---------- ElizaOS over ACP ----------
+write('triage.scenario.yaml', """name: 'Triages an issue'
+description: 'The agent reads issue 42 and says what to do'
+environment:
+  type: local
+run:
+  - name: triage
+    input: 'What should we do about issue 42?'
+    evaluations:
+      - type: string_contains
+        value: 'p1'
+      - type: trajectory_contains_action
+        action: get_github_issue
+      - type: file_exists
+        path: notes.txt
+      - type: llm_judge
+        prompt: 'Did the agent prioritise the crash?'
+        expected: 'yes'
+  - name: check-notes
+    lang: python3
+    code: 'print(open("notes.txt").read())'
+    evaluations:
+      - type: regex_match
+        pattern: 'P[0-9]'
+judgment:
+  strategy: all_pass
+""")
+write('triage_agent.yaml', """name: triage_agent
+timeline:
+  - userInputs:
+      - [0, 'What should we do about issue 42?']
+  - llmResponse:
+      - assistant:
+          - [0, 'It crashes on start: make it P1.']
+  - agentToolUse:
+      toolName: GET_GITHUB_ISSUE
+      args: {number: 42}
+      result: 'Crash on start'
+      status: ok
+""")
+scc('-o', 'triage.scb', 'triage.scenario.yaml')
+scc('-o', 'triage_agent.scb', 'triage_agent.yaml')
+ws = os.path.join(WORK, 'ws')
+os.makedirs(ws)
+write('ws/notes.txt', 'triage rules: crashes are P1\n')
+judge = json.dumps({"expected": "yes", "prompt": "Did the agent prioritise the crash?",
+                    "response": "It crashes on start: make it P1."})
+etape = os.path.join(WORK, 'judge.tape.jsonl')
+scvm('tape', 'add', etape, 'llm_judge', judge, '{"overall_success":true,"confidence":0.9}')
+p = scvm('run', '-t', 'aut', '--via', 'acp', '--workspace', ws, '--tape', etape, 'triage.scb', '--',
+         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+ev = events(p.stdout)
+checks = [(e['type'], e['verdict']) for e in ev if e['kind'] == 'check']
+expect(checks == [('contains', 'passed'), ('trajectory_contains_action', 'passed'), ('file_exists', 'passed'),
+                  ('llm_judge', 'passed')], 'ElizaOS over ACP: every check of the input step: %s %s' % (checks,
+                                                                                                      p.stderr))
+res = {e['id']: e for e in ev if e['kind'] == 'case_result'}
+expect(res.get('check-notes', {}).get('verdict') == 'skipped' and 'code' in res['check-notes']['why'],
+       'the code step is skipped with its reason: %s' % res.get('check-notes'))
+expect(p.returncode == 0 and p.stderr.endswith('1 passed, 0 failed, 1 skipped\n'), 'exit 0: %s' % p.stderr[-300:])
+
+# ---------- errors ----------
+r = scvm('run', '-t', 'aut', 'cases.scb')
+expect(r.returncode == 2 and 'where is the agent' in r.stderr, 'no agent: %s' % r.stderr[:200])
+r = scvm('run', '--tape', etape, 'cases.scb')
+expect(r.returncode == 2 and 'need --target aut' in r.stderr, '--tape without -t aut: %s' % r.stderr[:200])
+r = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', 'nope.jsonl', 'cases.scb')
+expect(r.returncode == 3 and 'cannot read' in r.stderr, 'a missing tape: %s' % r.stderr[:200])
+write('bad.tape.jsonl', '{"tape_version":9}\n')
+r = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', 'bad.tape.jsonl', 'cases.scb')
+expect(r.returncode == 4 and 'bad.tape.jsonl:1:' in r.stderr, 'a malformed tape: %s' % r.stderr[:200])
+r = scvm('run', '-t', 'aut', '--agent-url', url, 'cases.scb')      # the server is gone now
+res = [e for e in events(r.stdout) if e['kind'] == 'case_result']
+expect(r.returncode == 1 and all(e['verdict'] == 'error' and 'E_AUT_START' in e['why'] for e in res) and len(res) == 4,
+       'an agent that cannot be reached: every case errs: %s' % res[:1])
+
+if failures:
+    print('%d failure(s)' % len(failures))
+    sys.exit(1)
+print('ElizaOS and Yao suites play against agents over HTTP and ACP, judged, with tapes')
