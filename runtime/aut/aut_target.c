@@ -10,6 +10,7 @@
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
+#include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 
 typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
@@ -225,6 +226,8 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
     }
 }
 
+static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+
 static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 {
     if (!t->in_case || t->unsupported || t->v == V_ERROR)
@@ -237,7 +240,8 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     buf_fini(&j);
     uint64_t dur = now_ms() - t->case_t0;
     JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->o.workspace ? t->o.workspace : ".",
-                     .duration_ms = dur, .has_duration = true, .tape = t->o.tape };
+                     .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
+                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
     JudgeResult r;
     judge_check(ck, &run, &r);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "type"));
@@ -261,6 +265,76 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
         worsen(t, V_SKIPPED, why);
     judge_result_fini(&r);
     cJSON_Delete(ck);
+}
+
+/* What a live judge is told each kind of request is, and how to answer. */
+static const char *instructions(const char *kind)
+{
+    if (strcmp(kind, "llm_judge") == 0)
+        return "You judge an AI agent's answer. The user message is a JSON object: prompt (the question to "
+               "answer about the agent's work), expected, optional capabilities to check, and response (the "
+               "agent's answer). Reply with one JSON object and nothing else: {\"overall_success\": true or false, "
+               "\"confidence\": a number from 0 to 1, \"qualitative_summary\": one sentence}.";
+    if (strcmp(kind, "yao_validator") == 0)
+        return "You validate an AI agent's output. The user message is a JSON object: input (what the agent was "
+               "asked), output (its answer) and criteria. Reply with one JSON object and nothing else: "
+               "{\"passed\": true or false, \"reason\": one sentence}.";
+    return "Reply with one JSON object and nothing else.";
+}
+
+/* judge.h's ask: one chat request to the judge; its answer read as JSON
+** (the whole text, else its first {...} span). */
+static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n)
+{
+    AutT *t = ctx;
+    char url[4096];
+    size_t l = strlen(t->o.judge_url);
+    snprintf(url, sizeof url, "%.*s/chat/completions", (int)(l && t->o.judge_url[l - 1] == '/' ? l - 1 : l),
+             t->o.judge_url);
+    Buf q;
+    buf_init(&q);
+    tape_canonical(request, &q);
+    buf_putc(&q, 0);
+    cJSON *body = cJSON_CreateObject();
+    cJSON_AddStringToObject(body, "model", t->o.judge_model ? t->o.judge_model : "judge");
+    cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "system");
+    cJSON_AddStringToObject(m, "content", instructions(kind));
+    cJSON_AddItemToArray(msgs, m);
+    m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "user");
+    cJSON_AddStringToObject(m, "content", (const char *)q.data);
+    cJSON_AddItemToArray(msgs, m);
+    cJSON_AddNumberToObject(body, "temperature", 0);
+    char *text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    buf_fini(&q);
+    char hdr[300];
+    snprintf(hdr, sizeof hdr, "Content-Type: application/json\r\nX-Scenario-Session: judge/%s\r\n", kind);
+    HttpResponse res;
+    int st = text ? http_request("POST", url, hdr, text, strlen(text), t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000,
+                                 t->o.aut.cancel_fd, (size_t)16 << 20, &res, why, n)
+                  : -1;
+    cJSON_free(text);
+    if (st)
+        return NULL;
+    cJSON *j = cJSON_ParseWithLength((const char *)res.body.data, res.body.len);
+    const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0),
+                                         "message"),
+        "content"));
+    cJSON *reply = content ? cJSON_Parse(content) : NULL;
+    if (content && !reply) {
+        const char *a = strchr(content, '{'), *b = strrchr(content, '}');
+        if (a && b && b > a)
+            reply = cJSON_ParseWithLength(a, (size_t)(b - a + 1));
+    }
+    if (!reply)
+        snprintf(why, n, "the judge at %s answered HTTP %d without a JSON verdict", t->o.judge_url, res.status);
+    cJSON_Delete(j);
+    buf_fini(&res.body);
+    return reply;
 }
 
 static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t at_ms)

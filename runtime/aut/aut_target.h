@@ -23,6 +23,10 @@ typedef struct AutTargetOpts {
     AutConfig aut;              /* how to reach the agent; opened once per case */
     const char *workspace;      /* where file and command checks look (NULL: the current folder) */
     Tape *tape;                 /* judge and validator replies (NULL: none; such checks skip) */
+    /* Recording (docs/tape.md): a reply the tape lacks is asked of this
+    ** OpenAI-compatible judge once and added to the tape.  NULL: replay only. */
+    const char *judge_url;
+    const char *judge_model;
     FILE *events;               /* JSON lines, or NULL */
     FILE *diag;                 /* one line per case that did not pass (NULL: none) */
 } AutTargetOpts;

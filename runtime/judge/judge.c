@@ -169,6 +169,18 @@ static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON
     const cJSON *rp = run->tape ? tape_take(run->tape, kind, request, key) : NULL;
     if (!run->tape)
         tape_key(kind, request, key);
+    char why[300] = "";
+    if (!rp && run->ask && run->tape) {
+        /* recording: ask the live model once, keep its reply on the tape */
+        cJSON *live = run->ask(run->ask_ctx, kind, request, why, sizeof why);
+        char err[256];
+        unsigned n = tape_count(run->tape, key);
+        if (live && tape_add(run->tape, kind, request, n ? n - 1 : 0, live, err, sizeof err))
+            rp = tape_reply(run->tape, kind, key, n ? n - 1 : 0);   /* the tape's copy, taken as this asking */
+        else if (live)
+            snprintf(why, sizeof why, "%s", err);
+        cJSON_Delete(live);
+    }
     if (!rp) {
         snprintf(out->key, sizeof out->key, "%s", key);
         snprintf(out->kind, sizeof out->kind, "%s", kind);
@@ -179,7 +191,11 @@ static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON
         sc_free(out->request);
         out->request = b.oom ? NULL : sc_strdup((const char *)b.data);
         buf_fini(&b);
-        set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
+        if (why[0])
+            set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s), and asking for one "
+                                 "failed: %s", kind, key, why);
+        else
+            set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
     }
     return rp;
 }

@@ -39,6 +39,12 @@ typedef struct JudgeRun {
     uint64_t duration_ms;       /* the step's time; has_duration false: not measured */
     bool has_duration;
     Tape *tape;                 /* judge verdicts; NULL: none (every such check skips) */
+    /* Recording: asked for a reply the tape lacks (kind, request); returns
+    ** it (the caller's to free with cJSON_Delete), or NULL with why.  The
+    ** reply is added to the tape under the request and this asking's n.
+    ** NULL: replay only. */
+    cJSON *(*ask)(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+    void *ask_ctx;
     unsigned command_timeout_ms;/* command_exit_code_is (0: 30000) */
 } JudgeRun;
 

@@ -100,6 +100,33 @@ try:
     res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
     expect(res.get('polite', {}).get('verdict') == 'passed' and p.stderr.endswith('2 passed, 2 failed, 0 skipped\n'),
            'with the verdict on the tape the case passes: %s' % p.stderr[-200:])
+    # recording: the verdict the tape lacks asked once of a live judge (a
+    # second scvm serve llm playing one), written into a new tape, then
+    # replayed without the judge
+    verdict = '{"passed": true, "reason": "polite enough"}'
+    write('judge.yaml', "name: judge\ntimeline:\n  - userInputs:\n      - [0, '%s']\n  - llmResponse:\n"
+          "      - assistant:\n          - [0, '%s']\n" % (skipped[0]['tape_request'].replace("'", "''"), verdict))
+    scc('-o', 'judge.scb', 'judge.yaml')
+    jsrv = subprocess.Popen([SCVM, 'serve', 'llm', '--listen', '127.0.0.1:0', '--speed', '0', 'judge.scb'], cwd=WORK,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    jurl = jsrv.stdout.readline().strip().split('listening on ')[-1] + '/v1'
+    rec = os.path.join(WORK, 'recorded.tape.jsonl')
+    try:
+        p = scvm('run', '-t', 'aut', '--agent-url', url, '--record', '--judge-url', jurl, '--tape', rec, 'cases.scb')
+    finally:
+        jsrv.terminate()
+        jsrv.communicate(timeout=10)
+    res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
+    lines = open(rec).read().splitlines() if os.path.exists(rec) else []
+    expect(res.get('polite', {}).get('verdict') == 'passed' and len(lines) == 2 and
+           json.loads(lines[1])['reply'] == {'passed': True, 'reason': 'polite enough'} and
+           'now holds 1 entries' in p.stderr, 'recorded: the judge asked once, its verdict on the new tape: %s %s'
+           % (lines, p.stderr[-300:]))
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', rec, 'cases.scb')
+    res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
+    expect(res.get('polite', {}).get('verdict') == 'passed', 'replayed from the recorded tape, no judge: %s' % res)
+    r = scvm('run', '-t', 'aut', '--agent-url', url, '--record', '--tape', rec, 'cases.scb')
+    expect(r.returncode == 2 and 'all three' in r.stderr, '--record without --judge-url: %s' % r.stderr[:200])
 finally:
     srv.terminate()
     _, log = srv.communicate(timeout=10)

@@ -24,7 +24,7 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     Tape *tape = NULL;
     if (o->tape) {
         char err[1024];
-        tape = tape_load(o->tape, false, err, sizeof err);
+        tape = tape_load(o->tape, o->record, err, sizeof err);     /* recording may start one */
         if (!tape) {
             fprintf(stderr, "scvm: %s\n", err);
             return strstr(err, ": cannot read: ") ? SC_IO : SC_REJECTED;
@@ -46,6 +46,7 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
         .aut = { .kind = kind, .url = o->agent_url, .model = o->agent_model, .argv = o->command,
                  .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace },
         .workspace = o->workspace, .tape = tape, .events = out, .diag = stderr,
+        .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
     };
     AutCounts all = { 0 };
     int worst = 0;
@@ -79,6 +80,16 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     }
     if (out != stdout && fclose(out) != 0 && !worst)
         worst = SC_IO;
+    if (tape && o->record && tape_changed(tape)) {
+        int e = tape_save(tape, o->tape);
+        if (e) {
+            fprintf(stderr, "scvm: %s: cannot write the tape: %s\n", o->tape, strerror(e));
+            if (worst < SC_IO)
+                worst = SC_IO;
+        } else {
+            fprintf(stderr, "scvm: tape: %s now holds %zu entries\n", o->tape, tape_size(tape));
+        }
+    }
     fprintf(stderr, "%u passed, %u failed, %u skipped\n", all.passed, all.failed + all.errors, all.skipped);
     tape_free(tape);
     if (rt_cancel_signal())

@@ -115,6 +115,8 @@ static const char help_text[] =
     "  --via acp|pty      the agent is the command after --: ACP on stdio, or a PTY\n"
     "  --agent-model M    the request's model (http)\n"
     "  --tape FILE        judge and validator replies (docs/tape.md)\n"
+    "  --record --judge-url URL  ask this OpenAI-compatible judge for a reply the\n"
+    "                     tape lacks and write it into the tape\n"
     "  --workspace DIR    where file and command checks look (default: .)\n"
     "  --turn-timeout MS  a turn's budget (default 60000)\n"
     "pty options (docs/pty.md):\n"
@@ -207,7 +209,7 @@ enum {
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
-    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS, O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE,
+    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS, O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -261,6 +263,9 @@ static const struct {
     { NULL, "--agent-url", O_AGENT_URL, true, false, CMD_RUN, false },
     { NULL, "--agent-model", O_AGENT_MODEL, true, false, CMD_RUN, false },
     { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
+    { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
+    { NULL, "--judge-url", O_JUDGE_URL, true, false, CMD_RUN, false },
+    { NULL, "--judge-model", O_JUDGE_MODEL, true, false, CMD_RUN, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
     { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN | CMD_MOCKAGENT, false },
     { NULL, "--agent-bin", O_AGENT_BIN, true, false, CMD_RUN, false },
@@ -503,6 +508,13 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "%s", "--tape needs a file");
         o->tape = v;
         break;
+    case O_RECORD: o->record = true; break;
+    case O_JUDGE_URL:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--judge-url needs a URL");
+        o->judge_url = v;
+        break;
+    case O_JUDGE_MODEL: o->judge_model = v; break;
     case O_STRICT_TOOLS: o->strict_tools = true; break;
     case O_LOOP: o->loop = true; break;
     case O_QUIET: o->quiet = true; break;
@@ -642,8 +654,12 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
             return cli_usage(scvm_usage, "%s", "-t aut: --via http takes --agent-url; --via acp and pty take -- CMD");
         if (pty_opt && !o->command)
             return cli_usage(scvm_usage, "%s", "the pty options need --target pty");
-    } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape)) {
-        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model and --tape need --target aut");
+        if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
+            return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
+    } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
+                                  o->judge_model)) {
+        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record and --judge-url need "
+                                           "--target aut");
     } else if (cmd == CMD_RUN && o->workspace) {
         return cli_usage(scvm_usage, "%s", "--workspace (scvm run) needs --target aut");
     }
