@@ -29,11 +29,18 @@ typedef struct AutT {
     bool unsupported;               /* played no further: the why says so */
     uint64_t case_t0;
     Aut *aut;
+    const char *scenario;
     JudgeTurn *turns;
     AutReply *replies;              /* the turns' own storage */
     JudgeAction **acts;
     size_t n_turns;
     Buf line;
+    char *type;
+    char error[32];                 /* the E_AUT_* of an error verdict */
+    char **msgs;                    /* the checks' messages and verdicts */
+    const char **vds;
+    unsigned n_checks, n_passed;
+    bool stopped;                   /* --fail-fast saw a failure */
 } AutT;
 
 static uint64_t now_ms(void)
@@ -88,6 +95,27 @@ static void case_end(AutT *t)
     (*c[t->v])++;
     if (t->v != V_PASSED && t->o.diag)
         fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
+    if (t->o.on_case) {
+        const JudgeTurn *last = t->n_turns ? &t->turns[t->n_turns - 1] : NULL;
+        AutCaseResult r = {
+            .scenario = t->scenario, .id = t->id, .type = t->type, .verdict = VERDICT[t->v],
+            .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
+            .output = last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
+            .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
+        };
+        t->o.on_case(t->o.ctx, &r);
+    }
+    if ((t->v == V_FAILED || t->v == V_ERROR) && t->o.fail_fast)
+        t->stopped = true;
+    for (unsigned i = 0; i < t->n_checks; i++)
+        sc_free(t->msgs[i]);
+    sc_free(t->msgs);
+    sc_free(t->vds);
+    t->msgs = NULL;
+    t->vds = NULL;
+    t->n_checks = t->n_passed = 0;
+    sc_free(t->type);
+    t->type = NULL;
     aut_close(t->aut);
     t->aut = NULL;
     for (size_t i = 0; i < t->n_turns; i++) {
@@ -114,13 +142,26 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     t->id = sc_strdup(p->str[in->a[0]].s);
     t->v = V_PASSED;
     t->why[0] = 0;
+    t->error[0] = 0;
     t->unsupported = false;
     t->case_t0 = now_ms();
+    t->scenario = p->str[p->meta.name].s;
     const char *type = p->str[in->a[1]].s;
+    t->type = sc_strdup(type);
     emit_begin(t, "case");
     emit_str(t, "id", t->id);
     emit_str(t, "type", type);
     emit_end(t);
+    if (t->stopped) {
+        worsen(t, V_SKIPPED, "not run: an earlier case failed (--fail-fast)");
+        t->unsupported = true;
+        return;
+    }
+    if (t->o.dry_run) {
+        worsen(t, V_SKIPPED, "not run: --dry-run");
+        t->unsupported = true;
+        return;
+    }
     BcVal settings = bc_val(p, in->a[2]), skip;
     if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
         worsen(t, V_SKIPPED, "skip: true");
@@ -153,6 +194,7 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
         t->aut = aut_open(&c, err, sizeof err);
         if (!t->aut) {
             worsen(t, V_ERROR, err);
+            snprintf(t->error, sizeof t->error, "%s", aut_err_name(AUT_E_START));
             emit_begin(t, "turn");
             emit_str(t, "error", aut_err_name(AUT_E_START));
             emit_str(t, "why", err);
@@ -223,6 +265,7 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
         char why[700];
         snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
         worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "%s", aut_err_name(e));
     }
 }
 
@@ -230,6 +273,19 @@ static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char 
 
 static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 {
+    if (t->in_case && t->o.dry_run) {      /* the listing: what would be checked */
+        Buf j;
+        buf_init(&j);
+        BcVal v = bc_val(p, in->a[0]);
+        bc_val_json_at(p, &v, &j);
+        emit_begin(t, "check");
+        buf_puts(&t->line, ",\"check\":");
+        buf_put(&t->line, j.data, j.len);
+        buf_printf(&t->line, ",\"line\":%u", (unsigned)in->line);
+        emit_end(t);
+        buf_fini(&j);
+        return;
+    }
     if (!t->in_case || t->unsupported || t->v == V_ERROR)
         return;
     BcVal v = bc_val(p, in->a[0]);
@@ -259,6 +315,17 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     emit_end(t);
     char why[700];
     snprintf(why, sizeof why, "line %u: %s", (unsigned)in->line, r.message);
+    char **nm = sc_realloc(t->msgs, (t->n_checks + 1) * sizeof *nm);
+    const char **nv = nm ? sc_realloc(t->vds, (t->n_checks + 1) * sizeof *nv) : NULL;
+    if (nm)
+        t->msgs = nm;
+    if (nv) {
+        t->vds = nv;
+        t->msgs[t->n_checks] = sc_strdup(r.message);
+        t->vds[t->n_checks] = judge_verdict_name(r.verdict);
+        t->n_checks++;
+        t->n_passed += r.verdict == JUDGE_PASS;
+    }
     if (r.verdict == JUDGE_FAIL || r.verdict == JUDGE_ERROR)
         worsen(t, V_FAILED, why);
     else if (r.verdict == JUDGE_SKIP)
@@ -378,6 +445,7 @@ RtTarget *rt_aut_new(const AutTargetOpts *o)
         return NULL;
     t->base.vt = &AUT_VT;
     t->o = *o;
+    t->stopped = o->stopped;
     t->t0 = now_ms();
     buf_init(&t->line);
     return &t->base;
@@ -386,4 +454,9 @@ RtTarget *rt_aut_new(const AutTargetOpts *o)
 void rt_aut_counts(const RtTarget *base, AutCounts *out)
 {
     *out = ((const AutT *)base)->counts;
+}
+
+bool rt_aut_stopped(const RtTarget *base)
+{
+    return ((const AutT *)base)->stopped;
 }

@@ -13,11 +13,27 @@
 #ifndef SC_AUT_TARGET_H
 #define SC_AUT_TARGET_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "runtime/aut/aut.h"
 #include "runtime/rt.h"
 #include "runtime/tape/tape.h"
+
+/* One case's outcome, for reports (cmd_aut.c writes them in each
+** ecosystem's shape). */
+typedef struct AutCaseResult {
+    const char *scenario, *id, *type;   /* type: input, code, conversation (ElizaOS); standard, dynamic (Yao) */
+    const char *verdict;                /* passed, failed, skipped, error */
+    const char *error;                  /* for error: the E_AUT_* name (E_AUT_TIMEOUT: Yao's "timeout") */
+    const char *why;                    /* "" when passed */
+    const char *input, *output;         /* the last turn's (NULL: none) */
+    uint64_t duration_ms;
+    unsigned checks, checks_passed;
+    const char *const *messages;        /* each check's message, in order */
+    const char *const *verdicts;        /* and verdict */
+} AutCaseResult;
 
 typedef struct AutTargetOpts {
     AutConfig aut;              /* how to reach the agent; opened once per case */
@@ -29,6 +45,11 @@ typedef struct AutTargetOpts {
     const char *judge_model;
     FILE *events;               /* JSON lines, or NULL */
     FILE *diag;                 /* one line per case that did not pass (NULL: none) */
+    void (*on_case)(void *ctx, const AutCaseResult *r);   /* after each case (NULL: none) */
+    void *ctx;
+    bool fail_fast;             /* after a case that failed or erred, the rest are skipped unplayed */
+    bool stopped;               /* an earlier scenario's case failed under fail_fast: skip every case */
+    bool dry_run;               /* list the cases and their checks; reach no agent */
 } AutTargetOpts;
 
 typedef struct AutCounts {
@@ -37,5 +58,7 @@ typedef struct AutCounts {
 
 RtTarget *rt_aut_new(const AutTargetOpts *o);
 void rt_aut_counts(const RtTarget *t, AutCounts *out);
+/* Whether fail_fast stopped it (the next scenario's target then starts stopped). */
+bool rt_aut_stopped(const RtTarget *t);
 
 #endif

@@ -91,6 +91,27 @@ try:
     skipped = [e for e in ev if e['kind'] == 'check' and e['verdict'] == 'skipped']
     expect(len(skipped) == 1 and skipped[0]['tape_kind'] == 'yao_validator' and len(skipped[0]['tape_key']) == 64,
            'the skipped check names the tape entry it needs: %s' % skipped)
+    expect('\u25ba [total] What did I spend?' in p.stderr and 'FAILED' in p.stderr and
+           p.stderr.count('\n\u274c TESTS FAILED\n') == 1, "Yao's console report: %r" % p.stderr[:300])
+    # the reports: Yao's result records, JUnit; --fail-fast; --dry-run
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--results', 'res.jsonl', '--junit', 'j.xml', 'cases.scb')
+    recs = [json.loads(l) for l in open(os.path.join(WORK, 'res.jsonl'))]
+    expect([r['type'] for r in recs] == ['start', 'result', 'result', 'result', 'result', 'summary'] and
+           recs[0]['total_cases'] == 4 and [r['status'] for r in recs[1:5]] == ['passed', 'failed', 'skipped', 'failed']
+           and recs[1]['output'] == 'Hi there!' and recs[5]['passed'] == 1 and recs[5]['failed'] == 2 and
+           recs[5]['skipped'] == 1, 'the result records: %s' % recs)
+    jx = open(os.path.join(WORK, 'j.xml')).read()
+    expect('tests="4" failures="2" errors="0" skipped="1"' in jx and jx.count('<testcase ') == 4 and
+           '<failure message="line 4: the response does not contain' in jx, 'JUnit: %s' % jx[:300])
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--fail-fast', 'cases.scb')
+    res = [e['verdict'] for e in events(p.stdout) if e['kind'] == 'case_result']
+    expect(res == ['passed', 'failed', 'skipped', 'skipped'] and 'earlier case failed (--fail-fast)' in p.stderr,
+           '--fail-fast: %s' % res)
+    p = scvm('run', '-t', 'aut', '--dry-run', 'cases.scb')
+    ev = events(p.stdout)
+    expect(p.returncode == 0 and len([e for e in ev if e['kind'] == 'check']) == 5 and
+           all(e['verdict'] == 'skipped' for e in ev if e['kind'] == 'case_result') and
+           '--dry-run: 4 cases listed, none run' in p.stderr, '--dry-run lists without an agent: %s' % p.stderr[-200:])
     # record the verdict under the event's own request, then play again
     tape = os.path.join(WORK, 'verdicts.tape.jsonl')
     r = scvm('tape', 'add', tape, 'yao_validator', skipped[0]['tape_request'], '{"passed":true,"reason":"polite"}')
@@ -120,7 +141,7 @@ try:
     lines = open(rec).read().splitlines() if os.path.exists(rec) else []
     expect(res.get('polite', {}).get('verdict') == 'passed' and len(lines) == 2 and
            json.loads(lines[1])['reply'] == {'passed': True, 'reason': 'polite enough'} and
-           'now holds 1 entries' in p.stderr, 'recorded: the judge asked once, its verdict on the new tape: %s %s'
+           'now holds 1 entry' in p.stderr, 'recorded: the judge asked once, its verdict on the new tape: %s %s'
            % (lines, p.stderr[-300:]))
     p = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', rec, 'cases.scb')
     res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
@@ -194,6 +215,8 @@ res = {e['id']: e for e in ev if e['kind'] == 'case_result'}
 expect(res.get('check-notes', {}).get('verdict') == 'skipped' and 'code' in res['check-notes']['why'],
        'the code step is skipped with its reason: %s' % res.get('check-notes'))
 expect(p.returncode == 0 and p.stderr.endswith('1 passed, 0 failed, 1 skipped\n'), 'exit 0: %s' % p.stderr[-300:])
+expect(p.stderr.startswith('\u25b6\ufe0f RUNNING SCENARIO: Triages an issue\n\u2705 PASS: ') and
+       'SCENARIO STATUS: \u2705 PASS\n' in p.stderr, "ElizaOS's console report: %r" % p.stderr[:400])
 
 # ---------- errors ----------
 r = scvm('run', '-t', 'aut', 'cases.scb')

@@ -118,6 +118,8 @@ static const char help_text[] =
     "  --record --judge-url URL  ask this OpenAI-compatible judge for a reply the\n"
     "                     tape lacks and write it into the tape\n"
     "  --workspace DIR    where file and command checks look (default: .)\n"
+    "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
+    "  --dry-run          list the cases and their checks; reach no agent\n"
     "  --turn-timeout MS  a turn's budget (default 60000)\n"
     "pty options (docs/pty.md):\n"
     "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
@@ -209,7 +211,7 @@ enum {
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
-    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS, O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL,
+    O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS, O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -264,6 +266,8 @@ static const struct {
     { NULL, "--agent-model", O_AGENT_MODEL, true, false, CMD_RUN, false },
     { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
     { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
+    { NULL, "--results", O_RESULTS, true, false, CMD_RUN, false },
+    { NULL, "--dry-run", O_DRY_RUN, false, false, CMD_RUN, false },
     { NULL, "--judge-url", O_JUDGE_URL, true, false, CMD_RUN, false },
     { NULL, "--judge-model", O_JUDGE_MODEL, true, false, CMD_RUN, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
@@ -509,6 +513,12 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->tape = v;
         break;
     case O_RECORD: o->record = true; break;
+    case O_DRY_RUN: o->dry_run = true; break;
+    case O_RESULTS:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--results needs a file");
+        o->results = v;
+        break;
     case O_JUDGE_URL:
         if (!*v)
             return cli_usage(scvm_usage, "%s", "--judge-url needs a URL");
@@ -648,18 +658,18 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     if (cmd == CMD_RUN && aut) {
         if (!o->via)
             o->via = o->agent_url ? "http" : o->command ? "acp" : NULL;
-        if (!o->via)
+        if (!o->via && !o->dry_run)
             return cli_usage(scvm_usage, "%s", "-t aut: where is the agent? (--agent-url URL, or --via acp|pty -- CMD)");
-        if (strcmp(o->via, "http") == 0 ? !o->agent_url || o->command : !o->command || o->agent_url)
+        if (o->via && (strcmp(o->via, "http") == 0 ? !o->agent_url || o->command : !o->command || o->agent_url))
             return cli_usage(scvm_usage, "%s", "-t aut: --via http takes --agent-url; --via acp and pty take -- CMD");
         if (pty_opt && !o->command)
             return cli_usage(scvm_usage, "%s", "the pty options need --target pty");
         if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
-                                  o->judge_model)) {
-        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record and --judge-url need "
-                                           "--target aut");
+                                  o->judge_model || o->results || o->dry_run)) {
+        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results "
+                                           "and --dry-run need --target aut");
     } else if (cmd == CMD_RUN && o->workspace) {
         return cli_usage(scvm_usage, "%s", "--workspace (scvm run) needs --target aut");
     }
