@@ -1,14 +1,17 @@
 /* aut_target.c - the agent-under-test target (aut_target.h). */
 #include "runtime/aut/aut_target.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
@@ -41,6 +44,10 @@ typedef struct AutT {
     const char **vds;
     unsigned n_checks, n_passed;
     bool stopped;                   /* --fail-fast saw a failure */
+    char judgment[16];              /* ElizaOS's strategy (all_pass, any_pass), "" for none */
+    char tmp[64];                   /* the workspace made for virtual_fs ("" for none) */
+    const char *workspace;          /* the checks' and the agent's folder */
+    unsigned checks_passed_all;     /* over the scenario: for any_pass */
 } AutT;
 
 static uint64_t now_ms(void)
@@ -102,6 +109,7 @@ static void case_end(AutT *t)
             .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
             .output = last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
             .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
+            .judgment = t->judgment,
         };
         t->o.on_case(t->o.ctx, &r);
     }
@@ -185,6 +193,8 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
     if (!t->aut) {
         /* a conversation of its own per case (HTTP: named by the case) */
         AutConfig c = t->o.aut;
+        if (t->tmp[0])
+            c.cwd = t->tmp;         /* the agent works where its files are */
         char session[300];
         snprintf(session, sizeof session, "%s/%s", p->str[p->meta.name].s, t->id);
         for (char *q = session; *q; q++)
@@ -295,7 +305,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     cJSON *ck = cJSON_ParseWithLength((const char *)j.data, j.len);
     buf_fini(&j);
     uint64_t dur = now_ms() - t->case_t0;
-    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->o.workspace ? t->o.workspace : ".",
+    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace,
                      .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
                      .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
     JudgeResult r;
@@ -325,6 +335,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
         t->vds[t->n_checks] = judge_verdict_name(r.verdict);
         t->n_checks++;
         t->n_passed += r.verdict == JUDGE_PASS;
+        t->checks_passed_all += r.verdict == JUDGE_PASS;
     }
     if (r.verdict == JUDGE_FAIL || r.verdict == JUDGE_ERROR)
         worsen(t, V_FAILED, why);
@@ -420,11 +431,68 @@ static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t a
     return 0;
 }
 
+/* The scenario's ElizaOS metadata: its judgment strategy, and its
+** virtual_fs written into a fresh folder (unless --workspace names one). */
+static int a_begin(RtTarget *base, const BcProgram *p)
+{
+    AutT *t = (AutT *)base;
+    t->workspace = t->o.workspace ? t->o.workspace : ".";
+    BcVal cfg = bc_val(p, p->meta.config), j, strat, setup, vfs;
+    if (bc_val_get(p, &cfg, "judgment", &j) && bc_val_get(p, &j, "strategy", &strat) && strat.tag == BC_V_STR)
+        snprintf(t->judgment, sizeof t->judgment, "%s", p->str[strat.n].s);
+    if (t->o.workspace || !bc_val_get(p, &cfg, "setup", &setup) || !bc_val_get(p, &setup, "virtual_fs", &vfs) ||
+        vfs.tag != BC_V_MAP)
+        return 0;
+    Buf js;
+    buf_init(&js);
+    bc_val_json_at(p, &vfs, &js);
+    cJSON *files = cJSON_ParseWithLength((const char *)js.data, js.len);
+    buf_fini(&js);
+    snprintf(t->tmp, sizeof t->tmp, "/tmp/scvm-aut-XXXXXX");
+    if (!files || cJSON_GetArraySize(files) == 0 || !mkdtemp(t->tmp)) {
+        int had = cJSON_GetArraySize(files) > 0;
+        t->tmp[0] = 0;
+        cJSON_Delete(files);
+        if (had && t->o.diag)
+            fprintf(t->o.diag, "scvm: aut: cannot make a workspace for virtual_fs: %s\n", strerror(errno));
+        return had ? SC_IO : 0;
+    }
+    t->workspace = t->tmp;
+    const cJSON *f;
+    int st = 0;
+    cJSON_ArrayForEach(f, files) {
+        const char *name = f->string;
+        /* the compiler checked them; a shipped fixture is checked again */
+        bool ok = name && name[0] && name[0] != '/' && !strstr(name, "..") && cJSON_IsString(f);
+        char path[4096];
+        if (!ok || (size_t)snprintf(path, sizeof path, "%s/%s", t->tmp, name) >= sizeof path) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
+            st = SC_FAILED;
+            continue;
+        }
+        int e = file_mkparents(path);
+        if (!e)
+            e = file_write_atomic(path, f->valuestring, strlen(f->valuestring));
+        if (e) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
+            st = SC_IO;
+        }
+    }
+    cJSON_Delete(files);
+    return st;
+}
+
 static int a_end(RtTarget *base, const BcProgram *p)
 {
     (void)p;
     AutT *t = (AutT *)base;
     case_end(t);
+    /* ElizaOS's any_pass: the scenario passes when any evaluation passed
+    ** (and no step erred); else every case must have passed */
+    if (strcmp(t->judgment, "any_pass") == 0)
+        return t->counts.errors || !t->checks_passed_all ? SC_FAILED : SC_OK;
     return t->counts.failed || t->counts.errors ? SC_FAILED : SC_OK;
 }
 
@@ -432,11 +500,13 @@ static void a_destroy(RtTarget *base)
 {
     AutT *t = (AutT *)base;
     case_end(t);
+    if (t->tmp[0])
+        file_remove_tree(t->tmp);
     buf_fini(&t->line);
     sc_free(t);
 }
 
-static const RtTargetVtbl AUT_VT = { "aut", NULL, a_op, a_end, a_destroy };
+static const RtTargetVtbl AUT_VT = { "aut", a_begin, a_op, a_end, a_destroy };
 
 RtTarget *rt_aut_new(const AutTargetOpts *o)
 {

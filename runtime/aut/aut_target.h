@@ -33,11 +33,13 @@ typedef struct AutCaseResult {
     unsigned checks, checks_passed;
     const char *const *messages;        /* each check's message, in order */
     const char *const *verdicts;        /* and verdict */
+    const char *judgment;               /* the scenario's ElizaOS strategy (all_pass, any_pass), "" for none */
 } AutCaseResult;
 
 typedef struct AutTargetOpts {
     AutConfig aut;              /* how to reach the agent; opened once per case */
-    const char *workspace;      /* where file and command checks look (NULL: the current folder) */
+    const char *workspace;      /* where file and command checks look (NULL: the current folder, or a
+                                ** fresh folder holding an ElizaOS scenario's virtual_fs) */
     Tape *tape;                 /* judge and validator replies (NULL: none; such checks skip) */
     /* Recording (docs/tape.md): a reply the tape lacks is asked of this
     ** OpenAI-compatible judge once and added to the tape.  NULL: replay only. */

@@ -160,6 +160,10 @@ write('triage.scenario.yaml', """name: 'Triages an issue'
 description: 'The agent reads issue 42 and says what to do'
 environment:
   type: local
+setup:
+  virtual_fs:
+    notes.txt: 'triage rules: crashes are P1'
+    sub/dir/more.txt: 'x'
 run:
   - name: triage
     input: 'What should we do about issue 42?'
@@ -217,6 +221,42 @@ expect(res.get('check-notes', {}).get('verdict') == 'skipped' and 'code' in res[
 expect(p.returncode == 0 and p.stderr.endswith('1 passed, 0 failed, 1 skipped\n'), 'exit 0: %s' % p.stderr[-300:])
 expect(p.stderr.startswith('\u25b6\ufe0f RUNNING SCENARIO: Triages an issue\n\u2705 PASS: ') and
        'SCENARIO STATUS: \u2705 PASS\n' in p.stderr, "ElizaOS's console report: %r" % p.stderr[:400])
+
+# virtual_fs: without --workspace the files are written into a fresh folder
+# the checks (and the agent) work in, removed afterwards
+before = set(f for f in os.listdir('/tmp') if f.startswith('scvm-aut-'))
+p = scvm('run', '-t', 'aut', '--via', 'acp', '--tape', etape, 'triage.scb', '--',
+         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
+expect(('file_exists', 'passed') in checks and p.returncode == 0, 'virtual_fs is the workspace: %s' % checks)
+expect(set(f for f in os.listdir('/tmp') if f.startswith('scvm-aut-')) == before, 'and it is gone afterwards')
+
+# judgment any_pass: one evaluation passing is enough (ElizaOS's rule)
+write('anypass.scenario.yaml', """name: 'Any will do'
+description: 'one of two'
+environment:
+  type: local
+run:
+  - name: triage
+    input: 'What should we do about issue 42?'
+    evaluations:
+      - type: string_contains
+        value: 'P1'
+      - type: string_contains
+        value: 'never said'
+judgment:
+  strategy: any_pass
+""")
+scc('-o', 'anypass.scb', 'anypass.scenario.yaml')
+p = scvm('run', '-t', 'aut', '--via', 'acp', 'anypass.scb', '--',
+         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+expect(p.returncode == 0 and 'SCENARIO STATUS: \u2705 PASS' in p.stderr and '\u274c FAIL: ' in p.stderr,
+       'any_pass: one of two passes the scenario, exit 0: %s' % p.stderr[-300:])
+write('anypass2.scenario.yaml', open(os.path.join(WORK, 'anypass.scenario.yaml')).read().replace("'P1'", "'P7'"))
+scc('-o', 'anypass2.scb', 'anypass2.scenario.yaml')
+p = scvm('run', '-t', 'aut', '--via', 'acp', 'anypass2.scb', '--',
+         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+expect(p.returncode == 1 and 'SCENARIO STATUS: \u274c FAIL' in p.stderr, 'any_pass: none passes, exit 1')
 
 # ---------- errors ----------
 r = scvm('run', '-t', 'aut', 'cases.scb')
