@@ -47,7 +47,8 @@ struct Aut {
     bool borrowed;              /* to is the caller's (aut_open_acp_fd) */
     Buf in;                     /* bytes read, not yet a whole line */
     long next_id;
-    char *session;
+    char *session;              /* ACP's session id */
+    char *conv;                 /* a copy of the config's session name */
     /* PTY */
     PtySession *ps;
     PtyScreen *scr;
@@ -677,6 +678,10 @@ Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
     a->to = -1;
     buf_init(&a->in);
     buf_init(&a->out);
+    if (c->session) {               /* the caller's may be a buffer of the moment */
+        a->conv = sc_strdup(c->session);
+        a->c.session = a->conv;
+    }
     bool ok;
     if (c->kind == AUT_HTTP) {
         HttpUrl u;
@@ -742,5 +747,6 @@ void aut_close(Aut *a)
     buf_fini(&a->in);
     buf_fini(&a->out);
     sc_free(a->session);
+    sc_free(a->conv);
     sc_free(a);
 }

@@ -68,7 +68,8 @@ typedef enum AutErr {
 typedef struct Aut Aut;
 
 /* Starts (ACP, PTY) or checks (HTTP: the URL parses) the agent.  NULL with
-** a reason in err when it cannot. */
+** a reason in err when it cannot.  The strings of c must outlive the Aut,
+** but for session, which is copied. */
 Aut *aut_open(const AutConfig *c, char *err, size_t errlen);
 
 /* An ACP agent already connected on the stream socket fd (an agent that
