@@ -1,4 +1,5 @@
 /* aut_target.c - the agent-under-test target (aut_target.h). */
+#define _GNU_SOURCE     /* strcasestr */
 #include "runtime/aut/aut_target.h"
 
 #include <errno.h>
@@ -17,6 +18,14 @@
 #include "runtime/judge/judge.h"
 
 typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
+
+/* A check of a dialogue case, held until its turn comes. */
+typedef struct Pending {
+    cJSON *ck;
+    unsigned line;
+    bool reached;                   /* a Yao checkpoint, reached */
+    unsigned at_turn;
+} Pending;
 static const char *const VERDICT[] = { "passed", "failed", "skipped", "error" };
 
 typedef struct AutT {
@@ -48,6 +57,11 @@ typedef struct AutT {
     char tmp[64];                   /* the workspace made for virtual_fs ("" for none) */
     const char *workspace;          /* the checks' and the agent's folder */
     unsigned checks_passed_all;     /* over the scenario: for any_pass */
+    /* a dialogue with a simulated user: a Yao dynamic case, an ElizaOS conversation */
+    bool dyn, yao;
+    cJSON *settings;
+    Pending *pend;
+    size_t n_pend;
 } AutT;
 
 static uint64_t now_ms(void)
@@ -89,10 +103,22 @@ static void worsen(AutT *t, CaseVerdict v, const char *why)
     }
 }
 
+static void dialogue(AutT *t);
+
 static void case_end(AutT *t)
 {
     if (!t->in_case)
         return;
+    if (t->dyn && !t->unsupported && t->v != V_ERROR && t->n_turns)
+        dialogue(t);
+    for (size_t i = 0; i < t->n_pend; i++)
+        cJSON_Delete(t->pend[i].ck);
+    sc_free(t->pend);
+    t->pend = NULL;
+    t->n_pend = 0;
+    cJSON_Delete(t->settings);
+    t->settings = NULL;
+    t->dyn = false;
     emit_begin(t, "case_result");
     emit_str(t, "id", t->id);
     emit_str(t, "verdict", VERDICT[t->v]);
@@ -176,12 +202,73 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
         t->unsupported = true;
         return;
     }
-    if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
+    if (strcmp(type, "dynamic") == 0 || strcmp(type, "conversation") == 0) {
+        /* played as a dialogue at the case's end, the simulated user's
+        ** messages from the tape */
+        t->dyn = true;
+        t->yao = type[0] == 'd';
+        Buf j;
+        buf_init(&j);
+        bc_val_json_at(p, &settings, &j);
+        t->settings = cJSON_ParseWithLength((const char *)j.data, j.len);
+        buf_fini(&j);
+    } else if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
         char why[200];
         snprintf(why, sizeof why, "a %s case needs %s, which this target does not play yet (docs/aut.md)", type,
-                 strcmp(type, "code") == 0 ? "ElizaOS's code sandbox" : "a simulated user");
+                 strcmp(type, "code") == 0 ? "ElizaOS's code sandbox" : "what this target does not have");
         worsen(t, V_SKIPPED, why);
         t->unsupported = true;
+    }
+}
+
+/* One turn of the open agent: text in, its reply kept and reported. */
+static void play_turn(AutT *t, const char *text)
+{
+    char err[600] = "";
+    size_t k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
+    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
+    if (nt)
+        t->turns = nt;
+    if (nr)
+        t->replies = nr;
+    if (!na) {
+        worsen(t, V_ERROR, "out of memory");
+        return;
+    }
+    t->acts = na;
+    AutReply *r = &t->replies[k];
+    AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
+    JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);
+    for (size_t i = 0; ja && i < r->n_actions; i++)
+        ja[i] = (JudgeAction){ r->actions[i].name, r->actions[i].input };
+    t->acts[k] = ja;
+    t->turns[k] = (JudgeTurn){ sc_strdup(text), r->text, ja, ja ? r->n_actions : 0 };
+    t->n_turns++;
+    emit_begin(t, "turn");
+    emit_str(t, "input", text);
+    emit_str(t, "text", r->text);
+    buf_puts(&t->line, ",\"actions\":[");
+    for (size_t i = 0; i < r->n_actions; i++) {
+        buf_puts(&t->line, i ? ",{\"name\":" : "{\"name\":");
+        buf_json_str(&t->line, r->actions[i].name, strlen(r->actions[i].name));
+        buf_puts(&t->line, ",\"input\":");
+        buf_json_str(&t->line, r->actions[i].input, strlen(r->actions[i].input));
+        buf_putc(&t->line, '}');
+    }
+    buf_printf(&t->line, "],\"ms\":%llu", (unsigned long long)r->ms);
+    emit_str(t, "stop", r->stop);
+    if (e) {
+        emit_str(t, "error", aut_err_name(e));
+        emit_str(t, "why", err);
+    }
+    emit_end(t);
+    if (e) {
+        char why[700];
+        snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
+        worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "%s", aut_err_name(e));
     }
 }
 
@@ -231,55 +318,11 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             buf_fini(&j);
         }
     }
-    size_t k = t->n_turns;
-    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
-    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
-    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
-    if (nt)
-        t->turns = nt;
-    if (nr)
-        t->replies = nr;
-    if (!na) {
-        worsen(t, V_ERROR, "out of memory");
-        return;
-    }
-    t->acts = na;
-    const char *text = p->str[in->a[1]].s;
-    AutReply *r = &t->replies[k];
-    AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
-    JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);
-    for (size_t i = 0; ja && i < r->n_actions; i++)
-        ja[i] = (JudgeAction){ r->actions[i].name, r->actions[i].input };
-    t->acts[k] = ja;
-    t->turns[k] = (JudgeTurn){ sc_strdup(text), r->text, ja, ja ? r->n_actions : 0 };
-    t->n_turns++;
-    emit_begin(t, "turn");
-    emit_str(t, "input", text);
-    emit_str(t, "text", r->text);
-    buf_puts(&t->line, ",\"actions\":[");
-    for (size_t i = 0; i < r->n_actions; i++) {
-        buf_puts(&t->line, i ? ",{\"name\":" : "{\"name\":");
-        buf_json_str(&t->line, r->actions[i].name, strlen(r->actions[i].name));
-        buf_puts(&t->line, ",\"input\":");
-        buf_json_str(&t->line, r->actions[i].input, strlen(r->actions[i].input));
-        buf_putc(&t->line, '}');
-    }
-    buf_printf(&t->line, "],\"ms\":%llu", (unsigned long long)r->ms);
-    emit_str(t, "stop", r->stop);
-    if (e) {
-        emit_str(t, "error", aut_err_name(e));
-        emit_str(t, "why", err);
-    }
-    emit_end(t);
-    if (e) {
-        char why[700];
-        snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
-        worsen(t, V_ERROR, why);
-        snprintf(t->error, sizeof t->error, "%s", aut_err_name(e));
-    }
+    play_turn(t, p->str[in->a[1]].s);
 }
 
 static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line);
 
 static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 {
@@ -304,6 +347,24 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     bc_val_json_at(p, &v, &j);
     cJSON *ck = cJSON_ParseWithLength((const char *)j.data, j.len);
     buf_fini(&j);
+    if (t->dyn) {                       /* its turn comes in the dialogue */
+        Pending *np = sc_realloc(t->pend, (t->n_pend + 1) * sizeof *np);
+        if (!np) {
+            cJSON_Delete(ck);
+            worsen(t, V_ERROR, "out of memory");
+            return;
+        }
+        t->pend = np;
+        t->pend[t->n_pend++] = (Pending){ ck, (unsigned)in->line, false, 0 };
+        return;
+    }
+    decide(t, ck, (unsigned)in->line);
+    cJSON_Delete(ck);
+}
+
+/* Decides one check now: its event, its message kept, the case worsened. */
+static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
+{
     uint64_t dur = now_ms() - t->case_t0;
     JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace,
                      .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
@@ -314,7 +375,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     emit_begin(t, "check");
     emit_str(t, "type", type);
     emit_str(t, "scope", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope")));
-    buf_printf(&t->line, ",\"line\":%u", (unsigned)in->line);
+    buf_printf(&t->line, ",\"line\":%u", line);
     emit_str(t, "verdict", judge_verdict_name(r.verdict));
     emit_str(t, "message", r.message);
     if (r.key[0]) {
@@ -324,7 +385,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     }
     emit_end(t);
     char why[700];
-    snprintf(why, sizeof why, "line %u: %s", (unsigned)in->line, r.message);
+    snprintf(why, sizeof why, "line %u: %s", line, r.message);
     char **nm = sc_realloc(t->msgs, (t->n_checks + 1) * sizeof *nm);
     const char **nv = nm ? sc_realloc(t->vds, (t->n_checks + 1) * sizeof *nv) : NULL;
     if (nm)
@@ -342,7 +403,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
     else if (r.verdict == JUDGE_SKIP)
         worsen(t, V_SKIPPED, why);
     judge_result_fini(&r);
-    cJSON_Delete(ck);
+    return r.verdict;
 }
 
 /* What a live judge is told each kind of request is, and how to answer. */
@@ -413,6 +474,222 @@ static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char 
     cJSON_Delete(j);
     buf_fini(&res.body);
     return reply;
+}
+
+/* ---- dialogues: a Yao dynamic case, an ElizaOS conversation ---- */
+
+static bool cp_after_reached(const AutT *t, const cJSON *ck)
+{
+    const cJSON *id;
+    cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(ck, "after")) {
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *pid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "id"));
+            if (pid && cJSON_IsString(id) && strcmp(pid, id->valuestring) == 0 && !t->pend[i].reached)
+                return false;       /* unknown ids are ignored, as Yao does */
+        }
+    }
+    return true;
+}
+
+static bool cp_required(const cJSON *ck)
+{
+    return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ck, "required"));
+}
+
+static bool all_required_reached(const AutT *t)
+{
+    for (size_t i = 0; i < t->n_pend; i++)
+        if (!t->pend[i].reached && cp_required(t->pend[i].ck))
+            return false;
+    return true;
+}
+
+static void cp_event(AutT *t, const Pending *c, const char *verdict, const char *message)
+{
+    emit_begin(t, "check");
+    emit_str(t, "type", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "type")));
+    emit_str(t, "scope", "checkpoint");
+    emit_str(t, "id", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "id")));
+    buf_printf(&t->line, ",\"line\":%u", c->line);
+    emit_str(t, "verdict", verdict);
+    emit_str(t, "message", message);
+    emit_end(t);
+}
+
+/* Yao: checkpoints walked in file order, those whose `after` are reached
+** checked on this turn, again while one more is reached (a cascade). */
+static void reach_checkpoints(AutT *t, unsigned turn)
+{
+    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace, .tape = t->o.tape,
+                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t i = 0; i < t->n_pend; i++) {
+            Pending *c = &t->pend[i];
+            if (c->reached || !cp_after_reached(t, c->ck))
+                continue;
+            JudgeResult r;
+            judge_check(c->ck, &run, &r);
+            if (r.verdict == JUDGE_PASS) {
+                c->reached = true;
+                c->at_turn = turn;
+                char m[700];
+                snprintf(m, sizeof m, "reached at turn %u: %s", turn, r.message);
+                cp_event(t, c, "passed", m);
+                t->checks_passed_all++;
+                more = true;
+            }
+            judge_result_fini(&r);
+        }
+    }
+}
+
+/* ElizaOS: a termination condition's keyword (any case) in the last user
+** input or the agent's reply. */
+static bool terminated(const AutT *t, const cJSON *conv)
+{
+    const JudgeTurn *last = &t->turns[t->n_turns - 1];
+    const cJSON *c, *k;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(conv, "termination_conditions")) {
+        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "keywords")) {
+            if (!cJSON_IsString(k) || !*k->valuestring)
+                continue;
+            if (strcasestr(last->input ? last->input : "", k->valuestring) ||
+                strcasestr(last->text ? last->text : "", k->valuestring))
+                return true;
+        }
+    }
+    return false;
+}
+
+static cJSON *history(const AutT *t)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < t->n_turns; i++) {
+        cJSON *u = cJSON_CreateObject(), *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(u, "role", "user");
+        cJSON_AddStringToObject(u, "content", t->turns[i].input ? t->turns[i].input : "");
+        cJSON_AddStringToObject(g, "role", "assistant");
+        cJSON_AddStringToObject(g, "content", t->turns[i].text ? t->turns[i].text : "");
+        cJSON_AddItemToArray(a, u);
+        cJSON_AddItemToArray(a, g);
+    }
+    return a;
+}
+
+/* The simulated user's request for the next turn (docs/aut.md, "Dialogues"). */
+static cJSON *sim_request(const AutT *t, const cJSON *conv, unsigned next, int max)
+{
+    cJSON *rq = cJSON_CreateObject();
+    if (t->yao) {
+        const cJSON *sim = cJSON_GetObjectItemCaseSensitive(t->settings, "simulator");
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(sim, "options"), "metadata");
+        const char *use = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sim, "use"));
+        cJSON_AddStringToObject(rq, "use", use ? use : "");
+        const cJSON *persona = cJSON_GetObjectItemCaseSensitive(md, "persona"),
+                    *goal = cJSON_GetObjectItemCaseSensitive(md, "goal");
+        cJSON_AddItemToObject(rq, "persona", persona ? cJSON_Duplicate(persona, true) : cJSON_CreateNull());
+        cJSON_AddItemToObject(rq, "goal", goal ? cJSON_Duplicate(goal, true) : cJSON_CreateNull());
+        cJSON *reached = cJSON_AddArrayToObject(rq, "checkpoints_reached");
+        cJSON *pending = cJSON_AddArrayToObject(rq, "checkpoints_pending");
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "id"));
+            cJSON_AddItemToArray(t->pend[i].reached ? reached : pending, cJSON_CreateString(id ? id : ""));
+        }
+    } else {
+        const cJSON *us = cJSON_GetObjectItemCaseSensitive(conv, "user_simulator");
+        cJSON_AddItemToObject(rq, "user_simulator", us ? cJSON_Duplicate(us, true) : cJSON_CreateNull());
+    }
+    cJSON_AddItemToObject(rq, "conversation", history(t));
+    cJSON_AddNumberToObject(rq, "turn_number", next);
+    cJSON_AddNumberToObject(rq, "max_turns", max);
+    return rq;
+}
+
+static void dialogue(AutT *t)
+{
+    const cJSON *conv = t->yao ? t->settings : cJSON_GetObjectItemCaseSensitive(t->settings, "conversation");
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(conv, "max_turns");
+    int max = cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble <= 1000 ? (int)mt->valuedouble : 20;
+    const char *kind = t->yao ? "yao_simulator" : "user_simulator";
+    bool cut = false;                   /* the simulated user had no reply: the rest is not judged */
+    for (unsigned turn = 1;; turn++) {
+        if (t->v == V_ERROR)
+            break;
+        if (t->yao) {
+            reach_checkpoints(t, turn);
+            if (all_required_reached(t))
+                break;
+        } else {
+            for (size_t i = 0; i < t->n_pend; i++) {
+                const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
+                if (sc && strcmp(sc, "turn") == 0)
+                    decide(t, t->pend[i].ck, t->pend[i].line);
+            }
+            if (terminated(t, conv))
+                break;
+        }
+        if ((int)turn >= max) {
+            if (t->yao) {
+                char why[120];
+                snprintf(why, sizeof why, "max turns (%d) exceeded without reaching all checkpoints", max);
+                worsen(t, V_FAILED, why);
+            }
+            break;
+        }
+        cJSON *rq = sim_request(t, conv, turn + 1, max);
+        JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .tape = t->o.tape,
+                         .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+        JudgeResult jr;
+        memset(&jr, 0, sizeof jr);
+        const cJSON *rp = judge_tape(&run, kind, rq, &jr);
+        cJSON_Delete(rq);
+        emit_begin(t, "simulator");
+        buf_printf(&t->line, ",\"turn\":%u", turn + 1);
+        if (!rp) {
+            emit_str(t, "verdict", "skipped");
+            emit_str(t, "message", jr.message);
+            emit_str(t, "tape_kind", jr.kind);
+            emit_str(t, "tape_key", jr.key);
+            emit_str(t, "tape_request", jr.request);
+            emit_end(t);
+            worsen(t, V_SKIPPED, jr.message);
+            judge_result_fini(&jr);
+            cut = true;
+            break;
+        }
+        judge_result_fini(&jr);
+        const char *msg = cJSON_IsString(rp) ? rp->valuestring
+                                             : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rp, "message"));
+        bool goal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rp, "goal_achieved"));
+        emit_str(t, "message", msg);
+        buf_printf(&t->line, ",\"goal_achieved\":%s", goal ? "true" : "false");
+        emit_end(t);
+        if (t->yao && goal) {
+            if (!all_required_reached(t))
+                worsen(t, V_FAILED, "simulator signaled goal achieved but not all required checkpoints reached");
+            break;
+        }
+        if (!msg || !*msg) {
+            worsen(t, V_ERROR, "simulator error: the tape's reply has no message");
+            snprintf(t->error, sizeof t->error, "E_AUT_PROTOCOL");
+            break;
+        }
+        play_turn(t, msg);
+    }
+    if (t->yao) {
+        for (size_t i = 0; i < t->n_pend; i++)
+            if (!t->pend[i].reached)
+                cp_event(t, &t->pend[i], cp_required(t->pend[i].ck) && !cut ? "failed" : "skipped",
+                         cut ? "not reached: the conversation was cut short" : "not reached");
+    } else if (t->v != V_ERROR && !cut) {
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
+            if (!sc || strcmp(sc, "turn") != 0)
+                decide(t, t->pend[i].ck, t->pend[i].line);      /* final (and step) checks, once */
+        }
+    }
 }
 
 static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t at_ms)

@@ -163,7 +163,7 @@ static int run_command(const JudgeRun *run, const char *command, char *why, size
 /* ---------- llm_judge through the tape ---------- */
 
 /* The tape's reply to request of kind, or NULL with out set to SKIP. */
-static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out)
+const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out)
 {
     char key[65];
     const cJSON *rp = run->tape ? tape_take(run->tape, kind, request, key) : NULL;
@@ -214,7 +214,7 @@ static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *o
             cJSON_AddItemToObject(rq, keep[i], cJSON_Duplicate(v, true));
     }
     cJSON_AddStringToObject(rq, "response", last_text(run));
-    const cJSON *rp = from_tape(run, "llm_judge", rq, out);
+    const cJSON *rp = judge_tape(run, "llm_judge", rq, out);
     cJSON_Delete(rq);
     if (!rp)
         return;
@@ -467,7 +467,7 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         const char *use = str(ck, "use");
         if (use)
             cJSON_AddStringToObject(rq, "use", use);
-        const cJSON *rp = from_tape(run, "yao_validator", rq, out);
+        const cJSON *rp = judge_tape(run, "yao_validator", rq, out);
         cJSON_Delete(rq);
         if (rp) {
             const cJSON *pv = cJSON_GetObjectItemCaseSensitive(rp, "passed");

@@ -79,6 +79,11 @@ void judge_eliza(const cJSON *evaluation, const JudgeRun *run, JudgeResult *out)
 ** with Yao's defaults. */
 void judge_yao(const cJSON *assertion, const JudgeRun *run, JudgeResult *out);
 
+/* The tape's reply to request of kind (asked of run->ask and recorded when
+** the tape lacks it), or NULL with out set to SKIP naming the kind, key
+** and request.  For the simulated users a runner asks in between turns. */
+const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out);
+
 const char *judge_verdict_name(JudgeVerdict v);   /* "passed", "failed", "skipped", "error" */
 
 #endif

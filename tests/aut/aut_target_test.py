@@ -12,6 +12,12 @@ that `scvm serve llm` (HTTP) and `scvm serve acp` (ACP on stdio) script.
   - ElizaOS over ACP: string_contains case-insensitively, trajectory by the
     agent's own tool call, file_exists in --workspace, llm_judge from the
     tape; a code step skipped with its reason;
+  - dialogues: a Yao dynamic case (checkpoints with `after`, in order) and
+    an ElizaOS conversation (turn and final checks, ended by the user's
+    satisfaction) play their simulated user from the tape: skipped with
+    the request when it lacks the reply, played to a pass once
+    `scvm tape add` records it; a simulator claiming the goal too early
+    fails the case, as in Yao;
   - usage and input errors: no agent (2), --tape without -t aut (2), a
     tape that cannot be read (3) or is malformed (4), an agent that cannot
     be reached (the case errs, exit 1).
@@ -257,6 +263,98 @@ scc('-o', 'anypass2.scb', 'anypass2.scenario.yaml')
 p = scvm('run', '-t', 'aut', '--via', 'acp', 'anypass2.scb', '--',
          SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
 expect(p.returncode == 1 and 'SCENARIO STATUS: \u274c FAIL' in p.stderr, 'any_pass: none passes, exit 1')
+
+# ---------- dialogues: the simulated user's messages from the tape ----------
+write('dyn.jsonl', '{"id": "order", "input": "I want a coffee", "simulator": {"use": "tests.simulator-agent", '
+      '"options": {"metadata": {"persona": "in a hurry", "goal": "a medium latte"}}}, "checkpoints": [{"id": "size", '
+      '"assert": {"type": "regex", "value": "(?i)size"}}, {"id": "confirm", "after": ["size"], "assert": '
+      '{"type": "contains", "value": "confirm"}}], "max_turns": 4}\n')
+write('chat.scenario.yaml', """name: 'Late order'
+description: 'a customer whose order is late'
+environment:
+  type: local
+run:
+  - name: chat
+    input: 'My order is late'
+    evaluations: []
+    conversation:
+      max_turns: 3
+      user_simulator:
+        persona: 'an annoyed customer'
+        objective: 'get a refund'
+      termination_conditions:
+        - type: user_expresses_satisfaction
+      turn_evaluations:
+        - type: string_contains
+          value: 'sorry'
+      final_evaluations:
+        - type: conversation_length
+          min_turns: 2
+judgment:
+  strategy: all_pass
+""")
+def two_turns(name, u1, a1, u2, a2):
+    return write(name + '.yaml', "name: %s\ntimeline:\n  - userInputs:\n      - [0, '%s']\n  - llmResponse:\n"
+                 "      - assistant:\n          - [0, '%s']\n  - userInputs:\n      - [10, '%s']\n"
+                 "  - llmResponse:\n      - assistant:\n          - [0, '%s']\n" % (name, u1, a1, u2, a2))
+scc('-o', 'dyn.scb', 'dyn.jsonl')
+scc('-o', 'chat.scb', 'chat.scenario.yaml')
+scc('--pack', '-o', 'talkers.scp',
+    two_turns('barista', 'I want a coffee', 'What size?', 'Medium please', 'Medium latte, please confirm.'),
+    two_turns('support', 'My order is late', 'Sorry about that. Do you want a refund?', 'Yes, a refund please',
+              'Sorry again: your refund is resolved.'))
+def talk(*args):
+    """scvm run -t aut against a fresh server (a scripted agent answers the
+    same conversation the same way only from its start)."""
+    srv = subprocess.Popen([SCVM, 'serve', 'llm', '--listen', '127.0.0.1:0', '--speed', '0', 'talkers.scp'],
+                           cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    turl = srv.stdout.readline().strip().split('listening on ')[-1] + '/v1'
+    try:
+        return scvm('run', '-t', 'aut', '--agent-url', turl, *args)
+    finally:
+        srv.terminate()
+        srv.communicate(timeout=10)
+
+
+dtape = os.path.join(WORK, 'users.tape.jsonl')
+for scb, kind, reply, name in (('dyn.scb', 'yao_simulator', '{"message":"Medium please","goal_achieved":false}',
+                                'Yao dynamic'),
+                               ('chat.scb', 'user_simulator', '{"message":"Yes, a refund please"}',
+                                'ElizaOS conversation')):
+    p = talk('--tape', dtape if os.path.exists(dtape) else etape, scb)
+    ev = events(p.stdout)
+    sim = [e for e in ev if e['kind'] == 'simulator']
+    res = [e for e in ev if e['kind'] == 'case_result']
+    expect(len(sim) == 1 and sim[0]['verdict'] == 'skipped' and sim[0]['tape_kind'] == kind and
+           res[-1]['verdict'] == 'skipped', '%s without the user\'s reply on the tape: skipped, with its key: %s'
+           % (name, sim))
+    if not sim:
+        continue
+    req = json.loads(sim[0]['tape_request'])
+    expect(req['turn_number'] == 2 and req['conversation'][0]['content'] ==
+           ('I want a coffee' if kind[0] == 'y' else 'My order is late'), 'the request: %s' % req)
+    scvm('tape', 'add', dtape, kind, sim[0]['tape_request'], reply)
+    p = talk('--tape', dtape, scb)
+    ev = events(p.stdout)
+    res = [e for e in ev if e['kind'] == 'case_result']
+    turns = [e['input'] for e in ev if e['kind'] == 'turn']
+    expect(res and res[-1]['verdict'] == 'passed' and len(turns) == 2 and p.returncode == 0,
+           '%s with the reply on the tape: two turns, passed: %s %s' % (name, turns, res))
+    checks = [(e.get('id') or e['type'], e['verdict']) for e in ev if e['kind'] == 'check']
+    if kind[0] == 'y':
+        expect(checks == [('size', 'passed'), ('confirm', 'passed')], 'the checkpoints, in order: %s' % checks)
+    else:
+        expect(checks == [('contains', 'passed'), ('contains', 'passed'), ('conversation_length', 'passed')],
+               'turn checks each turn, the final one once; ended by satisfaction: %s' % checks)
+# a Yao simulator that claims the goal before the checkpoints are reached
+bad = os.path.join(WORK, 'eager.tape.jsonl')
+p = talk('--tape', etape, 'dyn.scb')
+req = [e for e in events(p.stdout) if e['kind'] == 'simulator'][0]['tape_request']
+scvm('tape', 'add', bad, 'yao_simulator', req, '{"message":"done","goal_achieved":true}')
+p = talk('--tape', bad, 'dyn.scb')
+res = [e for e in events(p.stdout) if e['kind'] == 'case_result']
+expect(res and res[-1]['verdict'] == 'failed' and 'goal achieved but not all required' in res[-1]['why'],
+       'goal achieved too early fails, as Yao: %s' % res)
 
 # ---------- errors ----------
 r = scvm('run', '-t', 'aut', 'cases.scb')
