@@ -3,9 +3,13 @@
 #include "runtime/aut/aut_target.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,6 +173,79 @@ static void case_end(AutT *t)
     t->in_case = false;
 }
 
+/* An ElizaOS code step: `LANG -c CODE` in the workspace, as ElizaOS runs it
+** (bash -c without a lang), its output the step's "response" for the
+** evaluations, in its own process group, killed after the turn budget. */
+static void add_turn(AutT *t, const char *input, char *text);
+
+static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
+{
+    BcVal lang, code;
+    const char *l = bc_val_get(p, settings, "lang", &lang) && lang.tag == BC_V_STR ? p->str[lang.n].s : "bash";
+    const char *c = bc_val_get(p, settings, "code", &code) && code.tag == BC_V_STR ? p->str[code.n].s : "";
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0) {
+        worsen(t, V_ERROR, "cannot make a pipe");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        if (chdir(t->workspace) != 0)
+            _exit(127);
+        execlp(l, l, "-c", c, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        worsen(t, V_ERROR, "cannot start the code step");
+        return;
+    }
+    setpgid(pid, pid);
+    Buf out;
+    buf_init(&out);
+    unsigned budget = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
+    uint64_t deadline = now_ms() + budget;
+    bool late = false;
+    for (;;) {
+        uint64_t now = now_ms();
+        if (now >= deadline) {
+            late = true;
+            break;
+        }
+        struct pollfd pf = { .fd = fd[0], .events = POLLIN };
+        if (poll(&pf, 1, (int)(deadline - now)) <= 0)
+            continue;
+        char b[4096];
+        ssize_t n = read(fd[0], b, sizeof b);
+        if (n <= 0)
+            break;
+        if (out.len < ((size_t)1 << 20))
+            buf_put(&out, b, (size_t)n);
+    }
+    close(fd[0]);
+    kill(-pid, SIGKILL);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    buf_putc(&out, 0);
+    emit_begin(t, "code");
+    emit_str(t, "lang", l);
+    buf_printf(&t->line, ",\"exit_code\":%d", late ? -1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    emit_str(t, "output", (const char *)out.data);
+    emit_end(t);
+    if (late) {
+        char why[100];
+        snprintf(why, sizeof why, "E_AUT_TIMEOUT: the code step did not end within %u ms", budget);
+        worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
+    }
+    add_turn(t, c, sc_strdup((const char *)out.data));
+    buf_fini(&out);
+}
+
 static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
 {
     case_end(t);
@@ -212,13 +289,39 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
         bc_val_json_at(p, &settings, &j);
         t->settings = cJSON_ParseWithLength((const char *)j.data, j.len);
         buf_fini(&j);
+    } else if (strcmp(type, "code") == 0) {
+        code_step(t, p, &settings);
     } else if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
         char why[200];
-        snprintf(why, sizeof why, "a %s case needs %s, which this target does not play yet (docs/aut.md)", type,
-                 strcmp(type, "code") == 0 ? "ElizaOS's code sandbox" : "what this target does not have");
+        snprintf(why, sizeof why, "a %s case is not one this target plays (docs/aut.md)", type);
         worsen(t, V_SKIPPED, why);
         t->unsupported = true;
     }
+}
+
+/* A turn whose answer did not come from the agent (a code step's output):
+** text is taken over. */
+static void add_turn(AutT *t, const char *input, char *text)
+{
+    size_t k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
+    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
+    if (nt)
+        t->turns = nt;
+    if (nr)
+        t->replies = nr;
+    if (!na) {
+        sc_free(text);
+        worsen(t, V_ERROR, "out of memory");
+        return;
+    }
+    t->acts = na;
+    memset(&t->replies[k], 0, sizeof t->replies[k]);
+    t->replies[k].text = text;         /* freed with the reply */
+    t->acts[k] = NULL;
+    t->turns[k] = (JudgeTurn){ sc_strdup(input), text, NULL, 0 };
+    t->n_turns++;
 }
 
 /* One turn of the open agent: text in, its reply kept and reported. */
@@ -414,6 +517,11 @@ static const char *instructions(const char *kind)
                "answer about the agent's work), expected, optional capabilities to check, and response (the "
                "agent's answer). Reply with one JSON object and nothing else: {\"overall_success\": true or false, "
                "\"confidence\": a number from 0 to 1, \"qualitative_summary\": one sentence}.";
+    if (strcmp(kind, "yao_simulator") == 0 || strcmp(kind, "user_simulator") == 0)
+        return "You play the user talking to an AI agent, as the JSON object in the user message describes "
+               "(persona, goal or objective, the conversation so far). Write the user's next message. Reply "
+               "with one JSON object and nothing else: {\"message\": the message, \"goal_achieved\": true when "
+               "the goal is reached and there is nothing more to say, else false}.";
     if (strcmp(kind, "yao_validator") == 0)
         return "You validate an AI agent's output. The user message is a JSON object: input (what the agent was "
                "asked), output (its answer) and criteria. Reply with one JSON object and nothing else: "

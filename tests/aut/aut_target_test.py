@@ -11,7 +11,8 @@ that `scvm serve llm` (HTTP) and `scvm serve acp` (ACP on stdio) script.
   - each case its own conversation (the server sees one session per case);
   - ElizaOS over ACP: string_contains case-insensitively, trajectory by the
     agent's own tool call, file_exists in --workspace, llm_judge from the
-    tape; a code step skipped with its reason;
+    tape; a code step run with its language in the workspace, its output
+    judged;
   - dialogues: a Yao dynamic case (checkpoints with `after`, in order) and
     an ElizaOS conversation (turn and final checks, ended by the user's
     satisfaction) play their simulated user from the tape: skipped with
@@ -219,12 +220,14 @@ p = scvm('run', '-t', 'aut', '--via', 'acp', '--workspace', ws, '--tape', etape,
 ev = events(p.stdout)
 checks = [(e['type'], e['verdict']) for e in ev if e['kind'] == 'check']
 expect(checks == [('contains', 'passed'), ('trajectory_contains_action', 'passed'), ('file_exists', 'passed'),
-                  ('llm_judge', 'passed')], 'ElizaOS over ACP: every check of the input step: %s %s' % (checks,
+                  ('llm_judge', 'passed'), ('regex', 'passed')], 'ElizaOS over ACP: every check: %s %s' % (checks,
                                                                                                       p.stderr))
 res = {e['id']: e for e in ev if e['kind'] == 'case_result'}
-expect(res.get('check-notes', {}).get('verdict') == 'skipped' and 'code' in res['check-notes']['why'],
-       'the code step is skipped with its reason: %s' % res.get('check-notes'))
-expect(p.returncode == 0 and p.stderr.endswith('1 passed, 0 failed, 1 skipped\n'), 'exit 0: %s' % p.stderr[-300:])
+code = [e for e in ev if e['kind'] == 'code']
+expect(res.get('check-notes', {}).get('verdict') == 'passed' and code and code[0]['exit_code'] == 0 and
+       code[0]['output'] == 'triage rules: crashes are P1\n\n', 'the code step runs python3 -c in the workspace, its '
+       'output judged: %s %s' % (res.get('check-notes'), code))
+expect(p.returncode == 0 and p.stderr.endswith('2 passed, 0 failed, 0 skipped\n'), 'exit 0: %s' % p.stderr[-300:])
 expect(p.stderr.startswith('\u25b6\ufe0f RUNNING SCENARIO: Triages an issue\n\u2705 PASS: ') and
        'SCENARIO STATUS: \u2705 PASS\n' in p.stderr, "ElizaOS's console report: %r" % p.stderr[:400])
 
