@@ -5,7 +5,9 @@
 #include "common/sc_alloc.h"
 #include "formats/bc_write.h"
 #include "compile.h"
+#include "dialect_eliza.h"
 #include "dialect_tuiuse.h"
+#include "dialect_yao.h"
 #include "lower.h"
 #include "yaml_tree.h"
 
@@ -60,6 +62,17 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
     symtab_init(&none);
     const Symtab *syms = o->syms ? o->syms : &none;
     YDoc doc;
+    bool forced = o->dialect && strcmp(o->dialect, "auto") != 0;
+    /* Yao agent-test JSON Lines (dialect_yao.c): asked for, or its shape. */
+    if (forced ? strcmp(o->dialect, "yao") == 0 : yao_detect(src, len)) {
+        bool ok = yao_lower(src, len, o->source_name, o->meta_name, arena, b, d);
+        phase_done(o, SCC_PHASE_PARSE, arena);
+        phase_done(o, SCC_PHASE_RULES, arena);
+        phase_done(o, SCC_PHASE_LOWER, arena);
+        if (o->free_source)
+            sc_free(src);
+        return ok;
+    }
     if (looks_like_jsonl(src, len)) {
         /* what the first line holds says whose it is */
         size_t first = 0;
@@ -71,17 +84,35 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         diag_add(d, DIAG_ERROR, o->source_name, 1, 1, NULL,
                  "this is a JSON Lines file (%s), not a scenario scc compiles", what);
         diag_add(d, DIAG_NOTE, o->source_name, 1, 1, NULL,
-                 "scc compiles Scenario-Format scenarios (YAML or JSON, a 'timeline' of events) and tui-use "
-                 "scenarios; docs/dialects.md says what it does with the others");
+                 "scc compiles Scenario-Format, tui-use, ElizaOS and Yao files (a Yao file's first line is a "
+                 "case with \"id\" or \"input\"); docs/dialects.md says what it does with the others");
         if (o->free_source)
             sc_free(src);
         return false;
     }
     bool ok = yaml_parse(src, len, o->source_name, arena, d, &doc);
     phase_done(o, SCC_PHASE_PARSE, arena);
-    /* The tui-use dialect (dialect_tuiuse.c): asked for, or its shape. */
-    bool tui = ok && (o->dialect && strcmp(o->dialect, "auto") != 0 ? strcmp(o->dialect, "tui-use") == 0
-                                                                   : tuiuse_detect(&doc));
+    /* The tui-use dialect (dialect_tuiuse.c) and the ElizaOS one
+    ** (dialect_eliza.c): asked for, or their shapes. */
+    bool tui = ok && (forced ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
+    bool eliza = ok && !tui && (forced ? strcmp(o->dialect, "eliza") == 0 : eliza_detect(&doc));
+    /* One Yao case written over several lines: the Yao front end says
+    ** why Yao does not load it. */
+    if (ok && !forced && !tui && !eliza && doc.root && doc.root->kind == YN_MAP && ymap_get(doc.root, "id") &&
+        ymap_get(doc.root, "input") && !ymap_get(doc.root, "timeline")) {
+        ok = yao_lower(src, len, o->source_name, o->meta_name, arena, b, d);
+        if (o->free_source)
+            sc_free(src);
+        return ok;
+    }
+    if (ok && eliza) {
+        ok = eliza_lower(&doc, o->meta_name, b, d);
+        phase_done(o, SCC_PHASE_RULES, arena);
+        if (o->free_source)
+            sc_free(src);
+        phase_done(o, SCC_PHASE_LOWER, arena);
+        return ok;
+    }
     if (ok && !tui)
         ok = rules_resolve(&doc, syms, arena, d);   /* reads doc.src for columns */
     phase_done(o, SCC_PHASE_RULES, arena);

@@ -27,7 +27,7 @@ typedef struct SccCompileOpts {
     const Symtab *syms;        /* -D symbols for rules; may be NULL */
     const char *variant;       /* scc --variant: a Scenario-Format scenario's NAME@VARIANT; NULL = none */
     bool spec_clock;           /* scc --clock=spec: the default for files without `clock:` */
-    const char *dialect;       /* NULL/"auto": by shape; "scenario"; "tui-use" */
+    const char *dialect;       /* NULL/"auto": by shape; "scenario"; "tui-use"; "eliza"; "yao" */
     bool strip_lines;          /* omit the line table */
     int zstd_level;            /* 0 = the pinned default */
     /* free_source: src was sc_malloc()ed and is freed as soon as only

@@ -2232,8 +2232,8 @@ static bool no_timeline(L *l, const YNode *root)
         if (!k1 || (SHAPES[i].key2 && !ymap_get(root, SHAPES[i].key2)))
             continue;
         err(l, k1, "this looks like %s, not a scenario scc compiles: it has no 'timeline'", SHAPES[i].what);
-        note(l, k1, "scc compiles Scenario-Format scenarios (a 'timeline' of events) and tui-use scenarios "
-                    "('run' and 'steps'); docs/dialects.md says what it does with the others");
+        note(l, k1, "as a Scenario-Format scenario (--dialect=scenario); scc also compiles tui-use, ElizaOS and "
+                    "Yao files (--dialect=tui-use, eliza, yao); docs/dialects.md says what it does with the others");
         return false;
     }
     err(l, root, "a scenario needs a 'timeline' (a sequence of events); without one it would play nothing "

@@ -56,7 +56,8 @@ enum {
     BC_MAGIC_LEN = 8,
     BC_HEADER_SIZE = 40,
     BC_VERSION_MAJOR = 1,
-    BC_VERSION_MINOR = 1,
+    BC_VERSION_MINOR = 2,
+    BC_FIRST_OP_1_2 = OP_CASE,        /* ops from here on need minor 2 */
     BC_FLAG_LINES = 1u << 0,          /* a line table is present */
     BC_FLAG_DICT = 1u << 1,           /* (1.1) the frame uses the built-in dictionary */
     BC_FLAGS_KNOWN = BC_FLAG_LINES | BC_FLAG_DICT,   /* the others are reserved, must be 0 */

@@ -30,6 +30,7 @@
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "common/utf8.h"
+#include "formats/agentcheck.h"
 #include "formats/cond.h"
 #include "formats/term/term_keys.h"
 
@@ -396,7 +397,7 @@ static BcErrCode verify_values(Loader *ld, const unsigned char **val, uint32_t n
     return BC_ERR_OK;
 }
 
-static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_str, uint32_t n_val)
+static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_str, uint32_t n_val, unsigned minor)
 {
     const unsigned char *p = ld->sec[BC_SEC_CODE], *end = ld->sec_end[BC_SEC_CODE];
     uint64_t t = 0;
@@ -418,6 +419,9 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
         unsigned op = *p++;
         if (op >= OP__COUNT)
             return fail(ld, BC_ERR_CODE, "opcode %u out of range (op %u)", op, i);
+        if (op >= BC_FIRST_OP_1_2 && minor < 2)
+            return fail(ld, BC_ERR_CODE, "opcode %s needs version 1.2, the file says 1.%u (op %u)",
+                        bc_op_info[op].name, minor, i);
         const BcOpInfo *info = &bc_op_info[op];
         if (!varint_read(&p, end, &dt))
             return fail(ld, BC_ERR_CODE, "time is truncated or malformed (op %u)", i);
@@ -566,6 +570,28 @@ static BcErrCode verify_operands(Loader *ld, const BcProgram *prog)
             cond_fini(&c);
             if (!ok)
                 return fail(ld, BC_ERR_CODE, "%s: %s (op %u)", bc_op_info[in->op].name, msg, i);
+            break;
+        }
+        case OP_CASE: {
+            static const char *const kinds[] = { "input", "code", "conversation", "standard", "dynamic", NULL };
+            const char *k = prog->str[in->a[1]].s;
+            size_t j = 0;
+            while (kinds[j] && strcmp(kinds[j], k) != 0)
+                j++;
+            if (!kinds[j])
+                return fail(ld, BC_ERR_CODE, "CASE: unknown kind \"%.60s\" (op %u)", k, i);
+            if (bc_val(prog, in->a[2]).tag != BC_V_MAP)
+                return fail(ld, BC_ERR_CODE, "CASE: settings (value %u) is not a map (op %u)", in->a[2], i);
+            break;
+        }
+        case OP_EVAL: {
+            BcVal v = bc_val(prog, in->a[0]);
+            char msg[256];
+            int r = ac_verify(prog, &v, msg, sizeof msg);
+            if (r < 0)
+                return fail(ld, BC_ERR_NOMEM, "out of memory (EVAL op %u)", i);
+            if (r == 0)
+                return fail(ld, BC_ERR_CODE, "EVAL: %s (op %u)", msg, i);
             break;
         }
         default:
@@ -738,7 +764,7 @@ static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t con
     p->mem_ = mem;
     if ((e = verify_strings(ld, (BcStr *)p->str, n_str)) ||
         (e = verify_values(ld, (const unsigned char **)p->val, n_val, n_str)) ||
-        (e = verify_code(ld, (BcInsn *)p->insn, n_insn, n_str, n_val)) ||
+        (e = verify_code(ld, (BcInsn *)p->insn, n_insn, n_str, n_val, minor)) ||
         (e = verify_lines(ld, (BcInsn *)p->insn, n_insn)) ||
         (e = verify_meta(ld, p)) ||
         (e = verify_operands(ld, p))) {

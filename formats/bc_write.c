@@ -585,11 +585,11 @@ uint64_t bc_writer_id(void)
 }
 
 /* Compresses payload into one frame after a 40-byte header. */
-static bool compress(BcBuilder *b, const Buf *payload, int level, uint32_t flags,
+static bool compress(BcBuilder *b, const Buf *payload, int level, uint16_t minor, uint32_t flags,
                      unsigned char **out, size_t *len)
 {
     const char *why;
-    if (bc_wrap(payload->data, payload->len, BC_VERSION_MAJOR, BC_VERSION_MINOR, flags, level,
+    if (bc_wrap(payload->data, payload->len, BC_VERSION_MAJOR, minor, flags, level,
                 out, len, &why))
         return true;
     if (why)
@@ -702,11 +702,18 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
     for (int i = 0; i < 5; i++)     /* the payload holds them now: out of the peak */
         buf_fini(&sec[i]);
     uint32_t flags = BC_FLAG_DICT | (o->strip_lines ? 0 : BC_FLAG_LINES);
+    /* The lowest minor that describes the contents (docs/bytecode.md,
+    ** "Versioning"): 1 for the dictionary, 2 when an op of 1.2 is used, so
+    ** a file without them still loads in a 1.1 reader. */
+    uint16_t minor = 1;
+    for (uint32_t i = 0; i < b->n_ops; i++)
+        if (b->ops[i].op >= BC_FIRST_OP_1_2)
+            minor = 2;
     if (o->verified)
         *o->verified = NULL;
     if (o->verify || o->verified) {
         BcError be;
-        BcErrCode e = bc_load_payload(payload.data, payload.len, BC_VERSION_MAJOR, BC_VERSION_MINOR,
+        BcErrCode e = bc_load_payload(payload.data, payload.len, BC_VERSION_MAJOR, minor,
                                       flags, NULL, &prog, &be);
         if (e == BC_ERR_NOMEM) {
             oom(b);
@@ -721,7 +728,7 @@ bool bcb_finish(BcBuilder *b, const BcWriteOpts *o, unsigned char **out, size_t 
             prog = NULL;
         }
     }
-    ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL, flags, out, len);
+    ok = compress(b, &payload, o->zstd_level ? o->zstd_level : BC_DEFAULT_LEVEL, minor, flags, out, len);
     if (ok && prog) {
         prog->file_size = *len;
         prog->checksum = rd_u64le(*out + 32);

@@ -22,3 +22,9 @@ add_executable(t_judge ${CMAKE_CURRENT_SOURCE_DIR}/judge/t_judge.c)
 target_link_libraries(t_judge PRIVATE sc_judge)
 add_test(NAME judge.unit COMMAND t_judge)
 set_tests_properties(judge.unit PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# scvm run -t aut: compiled ElizaOS and Yao suites against scripted agents.
+add_test(NAME aut.target
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_target_test.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-target-work)
+set_tests_properties(aut.target PROPERTIES LABELS "server" TIMEOUT 300)

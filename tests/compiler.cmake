@@ -35,3 +35,11 @@ add_test(NAME compiler.compile_unit
          COMMAND compile_unit ${PROJECT_SOURCE_DIR}/stdlib-scenarios/rate_limited_retry.yaml
                  ${CMAKE_CURRENT_LIST_DIR}/fuzz/compile-corpus/tuiuse_cat.json)
 set_tests_properties(compiler.compile_unit PROPERTIES LABELS "unit" TIMEOUT 30)
+
+# The ElizaOS and Yao front ends through scc and scvm (docs/eliza.md,
+# docs/yao.md): detection, --dialect, checks at their positions,
+# determinism, packs, simulation events, the PTY target's refusal.
+add_test(NAME compiler.agent_dialects
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/compiler/agent_dialects.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus)
+set_tests_properties(compiler.agent_dialects PROPERTIES LABELS "golden" TIMEOUT 120)

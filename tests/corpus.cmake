@@ -31,3 +31,13 @@ add_test(NAME corpus_spec_examples
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_spec_examples.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS}/../seeds)
 set_tests_properties(corpus_spec_examples PROPERTIES LABELS "corpus" TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# The ElizaOS and Yao corpora (issue 18): every file's outcome, compiled
+# (cases, inputs, checks, warnings) or rejected with positioned errors, as
+# recorded in tests/corpus/{eliza,yao}_corpus.tsv (--update rewrites them).
+foreach(_d eliza yao)
+  add_test(NAME corpus_${_d}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_agent_corpus.py
+                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${SCC_CORPUS} ${_d})
+  set_tests_properties(corpus_${_d} PROPERTIES LABELS "corpus;golden" TIMEOUT 300 SKIP_RETURN_CODE 77)
+endforeach()

@@ -14,8 +14,9 @@ set_tests_properties(fuzz_compile_regressions PROPERTIES LABELS "fuzz-regress" T
 # The loaders (.scb, bare payloads, .scp) and playback of what they accept:
 # tests/fuzz/load-corpus, plus seeds compiled here by this build's scc, so
 # no compiled binary is committed and the seeds follow the format.  Some
-# scenarios as .scb (one with its line table stripped) and a small pack with
-# embedded files (a patch, an image, a repo folder).
+# scenarios as .scb (one with its line table stripped), a small pack with
+# embedded files (a patch, an image, a repo folder), and an ElizaOS and a
+# Yao scenario (CASE, USER_INPUT, EVAL: bytecode 1.2).
 add_executable(fuzz_load_replay fuzz/fuzz_replay.c fuzz/fuzz_load.c)
 target_link_libraries(fuzz_load_replay PRIVATE sc_vm PkgConfig::XXHASH PkgConfig::CJSON)
 set(_fz_seeds ${CMAKE_CURRENT_BINARY_DIR}/fuzz-load-seeds)
@@ -24,8 +25,10 @@ add_test(NAME fuzz_load_seeds
 for s in rate_limited_retry rich_content_blocks acp_load_session pty_bash_session; do \
 \"$1\" -o \"$2/$s.scb\" $s.yaml; done; \
 \"$1\" -s -o \"$2/bugfix_with_tests.stripped.scb\" bugfix_with_tests.yaml; \
-\"$1\" --pack -o \"$2/small.scp\" multimodal_prompt.yaml user_edits_concurrent.yaml bugfix_with_tests.yaml"
-                 sh $<TARGET_FILE:scc> ${_fz_seeds} ${PROJECT_SOURCE_DIR}/stdlib-scenarios)
+\"$1\" --pack -o \"$2/small.scp\" multimodal_prompt.yaml user_edits_concurrent.yaml bugfix_with_tests.yaml; \
+\"$1\" -o \"$2/eliza_triage.scb\" \"$4/eliza_triage.yaml\"; \"$1\" -o \"$2/yao_expense.scb\" \"$4/yao_expense.jsonl\""
+                 sh $<TARGET_FILE:scc> ${_fz_seeds} ${PROJECT_SOURCE_DIR}/stdlib-scenarios
+                 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus)
 set_tests_properties(fuzz_load_seeds PROPERTIES FIXTURES_SETUP fuzz_load_seeds
                      LABELS "fuzz-regress" TIMEOUT 60)
 add_test(NAME fuzz_load_regressions

@@ -60,8 +60,8 @@ vm_cli(run.realtime_file golden --status 0 --stdout-empty --min-ms 80 --fresh rt
        -- ${SCVM} run --realtime -o rt.jsonl realtime.scb)
 
 # ---- --count ----
-vm_cli(run.count golden --status 0 --stdout-text "33 events" --twice -- ${SCVM} run --count all_ops.scb)
-vm_cli(run.count_json golden --status 0 --stdout-json events=33 --stdout-json ops=38 -- ${SCVM} run --count --json all_ops.scb)
+vm_cli(run.count golden --status 0 --stdout-text "35 events" --twice -- ${SCVM} run --count all_ops.scb)
+vm_cli(run.count_json golden --status 0 --stdout-json events=35 --stdout-json ops=40 -- ${SCVM} run --count --json all_ops.scb)
 vm_cli(run.count_empty golden --status 0 --stdout-text "0 events" -- ${SCVM} run --count empty.scb)
 
 # ---- verify ----
@@ -102,14 +102,14 @@ vm_cli(usage.dis_two errors --status 2 -- ${SCVM} dis all_ops.scb demo.scb)
 vm_cli(help unit --status 0 --stdout-has "usage: scvm run" --stdout-has "exit status (docs/exit-status.md):" --stdout-has "  4  rejected: a .scb or pack failed loading or verification"
        --stdout-has "--speed X" --stderr-empty -- ${SCVM} --help)
 vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" -- ${SCVM} run --help)
-vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.1" -- ${SCVM} --version)
+vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.2" -- ${SCVM} --version)
 
 # ---- info and dis ----
-vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       33\n"
+vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       35\n"
        --stdout-has "duration_ms  1300\n" --stdout-has "tags         [\"vm\",\"test\"]\n" -- ${SCVM} info all_ops.scb)
 vm_cli(info.json golden --status 0 --stdout-json name=\"all_ops\" --stdout-json source=\"all_ops.yaml\"
-       --stdout-json "prompt=\"Fix the bug\"" --stdout-json "tags=[\"vm\",\"test\"]" --stdout-json ops=38 --stdout-json events=33
-       --stdout-json duration_ms=1300 --stdout-json lines=true --stdout-json dict=true --stdout-json version=\"1.1\" -- ${SCVM} info --json all_ops.scb)
+       --stdout-json "prompt=\"Fix the bug\"" --stdout-json "tags=[\"vm\",\"test\"]" --stdout-json ops=40 --stdout-json events=35
+       --stdout-json duration_ms=1300 --stdout-json lines=true --stdout-json dict=true --stdout-json version=\"1.2\" -- ${SCVM} info --json all_ops.scb)
 vm_cli(info.stripped golden --status 0 --stdout-json lines=false -- ${SCVM} info --json stripped.scb)
 vm_cli(info.garbage errors --status 4 --stdout-empty -- ${SCVM} info garbage.scb)
 vm_cli(dis.all_ops golden --status 0 --stdout-has "TOOL_START" --stdout-has "FILE_EDIT" --stdout-has "END" --twice -- ${SCVM} dis all_ops.scb)

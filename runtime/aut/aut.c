@@ -47,7 +47,8 @@ struct Aut {
     bool borrowed;              /* to is the caller's (aut_open_acp_fd) */
     Buf in;                     /* bytes read, not yet a whole line */
     long next_id;
-    char *session;
+    char *session;              /* ACP's session id */
+    char *conv;                 /* a copy of the config's session name */
     /* PTY */
     PtySession *ps;
     PtyScreen *scr;
@@ -113,9 +114,11 @@ static AutErr http_turn(Aut *a, const char *input, AutReply *r, char *err, size_
     cJSON_AddFalseToObject(req, "stream");
     char *body = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
-    char hdr[1024] = "Content-Type: application/json\r\nAccept: application/json\r\n";
+    char hdr[1400] = "Content-Type: application/json\r\nAccept: application/json\r\n";
     if (a->c.api_key)
         snprintf(hdr + strlen(hdr), sizeof hdr - strlen(hdr), "Authorization: Bearer %.900s\r\n", a->c.api_key);
+    if (a->c.session)
+        snprintf(hdr + strlen(hdr), sizeof hdr - strlen(hdr), "X-Scenario-Session: %.200s\r\n", a->c.session);
     HttpResponse res;
     int st = body ? http_request("POST", a->url, hdr, body, strlen(body), budget(a), a->c.cancel_fd, REPLY_MAX, &res,
                                  err, errlen)
@@ -675,6 +678,10 @@ Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
     a->to = -1;
     buf_init(&a->in);
     buf_init(&a->out);
+    if (c->session) {               /* the caller's may be a buffer of the moment */
+        a->conv = sc_strdup(c->session);
+        a->c.session = a->conv;
+    }
     bool ok;
     if (c->kind == AUT_HTTP) {
         HttpUrl u;
@@ -714,6 +721,16 @@ AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen
     return e;
 }
 
+bool aut_seed(Aut *a, const char *role, const char *content)
+{
+    if (a->c.kind != AUT_HTTP || !a->messages)
+        return false;
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", role);
+    cJSON_AddStringToObject(m, "content", content);
+    return cJSON_AddItemToArray(a->messages, m);
+}
+
 void aut_close(Aut *a)
 {
     if (!a)
@@ -730,5 +747,6 @@ void aut_close(Aut *a)
     buf_fini(&a->in);
     buf_fini(&a->out);
     sc_free(a->session);
+    sc_free(a->conv);
     sc_free(a);
 }

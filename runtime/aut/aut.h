@@ -31,6 +31,8 @@ typedef struct AutConfig {
     const char *url;            /* AUT_HTTP: the API's base, e.g. http://127.0.0.1:8000/v1 */
     const char *model;          /* AUT_HTTP: the request's "model" (NULL: "agent-under-test") */
     const char *api_key;        /* AUT_HTTP: sent as "Authorization: Bearer" (NULL: none) */
+    const char *session;        /* AUT_HTTP: sent as "X-Scenario-Session" (a conversation's name, so a
+                                ** mock such as scvm serve llm keeps cases apart; NULL: none) */
     char *const *argv;          /* AUT_ACP, AUT_PTY: the command, argv[0] on PATH */
     const char *cwd;            /* AUT_ACP, AUT_PTY: its folder (NULL: ours); ACP's session cwd */
     unsigned timeout_ms;        /* a turn's budget (0: 60000) */
@@ -66,7 +68,8 @@ typedef enum AutErr {
 typedef struct Aut Aut;
 
 /* Starts (ACP, PTY) or checks (HTTP: the URL parses) the agent.  NULL with
-** a reason in err when it cannot. */
+** a reason in err when it cannot.  The strings of c must outlive the Aut,
+** but for session, which is copied. */
 Aut *aut_open(const AutConfig *c, char *err, size_t errlen);
 
 /* An ACP agent already connected on the stream socket fd (an agent that
@@ -79,6 +82,11 @@ Aut *aut_open_acp_fd(const AutConfig *c, int fd, char *err, size_t errlen);
 AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen);
 
 void aut_reply_fini(AutReply *r);
+
+/* HTTP: adds a message (role user or assistant) to the conversation before
+** the next turn, for an input given as a conversation.  False on the other
+** transports, which cannot be told a history. */
+bool aut_seed(Aut *a, const char *role, const char *content);
 
 /* Ends the agent (its whole process group) and frees.  NULL is fine. */
 void aut_close(Aut *a);

@@ -272,6 +272,8 @@ static uint64_t play(HarnessServer *h, uint64_t now)
         case OP_WAIT:
         case OP_CHECK:
         case OP_TERMINATE:
+        case OP_CASE:
+        case OP_EVAL:
         case OP__COUNT:
             break;
         }

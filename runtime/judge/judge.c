@@ -30,6 +30,12 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 
+void judge_result_fini(JudgeResult *r)
+{
+    sc_free(r->request);
+    r->request = NULL;
+}
+
 const char *judge_verdict_name(JudgeVerdict v)
 {
     static const char *const n[] = { "passed", "failed", "skipped", "error" };
@@ -157,16 +163,39 @@ static int run_command(const JudgeRun *run, const char *command, char *why, size
 /* ---------- llm_judge through the tape ---------- */
 
 /* The tape's reply to request of kind, or NULL with out set to SKIP. */
-static const cJSON *from_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out)
+const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out)
 {
     char key[65];
     const cJSON *rp = run->tape ? tape_take(run->tape, kind, request, key) : NULL;
     if (!run->tape)
         tape_key(kind, request, key);
+    char why[300] = "";
+    if (!rp && run->ask && run->tape) {
+        /* recording: ask the live model once, keep its reply on the tape */
+        cJSON *live = run->ask(run->ask_ctx, kind, request, why, sizeof why);
+        char err[256];
+        unsigned n = tape_count(run->tape, key);
+        if (live && tape_add(run->tape, kind, request, n ? n - 1 : 0, live, err, sizeof err))
+            rp = tape_reply(run->tape, kind, key, n ? n - 1 : 0);   /* the tape's copy, taken as this asking */
+        else if (live)
+            snprintf(why, sizeof why, "%s", err);
+        cJSON_Delete(live);
+    }
     if (!rp) {
         snprintf(out->key, sizeof out->key, "%s", key);
         snprintf(out->kind, sizeof out->kind, "%s", kind);
-        set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
+        Buf b;
+        buf_init(&b);
+        tape_canonical(request, &b);
+        buf_putc(&b, 0);
+        sc_free(out->request);
+        out->request = b.oom ? NULL : sc_strdup((const char *)b.data);
+        buf_fini(&b);
+        if (why[0])
+            set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s), and asking for one "
+                                 "failed: %s", kind, key, why);
+        else
+            set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s)", kind, key);
     }
     return rp;
 }
@@ -185,7 +214,7 @@ static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *o
             cJSON_AddItemToObject(rq, keep[i], cJSON_Duplicate(v, true));
     }
     cJSON_AddStringToObject(rq, "response", last_text(run));
-    const cJSON *rp = from_tape(run, "llm_judge", rq, out);
+    const cJSON *rp = judge_tape(run, "llm_judge", rq, out);
     cJSON_Delete(rq);
     if (!rp)
         return;
@@ -438,7 +467,7 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         const char *use = str(ck, "use");
         if (use)
             cJSON_AddStringToObject(rq, "use", use);
-        const cJSON *rp = from_tape(run, "yao_validator", rq, out);
+        const cJSON *rp = judge_tape(run, "yao_validator", rq, out);
         cJSON_Delete(rq);
         if (rp) {
             const cJSON *pv = cJSON_GetObjectItemCaseSensitive(rp, "passed");

@@ -39,6 +39,12 @@ typedef struct JudgeRun {
     uint64_t duration_ms;       /* the step's time; has_duration false: not measured */
     bool has_duration;
     Tape *tape;                 /* judge verdicts; NULL: none (every such check skips) */
+    /* Recording: asked for a reply the tape lacks (kind, request); returns
+    ** it (the caller's to free with cJSON_Delete), or NULL with why.  The
+    ** reply is added to the tape under the request and this asking's n.
+    ** NULL: replay only. */
+    cJSON *(*ask)(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+    void *ask_ctx;
     unsigned command_timeout_ms;/* command_exit_code_is (0: 30000) */
 } JudgeRun;
 
@@ -49,7 +55,11 @@ typedef struct JudgeResult {
     char message[600];          /* why, as the suite's runner says it where it says it */
     char key[65];               /* SKIP for a missing tape reply: its key ("" otherwise) */
     char kind[32];              /* and its kind */
+    char *request;              /* and its request, canonical JSON (sc_malloc'd; judge_result_fini) */
 } JudgeResult;
+
+/* Frees what a result holds (its missing request).  Safe to call twice. */
+void judge_result_fini(JudgeResult *r);
 
 /* One check in the dialect-neutral agent-check language the ElizaOS and
 ** Yao front ends lower to ({type, scope, negate, message, ...fields} with
@@ -68,6 +78,11 @@ void judge_eliza(const cJSON *evaluation, const JudgeRun *run, JudgeResult *out)
 ** string is its type), as written in a test case: mapped onto judge_check
 ** with Yao's defaults. */
 void judge_yao(const cJSON *assertion, const JudgeRun *run, JudgeResult *out);
+
+/* The tape's reply to request of kind (asked of run->ask and recorded when
+** the tape lacks it), or NULL with out set to SKIP naming the kind, key
+** and request.  For the simulated users a runner asks in between turns. */
+const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out);
 
 const char *judge_verdict_name(JudgeVerdict v);   /* "passed", "failed", "skipped", "error" */
 

@@ -609,6 +609,9 @@ static int ma_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_
     case OP_WAIT:
     case OP_CHECK:
     case OP_TERMINATE:
+    /* agent-test cases: checks of the agent under test, never played by an agent */
+    case OP_CASE:
+    case OP_EVAL:
     case OP__COUNT:
         break;
     }

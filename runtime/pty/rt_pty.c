@@ -389,6 +389,15 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
         return pty_end(rt, p);
     }
     snprintf(t->scenario, sizeof t->scenario, "%s", p->str[p->meta.name].s);
+    /* An agent-test case (ElizaOS, Yao) talks to an agent and evaluates
+    ** checks the terminal cannot: refused before anything is spawned. */
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        if (p->insn[i].op == OP_CASE || p->insn[i].op == OP_EVAL) {
+            pty_fail(t, PTY_E_CLI_INVALID_ARG, "%s (op %u): an agent-test case (ElizaOS, Yao) does not run on the PTY "
+                     "target", bc_op_info[p->insn[i].op].name, i);
+            return pty_end(rt, p);
+        }
+    }
     pty_profile_id(t);
     read_budgets(t);
     /* Everything that can be refused is refused before the spawn. */

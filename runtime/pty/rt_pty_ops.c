@@ -634,6 +634,15 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
             ev_end(t);
         }
         break;
+    /* Agent-test cases (the ElizaOS and Yao front ends) need a target that
+    ** talks to an agent and evaluates their checks; the terminal does
+    ** neither, and ignoring the checks would pass without testing. */
+    case OP_CASE:
+    case OP_EVAL:
+        pty_fail(t, PTY_E_CLI_INVALID_ARG, "%s: an agent-test case (ElizaOS, Yao) does not run on the PTY target",
+                 oi->name);
+        st = SC_FAILED;
+        break;
     case OP__COUNT:
         break;
     }

@@ -294,6 +294,8 @@ static int render(RestServer *r, Sess *s)
         case OP_WAIT:
         case OP_CHECK:
         case OP_TERMINATE:
+        case OP_CASE:
+        case OP_EVAL:
         case OP__COUNT:
             break;      /* harness-only, structure, or the terminal's */
         }

@@ -29,6 +29,7 @@ typedef struct Count {
 } Count;
 
 struct Tape {
+    bool changed;               /* tape_add since the load */
     Entry *e;
     size_t n, cap;
     Count *c;
@@ -238,6 +239,7 @@ bool tape_add(Tape *t, const char *kind, const cJSON *request, unsigned n, const
         cJSON_Delete(rp);
         return false;
     }
+    t->changed = true;
     return true;
 }
 
@@ -339,6 +341,20 @@ static Count *count_of(Tape *t, const char *key)
     memcpy(c->key, key, 65);
     c->n = 0;
     return c;
+}
+
+const cJSON *tape_reply(Tape *t, const char *kind, const char *key, unsigned n)
+{
+    Entry *e = find(t, kind, key, n);
+    if (!e)
+        return NULL;
+    e->used = true;
+    return e->reply;
+}
+
+bool tape_changed(const Tape *t)
+{
+    return t->changed;
 }
 
 unsigned tape_count(const Tape *t, const char *key)

@@ -54,6 +54,12 @@ void tape_canonical(const cJSON *v, Buf *out);
 ** the entry with tape_count's n - 1). */
 const cJSON *tape_take(Tape *t, const char *kind, const cJSON *request, char key[65]);
 
+/* The reply of entry (kind, key, n), marked used; NULL when there is none. */
+const cJSON *tape_reply(Tape *t, const char *kind, const char *key, unsigned n);
+
+/* Whether entries were added since the tape was read (tape_add). */
+bool tape_changed(const Tape *t);
+
 /* How many times key was taken in this run. */
 unsigned tape_count(const Tape *t, const char *key);
 

@@ -12,7 +12,8 @@ import subprocess
 import sys
 
 INPUTS = ["think_backwards.yaml", "unknown_keys_warn.yaml", "repo_bad_files.yaml",
-          "two_session_starts.yaml", "session_start_without_acp.yaml", "rules_type_mismatch.yaml"]
+          "two_session_starts.yaml", "session_start_without_acp.yaml", "rules_type_mismatch.yaml",
+          "eliza_scenario.yaml", "yao_cases.jsonl"]
 FORMATS = {
     "diags.txt": (["--color=always"], "stderr"),
     "diags.jsonl": (["--diagnostics-format=json"], "stderr"),

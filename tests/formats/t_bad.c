@@ -8,6 +8,7 @@
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
+#include "formats/bc_write.h"
 #include "tf.h"
 #include "common/utf8.h"
 
@@ -113,11 +114,11 @@ static void test_container(void)
     expect("magic text mode", f, len - 1, NULL, BC_ERR_MAGIC, NULL);
 
     FRESH(); f[8] = 2;
-    expect("major 2", f, len, NULL, BC_ERR_VERSION, "version 2.1");
+    expect("major 2", f, len, NULL, BC_ERR_VERSION, "version 2.");
     FRESH(); f[8] = 0;
     expect("major 0", f, len, NULL, BC_ERR_VERSION, NULL);
-    FRESH(); f[10] = 2;
-    expect("newer minor", f, len, NULL, BC_ERR_VERSION, "1.2");
+    FRESH(); f[10] = BC_VERSION_MINOR + 1;
+    expect("newer minor", f, len, NULL, BC_ERR_VERSION, "1.3");
     FRESH(); f[10] = 0;
     expect("older minor", f, len, NULL, BC_ERR_OK, NULL);
 
@@ -585,6 +586,100 @@ static void test_strings_loaded(void)
     check_strings("utf-8 section", mixed, mixed_len, 6);
 }
 
+/* The agent-check language of EVAL and the kinds of CASE
+** (formats/agentcheck.h): built with the builder, unverified, then loaded. */
+typedef struct Kv {
+    const char *k;
+    char kind;              /* s string, b bool, i int */
+    const char *s;
+    int64_t i;
+} Kv;
+
+static unsigned char *agent_file(const char *kind, const Kv *kv, size_t n, size_t *len)
+{
+    BcBuilder *b = bcb_new();
+    bcb_val_begin(b);
+    bcb_val_map(b, (uint32_t)n);
+    for (size_t j = 0; j < n; j++) {
+        bcb_val_key(b, bcb_cstr(b, kv[j].k));
+        if (kv[j].kind == 's')
+            bcb_val_str(b, bcb_cstr(b, kv[j].s));
+        else if (kv[j].kind == 'b')
+            bcb_val_bool(b, kv[j].i != 0);
+        else
+            bcb_val_int(b, kv[j].i);
+    }
+    uint32_t check = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    uint32_t settings = bcb_val_end(b);
+    CHECK(bcb_op(b, OP_CASE, 0, 1, 1, bcb_cstr(b, "T1"), bcb_cstr(b, kind), settings));
+    CHECK(bcb_op(b, OP_EVAL, 0, 2, 1, check));
+    unsigned char *out = NULL;
+    BcWriteOpts wo = { .verify = false };
+    CHECK(bcb_finish(b, &wo, &out, len));
+    bcb_free(b);
+    return out;
+}
+
+#define AGENT(name, kind, want, msg, ...)                                                   \
+    do {                                                                                  \
+        static const Kv kv_[] = { __VA_ARGS__ };                                          \
+        size_t len_;                                                                      \
+        unsigned char *f_ = agent_file(kind, kv_, sizeof kv_ / sizeof kv_[0], &len_);     \
+        expect(name, f_, len_, NULL, want, msg);                                          \
+        sc_free(f_);                                                                      \
+    } while (0)
+
+static void test_agent_checks(void)
+{
+    BcErrCode OK = BC_ERR_OK, CODE = BC_ERR_CODE;
+#define TY(t) { "type", 's', t, 0 }
+#define SC(t) { "scope", 's', t, 0 }
+    AGENT("EVAL contains ok", "input", OK, NULL, TY("contains"), SC("step"), { "value", 's', "hi", 0 },
+          { "case_sensitive", 'b', NULL, 0 });
+    AGENT("EVAL checkpoint ok", "dynamic", OK, NULL, TY("regex"), SC("checkpoint"), { "id", 's', "c1", 0 },
+          { "pattern", 's', "(?i)size", 0 }, { "case_sensitive", 'b', NULL, 1 }, { "required", 'b', NULL, 0 });
+    AGENT("EVAL unknown type", "input", CODE, "EVAL: unknown check type 'nope' (op 1)", TY("nope"), SC("step"));
+    AGENT("EVAL missing field", "input", CODE, "EVAL: contains: needs 'case_sensitive' (op 1)", TY("contains"),
+          SC("step"), { "value", 's', "hi", 0 });
+    AGENT("EVAL unknown field", "input", CODE, "EVAL: file_exists: unknown field 'bogus'", TY("file_exists"),
+          SC("step"), { "path", 's', "a.txt", 0 }, { "bogus", 'b', NULL, 1 });
+    AGENT("EVAL wrong kind", "input", CODE, "'pattern' must be a pattern string", TY("regex"), SC("step"),
+          { "pattern", 'i', NULL, 3 }, { "case_sensitive", 'b', NULL, 0 });
+    AGENT("EVAL bad pattern", "input", CODE, "regex: invalid pattern", TY("regex"), SC("step"),
+          { "pattern", 's', "(", 0 }, { "case_sensitive", 'b', NULL, 0 });
+    AGENT("EVAL negative int", "input", CODE, "'max_duration_ms' must be an integer >= 0", TY("execution_time"),
+          SC("step"), { "max_duration_ms", 'i', NULL, -1 });
+    AGENT("EVAL bad scope", "input", CODE, "'scope' must be step, turn", TY("trajectory_contains_action"),
+          SC("later"), { "action", 's', "REPLY", 0 });
+    AGENT("EVAL checkpoint without id", "dynamic", CODE, "a checkpoint needs an 'id'", TY("contains"),
+          SC("checkpoint"), { "value", 's', "x", 0 }, { "case_sensitive", 'b', NULL, 1 });
+    AGENT("CASE unknown kind", "later", CODE, "CASE: unknown kind \"later\" (op 0)", TY("contains"), SC("step"),
+          { "value", 's', "x", 0 }, { "case_sensitive", 'b', NULL, 1 });
+#undef TY
+#undef SC
+    /* The writer marks a file using them 1.2, and a 1.1 file may not. */
+    static const Kv ok[] = { { "type", 's', "file_exists", 0 }, { "scope", 's', "step", 0 },
+                             { "path", 's', "out.txt", 0 } };
+    size_t len;
+    unsigned char *f = agent_file("code", ok, 3, &len);
+    CHECK(f[10] == 2 && f[11] == 0);
+    f[10] = 1;
+    expect("EVAL in a 1.1 file", f, len, NULL, CODE, "opcode CASE needs version 1.2, the file says 1.1 (op 0)");
+    sc_free(f);
+    unsigned char *g = tf_sample_file(1, false, &len);
+    CHECK(g && g[10] == 2);      /* the sample holds every op */
+    free(g);
+    BcBuilder *b = bcb_new();
+    CHECK(bcb_op(b, OP_STATUS, 0, 1, 1, bcb_cstr(b, "running")));
+    BcWriteOpts wo = { .verify = true };
+    CHECK(bcb_finish(b, &wo, &f, &len));
+    CHECK(f[10] == 1);           /* without them: still 1.1 */
+    sc_free(f);
+    bcb_free(b);
+}
+
 int main(void)
 {
     init_base();
@@ -595,6 +690,7 @@ int main(void)
     test_sections();
     test_verifier();
     test_operands();
+    test_agent_checks();
     test_strings_loaded();
     test_io_nomem();
     return tf_result("t_bad");

@@ -84,6 +84,22 @@ static void test_all_ops(bool strip)
     bcb_val_key(b, bcb_cstr(b, "type"));
     bcb_val_str(b, bcb_cstr(b, "screen_empty"));
     uint32_t k_cond = bcb_val_end(b);
+    /* and an agent-test case's kind, settings and check (formats/agentcheck.h) */
+    uint32_t s_kind = bcb_cstr(b, "input");
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    uint32_t k_settings = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 4);
+    bcb_val_key(b, bcb_cstr(b, "type"));
+    bcb_val_str(b, bcb_cstr(b, "contains"));
+    bcb_val_key(b, bcb_cstr(b, "scope"));
+    bcb_val_str(b, bcb_cstr(b, "step"));
+    bcb_val_key(b, bcb_cstr(b, "value"));
+    bcb_val_str(b, bcb_cstr(b, "hello"));
+    bcb_val_key(b, bcb_cstr(b, "case_sensitive"));
+    bcb_val_bool(b, false);
+    uint32_t k_check = bcb_val_end(b);
 
     BcInsn want[OP__COUNT];
     uint64_t t = 7;
@@ -109,6 +125,10 @@ static void test_all_ops(bool strip)
             w->a[0] = 40, w->a[1] = 120;
         else if (op == OP_WAIT || op == OP_CHECK)
             w->a[0] = k_cond;
+        else if (op == OP_CASE)
+            w->a[1] = s_kind, w->a[2] = k_settings;
+        else if (op == OP_EVAL)
+            w->a[0] = k_check;
         CHECK_MSG(bcb_op(b, (BcOp)op, t, w->line, w->col, w->a[0], w->a[1], w->a[2], w->a[3],
                          w->a[4]), "%s: %s", i->name, bcb_error(b));
         t += (uint64_t)op * 1000003u;
@@ -136,14 +156,14 @@ static void test_all_ops(bool strip)
 
     BcProgram *p = load_ok(file, len);
     if (p) {
-        CHECK(p->version_major == 1 && p->version_minor == 1);
+        CHECK(p->version_major == 1 && p->version_minor == 2);   /* CASE and EVAL are 1.2 */
         CHECK(p->flags == (strip ? 0u : (uint32_t)BC_FLAG_LINES) + BC_FLAG_DICT);
         CHECK(p->file_size == len && p->content_size == rd_u64le(file + 16));
         CHECK(p->checksum == rd_u64le(file + 32));
-        CHECK(p->n_str == 6);
+        CHECK(p->n_str == 13);
         CHECK(p->str[1].len == 4 && memcmp(p->str[1].s, "o\0ne", 5) == 0);
         CHECK(strcmp(p->str[0].s, "zero") == 0 && strcmp(p->str[2].s, "two") == 0);
-        CHECK(p->n_val == 7);
+        CHECK(p->n_val == 8);
         check_json(p, k1, "\"two\"");
         check_json(p, k2, "-42");
         check_json(p, m.config, "{\"o\\u0000ne\":2.25}");
@@ -175,7 +195,7 @@ static void test_values(void)
     CHECK(file != NULL);
     BcProgram *p = file ? load_ok(file, len) : NULL;
     if (p) {
-        CHECK(p->n_val == 9);
+        CHECK(p->n_val == 11);
         check_json(p, 0, "null");
         check_json(p, 1, "[null,false,true,0,-1,-9223372036854775808,9223372036854775807,1.5,"
                          "-0.0,0.1,\"tab\\there \\\"quoted\\\" \\\\ back\"]");
@@ -372,7 +392,7 @@ static void test_golden(const char *dir, bool update)
     CHECK(strstr(h, "; file      sample.scb\n"));
     CHECK(strstr(h, "; scenario  \"sample scenario\"\n"));
     CHECK(strstr(h, "; source    \"sample.yaml\"\n"));
-    CHECK(strstr(h, "; version   1.1\n"));
+    CHECK(strstr(h, "; version   1.2\n"));   /* it holds CASE and EVAL */
     CHECK(strstr(h, "; flags     0x3 (lines, dict)\n"));
     CHECK(strstr(h, "; tags      [\"hello\",\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"]\n"));
     CHECK(strstr(h, "; terminal  120x40\n"));

@@ -96,6 +96,24 @@ bool tf_build_sample(BcBuilder *b, int variant)
     bcb_val_key(b, k_text);
     bcb_val_str(b, s[3]);
     uint32_t v_cond = bcb_val_end(b);
+    /* an agent-test case's kind, settings and check (formats/agentcheck.h) */
+    uint32_t s_kind = bcb_cstr(b, "conversation");
+    bcb_val_begin(b);
+    bcb_val_map(b, 1);
+    bcb_val_key(b, bcb_cstr(b, "max_turns"));
+    bcb_val_int(b, 4);
+    uint32_t v_settings = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 4);
+    bcb_val_key(b, k_type);
+    bcb_val_str(b, bcb_cstr(b, "regex"));
+    bcb_val_key(b, bcb_cstr(b, "scope"));
+    bcb_val_str(b, bcb_cstr(b, "turn"));
+    bcb_val_key(b, bcb_cstr(b, "pattern"));
+    bcb_val_str(b, bcb_cstr(b, "h(i|ello)"));
+    bcb_val_key(b, bcb_cstr(b, "case_sensitive"));
+    bcb_val_bool(b, false);
+    uint32_t v_check = bcb_val_end(b);
 
     uint64_t t = 0;
     uint32_t line = 3;
@@ -119,6 +137,10 @@ bool tf_build_sample(BcBuilder *b, int variant)
                 a[0] = 24u + (uint32_t)variant, a[1] = 80;
             else if (op == OP_WAIT || op == OP_CHECK)
                 a[0] = v_cond;
+            else if (op == OP_CASE)
+                a[1] = s_kind, a[2] = v_settings;
+            else if (op == OP_EVAL)
+                a[0] = v_check;
             /* lines go down as well as up: deltas are signed */
             line = op % 5 == 4 ? line - 2 : line + (uint32_t)(op % 3);
             if (!bcb_op(b, (BcOp)op, t, line, (uint32_t)(op % 4) + 1, a[0], a[1], a[2], a[3], a[4]))

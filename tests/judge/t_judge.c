@@ -35,6 +35,7 @@ static void expect(const char *what, const char *json, int how, const JudgeRun *
                 judge_verdict_name(want), msg_part ? msg_part : "");
         failures++;
     }
+    judge_result_fini(&r);
     cJSON_Delete(j);
 }
 
@@ -105,10 +106,17 @@ int main(void)
     cJSON *ev = cJSON_Parse(lj);
     JudgeResult r;
     judge_eliza(ev, &run, &r);
-    if (r.verdict != JUDGE_SKIP || strcmp(r.key, key) != 0 || strcmp(r.kind, "llm_judge") != 0) {
+    Buf canon;
+    buf_init(&canon);
+    tape_canonical(rq, &canon);
+    buf_putc(&canon, 0);
+    if (r.verdict != JUDGE_SKIP || strcmp(r.key, key) != 0 || strcmp(r.kind, "llm_judge") != 0 || !r.request ||
+        strcmp(r.request, (char *)canon.data) != 0) {
         fprintf(stderr, "FAIL llm_judge without a tape: %s %s key %s\n", judge_verdict_name(r.verdict), r.message, r.key);
         failures++;
     }
+    buf_fini(&canon);
+    judge_result_fini(&r);
     Tape *t = tape_new();
     char err[256];
     cJSON *yes = cJSON_Parse("{\"overall_success\":true,\"confidence\":0.9}");

@@ -203,6 +203,17 @@ static unsigned char *all_ops(size_t *len)
     OPX(b, OP_WAIT, 1300, line++, map1(b, "type", "process_exited"));
     OPX(b, OP_CHECK, 1300, line++, map1(b, "type", "screen_empty"));
     OP0(b, OP_TERMINATE, 1300, line++);
+    /* the agent-test ops (ElizaOS, Yao) */
+    OPX(b, OP_CASE, 1300, line++, bcb_cstr(b, "T1"), bcb_cstr(b, "input"), map1(b, "input", "Hello"));
+    bcb_val_begin(b);
+    bcb_val_map(b, 3);
+    bcb_val_key(b, bcb_cstr(b, "type"));
+    bcb_val_str(b, bcb_cstr(b, "file_exists"));
+    bcb_val_key(b, bcb_cstr(b, "scope"));
+    bcb_val_str(b, bcb_cstr(b, "step"));
+    bcb_val_key(b, bcb_cstr(b, "path"));
+    bcb_val_str(b, bcb_cstr(b, "out.txt"));
+    OPX(b, OP_EVAL, 1300, line++, bcb_val_end(b));
     OPX(b, OP_STATUS, 1300, line++, bcb_cstr(b, "completed"));
     OP0(b, OP_END, 1300, line++);
     return finish(b, "all_ops.scb", false, len);

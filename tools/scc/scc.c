@@ -93,6 +93,10 @@ static void sarif_print(FILE *f)
         { "nonstandard", "a value outside the values the spec lists" },
         { "session-start", "a sessionStart without acp.capabilities.loadSession" },
         { "empty-scenario", "a timeline that plays nothing and checks nothing" },
+        { "tui-use-compat", "accepted here, refused or read otherwise by ptybox" },
+        { "eliza-compat", "accepted by ElizaOS, which would not do what the file says (docs/eliza.md)" },
+        { "yao-ignored", "a key or form Yao's loader ignores; scc checks what the file says (docs/yao.md)" },
+        { "empty-case", "a Yao case that checks nothing" },
     };
     fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
           "  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
@@ -125,7 +129,7 @@ typedef struct Opts {
     const char *cache_dir;    /* --cache-dir */
     size_t max_file;          /* --max-file-size */
     uint64_t opts_hash;       /* the options that change output, for cache keys */
-    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use" */
+    const char *dialect;      /* --dialect: NULL/"auto", "scenario", "tui-use", "eliza", "yao" */
     const char **variants;    /* --variant NAME:DEFS, as given */
     size_t n_variants;
     const char *variant;      /* the variant being compiled (its NAME), or NULL */
@@ -180,7 +184,7 @@ static void usage(FILE *f)
           "  --cache-dir DIR     reuse earlier results for unchanged inputs (content hash\n"
           "                      of the scenario, its referenced files and the options)\n"
           "  --check             check only: report diagnostics, write nothing\n"
-          "  --dialect=NAME      auto (default: the shape decides), scenario or tui-use\n"
+          "  --dialect=NAME      auto (default: the shape decides), scenario, tui-use, eliza or yao\n"
           "  -Werror             treat warnings as errors\n"
           "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
           "  --diagnostics-format=text|json|sarif\n"
@@ -953,8 +957,9 @@ int main(int argc, char **argv)
             o.check = true;
         } else if (strncmp(a, "--dialect=", 10) == 0) {
             o.dialect = strcmp(a + 10, "auto") == 0 ? NULL : a + 10;
-            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0) {
-                fputs("scc: --dialect takes auto, scenario or tui-use\n", stderr);
+            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0 &&
+                strcmp(o.dialect, "eliza") != 0 && strcmp(o.dialect, "yao") != 0) {
+                fputs("scc: --dialect takes auto, scenario, tui-use, eliza or yao\n", stderr);
                 goto out;
             }
         } else if (strcmp(a, "--pack") == 0) {

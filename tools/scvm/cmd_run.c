@@ -959,7 +959,9 @@ int scvm_run(const Opts *o)
         return st;
     /* A lone .scb, nothing about suites asked for: its events only. */
     bool one = !o->selecting && !suite_pack(s);
-    if (strcmp(o->target, "agent") == 0) {
+    if (strcmp(o->target, "aut") == 0) {
+        st = scvm_run_aut(o, s, sel, n);
+    } else if (strcmp(o->target, "agent") == 0) {
         /* a .scb alone (artifacts in DIR itself); a pack as the PTY
         ** target's suites (each scenario in DIR/<scenario>) */
         st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);

@@ -123,6 +123,17 @@ static const char help_text[] =
     "                     report.json (docs/report.md)\n"
     "  --fail-fast        start nothing after the first failure\n"
     "  --no-progress, --quiet  no progress line on a terminal\n"
+    "aut target (-t aut: an ElizaOS or Yao suite against the agent; docs/aut.md):\n"
+    "  --agent-url URL    the agent's OpenAI-compatible API (--via http, the default)\n"
+    "  --via acp|pty      the agent is the command after --: ACP on stdio, or a PTY\n"
+    "  --agent-model M    the request's model (http)\n"
+    "  --tape FILE        judge and validator replies (docs/tape.md)\n"
+    "  --record --judge-url URL  ask this OpenAI-compatible judge for a reply the\n"
+    "                     tape lacks and write it into the tape\n"
+    "  --workspace DIR    where file and command checks look (default: .)\n"
+    "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
+    "  --dry-run          list the cases and their checks; reach no agent\n"
+    "  --turn-timeout MS  a turn's budget (default 60000)\n"
     "pty options (docs/pty.md):\n"
     "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
     "                     screenshots and checksums.json into DIR\n"
@@ -238,6 +249,7 @@ enum {
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
     O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
     O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
+    O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -299,7 +311,16 @@ static const struct {
     { NULL, "--rows", O_ROWS, true, false, CMD_SESSION, false },
     { NULL, "--cols", O_COLS, true, false, CMD_SESSION, false },
     { NULL, "--listen", O_LISTEN, true, false, CMD_SERVE, false },
-    { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS, false },
+    { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS | CMD_RUN, false },
+    { NULL, "--via", O_VIA, true, false, CMD_RUN, false },
+    { NULL, "--agent-url", O_AGENT_URL, true, false, CMD_RUN, false },
+    { NULL, "--agent-model", O_AGENT_MODEL, true, false, CMD_RUN, false },
+    { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
+    { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
+    { NULL, "--results", O_RESULTS, true, false, CMD_RUN, false },
+    { NULL, "--dry-run", O_DRY_RUN, false, false, CMD_RUN, false },
+    { NULL, "--judge-url", O_JUDGE_URL, true, false, CMD_RUN, false },
+    { NULL, "--judge-model", O_JUDGE_MODEL, true, false, CMD_RUN, false },
     { NULL, "--strict-tools", O_STRICT_TOOLS, false, false, CMD_SERVE | CMD_RUN, false },
     { NULL, "--agent", O_AGENT, true, false, CMD_SERVE | CMD_RUN | CMD_MOCKAGENT, false },
     { NULL, "--agent-bin", O_AGENT_BIN, true, false, CMD_RUN, false },
@@ -430,8 +451,8 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->output = v;
         break;
     case O_TARGET:
-        if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0 && strcmp(v, "agent") != 0)
-            return cli_usage(scvm_usage, "unknown target '%s' (known: sim, pty, agent)", v);
+        if (strcmp(v, "sim") != 0 && strcmp(v, "pty") != 0 && strcmp(v, "agent") != 0 && strcmp(v, "aut") != 0)
+            return cli_usage(scvm_usage, "unknown target '%s' (known: sim, pty, agent, aut)", v);
         o->target = v;
         break;
     case O_SPEED:
@@ -530,6 +551,35 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "%s", "--workspace needs a directory");
         o->workspace = v;
         break;
+    case O_VIA:
+        if (strcmp(v, "http") != 0 && strcmp(v, "acp") != 0 && strcmp(v, "pty") != 0)
+            return cli_usage(scvm_usage, "unknown --via '%s' (http, acp, pty)", v);
+        o->via = v;
+        break;
+    case O_AGENT_URL:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--agent-url needs a URL");
+        o->agent_url = v;
+        break;
+    case O_AGENT_MODEL: o->agent_model = v; break;
+    case O_TAPE:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--tape needs a file");
+        o->tape = v;
+        break;
+    case O_RECORD: o->record = true; break;
+    case O_DRY_RUN: o->dry_run = true; break;
+    case O_RESULTS:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--results needs a file");
+        o->results = v;
+        break;
+    case O_JUDGE_URL:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--judge-url needs a URL");
+        o->judge_url = v;
+        break;
+    case O_JUDGE_MODEL: o->judge_model = v; break;
     case O_STRICT_TOOLS: o->strict_tools = true; break;
     case O_LOOP: o->loop = true; break;
     case O_QUIET: o->quiet = true; break;
@@ -688,10 +738,28 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     }
     if (o->timings && !o->shard_n)
         return cli_usage(scvm_usage, "%s", "--timings balances shards: it needs --shard");
-    bool agent = strcmp(o->target, "agent") == 0;
-    if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0 && !agent)
+    bool agent = strcmp(o->target, "agent") == 0, aut = strcmp(o->target, "aut") == 0;
+    if (cmd == CMD_RUN && aut) {
+        if (!o->via)
+            o->via = o->agent_url ? "http" : o->command ? "acp" : NULL;
+        if (!o->via && !o->dry_run)
+            return cli_usage(scvm_usage, "%s", "-t aut: where is the agent? (--agent-url URL, or --via acp|pty -- CMD)");
+        if (o->via && (strcmp(o->via, "http") == 0 ? !o->agent_url || o->command : !o->command || o->agent_url))
+            return cli_usage(scvm_usage, "%s", "-t aut: --via http takes --agent-url; --via acp and pty take -- CMD");
+        if (pty_opt && !o->command)
+            return cli_usage(scvm_usage, "%s", "the pty options need --target pty");
+        if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
+            return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
+    } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
+                                  o->judge_model || o->results || o->dry_run)) {
+        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results "
+                                           "and --dry-run need --target aut");
+    } else if (cmd == CMD_RUN && o->workspace) {
+        return cli_usage(scvm_usage, "%s", "--workspace (scvm run) needs --target aut");
+    }
+    if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0 && !agent && !aut)
         return cli_usage(scvm_usage, "%s", "'-- CMD' and the pty options need --target pty");
-    if (cmd == CMD_RUN && !agent && (o->agent || o->agent_bin || o->interactive || o->turn_timeout_ms ||
+    if (cmd == CMD_RUN && !agent && (o->agent || o->agent_bin || o->interactive || (o->turn_timeout_ms && !aut) ||
                                      o->strict_tools))
         return cli_usage(scvm_usage, "%s", "the agent options need --target agent");
     if (o->jobs == 0) {

@@ -33,6 +33,9 @@ typedef struct Opts {
     /* run */
     const char *output, *target, *junit;
     const char *report;          /* --report DIR */
+    const char *via, *agent_url, *agent_model, *tape;   /* -t aut */
+    const char *judge_url, *judge_model, *results;
+    bool record, dry_run;
     double speed;
     bool realtime, count, fail_fast, no_progress;
     unsigned jobs;
@@ -183,6 +186,10 @@ void scvm_live_stop(ScvmLive *l);
 
 /* scvm tape check|ls|key|add (cmd_tape.c; docs/tape.md). */
 int scvm_tape(const Opts *o);
+
+/* -t aut (cmd_aut.c; docs/aut.md): the cases of the selection against the
+** agent under test. */
+int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);

@@ -1,0 +1,917 @@
+/* aut_target.c - the agent-under-test target (aut_target.h). */
+#define _GNU_SOURCE     /* strcasestr */
+#include "runtime/aut/aut_target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
+#include "runtime/http/http_client.h"
+#include "runtime/judge/judge.h"
+
+typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
+
+/* A check of a dialogue case, held until its turn comes. */
+typedef struct Pending {
+    cJSON *ck;
+    unsigned line;
+    bool reached;                   /* a Yao checkpoint, reached */
+    unsigned at_turn;
+} Pending;
+static const char *const VERDICT[] = { "passed", "failed", "skipped", "error" };
+
+typedef struct AutT {
+    RtTarget base;
+    AutTargetOpts o;
+    uint64_t t0;
+    AutCounts counts;
+    /* the case being played */
+    bool in_case;
+    char *id;
+    CaseVerdict v;
+    char why[800];
+    bool unsupported;               /* played no further: the why says so */
+    uint64_t case_t0;
+    Aut *aut;
+    const char *scenario;
+    JudgeTurn *turns;
+    AutReply *replies;              /* the turns' own storage */
+    JudgeAction **acts;
+    size_t n_turns;
+    Buf line;
+    char *type;
+    char error[32];                 /* the E_AUT_* of an error verdict */
+    char **msgs;                    /* the checks' messages and verdicts */
+    const char **vds;
+    unsigned n_checks, n_passed;
+    bool stopped;                   /* --fail-fast saw a failure */
+    char judgment[16];              /* ElizaOS's strategy (all_pass, any_pass), "" for none */
+    char tmp[64];                   /* the workspace made for virtual_fs ("" for none) */
+    const char *workspace;          /* the checks' and the agent's folder */
+    unsigned checks_passed_all;     /* over the scenario: for any_pass */
+    /* a dialogue with a simulated user: a Yao dynamic case, an ElizaOS conversation */
+    bool dyn, yao;
+    cJSON *settings;
+    Pending *pend;
+    size_t n_pend;
+} AutT;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void emit_begin(AutT *t, const char *kind)
+{
+    buf_reset(&t->line);
+    buf_printf(&t->line, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)(now_ms() - t->t0), kind);
+}
+
+static void emit_str(AutT *t, const char *key, const char *s)
+{
+    buf_printf(&t->line, ",\"%s\":", key);
+    if (s)
+        buf_json_str(&t->line, s, strlen(s));
+    else
+        buf_puts(&t->line, "null");
+}
+
+static void emit_end(AutT *t)
+{
+    buf_puts(&t->line, "}\n");
+    if (t->o.events && !t->line.oom)
+        fwrite(t->line.data, 1, t->line.len, t->o.events);
+}
+
+/* A case's verdict can only get worse: passed < skipped < failed < error. */
+static void worsen(AutT *t, CaseVerdict v, const char *why)
+{
+    static const int rank[] = { 0, 2, 1, 3 };
+    if (rank[v] > rank[t->v]) {
+        t->v = v;
+        snprintf(t->why, sizeof t->why, "%s", why ? why : "");
+    }
+}
+
+static void dialogue(AutT *t);
+
+static void case_end(AutT *t)
+{
+    if (!t->in_case)
+        return;
+    if (t->dyn && !t->unsupported && t->v != V_ERROR && t->n_turns)
+        dialogue(t);
+    for (size_t i = 0; i < t->n_pend; i++)
+        cJSON_Delete(t->pend[i].ck);
+    sc_free(t->pend);
+    t->pend = NULL;
+    t->n_pend = 0;
+    cJSON_Delete(t->settings);
+    t->settings = NULL;
+    t->dyn = false;
+    emit_begin(t, "case_result");
+    emit_str(t, "id", t->id);
+    emit_str(t, "verdict", VERDICT[t->v]);
+    emit_str(t, "why", t->why[0] ? t->why : NULL);
+    emit_end(t);
+    unsigned *c[] = { &t->counts.passed, &t->counts.failed, &t->counts.skipped, &t->counts.errors };
+    (*c[t->v])++;
+    if (t->v != V_PASSED && t->o.diag)
+        fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
+    if (t->o.on_case) {
+        const JudgeTurn *last = t->n_turns ? &t->turns[t->n_turns - 1] : NULL;
+        AutCaseResult r = {
+            .scenario = t->scenario, .id = t->id, .type = t->type, .verdict = VERDICT[t->v],
+            .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
+            .output = last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
+            .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
+            .judgment = t->judgment,
+        };
+        t->o.on_case(t->o.ctx, &r);
+    }
+    if ((t->v == V_FAILED || t->v == V_ERROR) && t->o.fail_fast)
+        t->stopped = true;
+    for (unsigned i = 0; i < t->n_checks; i++)
+        sc_free(t->msgs[i]);
+    sc_free(t->msgs);
+    sc_free(t->vds);
+    t->msgs = NULL;
+    t->vds = NULL;
+    t->n_checks = t->n_passed = 0;
+    sc_free(t->type);
+    t->type = NULL;
+    aut_close(t->aut);
+    t->aut = NULL;
+    for (size_t i = 0; i < t->n_turns; i++) {
+        aut_reply_fini(&t->replies[i]);
+        sc_free(t->acts[i]);
+        sc_free((char *)t->turns[i].input);
+    }
+    sc_free(t->turns);
+    sc_free(t->replies);
+    sc_free(t->acts);
+    t->turns = NULL;
+    t->replies = NULL;
+    t->acts = NULL;
+    t->n_turns = 0;
+    sc_free(t->id);
+    t->id = NULL;
+    t->in_case = false;
+}
+
+/* An ElizaOS code step: `LANG -c CODE` in the workspace, as ElizaOS runs it
+** (bash -c without a lang), its output the step's "response" for the
+** evaluations, in its own process group, killed after the turn budget. */
+static void add_turn(AutT *t, const char *input, char *text);
+
+static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
+{
+    BcVal lang, code;
+    const char *l = bc_val_get(p, settings, "lang", &lang) && lang.tag == BC_V_STR ? p->str[lang.n].s : "bash";
+    const char *c = bc_val_get(p, settings, "code", &code) && code.tag == BC_V_STR ? p->str[code.n].s : "";
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC) != 0) {
+        worsen(t, V_ERROR, "cannot make a pipe");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        if (chdir(t->workspace) != 0)
+            _exit(127);
+        execlp(l, l, "-c", c, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        worsen(t, V_ERROR, "cannot start the code step");
+        return;
+    }
+    setpgid(pid, pid);
+    Buf out;
+    buf_init(&out);
+    unsigned budget = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
+    uint64_t deadline = now_ms() + budget;
+    bool late = false;
+    for (;;) {
+        uint64_t now = now_ms();
+        if (now >= deadline) {
+            late = true;
+            break;
+        }
+        struct pollfd pf = { .fd = fd[0], .events = POLLIN };
+        if (poll(&pf, 1, (int)(deadline - now)) <= 0)
+            continue;
+        char b[4096];
+        ssize_t n = read(fd[0], b, sizeof b);
+        if (n <= 0)
+            break;
+        if (out.len < ((size_t)1 << 20))
+            buf_put(&out, b, (size_t)n);
+    }
+    close(fd[0]);
+    kill(-pid, SIGKILL);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    buf_putc(&out, 0);
+    emit_begin(t, "code");
+    emit_str(t, "lang", l);
+    buf_printf(&t->line, ",\"exit_code\":%d", late ? -1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    emit_str(t, "output", (const char *)out.data);
+    emit_end(t);
+    if (late) {
+        char why[100];
+        snprintf(why, sizeof why, "E_AUT_TIMEOUT: the code step did not end within %u ms", budget);
+        worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
+    }
+    add_turn(t, c, sc_strdup((const char *)out.data));
+    buf_fini(&out);
+}
+
+static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    case_end(t);
+    t->in_case = true;
+    t->id = sc_strdup(p->str[in->a[0]].s);
+    t->v = V_PASSED;
+    t->why[0] = 0;
+    t->error[0] = 0;
+    t->unsupported = false;
+    t->case_t0 = now_ms();
+    t->scenario = p->str[p->meta.name].s;
+    const char *type = p->str[in->a[1]].s;
+    t->type = sc_strdup(type);
+    emit_begin(t, "case");
+    emit_str(t, "id", t->id);
+    emit_str(t, "type", type);
+    emit_end(t);
+    if (t->stopped) {
+        worsen(t, V_SKIPPED, "not run: an earlier case failed (--fail-fast)");
+        t->unsupported = true;
+        return;
+    }
+    if (t->o.dry_run) {
+        worsen(t, V_SKIPPED, "not run: --dry-run");
+        t->unsupported = true;
+        return;
+    }
+    BcVal settings = bc_val(p, in->a[2]), skip;
+    if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
+        worsen(t, V_SKIPPED, "skip: true");
+        t->unsupported = true;
+        return;
+    }
+    if (strcmp(type, "dynamic") == 0 || strcmp(type, "conversation") == 0) {
+        /* played as a dialogue at the case's end, the simulated user's
+        ** messages from the tape */
+        t->dyn = true;
+        t->yao = type[0] == 'd';
+        Buf j;
+        buf_init(&j);
+        bc_val_json_at(p, &settings, &j);
+        t->settings = cJSON_ParseWithLength((const char *)j.data, j.len);
+        buf_fini(&j);
+    } else if (strcmp(type, "code") == 0) {
+        code_step(t, p, &settings);
+    } else if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
+        char why[200];
+        snprintf(why, sizeof why, "a %s case is not one this target plays (docs/aut.md)", type);
+        worsen(t, V_SKIPPED, why);
+        t->unsupported = true;
+    }
+}
+
+/* A turn whose answer did not come from the agent (a code step's output):
+** text is taken over. */
+static void add_turn(AutT *t, const char *input, char *text)
+{
+    size_t k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
+    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
+    if (nt)
+        t->turns = nt;
+    if (nr)
+        t->replies = nr;
+    if (!na) {
+        sc_free(text);
+        worsen(t, V_ERROR, "out of memory");
+        return;
+    }
+    t->acts = na;
+    memset(&t->replies[k], 0, sizeof t->replies[k]);
+    t->replies[k].text = text;         /* freed with the reply */
+    t->acts[k] = NULL;
+    t->turns[k] = (JudgeTurn){ sc_strdup(input), text, NULL, 0 };
+    t->n_turns++;
+}
+
+/* One turn of the open agent: text in, its reply kept and reported. */
+static void play_turn(AutT *t, const char *text)
+{
+    char err[600] = "";
+    size_t k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
+    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
+    if (nt)
+        t->turns = nt;
+    if (nr)
+        t->replies = nr;
+    if (!na) {
+        worsen(t, V_ERROR, "out of memory");
+        return;
+    }
+    t->acts = na;
+    AutReply *r = &t->replies[k];
+    AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
+    JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);
+    for (size_t i = 0; ja && i < r->n_actions; i++)
+        ja[i] = (JudgeAction){ r->actions[i].name, r->actions[i].input };
+    t->acts[k] = ja;
+    t->turns[k] = (JudgeTurn){ sc_strdup(text), r->text, ja, ja ? r->n_actions : 0 };
+    t->n_turns++;
+    emit_begin(t, "turn");
+    emit_str(t, "input", text);
+    emit_str(t, "text", r->text);
+    buf_puts(&t->line, ",\"actions\":[");
+    for (size_t i = 0; i < r->n_actions; i++) {
+        buf_puts(&t->line, i ? ",{\"name\":" : "{\"name\":");
+        buf_json_str(&t->line, r->actions[i].name, strlen(r->actions[i].name));
+        buf_puts(&t->line, ",\"input\":");
+        buf_json_str(&t->line, r->actions[i].input, strlen(r->actions[i].input));
+        buf_putc(&t->line, '}');
+    }
+    buf_printf(&t->line, "],\"ms\":%llu", (unsigned long long)r->ms);
+    emit_str(t, "stop", r->stop);
+    if (e) {
+        emit_str(t, "error", aut_err_name(e));
+        emit_str(t, "why", err);
+    }
+    emit_end(t);
+    if (e) {
+        char why[700];
+        snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
+        worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "%s", aut_err_name(e));
+    }
+}
+
+static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+        return;
+    char err[600] = "";
+    if (!t->aut) {
+        /* a conversation of its own per case (HTTP: named by the case) */
+        AutConfig c = t->o.aut;
+        if (t->tmp[0])
+            c.cwd = t->tmp;         /* the agent works where its files are */
+        char session[300];
+        snprintf(session, sizeof session, "%s/%s", p->str[p->meta.name].s, t->id);
+        for (char *q = session; *q; q++)
+            if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
+                *q = '_';           /* a header value */
+        c.session = session;
+        t->aut = aut_open(&c, err, sizeof err);
+        if (!t->aut) {
+            worsen(t, V_ERROR, err);
+            snprintf(t->error, sizeof t->error, "%s", aut_err_name(AUT_E_START));
+            emit_begin(t, "turn");
+            emit_str(t, "error", aut_err_name(AUT_E_START));
+            emit_str(t, "why", err);
+            emit_end(t);
+            return;
+        }
+        /* an input given as a conversation: the messages before the last
+        ** are its history (HTTP; the other transports cannot be told) */
+        BcVal input = bc_val(p, in->a[2]);
+        if (input.tag == BC_V_ARRAY) {
+            Buf j;
+            buf_init(&j);
+            bc_val_json_at(p, &input, &j);
+            cJSON *msgs = cJSON_ParseWithLength((const char *)j.data, j.len);
+            int n = cJSON_GetArraySize(msgs);
+            for (int i = 0; i + 1 < n; i++) {
+                const cJSON *m = cJSON_GetArrayItem(msgs, i);
+                const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+                const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+                if (role && content)
+                    aut_seed(t->aut, role, content);
+            }
+            cJSON_Delete(msgs);
+            buf_fini(&j);
+        }
+    }
+    play_turn(t, p->str[in->a[1]].s);
+}
+
+static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line);
+
+static void check(AutT *t, const BcProgram *p, const BcInsn *in)
+{
+    if (t->in_case && t->o.dry_run) {      /* the listing: what would be checked */
+        Buf j;
+        buf_init(&j);
+        BcVal v = bc_val(p, in->a[0]);
+        bc_val_json_at(p, &v, &j);
+        emit_begin(t, "check");
+        buf_puts(&t->line, ",\"check\":");
+        buf_put(&t->line, j.data, j.len);
+        buf_printf(&t->line, ",\"line\":%u", (unsigned)in->line);
+        emit_end(t);
+        buf_fini(&j);
+        return;
+    }
+    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+        return;
+    BcVal v = bc_val(p, in->a[0]);
+    Buf j;
+    buf_init(&j);
+    bc_val_json_at(p, &v, &j);
+    cJSON *ck = cJSON_ParseWithLength((const char *)j.data, j.len);
+    buf_fini(&j);
+    if (t->dyn) {                       /* its turn comes in the dialogue */
+        Pending *np = sc_realloc(t->pend, (t->n_pend + 1) * sizeof *np);
+        if (!np) {
+            cJSON_Delete(ck);
+            worsen(t, V_ERROR, "out of memory");
+            return;
+        }
+        t->pend = np;
+        t->pend[t->n_pend++] = (Pending){ ck, (unsigned)in->line, false, 0 };
+        return;
+    }
+    decide(t, ck, (unsigned)in->line);
+    cJSON_Delete(ck);
+}
+
+/* Decides one check now: its event, its message kept, the case worsened. */
+static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
+{
+    uint64_t dur = now_ms() - t->case_t0;
+    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace,
+                     .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
+                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+    JudgeResult r;
+    judge_check(ck, &run, &r);
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "type"));
+    emit_begin(t, "check");
+    emit_str(t, "type", type);
+    emit_str(t, "scope", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope")));
+    buf_printf(&t->line, ",\"line\":%u", line);
+    emit_str(t, "verdict", judge_verdict_name(r.verdict));
+    emit_str(t, "message", r.message);
+    if (r.key[0]) {
+        emit_str(t, "tape_kind", r.kind);
+        emit_str(t, "tape_key", r.key);
+        emit_str(t, "tape_request", r.request);   /* what `scvm tape add` records it under */
+    }
+    emit_end(t);
+    char why[700];
+    snprintf(why, sizeof why, "line %u: %s", line, r.message);
+    char **nm = sc_realloc(t->msgs, (t->n_checks + 1) * sizeof *nm);
+    const char **nv = nm ? sc_realloc(t->vds, (t->n_checks + 1) * sizeof *nv) : NULL;
+    if (nm)
+        t->msgs = nm;
+    if (nv) {
+        t->vds = nv;
+        t->msgs[t->n_checks] = sc_strdup(r.message);
+        t->vds[t->n_checks] = judge_verdict_name(r.verdict);
+        t->n_checks++;
+        t->n_passed += r.verdict == JUDGE_PASS;
+        t->checks_passed_all += r.verdict == JUDGE_PASS;
+    }
+    if (r.verdict == JUDGE_FAIL || r.verdict == JUDGE_ERROR)
+        worsen(t, V_FAILED, why);
+    else if (r.verdict == JUDGE_SKIP)
+        worsen(t, V_SKIPPED, why);
+    judge_result_fini(&r);
+    return r.verdict;
+}
+
+/* What a live judge is told each kind of request is, and how to answer. */
+static const char *instructions(const char *kind)
+{
+    if (strcmp(kind, "llm_judge") == 0)
+        return "You judge an AI agent's answer. The user message is a JSON object: prompt (the question to "
+               "answer about the agent's work), expected, optional capabilities to check, and response (the "
+               "agent's answer). Reply with one JSON object and nothing else: {\"overall_success\": true or false, "
+               "\"confidence\": a number from 0 to 1, \"qualitative_summary\": one sentence}.";
+    if (strcmp(kind, "yao_simulator") == 0 || strcmp(kind, "user_simulator") == 0)
+        return "You play the user talking to an AI agent, as the JSON object in the user message describes "
+               "(persona, goal or objective, the conversation so far). Write the user's next message. Reply "
+               "with one JSON object and nothing else: {\"message\": the message, \"goal_achieved\": true when "
+               "the goal is reached and there is nothing more to say, else false}.";
+    if (strcmp(kind, "yao_validator") == 0)
+        return "You validate an AI agent's output. The user message is a JSON object: input (what the agent was "
+               "asked), output (its answer) and criteria. Reply with one JSON object and nothing else: "
+               "{\"passed\": true or false, \"reason\": one sentence}.";
+    return "Reply with one JSON object and nothing else.";
+}
+
+/* judge.h's ask: one chat request to the judge; its answer read as JSON
+** (the whole text, else its first {...} span). */
+static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n)
+{
+    AutT *t = ctx;
+    char url[4096];
+    size_t l = strlen(t->o.judge_url);
+    snprintf(url, sizeof url, "%.*s/chat/completions", (int)(l && t->o.judge_url[l - 1] == '/' ? l - 1 : l),
+             t->o.judge_url);
+    Buf q;
+    buf_init(&q);
+    tape_canonical(request, &q);
+    buf_putc(&q, 0);
+    cJSON *body = cJSON_CreateObject();
+    cJSON_AddStringToObject(body, "model", t->o.judge_model ? t->o.judge_model : "judge");
+    cJSON *msgs = cJSON_AddArrayToObject(body, "messages");
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "system");
+    cJSON_AddStringToObject(m, "content", instructions(kind));
+    cJSON_AddItemToArray(msgs, m);
+    m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "role", "user");
+    cJSON_AddStringToObject(m, "content", (const char *)q.data);
+    cJSON_AddItemToArray(msgs, m);
+    cJSON_AddNumberToObject(body, "temperature", 0);
+    char *text = cJSON_PrintUnformatted(body);
+    cJSON_Delete(body);
+    buf_fini(&q);
+    char hdr[300];
+    snprintf(hdr, sizeof hdr, "Content-Type: application/json\r\nX-Scenario-Session: judge/%s\r\n", kind);
+    HttpResponse res;
+    int st = text ? http_request("POST", url, hdr, text, strlen(text), t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000,
+                                 t->o.aut.cancel_fd, (size_t)16 << 20, &res, why, n)
+                  : -1;
+    cJSON_free(text);
+    if (st)
+        return NULL;
+    cJSON *j = cJSON_ParseWithLength((const char *)res.body.data, res.body.len);
+    const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "choices"), 0),
+                                         "message"),
+        "content"));
+    cJSON *reply = content ? cJSON_Parse(content) : NULL;
+    if (content && !reply) {
+        const char *a = strchr(content, '{'), *b = strrchr(content, '}');
+        if (a && b && b > a)
+            reply = cJSON_ParseWithLength(a, (size_t)(b - a + 1));
+    }
+    if (!reply)
+        snprintf(why, n, "the judge at %s answered HTTP %d without a JSON verdict", t->o.judge_url, res.status);
+    cJSON_Delete(j);
+    buf_fini(&res.body);
+    return reply;
+}
+
+/* ---- dialogues: a Yao dynamic case, an ElizaOS conversation ---- */
+
+static bool cp_after_reached(const AutT *t, const cJSON *ck)
+{
+    const cJSON *id;
+    cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(ck, "after")) {
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *pid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "id"));
+            if (pid && cJSON_IsString(id) && strcmp(pid, id->valuestring) == 0 && !t->pend[i].reached)
+                return false;       /* unknown ids are ignored, as Yao does */
+        }
+    }
+    return true;
+}
+
+static bool cp_required(const cJSON *ck)
+{
+    return !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ck, "required"));
+}
+
+static bool all_required_reached(const AutT *t)
+{
+    for (size_t i = 0; i < t->n_pend; i++)
+        if (!t->pend[i].reached && cp_required(t->pend[i].ck))
+            return false;
+    return true;
+}
+
+static void cp_event(AutT *t, const Pending *c, const char *verdict, const char *message)
+{
+    emit_begin(t, "check");
+    emit_str(t, "type", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "type")));
+    emit_str(t, "scope", "checkpoint");
+    emit_str(t, "id", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "id")));
+    buf_printf(&t->line, ",\"line\":%u", c->line);
+    emit_str(t, "verdict", verdict);
+    emit_str(t, "message", message);
+    emit_end(t);
+}
+
+/* Yao: checkpoints walked in file order, those whose `after` are reached
+** checked on this turn, again while one more is reached (a cascade). */
+static void reach_checkpoints(AutT *t, unsigned turn)
+{
+    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace, .tape = t->o.tape,
+                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t i = 0; i < t->n_pend; i++) {
+            Pending *c = &t->pend[i];
+            if (c->reached || !cp_after_reached(t, c->ck))
+                continue;
+            JudgeResult r;
+            judge_check(c->ck, &run, &r);
+            if (r.verdict == JUDGE_PASS) {
+                c->reached = true;
+                c->at_turn = turn;
+                char m[700];
+                snprintf(m, sizeof m, "reached at turn %u: %s", turn, r.message);
+                cp_event(t, c, "passed", m);
+                t->checks_passed_all++;
+                more = true;
+            }
+            judge_result_fini(&r);
+        }
+    }
+}
+
+/* ElizaOS: a termination condition's keyword (any case) in the last user
+** input or the agent's reply. */
+static bool terminated(const AutT *t, const cJSON *conv)
+{
+    const JudgeTurn *last = &t->turns[t->n_turns - 1];
+    const cJSON *c, *k;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(conv, "termination_conditions")) {
+        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "keywords")) {
+            if (!cJSON_IsString(k) || !*k->valuestring)
+                continue;
+            if (strcasestr(last->input ? last->input : "", k->valuestring) ||
+                strcasestr(last->text ? last->text : "", k->valuestring))
+                return true;
+        }
+    }
+    return false;
+}
+
+static cJSON *history(const AutT *t)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < t->n_turns; i++) {
+        cJSON *u = cJSON_CreateObject(), *g = cJSON_CreateObject();
+        cJSON_AddStringToObject(u, "role", "user");
+        cJSON_AddStringToObject(u, "content", t->turns[i].input ? t->turns[i].input : "");
+        cJSON_AddStringToObject(g, "role", "assistant");
+        cJSON_AddStringToObject(g, "content", t->turns[i].text ? t->turns[i].text : "");
+        cJSON_AddItemToArray(a, u);
+        cJSON_AddItemToArray(a, g);
+    }
+    return a;
+}
+
+/* The simulated user's request for the next turn (docs/aut.md, "Dialogues"). */
+static cJSON *sim_request(const AutT *t, const cJSON *conv, unsigned next, int max)
+{
+    cJSON *rq = cJSON_CreateObject();
+    if (t->yao) {
+        const cJSON *sim = cJSON_GetObjectItemCaseSensitive(t->settings, "simulator");
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(sim, "options"), "metadata");
+        const char *use = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sim, "use"));
+        cJSON_AddStringToObject(rq, "use", use ? use : "");
+        const cJSON *persona = cJSON_GetObjectItemCaseSensitive(md, "persona"),
+                    *goal = cJSON_GetObjectItemCaseSensitive(md, "goal");
+        cJSON_AddItemToObject(rq, "persona", persona ? cJSON_Duplicate(persona, true) : cJSON_CreateNull());
+        cJSON_AddItemToObject(rq, "goal", goal ? cJSON_Duplicate(goal, true) : cJSON_CreateNull());
+        cJSON *reached = cJSON_AddArrayToObject(rq, "checkpoints_reached");
+        cJSON *pending = cJSON_AddArrayToObject(rq, "checkpoints_pending");
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "id"));
+            cJSON_AddItemToArray(t->pend[i].reached ? reached : pending, cJSON_CreateString(id ? id : ""));
+        }
+    } else {
+        const cJSON *us = cJSON_GetObjectItemCaseSensitive(conv, "user_simulator");
+        cJSON_AddItemToObject(rq, "user_simulator", us ? cJSON_Duplicate(us, true) : cJSON_CreateNull());
+    }
+    cJSON_AddItemToObject(rq, "conversation", history(t));
+    cJSON_AddNumberToObject(rq, "turn_number", next);
+    cJSON_AddNumberToObject(rq, "max_turns", max);
+    return rq;
+}
+
+static void dialogue(AutT *t)
+{
+    const cJSON *conv = t->yao ? t->settings : cJSON_GetObjectItemCaseSensitive(t->settings, "conversation");
+    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(conv, "max_turns");
+    int max = cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble <= 1000 ? (int)mt->valuedouble : 20;
+    const char *kind = t->yao ? "yao_simulator" : "user_simulator";
+    bool cut = false;                   /* the simulated user had no reply: the rest is not judged */
+    for (unsigned turn = 1;; turn++) {
+        if (t->v == V_ERROR)
+            break;
+        if (t->yao) {
+            reach_checkpoints(t, turn);
+            if (all_required_reached(t))
+                break;
+        } else {
+            for (size_t i = 0; i < t->n_pend; i++) {
+                const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
+                if (sc && strcmp(sc, "turn") == 0)
+                    decide(t, t->pend[i].ck, t->pend[i].line);
+            }
+            if (terminated(t, conv))
+                break;
+        }
+        if ((int)turn >= max) {
+            if (t->yao) {
+                char why[120];
+                snprintf(why, sizeof why, "max turns (%d) exceeded without reaching all checkpoints", max);
+                worsen(t, V_FAILED, why);
+            }
+            break;
+        }
+        cJSON *rq = sim_request(t, conv, turn + 1, max);
+        JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .tape = t->o.tape,
+                         .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+        JudgeResult jr;
+        memset(&jr, 0, sizeof jr);
+        const cJSON *rp = judge_tape(&run, kind, rq, &jr);
+        cJSON_Delete(rq);
+        emit_begin(t, "simulator");
+        buf_printf(&t->line, ",\"turn\":%u", turn + 1);
+        if (!rp) {
+            emit_str(t, "verdict", "skipped");
+            emit_str(t, "message", jr.message);
+            emit_str(t, "tape_kind", jr.kind);
+            emit_str(t, "tape_key", jr.key);
+            emit_str(t, "tape_request", jr.request);
+            emit_end(t);
+            worsen(t, V_SKIPPED, jr.message);
+            judge_result_fini(&jr);
+            cut = true;
+            break;
+        }
+        judge_result_fini(&jr);
+        const char *msg = cJSON_IsString(rp) ? rp->valuestring
+                                             : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rp, "message"));
+        bool goal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rp, "goal_achieved"));
+        emit_str(t, "message", msg);
+        buf_printf(&t->line, ",\"goal_achieved\":%s", goal ? "true" : "false");
+        emit_end(t);
+        if (t->yao && goal) {
+            if (!all_required_reached(t))
+                worsen(t, V_FAILED, "simulator signaled goal achieved but not all required checkpoints reached");
+            break;
+        }
+        if (!msg || !*msg) {
+            worsen(t, V_ERROR, "simulator error: the tape's reply has no message");
+            snprintf(t->error, sizeof t->error, "E_AUT_PROTOCOL");
+            break;
+        }
+        play_turn(t, msg);
+    }
+    if (t->yao) {
+        for (size_t i = 0; i < t->n_pend; i++)
+            if (!t->pend[i].reached)
+                cp_event(t, &t->pend[i], cp_required(t->pend[i].ck) && !cut ? "failed" : "skipped",
+                         cut ? "not reached: the conversation was cut short" : "not reached");
+    } else if (t->v != V_ERROR && !cut) {
+        for (size_t i = 0; i < t->n_pend; i++) {
+            const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
+            if (!sc || strcmp(sc, "turn") != 0)
+                decide(t, t->pend[i].ck, t->pend[i].line);      /* final (and step) checks, once */
+        }
+    }
+}
+
+static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
+{
+    (void)at_ms;
+    AutT *t = (AutT *)base;
+    /* the rest of a scenario is not the agent's */
+    if (in->op == OP_CASE)
+        case_begin(t, p, in);
+    else if (in->op == OP_USER_INPUT)
+        turn(t, p, in);
+    else if (in->op == OP_EVAL)
+        check(t, p, in);
+    if (t->o.events)
+        fflush(t->o.events);
+    return 0;
+}
+
+/* The scenario's ElizaOS metadata: its judgment strategy, and its
+** virtual_fs written into a fresh folder (unless --workspace names one). */
+static int a_begin(RtTarget *base, const BcProgram *p)
+{
+    AutT *t = (AutT *)base;
+    t->workspace = t->o.workspace ? t->o.workspace : ".";
+    BcVal cfg = bc_val(p, p->meta.config), j, strat, setup, vfs;
+    if (bc_val_get(p, &cfg, "judgment", &j) && bc_val_get(p, &j, "strategy", &strat) && strat.tag == BC_V_STR)
+        snprintf(t->judgment, sizeof t->judgment, "%s", p->str[strat.n].s);
+    if (t->o.workspace || !bc_val_get(p, &cfg, "setup", &setup) || !bc_val_get(p, &setup, "virtual_fs", &vfs) ||
+        vfs.tag != BC_V_MAP)
+        return 0;
+    Buf js;
+    buf_init(&js);
+    bc_val_json_at(p, &vfs, &js);
+    cJSON *files = cJSON_ParseWithLength((const char *)js.data, js.len);
+    buf_fini(&js);
+    snprintf(t->tmp, sizeof t->tmp, "/tmp/scvm-aut-XXXXXX");
+    if (!files || cJSON_GetArraySize(files) == 0 || !mkdtemp(t->tmp)) {
+        int had = cJSON_GetArraySize(files) > 0;
+        t->tmp[0] = 0;
+        cJSON_Delete(files);
+        if (had && t->o.diag)
+            fprintf(t->o.diag, "scvm: aut: cannot make a workspace for virtual_fs: %s\n", strerror(errno));
+        return had ? SC_IO : 0;
+    }
+    t->workspace = t->tmp;
+    const cJSON *f;
+    int st = 0;
+    cJSON_ArrayForEach(f, files) {
+        const char *name = f->string;
+        /* the compiler checked them; a shipped fixture is checked again */
+        bool ok = name && name[0] && name[0] != '/' && !strstr(name, "..") && cJSON_IsString(f);
+        char path[4096];
+        if (!ok || (size_t)snprintf(path, sizeof path, "%s/%s", t->tmp, name) >= sizeof path) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
+            st = SC_FAILED;
+            continue;
+        }
+        int e = file_mkparents(path);
+        if (!e)
+            e = file_write_atomic(path, f->valuestring, strlen(f->valuestring));
+        if (e) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
+            st = SC_IO;
+        }
+    }
+    cJSON_Delete(files);
+    return st;
+}
+
+static int a_end(RtTarget *base, const BcProgram *p)
+{
+    (void)p;
+    AutT *t = (AutT *)base;
+    case_end(t);
+    /* ElizaOS's any_pass: the scenario passes when any evaluation passed
+    ** (and no step erred); else every case must have passed */
+    if (strcmp(t->judgment, "any_pass") == 0)
+        return t->counts.errors || !t->checks_passed_all ? SC_FAILED : SC_OK;
+    return t->counts.failed || t->counts.errors ? SC_FAILED : SC_OK;
+}
+
+static void a_destroy(RtTarget *base)
+{
+    AutT *t = (AutT *)base;
+    case_end(t);
+    if (t->tmp[0])
+        file_remove_tree(t->tmp);
+    buf_fini(&t->line);
+    sc_free(t);
+}
+
+static const RtTargetVtbl AUT_VT = { "aut", a_begin, a_op, a_end, a_destroy };
+
+RtTarget *rt_aut_new(const AutTargetOpts *o)
+{
+    AutT *t = sc_calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->base.vt = &AUT_VT;
+    t->o = *o;
+    t->stopped = o->stopped;
+    t->t0 = now_ms();
+    buf_init(&t->line);
+    return &t->base;
+}
+
+void rt_aut_counts(const RtTarget *base, AutCounts *out)
+{
+    *out = ((const AutT *)base)->counts;
+}
+
+bool rt_aut_stopped(const RtTarget *base)
+{
+    return ((const AutT *)base)->stopped;
+}

@@ -1,0 +1,66 @@
+/* aut_target.h - the agent-under-test target (scvm run -t aut; docs/aut.md):
+** the cases of a compiled ElizaOS or Yao suite played against a real agent.
+**
+** Each CASE opens the agent afresh (runtime/aut: a new conversation, a new
+** process for ACP and PTY), each USER_INPUT of the case is one turn, and
+** each EVAL is decided on the conversation so far (runtime/judge), with
+** judge verdicts and validator replies from the tape.  A case's verdict:
+** error when a turn failed (the agent could not be reached, answered out of
+** protocol, ran out of time), failed when a check failed or is malformed,
+** skipped when a check needs a reply the tape lacks (the key is in the
+** event) or the case needs what this target cannot do (a simulated user, a
+** code step), else passed.  Events go out as JSON lines. */
+#ifndef SC_AUT_TARGET_H
+#define SC_AUT_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/aut/aut.h"
+#include "runtime/rt.h"
+#include "runtime/tape/tape.h"
+
+/* One case's outcome, for reports (cmd_aut.c writes them in each
+** ecosystem's shape). */
+typedef struct AutCaseResult {
+    const char *scenario, *id, *type;   /* type: input, code, conversation (ElizaOS); standard, dynamic (Yao) */
+    const char *verdict;                /* passed, failed, skipped, error */
+    const char *error;                  /* for error: the E_AUT_* name (E_AUT_TIMEOUT: Yao's "timeout") */
+    const char *why;                    /* "" when passed */
+    const char *input, *output;         /* the last turn's (NULL: none) */
+    uint64_t duration_ms;
+    unsigned checks, checks_passed;
+    const char *const *messages;        /* each check's message, in order */
+    const char *const *verdicts;        /* and verdict */
+    const char *judgment;               /* the scenario's ElizaOS strategy (all_pass, any_pass), "" for none */
+} AutCaseResult;
+
+typedef struct AutTargetOpts {
+    AutConfig aut;              /* how to reach the agent; opened once per case */
+    const char *workspace;      /* where file and command checks look (NULL: the current folder, or a
+                                ** fresh folder holding an ElizaOS scenario's virtual_fs) */
+    Tape *tape;                 /* judge and validator replies (NULL: none; such checks skip) */
+    /* Recording (docs/tape.md): a reply the tape lacks is asked of this
+    ** OpenAI-compatible judge once and added to the tape.  NULL: replay only. */
+    const char *judge_url;
+    const char *judge_model;
+    FILE *events;               /* JSON lines, or NULL */
+    FILE *diag;                 /* one line per case that did not pass (NULL: none) */
+    void (*on_case)(void *ctx, const AutCaseResult *r);   /* after each case (NULL: none) */
+    void *ctx;
+    bool fail_fast;             /* after a case that failed or erred, the rest are skipped unplayed */
+    bool stopped;               /* an earlier scenario's case failed under fail_fast: skip every case */
+    bool dry_run;               /* list the cases and their checks; reach no agent */
+} AutTargetOpts;
+
+typedef struct AutCounts {
+    unsigned passed, failed, skipped, errors;
+} AutCounts;
+
+RtTarget *rt_aut_new(const AutTargetOpts *o);
+void rt_aut_counts(const RtTarget *t, AutCounts *out);
+/* Whether fail_fast stopped it (the next scenario's target then starts stopped). */
+bool rt_aut_stopped(const RtTarget *t);
+
+#endif

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The ElizaOS and Yao front ends through scc and scvm, without the corpus:
+detection and --dialect, every evaluation kept as an EVAL with its source
+position, byte-identical output, packs mixing dialects, the 1.2 version
+mark, what the simulation plays, and the PTY target refusing to pass a
+program whose checks it cannot evaluate.
+
+usage: agent_dialects.py SCC SCVM FIXTURES_DIR
+FIXTURES_DIR holds eliza_triage.yaml and yao_expense.jsonl (the worked
+examples of docs/eliza.md and docs/yao.md).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def run(*cmd, cwd=None):
+    return subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def listing_ops(scc, path, *args):
+    p = run(scc, "-l", *args, path)
+    rows = []
+    for l in p.stdout.splitlines():
+        parts = l.split(None, 4)
+        if len(parts) >= 4 and parts[0].isdigit():
+            pos = l.rsplit("[", 1)[1].rstrip("]") if l.rstrip().endswith("]") else ""
+            rows.append((parts[3], pos, l))
+    return p.returncode, rows
+
+
+def main():
+    scc, scvm, fixtures = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as tmp:
+        eliza = os.path.join(tmp, "triage.scenario.yaml")
+        yao = os.path.join(tmp, "expense.jsonl")
+        shutil.copy(os.path.join(fixtures, "eliza_triage.yaml"), eliza)
+        shutil.copy(os.path.join(fixtures, "yao_expense.jsonl"), yao)
+
+        # every evaluation is an EVAL at its own source line
+        rc, rows = listing_ops(scc, eliza)
+        check(rc == 0, "eliza: scc -l failed")
+        ops = [r[0] for r in rows]
+        check(ops == ["CASE", "USER_INPUT", "EVAL", "EVAL", "EVAL", "CASE", "EVAL", "EVAL", "END"],
+              "eliza: ops %s" % ops)
+        src = open(eliza).read().splitlines()
+        for op, pos, line in rows:
+            if op == "EVAL":
+                ln = int(pos.split(":")[0])
+                check(src[ln - 1].strip().startswith("- type:"), "eliza: EVAL position %s is not its evaluation" % pos)
+        rc, rows = listing_ops(scc, yao)
+        check(rc == 0, "yao: scc -l failed")
+        check([r[0] for r in rows].count("EVAL") == 6 and [r[0] for r in rows].count("CASE") == 4,
+              "yao: ops %s" % [r[0] for r in rows])
+        ysrc = open(yao).read().splitlines()
+        for op, pos, line in rows:
+            if op == "EVAL":
+                ln, col = (int(x) for x in pos.split(":"))
+                check(ysrc[ln - 1][col - 1] == "{", "yao: EVAL position %s is not an assertion object" % pos)
+
+        # detection and --dialect
+        check(run(scc, "--check", "--dialect=eliza", eliza).returncode == 0, "--dialect=eliza refused its file")
+        check(run(scc, "--check", "--dialect=yao", yao).returncode == 0, "--dialect=yao refused its file")
+        p = run(scc, "--check", "--dialect=yao", eliza)
+        check(p.returncode == 1 and ":1:1: error: this line is not one JSON object" in p.stderr,
+              "--dialect=yao on YAML: %s" % p.stderr)
+        p = run(scc, "--check", "--dialect=eliza", "--color=never", os.path.basename(yao), cwd=tmp)
+        check(p.returncode == 1 and "expense.jsonl:" in p.stderr and ": error: " in p.stderr,
+              "--dialect=eliza on JSON Lines: %s" % p.stderr)
+        p = run(scc, "--check", "--dialect=elisa", eliza)
+        check(p.returncode == 2 and "eliza or yao" in p.stderr, "--dialect=elisa: %s" % p.stderr)
+
+        # deterministic, verified, marked 1.2
+        for f in (eliza, yao):
+            a, b = os.path.join(tmp, "a.scb"), os.path.join(tmp, "b.scb")
+            check(run(scc, "-o", a, f).returncode == 0 and run(scc, "-o", b, f).returncode == 0, "%s: compile" % f)
+            check(open(a, "rb").read() == open(b, "rb").read(), "%s: two compilations differ" % f)
+            info = json.loads(run(scvm, "info", "--json", a).stdout)
+            check(info.get("version") == "1.2", "%s: version %s" % (f, info.get("version")))
+            check(run(scvm, "verify", a).returncode == 0, "%s: scvm verify" % f)
+
+        # a pack mixing dialects with a Scenario-Format file stays loadable
+        scenario = os.path.join(tmp, "plain.yaml")
+        with open(scenario, "w") as fh:
+            fh.write("name: plain\ntimeline:\n  - llmResponse:\n      - assistant: [[0, \"hi\"]]\n")
+        pack = os.path.join(tmp, "suite.scp")
+        p = run(scc, "--pack", "-o", pack, eliza, yao, scenario)
+        check(p.returncode == 0, "pack: %s" % p.stderr)
+        p = run(scvm, "ls", pack)
+        check(p.returncode == 0 and "Triages a GitHub issue" in p.stdout and "expense" in p.stdout,
+              "pack ls: %s" % p.stdout)
+
+        # the simulation plays the ops as events, checks included
+        e_scb = os.path.join(tmp, "e.scb")
+        run(scc, "-o", e_scb, eliza)
+        p = run(scvm, "run", e_scb)
+        kinds = [json.loads(l)["kind"] for l in p.stdout.splitlines()]
+        check(p.returncode == 0 and kinds.count("eval") == 5 and kinds.count("case") == 2 and
+              kinds.count("user_input") == 1, "sim events: %s" % kinds)
+
+        # the PTY target cannot evaluate the checks: it refuses, never passes
+        p = run(scvm, "run", "-t", "pty", e_scb, "--", "/bin/cat")
+        check(p.returncode != 0 and "does not run on the PTY target" in (p.stdout + p.stderr),
+              "pty: exit %d: %s%s" % (p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+    for f in failures:
+        print("FAIL", f)
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
