@@ -578,7 +578,8 @@ static void emit_mocks(E *e, const YNode *mocks)
         if (s >= 0)
             v[k++] = (Mock){ &mocks->u.items[i], s, i };
     }
-    qsort(v, k, sizeof *v, mock_cmp);
+    if (k > 1)
+        qsort(v, k, sizeof *v, mock_cmp);
     bcb_val_array(b, k);
     for (uint32_t i = 0; i < k; i++) {
         const YNode *m = v[i].n;
