@@ -238,8 +238,8 @@ bool at_pattern_ok(At *t, const YNode *n, bool case_sensitive)
         return true;
     }
     at_err(t, n, "pattern '%s' does not compile in scc's linear-time regex engine: %s", n->u.s, err);
-    at_note(t, n, "it supports literals, '.', classes, \\d \\w \\s and their negations, groups, '|', "
-                  "quantifiers, '^' '$' and a leading (?i) or (?m); no \\b, lookaround or backreferences");
+    at_note(t, n, "it supports literals, '.', classes, \\d \\w \\s and their negations, \\b \\B, groups, '|', "
+                  "quantifiers, '^' '$' and a leading (?i) or (?m); no lookaround or backreferences");
     return false;
 }
 
