@@ -238,8 +238,8 @@ bool at_pattern_ok(At *t, const YNode *n, bool case_sensitive)
         return true;
     }
     at_err(t, n, "pattern '%s' does not compile in scc's linear-time regex engine: %s", n->u.s, err);
-    at_note(t, n, "it supports literals, '.', classes, \\d \\w \\s and their negations, groups, '|', "
-                  "quantifiers, '^' '$' and a leading (?i) or (?m); no \\b, lookaround or backreferences");
+    at_note(t, n, "it supports literals, '.', classes, \\d \\w \\s and their negations, \\b \\B, groups, '|', "
+                  "quantifiers, '^' '$' and a leading (?i) or (?m); no lookaround or backreferences");
     return false;
 }
 
@@ -273,14 +273,17 @@ void at_emit_eval(At *t, const AtCheck *c, const YNode *at)
 void at_emit_case(At *t, const char *id, size_t id_len, const char *type, uint32_t settings, const YNode *at)
 {
     BcBuilder *b = t->b;
-    emit_op(t, at, bcb_op(b, OP_CASE, 0, at ? at->line + t->line_offset : 0, at ? at->col : 0, bcb_str(b, id, id_len),
-                          bcb_cstr(b, type), settings), "CASE");
+    uint32_t ids = bcb_str(b, id, id_len);
+    uint32_t types = bcb_cstr(b, type);
+    emit_op(t, at, bcb_op(b, OP_CASE, 0, at ? at->line + t->line_offset : 0, at ? at->col : 0, ids, types, settings),
+            "CASE");
 }
 
 void at_emit_input(At *t, const char *text, size_t len, uint32_t input, uint32_t extras, const YNode *at)
 {
     BcBuilder *b = t->b;
     uint32_t null = bcb_null(b);
-    emit_op(t, at, bcb_op(b, OP_USER_INPUT, 0, at ? at->line + t->line_offset : 0, at ? at->col : 0, null,
-                          bcb_str(b, text, len), input, extras), "USER_INPUT");
+    uint32_t texts = bcb_str(b, text, len);
+    emit_op(t, at, bcb_op(b, OP_USER_INPUT, 0, at ? at->line + t->line_offset : 0, at ? at->col : 0, null, texts,
+                          input, extras), "USER_INPUT");
 }

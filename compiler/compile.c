@@ -96,8 +96,8 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
     ** (dialect_eliza.c): asked for, or their shapes. */
     bool tui = ok && (forced ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
     bool eliza = ok && !tui && (forced ? strcmp(o->dialect, "eliza") == 0 : eliza_detect(&doc));
-    /* One Yao case written over several lines: the Yao front end says
-    ** why Yao does not load it. */
+    /* A Yao file of one case, on one line (lowered as such) or written
+    ** over several (the Yao front end says why Yao does not load that). */
     if (ok && !forced && !tui && !eliza && doc.root && doc.root->kind == YN_MAP && ymap_get(doc.root, "id") &&
         ymap_get(doc.root, "input") && !ymap_get(doc.root, "timeline")) {
         ok = yao_lower(src, len, o->source_name, o->meta_name, arena, b, d);

@@ -460,8 +460,9 @@ static void lower_step(E *e, const YNode *st, uint32_t index)
     }
     uint32_t settings = bcb_val_end(b);
     at_emit_case(t, id, id_len, type, settings, st);
+    uint32_t null = bcb_null(b);
     if (strcmp(type, "code") != 0)
-        at_emit_input(t, first, first_len, bcb_null(b), bcb_null(b), input ? input : conv);
+        at_emit_input(t, first, first_len, null, null, input ? input : conv);
     if (conv) {
         lower_evals(e, ymap_get(conv, "turn_evaluations"), "turn_evaluations", "turn");
         lower_evals(e, ymap_get(conv, "final_evaluations"), "final_evaluations", "final");
@@ -577,7 +578,8 @@ static void emit_mocks(E *e, const YNode *mocks)
         if (s >= 0)
             v[k++] = (Mock){ &mocks->u.items[i], s, i };
     }
-    qsort(v, k, sizeof *v, mock_cmp);
+    if (k > 1)
+        qsort(v, k, sizeof *v, mock_cmp);
     bcb_val_array(b, k);
     for (uint32_t i = 0; i < k; i++) {
         const YNode *m = v[i].n;

@@ -28,7 +28,7 @@
 #include "yaml_tree.h"
 #include "yaml_value.h"
 
-enum { MAX_LINE = 1 << 20, MAX_CHECKPOINTS = 1000, DEFAULT_MAX_TURNS = 20 };
+enum { MAX_LINE = 1 << 20, MAX_CHECKPOINTS = 200, DEFAULT_MAX_TURNS = 20 };
 
 static const YNode NULL_NODE = { .kind = YN_SCALAR, .type = YT_NULL };
 
@@ -395,34 +395,49 @@ static bool check_checkpoints(Y *y, const YNode *cps)
     }
     if (t->d->errors != errors)
         return false;
-    /* `after` ids: unknown ones are ignored by Yao; a cycle never ends */
+    /* `after` ids: unknown ones are ignored by Yao; a cycle never ends.
+    ** Each id is looked up once (dep: its checkpoint's index, or -1);
+    ** then passes mark what can be reached, at most n of them, each linear
+    ** in the `after` entries (at most 200 checkpoints: bounded work on a
+    ** hostile file). */
+    size_t n_dep = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const YNode *after = ymap_get(&cps->u.items[i], "after");
+        n_dep += after ? after->n : 0;
+    }
     bool *reach = sc_calloc(n ? n : 1, sizeof *reach);
-    if (!reach) {
+    int32_t *dep = sc_calloc(n_dep ? n_dep : 1, sizeof *dep);
+    if (!reach || !dep) {
+        sc_free(reach);
+        sc_free(dep);
         at_err(t, cps, "out of memory");
         return false;
     }
+    size_t q = 0;
     for (uint32_t i = 0; i < n; i++) {
         const YNode *after = ymap_get(&cps->u.items[i], "after");
-        for (uint32_t k = 0; after && k < after->n; k++) {
-            bool known = false;
-            for (uint32_t j = 0; j < n && !known; j++)
-                known = yscalar_is(ymap_get(&cps->u.items[j], "id"), after->u.items[k].u.s);
-            if (!known)
+        for (uint32_t k = 0; after && k < after->n; k++, q++) {
+            dep[q] = -1;
+            for (uint32_t j = 0; j < n && dep[q] < 0; j++) {
+                const YNode *id = ymap_get(&cps->u.items[j], "id");
+                if (id->n == after->u.items[k].n && memcmp(id->u.s, after->u.items[k].u.s, id->n) == 0)
+                    dep[q] = (int32_t)j;
+            }
+            if (dep[q] < 0)
                 yao_ignores(y, &after->u.items[k], "'after' names no checkpoint '%s': Yao ignores unknown ids here",
                             after->u.items[k].u.s);
         }
     }
     for (bool changed = true; changed;) {
         changed = false;
+        q = 0;
         for (uint32_t i = 0; i < n; i++) {
-            if (reach[i])
-                continue;
             const YNode *after = ymap_get(&cps->u.items[i], "after");
-            bool ok = true;
-            for (uint32_t k = 0; after && k < after->n && ok; k++)
-                for (uint32_t j = 0; j < n; j++)
-                    if (yscalar_is(ymap_get(&cps->u.items[j], "id"), after->u.items[k].u.s) && !reach[j])
-                        ok = false;
+            uint32_t na = after ? after->n : 0;
+            bool ok = !reach[i];
+            for (uint32_t k = 0; k < na && ok; k++)
+                ok = dep[q + k] < 0 || reach[dep[q + k]];
+            q += na;
             if (ok)
                 reach[i] = changed = true;
         }
@@ -432,6 +447,7 @@ static bool check_checkpoints(Y *y, const YNode *cps)
             at_err(t, ymap_get(&cps->u.items[i], "after"), "checkpoint '%s' can never be reached: its 'after' ids "
                                                            "wait on each other",
                    ymap_get(&cps->u.items[i], "id")->u.s);
+    sc_free(dep);
     sc_free(reach);
     return t->d->errors == errors;
 }
@@ -686,7 +702,13 @@ bool yao_detect(const char *s, size_t len)
             has |= (k + 4 <= e && memcmp(s + k, "\"id\"", 4) == 0) || (k + 7 <= e && memcmp(s + k, "\"input\"", 7) == 0);
             protocol |= k + 18 <= e && memcmp(s + k, "\"protocol_version\"", 18) == 0;
         }
-        return has && !protocol;
+        /* and more lines after it: one line alone is read as a document
+        ** (compile.c), whose top-level keys say whose it is ("id" inside a
+        ** tui-use step must not make it a Yao file) */
+        bool more = false;
+        for (size_t k = i; k < len && !more; k++)
+            more = s[k] != ' ' && s[k] != '\t' && s[k] != '\r' && s[k] != '\n';
+        return has && !protocol && more;
     }
     return false;
 }

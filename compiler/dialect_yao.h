@@ -14,9 +14,12 @@
 #include "common/diag.h"
 #include "formats/bc_write.h"
 
-/* True when src has the shape of a Yao test file: its first line that is
-** not blank or a `//` comment holds one JSON object with an "id" or an
-** "input" key (and is not a tui-use driver message, "protocol_version"). */
+/* True when src has the shape of a Yao test file of several lines: its
+** first line that is not blank or a `//` comment holds one JSON object
+** with an "id" or an "input" key (and is not a tui-use driver message,
+** "protocol_version"), and more lines follow.  (A file of one line is
+** parsed as a document; compile.c gives it to yao_lower() when its
+** top-level keys are a case's.) */
 bool yao_detect(const char *src, size_t len);
 
 /* Parses every case line by line (as Yao does: one JSON object per line,

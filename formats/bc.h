@@ -23,6 +23,9 @@ enum {
     OPF_TERM = 1 << 7,     /* terminal-only: emitted by the tui-use front end
                            ** for the PTY target, never by Scenario-Format
                            ** (so its tests, not the stdlib's, cover it) */
+    OPF_AGENTTEST = 1 << 8,/* agent tests: emitted by the ElizaOS and Yao
+                           ** front ends, never by Scenario-Format (so
+                           ** their tests, not the stdlib's, cover it) */
 };
 
 typedef enum BcOp {

@@ -142,7 +142,9 @@ static void gen_doc(void)
          "| `U` | unsigned integer | `<= 4294967295` |\n\n"
          "Tracks come from the flags: `agent`, `user`, `harness`, `acp`. Other flags:\n"
          "`silent` (no playback event in simulation), `check` (an assertion a target\n"
-         "may evaluate), `end` (terminates the program; always the last op).\n\n"
+         "may evaluate), `end` (terminates the program; always the last op),\n"
+         "`terminal-only` (emitted only by the tui-use front end), `agent-test` (emitted\n"
+         "only by the ElizaOS and Yao front ends; bytecode 1.2).\n\n"
          "| # | name | operands | track | flags | event | fields | synopsis |\n"
          "|--:|------|----------|-------|-------|-------|--------|----------|\n");
     for (int i = 0; i < N_OPS; i++) {
@@ -152,7 +154,7 @@ static void gen_doc(void)
         const char *sep = "";
         static const struct { unsigned bit; const char *name; } fl[] = {
             { OPF_SILENT, "silent" }, { OPF_CHECK, "check" }, { OPF_END, "end" },
-            { OPF_TERM, "terminal-only" },
+            { OPF_TERM, "terminal-only" }, { OPF_AGENTTEST, "agent-test" },
         };
         for (size_t k = 0; k < sizeof fl / sizeof fl[0]; k++) {
             if (o->flags & fl[k].bit) {

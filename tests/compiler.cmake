@@ -43,3 +43,13 @@ add_test(NAME compiler.agent_dialects
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/compiler/agent_dialects.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus)
 set_tests_properties(compiler.agent_dialects PROPERTIES LABELS "golden" TIMEOUT 120)
+
+# Damaged ElizaOS and Yao files (truncations, seeded mutations): exit 0 or
+# 1, no sanitizer report, no hang, an error with a position.
+add_test(NAME compiler.agent_mutations
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/compiler/agent_mutations.py $<TARGET_FILE:scc>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus/eliza_triage.yaml
+                 ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/compile-corpus/yao_expense.jsonl
+                 ${CMAKE_CURRENT_SOURCE_DIR}/errors/eliza_scenario.yaml
+                 ${CMAKE_CURRENT_SOURCE_DIR}/errors/yao_cases.jsonl)
+set_tests_properties(compiler.agent_mutations PROPERTIES LABELS "errors" TIMEOUT 600)

@@ -12,12 +12,13 @@
 
 enum { RE_MAX_PAT = 1000, RE_MAX_CODE = 20000, RE_MAX_REP = 100 };
 
-typedef enum { I_CHAR, I_ANY, I_CLASS, I_SPLIT, I_JMP, I_BOL, I_EOL, I_MATCH } IOp;
+typedef enum { I_CHAR, I_ANY, I_CLASS, I_SPLIT, I_JMP, I_BOL, I_EOL, I_WORDB, I_MATCH } IOp;
 
 typedef struct Insn {
     uint8_t op;
     bool neg;               /* CLASS: negated */
-    int32_t x, y;           /* CHAR: code point; SPLIT/JMP: relative targets; CLASS: range index, count */
+    int32_t x, y;           /* CHAR: code point; SPLIT/JMP: relative targets; CLASS: range index, count;
+                            ** WORDB: 1 for \b (a boundary), 0 for \B (none) */
 } Insn;
 
 typedef struct Range { uint32_t lo, hi; } Range;
@@ -241,7 +242,9 @@ static int parse_atom(P *p)
         }
         c = p->s[p->i + 1];
         p->i += 2;
-        if (c == 'd' || c == 'w' || c == 's' || c == 'D' || c == 'W' || c == 'S') {
+        if (c == 'b' || c == 'B') {
+            emit(p, I_WORDB, c == 'b', 0);
+        } else if (c == 'd' || c == 'w' || c == 's' || c == 'D' || c == 'W' || c == 'S') {
             int first = p->re->n_ranges;
             class_escape(p, (char)(c | 0x20));
             int at = emit(p, I_CLASS, first, p->re->n_ranges - first);
@@ -448,6 +451,22 @@ static uint32_t fold(const TermRegex *re, uint32_t c)
     return re->icase && c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
+/* Whether the byte before pos (end 0) or at pos (end len) is an ASCII word
+** character [0-9A-Za-z_], as \b sees them in RE2, Rust's regex without
+** Unicode and JavaScript; outside the text is not one. */
+static bool is_word(const char *text, size_t pos, size_t end)
+{
+    if (end == 0) {
+        if (pos == 0)
+            return false;
+        pos--;
+    } else if (pos >= end) {
+        return false;
+    }
+    unsigned char c = (unsigned char)text[pos];
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
 /* Adds pc and its epsilon closure to l, in priority order (depth first,
 ** a SPLIT's x before its y); gen marks membership, so a thread that
 ** reaches an instruction first keeps it. */
@@ -476,6 +495,10 @@ static void add_thread(const TermRegex *re, List *l, unsigned *mark, unsigned ge
             break;
         case I_EOL:
             if (pos == len || (re->multiline && text[pos] == '\n'))
+                stack[sp++] = pc + 1;
+            break;
+        case I_WORDB:
+            if ((is_word(text, pos, 0) != is_word(text, pos, len)) == (in->x != 0))
                 stack[sp++] = pc + 1;
             break;
         case I_CHAR:
@@ -510,6 +533,7 @@ static bool step_ok(const TermRegex *re, const Insn *in, uint32_t c)
     case I_JMP:
     case I_BOL:
     case I_EOL:
+    case I_WORDB:
     case I_MATCH:
         break;
     }

@@ -3,7 +3,9 @@
 ** ReDoS), for screen and line conditions.
 **
 ** Syntax (a subset of Rust `regex`, which tui-use uses): literals, `.`,
-** classes `[a-z]` `[^...]`, escapes `\d \w \s \D \W \S \b`-free, `\.` etc.,
+** classes `[a-z]` `[^...]`, escapes `\d \w \s \D \W \S`, `\.` etc., the
+** word boundaries `\b` and `\B` (ASCII word characters, as RE2 and
+** JavaScript have them),
 ** groups `(...)` `(?:...)`, `|`, `* + ?`, `{m}` `{m,}` `{m,n}` (n <= 100),
 ** each lazy with a `?` after it (`*?`, `{m,n}?`),
 ** anchors `^ $` (start/end of text; of each line after a leading `(?m)`),

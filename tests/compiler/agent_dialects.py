@@ -68,6 +68,24 @@ def main():
                 ln, col = (int(x) for x in pos.split(":"))
                 check(ysrc[ln - 1][col - 1] == "{", "yao: EVAL position %s is not an assertion object" % pos)
 
+        # static multi-turn (the documented form Yao never implemented):
+        # one USER_INPUT per turn, its checks scoped to the turn, attachments
+        # kept, and the named warning
+        turns = os.path.join(tmp, "turns.jsonl")
+        with open(turns, "w") as fh:
+            fh.write('{"id": "t", "turns": [{"input": "I want to file an expense", "assertions": '
+                     '[{"type": "contains", "value": "type"}]}, {"input": "Receipt attached", "attachments": '
+                     '[{"type": "image", "source": "file://./receipt.jpg"}], "assert": {"type": "json_path", '
+                     '"path": "$.amount", "value": 150}}]}\n{"id": "u", "input": "hi", "expected": "hello"}\n')
+        p = run(scc, "-l", turns)
+        check(p.returncode == 0, "turns: %s" % p.stderr)
+        lines = [l for l in p.stdout.splitlines() if " USER_INPUT " in l or " EVAL " in l]
+        check(len(lines) == 6 and '"scope":"turn"' in lines[1] and '"attachments":[' in lines[2] and
+              '"type":"json_path"' in lines[3] and '"type":"equals","scope":"case","value":"hello"' in lines[5],
+              "turns listing: %s" % lines)
+        p = run(scc, "--check", turns)
+        check("[-Wyao-ignored]" in p.stderr and "static 'turns'" in p.stderr, "turns warning: %s" % p.stderr)
+
         # detection and --dialect
         check(run(scc, "--check", "--dialect=eliza", eliza).returncode == 0, "--dialect=eliza refused its file")
         check(run(scc, "--check", "--dialect=yao", yao).returncode == 0, "--dialect=yao refused its file")

@@ -191,6 +191,12 @@ static void test_regex(void)
     CHECK(re_match("colou?r", "color") && re_match("colou?r", "colour"), "question mark");
     CHECK(re_bad("(ab") && re_bad("ab)") && re_bad("*a") && re_bad("[a-") && re_bad("a{5,2}"), "bad patterns refused");
     CHECK(re_bad("a{1000}"), "huge repetitions refused");
+    CHECK(re_match("\\bhi\\b", "oh hi there") && re_match("\\bhi\\b", "hi") && !re_match("\\bhi\\b", "this"),
+          "word boundary");
+    CHECK(re_match("\\Bhi", "this") && !re_match("\\Bhi", "hi there") && re_match("(?i)\\b(refund|credit)\\b", "a Refund."),
+          "non-boundary, and a boundary in a group");
+    CHECK(re_match("\\b", "x") && !re_match("\\b", "") && !re_match("\\b", "  ") && re_match("\\B", ""),
+          "boundaries at the ends of the text");
     /* The classic backtracking killer: (a?){n}a{n} against a^n.  A
     ** backtracking engine needs 2^n steps; here it is linear. */
     char pat[200], text[64];
@@ -240,6 +246,8 @@ static void test_regex_find(void)
     CHECK(re_find("^ab", "abab", 2, NULL) && re_find("b$", "abab", 0, "b"), "anchors at the text's ends");
     CHECK(re_find("caf\xc3\xa9", "un caf\xc3\xa9!", 0, "caf\xc3\xa9"), "UTF-8");
     CHECK(re_find("x*", "abc", 0, ""), "an empty match where nothing matches more");
+    CHECK(re_find("\\b\\w+\\b", "  two words", 0, "two") && re_find("\\b\\w+\\b", "  two words", 3, "wo") == false &&
+          re_find("\\b\\w+\\b", "  two words", 6, "words"), "words between boundaries");
 }
 
 /* ---- masks (docs/golden-screens.md, "Masks") ---- */

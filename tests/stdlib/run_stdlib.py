@@ -79,14 +79,16 @@ class Failure(Exception):
 # ---------------------------------------------------------------- tables
 
 def parse_ops_def(path):
-    """[(NAME, event, silent)] in table order, leaving out OPF_TERM ops:
-    only the tui-use front end emits those, and tests/pty covers them."""
+    """[(NAME, event, silent)] in table order, leaving out OPF_TERM and
+    OPF_AGENTTEST ops: only the tui-use front end emits the first (tests/pty
+    covers them), only the ElizaOS and Yao ones the second (tests/corpus,
+    compiler.agent_dialects and the docs' worked examples cover them)."""
     ops = []
     rx = re.compile(r'^OP\(\s*(\w+)\s*,\s*"[^"]*"\s*,\s*([^,]+?)\s*,\s*"([^"]+)"')
     with open(path, encoding='utf-8') as f:
         for line in f:
             m = rx.match(line)
-            if m and 'OPF_TERM' not in m.group(2):
+            if m and 'OPF_TERM' not in m.group(2) and 'OPF_AGENTTEST' not in m.group(2):
                 ops.append((m.group(1), m.group(3), 'OPF_SILENT' in m.group(2)))
     if not ops:
         raise Failure('%s: no OP(...) lines found' % path)

@@ -204,7 +204,9 @@ static unsigned char *all_ops(size_t *len)
     OPX(b, OP_CHECK, 1300, line++, map1(b, "type", "screen_empty"));
     OP0(b, OP_TERMINATE, 1300, line++);
     /* the agent-test ops (ElizaOS, Yao) */
-    OPX(b, OP_CASE, 1300, line++, bcb_cstr(b, "T1"), bcb_cstr(b, "input"), map1(b, "input", "Hello"));
+    uint32_t case_id = bcb_cstr(b, "T1"), case_type = bcb_cstr(b, "input");
+    uint32_t case_settings = map1(b, "input", "Hello");
+    OPX(b, OP_CASE, 1300, line++, case_id, case_type, case_settings);
     bcb_val_begin(b);
     bcb_val_map(b, 3);
     bcb_val_key(b, bcb_cstr(b, "type"));
