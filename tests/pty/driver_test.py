@@ -436,6 +436,45 @@ def a_client_that_stops_reading(d):
     assert rc == 10, (rc, p.stderr.read())
     assert alive_with(sleep, marker) == 0
 
+
+@case
+def hostile_requests_get_one_answer_each(d):
+    """Random bytes and ill-typed requests (a fixed seed): one response per line, never a crash."""
+    import random
+    rnd = random.Random(20)
+    vals = [None, True, 0, -1, 1e300, 'x', '', [], {}, [1, 'a'], {'type': 'x'}, 'Ctrl+', '\u0000', 'A' * 5000]
+    lines_ = []
+    for i in range(300):
+        k = rnd.randrange(4)
+        if k == 0:
+            b = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(1, 200))).replace(b'\n', b' ')
+            lines_.append(b.decode('latin-1'))
+        else:
+            typ = rnd.choice(['key', 'text', 'resize', 'wait', 'observe', 'terminate', 'dance', 5, None])
+            if typ == 'terminate':
+                typ = 'observe'     # keep the program for the other lines
+            pl = {rnd.choice(['key', 'text', 'rows', 'cols', 'condition', 'zz']): rnd.choice(vals) for _ in range(2)}
+            if typ == 'wait' and rnd.random() < 0.5:
+                pl = {'condition': {'type': rnd.choice(['screen_contains', 'cursor_at', 'line_equals', 'nope', 3]),
+                                    'payload': {rnd.choice(['text', 'row', 'col', 'line', 'pattern']): rnd.choice(vals)
+                                                for _ in range(3)}}}
+            req = {'protocol_version': rnd.choice([2, 2, 2, 1, '2', None]), 'request_id': i,
+                   'action': {'type': typ, 'payload': rnd.choice([pl, pl, None, [], 'x'])},
+                   'timeout_ms': rnd.choice([None, 0, 50, -1, 'soon', 700000])}
+            lines_.append(json.dumps(req))
+    cat = which('cat')
+    drv = Driver(['--no-sandbox', '--ack-unsafe-sandbox', '--rows', '5', '--cols', '20', '--', cat], cwd=d)
+    for ln in lines_:
+        drv.p.stdin.write(ln.encode('latin-1', 'replace') + b'\n')
+        drv.p.stdin.flush()
+        r = drv.line(60)
+        assert r['protocol_version'] == PV and r['status'] in ('ok', 'error'), r
+        if r['status'] == 'error':
+            assert r['error']['code'] in ('E_PROTOCOL', 'E_PROTOCOL_VERSION_MISMATCH', 'E_TIMEOUT',
+                                          'E_PROCESS_EXIT'), r
+    rc, rr = drv.close()
+    assert rc == 0 and rr['run_result_version'] == 1, rr
+
 # ---- the examples of docs/driver.md ----
 
 def subset(want, got, path='$'):
