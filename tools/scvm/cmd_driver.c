@@ -386,7 +386,7 @@ int scvm_exec(const Opts *o)
     if (o->json) {
         buf_put(&b, rr.data, rr.len);
     } else {
-        cJSON *ob = cJSON_Parse((const char *)rr.data);
+        cJSON *ob = cJSON_ParseWithLength((const char *)rr.data, rr.len);
         const cJSON *lines = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ob, "final_observation"), "screen"),
             "lines"), *l;
