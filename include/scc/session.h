@@ -122,6 +122,10 @@ int scc_session_wait(scc_session *s, const char *condition_json, int timeout_ms,
 ** with_cells adds the cells with their style to the screen. */
 int scc_session_observe(scc_session *s, int with_cells, char **json);
 
+/* Everything the program wrote so far, raw (transcript.log), up to the
+** policy's budgets.max_output_bytes; valid until the next call. */
+const char *scc_session_transcript(const scc_session *s, size_t *len);
+
 typedef struct scc_exit_status {
     int exited;                     /* 0: still running */
     int exit_code;                  /* >= 0 when it exited normally, else -1 */

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fileio.h"
+#include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_svg.h"
 #include "rt_pty_mask.h"
@@ -69,20 +70,6 @@ static int write_file(const char *path, const void *data, size_t len)
             return e;
     }
     return file_write_atomic(path, len ? data : "", len);
-}
-
-/* FNV-1a 64: the checksum of checksums.json, as ptybox (the data model's
-** implementation) computes it, so either tool can check the other's
-** artifacts.  It catches accidents, not attacks. */
-static uint64_t fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3u;
-    }
-    return h;
 }
 
 /* Writes an artifact (relative path) and remembers its checksum. */

@@ -75,6 +75,7 @@ struct scc_session {
     Buf outq;                   /* bytes for the program */
     size_t outq_off;
     Buf delta;                  /* output since the last observation */
+    Buf transcript;             /* all output, up to max_output_bytes */
     size_t delta_dropped;       /* bytes left out of delta (budget) */
     Buf events;                 /* Event objects since the last observation, comma-separated */
     Buf scratch;
@@ -249,8 +250,10 @@ static void read_out(scc_session *s)
         ssize_t r = read(pty_session_fd(s->sess), b, sizeof b);
         if (r > 0) {
             s->out_bytes += (uint64_t)r;
-            if (s->out_bytes <= s->max_output_bytes)
+            if (s->out_bytes <= s->max_output_bytes) {
                 buf_put(&s->delta, b, (size_t)r);
+                buf_put(&s->transcript, b, (size_t)r);
+            }
             else
                 s->delta_dropped += (size_t)r;
             if (s->out_bytes > s->max_output_bytes && !s->over_budget) {
@@ -389,6 +392,7 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
     }
     buf_init(&s->outq);
     buf_init(&s->delta);
+    buf_init(&s->transcript);
     buf_init(&s->events);
     buf_init(&s->scratch);
     int rows = cfg->rows ? cfg->rows : 24, cols = cfg->cols ? cfg->cols : 80;
@@ -666,6 +670,12 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     return SCC_E_OK;
 }
 
+const char *scc_session_transcript(const scc_session *s, size_t *len)
+{
+    *len = s->transcript.len;
+    return s->transcript.data ? (const char *)s->transcript.data : "";
+}
+
 static void fill_status(const scc_session *s, scc_exit_status *st)
 {
     if (!st)
@@ -710,6 +720,7 @@ void scc_session_close(scc_session *s)
     free(s->policy);
     buf_fini(&s->outq);
     buf_fini(&s->delta);
+    buf_fini(&s->transcript);
     buf_fini(&s->events);
     buf_fini(&s->scratch);
     sc_free(s);

@@ -436,6 +436,98 @@ def a_client_that_stops_reading(d):
     assert rc == 10, (rc, p.stderr.read())
     assert alive_with(sleep, marker) == 0
 
+
+@case
+def hostile_requests_get_one_answer_each(d):
+    """Random bytes and ill-typed requests (a fixed seed): one response per line, never a crash."""
+    import random
+    rnd = random.Random(20)
+    vals = [None, True, 0, -1, 1e300, 'x', '', [], {}, [1, 'a'], {'type': 'x'}, 'Ctrl+', '\u0000', 'A' * 5000]
+    lines_ = []
+    for i in range(300):
+        k = rnd.randrange(4)
+        if k == 0:
+            b = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(1, 200))).replace(b'\n', b' ')
+            lines_.append(b.decode('latin-1'))
+        else:
+            typ = rnd.choice(['key', 'text', 'resize', 'wait', 'observe', 'terminate', 'dance', 5, None])
+            if typ == 'terminate':
+                typ = 'observe'     # keep the program for the other lines
+            pl = {rnd.choice(['key', 'text', 'rows', 'cols', 'condition', 'zz']): rnd.choice(vals) for _ in range(2)}
+            if typ == 'wait' and rnd.random() < 0.5:
+                pl = {'condition': {'type': rnd.choice(['screen_contains', 'cursor_at', 'line_equals', 'nope', 3]),
+                                    'payload': {rnd.choice(['text', 'row', 'col', 'line', 'pattern']): rnd.choice(vals)
+                                                for _ in range(3)}}}
+            req = {'protocol_version': rnd.choice([2, 2, 2, 1, '2', None]), 'request_id': i,
+                   'action': {'type': typ, 'payload': rnd.choice([pl, pl, None, [], 'x'])},
+                   'timeout_ms': rnd.choice([None, 0, 50, -1, 'soon', 700000])}
+            lines_.append(json.dumps(req))
+    cat = which('cat')
+    drv = Driver(['--no-sandbox', '--ack-unsafe-sandbox', '--rows', '5', '--cols', '20', '--', cat], cwd=d)
+    for ln in lines_:
+        drv.p.stdin.write(ln.encode('latin-1', 'replace') + b'\n')
+        drv.p.stdin.flush()
+        r = drv.line(60)
+        assert r['protocol_version'] == PV and r['status'] in ('ok', 'error'), r
+        if r['status'] == 'error':
+            assert r['error']['code'] in ('E_PROTOCOL', 'E_PROTOCOL_VERSION_MISMATCH', 'E_TIMEOUT',
+                                          'E_PROCESS_EXIT'), r
+    rc, rr = drv.close()
+    assert rc == 0 and rr['run_result_version'] == 1, rr
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for c in data:
+        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    return '%016x' % h
+
+
+def check_artifacts(art, rr):
+    """The data model's artifacts of one session, consistent with each other and with the RunResult printed."""
+    assert json.load(open(os.path.join(art, 'run.json'))) == rr
+    sums = json.load(open(os.path.join(art, 'checksums.json')))
+    on_disk = set(os.path.relpath(os.path.join(r, f), art) for r, _, fs in os.walk(art) for f in fs)
+    assert set(sums) == on_disk - {'checksums.json'}, (sums, on_disk)
+    for rel, want in sums.items():
+        assert fnv1a64(open(os.path.join(art, rel), 'rb').read()) == want, rel
+    obs = [json.loads(l) for l in open(os.path.join(art, 'events.jsonl'))]
+    snaps = sorted(os.listdir(os.path.join(art, 'snapshots')))
+    assert len(obs) == len(snaps) and obs[-1] == rr['final_observation'], (len(obs), snaps)
+    for o, f in zip(obs, snaps):
+        assert json.load(open(os.path.join(art, 'snapshots', f))) == o['screen'], f
+    assert json.load(open(os.path.join(art, 'policy.json'))) == rr['policy']
+    assert json.load(open(os.path.join(art, 'normalization.json')))['source'] == 'default'
+    return obs
+
+
+@case
+def artifacts_of_exec_and_driver(d):
+    echo, cat = which('echo'), which('cat')
+    ns = ['--no-sandbox', '--ack-unsafe-sandbox', '--rows', '3', '--cols', '20']
+    c, out, err = run([SCVM, 'exec', '--json', '--artifacts', 'ex'] + ns + ['--', echo, 'kept'], cwd=d)
+    assert c == 0, (c, err)
+    check_artifacts(os.path.join(d, 'ex'), json.loads(out))
+    assert open(os.path.join(d, 'ex', 'transcript.log'), 'rb').read() == b'kept\r\n'
+    drv = Driver(['--artifacts', 'dr'] + ns + ['--', cat], cwd=d)
+    drv.ok('text', {'text': 'one\n'})
+    drv.wait('line_equals', line=1, text='one')
+    drv.raw('garbage\n')
+    drv.ok('key', {'key': 'Ctrl+D'})
+    drv.wait('process_exited')
+    rc, rr = drv.close()
+    assert rc == 0, rc
+    obs = check_artifacts(os.path.join(d, 'dr'), rr)
+    assert len(obs) == 5, len(obs)          # four answered actions and the end
+    acts = [json.loads(l) for l in open(os.path.join(d, 'dr', 'driver-actions.jsonl'))]
+    assert [a['action']['type'] for a in acts] == ['text', 'wait', 'key', 'wait'], acts
+    assert open(os.path.join(d, 'dr', 'transcript.log'), 'rb').read() == b'one\r\none\r\n'
+    # a folder that cannot be written: E_IO, after the session ended cleanly
+    with open(os.path.join(d, 'file'), 'w') as f:
+        f.write('x')
+    c, out, err = run([SCVM, 'exec', '--json', '--artifacts', 'file/sub'] + ns + ['--', echo, 'x'], cwd=d)
+    assert c == 10 and 'cannot write' in err, (c, err)
+
 # ---- the examples of docs/driver.md ----
 
 def subset(want, got, path='$'):

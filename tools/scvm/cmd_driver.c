@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
 #include "cli.h"
@@ -144,6 +146,128 @@ static int explain(const char *cmd, const scc_session_config *c)
     return rc ? rc : w ? SCC_E_IO : 0;
 }
 
+/* ---- --artifacts DIR: the data model's artifacts of a session ---- */
+
+/* run.json, policy.json, transcript.log, events.jsonl (every observation
+** the session gave, as a record), snapshots/NNNNNN.json (each one's
+** screen), normalization.json, driver-actions.jsonl (the driver's
+** requests, as ptybox keeps them) and checksums.json. */
+typedef struct Art {
+    const char *dir;            /* NULL: no artifacts */
+    Buf events, actions, sums;  /* sums: "rel\thex\n" lines, sorted at the end */
+    int n_snap;
+    int err;                    /* the first write's errno */
+} Art;
+
+static void art_put(Art *a, const char *rel, const void *data, size_t len)
+{
+    if (!a->dir || a->err)
+        return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%.3000s/%s", a->dir, rel);
+    int e = file_mkparents(path);
+    if (!e)
+        e = file_write_atomic(path, len ? data : "", len);
+    if (e) {
+        a->err = e;
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
+        return;
+    }
+    buf_printf(&a->sums, "%s\t%016llx\n", rel, (unsigned long long)fnv1a64(data, len));
+}
+
+static void art_observation(Art *a, const char *obs)
+{
+    if (!a->dir || !obs)
+        return;
+    buf_puts(&a->events, obs);
+    buf_putc(&a->events, '\n');
+    cJSON *j = cJSON_Parse(obs);
+    char *screen = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "screen"));
+    if (screen) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "snapshots/%06d.json", ++a->n_snap);
+        Buf b;
+        buf_init(&b);
+        buf_puts(&b, screen);
+        buf_putc(&b, '\n');
+        art_put(a, rel, b.data, b.len);
+        buf_fini(&b);
+    }
+    free(screen);
+    cJSON_Delete(j);
+}
+
+static int cmp_line(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The rest, once the session has ended; returns 0 or E_IO. */
+static int art_finish(Art *a, scc_session *s, const Buf *run_result)
+{
+    if (!a->dir)
+        return 0;
+    size_t n;
+    const char *tr = scc_session_transcript(s, &n);
+    art_put(a, "transcript.log", tr, n);
+    Buf b;
+    buf_init(&b);
+    buf_puts(&b, scc_session_policy(s));
+    buf_putc(&b, '\n');
+    art_put(a, "policy.json", b.data, b.len);
+    buf_reset(&b);
+    buf_puts(&b, "{\"normalization_version\":1,\"filters\":[\"snapshot_id\",\"run_id\",\"run_timestamps\","
+                 "\"step_timestamps\",\"observation_timestamp\",\"session_id\",\"events\"],\"strict\":false,"
+                 "\"source\":\"default\",\"rules\":[]}\n");
+    art_put(a, "normalization.json", b.data, b.len);
+    art_put(a, "events.jsonl", a->events.data, a->events.len);
+    if (a->actions.len)
+        art_put(a, "driver-actions.jsonl", a->actions.data, a->actions.len);
+    art_put(a, "run.json", run_result->data, run_result->len);
+    /* checksums.json: the data model's map, sorted by path */
+    buf_putc(&a->sums, 0);
+    char *lines[4096], *save = NULL;
+    size_t k = 0;
+    for (char *l = strtok_r((char *)a->sums.data, "\n", &save); l && k < 4096; l = strtok_r(NULL, "\n", &save))
+        lines[k++] = l;
+    qsort(lines, k, sizeof *lines, cmp_line);
+    buf_reset(&b);
+    buf_putc(&b, '{');
+    for (size_t i = 0; i < k; i++) {
+        char *tab = strchr(lines[i], '\t');
+        buf_printf(&b, "%s\"%.*s\":\"%s\"", i ? "," : "", (int)(tab - lines[i]), lines[i], tab + 1);
+    }
+    buf_puts(&b, "}\n");
+    if (a->dir && !a->err) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%.3000s/checksums.json", a->dir);
+        int e = file_write_atomic(path, b.data, b.len);
+        if (e && !a->err) {
+            a->err = e;
+            fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
+        }
+    }
+    buf_fini(&b);
+    return a->err ? SCC_E_IO : 0;
+}
+
+static void art_init(Art *a, const char *dir)
+{
+    memset(a, 0, sizeof *a);
+    a->dir = dir;
+    buf_init(&a->events);
+    buf_init(&a->actions);
+    buf_init(&a->sums);
+}
+
+static void art_fini(Art *a)
+{
+    buf_fini(&a->events);
+    buf_fini(&a->actions);
+    buf_fini(&a->sums);
+}
+
 static void put_exit_status(Buf *b, const scc_exit_status *st)
 {
     buf_printf(b, "{\"success\":%s,", st->exited && st->exit_code == 0 ? "true" : "false");
@@ -156,10 +280,11 @@ static void put_exit_status(Buf *b, const scc_exit_status *st)
 
 /* The RunResult of a session that has ended. */
 static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *status, uint64_t t0, uint64_t t1,
-                           const scc_exit_status *st, int err_code, const char *err_msg)
+                           const scc_exit_status *st, int err_code, const char *err_msg, Art *art)
 {
     char *obs = NULL;
     scc_session_observe(s, o->cells, &obs);
+    art_observation(art, obs);
     buf_printf(b, "{\"run_result_version\":1,\"protocol_version\":%d,\"run_id\":\"%s\",\"status\":\"%s\","
                   "\"started_at_ms\":%llu,\"ended_at_ms\":%llu,\"command\":",
                SCC_PROTOCOL_VERSION, scc_session_run_id(s), status, (unsigned long long)t0, (unsigned long long)t1);
@@ -250,16 +375,21 @@ int scvm_exec(const Opts *o)
         else
             snprintf(msg, sizeof msg, "the program was killed by signal %d", st.signal);
     }
-    Buf b;
+    Art art;
+    art_init(&art, o->artifacts);
+    Buf rr, b;
+    buf_init(&rr);
     buf_init(&b);
+    put_run_result(&rr, s, o, code ? "failed" : "passed", 0, pty_now_ms() - t_start, &st, code, msg, &art);
+    buf_putc(&rr, '\n');
+    int wa = art_finish(&art, s, &rr);
     if (o->json) {
-        put_run_result(&b, s, o, code ? "failed" : "passed", 0, pty_now_ms() - t_start, &st, code, msg);
-        buf_putc(&b, '\n');
+        buf_put(&b, rr.data, rr.len);
     } else {
-        char *obs = NULL;
-        scc_session_observe(s, 0, &obs);
-        cJSON *ob = cJSON_Parse(obs ? obs : "");
-        const cJSON *lines = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ob, "screen"), "lines"), *l;
+        cJSON *ob = cJSON_ParseWithLength((const char *)rr.data, rr.len);
+        const cJSON *lines = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ob, "final_observation"), "screen"),
+            "lines"), *l;
         /* The screen's lines, without the empty ones at the bottom. */
         int n = 0, i = 0;
         cJSON_ArrayForEach(l, lines) {
@@ -276,14 +406,15 @@ int scvm_exec(const Opts *o)
             buf_putc(&b, '\n');
         }
         cJSON_Delete(ob);
-        free(obs);
         if (code)
             fprintf(stderr, "scvm exec: %s: %s\n", scc_error_code(code), msg);
     }
     int w = cli_put_stdout(&b);
     buf_fini(&b);
+    buf_fini(&rr);
+    art_fini(&art);
     scc_session_close(s);
-    return code ? code : w ? SCC_E_IO : 0;
+    return code ? code : (w || wa) ? SCC_E_IO : 0;
 }
 
 /* ---- driver ---- */
@@ -291,6 +422,7 @@ int scvm_exec(const Opts *o)
 typedef struct Driver {
     const Opts *o;
     scc_session *s;
+    Art art;
     Buf out;
     unsigned long long seq;
 } Driver;
@@ -311,6 +443,7 @@ static void respond_observation(Driver *d)
 {
     char *obs = NULL;
     if (scc_session_observe(d->s, d->o->cells, &obs) == SCC_E_OK && obs) {
+        art_observation(&d->art, obs);
         buf_puts(&d->out, ",\"observation\":");
         buf_puts(&d->out, obs);
     }
@@ -349,6 +482,10 @@ static void handle(Driver *d, const char *line, size_t len)
     d->seq++;
     cJSON *req = cJSON_ParseWithLength(line, len);
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(req, "request_id");
+    if (d->art.dir && cJSON_IsObject(req)) {
+        buf_put(&d->art.actions, line, len);
+        buf_putc(&d->art.actions, '\n');
+    }
     char err[1024];
     if (!cJSON_IsObject(req)) {
         respond_error(d, NULL, SCC_E_PROTOCOL, "the request is not a JSON object", t0, false);
@@ -469,8 +606,10 @@ int scvm_driver(const Opts *o)
     signal(SIGPIPE, SIG_IGN);
     Driver d = { .o = o };
     buf_init(&d.out);
+    art_init(&d.art, o->artifacts);
     rc = start(o, "driver", &d.s);
     if (rc) {
+        art_fini(&d.art);
         buf_fini(&d.out);
         return rc < 0 ? 0 : rc;
     }
@@ -527,13 +666,15 @@ int scvm_driver(const Opts *o)
     scc_session_terminate(d.s, 200);
     scc_exit_status st;
     scc_session_wait_exit(d.s, 1000, &st);
-    if (out_ok) {
-        put_run_result(&d.out, d.s, o, "passed", 0, pty_now_ms() - t0, &st, 0, NULL);
-        buf_putc(&d.out, '\n');
+    buf_reset(&d.out);      /* what stdout did not take is gone */
+    put_run_result(&d.out, d.s, o, "passed", 0, pty_now_ms() - t0, &st, 0, NULL, &d.art);
+    buf_putc(&d.out, '\n');
+    int wa = art_finish(&d.art, d.s, &d.out);
+    if (out_ok)
         out_ok = flush_responses(&d);
-    }
+    art_fini(&d.art);
     buf_fini(&in);
     buf_fini(&d.out);
     scc_session_close(d.s);
-    return out_ok ? 0 : SCC_E_IO;
+    return out_ok && !wa ? 0 : SCC_E_IO;
 }

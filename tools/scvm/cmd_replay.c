@@ -26,6 +26,7 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
@@ -258,16 +259,6 @@ static int compare_json(Replay *r, const char *kind, long index, const char *rel
     cJSON_Delete(want);
     cJSON_Delete(got);
     return d;
-}
-
-static uint64_t fnv1a64(const char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3u;
-    }
-    return h;
 }
 
 /* The recording is what it was: every checksum of checksums.json. */

@@ -218,6 +218,8 @@ static const char help_text[] =
     "  --rows N, --cols N the terminal's size (default 24x80)\n"
     "  --cwd DIR          the program's working folder\n"
     "  --cells            observations carry each cell's character and style\n"
+    "  --artifacts DIR    write the session's artifacts (run.json, events.jsonl,\n"
+    "                     snapshots, transcript.log, checksums.json, ...) to DIR\n"
     "replay options (docs/driver.md, Replay):\n"
     "  --strict           no normalization: compare exactly\n"
     "  --normalize F      apply filter F (snapshot_id, run_id, run_timestamps,\n"
@@ -286,7 +288,7 @@ static const struct {
     { NULL, "--files", O_FILES, false, false, CMD_LS, false },
     { "-C", "--directory", O_DIR, true, false, CMD_EXTRACT, false },
     { NULL, "--no-lines", O_NO_LINES, false, false, CMD_DIS, false },
-    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN | CMD_REPLAY | CMD_REPLAY_REPORT, true },
+    { NULL, "--artifacts", O_ARTIFACTS, true, false, CMD_RUN | CMD_SESSION | CMD_REPLAY | CMD_REPLAY_REPORT, true },
     { NULL, "--strict", O_STRICT, false, false, CMD_REPLAY, false },
     { NULL, "--normalize", O_NORMALIZE, true, false, CMD_REPLAY, false },
     { NULL, "--require-events", O_REQ_EVENTS, false, false, CMD_REPLAY, false },
