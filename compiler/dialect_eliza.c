@@ -134,7 +134,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "target_duration_ms", tg);
     } else if (strcmp(ty, "llm_judge") == 0) {
         static const char *const k[] = { "type", "description", "prompt", "expected", "model_type", "temperature",
-                                         "json_schema", "capabilities", NULL };
+                                         "json_schema", "capabilities", "verdict", NULL };
         at_check_keys(t, ev, "llm_judge", k);
         const YNode *ex = at_str(t, ev, "expected", true, W);
         if (ex && strcmp(ex->u.s, "yes") != 0 && strcmp(ex->u.s, "no") != 0 && !strchr(ex->u.s, '+'))
@@ -149,6 +149,14 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "temperature", at_num(t, ev, "temperature", 0, 2, W));
         at_put_node(&c, "json_schema", at_map(t, ev, "json_schema", false, W));
         at_put_node(&c, "capabilities", at_strs(t, ev, "capabilities", false, 1, W));
+        /* an scc extension (ElizaOS strips unknown keys): the verdict written
+        ** in, instead of a tape's: "yes", "no", or {overall_success, confidence} */
+        const YNode *vd = ymap_get(ev, "verdict");
+        if (vd && !at_is_map(vd) && !(at_is_str(vd) && (!strcmp(vd->u.s, "yes") || !strcmp(vd->u.s, "no"))))
+            at_err(t, vd, "an inline 'verdict' is \"yes\", \"no\" or {overall_success, confidence}, not %s",
+                   ykind_name(vd));
+        else
+            at_put_node(&c, "verdict", vd);
     } else if (strcmp(ty, "conversation_length") == 0) {
         static const char *const k[] = { "type", "description", "min_turns", "max_turns", "optimal_turns",
                                          "target_range", NULL };
@@ -280,7 +288,7 @@ static bool check_conversation(E *e, const YNode *cv)
     const YNode *us = at_map(t, cv, "user_simulator", true, W);
     if (us) {
         static const char *const uk[] = { "model_type", "temperature", "max_tokens", "persona", "objective", "style",
-                                          "constraints", "emotional_state", "knowledge_level", NULL };
+                                          "constraints", "emotional_state", "knowledge_level", "script", NULL };
         static const char *const levels[] = { "beginner", "intermediate", "expert", NULL };
         const char *U = "user_simulator";
         at_check_keys(t, us, U, uk);
@@ -292,6 +300,8 @@ static bool check_conversation(E *e, const YNode *cv)
         at_str(t, us, "style", false, U);
         at_strs(t, us, "constraints", false, 0, U);
         at_str(t, us, "emotional_state", false, U);
+        /* an scc extension: the user's messages after the first, written in */
+        at_strs(t, us, "script", false, 1, U);
         const YNode *kl = at_str(t, us, "knowledge_level", false, U);
         if (kl)
             at_enum(t, kl, "'knowledge_level'", levels);

@@ -67,7 +67,7 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
     } else if (at_is_map(a)) {
         map = a;
         static const char *const k[] = { "type", "value", "path", "script", "use", "options", "message", "negate",
-                                         "name", NULL };
+                                         "name", "verdict", NULL };
         at_check_keys(t, a, "an assertion", k);
         typ = at_str(t, a, "type", false, "an assertion");
     } else {
@@ -169,6 +169,9 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
         at_put_node(&c, "use", use);
         at_put_node(&c, "value", value);
         at_put_node(&c, "options", at_map(t, map, "options", false, "an agent assertion"));
+        /* an scc extension (Yao ignores unknown keys): the validator's
+        ** {passed, reason} written in, instead of a tape's */
+        at_put_node(&c, "verdict", at_map(t, map, "verdict", false, "an agent assertion"));
     } else if (strcmp(ty, "schema") == 0) {
         at_err(t, where, "Yao has no 'schema' assertion (documented, never implemented: it fails with \"unknown "
                          "assertion type: schema\")");
@@ -540,7 +543,7 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
     at_map(t, c, "metadata", false, W);
     const YNode *sim = at_map(t, c, "simulator", false, W);
     if (sim) {
-        static const char *const sk[] = { "use", "options", NULL };
+        static const char *const sk[] = { "use", "options", "script", NULL };
         at_check_keys(t, sim, "simulator", sk);
         at_str(t, sim, "use", true, "simulator");
         const YNode *so = at_map(t, sim, "options", false, "simulator");
@@ -549,6 +552,17 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
             at_check_keys(t, so, "simulator options", sok);
             at_map(t, so, "metadata", false, "simulator options");
             at_str(t, so, "connector", false, "simulator options");
+        }
+        /* an scc extension: the simulator's turns written in, each a message
+        ** or {message, goal_achieved} */
+        const YNode *scr = ymap_get(sim, "script");
+        if (scr && !at_is_seq(scr))
+            at_err(t, scr, "a simulator 'script' is a list of messages, not %s", ykind_name(scr));
+        for (uint32_t i = 0; scr && at_is_seq(scr) && i < scr->n; i++) {
+            const YNode *m = &scr->u.items[i];
+            if (!at_is_str(m) && !(at_is_map(m) && at_is_str(ymap_get(m, "message"))))
+                at_err(t, m, "a simulator script's turn is a message or {message, goal_achieved}, not %s",
+                       ykind_name(m));
         }
     }
     const YNode *cps = ymap_get(c, "checkpoints");

@@ -22,9 +22,10 @@ static const AcField VALUE_TYPE[] = { R("value", 's'), END_ };
 static const AcField TOOL_CALLED[] = { R("value", 'v'), END_ };
 static const AcField TOOL_RESULT[] = { R("value", 'm'), END_ };
 static const AcField SCRIPT[] = { R("script", 's'), F("value", 'v'), END_ };
-static const AcField AGENT[] = { R("use", 's'), F("value", 'v'), F("options", 'm'), END_ };
+static const AcField AGENT[] = { R("use", 's'), F("value", 'v'), F("options", 'm'), F("verdict", 'm'), END_ };
 static const AcField LLM_JUDGE[] = { R("prompt", 's'), R("expected", 's'), F("capabilities", 'a'),
-                                     F("model_type", 's'), F("temperature", 'n'), F("json_schema", 'm'), END_ };
+                                     F("model_type", 's'), F("temperature", 'n'), F("json_schema", 'm'),
+                                     F("verdict", 'v'), END_ };
 static const AcField FILE_EXISTS[] = { R("path", 's'), END_ };
 static const AcField FILE_CONTAINS[] = { R("path", 's'), R("value", 's'), END_ };
 static const AcField EXIT_CODE[] = { R("command", 's'), R("expected_code", 'i'), END_ };

@@ -746,15 +746,33 @@ static void dialogue(AutT *t)
             }
             break;
         }
-        cJSON *rq = sim_request(t, conv, turn + 1, max);
-        JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .tape = t->o.tape,
-                         .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+        /* the next message: written in the scenario (an scc extension:
+        ** `script`), else the tape's */
+        const cJSON *script = cJSON_GetObjectItemCaseSensitive(
+            t->yao ? cJSON_GetObjectItemCaseSensitive(t->settings, "simulator")
+                   : cJSON_GetObjectItemCaseSensitive(conv, "user_simulator"),
+            "script");
         JudgeResult jr;
         memset(&jr, 0, sizeof jr);
-        const cJSON *rp = judge_tape(&run, kind, rq, &jr);
-        cJSON_Delete(rq);
+        const cJSON *rp;
+        if (cJSON_IsArray(script)) {
+            rp = cJSON_GetArrayItem(script, (int)turn - 1);
+            if (!rp) {                      /* the script ran out */
+                if (t->yao)
+                    worsen(t, V_FAILED, "the simulator's script ran out before all required checkpoints were reached");
+                break;
+            }
+        } else {
+            cJSON *rq = sim_request(t, conv, turn + 1, max);
+            JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .tape = t->o.tape,
+                             .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+            rp = judge_tape(&run, kind, rq, &jr);
+            cJSON_Delete(rq);
+        }
         emit_begin(t, "simulator");
         buf_printf(&t->line, ",\"turn\":%u", turn + 1);
+        if (cJSON_IsArray(script))
+            emit_str(t, "from", "script");
         if (!rp) {
             emit_str(t, "verdict", "skipped");
             emit_str(t, "message", jr.message);

@@ -203,6 +203,8 @@ const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *requ
 /* The enhanced judge's verdict: expected yes/no against overall_success,
 ** "x+" as confidence >= x, anything else overall_success.  A reply in the
 ** legacy shape ({judgment: yes|no, confidence}) is read the same way. */
+static void llm_verdict(const cJSON *ev, const cJSON *rp, JudgeResult *out);
+
 static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
 {
     cJSON *rq = cJSON_CreateObject();
@@ -214,10 +216,23 @@ static void eliza_llm_judge(const cJSON *ev, const JudgeRun *run, JudgeResult *o
             cJSON_AddItemToObject(rq, keep[i], cJSON_Duplicate(v, true));
     }
     cJSON_AddStringToObject(rq, "response", last_text(run));
-    const cJSON *rp = judge_tape(run, "llm_judge", rq, out);
+    /* a verdict written in the scenario needs no tape: "yes"/"no" is the
+    ** legacy judgment, an object the reply itself */
+    const cJSON *inl = cJSON_GetObjectItemCaseSensitive(ev, "verdict");
+    cJSON *yn = cJSON_IsString(inl) ? cJSON_CreateObject() : NULL;
+    if (yn)
+        cJSON_AddStringToObject(yn, "judgment", inl->valuestring);
+    const cJSON *rp = yn ? yn : cJSON_IsObject(inl) ? inl : judge_tape(run, "llm_judge", rq, out);
     cJSON_Delete(rq);
     if (!rp)
         return;
+    llm_verdict(ev, rp, out);
+    cJSON_Delete(yn);
+}
+
+/* The judge's reply rp against the evaluation's expected. */
+static void llm_verdict(const cJSON *ev, const cJSON *rp, JudgeResult *out)
+{
     const cJSON *os = cJSON_GetObjectItemCaseSensitive(rp, "overall_success");
     const char *judgment = str(rp, "judgment");
     const cJSON *cf = cJSON_GetObjectItemCaseSensitive(rp, "confidence");
@@ -467,7 +482,8 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         const char *use = str(ck, "use");
         if (use)
             cJSON_AddStringToObject(rq, "use", use);
-        const cJSON *rp = judge_tape(run, "yao_validator", rq, out);
+        const cJSON *inl = cJSON_GetObjectItemCaseSensitive(ck, "verdict");   /* written in: no tape */
+        const cJSON *rp = cJSON_IsObject(inl) ? inl : judge_tape(run, "yao_validator", rq, out);
         cJSON_Delete(rq);
         if (rp) {
             const cJSON *pv = cJSON_GetObjectItemCaseSensitive(rp, "passed");

@@ -349,6 +349,30 @@ for scb, kind, reply, name in (('dyn.scb', 'yao_simulator', '{"message":"Medium 
     else:
         expect(checks == [('contains', 'passed'), ('contains', 'passed'), ('conversation_length', 'passed')],
                'turn checks each turn, the final one once; ended by satisfaction: %s' % checks)
+# written in the scenario instead (scc's `script` and `verdict` extensions):
+# no tape at all
+write('dyn_inline.jsonl', '{"id": "order", "input": "I want a coffee", "simulator": {"use": "tests.simulator-agent", '
+      '"script": ["Medium please"]}, "checkpoints": [{"id": "size", "assert": {"type": "regex", "value": "(?i)size"}}, '
+      '{"id": "confirm", "after": ["size"], "assert": {"type": "contains", "value": "confirm"}}], "max_turns": 4}\n'
+      '{"id": "judged", "input": "I want a coffee", "assert": {"type": "agent", "use": "agents:judge", '
+      '"value": "asks the size", "verdict": {"passed": false, "reason": "written in"}}}\n')
+write('chat_inline.scenario.yaml', open(os.path.join(WORK, 'chat.scenario.yaml')).read().replace(
+    "        objective: 'get a refund'\n", "        objective: 'get a refund'\n        script: ['Yes, a refund please']\n")
+    .replace("        - type: conversation_length\n", "        - type: llm_judge\n          prompt: 'Was it solved?'\n"
+             "          expected: 'yes'\n          verdict: 'yes'\n        - type: conversation_length\n"))
+scc('-o', 'dyn_inline.scb', 'dyn_inline.jsonl')
+scc('-o', 'chat_inline.scb', 'chat_inline.scenario.yaml')
+p = talk('dyn_inline.scb')
+res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
+sims = [e for e in events(p.stdout) if e['kind'] == 'simulator']
+expect(res.get('order', {}).get('verdict') == 'passed' and sims and sims[0].get('from') == 'script' and
+       res.get('judged', {}).get('verdict') == 'failed' and 'written in' in res['judged']['why'],
+       'Yao: the simulator script and the validator verdict written in, no tape: %s' % res)
+p = talk('chat_inline.scb')
+checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
+expect(p.returncode == 0 and ('llm_judge', 'passed') in checks and len([c for c in checks if c[0] == 'contains']) == 2,
+       'ElizaOS: the user script and the judge verdict written in, no tape: %s %s' % (checks, p.stderr[-200:]))
+
 # a Yao simulator that claims the goal before the checkpoints are reached
 bad = os.path.join(WORK, 'eager.tape.jsonl')
 p = talk('--tape', etape, 'dyn.scb')
