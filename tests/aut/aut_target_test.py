@@ -101,7 +101,12 @@ try:
     expect('\u25ba [total] What did I spend?' in p.stderr and 'FAILED' in p.stderr and
            p.stderr.count('\n\u274c TESTS FAILED\n') == 1, "Yao's console report: %r" % p.stderr[:300])
     # the reports: Yao's result records, JUnit; --fail-fast; --dry-run
-    p = scvm('run', '-t', 'aut', '--agent-url', url, '--results', 'res.jsonl', '--junit', 'j.xml', 'cases.scb')
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--results', 'res.jsonl', '--junit', 'j.xml', '--run-json',
+             'run.json', 'cases.scb')
+    rj = json.load(open(os.path.join(WORK, 'run.json')))
+    expect(rj['status'] == 'failed' and rj['via'] == 'http' and rj['summary']['total'] == 4 and
+           [c['id'] for c in rj['cases']] == ['greet', 'total', 'polite', 'wrong'] and rj['cases'][0]['status'] ==
+           'passed', 'run.json: %s' % {k: rj[k] for k in ('status', 'via', 'summary')})
     recs = [json.loads(l) for l in open(os.path.join(WORK, 'res.jsonl'))]
     expect([r['type'] for r in recs] == ['start', 'result', 'result', 'result', 'result', 'summary'] and
            recs[0]['total_cases'] == 4 and [r['status'] for r in recs[1:5]] == ['passed', 'failed', 'skipped', 'failed']

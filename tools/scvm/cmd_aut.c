@@ -107,7 +107,7 @@ static void on_case(void *ctx, const AutCaseResult *c)
                 (unsigned long long)c->duration_ms, strcmp(status, "passed") ? ": " : "",
                 strcmp(status, "passed") ? c->why : "");
     }
-    if (r->o->results) {
+    if (r->o->results || r->o->run_json) {
         Buf *b = &r->results;
         buf_puts(b, "{\"type\":\"result\",\"id\":");
         buf_json_str(b, c->id, strlen(c->id));
@@ -157,6 +157,53 @@ static void on_case(void *ctx, const AutCaseResult *c)
 static int write_reports(Reports *r)
 {
     int st = 0;
+    if (r->o->run_json) {
+        /* the records as one array, the totals, the run's status */
+        Buf b;
+        buf_init(&b);
+        bool failed = r->failed + r->errors + r->timeouts > 0;
+        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"via\":",
+                   failed ? "failed" : "passed");
+        const char *via = r->o->via ? r->o->via : "none";
+        buf_json_str(&b, via, strlen(via));
+        buf_puts(&b, ",\"agent\":");
+        if (r->o->agent_url) {
+            buf_json_str(&b, r->o->agent_url, strlen(r->o->agent_url));
+        } else if (r->o->command) {
+            buf_putc(&b, '[');
+            for (char *const *a = r->o->command; *a; a++) {
+                if (a != r->o->command)
+                    buf_putc(&b, ',');
+                buf_json_str(&b, *a, strlen(*a));
+            }
+            buf_putc(&b, ']');
+        } else {
+            buf_puts(&b, "null");
+        }
+        buf_printf(&b, ",\"duration_ms\":%llu,\"summary\":{\"total\":%zu,\"passed\":%zu,\"failed\":%zu,"
+                       "\"skipped\":%zu,\"errors\":%zu,\"timeouts\":%zu},\"cases\":[",
+                   (unsigned long long)r->ms, r->cases, r->passed, r->failed, r->skipped, r->errors, r->timeouts);
+        /* each record line, without its "type" member */
+        const char *p = (const char *)r->results.data, *end = p ? p + r->results.len : NULL;
+        bool first = true;
+        while (p && p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            const char *rec = strstr(p, ",\"id\":");
+            if (rec && nl && rec < nl) {
+                buf_puts(&b, first ? "\n{" : ",\n{");
+                buf_put(&b, rec + 1, (size_t)(nl - rec - 1));
+                first = false;
+            }
+            p = nl ? nl + 1 : end;
+        }
+        buf_puts(&b, "]}\n");
+        int e = b.oom ? ENOMEM : file_write_atomic(r->o->run_json, b.data, b.len);
+        if (e) {
+            fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->run_json, strerror(e));
+            st = SC_IO;
+        }
+        buf_fini(&b);
+    }
     if (r->o->results) {
         Buf b;
         buf_init(&b);

@@ -132,6 +132,7 @@ static const char help_text[] =
     "                     tape lacks and write it into the tape\n"
     "  --workspace DIR    where file and command checks look (default: .)\n"
     "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
+    "  --run-json FILE    the run as one JSON object (status, counts, every case)\n"
     "  --dry-run          list the cases and their checks; reach no agent\n"
     "  --turn-timeout MS  a turn's budget (default 60000)\n"
     "pty options (docs/pty.md):\n"
@@ -251,7 +252,7 @@ enum {
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
     O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
     O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
-    O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN,
+    O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN, O_RUN_JSON,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -320,6 +321,7 @@ static const struct {
     { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
     { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
     { NULL, "--results", O_RESULTS, true, false, CMD_RUN, false },
+    { NULL, "--run-json", O_RUN_JSON, true, false, CMD_RUN, false },
     { NULL, "--dry-run", O_DRY_RUN, false, false, CMD_RUN, false },
     { NULL, "--judge-url", O_JUDGE_URL, true, false, CMD_RUN, false },
     { NULL, "--judge-model", O_JUDGE_MODEL, true, false, CMD_RUN, false },
@@ -571,6 +573,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         break;
     case O_RECORD: o->record = true; break;
     case O_DRY_RUN: o->dry_run = true; break;
+    case O_RUN_JSON:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--run-json needs a file");
+        o->run_json = v;
+        break;
     case O_RESULTS:
         if (!*v)
             return cli_usage(scvm_usage, "%s", "--results needs a file");
@@ -753,7 +760,7 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
-                                  o->judge_model || o->results || o->dry_run)) {
+                                  o->judge_model || o->results || o->dry_run || o->run_json)) {
         return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results "
                                            "and --dry-run need --target aut");
     } else if (cmd == CMD_RUN && o->workspace) {

@@ -34,7 +34,7 @@ typedef struct Opts {
     const char *output, *target, *junit;
     const char *report;          /* --report DIR */
     const char *via, *agent_url, *agent_model, *tape;   /* -t aut */
-    const char *judge_url, *judge_model, *results;
+    const char *judge_url, *judge_model, *results, *run_json;
     bool record, dry_run;
     double speed;
     bool realtime, count, fail_fast, no_progress;
