@@ -93,6 +93,13 @@ add_test(NAME pty.sandbox
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> $<TARGET_FILE:sbx_probe> ${CMAKE_CURRENT_BINARY_DIR}/sandbox-work)
 set_tests_properties(pty.sandbox PROPERTIES LABELS "pty" TIMEOUT 300)
 
+# The session C API (include/scc/session.h) as a library user calls it,
+# with every allocation failing in turn.
+add_executable(session_unit ${PTY_SRC}/session_unit.c)
+target_link_libraries(session_unit PRIVATE sc_pty_core)
+add_test(NAME pty.session_api COMMAND session_unit)
+set_tests_properties(pty.session_api PROPERTIES LABELS "pty;unit" TIMEOUT 600)
+
 # scvm driver --stdio --json and scvm exec (docs/driver.md): a client of the
 # NDJSON protocol drives less and vim, every protocol error, the policy flags
 # and refusals, EOF ending everything, exec's RunResult, the docs' examples.
