@@ -160,20 +160,6 @@ static AutErr http_turn(Aut *a, const char *input, AutReply *r, char *err, size_
 
 /* ---------- processes: ACP's pipes ---------- */
 
-static const char *on_path(const char *name, char *buf, size_t n)
-{
-    if (strchr(name, '/'))
-        return name;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        const char *c = strchr(p, ':');
-        size_t l = c ? (size_t)(c - p) : strlen(p);
-        if ((size_t)snprintf(buf, n, "%.*s/%s", (int)l, l ? p : ".", name) < n && access(buf, X_OK) == 0)
-            return buf;
-        p = c ? c + 1 : p + l;
-    }
-    return NULL;
-}
 
 /* The agent's stdin and stdout are one end of a socket pair (so a write to
 ** an agent that died fails with EPIPE instead of raising SIGPIPE). */
@@ -186,7 +172,7 @@ static bool spawn_pipes(Aut *a, char *err, size_t errlen)
     }
     int logfd = open(a->c.log ? a->c.log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     char exe[PATH_MAX];
-    const char *path = on_path(a->c.argv[0], exe, sizeof exe);
+    const char *path = pty_find_exe(a->c.argv[0], exe, sizeof exe) ? exe : NULL;
     pid_t pid = path && logfd >= 0 ? fork() : -1;
     if (pid == 0) {
         setpgid(0, 0);
@@ -580,7 +566,7 @@ static char *plain(const char *s, size_t n)
 static bool pty_open(Aut *a, char *err, size_t errlen)
 {
     char exe[PATH_MAX];
-    const char *path = on_path(a->c.argv[0], exe, sizeof exe);
+    const char *path = pty_find_exe(a->c.argv[0], exe, sizeof exe) ? exe : NULL;
     if (!path) {
         snprintf(err, errlen, "%s: not found on PATH", a->c.argv[0]);
         return false;

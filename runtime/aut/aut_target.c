@@ -299,24 +299,33 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     }
 }
 
+/* Room for one more turn, at *k; false (the case in error) when out of memory. */
+static bool grow_turns(AutT *t, size_t *k)
+{
+    *k = t->n_turns;
+    JudgeTurn *nt = sc_realloc(t->turns, (*k + 1) * sizeof *nt);
+    if (nt)
+        t->turns = nt;
+    AutReply *nr = nt ? sc_realloc(t->replies, (*k + 1) * sizeof *nr) : NULL;
+    if (nr)
+        t->replies = nr;
+    JudgeAction **na = nr ? sc_realloc(t->acts, (*k + 1) * sizeof *na) : NULL;
+    if (na)
+        t->acts = na;
+    if (!na)
+        worsen(t, V_ERROR, "out of memory");
+    return na != NULL;
+}
+
 /* A turn whose answer did not come from the agent (a code step's output):
 ** text is taken over. */
 static void add_turn(AutT *t, const char *input, char *text)
 {
-    size_t k = t->n_turns;
-    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
-    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
-    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
-    if (nt)
-        t->turns = nt;
-    if (nr)
-        t->replies = nr;
-    if (!na) {
+    size_t k;
+    if (!grow_turns(t, &k)) {
         sc_free(text);
-        worsen(t, V_ERROR, "out of memory");
         return;
     }
-    t->acts = na;
     memset(&t->replies[k], 0, sizeof t->replies[k]);
     t->replies[k].text = text;         /* freed with the reply */
     t->acts[k] = NULL;
@@ -328,19 +337,9 @@ static void add_turn(AutT *t, const char *input, char *text)
 static void play_turn(AutT *t, const char *text)
 {
     char err[600] = "";
-    size_t k = t->n_turns;
-    JudgeTurn *nt = sc_realloc(t->turns, (k + 1) * sizeof *nt);
-    AutReply *nr = nt ? sc_realloc(t->replies, (k + 1) * sizeof *nr) : NULL;
-    JudgeAction **na = nr ? sc_realloc(t->acts, (k + 1) * sizeof *na) : NULL;
-    if (nt)
-        t->turns = nt;
-    if (nr)
-        t->replies = nr;
-    if (!na) {
-        worsen(t, V_ERROR, "out of memory");
+    size_t k;
+    if (!grow_turns(t, &k))
         return;
-    }
-    t->acts = na;
     AutReply *r = &t->replies[k];
     AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
     JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);

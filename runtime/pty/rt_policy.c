@@ -13,6 +13,7 @@
 
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
+#include "runtime/pty/rt_pty_session.h"
 
 extern char **environ;
 
@@ -32,26 +33,6 @@ static PtyErr fail(char *err, size_t n, PtyErr code, const char *fmt, ...)
 
 static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err, size_t n);
 
-static bool find_exe(const char *name, char *out, size_t n)
-{
-    if (!name || !*name)
-        return false;
-    if (strchr(name, '/')) {
-        snprintf(out, n, "%s", name);
-        return access(out, X_OK) == 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *c = strchr(path, ':');
-        size_t l = c ? (size_t)(c - path) : strlen(path);
-        if (l && (size_t)snprintf(out, n, "%.*s/%s", (int)l, path, name) < n && access(out, X_OK) == 0)
-            return true;
-        path += l + (c != NULL);
-    }
-    return false;
-}
 
 static bool is_root_like(const char *p)
 {
@@ -118,7 +99,7 @@ char *scc_session_default_policy(const char *command)
     }
     cJSON_AddBoolToObject(p, "fs_write_unsafe_ack", false);
     ex = cJSON_AddObjectToObject(p, "exec");
-    if (ex && (arr = cJSON_AddArrayToObject(ex, "allowed_executables")) && find_exe(command, exe, sizeof exe) &&
+    if (ex && (arr = cJSON_AddArrayToObject(ex, "allowed_executables")) && pty_find_exe(command, exe, sizeof exe) &&
         realpath(exe, rexe))
         cJSON_AddItemToArray(arr, cJSON_CreateString(rexe));
     if (ex)
@@ -225,7 +206,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
 {
     if (!cfg->command || !*cfg->command)
         return fail(err, n, PTY_E_CLI_INVALID_ARG, "no command");
-    if (!find_exe(cfg->command, p->exe, sizeof p->exe))
+    if (!pty_find_exe(cfg->command, p->exe, sizeof p->exe))
         return fail(err, n, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", cfg->command);
     *tree = cJSON_Parse(cfg->policy_json ? cfg->policy_json : "");
     if (!cJSON_IsObject(*tree))

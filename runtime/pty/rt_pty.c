@@ -60,25 +60,6 @@ static bool env_has(const StrV *env, const char *name)
 
 /* ---- policy and the command ---- */
 
-/* Finds an executable: absolute paths as they are; bare names on PATH. */
-static bool find_exe(const char *name, char *out, size_t n)
-{
-    if (strchr(name, '/')) {
-        snprintf(out, n, "%s", name);
-        return access(out, X_OK) == 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *c = strchr(path, ':');
-        size_t l = c ? (size_t)(c - path) : strlen(path);
-        if (l && (size_t)snprintf(out, n, "%.*s/%s", (int)l, path, name) < n && access(out, X_OK) == 0)
-            return true;
-        path += l + (c != NULL);
-    }
-    return false;
-}
 
 static const char *const DEFAULT_ENV_ALLOW[] = { "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
                                                  "LC_CTYPE", "TMPDIR", "SHELL", NULL };
@@ -171,7 +152,7 @@ static bool prepare(Pty *t)
 
     /* The command: -- cmd args, tui-use run.command/args, or ah.cmd/flags. */
     if (t->o.argv && t->o.argv[0]) {
-        if (!find_exe(t->o.argv[0], exe, sizeof exe)) {
+        if (!pty_find_exe(t->o.argv[0], exe, sizeof exe)) {
             pty_fail(t, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", t->o.argv[0]);
             return false;
         }
@@ -202,7 +183,7 @@ static bool prepare(Pty *t)
         }
         /* ah.cmd names a subcommand of the `ah` program, unless it is a path. */
         const char *prog = cmd[0] == '/' ? cmd : "ah";
-        if (!find_exe(prog, exe, sizeof exe)) {
+        if (!pty_find_exe(prog, exe, sizeof exe)) {
             pty_fail(t, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", prog);
             return false;
         }

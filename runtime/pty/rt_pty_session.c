@@ -610,3 +610,24 @@ void pty_session_close(PtySession *s)
         close(s->master);
     sc_free(s);
 }
+
+bool pty_find_exe(const char *name, char *out, size_t n)
+{
+    if (!name || !*name)
+        return false;
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *c = strchr(path, ':');
+        size_t l = c ? (size_t)(c - path) : strlen(path);
+        if (l && (size_t)snprintf(out, n, "%.*s/%s", (int)l, path, name) < n && access(out, X_OK) == 0)
+            return true;
+        path += l + (c != NULL);
+    }
+    return false;
+}

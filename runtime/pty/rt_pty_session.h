@@ -76,6 +76,11 @@ void pty_session_close(PtySession *s);
 ** Readers must not assume a byte is theirs: reap with WNOHANG and check. */
 int pty_child_fd(void);
 
+/* Finds an executable: a name with a '/' as it is, a bare name on PATH
+** (empty entries skipped; /usr/local/bin:/usr/bin:/bin when PATH is unset),
+** into out.  False when there is none that may be executed. */
+bool pty_find_exe(const char *name, char *out, size_t n);
+
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t pty_now_ms(void);
 
