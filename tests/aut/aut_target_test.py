@@ -391,6 +391,8 @@ expect(res and res[-1]['verdict'] == 'failed' and 'goal achieved but not all req
 # ---------- errors ----------
 r = scvm('run', '-t', 'aut', 'cases.scb')
 expect(r.returncode == 2 and 'where is the agent' in r.stderr, 'no agent: %s' % r.stderr[:200])
+r = scvm('run', '-t', 'aut', '--agent-url', url, '--report', 'rep', 'cases.scb')
+expect(r.returncode == 2 and '--results, --run-json and --junit' in r.stderr, '--report with -t aut: %s' % r.stderr[:200])
 r = scvm('run', '--tape', etape, 'cases.scb')
 expect(r.returncode == 2 and 'need --target aut' in r.stderr, '--tape without -t aut: %s' % r.stderr[:200])
 r = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', 'nope.jsonl', 'cases.scb')

@@ -757,6 +757,9 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
             return cli_usage(scvm_usage, "%s", "-t aut: --via http takes --agent-url; --via acp and pty take -- CMD");
         if (pty_opt && !o->command)
             return cli_usage(scvm_usage, "%s", "the pty options need --target pty");
+        if (o->report || o->artifacts || o->cast)
+            return cli_usage(scvm_usage, "%s", "-t aut reports with --results, --run-json and --junit "
+                                               "(--report, --artifacts and --cast are the PTY targets')");
         if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
