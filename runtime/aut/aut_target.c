@@ -38,6 +38,8 @@ typedef struct AutT {
     uint64_t t0;
     AutCounts counts;
     /* the case being played */
+    unsigned case_no;               /* the scenario's CASE ops so far */
+    bool off;                       /* not the only_case: its ops are passed over */
     bool in_case;
     char *id;
     CaseVerdict v;
@@ -249,6 +251,12 @@ static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
 static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
 {
     case_end(t);
+    t->case_no++;
+    t->off = t->o.only_case && t->case_no != t->o.only_case;
+    if (t->off)
+        return;
+    if (t->o.tape)
+        tape_restart(t->o.tape);        /* a case's askings are counted on their own */
     t->in_case = true;
     t->id = sc_strdup(p->str[in->a[0]].s);
     t->v = V_PASSED;

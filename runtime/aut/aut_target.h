@@ -52,6 +52,8 @@ typedef struct AutTargetOpts {
     bool fail_fast;             /* after a case that failed or erred, the rest are skipped unplayed */
     bool stopped;               /* an earlier scenario's case failed under fail_fast: skip every case */
     bool dry_run;               /* list the cases and their checks; reach no agent */
+    unsigned only_case;         /* play only the scenario's case of this ordinal, 1 for the first, the
+                                ** others leaving no trace (-j: a process per case); 0: every case */
 } AutTargetOpts;
 
 typedef struct AutCounts {

@@ -379,6 +379,23 @@ const cJSON *tape_take(Tape *t, const char *kind, const cJSON *request, char key
     return e->reply;
 }
 
+void tape_restart(Tape *t)
+{
+    t->nc = 0;
+}
+
+size_t tape_merge(Tape *t, const Tape *from)
+{
+    size_t added = 0;
+    char err[200];
+    for (size_t i = 0; i < from->n; i++) {
+        const Entry *e = &from->e[i];
+        if (!find(t, e->kind, e->key, e->n) && tape_add(t, e->kind, e->request, e->n, e->reply, err, sizeof err))
+            added++;
+    }
+    return added;
+}
+
 bool tape_unused(const Tape *t, size_t *cursor, const char **kind, const char **key, unsigned *n)
 {
     while (*cursor < t->n) {

@@ -5,8 +5,9 @@
 ** A tape is a JSON Lines file, version 1: a header line, then one entry a
 ** line, {"kind", "key", "n", "request", "reply"}.  An entry is found by its
 ** key, the SHA-256 of its kind and the canonical JSON of its request, and
-** by n, how many times that same request was asked before in the run (so
-** asking twice gets the second reply the second time).  Replaying is
+** by n, how many times that same request was asked before in the same
+** case (so asking twice gets the second reply the second time, and a
+** case's replies do not depend on which cases ran before it).  Replaying is
 ** strict: a request the tape lacks is a miss that names its key, never a
 ** guess; entries a run did not use can be listed.  Recording adds what was
 ** missing and writes the tape back in a fixed order, so the same replies
@@ -49,13 +50,20 @@ void tape_key(const char *kind, const cJSON *request, char key[65]);
 void tape_canonical(const cJSON *v, Buf *out);
 
 /* The reply to the next asking of request: the entry (kind, key, n) where
-** n counts this run's earlier askings of the same key.  NULL on a miss,
+** n counts the case's earlier askings of the same key (tape_restart).  NULL on a miss,
 ** with the key in key (and the asking still counted, so a recorder can add
 ** the entry with tape_count's n - 1). */
 const cJSON *tape_take(Tape *t, const char *kind, const cJSON *request, char key[65]);
 
 /* The reply of entry (kind, key, n), marked used; NULL when there is none. */
 const cJSON *tape_reply(Tape *t, const char *kind, const char *key, unsigned n);
+
+/* A new case: every request's next asking is its first again (n = 0). */
+void tape_restart(Tape *t);
+
+/* Adds the entries of from that t lacks (same kind, key and n); those t
+** has are kept as they are.  Returns how many were added. */
+size_t tape_merge(Tape *t, const Tape *from);
 
 /* Whether entries were added since the tape was read (tape_add). */
 bool tape_changed(const Tape *t);

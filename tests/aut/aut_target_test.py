@@ -25,6 +25,7 @@ that `scvm serve llm` (HTTP) and `scvm serve acp` (ACP on stdio) script.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +125,42 @@ try:
     expect(p.returncode == 0 and len([e for e in ev if e['kind'] == 'check']) == 5 and
            all(e['verdict'] == 'skipped' for e in ev if e['kind'] == 'case_result') and
            '--dry-run: 4 cases listed, none run' in p.stderr, '--dry-run lists without an agent: %s' % p.stderr[-200:])
+    # -j: each case in a process of its own, the output in case order as
+    # one at a time gives it (times aside); --fail-fast the same; --shard
+    # splits the suite's cases; --parallel is Yao's name for -j
+    def norm(out):
+        return [{k: v for k, v in e.items() if k not in ('at_ms', 'ms', 'duration_ms')} for e in events(out)]
+
+    def console(err):
+        return re.sub(r'\(\d+ms\)', '(-ms)', err)
+    one = scvm('run', '-t', 'aut', '--agent-url', url, '--results', 'r1.jsonl', '--junit', 'j1.xml', 'cases.scb')
+    par = scvm('run', '-t', 'aut', '--agent-url', url, '-j', '4', '--results', 'r4.jsonl', '--junit', 'j4.xml',
+               'cases.scb')
+    expect(par.returncode == one.returncode == 1 and norm(par.stdout) == norm(one.stdout) and
+           len(norm(one.stdout)) > 8 and console(par.stderr) == console(one.stderr),
+           '-j 4 gives the events and the console report of one at a time: %r' % par.stderr[-300:])
+
+    def recs(name):
+        return [{k: v for k, v in json.loads(l).items() if k != 'duration_ms'} for l in open(os.path.join(WORK, name))]
+
+    def junit(name):
+        return re.sub(r'time="[0-9.]+"', '', open(os.path.join(WORK, name)).read())
+    expect(recs('r4.jsonl') == recs('r1.jsonl') and junit('j4.xml') == junit('j1.xml'),
+           '-j 4: the same result records and JUnit')
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--parallel', '3', '--fail-fast', 'cases.scb')
+    res = [e['verdict'] for e in events(p.stdout) if e['kind'] == 'case_result']
+    expect(res == ['passed', 'failed', 'skipped', 'skipped'] and p.stderr.endswith('1 passed, 1 failed, 2 skipped\n'),
+           '--parallel 3 --fail-fast: the cases after the failure are skipped, as one at a time: %s' % res)
+    shards = []
+    for i in (1, 2):
+        p = scvm('run', '-t', 'aut', '--agent-url', url, '-j', '2', '--shard', '%d/2' % i, 'cases.scb')
+        ev = events(p.stdout)
+        shards.append([e['id'] for e in ev if e['kind'] == 'case_result'])
+        expect(ev and ev[0]['kind'] == 'scenario' and [e['kind'] for e in ev].count('scenario') == 1,
+               'shard %d/2 starts with the scenario\'s header: %s' % (i, ev[:1]))
+    expect(shards == [['greet', 'polite'], ['total', 'wrong']], '--shard I/2 takes every other case: %s' % shards)
+    p = scvm('run', '-t', 'aut', '--agent-url', url, '--shard', '1/2', '--timings', 'j1.xml', 'cases.scb')
+    expect(p.returncode == 2 and '--timings' in p.stderr, '--timings is refused for -t aut: %s' % p.stderr)
     # record the verdict under the event's own request, then play again
     tape = os.path.join(WORK, 'verdicts.tape.jsonl')
     r = scvm('tape', 'add', tape, 'yao_validator', skipped[0]['tape_request'], '{"passed":true,"reason":"polite"}')
@@ -158,6 +195,20 @@ try:
     p = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', rec, 'cases.scb')
     res = {e['id']: e for e in events(p.stdout) if e['kind'] == 'case_result'}
     expect(res.get('polite', {}).get('verdict') == 'passed', 'replayed from the recorded tape, no judge: %s' % res)
+    # recording with -j: each case's process records into its own copy; the
+    # new entries are merged into the one tape
+    jsrv = subprocess.Popen([SCVM, 'serve', 'llm', '--listen', '127.0.0.1:0', '--speed', '0', 'judge.scb'], cwd=WORK,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    jurl = jsrv.stdout.readline().strip().split('listening on ')[-1] + '/v1'
+    rec2 = os.path.join(WORK, 'recorded-j.tape.jsonl')
+    try:
+        p = scvm('run', '-t', 'aut', '--agent-url', url, '-j', '4', '--record', '--judge-url', jurl, '--tape', rec2,
+                 'cases.scb')
+    finally:
+        jsrv.terminate()
+        jsrv.communicate(timeout=10)
+    expect(os.path.exists(rec2) and open(rec2).read() == open(rec).read() and 'now holds 1 entry' in p.stderr,
+           'recorded with -j 4: the same tape: %s' % p.stderr[-300:])
     r = scvm('run', '-t', 'aut', '--agent-url', url, '--record', '--tape', rec, 'cases.scb')
     expect(r.returncode == 2 and 'all three' in r.stderr, '--record without --judge-url: %s' % r.stderr[:200])
 finally:
@@ -404,6 +455,27 @@ r = scvm('run', '-t', 'aut', '--agent-url', url, 'cases.scb')      # the server 
 res = [e for e in events(r.stdout) if e['kind'] == 'case_result']
 expect(r.returncode == 1 and all(e['verdict'] == 'error' and 'E_AUT_START' in e['why'] for e in res) and len(res) == 4,
        'an agent that cannot be reached: every case errs: %s' % res[:1])
+
+# a signal with -j: the cases' processes and their agents end, exit 128+15
+import signal
+import time
+marker = '977.%d' % os.getpid()
+p = subprocess.Popen([SCVM, 'run', '-t', 'aut', '-j', '2', '--via', 'pty', 'cases.scb', '--', 'sh', '-c',
+                      'read x; exec sleep "$0"', marker], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
+deadline = time.time() + 20
+while time.time() < deadline and subprocess.run(['pgrep', '-f', 'sleep ' + marker],
+                                               capture_output=True).stdout.count(b'\n') < 2:
+    time.sleep(0.1)
+started = subprocess.run(['pgrep', '-f', 'sleep ' + marker], capture_output=True).stdout.count(b'\n')
+t0 = time.time()
+p.send_signal(signal.SIGTERM)
+out, err = p.communicate(timeout=30)
+time.sleep(0.3)
+left = subprocess.run(['pgrep', '-f', 'sleep ' + marker], capture_output=True).stdout
+expect(started == 2 and p.returncode == 143 and time.time() - t0 < 10 and not left,
+       'SIGTERM under -j 2: two agents were running, exit %d after %.1f s, none left: %r %r' %
+       (p.returncode, time.time() - t0, left, err[-300:]))
 
 if failures:
     print('%d failure(s)' % len(failures))

@@ -82,6 +82,18 @@ static void test_take(void)
     CHECK(!tape_take(t, "user_simulator", q, key)); /* another kind: another key */
     cur = 0;
     CHECK(!tape_unused(t, &cur, &kind, &k, &n));
+    /* a new case counts again from the first asking */
+    tape_restart(t);
+    CHECK(tape_count(t, want) == 0);
+    r = tape_take(t, "llm_judge", q, key);
+    CHECK(r && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")), "yes") == 0);
+    /* merging: what the other tape lacks is added, what it has is kept */
+    Tape *m = tape_new();
+    CHECK(tape_add(m, "llm_judge", q, 1, yes, err, sizeof err));
+    CHECK(tape_merge(m, t) == 1 && tape_size(m) == 2 && tape_merge(m, t) == 0);
+    const cJSON *kept = tape_reply(m, "llm_judge", want, 1);
+    CHECK(kept && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(kept, "verdict")), "yes") == 0);
+    tape_free(m);
     /* written sorted, read back, written again: the same bytes */
     cJSON *q2 = cJSON_Parse("{\"history\":[\"hi\"]}"), *say = cJSON_Parse("\"I need a refund\"");
     CHECK(tape_add(t, "user_simulator", q2, 0, say, err, sizeof err));

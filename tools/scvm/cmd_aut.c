@@ -8,8 +8,16 @@
 ** exit status is 1 when a case failed or erred, else 0; a tape that cannot
 ** be read is 3, one that is malformed 4. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -241,18 +249,374 @@ static int write_reports(Reports *r)
     return st;
 }
 
+/* ---------- units of work ---------- */
+
+/* What one process plays: a whole scenario, or one case of a Yao suite
+** (its cases are independent, as Yao runs them with --parallel; an
+** ElizaOS scenario's steps share a workspace and run in order). */
+typedef struct Unit {
+    uint32_t entry;             /* the suite's entry */
+    unsigned only;              /* the case's ordinal, 1 for the first; 0: the whole scenario */
+    bool first;                 /* the scenario's first unit: its header line goes before it */
+} Unit;
+
+/* The scenario's units appended to *u (grown); false when out of memory. */
+static bool units_of(const Suite *s, uint32_t idx, Unit **u, size_t *n, size_t *cap)
+{
+    const BcProgram *p = suite_entry(s, idx)->prog;
+    unsigned cases = 0;
+    bool yao = true;
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        if (p->insn[i].op != OP_CASE)
+            continue;
+        const char *type = p->str[p->insn[i].a[1]].s;
+        cases++;
+        yao &= strcmp(type, "standard") == 0 || strcmp(type, "dynamic") == 0;
+    }
+    unsigned k = yao && cases > 1 ? cases : 1;
+    if (*n + k > *cap) {
+        size_t nc = (*n + k) * 2;
+        Unit *nu = sc_realloc(*u, nc * sizeof *nu);
+        if (!nu)
+            return false;
+        *u = nu;
+        *cap = nc;
+    }
+    for (unsigned c = 0; c < k; c++)
+        (*u)[(*n)++] = (Unit){ idx, k > 1 ? c + 1 : 0, c == 0 };
+    return true;
+}
+
+typedef struct Run {
+    const Opts *o;
+    const Suite *s;
+    FILE *out;
+    AutTargetOpts to;
+    Reports rep;
+    Tape *tape;
+    int worst;
+    bool stopped;               /* --fail-fast: a case failed; the rest are listed as skipped */
+} Run;
+
+static void header(Run *r, const Unit *u)
+{
+    if (!u->first)
+        return;
+    const PackEntry *e = suite_entry(r->s, u->entry);
+    Buf h;
+    buf_init(&h);
+    buf_printf(&h, "{\"kind\":\"scenario\",\"index\":%u,\"name\":", (unsigned)u->entry);
+    buf_json_str(&h, e->name, strlen(e->name));
+    buf_puts(&h, ",\"source\":");
+    buf_json_str(&h, e->source, strlen(e->source));
+    buf_puts(&h, "}\n");
+    fwrite(h.data, 1, h.len, r->out);
+    buf_fini(&h);
+}
+
+/* A unit played in this process. */
+static int play_here(Run *r, const Unit *u)
+{
+    header(r, u);
+    AutTargetOpts to = r->to;
+    to.events = r->out;
+    to.only_case = u->only;
+    to.stopped = r->stopped;
+    RtTarget *t = rt_aut_new(&to);
+    if (!t)
+        return SC_RUNTIME;
+    VmOpts vo = { .speed = 0 };
+    int st = vm_run(suite_entry(r->s, u->entry)->prog, t, NULL, &vo);
+    r->stopped = rt_aut_stopped(t);
+    t->vt->destroy(t);
+    fflush(r->out);
+    return st;
+}
+
+/* In a child: each case's result as a JSON line, for the parent's reports. */
+static void child_case(void *ctx, const AutCaseResult *c)
+{
+    cJSON *j = cJSON_CreateObject(), *m = cJSON_AddArrayToObject(j, "messages"),
+          *v = cJSON_AddArrayToObject(j, "verdicts");
+    cJSON_AddStringToObject(j, "id", c->id);
+    cJSON_AddStringToObject(j, "type", c->type);
+    cJSON_AddStringToObject(j, "verdict", c->verdict);
+    if (c->error)
+        cJSON_AddStringToObject(j, "error", c->error);
+    cJSON_AddStringToObject(j, "why", c->why ? c->why : "");
+    if (c->input)
+        cJSON_AddStringToObject(j, "input", c->input);
+    if (c->output)
+        cJSON_AddStringToObject(j, "output", c->output);
+    cJSON_AddNumberToObject(j, "duration_ms", (double)c->duration_ms);
+    cJSON_AddNumberToObject(j, "checks_passed", c->checks_passed);
+    cJSON_AddStringToObject(j, "judgment", c->judgment ? c->judgment : "");
+    for (unsigned i = 0; i < c->checks; i++) {
+        cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
+        cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
+    }
+    char *text = cJSON_PrintUnformatted(j);
+    if (text)
+        fprintf(ctx, "%s\n", text);
+    else
+        fputs("{}\n", ctx);        /* out of memory: the parent reports the case in error */
+    cJSON_free(text);
+    cJSON_Delete(j);
+}
+
+/* A unit in a child process: events to ev, stderr to dg, the cases'
+** results to rs, a recorded tape's new state to tp. */
+static int play_child(Run *r, const Unit *u, const char *ev, const char *dg, const char *rs, const char *tp)
+{
+    FILE *out = fopen(ev, "w"), *diag = fopen(dg, "w"), *res = fopen(rs, "w");
+    if (!out || !diag || !res || dup2(fileno(diag), STDERR_FILENO) < 0)
+        return SC_IO;
+    fclose(diag);
+    if (rt_cancel_install() != 0) {     /* this process's own pipe */
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        return SC_RUNTIME;
+    }
+    AutTargetOpts to = r->to;
+    to.aut.cancel_fd = rt_cancel_fd();
+    to.events = out;
+    to.on_case = child_case;
+    to.ctx = res;
+    to.only_case = u->only;
+    RtTarget *t = rt_aut_new(&to);
+    if (!t)
+        return SC_RUNTIME;
+    VmOpts vo = { .speed = 0 };
+    int st = vm_run(suite_entry(r->s, u->entry)->prog, t, NULL, &vo);
+    t->vt->destroy(t);
+    if (r->tape && r->o->record && tape_changed(r->tape) && tape_save(r->tape, tp) != 0 && st < SC_IO)
+        st = SC_IO;
+    if (fclose(out) != 0 || fclose(res) != 0)
+        st = st < SC_IO ? SC_IO : st;
+    return st;
+}
+
+/* The results a child wrote, reported as if its cases had run here. */
+static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (file_read_all(rs, (size_t)1 << 30, &data, &len) != 0)
+        return false;
+    const BcProgram *p = suite_entry(r->s, u->entry)->prog;
+    bool ok = true;
+    for (char *line = data, *nl; ok && line < data + len; line = nl + 1) {
+        nl = memchr(line, '\n', (size_t)(data + len - line));
+        if (!nl)
+            break;
+        cJSON *j = cJSON_ParseWithLength(line, (size_t)(nl - line));
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "messages"),
+                    *v = cJSON_GetObjectItemCaseSensitive(j, "verdicts");
+        int n = cJSON_GetArraySize(m);
+        const char **ms = sc_calloc((size_t)n + 1, sizeof *ms), **vs = sc_calloc((size_t)n + 1, sizeof *vs);
+#define S(k) cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, k))
+        AutCaseResult c = {
+            .scenario = p->str[p->meta.name].s, .id = S("id"), .type = S("type"), .verdict = S("verdict"),
+            .error = S("error"), .why = S("why"), .input = S("input"), .output = S("output"),
+            .duration_ms = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "duration_ms")),
+            .checks = (unsigned)n, .messages = ms, .verdicts = vs, .judgment = S("judgment"),
+            .checks_passed = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "checks_passed")),
+        };
+#undef S
+        for (int i = 0; ms && vs && i < n; i++) {
+            ms[i] = cJSON_GetStringValue(cJSON_GetArrayItem(m, i));
+            vs[i] = cJSON_GetStringValue(cJSON_GetArrayItem(v, i));
+            ok &= ms[i] && vs[i];
+        }
+        ok &= ms && vs && c.id && c.type && c.verdict && c.why;
+        if (ok) {
+            on_case(&r->rep, &c);
+            *failed |= !strcmp(c.verdict, "failed") || !strcmp(c.verdict, "error");
+        }
+        sc_free(ms);
+        sc_free(vs);
+        cJSON_Delete(j);
+    }
+    sc_free(data);
+    return ok;
+}
+
+/* The units, -j at a time, each in a process of its own; each one's
+** header, events, diagnostics and results are written in unit order, so
+** the output does not depend on -j.  A signal is passed on to the running
+** children and nothing new starts; --fail-fast ends the running ones and
+** lists the rest as skipped, as a run one at a time does. */
+static void play_parallel(Run *r, const Unit *u, size_t n)
+{
+    const Opts *o = r->o;
+    char tmp[] = "/tmp/scvm-aut-j-XXXXXX";
+    pid_t *pid = sc_calloc(n, sizeof *pid);
+    int *status = sc_calloc(n, sizeof *status);
+    bool *done = sc_calloc(n, sizeof *done);
+    if (!pid || !status || !done || !mkdtemp(tmp)) {
+        fprintf(stderr, "scvm: cannot start the cases' processes: %s\n", strerror(errno ? errno : ENOMEM));
+        r->worst = SC_RUNTIME;
+        sc_free(pid);
+        sc_free(status);
+        sc_free(done);
+        return;
+    }
+    char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp], tp[64 + sizeof tmp];
+#define PATHS(k)                                                                                                   \
+    (snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, k), snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, k),              \
+     snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, k), snprintf(tp, sizeof tp, "%s/tp-%zu", tmp, k))
+    size_t next = 0, emitted = 0, running = 0;
+    bool stop = false;
+    int passed_on = 0;
+    while (emitted < n) {
+        while (!stop && !r->stopped && running < o->jobs && next < n) {
+            PATHS(next);
+            fflush(NULL);
+            pid_t parent = getpid();
+            pid_t p = fork();
+            if (p == 0) {
+                if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent)
+                    _exit(128 + SIGTERM);
+                _exit(play_child(r, &u[next], ev, dg, rs, tp));
+            }
+            if (p < 0) {
+                status[next] = SC_RUNTIME;
+                done[next] = true;
+            } else {
+                pid[next] = p;
+                running++;
+            }
+            next++;
+        }
+        if (emitted < next && !done[emitted]) {
+            int sig = rt_cancel_signal();
+            if (sig && !passed_on) {
+                passed_on = sig;
+                stop = true;
+                for (size_t k = emitted; k < next; k++)
+                    if (!done[k] && pid[k] > 0)
+                        kill(pid[k], sig);
+            }
+            int ws;
+            pid_t p = waitpid(-1, &ws, WNOHANG);
+            if (p == 0) {
+                struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
+                poll(&pf, pf.fd >= 0 ? 1 : 0, 50);
+                continue;
+            }
+            if (p < 0 && errno == EINTR)
+                continue;
+            if (p < 0)
+                break;
+            for (size_t k = emitted; k < next; k++)
+                if (pid[k] == p && !done[k]) {
+                    status[k] = WIFEXITED(ws) ? WEXITSTATUS(ws) : SC_RUNTIME;
+                    done[k] = true;
+                    running--;
+                }
+            continue;
+        }
+        if (emitted == next) {
+            if (next < n && r->stopped) {
+                play_here(r, &u[next]);     /* listed as skipped: reaches no agent */
+                done[next] = true;
+                emitted = ++next;
+                continue;
+            }
+            break;                          /* a signal: nothing more started */
+        }
+        /* the next in order has ended: out with it */
+        size_t k = emitted++;
+        PATHS(k);
+        header(r, &u[k]);
+        char *d = NULL;
+        size_t dl = 0;
+        if (file_read_all(ev, (size_t)1 << 30, &d, &dl) == 0 && dl)
+            fwrite(d, 1, dl, r->out);
+        sc_free(d);
+        fflush(r->out);
+        d = NULL;
+        dl = 0;
+        if (file_read_all(dg, (size_t)1 << 30, &d, &dl) == 0 && dl)
+            fwrite(d, 1, dl, stderr);
+        sc_free(d);
+        bool failed = false;
+        if (!report_child(r, &u[k], rs, &failed) && !status[k]) {
+            fprintf(stderr, "scvm: aut: the process of scenario %u's case %u left no results\n",
+                    (unsigned)u[k].entry, u[k].only);
+            status[k] = SC_RUNTIME;
+        }
+        if (r->tape && o->record && access(tp, F_OK) == 0) {
+            char err[1024];
+            Tape *rec = tape_load(tp, false, err, sizeof err);
+            if (rec)
+                tape_merge(r->tape, rec);
+            else
+                fprintf(stderr, "scvm: %s\n", err);
+            tape_free(rec);
+        }
+        if (status[k] > r->worst)
+            r->worst = status[k];
+        if (failed && o->fail_fast && !r->stopped) {
+            /* as one at a time: the rest are not run; the running ones end */
+            r->stopped = true;
+            for (size_t j = emitted; j < next; j++)
+                if (!done[j] && pid[j] > 0)
+                    kill(pid[j], SIGTERM);
+            for (size_t j = emitted; j < next; j++)
+                if (!done[j] && pid[j] > 0)
+                    while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
+                        ;
+            running = 0;
+            for (size_t j = emitted; j < next; j++) {
+                PATHS(j);
+                remove(ev), remove(dg), remove(rs), remove(tp);
+            }
+            next = emitted;
+        }
+        remove(ev), remove(dg), remove(rs), remove(tp);
+    }
+#undef PATHS
+    /* a signal: the children still running end on it */
+    for (size_t k = 0; k < next; k++)
+        if (!done[k] && pid[k] > 0)
+            while (waitpid(pid[k], NULL, 0) < 0 && errno == EINTR)
+                ;
+    file_remove_tree(tmp);
+    sc_free(pid);
+    sc_free(status);
+    sc_free(done);
+}
+
 int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
 {
+    Unit *all = NULL, *u = NULL;
+    size_t na = 0, cap = 0, nu = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!units_of(s, sel ? sel[k] : (uint32_t)k, &all, &na, &cap)) {
+            sc_free(all);
+            fputs("scvm: out of memory\n", stderr);
+            return SC_RUNTIME;
+        }
+    /* --shard: every Nth unit (a Yao suite's cases, ElizaOS scenarios) */
+    u = all;
+    for (size_t k = 0; k < na; k++)
+        if (!o->shard_n || k % o->shard_n == o->shard_i - 1) {
+            u[nu] = all[k];
+            u[nu].first = nu == 0 || u[nu - 1].entry != all[k].entry;
+            nu++;
+        }
     Tape *tape = NULL;
     if (o->tape) {
         char err[1024];
         tape = tape_load(o->tape, o->record, err, sizeof err);     /* recording may start one */
         if (!tape) {
+            sc_free(all);
             fprintf(stderr, "scvm: %s\n", err);
             return strstr(err, ": cannot read: ") ? SC_IO : SC_REJECTED;
         }
     }
     if (rt_cancel_install() != 0) {
+        sc_free(all);
         tape_free(tape);
         fputs("scvm: cannot catch signals\n", stderr);
         return SC_RUNTIME;
@@ -260,64 +624,49 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     FILE *out = stdout;
     if (o->output && strcmp(o->output, "-") != 0 && !(out = fopen(o->output, "w"))) {
         fprintf(stderr, "scvm: %s: cannot write\n", o->output);
+        sc_free(all);
         tape_free(tape);
         return SC_IO;
     }
     AutKind kind = !o->via || strcmp(o->via, "http") == 0 ? AUT_HTTP : strcmp(o->via, "acp") == 0 ? AUT_ACP : AUT_PTY;
-    AutTargetOpts to = {
-        .aut = { .kind = kind, .url = o->agent_url, .model = o->agent_model, .argv = o->command,
-                 .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace },
-        .workspace = o->workspace, .tape = tape, .events = out,
-        .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
-        .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
+    Run r = {
+        .o = o, .s = s, .out = out, .tape = tape,
+        .to = {
+            .aut = { .kind = kind, .url = o->agent_url, .model = o->agent_model, .argv = o->command,
+                     .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace },
+            .workspace = o->workspace, .tape = tape,
+            .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
+            .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
+        },
+        .rep = { .o = o },
     };
-    Reports rep = { .o = o };
-    buf_init(&rep.results);
-    buf_init(&rep.junit);
-    to.ctx = &rep;
-    AutCounts all = { 0 };
-    int worst = 0;
-    for (size_t k = 0; k < n && !rt_cancel_signal(); k++) {
-        const PackEntry *e = suite_entry(s, sel ? sel[k] : (uint32_t)k);
-        Buf h;
-        buf_init(&h);
-        buf_printf(&h, "{\"kind\":\"scenario\",\"index\":%u,\"name\":", sel ? sel[k] : (unsigned)k);
-        buf_json_str(&h, e->name, strlen(e->name));
-        buf_puts(&h, ",\"source\":");
-        buf_json_str(&h, e->source, strlen(e->source));
-        buf_puts(&h, "}\n");
-        fwrite(h.data, 1, h.len, out);
-        buf_fini(&h);
-        RtTarget *t = rt_aut_new(&to);
-        if (!t) {
-            worst = SC_RUNTIME;
-            break;
+    buf_init(&r.rep.results);
+    buf_init(&r.rep.junit);
+    r.to.ctx = &r.rep;
+    if (o->jobs > 1 && nu > 1 && !o->dry_run) {
+        play_parallel(&r, u, nu);
+    } else {
+        for (size_t k = 0; k < nu && !rt_cancel_signal(); k++) {
+            int st = play_here(&r, &u[k]);
+            if (st > r.worst)
+                r.worst = st;
         }
-        VmOpts vo = { .speed = 0 };
-        int st = vm_run(e->prog, t, NULL, &vo);
-        AutCounts c;
-        rt_aut_counts(t, &c);
-        to.stopped = rt_aut_stopped(t);
-        all.passed += c.passed;
-        all.failed += c.failed;
-        all.skipped += c.skipped;
-        all.errors += c.errors;
-        t->vt->destroy(t);
-        if (st > worst)
-            worst = st;
     }
+    sc_free(all);
+    int worst = r.worst;
     if (out != stdout && fclose(out) != 0 && !worst)
         worst = SC_IO;
-    eliza_status(&rep);
-    if (rep.cases && rep.passed + rep.skipped == rep.cases && rep.cases > rep.skipped)
+    Reports *rep = &r.rep;
+    eliza_status(rep);
+    if (rep->cases && rep->passed + rep->skipped == rep->cases && rep->cases > rep->skipped)
         fputs("\u2728 ALL TESTS PASSED \u2728\n", stderr);
-    else if (rep.failed + rep.errors)
+    else if (rep->failed + rep->errors + rep->timeouts)
         fputs("\u274c TESTS FAILED\n", stderr);
-    int rs = write_reports(&rep);
+    int rs = write_reports(rep);
     if (rs > worst)
         worst = rs;
-    buf_fini(&rep.results);
-    buf_fini(&rep.junit);
+    buf_fini(&rep->results);
+    buf_fini(&rep->junit);
     if (tape && o->record && tape_changed(tape)) {
         int e = tape_save(tape, o->tape);
         if (e) {
@@ -330,8 +679,9 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
         }
     }
     if (o->dry_run)
-        fprintf(stderr, "--dry-run: %zu cases listed, none run\n", rep.cases);
-    fprintf(stderr, "%u passed, %u failed, %u skipped\n", all.passed, all.failed + all.errors, all.skipped);
+        fprintf(stderr, "--dry-run: %zu cases listed, none run\n", rep->cases);
+    fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", rep->passed, rep->failed + rep->errors + rep->timeouts,
+            rep->skipped);
     tape_free(tape);
     if (rt_cancel_signal())
         return 128 + rt_cancel_signal();

@@ -134,6 +134,8 @@ static const char help_text[] =
     "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
     "  --run-json FILE    the run as one JSON object (status, counts, every case)\n"
     "  --dry-run          list the cases and their checks; reach no agent\n"
+    "  -j, --parallel N   play N cases (Yao) or scenarios (ElizaOS) at once; --shard\n"
+    "                     splits a suite's cases\n"
     "  --turn-timeout MS  a turn's budget (default 60000)\n"
     "pty options (docs/pty.md):\n"
     "  --artifacts DIR    write run.json, transcript.log, events.jsonl, snapshots/,\n"
@@ -276,6 +278,7 @@ static const struct {
     { NULL, "--json", O_JSON, false, false,
       CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_DATA_MODEL | CMD_TAPE, false },
     { "-j", "--jobs", O_JOBS, true, true, CMD_RUN, false },
+    { NULL, "--parallel", O_JOBS, true, true, CMD_RUN, false },
     { NULL, "--junit", O_JUNIT, true, true, CMD_RUN, false },
     { NULL, "--report", O_REPORT, true, true, CMD_RUN, false },
     { NULL, "--fail-fast", O_FAIL_FAST, false, true, CMD_RUN, false },
@@ -760,6 +763,8 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         if (o->report || o->artifacts || o->cast)
             return cli_usage(scvm_usage, "%s", "-t aut reports with --results, --run-json and --junit "
                                                "(--report, --artifacts and --cast are the PTY targets')");
+        if (o->timings)
+            return cli_usage(scvm_usage, "%s", "-t aut shards a suite's cases in turn: --timings balances scenario runs");
         if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
@@ -1121,9 +1126,12 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
         if (!weights)
             fputs("scvm: out of memory\n", stderr);
     }
+    /* -t aut shards its units, a Yao suite's cases (cmd_aut.c) */
+    bool aut_cases = o->target && strcmp(o->target, "aut") == 0;
     if (!st && sel) {
         SuiteQuery q = { .names = o->names, .n_names = o->n_names, .tags = o->tags, .n_tags = o->n_tags,
-                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = o->shard_n, .allowed = allowed,
+                         .prompt = o->prompt, .shard_i = o->shard_i, .shard_n = aut_cases ? 0 : o->shard_n,
+                         .allowed = allowed,
                          .weights = weights };
         st = suite_select(s, &q, sel, n, &e);
         if (st == SC_USAGE) {
