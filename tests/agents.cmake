@@ -52,3 +52,10 @@ add_executable(agent_unit ${AGENTS_SRC}/agent_unit.c)
 target_link_libraries(agent_unit PRIVATE sc_rt_llm sc_agent PkgConfig::CJSON)
 add_test(NAME agent.unit COMMAND agent_unit)
 set_tests_properties(agent.unit PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# scvm run -t aut --via pty --agent claude-code: Claude Code's TUI as the
+# agent under test of a Yao suite and an ElizaOS scenario (docs/aut.md).
+add_test(NAME aut.claude_code_tui
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/aut/aut_agents_test.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${AGENTS_NPM}/node_modules ${CMAKE_CURRENT_BINARY_DIR}/aut-claude-code)
+set_tests_properties(aut.claude_code_tui PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "agents;pty" TIMEOUT 600)

@@ -26,7 +26,9 @@
 #include <cjson/cJSON.h>
 
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/agent/agent_launch.h"
 #include "runtime/http/http_client.h"
 #include "runtime/pty/rt_pty_screen.h"
 #include "runtime/pty/rt_pty_session.h"
@@ -53,6 +55,13 @@ struct Aut {
     PtySession *ps;
     PtyScreen *scr;
     Buf out;                    /* the turn's output bytes */
+    /* PTY with a profile */
+    char run[PATH_MAX];         /* the agent's HOME's parent, made here ("" for none) */
+    char ws[PATH_MAX];          /* its workspace, absolute (the profile's {workspace}) */
+    AgentLaunch launch;
+    char **envp;                /* the environment it gets */
+    const char *ready;          /* interactive.ready (NULL: none) */
+    unsigned type_delay;        /* interactive.typeDelayMs */
 };
 
 const char *aut_err_name(AutErr e)
@@ -482,9 +491,22 @@ static void pty_reply_out(const char *s, size_t n, void *user)
     }
 }
 
+static bool screen_has(const Aut *a, const char *text)
+{
+    Buf s;
+    buf_init(&s);
+    pty_screen_text(a->scr, &s);
+    buf_putc(&s, 0);
+    bool has = s.data && strstr((const char *)s.data, text) != NULL;
+    buf_fini(&s);
+    return has;
+}
+
 /* Reads output until none came for quiet_ms (or the deadline, the exit,
-** a cancel).  Returns AUT_OK (quiet), or why it stopped. */
-static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, char *err, size_t errlen)
+** a cancel), and need_text, when not NULL, is on the screen.  Returns
+** AUT_OK (quiet), or why it stopped. */
+static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char *need_text, char *err,
+                         size_t errlen)
 {
     unsigned quiet = a->c.quiet_ms ? a->c.quiet_ms : 500;
     uint64_t last = now_ms();
@@ -493,11 +515,18 @@ static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, char *err,
     for (;;) {
         uint64_t now = now_ms();
         if (now >= deadline) {
-            snprintf(err, errlen, "the program did not go quiet in %u ms", budget(a));
+            if (need_text && !screen_has(a, need_text))
+                snprintf(err, errlen, "'%s' (the agent's ready text) was not on the screen within %u ms", need_text,
+                         budget(a));
+            else
+                snprintf(err, errlen, "the program did not go quiet in %u ms", budget(a));
             return AUT_E_TIMEOUT;
         }
-        if (now >= last + quiet && (got || !need_output))
-            return AUT_OK;
+        if (now >= last + quiet && (got || !need_output)) {
+            if (!need_text || screen_has(a, need_text))
+                return AUT_OK;
+            last = now;             /* not there yet: wait for more output */
+        }
         uint64_t until = now + quiet < deadline ? (got || !need_output ? last + quiet : deadline) : deadline;
         struct pollfd pf[3] = { { .fd = pty_session_fd(a->ps), .events = POLLIN },
                                 { .fd = pty_session_exit_fd(a->ps), .events = POLLIN },
@@ -563,19 +592,117 @@ static char *plain(const char *s, size_t n)
     return r;
 }
 
+/* The environment: ours, each of over's names replaced, TERM the terminal
+** the program gets. */
+static char **merged_env(char *const *over)
+{
+    size_t n = 0, k = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    for (char *const *e = over; e && *e; e++)
+        n++;
+    char **v = sc_calloc(n + 2, sizeof *v);
+    if (!v)
+        return NULL;
+    for (char **e = environ; e && *e; e++) {
+        size_t nl = strcspn(*e, "=");
+        bool replaced = strncmp(*e, "TERM=", 5) == 0;
+        for (char *const *o = over; !replaced && o && *o; o++)
+            replaced = strncmp(*o, *e, nl + 1) == 0;
+        if (!replaced)
+            v[k++] = *e;
+    }
+    for (char *const *e = over; e && *e; e++)
+        v[k++] = *e;
+    v[k++] = "TERM=xterm-256color";
+    v[k] = NULL;
+    return v;
+}
+
+/* A real agent's launch from its profile: a fresh HOME, its files, its
+** command line and environment. */
+static bool agent_prepare(Aut *a, char *err, size_t errlen)
+{
+    const AgentProfile *prof = a->c.profile;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(a->run, sizeof a->run, "%s/scvm-aut-agent-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(a->run)) {
+        snprintf(err, errlen, "cannot make the agent's HOME: %s", strerror(errno));
+        a->run[0] = 0;
+        return false;
+    }
+    char home[PATH_MAX + 8];
+    const char *ws = a->ws;
+    snprintf(home, sizeof home, "%s/home", a->run);
+    if (!realpath(a->c.cwd ? a->c.cwd : ".", a->ws) || file_mkdirs(home) != 0) {
+        snprintf(err, errlen, "cannot make the agent's HOME or find its workspace: %s", strerror(errno));
+        return false;
+    }
+    const cJSON *model = agent_profile_get(prof, "model"), *in = agent_profile_get(prof, "interactive");
+    cJSON *vars = cJSON_CreateObject();
+    cJSON_AddStringToObject(vars, "prompt", "");
+    cJSON_AddStringToObject(vars, "base_url", a->c.model_url ? a->c.model_url : "");
+    /* a key of the case's own: scvm serve llm keys sessions on it */
+    char key[300];
+    int kl = snprintf(key, sizeof key, "scvm-aut-key-%.250s", a->c.session ? a->c.session : "agent");
+    for (int i = 13; i < kl && i < (int)sizeof key - 1; i++)
+        if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= 'A' && key[i] <= 'Z') || (key[i] >= '0' && key[i] <= '9')))
+            key[i] = '-';
+    cJSON_AddStringToObject(vars, "key", key);
+    cJSON_AddStringToObject(vars, "home", home);
+    cJSON_AddStringToObject(vars, "workspace", ws);
+    cJSON_AddStringToObject(vars, "model", a->c.model           ? a->c.model
+                                           : cJSON_IsString(model) ? model->valuestring
+                                                                   : "scvm-mock");
+    int st = agent_launch_prepare(prof, true, vars, home, ws, a->c.bin, a->c.argv, &a->launch, err, errlen);
+    cJSON_Delete(vars);
+    if (st)
+        return false;
+    const cJSON *rd = cJSON_GetObjectItemCaseSensitive(in, "ready"), *td = cJSON_GetObjectItemCaseSensitive(in, "typeDelayMs");
+    a->ready = cJSON_IsString(rd) && rd->valuestring[0] ? rd->valuestring : NULL;
+    a->type_delay = cJSON_IsNumber(td) ? (unsigned)td->valuedouble : 0;
+    a->c.cwd = a->ws;
+    a->envp = merged_env(a->launch.envv);
+    if (!a->envp) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* Reads and answers the program's output for ms (typing delays). */
+static void pty_pump_for(Aut *a, unsigned ms)
+{
+    uint64_t until = now_ms() + ms;
+    char b[16384];
+    for (uint64_t now; (now = now_ms()) < until;) {
+        struct pollfd pf = { .fd = pty_session_fd(a->ps), .events = POLLIN };
+        if (poll(&pf, 1, (int)(until - now)) <= 0)
+            continue;
+        ssize_t n = read(pty_session_fd(a->ps), b, sizeof b);
+        if (n <= 0)
+            return;
+        pty_screen_feed(a->scr, b, (size_t)n);
+    }
+}
+
 static bool pty_open(Aut *a, char *err, size_t errlen)
 {
+    if (a->c.profile && !agent_prepare(a, err, errlen))
+        return false;
+    char *const *argv = a->c.profile ? a->launch.argv : a->c.argv;
     char exe[PATH_MAX];
-    const char *path = pty_find_exe(a->c.argv[0], exe, sizeof exe) ? exe : NULL;
+    const char *path = pty_find_exe(argv[0], exe, sizeof exe) ? exe : NULL;
     if (!path) {
-        snprintf(err, errlen, "%s: not found on PATH", a->c.argv[0]);
+        snprintf(err, errlen, "%s: not found on PATH", argv[0]);
         return false;
     }
     char abs[PATH_MAX];
     if (path[0] != '/' && realpath(path, abs))
         path = abs;
     int rows = a->c.rows ? a->c.rows : 24, cols = a->c.cols ? a->c.cols : 80;
-    PtySpawn sp = { .path = path, .argv = a->c.argv, .envp = environ, .cwd = a->c.cwd, .rows = rows, .cols = cols };
+    PtySpawn sp = { .path = path, .argv = argv, .envp = a->envp ? a->envp : environ, .cwd = a->c.cwd, .rows = rows,
+                    .cols = cols };
     a->ps = pty_session_spawn(&sp, err, errlen);
     if (!a->ps)
         return false;
@@ -584,14 +711,80 @@ static bool pty_open(Aut *a, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return false;
     }
-    /* its banner and first prompt are not the first turn's reply */
-    AutErr e = pty_settle(a, now_ms() + budget(a), false, err, errlen);
+    /* its banner and first prompt are not the first turn's reply; an
+    ** agent's TUI is ready when its ready text shows */
+    AutErr e = pty_settle(a, now_ms() + budget(a), false, a->ready, err, errlen);
     buf_reset(&a->out);
     return e == AUT_OK;
 }
 
+/* The rows of after that before does not have, without those holding the
+** input (the TUI's echo of it) or the ready text, blank rows trimmed. */
+static char *new_rows(const char *before, const char *after, const char *input, const char *ready)
+{
+    Buf b;
+    buf_init(&b);
+    for (const char *p = after; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        bool seen = false;
+        for (const char *q = before; *q && !seen;) {
+            const char *qn = strchr(q, '\n');
+            size_t m = qn ? (size_t)(qn - q) : strlen(q);
+            seen = m == n && memcmp(p, q, n) == 0;
+            q += m + (qn ? 1 : 0);
+        }
+        bool blank = strspn(p, " \t") >= n;
+        if (!seen && !blank && !memmem(p, n, input, strlen(input)) && !(ready && memmem(p, n, ready, strlen(ready)))) {
+            buf_put(&b, p, n);
+            buf_putc(&b, '\n');
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    buf_putc(&b, 0);
+    char *r = sc_strdup(b.data ? (char *)b.data : "");
+    buf_fini(&b);
+    return r;
+}
+
+/* A real agent's turn: typed one character at a time (a burst is taken
+** for a paste), then Enter; the reply ends when the screen is quiet with
+** the ready text on it again, and is the rows the turn added. */
+static AutErr agent_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
+{
+    Buf before;
+    buf_init(&before);
+    pty_screen_text(a->scr, &before);
+    buf_putc(&before, 0);
+    for (size_t i = 0, n = strlen(input); i < n;) {
+        size_t k = 1;
+        while (i + k < n && ((unsigned char)input[i + k] & 0xc0) == 0x80)
+            k++;                            /* one UTF-8 character */
+        pty_screen_type(a->scr, input + i, k, false);
+        i += k;
+        if (a->type_delay)
+            pty_pump_for(a, a->type_delay);
+    }
+    pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50);
+    buf_reset(&a->out);
+    pty_screen_key(a->scr, "Enter");
+    AutErr e = pty_settle(a, now_ms() + budget(a), true, a->ready, err, errlen);
+    Buf s;
+    buf_init(&s);
+    pty_screen_text(a->scr, &s);
+    buf_putc(&s, 0);
+    r->screen = sc_strdup(s.data ? (char *)s.data : "");
+    r->text = new_rows(before.data ? (char *)before.data : "", r->screen ? r->screen : "", input, a->ready);
+    buf_fini(&s);
+    buf_fini(&before);
+    r->stop = sc_strdup(e == AUT_E_EXITED ? "exited" : "quiet");
+    return e;
+}
+
 static AutErr pty_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
 {
+    if (a->c.profile)
+        return agent_turn(a, input, r, err, errlen);
     buf_reset(&a->out);
     pty_screen_type(a->scr, input, strlen(input), false);
     pty_screen_key(a->scr, "Enter");
@@ -601,7 +794,7 @@ static AutErr pty_turn(Aut *a, const char *input, AutReply *r, char *err, size_t
     AutErr e;
     char *t = NULL;
     for (;;) {
-        e = pty_settle(a, deadline, true, err, errlen);
+        e = pty_settle(a, deadline, true, NULL, err, errlen);
         sc_free(t);
         t = plain(a->out.data ? (const char *)a->out.data : "", a->out.len);
         char *nl = strchr(t, '\n');
@@ -681,7 +874,7 @@ Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
         } else if (!c->url) {
             snprintf(err, errlen, "no URL for the agent");
         }
-    } else if (!c->argv || !c->argv[0]) {
+    } else if ((!c->argv || !c->argv[0]) && !(c->kind == AUT_PTY && c->profile)) {
         snprintf(err, errlen, "no command for the agent");
         ok = false;
     } else {
@@ -725,11 +918,25 @@ void aut_close(Aut *a)
     if (a->to >= 0 && !a->borrowed)
         close(a->to);
     end_process(a->pid);
+    if (a->ps && a->c.profile) {
+        /* an agent's TUI is asked to leave with its quit keys first */
+        const cJSON *q, *in = agent_profile_get(a->c.profile, "interactive");
+        cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(in, "quit")) {
+            if (!cJSON_IsString(q) || pty_session_reap(a->ps))
+                break;
+            pty_screen_key(a->scr, q->valuestring);
+            pty_pump_for(a, 300);
+        }
+    }
     pty_screen_free(a->scr);
     if (a->ps) {
         pty_session_kill(a->ps, 500);
         pty_session_close(a->ps);
     }
+    if (a->run[0])
+        file_remove_tree(a->run);
+    agent_launch_fini(&a->launch);
+    sc_free(a->envp);
     buf_fini(&a->in);
     buf_fini(&a->out);
     sc_free(a->session);

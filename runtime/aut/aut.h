@@ -29,17 +29,28 @@ typedef enum AutKind { AUT_HTTP, AUT_ACP, AUT_PTY } AutKind;
 typedef struct AutConfig {
     AutKind kind;
     const char *url;            /* AUT_HTTP: the API's base, e.g. http://127.0.0.1:8000/v1 */
-    const char *model;          /* AUT_HTTP: the request's "model" (NULL: "agent-under-test") */
+    const char *model;          /* AUT_HTTP: the request's "model" (NULL: "agent-under-test"); with profile:
+                                ** the agent's {model} (NULL: the profile's, else "scvm-mock") */
     const char *api_key;        /* AUT_HTTP: sent as "Authorization: Bearer" (NULL: none) */
     const char *session;        /* AUT_HTTP: sent as "X-Scenario-Session" (a conversation's name, so a
                                 ** mock such as scvm serve llm keeps cases apart; NULL: none) */
-    char *const *argv;          /* AUT_ACP, AUT_PTY: the command, argv[0] on PATH */
+    char *const *argv;          /* AUT_ACP, AUT_PTY: the command, argv[0] on PATH (with profile: more arguments) */
     const char *cwd;            /* AUT_ACP, AUT_PTY: its folder (NULL: ours); ACP's session cwd */
     unsigned timeout_ms;        /* a turn's budget (0: 60000) */
     unsigned quiet_ms;          /* AUT_PTY: a reply has ended after this long without output (0: 500) */
     int rows, cols;             /* AUT_PTY: the terminal (0: 24x80) */
     int cancel_fd;              /* readable: give up the turn (-1: none) */
     const char *log;            /* AUT_ACP: the agent's stderr goes here (NULL: /dev/null) */
+    /* AUT_PTY with a real agent's profile (runtime/agent/agent_launch.h):
+    ** the agent's TUI (its command and interactive args, then argv as more
+    ** arguments), its env, its files in a fresh HOME removed by aut_close;
+    ** its ready text awaited before the first turn and at the end of each
+    ** reply, the input typed typeDelayMs a character, its quit keys pressed
+    ** at close.  The reply is then the screen's new rows (a TUI redraws). */
+    const struct AgentProfile *profile;
+    const char *model_url;      /* with profile: the model the agent talks to (its base URL setting; read
+                                ** by aut_open only) */
+    const char *bin;            /* with profile: the program instead of the profile's command (NULL: its own) */
 } AutConfig;
 
 typedef struct AutAction {

@@ -398,7 +398,26 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
                 *q = '_';           /* a header value */
         c.session = session;
+        /* a real agent's model URL may name the case: {case}, percent-encoded
+        ** (scvm serve llm's /s/NAME picks the scenario of that name) */
+        Buf mu;
+        buf_init(&mu);
+        const char *at = c.model_url ? strstr(c.model_url, "{case}") : NULL;
+        if (at) {
+            buf_put(&mu, c.model_url, (size_t)(at - c.model_url));
+            for (const unsigned char *q = (const unsigned char *)t->id; *q; q++) {
+                if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                    strchr("-._~", *q))
+                    buf_putc(&mu, (char)*q);
+                else
+                    buf_printf(&mu, "%%%02X", *q);
+            }
+            buf_puts(&mu, at + 6);
+            buf_putc(&mu, 0);
+            c.model_url = mu.oom ? c.model_url : (const char *)mu.data;
+        }
         t->aut = aut_open(&c, err, sizeof err);
+        buf_fini(&mu);
         if (!t->aut) {
             worsen(t, V_ERROR, err);
             snprintf(t->error, sizeof t->error, "%s", aut_err_name(AUT_E_START));

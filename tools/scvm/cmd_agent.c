@@ -29,6 +29,7 @@
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "runtime/agent/agent_launch.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/llm/llm.h"
 #include "runtime/llm/llm_script.h"
@@ -324,123 +325,6 @@ static const BcStr *first_prompt(const BcProgram *p, unsigned *n)
     return first;
 }
 
-/* Writes the profile's files (paths under {home} or {workspace}). */
-static int write_files(const AgentProfile *prof, const cJSON *vars, const char *home, const char *ws)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach(f, agent_profile_get(prof, "files")) {
-        char err[512];
-        Buf path, body;
-        buf_init(&path);
-        buf_init(&body);
-        bool ok = agent_expand_str(f->string, vars, ws, &path, err, sizeof err);
-        buf_putc(&path, 0);
-        const char *pp = (const char *)path.data;
-        if (ok && !((strncmp(pp, home, strlen(home)) == 0 && pp[strlen(home)] == '/') ||
-                    (strncmp(pp, ws, strlen(ws)) == 0 && pp[strlen(ws)] == '/') ) ) {
-            snprintf(err, sizeof err, "is not under {home} or {workspace}");
-            ok = false;
-        }
-        if (ok && strstr(pp, "/../")) {
-            snprintf(err, sizeof err, "has a '..' component");
-            ok = false;
-        }
-        if (ok && cJSON_IsString(f)) {
-            ok = agent_expand_str(f->valuestring, vars, ws, &body, err, sizeof err);
-        } else if (ok) {
-            bool om;
-            cJSON *v = agent_expand(f, vars, ws, &om, err, sizeof err);
-            char *s = v ? cJSON_Print(v) : NULL;
-            if (s) {
-                buf_puts(&body, s);
-                buf_putc(&body, '\n');
-            }
-            ok = s != NULL;
-            cJSON_free(s);
-            cJSON_Delete(v);
-        }
-        int e = 0;
-        if (ok && !(e = file_mkparents(pp)))
-            e = file_write_atomic(pp, body.data ? (const void *)body.data : "", body.len);
-        if (!ok || e)
-            fprintf(stderr, "scvm: agent profile '%s': file '%s': %s\n", agent_profile_name(prof), f->string,
-                    ok ? strerror(e) : err);
-        buf_fini(&path);
-        buf_fini(&body);
-        if (!ok || e)
-            return ok ? SC_IO : SC_USAGE;
-    }
-    return 0;
-}
-
-/* Appends s (owned; NULL = out of memory) to the NULL-terminated *v. */
-static int push_str(char ***v, size_t *n, char *s)
-{
-    char **nv = s ? sc_realloc(*v, (*n + 2) * sizeof *nv) : NULL;
-    if (!nv) {
-        sc_free(s);
-        fputs("scvm: out of memory\n", stderr);
-        return SC_RUNTIME;
-    }
-    *v = nv;
-    (*v)[(*n)++] = s;
-    (*v)[*n] = NULL;
-    return 0;
-}
-
-/* Appends to *v the expansion of template t, prefixed with pfx
-** ("NAME=" for the environment); what names it in an error. */
-static int push_expanded(char ***v, size_t *n, const char *pfx, const char *t, const cJSON *vars, const char *ws,
-                         const AgentProfile *prof, const char *what)
-{
-    Buf b;
-    buf_init(&b);
-    buf_puts(&b, pfx);
-    char err[512];
-    if (!agent_expand_str(t, vars, ws, &b, err, sizeof err)) {
-        fprintf(stderr, "scvm: agent profile '%s': %s '%s': %s\n", agent_profile_name(prof), what, t, err);
-        buf_fini(&b);
-        return SC_USAGE;
-    }
-    buf_putc(&b, 0);
-    if (b.oom)
-        buf_fini(&b);
-    return push_str(v, n, b.oom ? NULL : (char *)b.data);
-}
-
-/* The agent's command line (argv) and the environment it gets on top of
-** the PTY target's (envv: "NAME=VALUE"), from its profile. */
-static int build_launch(const Opts *o, const AgentProfile *prof, bool interactive, const cJSON *vars, const char *ws,
-                        char ***argv, char ***envv)
-{
-    size_t argc = 0, envc = 0;
-    int st = 0;
-    if (o->agent_bin)
-        st = push_str(argv, &argc, sc_strdup(o->agent_bin));
-    else
-        st = push_expanded(argv, &argc, "", agent_profile_get(prof, "command")->valuestring, vars, ws, prof, "command");
-    const cJSON *args = interactive ? cJSON_GetObjectItemCaseSensitive(agent_profile_get(prof, "interactive"), "args")
-                                    : agent_profile_get(prof, "headless"), *e;
-    cJSON_ArrayForEach(e, args) if (!st) st = push_expanded(argv, &argc, "", e->valuestring, vars, ws, prof,
-                                                            interactive ? "interactive.args" : "headless");
-    for (char **c = o->command; !st && c && *c; c++)     /* after '--': more arguments */
-        st = push_str(argv, &argc, sc_strdup(*c));
-    cJSON_ArrayForEach(e, agent_profile_get(prof, "env")) {
-        char pfx[256];
-        snprintf(pfx, sizeof pfx, "%s=", e->string);
-        if (!st)
-            st = push_expanded(envv, &envc, pfx, e->valuestring, vars, ws, prof, "env");
-    }
-    return st;
-}
-
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        sc_free(v[i]);
-    sc_free(v);
-}
-
 int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char *path, const char *dir,
                     const char *goldens, const char *artifacts, FILE *out, AgentOutcome *res)
 {
@@ -493,7 +377,7 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
     buf_init(&a.queue);
     int st = 0;
     char run[4096] = "", home[4200], ws[4200];
-    char **argv = NULL, **envv = NULL;
+    AgentLaunch launch = { NULL, NULL };
     cJSON *vars = NULL;
     LlmScript sc;
     bool have_sc = false;
@@ -576,10 +460,11 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
     cJSON_AddStringToObject(vars, "home", home);
     cJSON_AddStringToObject(vars, "workspace", ws);
     cJSON_AddStringToObject(vars, "model", cJSON_IsString(model) ? model->valuestring : "scvm-mock");
-    if ((st = write_files(prof, vars, home, ws)) != 0)
+    if ((st = agent_launch_prepare(prof, interactive, vars, home, ws, o->agent_bin, o->command, &launch, err,
+                                   sizeof err)) != 0) {
+        fprintf(stderr, "scvm: %s\n", err);
         goto done;
-    if ((st = build_launch(o, prof, interactive, vars, ws, &argv, &envv)) != 0)
-        goto done;
+    }
 
     /* the run */
     static const char *const no_keys[] = { NULL };
@@ -603,12 +488,12 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
                                                               : 0;
     char cast[8192];
     RtPtyOpts po = {
-        .argv = argv, .artifacts = artifacts, .goldens = goldens,
+        .argv = launch.argv, .artifacts = artifacts, .goldens = goldens,
         .update_goldens = o->update_goldens, .events = out, .diag = stderr,
         .cast = scvm_cast_of(o, artifacts, cast, sizeof cast),
         .cancel_key = o->cancel_key, .cells = o->cells, .speed = o->speed, .scenario_dir = dir,
         .keep_workspace = o->keep_ws, .type_delay_ms = type_delay, .ci = o->ci || scvm_ci_env(),
-        .workspace = ws, .env_extra = envv, .agent = &ag,
+        .workspace = ws, .env_extra = launch.envv, .agent = &ag,
     };
     t = rt_pty_new(&po);
     if (!t) {
@@ -662,8 +547,7 @@ done:
         close(a.wake[1]);
     pthread_mutex_destroy(&a.mu);
     cJSON_Delete(vars);
-    free_strv(argv);
-    free_strv(envv);
+    agent_launch_fini(&launch);
     if (run[0] && !o->keep_ws)
         file_remove_tree(run);
     agent_profile_free(prof);

@@ -23,6 +23,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "runtime/agent/agent_profile.h"
 #include "runtime/aut/aut_target.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/tape/tape.h"
@@ -177,6 +178,8 @@ static int write_reports(Reports *r)
         buf_puts(&b, ",\"agent\":");
         if (r->o->agent_url) {
             buf_json_str(&b, r->o->agent_url, strlen(r->o->agent_url));
+        } else if (r->o->agent) {
+            buf_json_str(&b, r->o->agent, strlen(r->o->agent));   /* the profile */
         } else if (r->o->command) {
             buf_putc(&b, '[');
             for (char *const *a = r->o->command; *a; a++) {
@@ -628,12 +631,26 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
         tape_free(tape);
         return SC_IO;
     }
+    AgentProfile *prof = NULL;
+    if (o->agent) {
+        char err[1024];
+        if (!(prof = agent_profile_load(o->agent, err, sizeof err))) {
+            fprintf(stderr, "scvm: %s\n", err);
+            if (out != stdout)
+                fclose(out);
+            sc_free(all);
+            tape_free(tape);
+            return SC_USAGE;
+        }
+        agent_profile_set_interactive(prof, true);
+    }
     AutKind kind = !o->via || strcmp(o->via, "http") == 0 ? AUT_HTTP : strcmp(o->via, "acp") == 0 ? AUT_ACP : AUT_PTY;
     Run r = {
         .o = o, .s = s, .out = out, .tape = tape,
         .to = {
             .aut = { .kind = kind, .url = o->agent_url, .model = o->agent_model, .argv = o->command,
-                     .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace },
+                     .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace,
+                     .profile = prof, .model_url = o->model_url, .bin = o->agent_bin },
             .workspace = o->workspace, .tape = tape,
             .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
             .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
@@ -683,6 +700,7 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", rep->passed, rep->failed + rep->errors + rep->timeouts,
             rep->skipped);
     tape_free(tape);
+    agent_profile_free(prof);
     if (rt_cancel_signal())
         return 128 + rt_cancel_signal();
     return worst;

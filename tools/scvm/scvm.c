@@ -126,7 +126,9 @@ static const char help_text[] =
     "aut target (-t aut: an ElizaOS or Yao suite against the agent; docs/aut.md):\n"
     "  --agent-url URL    the agent's OpenAI-compatible API (--via http, the default)\n"
     "  --via acp|pty      the agent is the command after --: ACP on stdio, or a PTY\n"
-    "  --agent-model M    the request's model (http)\n"
+    "  --agent NAME|FILE --model-url URL  (--via pty) a real agent's TUI from its\n"
+    "                     profile, talking to the model at URL (e.g. scvm serve llm)\n"
+    "  --agent-model M    the request's model (http); the agent's {model} (--agent)\n"
     "  --tape FILE        judge and validator replies (docs/tape.md)\n"
     "  --record --judge-url URL  ask this OpenAI-compatible judge for a reply the\n"
     "                     tape lacks and write it into the tape\n"
@@ -254,7 +256,7 @@ enum {
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
     O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
     O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
-    O_VIA, O_AGENT_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN, O_RUN_JSON,
+    O_VIA, O_AGENT_URL, O_MODEL_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN, O_RUN_JSON,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -320,6 +322,7 @@ static const struct {
     { NULL, "--workspace", O_WORKSPACE, true, false, CMD_SERVE | CMD_AGENTS | CMD_RUN, false },
     { NULL, "--via", O_VIA, true, false, CMD_RUN, false },
     { NULL, "--agent-url", O_AGENT_URL, true, false, CMD_RUN, false },
+    { NULL, "--model-url", O_MODEL_URL, true, false, CMD_RUN, false },
     { NULL, "--agent-model", O_AGENT_MODEL, true, false, CMD_RUN, false },
     { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
     { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
@@ -568,6 +571,11 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
             return cli_usage(scvm_usage, "%s", "--agent-url needs a URL");
         o->agent_url = v;
         break;
+    case O_MODEL_URL:
+        if (!*v)
+            return cli_usage(scvm_usage, "%s", "--model-url needs a URL");
+        o->model_url = v;
+        break;
     case O_AGENT_MODEL: o->agent_model = v; break;
     case O_TAPE:
         if (!*v)
@@ -753,10 +761,16 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     bool agent = strcmp(o->target, "agent") == 0, aut = strcmp(o->target, "aut") == 0;
     if (cmd == CMD_RUN && aut) {
         if (!o->via)
-            o->via = o->agent_url ? "http" : o->command ? "acp" : NULL;
+            o->via = o->agent_url ? "http" : o->agent ? "pty" : o->command ? "acp" : NULL;
         if (!o->via && !o->dry_run)
-            return cli_usage(scvm_usage, "%s", "-t aut: where is the agent? (--agent-url URL, or --via acp|pty -- CMD)");
-        if (o->via && (strcmp(o->via, "http") == 0 ? !o->agent_url || o->command : !o->command || o->agent_url))
+            return cli_usage(scvm_usage, "%s", "-t aut: where is the agent? (--agent-url URL, --via acp|pty -- CMD, "
+                                               "or --agent NAME --model-url URL)");
+        if ((o->agent || o->agent_bin || o->model_url) && (!o->via || strcmp(o->via, "pty") != 0 || !o->agent ||
+                                                           !o->model_url || o->agent_url))
+            return cli_usage(scvm_usage, "%s", "-t aut: a real agent's TUI is played --via pty --agent NAME|FILE "
+                                               "--model-url URL (the model it talks to) [--agent-bin PATH]");
+        if (o->via && !o->agent &&
+            (strcmp(o->via, "http") == 0 ? !o->agent_url || o->command : !o->command || o->agent_url))
             return cli_usage(scvm_usage, "%s", "-t aut: --via http takes --agent-url; --via acp and pty take -- CMD");
         if (pty_opt && !o->command)
             return cli_usage(scvm_usage, "%s", "the pty options need --target pty");
@@ -767,7 +781,7 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
             return cli_usage(scvm_usage, "%s", "-t aut shards a suite's cases in turn: --timings balances scenario runs");
         if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
-    } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->agent_model || o->tape || o->record || o->judge_url ||
+    } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->model_url || o->agent_model || o->tape || o->record || o->judge_url ||
                                   o->judge_model || o->results || o->dry_run || o->run_json)) {
         return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results "
                                            "and --dry-run need --target aut");
@@ -776,7 +790,8 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
     }
     if (cmd == CMD_RUN && pty_opt && strcmp(o->target, "pty") != 0 && !agent && !aut)
         return cli_usage(scvm_usage, "%s", "'-- CMD' and the pty options need --target pty");
-    if (cmd == CMD_RUN && !agent && (o->agent || o->agent_bin || o->interactive || (o->turn_timeout_ms && !aut) ||
+    if (cmd == CMD_RUN && !agent && ((o->agent && !aut) || (o->agent_bin && !aut) || o->interactive ||
+                                     (o->turn_timeout_ms && !aut) ||
                                      o->strict_tools))
         return cli_usage(scvm_usage, "%s", "the agent options need --target agent");
     if (o->jobs == 0) {

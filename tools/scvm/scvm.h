@@ -33,7 +33,7 @@ typedef struct Opts {
     /* run */
     const char *output, *target, *junit;
     const char *report;          /* --report DIR */
-    const char *via, *agent_url, *agent_model, *tape;   /* -t aut */
+    const char *via, *agent_url, *model_url, *agent_model, *tape;   /* -t aut */
     const char *judge_url, *judge_model, *results, *run_json;
     bool record, dry_run;
     double speed;
