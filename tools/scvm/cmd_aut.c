@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -473,14 +472,9 @@ static void play_parallel(Run *r, const Unit *u, size_t n)
     while (emitted < n) {
         while (!stop && !r->stopped && running < o->jobs && next < n) {
             PATHS(next);
-            fflush(NULL);
-            pid_t parent = getpid();
-            pid_t p = fork();
-            if (p == 0) {
-                if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent)
-                    _exit(128 + SIGTERM);
+            pid_t p = scvm_fork_tied();
+            if (p == 0)
                 _exit(play_child(r, &u[next], ev, dg, rs, tp));
-            }
             if (p < 0) {
                 status[next] = SC_RUNTIME;
                 done[next] = true;

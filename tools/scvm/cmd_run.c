@@ -45,6 +45,18 @@ static RtClock *clock_of(const Opts *o, RtRealClock *rc)
 
 /* CI in the environment, as CI services set it ("true", "1", ...): not
 ** unset, empty, "0" or "false". */
+pid_t scvm_fork_tied(void)
+{
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t p = fork();
+    /* scvm killed (even by SIGKILL): the child ends as on SIGTERM, its
+    ** programs and artifacts included */
+    if (p == 0 && (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent))
+        _exit(128 + SIGTERM);
+    return p;
+}
+
 bool scvm_ci_env(void)
 {
     const char *v = getenv("CI");
@@ -809,16 +821,9 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
             snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, next);
             snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, next);
             snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, next);
-            fflush(NULL);
-            pid_t parent = getpid();
-            pid_t p = fork();
-            if (p == 0) {
-                /* scvm killed (even by SIGKILL): each session ends as on
-                ** SIGTERM, programs and artifacts included */
-                if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent)
-                    _exit(128 + SIGTERM);
+            pid_t p = scvm_fork_tied();
+            if (p == 0)
                 _exit(pty_child(o, s, sel[next], tmp, ev, dg, rs));
-            }
             if (p < 0) {
                 res[next].status = SC_RUNTIME;
                 res[next].done = true;

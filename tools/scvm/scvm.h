@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "formats/bc.h"
 #include "formats/suite.h"
@@ -112,6 +113,11 @@ int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 /* Shared by the run targets (cmd_run.c): CI set in the environment; the
 ** default goldens folder of prog beside base; the folder of a path. */
 bool scvm_ci_env(void);
+
+/* fork() for a child that plays part of a run: tied to scvm, it gets
+** SIGTERM when scvm dies (even by SIGKILL).  0 in the child, its pid (or
+** -1) in scvm.  Streams are flushed first. */
+pid_t scvm_fork_tied(void);
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
 
