@@ -6,6 +6,7 @@
 #include "formats/bc_write.h"
 #include "compile.h"
 #include "dialect_eliza.h"
+#include "eliza_matrix.h"
 #include "dialect_tuiuse.h"
 #include "dialect_yao.h"
 #include "lower.h"
@@ -30,6 +31,19 @@ static bool contains(const char *s, size_t n, const char *needle)
 ** and "//" lines aside), as a Yao agent-test file is.  YAML reads the
 ** first object and then fails at the second line with a message about
 ** documents; say what the file is instead. */
+/* The folder of a path as shown in diagnostics ("" for none); sc_free it. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    char *d = sc_malloc(n + 1);
+    if (d) {
+        memcpy(d, path, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
 static bool looks_like_jsonl(const char *s, size_t len)
 {
     size_t objects = 0;
@@ -105,6 +119,30 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
             sc_free(src);
         return ok;
     }
+    if (ok && eliza && eliza_matrix_detect(&doc)) {
+        /* a matrix: one of its scenarios */
+        ElizaMatrix m;
+        char *shown = dir_of(o->source_name);
+        ok = shown && eliza_matrix_load(&doc, o->base_dir ? o->base_dir : ".", shown, arena, d, &m);
+        sc_free(shown);
+        if (ok && (o->matrix_pick > m.scenarios || (!o->matrix_pick && m.scenarios != 1))) {
+            diag_add(d, DIAG_ERROR, o->source_name, doc.root->line, doc.root->col, NULL,
+                     o->matrix_pick ? "this ElizaOS matrix makes %zu scenarios, not %zu"
+                                    : "this ElizaOS matrix makes %zu scenarios: compile it into a pack (scc --pack)",
+                     m.scenarios, o->matrix_pick);
+            ok = false;
+        }
+        if (ok)
+            ok = eliza_matrix_lower(&m, o->matrix_pick ? o->matrix_pick : 1, o->meta_name, arena, b, d);
+        if (ok && o->embed)
+            ok = embed_reference(&doc, ymap_get(doc.root, "base_scenario"), m.base_rel, o->embed_path, &o->embed_opts,
+                                 r->files, d);
+        phase_done(o, SCC_PHASE_RULES, arena);
+        if (o->free_source)
+            sc_free(src);
+        phase_done(o, SCC_PHASE_LOWER, arena);
+        return ok;
+    }
     if (ok && eliza) {
         ok = eliza_lower(&doc, o->meta_name, b, d);
         phase_done(o, SCC_PHASE_RULES, arena);
@@ -173,4 +211,25 @@ SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, 
     }
     bcb_free(b);
     return st;
+}
+
+size_t scc_matrix_size(const char *src, size_t len, const SccCompileOpts *o)
+{
+    bool forced = o->dialect && strcmp(o->dialect, "auto") != 0;
+    if ((forced && strcmp(o->dialect, "eliza") != 0) || len > YAML_MAX_INPUT || looks_like_jsonl(src, len))
+        return 0;
+    Arena *arena = arena_new();
+    Diags d;
+    diags_init(&d);
+    YDoc doc;
+    size_t n = 0;
+    if (arena && yaml_parse(src, len, o->source_name, arena, &d, &doc) && eliza_matrix_detect(&doc)) {
+        ElizaMatrix m;
+        char *shown = dir_of(o->source_name);
+        n = shown && eliza_matrix_load(&doc, o->base_dir ? o->base_dir : ".", shown, arena, &d, &m) ? m.scenarios : 1;
+        sc_free(shown);
+    }
+    diags_fini(&d);
+    arena_free(arena);
+    return n;
 }

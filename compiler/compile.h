@@ -28,6 +28,8 @@ typedef struct SccCompileOpts {
     const char *variant;       /* scc --variant: a Scenario-Format scenario's NAME@VARIANT; NULL = none */
     bool spec_clock;           /* scc --clock=spec: the default for files without `clock:` */
     const char *dialect;       /* NULL/"auto": by shape; "scenario"; "tui-use"; "eliza"; "yao" */
+    size_t matrix_pick;        /* an ElizaOS matrix's scenario to compile, 1-based (eliza_matrix.h); 0: the
+                               ** matrix must make exactly one */
     bool strip_lines;          /* omit the line table */
     int zstd_level;            /* 0 = the pinned default */
     /* free_source: src was sc_malloc()ed and is freed as soon as only
@@ -64,5 +66,11 @@ typedef struct SccResult {
 ** the caller, with its -Werror and disabled flags); the result is SCC_OK
 ** only when d has no failure. */
 SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, SccResult *r);
+
+/* How many scenarios src makes: 0 when it is not an ElizaOS matrix (or
+** not valid YAML: scc_compile then says why), else its scenario count
+** (eliza_matrix.h); a matrix that has errors counts 1, so that compiling
+** it reports them once.  Reads the base scenario; never prints. */
+size_t scc_matrix_size(const char *src, size_t len, const SccCompileOpts *o);
 
 #endif

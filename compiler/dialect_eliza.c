@@ -627,12 +627,17 @@ bool eliza_detect(const YDoc *doc)
 {
     const YNode *r = doc->root;
     if (at_is_map(r) && !ymap_get(r, "timeline") && ymap_get(r, "base_scenario") && ymap_get(r, "matrix"))
-        return true;   /* a matrix: the front end says what it is */
+        return true;   /* a matrix (eliza_matrix.h) */
     return at_is_map(r) && !ymap_get(r, "timeline") && !ymap_get(r, "steps") && ymap_get(r, "run") &&
            (ymap_get(r, "judgment") || ymap_get(r, "environment") || at_is_seq(ymap_get(r, "run")));
 }
 
 bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *diags)
+{
+    return eliza_lower_pick(doc, source_name, NULL, b, diags);
+}
+
+bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick *pick, BcBuilder *b, Diags *diags)
 {
     E e = { .at = { .b = b, .d = diags, .file = doc->file, .dialect = "ElizaOS", .compat = "eliza-compat" } };
     At *t = &e.at;
@@ -641,13 +646,6 @@ bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *
     if (!at_is_map(root)) {
         diag_error(diags, doc->file, root ? root->line : 0, root ? root->col : 0,
                    "an ElizaOS scenario must be a mapping with name, description, environment, run and judgment");
-        return false;
-    }
-    if (ymap_get(root, "base_scenario") && ymap_get(root, "matrix")) {
-        at_err(t, root, "this is an ElizaOS scenario matrix ('base_scenario', 'matrix'): scc compiles the "
-                        "scenarios, not the matrix that varies them");
-        at_note(t, ymap_get(root, "base_scenario"), "compile the base scenario; docs/eliza.md says why matrices "
-                                                    "are not compiled");
         return false;
     }
     static const char *const top[] = { "name", "description", "plugins", "environment", "setup", "run",
@@ -720,7 +718,7 @@ bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *
 
     /* the metadata's config first: the mocks are checked while emitted */
     bcb_val_begin(b);
-    bcb_val_map(b, 6);
+    bcb_val_map(b, pick ? 7 : 6);
     bcb_val_key(b, cs(&e, "dialect"));
     bcb_val_str(b, cs(&e, "eliza"));
     bcb_val_key(b, cs(&e, "description"));
@@ -743,6 +741,30 @@ bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *
         bcb_val_map(b, 0);
     bcb_val_key(b, cs(&e, "judgment"));
     yaml_value_emit(b, judg);
+    if (pick) {
+        /* which scenario of which matrix, and the values it was given */
+        bcb_val_key(b, cs(&e, "matrix"));
+        bcb_val_map(b, 5);
+        bcb_val_key(b, cs(&e, "name"));
+        yaml_value_emit(b, pick->matrix_name);
+        bcb_val_key(b, cs(&e, "scenario"));
+        if (name)
+            yaml_value_emit(b, name);
+        else
+            bcb_val_str(b, cs(&e, ""));
+        bcb_val_key(b, cs(&e, "combination"));
+        bcb_val_int(b, pick->combination);
+        bcb_val_key(b, cs(&e, "run"));
+        bcb_val_int(b, pick->run);
+        bcb_val_key(b, cs(&e, "parameters"));
+        bcb_val_map(b, pick->params->n);
+        for (uint32_t i = 0; i < pick->params->n; i++) {
+            const YNode *pm = &pick->params->u.items[i];
+            const YNode *path = ymap_get(pm, "parameter"), *vals = ymap_get(pm, "values");
+            bcb_val_key(b, bcb_str(b, path->u.s, path->n));
+            yaml_value_emit(b, &vals->u.items[pick->value[i]]);
+        }
+    }
     uint32_t config = bcb_val_end(b);
 
     const YNode *run = at_req(t, root, "run", W);
@@ -761,7 +783,7 @@ bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *
     }
 
     BcMeta m = { 0 };
-    m.name = name ? bcb_str(b, name->u.s, name->n) : cs(&e, "");
+    m.name = pick ? cs(&e, pick->name) : name ? bcb_str(b, name->u.s, name->n) : cs(&e, "");
     m.source = cs(&e, source_name ? source_name : "");
     m.prompt = bcb_null(b);
     bcb_val_begin(b);

@@ -27,4 +27,15 @@ bool eliza_detect(const YDoc *doc);
 ** Returns false when an error was recorded. */
 bool eliza_lower(const YDoc *doc, const char *source_name, BcBuilder *b, Diags *diags);
 
+/* One scenario of a matrix (eliza_matrix.h): its name in the pack, and
+** what the metadata config records under `matrix`. */
+typedef struct ElizaPick {
+    const char *name;           /* "MATRIX@K" */
+    const YNode *matrix_name;
+    unsigned combination, run;  /* 1-based */
+    const YNode *params;        /* the matrix's parameter list */
+    const size_t *value;        /* the value each parameter takes (an index into its values) */
+} ElizaPick;
+bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick *pick, BcBuilder *b, Diags *diags);
+
 #endif

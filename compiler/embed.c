@@ -432,3 +432,19 @@ bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *
         qsort(out->v, out->n, sizeof *out->v, cmp_file);
     return c.ok || !o->strict;
 }
+
+bool embed_reference(const YDoc *doc, const YNode *at, const char *ref, const char *scenario_path, const EmbedOpts *o,
+                     EmbedList *out, Diags *d)
+{
+    Ctx c = { .doc = doc, .o = o, .out = out, .d = d, .ok = true };
+    base_of(scenario_path, c.base, sizeof c.base);
+    if (!realpath(c.base, c.real_base)) {
+        if (o->strict)
+            diag_error(d, doc->file, 0, 0, "cannot resolve the scenario's folder '%s': %s", c.base, strerror(errno));
+        return false;
+    }
+    reference(&c, at, ref, false);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, cmp_file);
+    return c.ok || !o->strict;
+}

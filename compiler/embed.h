@@ -39,6 +39,11 @@ typedef struct EmbedOpts {
 ** Returns false when an error was recorded in d. */
 bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *o, EmbedList *out,
                    Diags *d);
+/* Adds one file that scenario_path references (ref, written at node at of
+** doc: an ElizaOS matrix's base scenario), under the same rules. */
+bool embed_reference(const YDoc *doc, const YNode *at, const char *ref, const char *scenario_path, const EmbedOpts *o,
+                     EmbedList *out, Diags *d);
+
 void embed_list_fini(EmbedList *l);
 
 /* A hash of the names of the goldens next to scenario_path (for cache keys:

@@ -3,7 +3,8 @@
 detection and --dialect, every evaluation kept as an EVAL with its source
 position, byte-identical output, packs mixing dialects, the 1.2 version
 mark, what the simulation plays, and the PTY target refusing to pass a
-program whose checks it cannot evaluate.
+program whose checks it cannot evaluate; ElizaOS matrices compiled into
+packs (names, order, depfiles, -o, -l, --check, errors at their places).
 
 usage: agent_dialects.py SCC SCVM FIXTURES_DIR
 FIXTURES_DIR holds eliza_triage.yaml and yao_expense.jsonl (the worked
@@ -130,6 +131,71 @@ def main():
         p = run(scvm, "run", "-t", "pty", e_scb, "--", "/bin/cat")
         check(p.returncode != 0 and "does not run on the PTY target" in (p.stdout + p.stderr),
               "pty: exit %d: %s%s" % (p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+    # ElizaOS matrices: a pack of the base scenario's variations
+    with tempfile.TemporaryDirectory() as tmp:
+        base = os.path.join(tmp, "base.scenario.yaml")
+        with open(base, "w") as f:
+            f.write("name: 'Base'\ndescription: 'd'\nenvironment:\n  type: local\nrun:\n  - name: greet\n"
+                    "    input: 'Hello'\n    evaluations:\n      - type: string_contains\n        value: 'hi'\n"
+                    "judgment:\n  strategy: all_pass\n")
+
+        def matrix(name, body):
+            path = os.path.join(tmp, name)
+            with open(path, "w") as f:
+                f.write(body)
+            return path
+        m = matrix("m.matrix.yaml", "name: 'M'\nbase_scenario: 'base.scenario.yaml'\nruns_per_combination: 2\n"
+                                    "matrix:\n  - parameter: 'run[0].input'\n    values: ['Hello', 'Hey']\n"
+                                    "  - parameter: 'run[0].evaluations[0].value'\n    values: ['hi', 'yo', 'ho']\n")
+        packs = []
+        for out in ("m1.scp", "m2.scp"):
+            p = run(scc, "--pack", "-MD", "-o", os.path.join(tmp, out), m)
+            check(p.returncode == 0, "matrix pack: %s" % p.stderr)
+            packs.append(open(os.path.join(tmp, out), "rb").read())
+        check(packs[0] == packs[1], "matrix: two packs differ")
+        names = [json.loads(l)["name"] for l in run(scvm, "ls", "--json", os.path.join(tmp, "m1.scp")).stdout.splitlines()]
+        check(names == ["M@%d.%d" % (c, r) for c in range(1, 7) for r in (1, 2)], "matrix names: %s" % names)
+        # M@4.1: combination 4 = input 'Hey' (first parameter, slowest), value 'hi'
+        d = run(scvm, "dis", "--scenario", "M@4.1", os.path.join(tmp, "m1.scp")).stdout
+        check('USER_INPUT    null "Hey"' in d and '"value":"hi"' in d, "matrix combination 4: %s" % d[-600:])
+        dep = open(os.path.join(tmp, "m1.scp.d")).read()
+        check("base.scenario.yaml" in dep and "m.matrix.yaml" in dep, "matrix depfile: %s" % dep)
+        p = run(scvm, "run", "-t", "aut", "--dry-run", os.path.join(tmp, "m1.scp"))
+        check(p.returncode == 0 and "12 cases listed" in p.stderr, "matrix pack dry run: %s" % p.stderr[-300:])
+        p = run(scc, "-o", os.path.join(tmp, "m.scb"), m)
+        check(p.returncode == 1 and "makes 12 scenarios: compile it into a pack" in p.stderr, "matrix -o: %s" % p.stderr)
+        p = run(scc, "-l", m)
+        check(p.returncode == 0 and p.stdout.count("CASE") == 12, "matrix -l lists every scenario")
+        # one scenario: a .scb is fine
+        one = matrix("one.matrix.yaml", "name: 'One'\nbase_scenario: 'base.scenario.yaml'\nmatrix:\n"
+                                        "  - parameter: 'name'\n    values: ['Renamed']\n")
+        p = run(scc, "-o", os.path.join(tmp, "one.scb"), one)
+        check(p.returncode == 0, "a matrix of one scenario compiles to a .scb: %s" % p.stderr)
+        # errors, at their positions
+        bad = matrix("bad.matrix.yaml", "name: 'Bad'\nbase_scenario: 'base.scenario.yaml'\nmatrix:\n"
+                                        "  - parameter: 'run[2].input'\n    values: ['x']\n"
+                                        "  - parameter: 'run[0].nope'\n    values: ['x']\n"
+                                        "  - parameter: 'run[0].input'\n    values: []\n"
+                                        "  - parameter: 'run[0].input'\n    values: ['y']\n")
+        p = run(scc, "--check", "--color=never", bad)
+        check(p.returncode == 1 and "bad.matrix.yaml:4:16: error: parameter 'run[2].input' is not in the base" in p.stderr
+              and "bad.matrix.yaml:6:16: error: parameter 'run[0].nope' is not in the base" in p.stderr
+              and "bad.matrix.yaml:9:13: error: 'values' must be a list of at least one value" in p.stderr
+              and "bad.matrix.yaml:10:16: error: parameter 'run[0].input' is varied twice" in p.stderr,
+              "matrix errors: %s" % p.stderr)
+        gone = matrix("gone.matrix.yaml", "name: 'Gone'\nbase_scenario: 'nope.yaml'\nmatrix:\n"
+                                          "  - parameter: 'name'\n    values: ['x']\n")
+        p = run(scc, "--pack", "-o", os.path.join(tmp, "g.scp"), gone)
+        check(p.returncode == 1 and "gone.matrix.yaml:2:16: error: cannot read the base scenario '" in p.stderr
+              and not os.path.exists(os.path.join(tmp, "g.scp")), "matrix without its base: %s" % p.stderr)
+        typo = matrix("typo.matrix.yaml", "name: 'Typo'\nbase_scenario: 'base.scenario.yaml'\nmatrix:\n"
+                                          "  - parameter: 'judgment.strategy'\n    values: ['any_pass', 'most']\n")
+        p = run(scc, "--check", "--color=never", typo)
+        check(p.returncode == 1 and p.stderr.count("error:") == 1 and
+              "base.scenario.yaml:12:13: error: 'strategy' in judgment must be one of" in p.stderr and
+              "note: in scenario 2 of this matrix ('Typo@2': judgment.strategy = most)" in p.stderr,
+              "a value that breaks the scenario: %s" % p.stderr)
 
     for f in failures:
         print("FAIL", f)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ElizaOS and Yao corpora: every ElizaOS `.yaml` under CORPUS/eliza, or
-every Yao `.jsonl` under CORPUS/yao, compiled with `scc --dialect=DIALECT`.
+every Yao `.jsonl` under CORPUS/yao, compiled with `scc --dialect=DIALECT`
+(an ElizaOS `*.matrix.yaml` with --pack: its scenarios' ops are summed).
 Each file's outcome is recorded in DIALECT_corpus.tsv next to this script:
 either `ok`, with the number of cases (CASE ops) and checks (EVAL ops) the
 listing holds and the warnings by name, or the exact positioned errors.
@@ -21,11 +22,12 @@ EXTS = {"eliza": (".yaml", ".yml"), "yao": (".jsonl",)}
 
 
 def outcome(scc, scvm, root, rel, dialect, tmp):
-    out1, out2 = os.path.join(tmp, "a.scb"), os.path.join(tmp, "b.scb")
+    matrix = rel.endswith(".matrix.yaml")      # an ElizaOS matrix compiles to a pack of its scenarios
+    out1, out2 = os.path.join(tmp, "a.scp" if matrix else "a.scb"), os.path.join(tmp, "b.scp" if matrix else "b.scb")
     for o in (out1, out2):
         if os.path.exists(o):
             os.unlink(o)
-    cmd = [scc, "--dialect=" + dialect, "--diagnostics-format=json"]
+    cmd = [scc, "--dialect=" + dialect, "--diagnostics-format=json"] + (["--pack"] if matrix else [])
     p = subprocess.run(cmd + ["-o", out1, rel], cwd=root, capture_output=True, text=True, timeout=60)
     diags = [json.loads(l) for l in p.stderr.splitlines() if l.startswith("{")]
     errors = ["%d:%d: %s" % (d["line"], d["column"], d["message"]) for d in diags if d["severity"] == "error"]
@@ -44,15 +46,22 @@ def outcome(scc, scvm, root, rel, dialect, tmp):
     with open(out1, "rb") as a, open(out2, "rb") as b:
         if a.read() != b.read():
             return None, "two compilations differ"
-    d = subprocess.run([scvm, "dis", out1], capture_output=True, text=True, timeout=30)
-    if d.returncode != 0:
-        return None, "scvm dis exit %d: %s" % (d.returncode, d.stderr)
-    ops = collections.Counter(l.split()[3] for l in d.stdout.splitlines()
-                              if not l.startswith(";") and len(l.split()) > 3)
+    names = [None]
+    if matrix:
+        ls = subprocess.run([scvm, "ls", "--json", out1], capture_output=True, text=True, timeout=30)
+        names = [json.loads(l)["name"] for l in ls.stdout.splitlines() if l.startswith("{")]
+    ops = collections.Counter()
+    for name in names:
+        d = subprocess.run([scvm, "dis"] + (["--scenario", name] if name else []) + [out1], capture_output=True,
+                           text=True, timeout=30)
+        if d.returncode != 0:
+            return None, "scvm dis exit %d: %s" % (d.returncode, d.stderr)
+        ops.update(l.split()[3] for l in d.stdout.splitlines() if not l.startswith(";") and len(l.split()) > 3)
     warns = collections.Counter(x.get("flag") or "?" for x in diags if x["severity"] == "warning")
     w = ", ".join("%s x%d" % (k, v) for k, v in sorted(warns.items()))
-    return ["ok: %d cases, %d inputs, %d checks%s" % (ops["CASE"], ops["USER_INPUT"], ops["EVAL"],
-                                                      "; warnings " + w if w else "")], None
+    return ["ok: %s%d cases, %d inputs, %d checks%s" % ("a matrix of %d scenarios: " % len(names) if matrix else "",
+                                                        ops["CASE"], ops["USER_INPUT"], ops["EVAL"],
+                                                        "; warnings " + w if w else "")], None
 
 
 def main():

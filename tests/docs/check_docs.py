@@ -8,7 +8,8 @@
 is compiled with scc; a later block ```jsonl events=NAME``` must equal the
 `scvm run` output exactly, ```text listing=NAME``` the `scc -l` output, and
 ```text diagnostics=NAME``` the diagnostics of `scc --check` (exit 1 when
-they contain an error), and ```html schedule=NAME``` must be found, as
+they contain an error), ```text pack=NAME``` the `scvm ls` of what
+`scc --pack` makes of it, and ```html schedule=NAME``` must be found, as
 written, in the page `scc -l --html` draws (and `scvm report` draws the same
 page from the compiled .scb).  Referenced files live next to the docs.
 usage: check_docs.py SCC SCVM DOCS_DIR [--update]
@@ -46,7 +47,7 @@ def main():
                         f.write(body)
                     examples[name] = (src, shlex.split(a.get("args", "")))
                     continue
-                for kind in ("events", "listing", "diagnostics", "schedule"):
+                for kind in ("events", "listing", "diagnostics", "schedule", "pack"):
                     if kind not in a:
                         continue
                     name = a[kind]
@@ -56,7 +57,13 @@ def main():
                         continue
                     src, args = examples[name]
                     out = os.path.join(tmp, name + ".scb")
-                    if kind == "diagnostics":
+                    if kind == "pack":
+                        p = subprocess.run([scc, "--pack"] + args + ["-o", out, os.path.basename(src)], cwd=tmp,
+                                           capture_output=True, text=True, timeout=30)
+                        p2 = subprocess.run([scvm, "ls", out], capture_output=True, text=True, timeout=30)
+                        got = p2.stdout
+                        ok_rc = p.returncode == 0 and p2.returncode == 0
+                    elif kind == "diagnostics":
                         p = subprocess.run([scc, "--check", "--color=never"] + args + [os.path.basename(src)],
                                            cwd=tmp, capture_output=True, text=True, timeout=30)
                         got = p.stderr

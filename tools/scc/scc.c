@@ -133,6 +133,7 @@ typedef struct Opts {
     const char **variants;    /* --variant NAME:DEFS, as given */
     size_t n_variants;
     const char *variant;      /* the variant being compiled (its NAME), or NULL */
+    size_t matrix_pick;       /* the ElizaOS matrix's scenario being compiled (1-based), or 0 */
     bool spec_clock;          /* --clock=spec */
 } Opts;
 
@@ -402,6 +403,19 @@ static char *reread_source(const char *path, const Job *job, size_t *len)
 
 /* Compiles one file.  Returns an exit status.  With job->keep the bytes go
 ** to the job instead of out; with job->refs the referenced files too. */
+/* How many scenarios the file makes when it is an ElizaOS matrix (0: it is
+** not one; scc_matrix_size). */
+static size_t matrix_size(const char *path, const char *src, size_t len, const Opts *o)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    char *dir = dir_name(path);
+    SccCompileOpts co = { .source_name = path, .base_dir = dir, .dialect = o->dialect };
+    size_t n = dir ? scc_matrix_size(src, len, &co) : 0;
+    sc_free(dir);
+    return n;
+}
+
 static int compile_one(const char *path, const char *out, const Opts *o, Job *job)
 {
     const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
@@ -413,8 +427,26 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         return SC_IO;
     }
     job->source_hash = XXH64(src, len, 0);
+    /* an ElizaOS matrix: checked or listed, every scenario it makes (a
+    ** pack asks for each by its number); its base scenario is a second
+    ** input, so it is not cached */
+    size_t msize = o->matrix_pick ? 1 : matrix_size(path, src, len, o);
+    if (msize > 1 && (o->check || o->list)) {
+        sc_free(src);
+        int worst = SC_OK;
+        for (size_t k = 1; k <= msize; k++) {
+            Opts om = *o;
+            om.matrix_pick = k;
+            Job j = { .refs = job->refs, .strict = job->strict, .keep = job->keep };
+            int st = compile_one(path, out, &om, &j);
+            job_fini(&j);
+            if (st > worst)
+                worst = st;
+        }
+        return worst;
+    }
     bool use_cache = o->cache_dir && strcmp(path, "-") != 0 && !o->list && !o->check &&
-                     o->diag_format != DF_SARIF;
+                     o->diag_format != DF_SARIF && !msize;
     uint64_t key = use_cache ? cache_key(o, path, src, len) : 0;
     if (use_cache && cache_get(o, key, job)) {
         int st = SC_OK;
@@ -447,6 +479,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     bool free_source = !carets || strcmp(path, "-") != 0;
     SccCompileOpts co = {
         .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms, .variant = o->variant, .spec_clock = o->spec_clock,
+        .matrix_pick = o->matrix_pick,
         .dialect = o->dialect, .strip_lines = o->strip, .free_source = free_source,
         .embed = job->refs || use_cache, .embed_path = path,
         .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
@@ -763,7 +796,9 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     Job *vjobs = sc_calloc(files->n && nv ? files->n * nv : 1, sizeof *vjobs);
     int *st = sc_calloc(files->n ? files->n : 1, sizeof *st);
     bool *skip = sc_calloc(files->n ? files->n : 1, sizeof *skip);
-    if (!jobs || !vjobs || !st || !skip) {
+    Job **mjobs = sc_calloc(files->n ? files->n : 1, sizeof *mjobs);       /* a matrix's scenarios */
+    size_t *n_mjobs = sc_calloc(files->n ? files->n : 1, sizeof *n_mjobs);
+    if (!jobs || !vjobs || !st || !skip || !mjobs || !n_mjobs) {
         fputs("scc: out of memory\n", stderr);
         status = SC_RUNTIME;
     }
@@ -791,6 +826,31 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
                     continue;
             }
             jobs[i] = (Job){ .keep = true, .refs = true, .strict = true };
+            /* an ElizaOS matrix: an entry for each scenario it makes */
+            char *msrc = NULL;
+            size_t mlen = 0, msize = 0;
+            if (!json && file_read_all(path, MAX_SOURCE, &msrc, &mlen) == 0)
+                msize = matrix_size(path, msrc, mlen, o);
+            sc_free(msrc);
+            if (msize) {
+                mjobs[i] = sc_calloc(msize, sizeof *mjobs[i]);
+                if (!mjobs[i]) {
+                    st[i] = SC_RUNTIME;
+                } else {
+                    n_mjobs[i] = msize;
+                    for (size_t k = 0; k < msize; k++) {
+                        Opts om = *o;
+                        om.matrix_pick = k + 1;
+                        mjobs[i][k] = (Job){ .keep = true, .refs = true, .strict = true };
+                        int ms = compile_one(path, NULL, &om, &mjobs[i][k]);
+                        if (ms > st[i])
+                            st[i] = ms;
+                    }
+                }
+                if (st[i] > status)
+                    status = st[i];
+                continue;
+            }
             st[i] = compile_one(path, NULL, o, &jobs[i]);
             if (st[i] > status)
                 status = st[i];
@@ -822,13 +882,17 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
         Job *job = &jobs[i];
         if (skip[i])
             continue;
-        /* the variants that differ from the plain program, else the plain one */
+        /* a matrix's scenarios; else the variants that differ from the
+        ** plain program, else the plain one */
         size_t added = 0;
-        for (size_t v = 0; !st[i] && v <= nv; v++) {
-            const Job *pj = v < nv ? &vjobs[i * nv + v] : job;
-            if (v < nv && (!pj->bytes || (pj->n_bytes == job->n_bytes && memcmp(pj->bytes, job->bytes, job->n_bytes) == 0)))
+        size_t nm = n_mjobs[i];
+        if (nm)
+            job = &mjobs[i][0];
+        for (size_t v = 0; !st[i] && v <= (nm ? nm - 1 : nv); v++) {
+            const Job *pj = nm ? &mjobs[i][v] : v < nv ? &vjobs[i * nv + v] : job;
+            if (!nm && v < nv && (!pj->bytes || (pj->n_bytes == job->n_bytes && memcmp(pj->bytes, job->bytes, job->n_bytes) == 0)))
                 continue;
-            if (v == nv && added)
+            if (!nm && v == nv && added)
                 break;
             PackFileIn *fi = sc_calloc(pj->files.n ? pj->files.n : 1, sizeof *fi);
             for (size_t k = 0; fi && k < pj->files.n; k++)
@@ -849,6 +913,13 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     }
     for (size_t i = 0; jobs && i < files->n; i++)
         job_fini(&jobs[i]);
+    for (size_t i = 0; mjobs && i < files->n; i++) {
+        for (size_t k = 0; k < n_mjobs[i]; k++)
+            job_fini(&mjobs[i][k]);
+        sc_free(mjobs[i]);
+    }
+    sc_free(mjobs);
+    sc_free(n_mjobs);
     for (size_t i = 0; vjobs && nv && i < files->n * nv; i++)
         job_fini(&vjobs[i]);
     sc_free(jobs);
