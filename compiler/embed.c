@@ -406,15 +406,25 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(((const EmbedFile *)a)->rel, ((const EmbedFile *)b)->rel);
 }
 
-bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *o, EmbedList *out, Diags *d)
+/* A context for scenario_path's references; false when its folder cannot
+** be resolved (an error when strict). */
+static bool ctx_open(Ctx *c, const YDoc *doc, const char *scenario_path, const EmbedOpts *o, EmbedList *out, Diags *d)
 {
-    Ctx c = { .doc = doc, .o = o, .out = out, .d = d, .ok = true };
-    base_of(scenario_path, c.base, sizeof c.base);
-    if (!realpath(c.base, c.real_base)) {
+    *c = (Ctx){ .doc = doc, .o = o, .out = out, .d = d, .ok = true };
+    base_of(scenario_path, c->base, sizeof c->base);
+    if (!realpath(c->base, c->real_base)) {
         if (o->strict)
-            diag_error(d, doc->file, 0, 0, "cannot resolve the scenario's folder '%s': %s", c.base, strerror(errno));
+            diag_error(d, doc->file, 0, 0, "cannot resolve the scenario's folder '%s': %s", c->base, strerror(errno));
         return false;
     }
+    return true;
+}
+
+bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *o, EmbedList *out, Diags *d)
+{
+    Ctx c;
+    if (!ctx_open(&c, doc, scenario_path, o, out, d))
+        return false;
     const YNode *root = doc->root;
     if (root && root->kind == YN_MAP) {
         const YNode *t = ymap_get(root, "terminalRef");
@@ -436,13 +446,9 @@ bool embed_collect(const YDoc *doc, const char *scenario_path, const EmbedOpts *
 bool embed_reference(const YDoc *doc, const YNode *at, const char *ref, const char *scenario_path, const EmbedOpts *o,
                      EmbedList *out, Diags *d)
 {
-    Ctx c = { .doc = doc, .o = o, .out = out, .d = d, .ok = true };
-    base_of(scenario_path, c.base, sizeof c.base);
-    if (!realpath(c.base, c.real_base)) {
-        if (o->strict)
-            diag_error(d, doc->file, 0, 0, "cannot resolve the scenario's folder '%s': %s", c.base, strerror(errno));
+    Ctx c;
+    if (!ctx_open(&c, doc, scenario_path, o, out, d))
         return false;
-    }
     reference(&c, at, ref, false);
     if (out->n)
         qsort(out->v, out->n, sizeof *out->v, cmp_file);
