@@ -869,6 +869,12 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     BcVal cfg = bc_val(p, p->meta.config), j, strat, setup, vfs;
     if (bc_val_get(p, &cfg, "judgment", &j) && bc_val_get(p, &j, "strategy", &strat) && strat.tag == BC_V_STR)
         snprintf(t->judgment, sizeof t->judgment, "%s", p->str[strat.n].s);
+    BcVal mocks;
+    if (t->o.warn && !t->o.only_case && bc_val_get(p, &cfg, "setup", &setup) &&
+        bc_val_get(p, &setup, "mocks", &mocks) && mocks.tag == BC_V_ARRAY && mocks.n > 0)
+        fprintf(t->o.warn, "scvm: aut: %s: its %u setup.mocks are not applied: they replace services inside an "
+                           "ElizaOS runtime, and this agent is reached from outside (docs/eliza.md)\n",
+                p->str[p->meta.name].s, (unsigned)mocks.n);
     if (t->o.workspace || !bc_val_get(p, &cfg, "setup", &setup) || !bc_val_get(p, &setup, "virtual_fs", &vfs) ||
         vfs.tag != BC_V_MAP)
         return 0;
@@ -882,8 +888,8 @@ static int a_begin(RtTarget *base, const BcProgram *p)
         int had = cJSON_GetArraySize(files) > 0;
         t->tmp[0] = 0;
         cJSON_Delete(files);
-        if (had && t->o.diag)
-            fprintf(t->o.diag, "scvm: aut: cannot make a workspace for virtual_fs: %s\n", strerror(errno));
+        if (had && t->o.warn)
+            fprintf(t->o.warn, "scvm: aut: cannot make a workspace for virtual_fs: %s\n", strerror(errno));
         return had ? SC_IO : 0;
     }
     t->workspace = t->tmp;
@@ -895,8 +901,8 @@ static int a_begin(RtTarget *base, const BcProgram *p)
         bool ok = name && name[0] && name[0] != '/' && !strstr(name, "..") && cJSON_IsString(f);
         char path[4096];
         if (!ok || (size_t)snprintf(path, sizeof path, "%s/%s", t->tmp, name) >= sizeof path) {
-            if (t->o.diag)
-                fprintf(t->o.diag, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
+            if (t->o.warn)
+                fprintf(t->o.warn, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
             st = SC_FAILED;
             continue;
         }
@@ -904,8 +910,8 @@ static int a_begin(RtTarget *base, const BcProgram *p)
         if (!e)
             e = file_write_atomic(path, f->valuestring, strlen(f->valuestring));
         if (e) {
-            if (t->o.diag)
-                fprintf(t->o.diag, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
+            if (t->o.warn)
+                fprintf(t->o.warn, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
             st = SC_IO;
         }
     }

@@ -47,6 +47,8 @@ typedef struct AutTargetOpts {
     const char *judge_model;
     FILE *events;               /* JSON lines, or NULL */
     FILE *diag;                 /* one line per case that did not pass (NULL: none) */
+    FILE *warn;                 /* what the scenario asks that cannot be done (a virtual_fs that cannot be
+                                ** written, setup.mocks not applied), a line each (NULL: none) */
     void (*on_case)(void *ctx, const AutCaseResult *r);   /* after each case (NULL: none) */
     void *ctx;
     bool fail_fast;             /* after a case that failed or erred, the rest are skipped unplayed */

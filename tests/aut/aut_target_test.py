@@ -301,6 +301,11 @@ write('anypass.scenario.yaml', """name: 'Any will do'
 description: 'one of two'
 environment:
   type: local
+setup:
+  mocks:
+    - service: github
+      method: getIssue
+      response: {title: 'crash'}
 run:
   - name: triage
     input: 'What should we do about issue 42?'
@@ -317,6 +322,8 @@ p = scvm('run', '-t', 'aut', '--via', 'acp', 'anypass.scb', '--',
          SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
 expect(p.returncode == 0 and 'SCENARIO STATUS: \u2705 PASS' in p.stderr and '\u274c FAIL: ' in p.stderr,
        'any_pass: one of two passes the scenario, exit 0: %s' % p.stderr[-300:])
+expect('scvm: aut: Any will do: its 1 setup.mocks are not applied' in p.stderr,
+       'the mocks that cannot apply are said to be left out: %s' % p.stderr[:300])
 write('anypass2.scenario.yaml', open(os.path.join(WORK, 'anypass.scenario.yaml')).read().replace("'P1'", "'P7'"))
 scc('-o', 'anypass2.scb', 'anypass2.scenario.yaml')
 p = scvm('run', '-t', 'aut', '--via', 'acp', 'anypass2.scb', '--',

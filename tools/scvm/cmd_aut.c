@@ -645,7 +645,7 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
             .aut = { .kind = kind, .url = o->agent_url, .model = o->agent_model, .argv = o->command,
                      .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace,
                      .profile = prof, .model_url = o->model_url, .bin = o->agent_bin },
-            .workspace = o->workspace, .tape = tape,
+            .workspace = o->workspace, .tape = tape, .warn = stderr,
             .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
             .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
         },
