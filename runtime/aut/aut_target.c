@@ -65,6 +65,7 @@ typedef struct AutT {
     unsigned checks_passed_all;     /* over the scenario: for any_pass */
     /* a dialogue with a simulated user: a Yao dynamic case, an ElizaOS conversation */
     bool dyn, yao;
+    char *transcript;               /* an ElizaOS conversation's, once it has ended */
     cJSON *settings;
     Pending *pend;
     size_t n_pend;
@@ -129,6 +130,8 @@ static void case_end(AutT *t)
     emit_str(t, "id", t->id);
     emit_str(t, "verdict", VERDICT[t->v]);
     emit_str(t, "why", t->why[0] ? t->why : NULL);
+    if (t->transcript)
+        emit_str(t, "transcript", t->transcript);
     emit_end(t);
     unsigned *c[] = { &t->counts.passed, &t->counts.failed, &t->counts.skipped, &t->counts.errors };
     (*c[t->v])++;
@@ -139,7 +142,7 @@ static void case_end(AutT *t)
         AutCaseResult r = {
             .scenario = t->scenario, .id = t->id, .type = t->type, .verdict = VERDICT[t->v],
             .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
-            .output = last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
+            .output = t->transcript ? t->transcript : last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
             .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
             .judgment = t->judgment,
         };
@@ -156,6 +159,8 @@ static void case_end(AutT *t)
     t->n_checks = t->n_passed = 0;
     sc_free(t->type);
     t->type = NULL;
+    sc_free(t->transcript);
+    t->transcript = NULL;
     aut_close(t->aut);
     t->aut = NULL;
     for (size_t i = 0; i < t->n_turns; i++) {
@@ -495,9 +500,11 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
 {
     uint64_t dur = now_ms() - t->case_t0;
+    const char *scope = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope"));
     JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace,
                      .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
-                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t,
+                     .response = t->transcript && scope && strcmp(scope, "turn") != 0 ? t->transcript : NULL };
     JudgeResult r;
     judge_check(ck, &run, &r);
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "type"));
@@ -836,6 +843,18 @@ static void dialogue(AutT *t)
                 cp_event(t, &t->pend[i], cp_required(t->pend[i].ck) && !cut ? "failed" : "skipped",
                          cut ? "not reached: the conversation was cut short" : "not reached");
     } else if (t->v != V_ERROR && !cut) {
+        /* ElizaOS: the step's and the final evaluations judge the
+        ** conversation's transcript, "Turn N:\nUser: ...\nAgent: ...\n"
+        ** joined by "\n", as ElizaOS gives its evaluations */
+        Buf tr;
+        buf_init(&tr);
+        for (size_t i = 0; i < t->n_turns; i++)
+            buf_printf(&tr, "%sTurn %zu:\nUser: %s\nAgent: %s\n", i ? "\n" : "", i + 1,
+                       t->turns[i].input ? t->turns[i].input : "", t->turns[i].text ? t->turns[i].text : "");
+        buf_putc(&tr, 0);
+        sc_free(t->transcript);
+        t->transcript = tr.oom ? NULL : sc_strdup((const char *)tr.data);
+        buf_fini(&tr);
         for (size_t i = 0; i < t->n_pend; i++) {
             const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
             if (!sc || strcmp(sc, "turn") != 0)

@@ -54,6 +54,8 @@ static void set(JudgeResult *r, JudgeVerdict v, const char *fmt, ...)
 
 static const char *last_text(const JudgeRun *run)
 {
+    if (run->response)
+        return run->response;
     return run->n_turns ? (run->turns[run->n_turns - 1].text ? run->turns[run->n_turns - 1].text : "") : "";
 }
 

@@ -35,6 +35,8 @@ typedef struct JudgeTurn {
 typedef struct JudgeRun {
     const JudgeTurn *turns;     /* the conversation so far; the last is "the response" */
     size_t n_turns;
+    const char *response;       /* the response instead of the last turn's text (NULL: that): an ElizaOS
+                                ** conversation's step and final evaluations judge its transcript */
     const char *workspace;      /* files and commands (NULL: none: such checks fail) */
     uint64_t duration_ms;       /* the step's time; has_duration false: not measured */
     bool has_duration;

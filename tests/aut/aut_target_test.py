@@ -342,7 +342,9 @@ environment:
 run:
   - name: chat
     input: 'My order is late'
-    evaluations: []
+    evaluations:
+      - type: string_contains
+        value: 'do you want a refund'
     conversation:
       max_turns: 3
       user_simulator:
@@ -410,8 +412,15 @@ for scb, kind, reply, name in (('dyn.scb', 'yao_simulator', '{"message":"Medium 
     if kind[0] == 'y':
         expect(checks == [('size', 'passed'), ('confirm', 'passed')], 'the checkpoints, in order: %s' % checks)
     else:
-        expect(checks == [('contains', 'passed'), ('contains', 'passed'), ('conversation_length', 'passed')],
-               'turn checks each turn, the final one once; ended by satisfaction: %s' % checks)
+        expect(checks == [('contains', 'passed'), ('contains', 'passed'), ('conversation_length', 'passed'),
+                          ('contains', 'passed')],
+               'turn checks each turn, the step\'s and the final ones once; ended by satisfaction: %s' % checks)
+        tr = res[-1].get('transcript', '')
+        expect(tr == 'Turn 1:\nUser: My order is late\nAgent: Sorry about that. Do you want a refund?\n\nTurn 2:\n'
+                     'User: Yes, a refund please\nAgent: Sorry again: your refund is resolved.\n',
+               "the step's evaluations judge the transcript, as ElizaOS's do (the first reply's words pass): %r" % tr)
+        expect('\U0001f4ac CONVERSATION (chat):\nTurn 1:\nUser: My order is late\n' in p.stderr,
+               'the console shows the conversation, as ElizaOS\'s summary does: %s' % p.stderr[:300])
 # written in the scenario instead (scc's `script` and `verdict` extensions):
 # no tape at all
 write('dyn_inline.jsonl', '{"id": "order", "input": "I want a coffee", "simulator": {"use": "tests.simulator-agent", '
@@ -433,7 +442,7 @@ expect(res.get('order', {}).get('verdict') == 'passed' and sims and sims[0].get(
        'Yao: the simulator script and the validator verdict written in, no tape: %s' % res)
 p = talk('chat_inline.scb')
 checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
-expect(p.returncode == 0 and ('llm_judge', 'passed') in checks and len([c for c in checks if c[0] == 'contains']) == 2,
+expect(p.returncode == 0 and ('llm_judge', 'passed') in checks and len([c for c in checks if c[0] == 'contains']) == 3,
        'ElizaOS: the user script and the judge verdict written in, no tape: %s %s' % (checks, p.stderr[-200:]))
 
 # a Yao simulator that claims the goal before the checkpoints are reached

@@ -93,6 +93,8 @@ static void on_case(void *ctx, const AutCaseResult *c)
             fprintf(stderr, "\u25b6\ufe0f RUNNING SCENARIO: %s\n", c->scenario);
             r->eliza_scenario = c->scenario;
         }
+        if (!strcmp(c->type, "conversation") && c->output && c->output[0])     /* ElizaOS shows it too */
+            fprintf(stderr, "\U0001f4ac CONVERSATION (%s):\n%s", c->id, c->output);
         for (unsigned i = 0; i < c->checks; i++)
             fprintf(stderr, "%s: %s\n", !strcmp(c->verdicts[i], "passed") ? "\u2705 PASS"
                                         : !strcmp(c->verdicts[i], "skipped") ? "\u23ed\ufe0f SKIP"
