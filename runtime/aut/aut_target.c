@@ -559,6 +559,25 @@ static const char *instructions(const char *kind)
         return "You validate an AI agent's output. The user message is a JSON object: input (what the agent was "
                "asked), output (its answer) and criteria. Reply with one JSON object and nothing else: "
                "{\"passed\": true or false, \"reason\": one sentence}.";
+    if (strcmp(kind, "conversation_flow") == 0)
+        return "You judge a conversation between a user and an AI agent. The user message is a JSON object: pattern "
+               "and transcript. The patterns: question_then_answer (the agent asks a question and the user answers "
+               "it), problem_then_solution (the user states a problem and the agent offers a solution), "
+               "clarification_cycle (several exchanges that clarify what is wanted), empathy_then_solution (the "
+               "agent shows empathy before offering a solution), escalation_pattern (the agent escalates when it "
+               "should). Does the transcript show the pattern? Reply with one JSON object and nothing else: "
+               "{\"answer\": \"yes\" or \"no\"}.";
+    if (strcmp(kind, "user_satisfaction") == 0)
+        return "You judge how satisfied the user of an AI agent is. The user message is a JSON object: "
+               "measurement_method (sentiment_analysis: the sentiment's course over the conversation; llm_judge: "
+               "everything considered), optional indicators (positive and negative words to weigh) and transcript. "
+               "Reply with one JSON object and nothing else: {\"score\": a number from 0 (not at all) to 1 "
+               "(fully satisfied)}.";
+    if (strcmp(kind, "context_retention") == 0)
+        return "You judge whether an AI agent remembers what was said. The user message is a JSON object: item "
+               "(something said in turn mentioned_in_turn), turn, and the transcript up to that turn. Does the "
+               "agent's reply in that turn still take the item into account (not contradict or forget it)? Reply "
+               "with one JSON object and nothing else: {\"answer\": \"yes\" or \"no\"}.";
     return "Reply with one JSON object and nothing else.";
 }
 

@@ -404,6 +404,203 @@ static const char *type_of(const cJSON *j)
          : cJSON_IsArray(j)  ? "array"  : cJSON_IsObject(j) ? "object" : "null";
 }
 
+/* ---------- ElizaOS's conversation evaluators ---------- */
+
+/* Turns [from, to) as ElizaOS writes a transcript: "Turn N:\nUser:
+** ...\nAgent: ...\n", joined by "\n". */
+static char *transcript(const JudgeRun *run, size_t from, size_t to)
+{
+    Buf b;
+    buf_init(&b);
+    for (size_t i = from; i < to && i < run->n_turns; i++)
+        buf_printf(&b, "%sTurn %zu:\nUser: %s\nAgent: %s\n", i > from ? "\n" : "", i + 1,
+                   run->turns[i].input ? run->turns[i].input : "", run->turns[i].text ? run->turns[i].text : "");
+    buf_putc(&b, 0);
+    char *r = b.oom ? NULL : sc_strdup((const char *)b.data);
+    buf_fini(&b);
+    return r;
+}
+
+/* A yes/no reply: true or false, "yes"/"no" (any case, words after), or
+** an object whose "answer" is one.  -1 when it is none of these. */
+static int yes_no(const cJSON *rp)
+{
+    if (cJSON_IsObject(rp))
+        rp = cJSON_GetObjectItemCaseSensitive(rp, "answer");
+    if (cJSON_IsBool(rp))
+        return cJSON_IsTrue(rp);
+    const char *s = cJSON_GetStringValue(rp);
+    if (s && strncasecmp(s, "yes", 3) == 0 && !isalpha((unsigned char)s[3]))
+        return 1;
+    if (s && strncasecmp(s, "no", 2) == 0 && !isalpha((unsigned char)s[2]))
+        return 0;
+    return -1;
+}
+
+/* Asks the tape a yes/no question of kind; -1 with out set (skipped, or
+** an error for a reply that is not yes/no). */
+static int ask_yes_no(const JudgeRun *run, const char *kind, cJSON *rq, JudgeResult *out)
+{
+    const cJSON *rp = judge_tape(run, kind, rq, out);
+    int yn = rp ? yes_no(rp) : -1;
+    if (rp && yn < 0)
+        set(out, JUDGE_ERROR, "%s: the tape's reply is not yes or no (true/false, \"yes\"/\"no\", or {\"answer\": "
+                              "...})", kind);
+    return yn;
+}
+
+/* conversation_flow: for each required pattern, "does the conversation
+** show it?" (a yes/no on the tape); passes when the share detected
+** reaches flow_quality_threshold (0.7). */
+static void conversation_flow(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
+{
+    double th = 0.7;
+    num(ck, "flow_quality_threshold", &th);
+    const cJSON *pats = cJSON_GetObjectItemCaseSensitive(ck, "required_patterns"), *p;
+    char *tr = transcript(run, 0, run->n_turns);
+    int n = 0, hit = 0;
+    char missing[300] = "";
+    cJSON_ArrayForEach(p, pats) {
+        if (!cJSON_IsString(p))
+            continue;
+        cJSON *rq = cJSON_CreateObject();
+        cJSON_AddStringToObject(rq, "pattern", p->valuestring);
+        cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
+        int yn = ask_yes_no(run, "conversation_flow", rq, out);
+        cJSON_Delete(rq);
+        if (yn < 0) {
+            sc_free(tr);
+            return;
+        }
+        n++;
+        hit += yn;
+        if (!yn)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s", missing[0] ? ", " : "",
+                     p->valuestring);
+    }
+    sc_free(tr);
+    double rate = n ? (double)hit / n : 1.0;
+    set(out, rate >= th ? JUDGE_PASS : JUDGE_FAIL, "conversation_flow: %d of %d patterns detected (%.2f, at least "
+        "%.2f)%s%s", hit, n, rate, th, missing[0] ? "; not detected: " : "", missing);
+}
+
+/* Whole-word, case-insensitive occurrences of kw in s. */
+static int word_count(const char *s, const char *kw)
+{
+    size_t k = strlen(kw);
+    int c = 0;
+    for (const char *p = s; k && (p = strcasestr(p, kw)) != NULL; p += k) {
+        bool before = p == s || !isalnum((unsigned char)p[-1]), after = !isalnum((unsigned char)p[k]);
+        c += before && after;
+    }
+    return c;
+}
+
+/* user_satisfaction: keyword_analysis counts the indicators in the user's
+** messages (positive / (positive + negative), 0.5 with none); the other
+** methods read a score from 0 to 1 off the tape.  Passes at
+** satisfaction_threshold (0.7). */
+static void user_satisfaction(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
+{
+    double th = 0.7, score;
+    num(ck, "satisfaction_threshold", &th);
+    const char *method = str(ck, "measurement_method") ? str(ck, "measurement_method") : "llm_judge";
+    const cJSON *ind = cJSON_GetObjectItemCaseSensitive(ck, "indicators");
+    if (strcmp(method, "keyword_analysis") == 0) {
+        static const char *const POS[] = { "thank you", "thanks", "great", "perfect", "helpful", "appreciate",
+                                           "resolved", "that works", NULL };
+        static const char *const NEG[] = { "frustrated", "angry", "useless", "terrible", "disappointed",
+                                           "unacceptable", "not helpful", NULL };
+        int pos = 0, neg = 0;
+        for (size_t t = 0; t < run->n_turns; t++) {
+            const char *u = run->turns[t].input ? run->turns[t].input : "";
+            for (int side = 0; side < 2; side++) {
+                const cJSON *list = cJSON_GetObjectItemCaseSensitive(ind, side ? "negative" : "positive"), *w;
+                int *c = side ? &neg : &pos;
+                if (cJSON_IsArray(list)) {
+                    cJSON_ArrayForEach(w, list) if (cJSON_IsString(w)) *c += word_count(u, w->valuestring);
+                } else {
+                    for (const char *const *d = side ? NEG : POS; *d; d++)
+                        *c += word_count(u, *d);
+                }
+            }
+        }
+        score = pos + neg ? (double)pos / (pos + neg) : 0.5;
+        set(out, score >= th ? JUDGE_PASS : JUDGE_FAIL, "user_satisfaction: %.2f by keywords (%d positive, %d "
+            "negative in the user's messages), at least %.2f", score, pos, neg, th);
+        return;
+    }
+    cJSON *rq = cJSON_CreateObject();
+    cJSON_AddStringToObject(rq, "measurement_method", method);
+    if (ind)
+        cJSON_AddItemToObject(rq, "indicators", cJSON_Duplicate(ind, true));
+    char *tr = transcript(run, 0, run->n_turns);
+    cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
+    sc_free(tr);
+    const cJSON *rp = judge_tape(run, "user_satisfaction", rq, out);
+    cJSON_Delete(rq);
+    if (!rp)
+        return;
+    const cJSON *sv = cJSON_IsObject(rp) ? cJSON_GetObjectItemCaseSensitive(rp, "score") : rp;
+    if (!cJSON_IsNumber(sv) || sv->valuedouble < 0 || sv->valuedouble > 1) {
+        set(out, JUDGE_ERROR, "user_satisfaction: the tape's reply is not a score from 0 to 1 (a number or "
+                              "{\"score\": ...})");
+        return;
+    }
+    score = sv->valuedouble;
+    set(out, score >= th ? JUDGE_PASS : JUDGE_FAIL, "user_satisfaction: %.2f by %s, at least %.2f", score, method, th);
+}
+
+/* context_retention: each item of test_memory_of, from the first turn
+** that mentions it (any case), is asked "does the agent still remember
+** it?" on each of the next retention_turns (3) turns; an item never
+** mentioned, or with no turn after, scores 0.  Passes when the mean
+** reaches memory_accuracy_threshold (0.8). */
+static void context_retention(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
+{
+    double th = 0.8, rt = 3;
+    num(ck, "memory_accuracy_threshold", &th);
+    num(ck, "retention_turns", &rt);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "test_memory_of"), *it;
+    double sum = 0;
+    int n = 0;
+    char low[300] = "";
+    cJSON_ArrayForEach(it, items) {
+        if (!cJSON_IsString(it))
+            continue;
+        n++;
+        size_t first = run->n_turns;
+        for (size_t t = 0; t < run->n_turns && first == run->n_turns; t++)
+            if ((run->turns[t].input && strcasestr(run->turns[t].input, it->valuestring)) ||
+                (run->turns[t].text && strcasestr(run->turns[t].text, it->valuestring)))
+                first = t;
+        int asked = 0, yes = 0;
+        for (size_t t = first + 1; first < run->n_turns && t < run->n_turns && t <= first + (size_t)rt; t++) {
+            cJSON *rq = cJSON_CreateObject();
+            char *tr = transcript(run, 0, t + 1);
+            cJSON_AddStringToObject(rq, "item", it->valuestring);
+            cJSON_AddNumberToObject(rq, "mentioned_in_turn", (double)first + 1);
+            cJSON_AddNumberToObject(rq, "turn", (double)t + 1);
+            cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
+            sc_free(tr);
+            int yn = ask_yes_no(run, "context_retention", rq, out);
+            cJSON_Delete(rq);
+            if (yn < 0)
+                return;
+            asked++;
+            yes += yn;
+        }
+        double sc = asked ? (double)yes / asked : 0;
+        sum += sc;
+        if (sc < th)
+            snprintf(low + strlen(low), sizeof low - strlen(low), "%s'%s' %.2f%s", low[0] ? ", " : "",
+                     it->valuestring, sc, first == run->n_turns ? " (never mentioned)" : !asked ? " (no turn after)" : "");
+    }
+    double acc = n ? sum / n : 1.0;
+    set(out, acc >= th ? JUDGE_PASS : JUDGE_FAIL, "context_retention: accuracy %.2f over %d item%s, at least %.2f%s%s",
+        acc, n, n == 1 ? "" : "s", th, low[0] ? "; low: " : "", low);
+}
+
 /* ---------- one check, in the dialect-neutral language ---------- */
 
 void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
@@ -581,10 +778,12 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             run->n_turns, mn, mx >= 1e18 ? "any" : why);
     } else if (strcmp(type, "llm_judge") == 0) {
         eliza_llm_judge(ck, run, out);
-    } else if (strcmp(type, "conversation_flow") == 0 || strcmp(type, "user_satisfaction") == 0 ||
-               strcmp(type, "context_retention") == 0) {
-        set(out, JUDGE_SKIP, "%s: a conversation evaluator that asks a live model per turn; not supported here "
-                             "(docs/judge.md)", type);
+    } else if (strcmp(type, "conversation_flow") == 0) {
+        conversation_flow(ck, run, out);
+    } else if (strcmp(type, "user_satisfaction") == 0) {
+        user_satisfaction(ck, run, out);
+    } else if (strcmp(type, "context_retention") == 0) {
+        context_retention(ck, run, out);
     } else {
         set(out, JUDGE_FAIL, "unknown check type: %.100s", type);
     }

@@ -89,8 +89,78 @@ int main(void)
     E("time min", "{\"type\":\"execution_time\",\"max_duration_ms\":1000,\"min_duration_ms\":600}", JUDGE_FAIL, NULL);
     E("length", "{\"type\":\"conversation_length\",\"min_turns\":1,\"max_turns\":3}", JUDGE_PASS, "2 turns");
     E("length range", "{\"type\":\"conversation_length\",\"target_range\":[3,5]}", JUDGE_FAIL, NULL);
-    E("flow", "{\"type\":\"conversation_flow\",\"required_patterns\":[\"question_then_answer\"]}", JUDGE_SKIP,
-      "not supported");
+    E("flow without a tape", "{\"type\":\"conversation_flow\",\"required_patterns\":[\"question_then_answer\"]}",
+      JUDGE_SKIP, "conversation_flow: the tape has no reply");
+    E("satisfaction by keywords, none", "{\"type\":\"user_satisfaction\",\"measurement_method\":\"keyword_analysis\"}",
+      JUDGE_FAIL, "0.50 by keywords (0 positive, 0 negative");
+    E("satisfaction by the scenario's keywords", "{\"type\":\"user_satisfaction\",\"measurement_method\":"
+      "\"keyword_analysis\",\"indicators\":{\"positive\":[\"help\"],\"negative\":[\"issue\"]}}", JUDGE_PASS,
+      "1.00 by keywords (1 positive, 0 negative");    /* whole words: "issues" is not "issue" */
+    E("retention, never mentioned", "{\"type\":\"context_retention\",\"test_memory_of\":[\"vacation\"]}", JUDGE_FAIL,
+      "'vacation' 0.00 (never mentioned)");
+    E("retention, no turn after", "{\"type\":\"context_retention\",\"test_memory_of\":[\"issues\"]}", JUDGE_FAIL,
+      "(no turn after)");
+    {
+        /* the conversation evaluators' questions, answered on a tape */
+        const char *tr = "Turn 1:\nUser: hi\nAgent: Hello! How can I help?\n\nTurn 2:\nUser: I need help with "
+                         "issues\nAgent: Sure, I NEED HELP too: here are 3 issues.\n";
+        Tape *ct = tape_new();
+        char e2[256];
+        cJSON *q = cJSON_CreateObject();
+        cJSON_AddStringToObject(q, "pattern", "question_then_answer");
+        cJSON_AddStringToObject(q, "transcript", tr);
+        cJSON *a = cJSON_CreateString("yes");
+        tape_add(ct, "conversation_flow", q, 0, a, e2, sizeof e2);
+        cJSON_ReplaceItemInObject(q, "pattern", cJSON_CreateString("escalation_pattern"));
+        cJSON_Delete(a);
+        a = cJSON_Parse("{\"answer\":\"no\"}");
+        tape_add(ct, "conversation_flow", q, 0, a, e2, sizeof e2);
+        cJSON_Delete(q);
+        cJSON_Delete(a);
+        q = cJSON_CreateObject();
+        cJSON_AddStringToObject(q, "measurement_method", "llm_judge");
+        cJSON_AddStringToObject(q, "transcript", tr);
+        a = cJSON_Parse("{\"score\":0.8}");
+        tape_add(ct, "user_satisfaction", q, 0, a, e2, sizeof e2);
+        cJSON_ReplaceItemInObject(q, "measurement_method", cJSON_CreateString("sentiment_analysis"));
+        cJSON_Delete(a);
+        a = cJSON_CreateString("very");
+        tape_add(ct, "user_satisfaction", q, 0, a, e2, sizeof e2);
+        cJSON_Delete(q);
+        cJSON_Delete(a);
+        q = cJSON_CreateObject();
+        cJSON_AddStringToObject(q, "item", "help");
+        cJSON_AddNumberToObject(q, "mentioned_in_turn", 1);
+        cJSON_AddNumberToObject(q, "turn", 2);
+        cJSON_AddStringToObject(q, "transcript", tr);
+        a = cJSON_CreateTrue();
+        tape_add(ct, "context_retention", q, 0, a, e2, sizeof e2);
+        cJSON_Delete(q);
+        cJSON_Delete(a);
+        JudgeRun cr = run;
+        cr.tape = ct;
+        const char *flow1 = "{\"type\":\"conversation_flow\",\"required_patterns\":[\"question_then_answer\"]}";
+        const char *flow2 = "{\"type\":\"conversation_flow\",\"required_patterns\":[\"question_then_answer\","
+                            "\"escalation_pattern\"],\"flow_quality_threshold\":0.6}";
+        tape_restart(ct);
+        expect("flow: the pattern detected", flow1, ELIZA, &cr, JUDGE_PASS, "1 of 1 patterns detected");
+        tape_restart(ct);
+        expect("flow: one of two, under 0.6", flow2, ELIZA, &cr, JUDGE_FAIL,
+               "1 of 2 patterns detected (0.50, at least 0.60); not detected: escalation_pattern");
+        tape_restart(ct);
+        expect("satisfaction by the judge", "{\"type\":\"user_satisfaction\"}", ELIZA, &cr, JUDGE_PASS,
+               "0.80 by llm_judge, at least 0.70");
+        tape_restart(ct);
+        expect("satisfaction: not a score", "{\"type\":\"user_satisfaction\",\"measurement_method\":"
+               "\"sentiment_analysis\"}", ELIZA, &cr, JUDGE_ERROR, "not a score");
+        tape_restart(ct);
+        expect("retention: remembered in the next turn", "{\"type\":\"context_retention\",\"test_memory_of\":"
+               "[\"help\"]}", ELIZA, &cr, JUDGE_PASS, "accuracy 1.00 over 1 item");
+        tape_restart(ct);
+        expect("retention: one of two items", "{\"type\":\"context_retention\",\"test_memory_of\":[\"help\","
+               "\"vacation\"],\"memory_accuracy_threshold\":0.5}", ELIZA, &cr, JUDGE_PASS, "accuracy 0.50");
+        tape_free(ct);
+    }
     E("unknown", "{\"type\":\"vibes\"}", JUDGE_FAIL, "Unknown evaluator type: 'vibes'");
     E("no type", "{\"value\":1}", JUDGE_ERROR, NULL);
     run.has_duration = false;
