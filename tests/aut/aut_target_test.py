@@ -358,6 +358,10 @@ run:
       final_evaluations:
         - type: conversation_length
           min_turns: 2
+        - type: user_satisfaction
+          measurement_method: keyword_analysis
+          indicators:
+            positive: ['refund']
 judgment:
   strategy: all_pass
 """)
@@ -413,7 +417,7 @@ for scb, kind, reply, name in (('dyn.scb', 'yao_simulator', '{"message":"Medium 
         expect(checks == [('size', 'passed'), ('confirm', 'passed')], 'the checkpoints, in order: %s' % checks)
     else:
         expect(checks == [('contains', 'passed'), ('contains', 'passed'), ('conversation_length', 'passed'),
-                          ('contains', 'passed')],
+                          ('user_satisfaction', 'passed'), ('contains', 'passed')],
                'turn checks each turn, the step\'s and the final ones once; ended by satisfaction: %s' % checks)
         tr = res[-1].get('transcript', '')
         expect(tr == 'Turn 1:\nUser: My order is late\nAgent: Sorry about that. Do you want a refund?\n\nTurn 2:\n'
@@ -442,7 +446,8 @@ expect(res.get('order', {}).get('verdict') == 'passed' and sims and sims[0].get(
        'Yao: the simulator script and the validator verdict written in, no tape: %s' % res)
 p = talk('chat_inline.scb')
 checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
-expect(p.returncode == 0 and ('llm_judge', 'passed') in checks and len([c for c in checks if c[0] == 'contains']) == 3,
+expect(p.returncode == 0 and ('llm_judge', 'passed') in checks and len([c for c in checks if c[0] == 'contains']) == 3
+       and ('user_satisfaction', 'passed') in checks,
        'ElizaOS: the user script and the judge verdict written in, no tape: %s %s' % (checks, p.stderr[-200:]))
 
 # a Yao simulator that claims the goal before the checkpoints are reached
