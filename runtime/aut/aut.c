@@ -900,6 +900,11 @@ AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen
     return e;
 }
 
+void aut_set_timeout(Aut *a, unsigned ms)
+{
+    a->c.timeout_ms = ms;
+}
+
 bool aut_seed(Aut *a, const char *role, const char *content)
 {
     if (a->c.kind != AUT_HTTP || !a->messages)

@@ -94,6 +94,9 @@ AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen
 
 void aut_reply_fini(AutReply *r);
 
+/* The next turns' budget (a case's own timeout running out). */
+void aut_set_timeout(Aut *a, unsigned ms);
+
 /* HTTP: adds a message (role user or assistant) to the conversation before
 ** the next turn, for an input given as a conversation.  False on the other
 ** transports, which cannot be told a history. */

@@ -46,6 +46,8 @@ typedef struct AutT {
     char why[800];
     bool unsupported;               /* played no further: the why says so */
     uint64_t case_t0;
+    uint64_t case_deadline;         /* a Yao case's timeout (0: none) */
+    unsigned case_timeout;
     Aut *aut;
     const char *scenario;
     JudgeTurn *turns;
@@ -286,7 +288,13 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
         t->unsupported = true;
         return;
     }
-    BcVal settings = bc_val(p, in->a[2]), skip;
+    BcVal settings = bc_val(p, in->a[2]), skip, to;
+    t->case_deadline = 0;
+    t->case_timeout = 0;
+    if (bc_val_get(p, &settings, "timeout_ms", &to) && to.tag == BC_V_INT && to.i > 0 && to.i <= UINT32_MAX) {
+        t->case_timeout = (unsigned)to.i;           /* Yao's per-case timeout bounds every turn in it */
+        t->case_deadline = t->case_t0 + (uint64_t)to.i;
+    }
     if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
         worsen(t, V_SKIPPED, "skip: true");
         t->unsupported = true;
@@ -347,12 +355,45 @@ static void add_turn(AutT *t, const char *input, char *text)
 }
 
 /* One turn of the open agent: text in, its reply kept and reported. */
+/* A turn's budget: the turn timeout, or what is left of the case's own
+** timeout when that is less (0: nothing is left). */
+static unsigned turn_budget(const AutT *t, bool *by_case)
+{
+    unsigned tb = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
+    *by_case = false;
+    if (t->case_deadline) {
+        uint64_t now = now_ms();
+        uint64_t left = now < t->case_deadline ? t->case_deadline - now : 0;
+        if (left <= tb) {
+            tb = (unsigned)left;
+            *by_case = true;
+        }
+    }
+    return tb;
+}
+
+static void case_timed_out(AutT *t, const char *what)
+{
+    char why[300];
+    snprintf(why, sizeof why, "E_AUT_TIMEOUT: the case's timeout (%u ms) ran out%s%s", t->case_timeout,
+             what ? ": " : "", what ? what : "");
+    worsen(t, V_ERROR, why);
+    snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
+}
+
 static void play_turn(AutT *t, const char *text)
 {
     char err[600] = "";
     size_t k;
+    bool by_case;
+    unsigned tb = turn_budget(t, &by_case);
+    if (tb == 0) {
+        case_timed_out(t, "before the next turn");
+        return;
+    }
     if (!grow_turns(t, &k))
         return;
+    aut_set_timeout(t->aut, tb);
     AutReply *r = &t->replies[k];
     AutErr e = aut_turn(t->aut, text, r, err, sizeof err);
     JudgeAction *ja = sc_calloc(r->n_actions ? r->n_actions : 1, sizeof *ja);
@@ -379,7 +420,9 @@ static void play_turn(AutT *t, const char *text)
         emit_str(t, "why", err);
     }
     emit_end(t);
-    if (e) {
+    if (e == AUT_E_TIMEOUT && by_case) {
+        case_timed_out(t, err);
+    } else if (e) {
         char why[700];
         snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
         worsen(t, V_ERROR, why);
@@ -421,7 +464,11 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             buf_putc(&mu, 0);
             c.model_url = mu.oom ? c.model_url : (const char *)mu.data;
         }
-        t->aut = aut_open(&c, err, sizeof err);
+        bool by_case;
+        c.timeout_ms = turn_budget(t, &by_case);   /* starting the agent counts too */
+        t->aut = c.timeout_ms ? aut_open(&c, err, sizeof err) : NULL;
+        if (!c.timeout_ms)
+            snprintf(err, sizeof err, "the case's timeout ran out before the agent started");
         buf_fini(&mu);
         if (!t->aut) {
             worsen(t, V_ERROR, err);

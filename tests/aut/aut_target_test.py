@@ -477,6 +477,18 @@ res = [e for e in events(r.stdout) if e['kind'] == 'case_result']
 expect(r.returncode == 1 and all(e['verdict'] == 'error' and 'E_AUT_START' in e['why'] for e in res) and len(res) == 4,
        'an agent that cannot be reached: every case errs: %s' % res[:1])
 
+# a Yao case's own timeout bounds its turns: Yao's "timeout" status
+write('slow.jsonl', '{"id": "slow", "input": "Hello", "assert": {"type": "contains", "value": "hi"}, "timeout": "1s"}\n')
+scc('-o', 'slow.scb', 'slow.jsonl')
+import time
+t0 = time.time()
+p = scvm('run', '-t', 'aut', '--via', 'pty', '--results', 'slow.jsonl.res', 'slow.scb', '--', 'sh', '-c', 'read x; sleep 100')
+took = time.time() - t0
+recs = [json.loads(l) for l in open(os.path.join(WORK, 'slow.jsonl.res'))] if os.path.exists(os.path.join(WORK, 'slow.jsonl.res')) else []
+expect(p.returncode == 1 and took < 10 and len(recs) == 3 and recs[1]['status'] == 'timeout' and
+       "the case's timeout (1000 ms) ran out" in recs[1]['error'] and recs[2]['timeouts'] == 1,
+       "a case's timeout ends it as Yao's timeout, in %.1f s: %s" % (took, recs[1:2]))
+
 # a signal with -j: the cases' processes and their agents end, exit 128+15
 import signal
 import time
