@@ -13,7 +13,24 @@ void diags_fini(Diags *d)
     for (size_t i = 0; i < d->n; i++)
         sc_free(d->v[i].msg);
     sc_free(d->v);
+    for (size_t i = 0; i < d->n_kept; i++)
+        sc_free(d->kept[i]);
+    sc_free(d->kept);
     memset(d, 0, sizeof *d);
+}
+
+const char *diags_keep(Diags *d, const char *s)
+{
+    char **nk = sc_realloc(d->kept, (d->n_kept + 1) * sizeof *nk);
+    char *c = nk ? sc_strdup(s) : NULL;
+    if (nk)
+        d->kept = nk;
+    if (!c) {
+        d->oom = true;
+        return NULL;
+    }
+    d->kept[d->n_kept++] = c;
+    return c;
 }
 
 static bool disabled(const Diags *d, const char *flag)

@@ -29,6 +29,8 @@ typedef struct Diags {
     size_t n_disabled;
     bool truncated;           /* max_errors was reached */
     bool oom;
+    char **kept;              /* diags_keep's copies */
+    size_t n_kept;
 } Diags;
 
 void diags_init(Diags *d);
@@ -44,7 +46,11 @@ void diag_add(Diags *d, DiagLevel level, const char *file, uint32_t line,
 #define diag_note(d, f, l, c, ...) diag_add((d), DIAG_NOTE, (f), (l), (c), NULL, __VA_ARGS__)
 #define diag_warn(d, flag, f, l, c, ...) diag_add((d), DIAG_WARNING, (f), (l), (c), (flag), __VA_ARGS__)
 
-bool diags_failed(const Diags *d);  /* any error (or promoted warning) */
+bool diags_failed(const Diags *d);
+
+/* A copy of s that lives as long as d: a file name for diagnostics that
+** its caller's storage does not outlive (NULL when out of memory). */
+const char *diags_keep(Diags *d, const char *s);  /* any error (or promoted warning) */
 
 typedef struct DiagPrintOpts {
     bool color;                /* ANSI colours */

@@ -172,10 +172,13 @@ bool eliza_matrix_load(const YDoc *doc, const char *base_dir, const char *shown_
     }
     m->base_path = path;
     m->base_rel = b;
-    if (!yaml_parse(kept, len, shown, arena, d, &m->base))
+    const char *name = diags_keep(d, shown);   /* its diagnostics outlive the arena */
+    if (!name)
+        return false;
+    if (!yaml_parse(kept, len, name, arena, d, &m->base))
         return false;
     if (!at_is_map(m->base.root) || eliza_matrix_detect(&m->base)) {
-        at_err(t, base, "the base scenario '%s' is not an ElizaOS scenario%s", shown,
+        at_err(t, base, "the base scenario '%s' is not an ElizaOS scenario%s", name,
                at_is_map(m->base.root) ? " (it is a matrix)" : "");
         return false;
     }
