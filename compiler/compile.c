@@ -1,4 +1,5 @@
 /* compile.c - the one compile pipeline (compile.h). */
+#define _GNU_SOURCE     /* memmem */
 #include <stdio.h>
 #include <string.h>
 
@@ -216,8 +217,9 @@ SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, 
 size_t scc_matrix_size(const char *src, size_t len, const SccCompileOpts *o)
 {
     bool forced = o->dialect && strcmp(o->dialect, "auto") != 0;
-    if ((forced && strcmp(o->dialect, "eliza") != 0) || len > YAML_MAX_INPUT || looks_like_jsonl(src, len))
-        return 0;
+    if ((forced && strcmp(o->dialect, "eliza") != 0) || len > YAML_MAX_INPUT || looks_like_jsonl(src, len) ||
+        !memmem(src, len, "base_scenario", 13))
+        return 0;       /* not a matrix, at the cost of a search rather than a parse */
     Arena *arena = arena_new();
     Diags d;
     diags_init(&d);
