@@ -912,15 +912,8 @@ static void dialogue(AutT *t)
         /* ElizaOS: the step's and the final evaluations judge the
         ** conversation's transcript, "Turn N:\nUser: ...\nAgent: ...\n"
         ** joined by "\n", as ElizaOS gives its evaluations */
-        Buf tr;
-        buf_init(&tr);
-        for (size_t i = 0; i < t->n_turns; i++)
-            buf_printf(&tr, "%sTurn %zu:\nUser: %s\nAgent: %s\n", i ? "\n" : "", i + 1,
-                       t->turns[i].input ? t->turns[i].input : "", t->turns[i].text ? t->turns[i].text : "");
-        buf_putc(&tr, 0);
         sc_free(t->transcript);
-        t->transcript = tr.oom ? NULL : sc_strdup((const char *)tr.data);
-        buf_fini(&tr);
+        t->transcript = judge_transcript(t->turns, t->n_turns);
         for (size_t i = 0; i < t->n_pend; i++) {
             const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
             if (!sc || strcmp(sc, "turn") != 0)

@@ -406,15 +406,13 @@ static const char *type_of(const cJSON *j)
 
 /* ---------- ElizaOS's conversation evaluators ---------- */
 
-/* Turns [from, to) as ElizaOS writes a transcript: "Turn N:\nUser:
-** ...\nAgent: ...\n", joined by "\n". */
-static char *transcript(const JudgeRun *run, size_t from, size_t to)
+char *judge_transcript(const JudgeTurn *turns, size_t n)
 {
     Buf b;
     buf_init(&b);
-    for (size_t i = from; i < to && i < run->n_turns; i++)
-        buf_printf(&b, "%sTurn %zu:\nUser: %s\nAgent: %s\n", i > from ? "\n" : "", i + 1,
-                   run->turns[i].input ? run->turns[i].input : "", run->turns[i].text ? run->turns[i].text : "");
+    for (size_t i = 0; i < n; i++)
+        buf_printf(&b, "%sTurn %zu:\nUser: %s\nAgent: %s\n", i ? "\n" : "", i + 1, turns[i].input ? turns[i].input : "",
+                   turns[i].text ? turns[i].text : "");
     buf_putc(&b, 0);
     char *r = b.oom ? NULL : sc_strdup((const char *)b.data);
     buf_fini(&b);
@@ -457,7 +455,7 @@ static void conversation_flow(const cJSON *ck, const JudgeRun *run, JudgeResult 
     double th = 0.7;
     num(ck, "flow_quality_threshold", &th);
     const cJSON *pats = cJSON_GetObjectItemCaseSensitive(ck, "required_patterns"), *p;
-    char *tr = transcript(run, 0, run->n_turns);
+    char *tr = judge_transcript(run->turns, run->n_turns);
     int n = 0, hit = 0;
     char missing[300] = "";
     cJSON_ArrayForEach(p, pats) {
@@ -534,7 +532,7 @@ static void user_satisfaction(const cJSON *ck, const JudgeRun *run, JudgeResult 
     cJSON_AddStringToObject(rq, "measurement_method", method);
     if (ind)
         cJSON_AddItemToObject(rq, "indicators", cJSON_Duplicate(ind, true));
-    char *tr = transcript(run, 0, run->n_turns);
+    char *tr = judge_transcript(run->turns, run->n_turns);
     cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
     sc_free(tr);
     const cJSON *rp = judge_tape(run, "user_satisfaction", rq, out);
@@ -577,7 +575,7 @@ static void context_retention(const cJSON *ck, const JudgeRun *run, JudgeResult 
         int asked = 0, yes = 0;
         for (size_t t = first + 1; first < run->n_turns && t < run->n_turns && t <= first + (size_t)rt; t++) {
             cJSON *rq = cJSON_CreateObject();
-            char *tr = transcript(run, 0, t + 1);
+            char *tr = judge_transcript(run->turns, t + 1);
             cJSON_AddStringToObject(rq, "item", it->valuestring);
             cJSON_AddNumberToObject(rq, "mentioned_in_turn", (double)first + 1);
             cJSON_AddNumberToObject(rq, "turn", (double)t + 1);

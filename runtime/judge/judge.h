@@ -60,6 +60,11 @@ typedef struct JudgeResult {
     char *request;              /* and its request, canonical JSON (sc_malloc'd; judge_result_fini) */
 } JudgeResult;
 
+/* The first n turns as ElizaOS writes a conversation's transcript: "Turn
+** N:\nUser: ...\nAgent: ...\n" per turn, joined by "\n" (sc_free it; NULL
+** when out of memory). */
+char *judge_transcript(const JudgeTurn *turns, size_t n);
+
 /* Frees what a result holds (its missing request).  Safe to call twice. */
 void judge_result_fini(JudgeResult *r);
 
