@@ -70,9 +70,46 @@ struct HttpServer {
     unsigned char *rbuf;    /* READ_CHUNK: every read lands here first */
     uint64_t next_sid;
     size_t buffered;        /* sum of the connections' input capacities */
+    bool sigs_on;           /* our handlers are installed; the old ones: */
+    struct sigaction old_int, old_term, old_hup, old_pipe;
 };
 
 static int g_wake_fd = -1;
+
+static void on_signal(int sig);
+
+/* SIGINT, SIGTERM and SIGHUP wake the loop (SIGPIPE ignored) from the
+** moment the server listens, not only once it runs: a caller prints
+** "listening on" between the two, and a signal sent the instant that line
+** is read must stop the server (summary and all), not kill the process. */
+static void sigs_catch(HttpServer *s)
+{
+    if (s->o.no_signals || s->sigs_on)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_wake_fd = s->wake[1];
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+    sigaction(SIGHUP, &sa, &s->old_hup);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &s->old_pipe);
+    s->sigs_on = true;
+}
+
+static void sigs_restore(HttpServer *s)
+{
+    if (!s->sigs_on)
+        return;
+    sigaction(SIGINT, &s->old_int, NULL);
+    sigaction(SIGTERM, &s->old_term, NULL);
+    sigaction(SIGHUP, &s->old_hup, NULL);
+    sigaction(SIGPIPE, &s->old_pipe, NULL);
+    g_wake_fd = -1;
+    s->sigs_on = false;
+}
 
 static uint64_t now_ms(void)
 {
@@ -154,6 +191,7 @@ void http_server_free(HttpServer *s)
 {
     if (!s)
         return;
+    sigs_restore(s);
     for (size_t i = 0; i < s->n_conns; i++)
         conn_free(s, s->conns[i]);
     if (s->lfd >= 0)
@@ -255,6 +293,7 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap)
     }
     set_nonblock(s->wake[0]);
     set_nonblock(s->wake[1]);
+    sigs_catch(s);
     return 0;
 }
 
@@ -740,19 +779,7 @@ int http_server_run(HttpServer *s)
 {
     if (s->lfd < 0 && !s->paused_until)
         return EINVAL;
-    struct sigaction sa, old_int, old_term, old_hup, old_pipe;
-    bool sigs = !s->o.no_signals;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    if (sigs) {
-        g_wake_fd = s->wake[1];
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        sigaction(SIGHUP, &sa, &old_hup);
-        sa.sa_handler = SIG_IGN;
-        sigaction(SIGPIPE, &sa, &old_pipe);
-    }
+    sigs_catch(s);      /* normally done by http_server_listen already */
 
     int result = 0;
     for (;;) {
@@ -844,13 +871,7 @@ int http_server_run(HttpServer *s)
         s->n_conns = k;
     }
 
-    if (sigs) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
-        sigaction(SIGPIPE, &old_pipe, NULL);
-        g_wake_fd = -1;
-    }
+    sigs_restore(s);
     for (size_t i = 0; i < s->n_conns; i++)
         conn_free(s, s->conns[i]);
     s->n_conns = 0;

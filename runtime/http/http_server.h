@@ -101,11 +101,15 @@ void http_server_free(HttpServer *s);
 
 /* Binds and listens.  Writes "ADDR:PORT" (the actual port; "[V6]:PORT")
 ** to bound.  Returns 0 or an errno (EADDRINUSE, EADDRNOTAVAIL, EINVAL for
-** a host that is not a numeric address or a bad port, ...). */
+** a host that is not a numeric address or a bad port, ...).  Unless
+** no_signals, the signal handlers of http_server_run are installed here
+** already (restored when run returns, or by http_server_free): a signal
+** between listen and run stops the run at once instead of killing the
+** process, so a caller may announce the address before running. */
 int http_server_listen(HttpServer *s, char *bound, size_t cap);
 
-/* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed for the duration,
-** then restored; one running server per process; not with no_signals) or
+/* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed from listen
+** on, then restored; one running server per process; not with no_signals) or
 ** http_server_stop().
 ** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
 ** Returns 0, or an errno when the loop itself failed. */

@@ -202,6 +202,12 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     static const char *const label[3] = { "llm", "rest", "harness" };
     const char *host[3] = { o->host, o->rest_host, o->harness_host }, *port[3] = { o->port, o->rest_port,
                                                                                     o->harness_port };
+    /* Signals are caught before the first "listening on" line: a client
+    ** may send one the instant it reads that line (docs/security.md). */
+    if (!st && rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: serve: cannot catch signals: %s\n", strerror(errno));
+        st = SC_RUNTIME;
+    }
     for (int k = 0; k < 3 && !st; k++) {
         if (!want[k])
             continue;
@@ -218,10 +224,6 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
         }
     }
     fflush(stdout);
-    if (!st && rt_cancel_install() != 0) {
-        fprintf(stderr, "scvm: serve: cannot catch signals: %s\n", strerror(errno));
-        st = SC_RUNTIME;
-    }
     if (!st) {
         signal(SIGPIPE, SIG_IGN);
         pthread_t th[3];

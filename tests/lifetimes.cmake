@@ -1,0 +1,11 @@
+# Processes, signals and temporary files (docs/security.md, "Processes and
+# signals"): nothing a run starts outlives it, a signal at any moment ends
+# a command the documented way, and no temporary of ours is left behind.
+set(LT_SRC ${CMAKE_CURRENT_SOURCE_DIR}/lifetimes)
+
+# A server signalled the instant it prints "listening on": 30 tries each of
+# serve llm, rest, harness and llm+rest+harness, every one summarised, 0.
+add_test(NAME lifetimes.serve_signal
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/serve_signal.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR}/stdlib-scenarios/bugfix_with_tests.yaml 30)
+set_tests_properties(lifetimes.serve_signal PROPERTIES LABELS "server" TIMEOUT 300)
