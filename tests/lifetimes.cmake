@@ -9,3 +9,12 @@ add_test(NAME lifetimes.serve_signal
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/serve_signal.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${PROJECT_SOURCE_DIR}/stdlib-scenarios/bugfix_with_tests.yaml 30)
 set_tests_properties(lifetimes.serve_signal PROPERTIES LABELS "server" TIMEOUT 300)
+
+# scvm agent's runCmd with a `setsid -f` daemon: nothing carries the
+# command's marker after a pass, a failure, a timeout, TERM/INT/HUP or KILL
+# of scvm; in a PID namespace, with the subreaper (SCVM_PIDNS=0), and as
+# user nobody (a user namespace).
+add_test(NAME lifetimes.agent_leftovers
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/agent_leftovers.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/agent)
+set_tests_properties(lifetimes.agent_leftovers PROPERTIES LABELS "unit" TIMEOUT 300)

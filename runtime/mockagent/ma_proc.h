@@ -1,7 +1,8 @@
 /* ma_proc.h - the mock agent's child processes: a command run to its end
-** or its timeout with stdout and stderr captured, in a process group of
-** its own that is killed when the command ends, times out or the run is
-** cancelled, so nothing it started is left running.  runCmd, sed and
+** or its timeout with stdout and stderr captured, under rt_proc's init (a
+** PID namespace where the kernel allows it) whose whole tree is killed when
+** the command ends, times out or the run is cancelled, so nothing it
+** started is left running, however it detached.  runCmd, sed and
 ** --checkpoint-cmd all go through here. */
 #ifndef SC_MA_PROC_H
 #define SC_MA_PROC_H
@@ -31,8 +32,8 @@ typedef struct MaProcResult {
 ** /dev/null and stdout and stderr, interleaved as written, appended to out
 ** (at most MA_PROC_OUT_MAX bytes).  Waits at most timeout_ms (0 = no
 ** limit), and watches rt_cancel_fd() when signals are caught.  Whatever
-** the outcome, the command's process group has been sent SIGKILL and the
-** command reaped when this returns.  Returns 0, or -1 when out of memory
+** the outcome, every process the command started has been killed and
+** reaped when this returns.  Returns 0, or -1 when out of memory
 ** (out->oom) or a pipe cannot be made (errno). */
 int ma_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, MaProcResult *res);
 

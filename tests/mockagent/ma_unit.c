@@ -6,6 +6,7 @@
 **
 ** Usage: ma_unit WORKDIR (made fresh). */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,6 +79,32 @@ static void put(const char *rel, const char *text)
     CHECK(file_write_atomic(p, text, strlen(text)) == 0);
 }
 
+/* Whether a live process (not a zombie) has arg among its arguments. */
+static bool running_with(const char *arg)
+{
+    DIR *d = opendir("/proc");
+    bool found = false;
+    struct dirent *e;
+    while (d && !found && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], *cl = NULL, *st = NULL;
+        size_t n = 0, sn = 0;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        if (file_read_all(path, 65536, &cl, &n) == 0) {
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            bool zombie = file_read_all(path, 4096, &st, &sn) == 0 && strstr(st, ") Z ") != NULL;
+            for (size_t i = 0; i < n && !zombie && !found; i += strlen(cl + i) + 1)
+                found = strcmp(cl + i, arg) == 0;
+        }
+        sc_free(cl);
+        sc_free(st);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 static char *slurp(const char *rel)
 {
     char p[8192], *d = NULL;
@@ -98,34 +125,21 @@ static void run_cmd(void)
     CHECK(has(&r, "/sub\n", false));
     call("runCmd", "{\"cmd\":\"pwd\",\"cwd\":\"../\"}", &r);
     CHECK(has(&r, "refused", true));
-    /* a timeout kills the whole group: the background sleeper too */
+    /* a timeout kills the whole tree: the background sleeper too (found
+    ** by its argument, a marker with our pid: in a PID namespace, $! is
+    ** not a pid of ours) */
     struct timespec t0, t1;
+    char cmd[200], mark[40];
+    snprintf(mark, sizeof mark, "30.%ld", (long)getpid());
+    snprintf(cmd, sizeof cmd, "{\"cmd\":\"sleep %s & echo started; sleep 30\",\"timeout\":300}", mark);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    call("runCmd", "{\"cmd\":\"sleep 30 & echo $! > bg.pid; echo started; sleep 30\",\"timeout\":300}", &r);
+    call("runCmd", cmd, &r);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     CHECK(secs < 5);
     CHECK(strstr(r.note, "timed out after 300 ms") != NULL);
     CHECK(has(&r, "started\nrunCmd: timed out after 300 ms, killed\n", true));
-    char *pid = slurp("bg.pid");
-    CHECK(pid != NULL);
-    if (pid) {
-        /* killed by SIGKILL and reparented: gone once init reaps it */
-        bool gone = false;
-        for (int i = 0; i < 200 && !gone; i++) {
-            char proc[64], *st = NULL;
-            size_t n;
-            snprintf(proc, sizeof proc, "/proc/%ld/stat", atol(pid));
-            gone = kill((pid_t)atol(pid), 0) != 0 ||
-                   (file_read_all(proc, 4096, &st, &n) == 0 && strstr(st, ") Z ") != NULL);
-            sc_free(st);
-            struct timespec ten_ms = { 0, 10000000 };
-            if (!gone)
-                nanosleep(&ten_ms, NULL);
-        }
-        CHECK(gone);
-        sc_free(pid);
-    }
+    CHECK(!running_with(mark));     /* ma_proc_run returns once the tree is gone */
     /* a background child that keeps the pipe open does not hold the call up */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     call("runCmd", "{\"cmd\":\"sleep 30 & echo quick\"}", &r);

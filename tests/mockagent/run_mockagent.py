@@ -252,12 +252,16 @@ def sigterm():
     assert p.returncode == 143, 'exit %d: %s' % (p.returncode, err)
     assert took < 5, 'took %.1f s to stop' % took
     assert b'scvm: agent: interrupted by signal 15' in err, err
-    try:
-        os.kill(sleeper, 0)
-        alive = True
-    except ProcessLookupError:
-        alive = False
-    assert not alive, 'the command (pid %d) is still running' % sleeper
+    # the command's pid is its PID namespace's ($$ there): find what is
+    # left by its working folder instead
+    left = []
+    for d in os.listdir('/proc'):
+        try:
+            if d.isdigit() and os.path.realpath(os.readlink('/proc/%s/cwd' % d)) == os.path.realpath(w):
+                left.append(d)
+        except OSError:
+            pass
+    assert not left, 'the command (pid %d in its namespace) is still running: %s' % (sleeper, left)
 
 
 @case('sigint_wait')

@@ -1,0 +1,88 @@
+/* rt_proc.h - running a command so that nothing it starts outlives it.
+**
+** Every command a run starts (the mock agent's runCmd, an ElizaOS code
+** step, a judge's command, an ACP agent under test) goes through here.  It
+** runs under a small init of ours:
+**
+**     scvm --> init --fork--> program --> ... (daemons, setsid -f, ...)
+**
+** Where the kernel allows it, init is pid 1 of a new PID namespace (as
+** root: CLONE_NEWPID; otherwise in a user namespace of its own too,
+** CLONE_NEWUSER|CLONE_NEWPID, with the caller's uid and gid mapped to
+** themselves), with a /proc of its own, so the kernel kills the whole tree
+** when init ends.  Without namespaces (the kernel refuses, or SCVM_PIDNS=0)
+** init is a child subreaper (PR_SET_CHILD_SUBREAPER): whatever detaches
+** from the tree is reparented to init, and init SIGKILLs every child it
+** has, repeatedly, until none is left, before it ends.
+**
+** init ends when rt_proc_close() closes its "life" pipe, or when scvm dies
+** (PR_SET_PDEATHSIG, SIGKILL in a namespace, SIGTERM for the sweep
+** without one, and the pipe's end-of-file as a second witness): even
+** SIGKILL of scvm leaves nothing running.  docs/security.md, "Processes
+** and signals", tells the whole story. */
+#ifndef SC_RT_PROC_H
+#define SC_RT_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+
+typedef struct RtProcSpawn {
+    char *const *argv;      /* argv[0] looked up on PATH unless it has a '/' */
+    char *const *envp;      /* NULL: scvm's environment */
+    const char *cwd;        /* NULL or "": inherit */
+    int fd0, fd1, fd2;      /* the program's stdin, stdout, stderr; -1: /dev/null */
+} RtProcSpawn;
+
+typedef struct RtProc RtProc;
+
+/* Starts the program in its own process group, under its init.  Returns
+** NULL with *err an errno value when it cannot be started (ENOENT for a
+** program not found: exec failures are reported here, not as status 127),
+** with nothing left running. */
+RtProc *rt_proc_spawn(const RtProcSpawn *sp, int *err);
+
+/* The program's pid as scvm sees it (a host pid also in a namespace). */
+pid_t rt_proc_pid(const RtProc *p);
+/* True when the tree lives in a PID namespace (false: the subreaper). */
+bool rt_proc_contained(const RtProc *p);
+/* Readable once the program may have exited: poll it, then rt_proc_reap. */
+int rt_proc_exit_fd(const RtProc *p);
+/* True once the program has exited; *wstatus gets its wait status (a
+** SIGKILL status when its tree was killed before it reported). */
+bool rt_proc_reap(RtProc *p, int *wstatus);
+/* Sends sig to the program's process group (SIGKILL included). */
+void rt_proc_signal(RtProc *p, int sig);
+/* Ends every process of the tree (SIGKILL; in a namespace, init's end),
+** reaps init and frees.  NULL is fine.  Returns when nothing is left. */
+void rt_proc_close(RtProc *p);
+
+/* ---- the one runner: a command to its end, its timeout or a signal ---- */
+
+typedef enum RtProcEnd {
+    RT_PROC_EXITED,     /* exited with `code` */
+    RT_PROC_SIGNALED,   /* ended by signal `code` */
+    RT_PROC_TIMEOUT,    /* killed after timeout_ms */
+    RT_PROC_CANCELLED,  /* killed: signal `code` cancelled the run (rt_cancel.h) */
+    RT_PROC_FAILED,     /* could not be started (errno in `code`) */
+} RtProcEnd;
+
+typedef struct RtProcResult {
+    RtProcEnd end;
+    int code;
+    size_t dropped;     /* output bytes beyond max_out */
+} RtProcResult;
+
+/* Runs argv in folder dir (NULL: here), stdin /dev/null, stdout and
+** stderr interleaved into out (NULL: /dev/null; at most max_out bytes, the
+** rest read and counted in dropped).  Waits at most timeout_ms (0: no
+** limit) and watches rt_cancel_fd() when signals are caught.  Whatever the
+** outcome, every process the command started has been killed and reaped
+** when this returns.  Returns 0, or -1 when out of memory (out->oom) or a
+** pipe cannot be made (errno). */
+int rt_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, size_t max_out,
+                RtProcResult *res);
+
+#endif
