@@ -104,7 +104,10 @@ static void program(const RtProcSpawn *sp, char *const *envp, int errfd)
         goto fail;
     if (sp->cwd && sp->cwd[0] && chdir(sp->cwd) != 0)
         goto fail;
-    execvpe(sp->argv[0], sp->argv, envp);
+    if (sp->path)
+        execve(sp->path, sp->argv, envp);
+    else
+        execvpe(sp->argv[0], sp->argv, envp);
 fail:
     e = errno;
     report(errfd, e);

@@ -30,7 +30,8 @@
 #include "common/buf.h"
 
 typedef struct RtProcSpawn {
-    char *const *argv;      /* argv[0] looked up on PATH unless it has a '/' */
+    const char *path;       /* the executable; NULL: argv[0], on PATH unless it has a '/' */
+    char *const *argv;
     char *const *envp;      /* NULL: scvm's environment */
     const char *cwd;        /* NULL or "": inherit */
     int fd0, fd1, fd2;      /* the program's stdin, stdout, stderr; -1: /dev/null */

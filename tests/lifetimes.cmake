@@ -18,3 +18,12 @@ add_test(NAME lifetimes.agent_leftovers
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/agent_leftovers.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/agent)
 set_tests_properties(lifetimes.agent_leftovers PROPERTIES LABELS "unit" TIMEOUT 300)
+
+# scvm run -t aut --via acp: an ElizaOS code step with a `setsid -f` daemon
+# and an ACP agent with a background child; nothing carries the marker
+# after a pass, a failure, a code step's timeout, TERM/INT/HUP or KILL of
+# scvm; in a PID namespace and with the subreaper (SCVM_PIDNS=0).
+add_test(NAME lifetimes.aut_leftovers
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/aut_leftovers.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/aut)
+set_tests_properties(lifetimes.aut_leftovers PROPERTIES LABELS "server" TIMEOUT 300)

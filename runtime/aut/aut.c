@@ -28,6 +28,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/rt_proc.h"
 #include "runtime/agent/agent_launch.h"
 #include "runtime/http/http_client.h"
 #include "runtime/pty/rt_pty_screen.h"
@@ -44,7 +45,7 @@ struct Aut {
     cJSON *messages;
     char url[4096];
     /* ACP */
-    pid_t pid;
+    RtProc *proc;               /* the agent, under rt_proc's init */
     int to;                     /* its stdin and stdout (a socket) */
     bool borrowed;              /* to is the caller's (aut_open_acp_fd) */
     Buf in;                     /* bytes read, not yet a whole line */
@@ -182,48 +183,44 @@ static bool spawn_pipes(Aut *a, char *err, size_t errlen)
     int logfd = open(a->c.log ? a->c.log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     char exe[PATH_MAX];
     const char *path = pty_find_exe(a->c.argv[0], exe, sizeof exe) ? exe : NULL;
-    pid_t pid = path && logfd >= 0 ? fork() : -1;
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(sv[1], 0);
-        dup2(sv[1], 1);
-        dup2(logfd, 2);
-        if (a->c.cwd && chdir(a->c.cwd) != 0)
-            _exit(127);
-        execv(path, a->c.argv);
-        _exit(127);
-    }
+    RtProcSpawn sp = { .path = path, .argv = a->c.argv, .cwd = a->c.cwd, .fd0 = sv[1], .fd1 = sv[1], .fd2 = logfd };
+    int e = 0;
+    RtProc *pr = path && logfd >= 0 ? rt_proc_spawn(&sp, &e) : NULL;
     close(sv[1]);
     if (logfd >= 0)
         close(logfd);
-    if (pid < 0) {
+    if (!pr) {
         close(sv[0]);
         snprintf(err, errlen, "%s: %s", a->c.argv[0],
-                 !path ? "not found on PATH" : logfd < 0 ? "cannot open the log" : strerror(errno));
+                 !path ? "not found on PATH" : logfd < 0 ? "cannot open the log" : strerror(e));
         return false;
     }
-    setpgid(pid, pid);
-    a->pid = pid;
+    a->proc = pr;
     a->to = sv[0];
     fcntl(a->to, F_SETFL, fcntl(a->to, F_GETFL) | O_NONBLOCK);
     return true;
 }
 
-static void end_process(pid_t pid)
+/* SIGTERM to the agent, up to 2 s for it to exit, then the end of its
+** whole tree (rt_proc_close: everything it started goes too). */
+static void end_process(RtProc *p)
 {
-    if (pid <= 0)
+    if (!p)
         return;
-    kill(-pid, SIGTERM);
-    for (int i = 0; i < 40; i++) {           /* up to 2 s, then SIGKILL */
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
-            kill(-pid, SIGKILL);             /* what it left in its group */
-            return;
-        }
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
+    rt_proc_signal(p, SIGTERM);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (rt_proc_reap(p, NULL))
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (ms >= 2000)
+            break;
+        struct pollfd pf = { .fd = rt_proc_exit_fd(p), .events = POLLIN };
+        poll(&pf, 1, (int)(2000 - ms));
     }
-    kill(-pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    rt_proc_close(p);
 }
 
 /* ---------- ACP ---------- */
@@ -922,7 +919,8 @@ void aut_close(Aut *a)
     cJSON_Delete(a->messages);
     if (a->to >= 0 && !a->borrowed)
         close(a->to);
-    end_process(a->pid);
+    end_process(a->proc);
+    a->proc = NULL;
     if (a->ps && a->c.profile) {
         /* an agent's TUI is asked to leave with its quit keys first */
         const cJSON *q, *in = agent_profile_get(a->c.profile, "interactive");

@@ -20,6 +20,7 @@
 #include "common/sc_alloc.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
+#include "runtime/rt_proc.h"
 
 typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
 
@@ -184,7 +185,8 @@ static void case_end(AutT *t)
 
 /* An ElizaOS code step: `LANG -c CODE` in the workspace, as ElizaOS runs it
 ** (bash -c without a lang), its output the step's "response" for the
-** evaluations, in its own process group, killed after the turn budget. */
+** evaluations; it and all it started are killed after the turn budget
+** (rt_proc_run). */
 static void add_turn(AutT *t, const char *input, char *text);
 
 static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
@@ -192,57 +194,31 @@ static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
     BcVal lang, code;
     const char *l = bc_val_get(p, settings, "lang", &lang) && lang.tag == BC_V_STR ? p->str[lang.n].s : "bash";
     const char *c = bc_val_get(p, settings, "code", &code) && code.tag == BC_V_STR ? p->str[code.n].s : "";
-    int fd[2];
-    if (pipe2(fd, O_CLOEXEC) != 0) {
-        worsen(t, V_ERROR, "cannot make a pipe");
-        return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fd[1], 1);
-        dup2(fd[1], 2);
-        if (chdir(t->workspace) != 0)
-            _exit(127);
-        execlp(l, l, "-c", c, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    if (pid < 0) {
-        close(fd[0]);
-        worsen(t, V_ERROR, "cannot start the code step");
-        return;
-    }
-    setpgid(pid, pid);
+    /* the one runner (runtime/rt_proc.h): whatever the code starts (a
+    ** server, a daemon) ends with the step, and with scvm */
+    char *argv[] = { (char *)l, (char *)"-c", (char *)c, NULL };
     Buf out;
     buf_init(&out);
     unsigned budget = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
-    uint64_t deadline = now_ms() + budget;
-    bool late = false;
-    for (;;) {
-        uint64_t now = now_ms();
-        if (now >= deadline) {
-            late = true;
-            break;
-        }
-        struct pollfd pf = { .fd = fd[0], .events = POLLIN };
-        if (poll(&pf, 1, (int)(deadline - now)) <= 0)
-            continue;
-        char b[4096];
-        ssize_t n = read(fd[0], b, sizeof b);
-        if (n <= 0)
-            break;
-        if (out.len < ((size_t)1 << 20))
-            buf_put(&out, b, (size_t)n);
+    RtProcResult pr;
+    if (rt_proc_run(argv, t->workspace, budget, &out, (size_t)1 << 20, &pr) != 0 && !out.oom) {
+        buf_fini(&out);
+        worsen(t, V_ERROR, "cannot make a pipe");
+        return;
     }
-    close(fd[0]);
-    kill(-pid, SIGKILL);
-    int ws = 0;
-    waitpid(pid, &ws, 0);
+    if (pr.end == RT_PROC_FAILED) {
+        char why[200];
+        snprintf(why, sizeof why, "cannot start the code step: %.60s: %s", l, strerror(pr.code));
+        buf_fini(&out);
+        worsen(t, V_ERROR, why);
+        return;
+    }
+    bool late = pr.end == RT_PROC_TIMEOUT;
+    int ws = pr.end == RT_PROC_EXITED ? pr.code : -1;
     buf_putc(&out, 0);
     emit_begin(t, "code");
     emit_str(t, "lang", l);
-    buf_printf(&t->line, ",\"exit_code\":%d", late ? -1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    buf_printf(&t->line, ",\"exit_code\":%d", ws);
     emit_str(t, "output", (const char *)out.data);
     emit_end(t);
     if (late) {

@@ -29,6 +29,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
+#include "runtime/rt_proc.h"
 
 void judge_result_fini(JudgeResult *r)
 {
@@ -115,51 +116,27 @@ static bool in_workspace(const JudgeRun *run, const char *path, char *out, size_
 }
 
 /* Runs command with sh -c in the workspace; its exit code, or -1 (with
-** why) when it could not run or ran out of time (killed, group and all). */
+** why) when it could not run or ran out of time (killed, with all it
+** started). */
 static int run_command(const JudgeRun *run, const char *command, char *why, size_t n)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        if (chdir(run->workspace) != 0)
-            _exit(127);
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) {
-            dup2(nul, 0);
-            dup2(nul, 1);
-            dup2(nul, 2);
-        }
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0) {
+    /* the one runner (runtime/rt_proc.h): what the command starts ends
+    ** with it, and with scvm */
+    char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)command, NULL };
+    unsigned budget = run->command_timeout_ms ? run->command_timeout_ms : 30000;
+    RtProcResult r;
+    if (rt_proc_run(argv, run->workspace, budget, NULL, 0, &r) != 0) {
         snprintf(why, n, "cannot start a shell: %s", strerror(errno));
         return -1;
     }
-    setpgid(pid, pid);
-    unsigned budget = run->command_timeout_ms ? run->command_timeout_ms : 30000;
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        int ws;
-        pid_t r = waitpid(pid, &ws, WNOHANG);
-        if (r == pid) {
-            kill(-pid, SIGKILL);     /* whatever it left behind in its group */
-            if (WIFEXITED(ws))
-                return WEXITSTATUS(ws);
-            snprintf(why, n, "killed by signal %d", WTERMSIG(ws));
-            return -1;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
-        if (ms >= (long)budget) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-            snprintf(why, n, "did not end within %u ms", budget);
-            return -1;
-        }
-        poll(NULL, 0, 10);
+    switch (r.end) {
+    case RT_PROC_EXITED: return r.code;
+    case RT_PROC_SIGNALED: snprintf(why, n, "killed by signal %d", r.code); break;
+    case RT_PROC_TIMEOUT: snprintf(why, n, "did not end within %u ms", budget); break;
+    case RT_PROC_CANCELLED: snprintf(why, n, "cancelled by signal %d", r.code); break;
+    case RT_PROC_FAILED: snprintf(why, n, "cannot start a shell: %s", strerror(r.code)); break;
     }
+    return -1;
 }
 
 /* ---------- llm_judge through the tape ---------- */

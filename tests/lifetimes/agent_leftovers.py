@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lt_util import kill_all, leftovers, marker, wait_for  # noqa: E402
 
-SCC, SCVM, WORK = sys.argv[1:4]
+SCC, SCVM, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
 DAEMON = "setsid -f sleep {m} </dev/null >/dev/null 2>&1; (sleep {m} &) ; echo $$ > started"
 
 CASES = {
