@@ -27,3 +27,11 @@ add_test(NAME lifetimes.aut_leftovers
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/aut_leftovers.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/aut)
 set_tests_properties(lifetimes.aut_leftovers PROPERTIES LABELS "server" TIMEOUT 300)
+
+# scvm exec and scvm driver on SIGTERM, SIGINT, SIGHUP: RunResult
+# "interrupted" (E_INTERRUPTED), artifacts, TMPDIR emptied, nothing left
+# running, exit 128 + N.
+add_test(NAME lifetimes.driver_signals
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/driver_signals.py $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/driver)
+set_tests_properties(lifetimes.driver_signals PROPERTIES LABELS "pty" TIMEOUT 120)

@@ -38,6 +38,7 @@
 #include "rt_pty_screen.h"
 #include "rt_pty_session.h"
 #include "rt_sandbox.h"
+#include "runtime/rt_cancel.h"
 
 extern char **environ;
 
@@ -331,12 +332,17 @@ static int pump(scc_session *s, uint64_t deadline, int fd, const Cond *cond, int
             if (last + (uint64_t)settle_ms < wake)
                 wake = last + (uint64_t)settle_ms;
         }
+        /* A signal to a runner that catches them (rt_cancel.h: scvm
+        ** driver and exec) ends any wait at once: the runner then ends
+        ** the session and writes its RunResult. */
+        if (rt_cancel_signal())
+            return 0;
         if (now >= deadline)
             return 0;
         if (cond && s->eof && exited && wake == UINT64_MAX)
             return 0;       /* nothing can change any more */
         uint64_t until = deadline < wake ? deadline : wake;
-        struct pollfd pf[3];
+        struct pollfd pf[4];
         int np = 0, ifd = -1;
         if (!s->eof) {
             pf[np].fd = pty_session_fd(s->sess);
@@ -351,6 +357,11 @@ static int pump(scc_session *s, uint64_t deadline, int fd, const Cond *cond, int
         if (fd >= 0) {
             ifd = np;
             pf[np].fd = fd;
+            pf[np].events = POLLIN;
+            pf[np++].revents = 0;
+        }
+        if (rt_cancel_fd() >= 0) {
+            pf[np].fd = rt_cancel_fd();
             pf[np].events = POLLIN;
             pf[np++].revents = 0;
         }

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty_session.h"
+#include "runtime/rt_cancel.h"
 
 enum {
     MAX_LINE = 1 << 20,         /* a request longer than this is refused */
@@ -36,13 +37,30 @@ enum {
 
 /* ---- the policy: default or file, then the flags ---- */
 
+/* scvm's own addition to the data model's codes (as `scvm run -t pty`
+** has it): a signal to scvm ended the session; scvm exits 128 + N. */
+enum { E_INTERRUPTED = 1000 };
+
+static const char *code_name(int code)
+{
+    return code == E_INTERRUPTED ? "E_INTERRUPTED" : scc_error_code(code);
+}
+
 static void put_error(Buf *b, int code, const char *msg)
 {
     buf_puts(b, "{\"code\":");
-    buf_json_str(b, scc_error_code(code), strlen(scc_error_code(code)));
+    buf_json_str(b, code_name(code), strlen(code_name(code)));
     buf_puts(b, ",\"message\":");
     buf_json_str(b, msg, strlen(msg));
     buf_putc(b, '}');
+}
+
+/* "interrupted by signal 15 (SIGTERM)", as the PTY target says it. */
+static void interrupted_msg(char *msg, size_t n)
+{
+    int sig = rt_cancel_signal();
+    snprintf(msg, n, "interrupted by signal %d (%s)", sig,
+             sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "?");
 }
 
 /* Prints a data-model error as the one JSON line (json) or a diagnostic,
@@ -347,6 +365,8 @@ int scvm_exec(const Opts *o)
     int rc = common_checks(o, "exec");
     if (rc)
         return rc;
+    if (rt_cancel_install() != 0)
+        return report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
     scc_session *s = NULL;
     rc = start(o, "exec", &s);
     if (rc)
@@ -366,8 +386,13 @@ int scvm_exec(const Opts *o)
     if (!scc_session_wait_exit(s, (int)budget, &st)) {
         scc_session_terminate(s, 200);
         scc_session_wait_exit(s, 1000, &st);
-        code = SCC_E_TIMEOUT;
-        snprintf(msg, sizeof msg, "runtime budget exceeded: %lld ms (budgets.max_runtime_ms)", (long long)budget);
+        if (rt_cancel_signal()) {
+            code = E_INTERRUPTED;
+            interrupted_msg(msg, sizeof msg);
+        } else {
+            code = SCC_E_TIMEOUT;
+            snprintf(msg, sizeof msg, "runtime budget exceeded: %lld ms (budgets.max_runtime_ms)", (long long)budget);
+        }
     } else if (st.exit_code != 0) {
         code = SCC_E_PROCESS_EXIT;
         if (st.exit_code > 0)
@@ -380,7 +405,8 @@ int scvm_exec(const Opts *o)
     Buf rr, b;
     buf_init(&rr);
     buf_init(&b);
-    put_run_result(&rr, s, o, code ? "failed" : "passed", 0, pty_now_ms() - t_start, &st, code, msg, &art);
+    put_run_result(&rr, s, o, code == E_INTERRUPTED ? "interrupted" : code ? "failed" : "passed", 0,
+                   pty_now_ms() - t_start, &st, code, msg, &art);
     buf_putc(&rr, '\n');
     int wa = art_finish(&art, s, &rr);
     if (o->json) {
@@ -407,13 +433,15 @@ int scvm_exec(const Opts *o)
         }
         cJSON_Delete(ob);
         if (code)
-            fprintf(stderr, "scvm exec: %s: %s\n", scc_error_code(code), msg);
+            fprintf(stderr, "scvm exec: %s: %s\n", code_name(code), msg);
     }
     int w = cli_put_stdout(&b);
     buf_fini(&b);
     buf_fini(&rr);
     art_fini(&art);
     scc_session_close(s);
+    if (code == E_INTERRUPTED)
+        return 128 + rt_cancel_signal();
     return code ? code : (w || wa) ? SCC_E_IO : 0;
 }
 
@@ -604,6 +632,10 @@ int scvm_driver(const Opts *o)
     /* A client that stops reading ends the session with E_IO, not a
     ** SIGPIPE that would leave no RunResult and no status of ours. */
     signal(SIGPIPE, SIG_IGN);
+    /* TERM, INT and HUP end the session as the end of input does, with
+    ** status "interrupted" and exit 128 + N (docs/driver.md) */
+    if (rt_cancel_install() != 0)
+        return report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
     Driver d = { .o = o };
     buf_init(&d.out);
     art_init(&d.art, o->artifacts);
@@ -617,7 +649,7 @@ int scvm_driver(const Opts *o)
     Buf in;
     buf_init(&in);
     bool eof = false, skipping = false, out_ok = true;
-    while (!eof && out_ok) {
+    while (!eof && out_ok && !rt_cancel_signal()) {
         /* Keep the program's terminal served while the client thinks. */
         if (scc_session_idle(d.s, 0, -1, 0) != 1)
             continue;
@@ -662,12 +694,17 @@ int scvm_driver(const Opts *o)
             skipping = true;
         }
     }
-    /* End of input (or of the client): the session ends cleanly. */
+    /* End of input (or of the client, or a signal): the session ends
+    ** cleanly. */
     scc_session_terminate(d.s, 200);
     scc_exit_status st;
     scc_session_wait_exit(d.s, 1000, &st);
     buf_reset(&d.out);      /* what stdout did not take is gone */
-    put_run_result(&d.out, d.s, o, "passed", 0, pty_now_ms() - t0, &st, 0, NULL, &d.art);
+    int sig = rt_cancel_signal();
+    char imsg[80];
+    interrupted_msg(imsg, sizeof imsg);
+    put_run_result(&d.out, d.s, o, sig ? "interrupted" : "passed", 0, pty_now_ms() - t0, &st,
+                   sig ? E_INTERRUPTED : 0, sig ? imsg : NULL, &d.art);
     buf_putc(&d.out, '\n');
     int wa = art_finish(&d.art, d.s, &d.out);
     if (out_ok)
@@ -676,5 +713,9 @@ int scvm_driver(const Opts *o)
     buf_fini(&in);
     buf_fini(&d.out);
     scc_session_close(d.s);
+    if (sig) {
+        fprintf(stderr, "scvm driver: E_INTERRUPTED: %s\n", imsg);
+        return 128 + sig;
+    }
     return out_ok && !wa ? 0 : SCC_E_IO;
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""`scvm exec` and `scvm driver` end the session on SIGTERM, SIGINT and
+SIGHUP as on the end of input: the RunResult (status "interrupted",
+error E_INTERRUPTED), the artifacts (run.json, checksums.json), the
+sandbox's temporary folder removed, nothing left running, exit 128 + N.
+
+usage: driver_signals.py SCVM WORKDIR
+
+Before, each signal killed scvm outright: no RunResult, no artifacts, the
+sandbox's folder left in TMPDIR (and, without a PID namespace, the
+program's descendants)."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lt_util import kill_all, leftovers, marker, wait_for  # noqa: E402
+
+SCVM, WORK = (os.path.abspath(a) for a in sys.argv[1:3])
+SIGS = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
+
+
+def run(cmd, sig):
+    m = marker()
+    d = os.path.join(WORK, f"{cmd}-{signal.Signals(sig).name}")
+    shutil.rmtree(d, ignore_errors=True)
+    tmp = os.path.join(d, "tmp")
+    art = os.path.join(d, "art")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    args = [SCVM, cmd, "--json", "--artifacts", art]
+    if cmd == "driver":
+        args.append("--stdio")
+    args += ["--", "/usr/bin/sleep", m]
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                         cwd=d)
+    if cmd == "driver":
+        # a response: the session runs and the driver waits for input
+        p.stdin.write(b'{"protocol_version":2,"request_id":"1","action":{"type":"observe"}}\n')
+        p.stdin.flush()
+        first = p.stdout.readline()
+        assert b'"status":"ok"' in first, first
+    wait_for(lambda: leftovers(m), f"{cmd}: the program to start")
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    problems = []
+    want = 128 + sig
+    if p.returncode != want:
+        problems.append(f"exit {p.returncode}, wanted {want}: {err.decode(errors='replace')[-400:]}")
+    lines = out.decode(errors="replace").strip().splitlines()
+    try:
+        rr = json.loads(lines[-1])
+        if rr.get("status") != "interrupted" or rr.get("error", {}).get("code") != "E_INTERRUPTED":
+            problems.append(f"RunResult status {rr.get('status')}, error {rr.get('error')}")
+    except (IndexError, ValueError):
+        problems.append(f"no RunResult on stdout: {out[-300:]!r}")
+    for f in ("run.json", "checksums.json", "events.jsonl", "transcript.log"):
+        if not os.path.exists(os.path.join(art, f)):
+            problems.append(f"no artifact {f}")
+    if os.path.exists(os.path.join(art, "run.json")):
+        with open(os.path.join(art, "run.json")) as fh:
+            if json.load(fh).get("status") != "interrupted":
+                problems.append("run.json: status is not 'interrupted'")
+    if os.listdir(tmp):
+        problems.append(f"left in TMPDIR: {os.listdir(tmp)}")
+    left = leftovers(m)
+    if left:
+        problems.append(f"left running: {left}")
+        kill_all(left)
+    return problems
+
+
+def main():
+    fails = []
+    for cmd in ("exec", "driver"):
+        for sig in SIGS:
+            pr = run(cmd, sig)
+            print(f"{cmd} {signal.Signals(sig).name}: {pr if pr else 'ok'}", flush=True)
+            fails += pr
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
