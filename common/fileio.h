@@ -9,12 +9,25 @@
 ** value (EFBIG when too large). */
 int file_read_all(const char *path, size_t max, char **out, size_t *len);
 
-/* Writes data to path atomically: a temporary file in the same directory,
-** fsync'd, then renamed over path, so a failed or interrupted write never
-** leaves a partial output.  "-" writes to stdout.  A path that exists and
+/* Writes data to path atomically: a temporary file in the same directory
+** (PATH.tmp.PID.NS.XXXXXX: the writer's pid and PID namespace), fsync'd,
+** then renamed over path, so a failed or interrupted write never leaves a
+** partial output.  The first write into a folder (per process) removes the
+** temporaries a killed writer left there (file_sweep_tmp).  "-" writes to stdout.  A path that exists and
 ** is not a regular file (/dev/null, a FIFO) is written in place, never
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
+
+/* Removes from dir the temporaries of file_write_atomic whose writer is
+** certainly gone: of our PID namespace, and their pid dead or taken by a
+** process younger than the file.  A live writer's temporary (another run
+** writing there now), one from another namespace and every other name are
+** left alone.  Returns how many were removed. */
+int file_sweep_tmp(const char *dir);
+
+/* mkdtemp of "$TMPDIR/PREFIX-XXXXXX" (/tmp when TMPDIR is unset or not an
+** absolute path) into out.  Returns 0 or an errno. */
+int file_mkdtemp(const char *prefix, char *out, size_t cap);
 
 /* mkdir -p: creates dir and its missing parents (0777 less the umask).
 ** file_mkparents does it for the folders of path, not path itself.

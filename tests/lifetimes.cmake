@@ -35,3 +35,12 @@ add_test(NAME lifetimes.driver_signals
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/driver_signals.py $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/driver)
 set_tests_properties(lifetimes.driver_signals PROPERTIES LABELS "pty" TIMEOUT 120)
+
+# Temporaries and artifacts: run.json put in place last (inotify), checksums
+# .json even when another artifact fails, a killed writer's temporaries
+# removed by the next run in the folder (a live writer's kept), TMPDIR
+# honoured.
+add_test(NAME lifetimes.tmp_files
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/tmp_files.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/tmp)
+set_tests_properties(lifetimes.tmp_files PROPERTIES LABELS "pty" TIMEOUT 180)

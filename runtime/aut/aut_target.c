@@ -63,7 +63,7 @@ typedef struct AutT {
     unsigned n_checks, n_passed;
     bool stopped;                   /* --fail-fast saw a failure */
     char judgment[16];              /* ElizaOS's strategy (all_pass, any_pass), "" for none */
-    char tmp[64];                   /* the workspace made for virtual_fs ("" for none) */
+    char tmp[4096];                 /* the workspace made for virtual_fs ("" for none), in TMPDIR */
     const char *workspace;          /* the checks' and the agent's folder */
     unsigned checks_passed_all;     /* over the scenario: for any_pass */
     /* a dialogue with a simulated user: a Yao dynamic case, an ElizaOS conversation */
@@ -937,8 +937,7 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     bc_val_json_at(p, &vfs, &js);
     cJSON *files = cJSON_ParseWithLength((const char *)js.data, js.len);
     buf_fini(&js);
-    snprintf(t->tmp, sizeof t->tmp, "/tmp/scvm-aut-XXXXXX");
-    if (!files || cJSON_GetArraySize(files) == 0 || !mkdtemp(t->tmp)) {
+    if (!files || cJSON_GetArraySize(files) == 0 || file_mkdtemp("scvm-aut", t->tmp, sizeof t->tmp) != 0) {
         int had = cJSON_GetArraySize(files) > 0;
         t->tmp[0] = 0;
         cJSON_Delete(files);

@@ -845,13 +845,23 @@ void pty_out_finish(Pty *t)
         buf_puts(&b, "}}");
     }
     buf_puts(&b, "}\n");
-    art_write(t, "run.json", b.data, b.len);
+    /* run.json names the other files, so it is written last: a run killed
+    ** before the end leaves no run.json that promises what is not there.
+    ** Its checksum goes into checksums.json, written just before it. */
+    Buf run;
+    buf_init(&run);
+    buf_put(&run, b.data, b.len);
     /* events.jsonl: the Observation records (the data model's); scvm's
     ** own event lines are the run's output stream. */
     art_write(t, "events.jsonl", t->observations.data, t->observations.len);
     buf_reset(&b);
     normalization_record(t, &b);
     art_write(t, "normalization.json", b.data, b.len);
+    if (t->o.artifacts) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "run.json\t%016llx", (unsigned long long)fnv1a64(run.data, run.len));
+        strv_push(&t->written, line, (size_t)n);
+    }
 
     /* checksums.json: every artifact written, sorted by path, as the data
     ** model's map of path to a 64-bit checksum (FNV-1a, hex). */
@@ -872,7 +882,15 @@ void pty_out_finish(Pty *t)
         int e = write_file(path, b.data, b.len);
         if (e)
             pty_fail(t, PTY_E_IO, "%s: cannot write: %s", path, strerror(e));
+        snprintf(path, sizeof path, "%s/run.json", t->o.artifacts);
+        e = write_file(path, run.data, run.len);
+        if (e) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: %s: cannot write: %s\n", path, strerror(e));
+            pty_fail(t, PTY_E_IO, "%s: cannot write: %s", path, strerror(e));
+        }
     }
+    buf_fini(&run);
     strv_free(&t->written);
     buf_fini(&b);
 }

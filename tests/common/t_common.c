@@ -6,7 +6,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "common/base64.h"
@@ -303,6 +308,110 @@ static void test_mkdirs(void)
     CHECK(system(cmd) == 0);
 }
 
+static bool exists_in(const char *dir, const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static void touch_at(const char *dir, const char *name, time_t mtime)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
+    CHECK(utimensat(AT_FDCWD, p, ts, 0) == 0);
+}
+
+/* Temporaries a killed writer left: the next write into the folder removes
+** those whose writer is certainly gone, and nothing else (docs/security.md,
+** "Processes and signals"). */
+static void test_stale_tmp(void)
+{
+    char root[] = "/tmp/t_common_tmp_XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    struct stat ns;
+    CHECK(stat("/proc/self/ns/pid", &ns) == 0);
+    unsigned long long ino = (unsigned long long)ns.st_ino;
+    /* a dead writer: a child that has exited and been reaped */
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    CHECK(dead > 0 && waitpid(dead, NULL, 0) == dead);
+    /* a live writer (another run writing there now): a child that waits */
+    int hold[2];
+    CHECK(pipe(hold) == 0);
+    pid_t live = fork();
+    if (live == 0) {
+        char c;
+        close(hold[1]);
+        ssize_t r = read(hold[0], &c, 1);
+        _exit(r < 0);
+    }
+    close(hold[0]);
+    time_t now = time(NULL);
+    char name[200];
+    snprintf(name, sizeof name, "run.json.tmp.%d.%llu.AbC123", (int)dead, ino);
+    touch_at(root, name, now);
+    char dead_name[200];
+    snprintf(dead_name, sizeof dead_name, "%s", name);
+    char live_name[200];
+    snprintf(live_name, sizeof live_name, "events.jsonl.tmp.%d.%llu.xYz789", (int)live, ino);
+    touch_at(root, live_name, now);
+    /* the live pid, but the file is older than that process: the pid was
+    ** taken again after its writer died */
+    char reused[200];
+    snprintf(reused, sizeof reused, "old.json.tmp.%d.%llu.QwErTy", (int)live, ino);
+    touch_at(root, reused, now - 86400);
+    /* another PID namespace's writer: its pids mean nothing here */
+    char other_ns[200];
+    snprintf(other_ns, sizeof other_ns, "x.json.tmp.%d.%llu.AAAAAA", (int)dead, ino + 1);
+    touch_at(root, other_ns, now - 86400);
+    /* not our naming: the old one without a pid, and look-alikes */
+    touch_at(root, "y.json.tmp.AbC123", now - 86400);
+    touch_at(root, "notes.tmp", now - 86400);
+    snprintf(name, sizeof name, ".tmp.%d.%llu.AbC123", (int)dead, ino);     /* no name before */
+    touch_at(root, name, now - 86400);
+    char path[600];
+    snprintf(path, sizeof path, "%s/out.json", root);
+    CHECK(file_write_atomic(path, "{}", 2) == 0);
+    CHECK(!exists_in(root, dead_name));
+    CHECK(exists_in(root, live_name));
+    CHECK(!exists_in(root, reused));
+    CHECK(exists_in(root, other_ns));
+    CHECK(exists_in(root, "y.json.tmp.AbC123"));
+    CHECK(exists_in(root, "notes.tmp"));
+    CHECK(exists_in(root, name));
+    CHECK(exists_in(root, "out.json"));
+    /* once per folder and process: a second file there sweeps no more */
+    touch_at(root, dead_name, now);
+    snprintf(path, sizeof path, "%s/out2.json", root);
+    CHECK(file_write_atomic(path, "{}", 2) == 0);
+    CHECK(exists_in(root, dead_name));
+    CHECK(file_sweep_tmp(root) == 1 && !exists_in(root, dead_name));
+    close(hold[1]);
+    CHECK(waitpid(live, NULL, 0) == live);
+    /* file_mkdtemp honours TMPDIR */
+    char t[600];
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", root, 1);
+    CHECK(file_mkdtemp("scvm-x", t, sizeof t) == 0 && strncmp(t, root, strlen(root)) == 0 && rmdir(t) == 0);
+    snprintf(path, sizeof path, "%s/out.json", root);
+    setenv("TMPDIR", path, 1);                 /* a file: no folder in it */
+    CHECK(file_mkdtemp("scvm-x", t, sizeof t) == ENOTDIR);
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+    file_remove_tree(root);
+}
+
 /* FIPS 180-4's examples, the empty message, and a million 'a' fed in
 ** uneven pieces (block boundaries and the length padding). */
 static void test_sha256(void)
@@ -341,6 +450,7 @@ int main(void)
     test_levenshtein();
     test_strdup();
     test_mkdirs();
+    test_stale_tmp();
     test_json_esc();
     test_jsonw();
     if (failures) {

@@ -48,3 +48,38 @@ def kill_all(pids):
             os.kill(p, 9)
         except OSError:
             pass
+
+
+class Renames:
+    """The names renamed into a folder, in order (inotify IN_MOVED_TO): the
+    moment file_write_atomic puts each file in place."""
+
+    IN_MOVED_TO = 0x80
+
+    def __init__(self, folder):
+        import ctypes
+        import ctypes.util
+        self.libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        self.fd = self.libc.inotify_init1(0o4000)       # IN_NONBLOCK
+        assert self.fd >= 0, "inotify_init1 failed"
+        wd = self.libc.inotify_add_watch(self.fd, folder.encode(), self.IN_MOVED_TO)
+        assert wd >= 0, "inotify_add_watch failed"
+
+    def names(self):
+        import struct
+        out = b""
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(self.fd)
+        names, i = [], 0
+        while i + 16 <= len(out):
+            _wd, _mask, _cookie, n = struct.unpack_from("iIII", out, i)
+            names.append(out[i + 16:i + 16 + n].rstrip(b"\0").decode())
+            i += 16 + n
+        return names

@@ -452,12 +452,13 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
 static void play_parallel(Run *r, const Unit *u, size_t n)
 {
     const Opts *o = r->o;
-    char tmp[] = "/tmp/scvm-aut-j-XXXXXX";
+    char tmp[PATH_MAX - 64];
     pid_t *pid = sc_calloc(n, sizeof *pid);
     int *status = sc_calloc(n, sizeof *status);
     bool *done = sc_calloc(n, sizeof *done);
-    if (!pid || !status || !done || !mkdtemp(tmp)) {
-        fprintf(stderr, "scvm: cannot start the cases' processes: %s\n", strerror(errno ? errno : ENOMEM));
+    int te = !pid || !status || !done ? ENOMEM : file_mkdtemp("scvm-aut-j", tmp, sizeof tmp);
+    if (te) {
+        fprintf(stderr, "scvm: cannot start the cases' processes: %s\n", strerror(te));
         r->worst = SC_RUNTIME;
         sc_free(pid);
         sc_free(status);

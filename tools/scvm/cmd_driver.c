@@ -177,9 +177,12 @@ typedef struct Art {
     int err;                    /* the first write's errno */
 } Art;
 
+/* Writes one artifact and notes its checksum.  A failed write is noted
+** (the first error is the session's E_IO) and the others are still
+** written: checksums.json then lists what is there. */
 static void art_put(Art *a, const char *rel, const void *data, size_t len)
 {
-    if (!a->dir || a->err)
+    if (!a->dir)
         return;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%.3000s/%s", a->dir, rel);
@@ -187,7 +190,8 @@ static void art_put(Art *a, const char *rel, const void *data, size_t len)
     if (!e)
         e = file_write_atomic(path, len ? data : "", len);
     if (e) {
-        a->err = e;
+        if (!a->err)
+            a->err = e;
         fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
         return;
     }
@@ -242,8 +246,11 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
     art_put(a, "events.jsonl", a->events.data, a->events.len);
     if (a->actions.len)
         art_put(a, "driver-actions.jsonl", a->actions.data, a->actions.len);
-    art_put(a, "run.json", run_result->data, run_result->len);
-    /* checksums.json: the data model's map, sorted by path */
+    /* run.json names the other files: written last, after checksums.json
+    ** (which has its checksum), so a run killed on the way leaves no
+    ** run.json promising files that are not there */
+    buf_printf(&a->sums, "run.json\t%016llx\n", (unsigned long long)fnv1a64(run_result->data, run_result->len));
+    /* checksums.json: the data model's map, sorted by path, always */
     buf_putc(&a->sums, 0);
     char *lines[4096], *save = NULL;
     size_t k = 0;
@@ -257,14 +264,22 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
         buf_printf(&b, "%s\"%.*s\":\"%s\"", i ? "," : "", (int)(tab - lines[i]), lines[i], tab + 1);
     }
     buf_puts(&b, "}\n");
-    if (a->dir && !a->err) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%.3000s/checksums.json", a->dir);
-        int e = file_write_atomic(path, b.data, b.len);
-        if (e && !a->err) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%.3000s/checksums.json", a->dir);
+    int e = file_mkparents(path);
+    if (!e)
+        e = file_write_atomic(path, b.data, b.len);
+    if (e) {
+        if (!a->err)
             a->err = e;
-            fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
-        }
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
+    }
+    snprintf(path, sizeof path, "%.3000s/run.json", a->dir);
+    e = file_write_atomic(path, run_result->data, run_result->len);
+    if (e) {
+        if (!a->err)
+            a->err = e;
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
     }
     buf_fini(&b);
     return a->err ? SCC_E_IO : 0;

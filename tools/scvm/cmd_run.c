@@ -203,11 +203,12 @@ static int run_pty(const Opts *o, const char *path, const char *name, const BcPr
     ** instead of the event stream (from the artifacts, a temporary folder
     ** without --artifacts). */
     bool rr = o->json && !o->explain;
-    char tmp[] = "/tmp/scvm-run-XXXXXX";
+    char tmp[PATH_MAX];
     const char *art = o->artifacts;
     if (rr && !art) {
-        if (!mkdtemp(tmp)) {
-            fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
+        int te = file_mkdtemp("scvm-run", tmp, sizeof tmp);
+        if (te) {
+            fprintf(stderr, "scvm: cannot make a temporary folder in %s: %s\n", tmp, strerror(te));
             if (out != stdout)
                 fclose(out);
             return o->dm_exit ? PTY_E_IO : SC_IO;
@@ -784,9 +785,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
         return SC_RUNTIME;
     }
-    char tmp[] = "/tmp/scvm-pty-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        fprintf(stderr, "scvm: cannot make a temporary folder: %s\n", strerror(errno));
+    char tmp[PATH_MAX - 64];
+    int te = file_mkdtemp("scvm-pty", tmp, sizeof tmp);
+    if (te) {
+        fprintf(stderr, "scvm: cannot make a temporary folder %s: %s\n", tmp, strerror(te));
         return SC_IO;
     }
     Result *res = sc_calloc(n ? n : 1, sizeof *res);
