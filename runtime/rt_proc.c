@@ -100,10 +100,16 @@ static void program(const RtProcSpawn *sp, char *const *envp, int errfd)
         signal(sigs[i], SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
     int e;
-    if (setpgid(0, 0) != 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
         goto fail;
-    if (sp->cwd && sp->cwd[0] && chdir(sp->cwd) != 0)
+    if (sp->setup) {
+        if ((e = sp->setup(sp->setup_arg)) != 0) {
+            errno = e;
+            goto fail;
+        }
+    } else if (setpgid(0, 0) != 0 || (sp->cwd && sp->cwd[0] && chdir(sp->cwd) != 0)) {
         goto fail;
+    }
     if (sp->path)
         execve(sp->path, sp->argv, envp);
     else
@@ -168,7 +174,7 @@ static void proc_init(const RtProcSpawn *sp, char *const *envp, bool ns, int err
 {
     if (prctl(PR_SET_PDEATHSIG, ns ? SIGKILL : SIGTERM, 0, 0, 0) != 0)
         goto setup_failed;
-    prctl(PR_SET_NAME, "scvm-proc-init", 0, 0, 0);      /* for ps(1) */
+    prctl(PR_SET_NAME, sp->name ? sp->name : "scvm-proc-init", 0, 0, 0);      /* for ps(1) */
     pid_t parent = getppid();   /* 0 in a namespace; scvm's pid otherwise */
     if (sync_r >= 0) {
         /* the uid and gid maps are written (or not: 'x') */
@@ -412,7 +418,7 @@ RtProc *rt_proc_spawn(const RtProcSpawn *sp, int *err)
     ** namespace's way, then the subreaper; "0" = the subreaper only (the
     ** fallback, for tests and for kernels that refuse namespaces). */
     const char *v = getenv("SCVM_PIDNS");
-    int first = v && strcmp(v, "0") == 0 ? 2 : v && strcmp(v, "user") == 0 ? 1 : 0;
+    int first = sp->no_pidns || (v && strcmp(v, "0") == 0) ? 2 : v && strcmp(v, "user") == 0 ? 1 : 0;
     for (int kind = first; kind <= 2; kind++) {
         RtProc *p = try_spawn(sp, envp, kind, err);
         if (p || *err != NS_SETUP)

@@ -35,6 +35,15 @@ typedef struct RtProcSpawn {
     char *const *envp;      /* NULL: scvm's environment */
     const char *cwd;        /* NULL or "": inherit */
     int fd0, fd1, fd2;      /* the program's stdin, stdout, stderr; -1: /dev/null */
+    /* Optional: called in the program's process right before exec,
+    ** instead of the default set-up (its own process group; cwd): the
+    ** PTY session makes its terminal and session there, and runs its
+    ** sandbox.  Returns 0, or an errno value that fails the spawn.  Only
+    ** async-signal-safe work: the process is a fork. */
+    int (*setup)(void *arg);
+    void *setup_arg;
+    bool no_pidns;          /* the subreaper even where a namespace is possible */
+    const char *name;       /* init's name for ps(1) (15 bytes); NULL: "scvm-proc-init" */
 } RtProcSpawn;
 
 typedef struct RtProc RtProc;

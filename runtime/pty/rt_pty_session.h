@@ -3,14 +3,12 @@
 **
 ** The child runs in its own session with the PTY slave as controlling
 ** terminal, so it and everything it starts share one process group that
-** pty_session_kill() signals as a whole.  Where the kernel allows it, the
-** program runs in a PID namespace of its own under a small init, so that
-** pty_session_close() ends every descendant however it detached, and so
-** does the runner's death, even by SIGKILL.  Otherwise the runner becomes
-** a child subreaper (PR_SET_CHILD_SUBREAPER), so daemonized grandchildren
-** are reparented to it and pty_session_close() can kill and reap them too,
-** and the program gets PR_SET_PDEATHSIG (SIGKILL).  Either way no zombie or
-** orphan survives a session (rt_pty_session.c tells how).
+** pty_session_kill() signals as a whole.  It runs under rt_proc's init
+** (runtime/rt_proc.h), as every command of a run does: pid 1 of a PID
+** namespace of its own where the kernel allows it, otherwise a child
+** subreaper that collects whatever detaches.  pty_session_close() ends
+** every descendant however it detached, and so does the runner's death,
+** even by SIGKILL.  No zombie or orphan survives a session.
 **
 ** Child exit is an event on a file descriptor (a self-pipe written by the
 ** SIGCHLD handler), so callers poll(2) the PTY master and that pipe
@@ -48,7 +46,7 @@ int pty_session_fd(const PtySession *s);        /* the master, non-blocking */
 int pty_session_exit_fd(const PtySession *s);   /* readable when a child may have exited */
 pid_t pty_session_pid(const PtySession *s);     /* the program's */
 /* True when the program runs in a PID namespace of its own (false: the
-** fallback, SCVM_PTY_PIDNS=0 or no privilege for a namespace). */
+** subreaper, SCVM_PTY_PIDNS=0 or no namespace allowed). */
 bool pty_session_contained(const PtySession *s);
 
 /* Reaps after the exit fd became readable (or any time); returns true once

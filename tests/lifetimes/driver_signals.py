@@ -73,8 +73,44 @@ def run(cmd, sig):
     return problems
 
 
+def killed(cmd, fallback):
+    """SIGKILL of scvm: the program and what it detached die with it,
+    with the PID namespace and without (SCVM_PTY_PIDNS=0: init is a
+    subreaper that kills what it collected when scvm dies)."""
+    m = marker()
+    d = os.path.join(WORK, f"{cmd}-kill-{'fallback' if fallback else 'ns'}")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    sh = os.path.realpath("/bin/sh")
+    pol = os.path.join(d, "policy.json")
+    with open(pol, "w") as f:
+        json.dump({"policy_version": 4, "sandbox": "none", "sandbox_unsafe_ack": True, "network_unsafe_ack": True,
+                   "exec": {"allowed_executables": [sh], "allow_shell": True}}, f)
+    env = dict(os.environ)
+    if fallback:
+        env["SCVM_PTY_PIDNS"] = "0"
+    args = [SCVM, cmd, "--json", "--policy", pol] + (["--stdio"] if cmd == "driver" else [])
+    args += ["--", sh, "-c", f"setsid -f sleep {m} </dev/null >/dev/null 2>&1; (sleep {m} &); exec sleep {m}"]
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=d)
+    wait_for(lambda: len(leftovers(m)) >= 3, f"{cmd}: the program and its daemons to start")
+    p.kill()
+    p.communicate(timeout=60)
+    try:
+        wait_for(lambda: not leftovers(m), "the session's processes to die with scvm", timeout=10)
+        return []
+    except AssertionError:
+        left = leftovers(m)
+        kill_all(left)
+        return [f"left running after SIGKILL of scvm: {left}"]
+
+
 def main():
     fails = []
+    for cmd in ("exec", "driver"):
+        for fallback in (False, True):
+            pr = killed(cmd, fallback)
+            print(f"{cmd} SIGKILL ({'subreaper' if fallback else 'namespace'}): {pr if pr else 'ok'}", flush=True)
+            fails += pr
     for cmd in ("exec", "driver"):
         for sig in SIGS:
             pr = run(cmd, sig)
