@@ -139,6 +139,87 @@ int file_write_atomic(const char *path, const void *data, size_t len)
     return e;
 }
 
+/* A temporary name beside base (base.tmp.XXXXXX, the name file_write_atomic's
+** mkstemp makes), from a counter and the pid: openat() with O_EXCL decides. */
+static void tmp_name(char *out, size_t cap, const char *base, unsigned try)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static unsigned counter;
+    unsigned long v = (unsigned long)getpid() * 2654435761u + (unsigned long)(++counter) * 40503u + try;
+    char x[7];
+    for (int i = 0; i < 6; i++, v /= 62)
+        x[i] = digits[v % 62];
+    x[6] = 0;
+    snprintf(out, cap, "%s.tmp.%s", base, x);
+}
+
+int file_write_beneath(int dirfd, const char *rel, const void *data, size_t len, unsigned mode)
+{
+    if (!rel[0] || rel[0] == '/')
+        return EINVAL;
+    int fd = dup(dirfd);
+    if (fd < 0)
+        return errno;
+    int e = 0;
+    const char *p = rel;
+    for (;;) {
+        const char *sl = strchr(p, '/');
+        size_t n = sl ? (size_t)(sl - p) : strlen(p);
+        char comp[NAME_MAX + 1];
+        if (n == 0 || n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+            e = n > NAME_MAX ? ENAMETOOLONG : EINVAL;
+            break;
+        }
+        memcpy(comp, p, n);
+        comp[n] = 0;
+        if (!sl) {
+            /* the file: a new temporary, renamed over comp (rename replaces
+            ** a link itself, never what it points to) */
+            char tmp[NAME_MAX + 16];
+            int out = -1;
+            for (unsigned t = 0; t < 100 && out < 0; t++) {
+                tmp_name(tmp, sizeof tmp, comp, t);
+                out = openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (out < 0 && errno != EEXIST) {
+                    e = errno;
+                    break;
+                }
+            }
+            if (out < 0) {
+                if (!e)
+                    e = EEXIST;
+                break;
+            }
+            e = write_all(out, data, len);
+            if (!e && fchmod(out, (mode_t)(mode & 0777)) != 0)
+                e = errno;
+            if (!e && fsync(out) != 0 && errno != EINVAL)
+                e = errno;
+            if (close(out) != 0 && !e)
+                e = errno;
+            if (!e && renameat(fd, tmp, fd, comp) != 0)
+                e = errno;
+            if (e)
+                unlinkat(fd, tmp, 0);
+            break;
+        }
+        if (mkdirat(fd, comp, 0777) != 0 && errno != EEXIST) {
+            e = errno;
+            break;
+        }
+        int sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) {
+            e = errno;   /* ELOOP or ENOTDIR: a link, or not a folder */
+            break;
+        }
+        close(fd);
+        fd = sub;
+        p = sl + 1;
+    }
+    close(fd);
+    return e;
+}
+
 /* mkdir for each '/'-separated prefix of path[0..n), and for all of it
 ** when whole. */
 static int mkdirs_n(const char *path, bool whole)

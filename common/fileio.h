@@ -16,6 +16,18 @@ int file_read_all(const char *path, size_t max, char **out, size_t *len);
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
 
+/* Writes data to rel, a '/'-separated relative path below the folder open
+** as dirfd, all or nothing as file_write_atomic does, with mode (0644 or
+** 0755).  Each folder on the way is made if missing and opened with
+** O_NOFOLLOW, and the file is created with O_EXCL and renamed into place,
+** so nothing is ever written through a symbolic link, whether an attacker
+** put it in the target folder or the path names one: the write is refused
+** (ELOOP or ENOTDIR).  An empty, absolute or '.'/'..' component is EINVAL.
+** This is where a path from untrusted input (a pack's entry, a workspace
+** file of a shipped fixture) becomes a file; docs/security.md.  Returns 0
+** or an errno. */
+int file_write_beneath(int dirfd, const char *rel, const void *data, size_t len, unsigned mode);
+
 /* mkdir -p: creates dir and its missing parents (0777 less the umask).
 ** file_mkparents does it for the folders of path, not path itself.
 ** Return 0 or an errno (ENAMETOOLONG for a path over PATH_MAX). */

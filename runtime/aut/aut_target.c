@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/pack.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 
@@ -973,26 +974,28 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     t->workspace = t->tmp;
     const cJSON *f;
     int st = 0;
+    /* the compiler checked the paths; a shipped fixture is checked again,
+    ** and written below the workspace's descriptor, never through a link */
+    int dfd = open(t->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     cJSON_ArrayForEach(f, files) {
         const char *name = f->string;
-        /* the compiler checked them; a shipped fixture is checked again */
-        bool ok = name && name[0] && name[0] != '/' && !strstr(name, "..") && cJSON_IsString(f);
-        char path[4096];
-        if (!ok || (size_t)snprintf(path, sizeof path, "%s/%s", t->tmp, name) >= sizeof path) {
+        while (name && name[0] == '.' && name[1] == '/')
+            name += 2;
+        if (!name || !pack_path_ok(name, strlen(name)) || !cJSON_IsString(f)) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
             st = SC_FAILED;
             continue;
         }
-        int e = file_mkparents(path);
-        if (!e)
-            e = file_write_atomic(path, f->valuestring, strlen(f->valuestring));
+        int e = dfd < 0 ? errno : file_write_beneath(dfd, name, f->valuestring, strlen(f->valuestring), 0644);
         if (e) {
             if (t->o.warn)
-                fprintf(t->o.warn, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
+                fprintf(t->o.warn, "scvm: aut: %s/%s: cannot write: %s\n", t->tmp, name, strerror(e));
             st = SC_IO;
         }
     }
+    if (dfd >= 0)
+        close(dfd);
     cJSON_Delete(files);
     return st;
 }

@@ -705,15 +705,18 @@ static bool define(Opts *o, const char *def)
 }
 
 /* NAME:DEFINES (docs/rules.md, "Variants"): NAME of letters, digits, '.',
-** '_', '-', and not given twice; DEFINES in AH_SCENARIO_DEFINES' form. */
+** '_', '-', a plain file-name component (it becomes <stem>@NAME.scb: not
+** "." or "..", no leading '-'; the verifier's bc_component_ok), and not
+** given twice; DEFINES in AH_SCENARIO_DEFINES' form. */
 static bool variant_ok(const Opts *o, const char *v)
 {
     const char *colon = strchr(v, ':');
     size_t n = colon ? (size_t)(colon - v) : 0;
-    bool ok = colon && n > 0 && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+    bool ok = colon && n > 0 && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n &&
+              bc_component_ok(v, n);
     if (!ok) {
         fprintf(stderr, "scc: bad --variant '%s': expected NAME:DEFINES, NAME of letters, digits, '.', '_' "
-                        "and '-' (e.g. ci:full_test_suite,env=\"prod\")\n", v);
+                        "and '-', not starting with '-' and not '.' or '..' (e.g. ci:full_test_suite,env=\"prod\")\n", v);
         return false;
     }
     for (size_t i = 0; i < o->n_variants; i++)
