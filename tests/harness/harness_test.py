@@ -200,9 +200,10 @@ def main():
         es = subprocess.Popen(["node", os.path.join(HERE, "es_client.mjs"), mods,
                                "http://127.0.0.1:%d/events" % srv.port, "18"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        opened = es.stderr.readline()   # "open" once subscribed ("" if node died)
         request(srv.port, "POST", "/prompt", b'{"content": "list the files"}')
-        out, err = es.communicate(timeout=30)
+        out, err = es.communicate(timeout=60)
+        err = opened + err
         got = json.loads(out) if out.strip() else None
         expect(got is not None and [json.dumps(e, separators=(",", ":")) for e in got["events"]] == want,
                "eventsource got %s\n%s" % (out[-1500:], err[-500:]))
