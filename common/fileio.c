@@ -8,6 +8,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,19 @@ int file_read_all(const char *path, size_t max, char **out, size_t *len)
     int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
-    struct stat st;
+    struct stat st = { 0 };
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (fd != STDIN_FILENO)
             close(fd);
         return EISDIR;
+    }
+    /* A regular file larger than max is refused before any of it is read
+    ** (a 1.1 GB fixture took seconds to refuse, over 30 s under ASan on a
+    ** busy machine); a pipe or a file that grows is still caught below. */
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max) {
+        if (fd != STDIN_FILENO)
+            close(fd);
+        return EFBIG;
     }
     size_t cap = 64 * 1024, n = 0;
     /* A regular file's size is known: room for it, the NUL, and one spare
