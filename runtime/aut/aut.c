@@ -718,22 +718,41 @@ static bool pty_open(Aut *a, char *err, size_t errlen)
     return e == AUT_OK;
 }
 
+static bool row_in(const char *rows, const char *p, size_t n)
+{
+    for (const char *q = rows; *q;) {
+        const char *qn = strchr(q, '\n');
+        size_t m = qn ? (size_t)(qn - q) : strlen(q);
+        if (m == n && memcmp(p, q, n) == 0)
+            return true;
+        q += m + (qn ? 1 : 0);
+    }
+    return false;
+}
+
 /* The rows of after that before does not have, without those holding the
-** input (the TUI's echo of it) or the ready text, blank rows trimmed. */
+** input (the TUI's echo of it) or the ready text, blank rows trimmed.
+** When the echo is among the new rows, only the rows below it count: what
+** the TUI drew above it (a banner that a busy machine let it finish after
+** the ready text showed) is not the reply. */
 static char *new_rows(const char *before, const char *after, const char *input, const char *ready)
 {
     Buf b;
     buf_init(&b);
+    size_t il = strlen(input);
+    for (const char *p = after; *p && il;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (memmem(p, n, input, il) && !row_in(before, p, n)) {
+            after = p;   /* the echo: the reply is below it */
+            break;
+        }
+        p += n + (nl ? 1 : 0);
+    }
     for (const char *p = after; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        bool seen = false;
-        for (const char *q = before; *q && !seen;) {
-            const char *qn = strchr(q, '\n');
-            size_t m = qn ? (size_t)(qn - q) : strlen(q);
-            seen = m == n && memcmp(p, q, n) == 0;
-            q += m + (qn ? 1 : 0);
-        }
+        bool seen = row_in(before, p, n);
         bool blank = strspn(p, " \t") >= n;
         if (!seen && !blank && !memmem(p, n, input, strlen(input)) && !(ready && memmem(p, n, ready, strlen(ready)))) {
             buf_put(&b, p, n);

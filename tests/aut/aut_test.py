@@ -161,6 +161,30 @@ expect(out and out[0]['error'] == 'E_AUT_TIMEOUT', 'pty: no answer is a timeout:
 st, out = turns('pty', 5000, ['true'], ['hello'])
 expect(st == 1 and 'exited' in out[0]['why'], 'pty: a program that exits at once: %s' % out)
 
+# a TUI from an agent profile that draws its banner late, above the prompt,
+# once the first input came (what Claude Code did on a busy machine): the
+# reply is what came below the echo of the input, not the banner
+late = os.path.join(WORK, 'late_banner.py')
+open(late, 'w').write(r"""import sys
+w = sys.stdout.write
+w("\x1b[2J\x1b[5;1Hready> ")
+sys.stdout.flush()
+row, first = 5, True
+for line in sys.stdin:
+    if first:
+        w("\x1b[1;1HLATE BANNER v9")
+        first = False
+    row += 2
+    w("\x1b[%d;1Hanswer %d\r\nready> " % (row - 1, row // 2 - 2))
+    sys.stdout.flush()
+""")
+prof = os.path.join(WORK, 'late.json')
+json.dump({'name': 'late', 'api': 'openai-chat', 'command': 'python3', 'headless': [late],
+           'interactive': {'args': [late], 'ready': 'ready>', 'quit': ['Ctrl+D']}}, open(prof, 'w'))
+st, out = turns('pty-profile', 10000, [prof], ['hello', 'again'])
+expect(st == 0 and len(out) == 2 and out[0]['text'] == 'answer 1\n' and out[1]['text'] == 'answer 2\n',
+       'pty with a profile: a banner drawn late above the echo is not the reply: %s' % [o.get('text') for o in out])
+
 if failures:
     print('%d failure(s)' % len(failures))
     sys.exit(1)
