@@ -5,8 +5,9 @@
 ** Each selected scenario gets its header line, then the target's events;
 ** stderr gets a line per case that did not pass and, at the end, the cases'
 ** totals "N passed, N failed, N skipped" (errors count as failed).  The
-** exit status is 1 when a case failed or erred, else 0; a tape that cannot
-** be read is 3, one that is malformed 4. */
+** exit status is 1 when a case failed or erred, or was skipped for want of
+** a verdict (skipped is not passed) unless --allow-skipped, else 0; a tape
+** that cannot be read is 3, one that is malformed 4. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
