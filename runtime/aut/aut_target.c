@@ -403,12 +403,13 @@ enum { BY_OPTION, BY_TURN_LIMIT, BY_CASE };
 /* A turn's budget: the turn timeout (--turn-timeout), or ElizaOS's
 ** timeout_per_turn_ms when that is less, or what is left of the case's
 ** own timeout (Yao's timeout, ElizaOS's total_timeout_ms) when that is
-** less still (0: nothing is left). */
-static unsigned turn_budget(const AutT *t, int *by)
+** less still (0: nothing is left).  Starting the agent (!turn) is not a
+** turn: timeout_per_turn_ms does not bound it. */
+static unsigned turn_budget(const AutT *t, bool turn, int *by)
 {
     unsigned tb = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
     *by = BY_OPTION;
-    if (t->turn_limit && t->turn_limit < tb) {
+    if (turn && t->turn_limit && t->turn_limit < tb) {
         tb = t->turn_limit;
         *by = BY_TURN_LIMIT;
     }
@@ -437,7 +438,7 @@ static void play_turn(AutT *t, const char *text)
     char err[600] = "";
     size_t k;
     int by;
-    unsigned tb = turn_budget(t, &by);
+    unsigned tb = turn_budget(t, true, &by);
     if (tb == 0) {
         case_timed_out(t, "before the next turn");
         return;
@@ -532,7 +533,7 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             c.model_url = mu.oom ? c.model_url : (const char *)mu.data;
         }
         int by;
-        c.timeout_ms = turn_budget(t, &by);         /* starting the agent counts too */
+        c.timeout_ms = turn_budget(t, false, &by);  /* starting the agent counts too */
         t->aut = c.timeout_ms ? aut_open(&c, err, sizeof err) : NULL;
         if (!c.timeout_ms)
             snprintf(err, sizeof err, "the case's timeout ran out before the agent started");

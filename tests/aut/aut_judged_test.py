@@ -11,7 +11,9 @@ something was judged", for `scvm run -t aut` (docs/aut.md):
   - a live judge (--judge-url without --record, no tape): `scvm serve llm`
     playing the judge decides the ElizaOS llm_judge, the termination
     condition and the simulated user, Yao's validator and simulator;
-    nothing is written;
+    nothing is written; recording with it, then replaying the tape (the
+    termination verdicts too); -j 2 agrees; conversation_stuck; any_pass
+    with nothing passed and a skip is SKIP;
   - ElizaOS limits: a 10 s agent against timeout_per_turn_ms 1000 errs
     (E_AUT_TIMEOUT, Yao's "timeout" status) within seconds; turns of 4 s
     against total_timeout_ms 10000 run out at the third turn;
@@ -218,6 +220,28 @@ expect(jsrv.requests('judge/llm_judge') == 2 and jsrv.requests('judge/terminatio
 expect(sorted(os.listdir(WORK)) == before, 'a live judge writes nothing: %s' % (set(os.listdir(WORK)) - set(before)))
 expect('SCENARIO STATUS: \u2705 PASS' in p.stderr and marks_on_own_lines(p.stderr) is None,
        'the console: %r' % p.stderr)
+# recording with the same judge, then replaying the tape without it: the
+# termination condition's verdicts (tape kind termination_condition) too
+tape = os.path.join(WORK, 'refund.tape.jsonl')
+jsrv = Server('judge.scp')
+srv = Server('refund_agent.scp')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, '--record', '--judge-url', jsrv.url, '--tape', tape,
+             'refund.scb')
+finally:
+    srv.stop()
+    jsrv.stop()
+kinds = sorted(json.loads(l)['kind'] for l in open(tape).read().splitlines()[1:]) if os.path.exists(tape) else []
+expect(p.returncode == 0 and kinds == ['llm_judge', 'llm_judge', 'termination_condition', 'termination_condition',
+                                       'user_simulator'], 'recorded: %s %r' % (kinds, p.stderr[-200:]))
+srv = Server('refund_agent.scp')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, '--tape', tape, 'refund.scb')
+finally:
+    srv.stop()
+term = [e for e in events(p.stdout) if e['kind'] == 'termination']
+expect(p.returncode == 0 and term and term[-1].get('by') == 'judge' and term[-1]['turn'] == 2,
+       'replayed: the tape ends the conversation at turn 2: %s %r' % (term, p.stderr[-200:]))
 # the live judge unreachable: skipped, saying why, exit 1
 srv = Server('refund_agent.scp')
 try:
@@ -274,6 +298,71 @@ expect(p.returncode == 0 and res == {'polite': 'passed', 'order': 'passed', 'lat
        jsrv.requests('judge/yao_simulator') == 1,
        'Yao live: the validator and the simulator decided by the judge; skip: true is asked for, exit 0: %s %r'
        % (res, p.stderr[-300:]))
+
+# -j 2: each case in a process of its own, the same verdicts and exit
+srv = Server('yao_agents.scp')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, '-j', '2', 'yao.scb')
+finally:
+    srv.stop()
+res = {e['id']: e['verdict'] for e in events(p.stdout) if e['kind'] == 'case_result'}
+expect(p.returncode == 1 and len(res) == 3 and '\u23ed\ufe0f TESTS NOT JUDGED: 2 skipped' in p.stderr,
+       '-j 2: not judged, exit 1, skip: true not counted: %r' % p.stderr[-300:])
+
+# ElizaOS's conversation_stuck: the last two replies alike (Jaccard > 0.8)
+write('stuck.scenario.yaml', """name: 'Stuck'
+description: 'the agent repeats itself'
+environment:
+  type: local
+run:
+  - name: chat
+    input: 'Help'
+    evaluations: []
+    conversation:
+      max_turns: 6
+      user_simulator:
+        persona: 'a customer'
+        objective: 'help'
+        script: ['Please', 'Really', 'Again', 'More']
+      termination_conditions:
+        - type: conversation_stuck
+judgment:
+  strategy: any_pass
+""")
+scc('-o', 'stuck.scb', 'stuck.scenario.yaml')
+scc('-o', 'parrot.scb', agent('parrot', [('Help', 'I can help with that'), ('Please', 'I can help you with that'),
+                                         ('Really', 'I can help you with that'), ('Again', 'x'), ('More', 'y')]))
+srv = Server('parrot.scb')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, 'stuck.scb')
+finally:
+    srv.stop()
+term = [e for e in events(p.stdout) if e['kind'] == 'termination']
+expect(term and term[0]['by'] == 'similarity' and term[0]['turn'] == 3,
+       'conversation_stuck ends it at turn 3, the replies alike: %s' % term)
+# any_pass with nothing passed, one evaluation not judged: SKIP, exit 1
+write('anyskip.scenario.yaml', """name: 'Any skip'
+description: 'any_pass, the judge absent'
+environment:
+  type: local
+run:
+  - name: greet
+    input: 'Help'
+    evaluations:
+      - type: llm_judge
+        prompt: 'Helpful?'
+        expected: 'yes'
+judgment:
+  strategy: any_pass
+""")
+scc('-o', 'anyskip.scb', 'anyskip.scenario.yaml')
+srv = Server('parrot.scb')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, 'anyskip.scb')
+finally:
+    srv.stop()
+expect(p.returncode == 1 and 'SCENARIO STATUS: \u23ed\ufe0f SKIP' in p.stderr,
+       'any_pass, nothing passed, one not judged: SKIP, exit 1: %r' % p.stderr[-300:])
 
 # ---------- ElizaOS limits ----------
 conv = """name: '%s'
