@@ -153,7 +153,7 @@ expect(bad is None and '\nAgent: Sorry about that. Which account?\n\u23ed\ufe0f 
 rj = json.load(open(os.path.join(WORK, 'run.json')))
 recs = [json.loads(l) for l in open(os.path.join(WORK, 'r.jsonl'))]
 jx = open(os.path.join(WORK, 'j.xml')).read()
-expect(rj['status'] == 'skipped' and rj['allow_skipped'] is False and rj['summary']['skipped'] == 1 and
+expect(rj['status'] == 'skipped' and rj['allow_skipped'] is False and rj['judge'] == 'tape' and rj['summary']['skipped'] == 1 and
        rj['summary']['not_judged'] == 1 and rj['summary']['passed'] == 0 and rj['cases'][0]['status'] == 'skipped',
        '--run-json agrees: %s' % {k: rj[k] for k in ('status', 'summary')})
 expect(recs[1]['status'] == 'skipped' and recs[1]['not_judged'] is True and recs[-1]['skipped'] == 1 and
@@ -202,7 +202,7 @@ jsrv = Server('judge.scp')
 srv = Server('refund_agent.scp')
 try:
     p = scvm('run', '-t', 'aut', '--agent-url', srv.url, '--judge-url', jsrv.url, '--judge-model', 'judge-1',
-             'refund.scb')
+             '--run-json', 'live.json', 'refund.scb')
 finally:
     srv.stop()
     jsrv.stop()
@@ -215,9 +215,10 @@ expect(p.returncode == 0 and res and res[-1]['verdict'] == 'passed' and turns ==
        and checks == [('llm_judge', 'passed')] * 2 and term and term[-1].get('by') == 'judge' and term[-1]['turn'] == 2,
        'a live judge decides llm_judge, the user\'s message and the end: %s %s %s %r' % (turns, checks, term,
                                                                                         p.stderr[-300:]))
+expect(json.load(open(os.path.join(WORK, 'live.json')))['judge'] == 'live', 'run.json says the judge was live')
 expect(jsrv.requests('judge/llm_judge') == 2 and jsrv.requests('judge/termination_condition') == 2 and
        jsrv.requests('judge/user_simulator') == 1, 'the judge was asked 2 + 2 + 1 times: %s' % jsrv.log[-600:])
-expect(sorted(os.listdir(WORK)) == before, 'a live judge writes nothing: %s' % (set(os.listdir(WORK)) - set(before)))
+expect(sorted(f for f in os.listdir(WORK) if f != 'live.json') == before, 'a live judge writes nothing: %s' % (set(os.listdir(WORK)) - set(before)))
 expect('SCENARIO STATUS: \u2705 PASS' in p.stderr and marks_on_own_lines(p.stderr) is None,
        'the console: %r' % p.stderr)
 # recording with the same judge, then replaying the tape without it: the

@@ -192,8 +192,9 @@ static int write_reports(Reports *r)
         Buf b;
         buf_init(&b);
         bool failed = r->failed + r->errors + r->timeouts > 0;
-        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"allow_skipped\":%s,\"via\":",
+        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"allow_skipped\":%s,",
                    failed ? "failed" : r->unjudged ? "skipped" : "passed", r->o->allow_skipped ? "true" : "false");
+        buf_printf(&b, "\"judge\":\"%s\",\"via\":", r->o->record ? "record" : r->o->judge_url ? "live" : "tape");
         const char *via = r->o->via ? r->o->via : "none";
         buf_json_str(&b, via, strlen(via));
         buf_puts(&b, ",\"agent\":");
