@@ -300,6 +300,21 @@ expect(p.returncode == 0 and res == {'polite': 'passed', 'order': 'passed', 'lat
        'Yao live: the validator and the simulator decided by the judge; skip: true is asked for, exit 0: %s %r'
        % (res, p.stderr[-300:]))
 
+# a multi-line input (and a why quoting it) stays on its case's line
+write('nl.jsonl', '{"id": "nl", "input": "Be nice\\nplease", "assert": {"type": "contains", "value": "x\\ny"}}\n'
+      '{"id": "cut", "input": "%s\u00e9tude", "assert": {"type": "contains", "value": "x"}}\n' % ('a' * 49))
+scc('-o', 'nl.scb', 'nl.jsonl')
+srv = Server('yao_agents.scp')
+try:
+    p = scvm('run', '-t', 'aut', '--agent-url', srv.url, 'nl.scb')
+finally:
+    srv.stop()
+line = [l for l in p.stderr.splitlines() if l.startswith('\u25ba [nl]')]
+expect(p.returncode == 1 and line and 'Be nice please' in line[0] and "contain 'x y'" in line[0] and
+       marks_on_own_lines(p.stderr) is None and '\u25ba [cut] %s  FAILED' % ('a' * 49) in p.stderr,
+       'a multi-line input and why on one console line; an input cut at 50 bytes, not inside a character: %r'
+       % p.stderr)
+
 # -j 2: each case in a process of its own, the same verdicts and exit
 srv = Server('yao_agents.scp')
 try:

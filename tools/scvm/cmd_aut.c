@@ -64,6 +64,26 @@ static void xml(Buf *b, const char *s)
     }
 }
 
+/* s on one console line: line breaks, tabs and other control characters
+** as blanks, at most n - 1 bytes (not cutting a UTF-8 sequence), so a
+** multi-line input or message never lets the next status marker start
+** mid-line.  Returns buf. */
+static const char *one_line(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; s && *s && k + 1 < n; s++)
+        buf[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;
+    if (s && ((unsigned char)*s & 0xc0) == 0x80) {
+        /* cut inside a UTF-8 sequence: drop the part of it that fitted */
+        while (k && ((unsigned char)buf[k - 1] & 0xc0) == 0x80)
+            k--;
+        if (k)
+            k--;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 /* ElizaOS's status line: PASS or FAIL by the judgment, as its runner
 ** says it; a scenario that is neither because a step went unjudged (a
 ** verdict the tape lacks) is SKIP, never PASS. */
@@ -109,15 +129,17 @@ static void on_case(void *ctx, const AutCaseResult *c)
             fprintf(stderr, "\U0001f4ac CONVERSATION (%s):\n%s%s", c->id, c->output, c->output[ol - 1] == '\n' ? "" : "\n");
         }
         bool said = false;              /* a check's line says why the step did not pass */
+        char line[1024];
         for (unsigned i = 0; i < c->checks; i++) {
             fprintf(stderr, "%s: %s\n", !strcmp(c->verdicts[i], "passed") ? "\u2705 PASS"
                                         : !strcmp(c->verdicts[i], "skipped") ? "\u23ed\ufe0f SKIP"
-                                                                            : "\u274c FAIL", c->messages[i]);
+                                                                            : "\u274c FAIL",
+                    one_line(c->messages[i], line, sizeof line));
             said |= strcmp(c->verdicts[i], "passed") != 0;
         }
         if (!said && strcmp(status, "passed") != 0)
             fprintf(stderr, "%s: step %s: %s\n", !strcmp(status, "skipped") ? "\u23ed\ufe0f SKIP" : "\u274c FAIL",
-                    c->id, c->why);
+                    c->id, one_line(c->why, line, sizeof line));
         r->eliza_unjudged |= unjudged;
         r->eliza_failed |= !strcmp(status, "failed") || !strcmp(status, "error") || !strcmp(status, "timeout");
         r->eliza_erred |= !strcmp(status, "error") || !strcmp(status, "timeout");
@@ -130,9 +152,10 @@ static void on_case(void *ctx, const AutCaseResult *c)
         for (; status[k] && k + 1 < sizeof up; k++)
             up[k] = (char)(status[k] >= 'a' && status[k] <= 'z' ? status[k] - 32 : status[k]);
         up[k] = 0;
-        fprintf(stderr, "\u25ba [%s] %-50.50s %s (%llums)%s%s\n", c->id, c->input ? c->input : "", up,
-                (unsigned long long)c->duration_ms, strcmp(status, "passed") ? ": " : "",
-                strcmp(status, "passed") ? c->why : "");
+        char id[256], in[51], why[1024];
+        fprintf(stderr, "\u25ba [%s] %-50s %s (%llums)%s%s\n", one_line(c->id, id, sizeof id),
+                one_line(c->input, in, sizeof in), up, (unsigned long long)c->duration_ms,
+                strcmp(status, "passed") ? ": " : "", strcmp(status, "passed") ? one_line(c->why, why, sizeof why) : "");
     }
     if (r->o->results || r->o->run_json) {
         Buf *b = &r->results;
