@@ -841,44 +841,60 @@ static bool has_keyword(const cJSON *keywords, const char *text)
     return false;
 }
 
+static int cmp_word(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The distinct words of text (lower case, split at blanks), sorted: *n of
+** them in *words, pointing into *store (sc_free both).  False when out of
+** memory. */
+static bool word_set(const char *text, char **store, char ***words, size_t *n)
+{
+    size_t len = strlen(text), k = 0;
+    *store = sc_malloc(len + 1);
+    *words = sc_malloc((len / 2 + 1) * sizeof **words);
+    *n = 0;
+    if (!*store || !*words)
+        return false;
+    for (size_t i = 0; i <= len; i++) {
+        char c = text[i];
+        (*store)[i] = c == ' ' || c == '\t' || c == '\n' || c == '\r' ? 0 : (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((*store)[i] && (i == 0 || !(*store)[i - 1]))
+            (*words)[k++] = *store + i;
+    qsort(*words, k, sizeof **words, cmp_word);
+    for (size_t i = 0; i < k; i++)
+        if (!*n || strcmp((*words)[*n - 1], (*words)[i]) != 0)
+            (*words)[(*n)++] = (*words)[i];
+    return true;
+}
+
 /* ElizaOS's conversation_stuck: the word sets (lower case, split at
 ** blanks) of the agent's last two replies have a Jaccard similarity over
-** 0.8, after at least 3 turns. */
+** 0.8, after at least 3 turns.  Sorted sets, so a long reply costs
+** n log n, not n squared. */
 static bool stuck(const AutT *t)
 {
     if (t->n_turns < 3)
         return false;
     const char *a = t->turns[t->n_turns - 2].text, *b = t->turns[t->n_turns - 1].text;
-    cJSON *wa = cJSON_CreateObject(), *wb = cJSON_CreateObject();
-    const char *texts[2] = { a ? a : "", b ? b : "" };
-    cJSON *sets[2] = { wa, wb };
-    for (int s = 0; s < 2; s++) {
-        for (const char *q = texts[s]; *q;) {
-            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-                q++;
-            const char *e = q;
-            while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r')
-                e++;
-            if (e > q) {
-                char w[256];
-                size_t n = (size_t)(e - q) < sizeof w - 1 ? (size_t)(e - q) : sizeof w - 1;
-                for (size_t i = 0; i < n; i++)
-                    w[i] = (char)(q[i] >= 'A' && q[i] <= 'Z' ? q[i] + 32 : q[i]);
-                w[n] = 0;
-                if (!cJSON_GetObjectItemCaseSensitive(sets[s], w))
-                    cJSON_AddTrueToObject(sets[s], w);
-            }
-            q = e;
-        }
+    char *sa = NULL, *sb = NULL, **wa = NULL, **wb = NULL;
+    size_t na = 0, nb = 0, both = 0;
+    bool ok = word_set(a ? a : "", &sa, &wa, &na) && word_set(b ? b : "", &sb, &wb, &nb);
+    for (size_t i = 0, j = 0; ok && i < na && j < nb;) {
+        int c = strcmp(wa[i], wb[j]);
+        both += c == 0;
+        i += c <= 0;
+        j += c >= 0;
     }
-    int na = cJSON_GetArraySize(wa), nb = cJSON_GetArraySize(wb), both = 0;
-    const cJSON *w;
-    cJSON_ArrayForEach(w, wa)
-        both += cJSON_GetObjectItemCaseSensitive(wb, w->string) != NULL;
-    cJSON_Delete(wa);
-    cJSON_Delete(wb);
-    int uni = na + nb - both;
-    return uni > 0 && (double)both / uni > 0.8;
+    sc_free(sa);
+    sc_free(sb);
+    sc_free(wa);
+    sc_free(wb);
+    size_t uni = na + nb - both;
+    return ok && uni > 0 && (double)both / (double)uni > 0.8;
 }
 
 /* ElizaOS's termination check after a turn, the conditions in order:
