@@ -61,6 +61,7 @@ struct Aut {
     AgentLaunch launch;
     char **envp;                /* the environment it gets */
     const char *ready;          /* interactive.ready (NULL: none) */
+    const cJSON *busy;          /* interactive.busy: texts shown while it works (NULL: none) */
     unsigned type_delay;        /* interactive.typeDelayMs */
 };
 
@@ -502,8 +503,20 @@ static bool screen_has(const Aut *a, const char *text)
     return has;
 }
 
+/* Whether one of the profile's busy texts ("esc to interrupt") is on the
+** screen: the agent is still at work, however long its screen was quiet
+** (a starved TUI stops redrawing its spinner; issue 30). */
+static bool screen_busy(const Aut *a)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, a->busy) if (cJSON_IsString(b) && b->valuestring[0] && screen_has(a, b->valuestring))
+        return true;
+    return false;
+}
+
 /* Reads output until none came for quiet_ms (or the deadline, the exit,
-** a cancel), and need_text, when not NULL, is on the screen.  Returns
+** a cancel), need_text, when not NULL, is on the screen, and no busy text
+** is.  Returns
 ** AUT_OK (quiet), or why it stopped. */
 static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char *need_text, char *err,
                          size_t errlen)
@@ -523,7 +536,7 @@ static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char
             return AUT_E_TIMEOUT;
         }
         if (now >= last + quiet && (got || !need_output)) {
-            if (!need_text || screen_has(a, need_text))
+            if ((!need_text || screen_has(a, need_text)) && !screen_busy(a))
                 return AUT_OK;
             last = now;             /* not there yet: wait for more output */
         }
@@ -660,6 +673,7 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
         return false;
     const cJSON *rd = cJSON_GetObjectItemCaseSensitive(in, "ready"), *td = cJSON_GetObjectItemCaseSensitive(in, "typeDelayMs");
     a->ready = cJSON_IsString(rd) && rd->valuestring[0] ? rd->valuestring : NULL;
+    a->busy = cJSON_GetObjectItemCaseSensitive(in, "busy");
     a->type_delay = cJSON_IsNumber(td) ? (unsigned)td->valuedouble : 0;
     a->c.cwd = a->ws;
     a->envp = merged_env(a->launch.envv);
