@@ -684,6 +684,24 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
     return true;
 }
 
+/* Reads the program's output until some came or ms passed: a keystroke's
+** echo, awaited before the next is sent (a TUI starved of CPU reads
+** keystrokes sent on a timer together, and takes them for a paste). */
+static void pty_pump_echo(Aut *a, unsigned ms)
+{
+    uint64_t until = now_ms() + ms;
+    char b[16384];
+    for (uint64_t now; (now = now_ms()) < until;) {
+        struct pollfd pf = { .fd = pty_session_fd(a->ps), .events = POLLIN };
+        if (poll(&pf, 1, (int)(until - now)) <= 0)
+            continue;
+        ssize_t n = read(pty_session_fd(a->ps), b, sizeof b);
+        if (n > 0)
+            pty_screen_feed(a->scr, b, (size_t)n);
+        return;
+    }
+}
+
 /* Reads and answers the program's output for ms (typing delays). */
 static void pty_pump_for(Aut *a, unsigned ms)
 {
@@ -795,8 +813,10 @@ static AutErr agent_turn(Aut *a, const char *input, AutReply *r, char *err, size
             k++;                            /* one UTF-8 character */
         pty_screen_type(a->scr, input + i, k, false);
         i += k;
-        if (a->type_delay)
+        if (a->type_delay) {
+            pty_pump_echo(a, 2000);
             pty_pump_for(a, a->type_delay);
+        }
     }
     pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50);
     buf_reset(&a->out);

@@ -68,6 +68,8 @@ typedef struct RtPtyAgent {
     uint64_t wait_ms;           /* how long an op waits for the agent */
     bool headless;              /* the first prompt went on the command line */
     const char *ready_text;     /* interactive: input waits for this text on the screen */
+    const char *const *busy_texts; /* interactive: ... and for none of these (NULL-terminated, or NULL):
+                                ** the agent shows them while it works (profile interactive.busy) */
     const char *const *quit_keys; /* interactive: pressed at END to leave (NULL-terminated) */
 } RtPtyAgent;
 

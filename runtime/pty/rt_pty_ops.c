@@ -16,7 +16,7 @@
 #include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
 
-enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
+enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200, ECHO_WAIT_MS = 2000 };
 
 static bool cond_eval(Pty *t, void *arg, uint64_t *wake)
 {
@@ -289,6 +289,13 @@ static int sf_expect(Pty *t)
 
 /* Types text: all at once, or one character at a time with the typing
 ** delay between them (the delay runs the event loop: no sleeping). */
+/* The program wrote something since its output counter was *arg. */
+static bool drew_since(Pty *t, void *arg, uint64_t *wake)
+{
+    (void)wake;
+    return t->out_bytes > *(const uint64_t *)arg;
+}
+
 static void type_text(Pty *t, const char *s, size_t n)
 {
     if (!t->o.type_delay_ms) {
@@ -302,9 +309,17 @@ static void type_text(Pty *t, const char *s, size_t n)
         size_t k = 1;
         while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
             k++;
+        uint64_t sent = pty_now_ms(), out = t->out_bytes;
         pty_screen_type(t->scr, s + i, k, false);
         i += k;
         pty_flush_out(t);
+        /* An agent's TUI: each keystroke waits for the TUI to draw
+        ** something (its echo), at most ECHO_WAIT_MS, before the delay
+        ** runs: a TUI starved of CPU reads keystrokes sent on a timer
+        ** together and takes them for a paste (Gemini CLI then kept the
+        ** prompt in its box, Enter and all; issue 30). */
+        if (t->o.agent && delay)
+            pty_pump(t, sent + ECHO_WAIT_MS, drew_since, &out);
         if (i < n && delay)
             pty_pump(t, pty_now_ms() + delay, NULL, NULL);
     }
@@ -371,8 +386,29 @@ static int agent_wait(Pty *t, const BcInsn *in)
     return t->err ? SC_FAILED : 0;
 }
 
+/* An interactive agent's input is ready: its ready text is on the screen
+** and none of its busy texts (a starved TUI can show its prompt, quiet,
+** while it still works). */
+typedef struct AgentIdle {
+    Cond ready;
+    Cond busy[8];
+    size_t n_busy;
+} AgentIdle;
+
+static bool agent_idle(Pty *t, void *arg, uint64_t *wake)
+{
+    AgentIdle *a = arg;
+    if (!cond_eval(t, &a->ready, wake))
+        return false;
+    for (size_t i = 0; i < a->n_busy; i++)
+        if (cond_eval(t, &a->busy[i], wake))
+            return false;
+    return true;
+}
+
 /* A prompt to the agent: on its command line (headless: the first one),
-** else typed once its input is ready (interactive.ready on the screen). */
+** else typed once its input is ready (interactive.ready on the screen,
+** interactive.busy not). */
 static int agent_input(Pty *t, const BcStr *s)
 {
     const RtPtyAgent *ag = t->o.agent;
@@ -389,17 +425,25 @@ static int agent_input(Pty *t, const BcStr *s)
         return 0;
     }
     if (ag->ready_text && ag->ready_text[0]) {
-        Cond c;
+        AgentIdle c;
         memset(&c, 0, sizeof c);
-        c.kind = COND_CONTAINS;
-        c.text = ag->ready_text;
-        c.text_len = strlen(ag->ready_text);
-        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, cond_eval, &c);
-        cond_fini(&c);
+        c.ready.kind = COND_CONTAINS;
+        c.ready.text = ag->ready_text;
+        c.ready.text_len = strlen(ag->ready_text);
+        for (const char *const *b = ag->busy_texts; b && *b && c.n_busy < sizeof c.busy / sizeof c.busy[0]; b++) {
+            c.busy[c.n_busy].kind = COND_CONTAINS;
+            c.busy[c.n_busy].text = *b;
+            c.busy[c.n_busy++].text_len = strlen(*b);
+        }
+        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, agent_idle, &c);
+        cond_fini(&c.ready);
+        for (size_t i = 0; i < c.n_busy; i++)
+            cond_fini(&c.busy[i]);
         if (r <= 0) {
             if (r == 0)
-                pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent's input was not ready ('%s' not on the screen) "
-                         "within %llu ms", (unsigned)t->op->line, ag->ready_text, (unsigned long long)ag->wait_ms);
+                pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent's input was not ready ('%s' not on the screen, or "
+                         "a busy text on it) within %llu ms", (unsigned)t->op->line, ag->ready_text,
+                         (unsigned long long)ag->wait_ms);
             return SC_FAILED;
         }
         settle(t);
@@ -410,6 +454,7 @@ static int agent_input(Pty *t, const BcStr *s)
     pty_flush_out(t);
     if (t->o.type_delay_ms)     /* a burst is taken for a paste: Enter apart */
         pty_pump(t, pty_now_ms() + t->o.type_delay_ms, NULL, NULL);
+    settle(t);                  /* ... and after the echo of the last key is drawn */
     pty_screen_key(t->scr, "Enter");
     return t->err ? SC_FAILED : 0;
 }
