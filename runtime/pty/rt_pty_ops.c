@@ -202,6 +202,25 @@ static void settle(Pty *t)
     cond_fini(&c);
 }
 
+/* Input for a program that has exited is refused (E_PROCESS_EXIT, the
+** data model's error, as the driver refuses it): nobody would read it,
+** and a step that "typed" into nothing must not pass.  The loop runs once
+** first, so an exit that happened since the last op is noticed. */
+static bool can_type(Pty *t, const char *what)
+{
+    if (!t->sess || t->o.agent)
+        return true;
+    if (pty_pump(t, pty_now_ms(), NULL, NULL) < 0)
+        return false;
+    if (!pty_session_exited(t->sess))
+        return true;
+    int code = pty_session_exit_code(t->sess);
+    pty_fail(t, PTY_E_PROCESS_EXIT, "%s: the program has exited (%s %d): nothing reads the input", what,
+             code >= 0 ? "exit code" : "signal", code >= 0 ? code : pty_session_exit_signal(t->sess));
+    t->step_failed = true;
+    return false;
+}
+
 /* ---- Scenario-Format assert (scn_assert.c): the screen is ours, the rest in the workspace ---- */
 
 /* text.contains: waits (event-driven, per_attempt) for the text on the screen. */
@@ -488,6 +507,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         }
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "userInputs")) {
+            st = SC_FAILED;
+            break;
+        }
         type_text(t, s->s, s->len);
         pty_screen_key(t->scr, "Enter");
         break;
@@ -497,6 +520,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         action_json(t, "text", "text", s->s, s->len);
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "text")) {
+            st = SC_FAILED;
+            break;
+        }
         type_text(t, s->s, s->len);
         break;
     }
@@ -505,6 +532,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         action_json(t, "key", "key", s->s, s->len);
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "key")) {
+            st = SC_FAILED;
+            break;
+        }
         if (!pty_screen_key(t->scr, s->s)) {
             pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
             st = SC_FAILED;
