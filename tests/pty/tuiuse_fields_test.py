@@ -120,5 +120,39 @@ def key_after_exit_is_e_process_exit(d):
     r = json.load(open(os.path.join(d, 'art', 'run.json')))
     assert [s['status'] for s in r['steps']] == ['passed', 'passed', 'passed', 'errored'], r['steps']
 
+# ---- policy_file ----
+
+def policy_ref_sc(path):
+    return scenario('ref', '/bin/echo', ['hi'], [wait('process_exited')], {'path': path})
+
+
+@group('policy_file')
+def policy_file_stays_in_the_scenarios_folder(d):
+    sc_dir, out_dir = os.path.join(d, 'sc'), os.path.join(d, 'outside')
+    os.makedirs(os.path.join(sc_dir, 'sub'))
+    os.makedirs(out_dir)
+    write(sc_dir, 'policy.json', policy('/bin/echo'))
+    write(out_dir, 'policy.json', policy('/bin/echo'))
+    os.symlink('../outside/policy.json', os.path.join(sc_dir, 'escape.json'))
+    os.symlink('policy.json', os.path.join(sc_dir, 'inside.json'))
+    allowed = {'rel': 'policy.json', 'abs_inside': os.path.join(sc_dir, 'policy.json'),
+               'link_inside': 'inside.json', 'dotdot_inside': 'sub/../policy.json'}
+    refused = {'link_out': 'escape.json', 'dotdot_out': '../outside/policy.json',
+               'abs_out': os.path.join(out_dir, 'policy.json')}
+    for name, path in list(allowed.items()) + list(refused.items()):
+        write(sc_dir, 's_%s.json' % name, policy_ref_sc(path))
+    for name in allowed:
+        st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
+        assert st == 0, (name, err)
+    for name, path in refused.items():
+        st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
+        assert st == 1 and ("sc/s_%s.json:16:15: error:" % name) in err and "is outside the scenario's folder" in err \
+            and '--policy-outside' in err, (name, st, err)
+        # the option says otherwise: read wherever it points
+        st, out, err = run([SCC, '--policy-outside', '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
+        assert st == 0, (name, err)
+    # compiled with the option, the scenario plays with the file's policy
+    st, out, err = play(d, 'sc/s_link_out.scb')
+    assert st == 0, (st, err)
 
 finish()
