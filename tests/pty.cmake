@@ -118,3 +118,11 @@ foreach(_grp exited_input policy_fields policy_file)
                    $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-fields ${_grp})
   set_tests_properties(pty.${_grp} PROPERTIES LABELS "pty" TIMEOUT 300)
 endforeach()
+
+# Replays of a deterministic program are stable: a python3 REPL session (and
+# a variant with a resize) recorded once, replayed 20 times, every replay
+# exit 0; a real change still fails with 11 (docs/driver.md, "Replay").
+add_test(NAME pty.replay_stable
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/replay_stable_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/replay-stable)
+set_tests_properties(pty.replay_stable PROPERTIES LABELS "pty" TIMEOUT 300)
