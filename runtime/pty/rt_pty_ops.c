@@ -255,6 +255,16 @@ static bool can_type(Pty *t, const char *what)
         return true;
     if (pty_pump(t, pty_now_ms(), NULL, NULL) < 0)
         return false;
+    if (t->eof && !pty_session_exited(t->sess)) {
+        /* every process closed the terminal: the exit is on its way */
+        Cond c;
+        memset(&c, 0, sizeof c);
+        c.kind = COND_EXITED;
+        int r = pty_pump(t, pty_now_ms() + 1000, cond_eval, &c);
+        cond_fini(&c);
+        if (r < 0)
+            return false;
+    }
     if (!pty_session_exited(t->sess))
         return true;
     int code = pty_session_exit_code(t->sess);

@@ -442,6 +442,11 @@ const char *scc_session_policy(const scc_session *s) { return s->policy; }
 static int can_send(scc_session *s, char *err, size_t n)
 {
     pump(s, 0, -1, NULL, 0);
+    if (s->eof && !pty_session_exited(s->sess)) {
+        /* every process closed the terminal: the exit is on its way */
+        Cond c = { .kind = COND_EXITED, .type = "process_exited" };
+        pump(s, pty_now_ms() + 1000, -1, &c, 0);
+    }
     if (pty_session_exited(s->sess))
         return fail(err, n, SCC_E_PROCESS_EXIT, "the program has exited");
     return SCC_E_OK;

@@ -15,6 +15,7 @@ Nothing measures time: waits are event-driven with generous deadlines.
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 from ptycase import case, finish, run, setup
@@ -119,6 +120,21 @@ def key_after_exit_is_e_process_exit(d):
     assert st == 6 and 'key: the program has exited (exit code 0)' in err, (st, err)
     r = json.load(open(os.path.join(d, 'art', 'run.json')))
     assert [s['status'] for s in r['steps']] == ['passed', 'passed', 'passed', 'errored'], r['steps']
+
+@group('exited_input')
+def driver_refuses_input_after_exit(d):
+    reqs = [{'protocol_version': 2, 'request_id': '1', 'action': {'type': 'wait', 'payload': {
+                'condition': {'type': 'process_exited'}}}, 'timeout_ms': 20000},
+            {'protocol_version': 2, 'request_id': '2', 'action': {'type': 'text', 'payload': {'text': 'x\n'}}},
+            {'protocol_version': 2, 'request_id': '3', 'action': {'type': 'key', 'payload': {'key': 'Enter'}}}]
+    p = subprocess.run([SCVM, 'driver', '--stdio', '--json', '--no-sandbox', '--ack-unsafe-sandbox', '--',
+                        '/bin/echo', 'bye'], cwd=d, input=''.join(json.dumps(r) + '\n' for r in reqs).encode(),
+                       capture_output=True, timeout=120)
+    lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    assert p.returncode == 0 and lines[0]['status'] == 'ok', (p.returncode, lines)
+    for r in lines[1:3]:
+        assert r['status'] == 'error' and r['error']['code'] == 'E_PROCESS_EXIT', r
+
 
 # ---- policy_file ----
 
