@@ -157,19 +157,24 @@ def policy_file_stays_in_the_scenarios_folder(d):
                'abs_out': os.path.join(out_dir, 'policy.json')}
     for name, path in list(allowed.items()) + list(refused.items()):
         write(sc_dir, 's_%s.json' % name, policy_ref_sc(path))
-    for name in allowed:
-        st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
-        assert st == 0, (name, err)
+    # openat2, and (SCC_OPENAT2=0) the fallback of kernels without it
+    for env in (None, dict(os.environ, SCC_OPENAT2='0')):
+        for name in allowed:
+            st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d, env=env)
+            assert st == 0, (name, env is None, err)
+        for name, path in refused.items():
+            st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d, env=env)
+            assert st == 1 and ("sc/s_%s.json:16:15: error:" % name) in err and \
+                "is outside the scenario's folder" in err and '--policy-outside' in err, (name, env is None, st, err)
     for name, path in refused.items():
-        st, out, err = run([SCC, '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
-        assert st == 1 and ("sc/s_%s.json:16:15: error:" % name) in err and "is outside the scenario's folder" in err \
-            and '--policy-outside' in err, (name, st, err)
         # the option says otherwise: read wherever it points
         st, out, err = run([SCC, '--policy-outside', '-Wno-tui-use-compat', 'sc/s_%s.json' % name], d)
         assert st == 0, (name, err)
     # compiled with the option, the scenario plays with the file's policy
     st, out, err = play(d, 'sc/s_link_out.scb')
     assert st == 0, (st, err)
+
+
 # ---- policy_fields ----
 
 def pwd_sc(pol, name='pwd', steps=None):
