@@ -9,6 +9,14 @@
 ** value (EFBIG when too large). */
 int file_read_all(const char *path, size_t max, char **out, size_t *len);
 
+/* Reads the file rel beneath the folder dir (NULL or "" = the current
+** one) as file_read_all does, opened relative to the folder's descriptor
+** (openat2 RESOLVE_BENEATH): an absolute rel, a '..' that climbs out, or a
+** symbolic link leading out of the folder (and, as RESOLVE_BENEATH has
+** it, any absolute link) is EXDEV; relative links that stay inside are
+** followed. */
+int file_read_beneath(const char *dir, const char *rel, size_t max, char **out, size_t *len);
+
 /* Writes data to path atomically: a temporary file in the same directory,
 ** fsync'd, then renamed over path, so a failed or interrupted write never
 ** leaves a partial output.  "-" writes to stdout.  A path that exists and

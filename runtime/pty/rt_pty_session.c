@@ -442,6 +442,46 @@ bool pty_session_contained(const PtySession *s) { return s->ns; }
 bool pty_session_exited(const PtySession *s) { return s->exited; }
 bool pty_session_killed_by_us(const PtySession *s) { return s->killed_by_us; }
 
+/* The state and session of /proc/PID/stat ("pid (comm) S ppid pgrp sid
+** ..."; comm may hold spaces and parentheses: after the last ')'). */
+static bool proc_state(const char *pid, char *state, long *sid)
+{
+    char path[64], b[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    b[n] = 0;
+    const char *p = strrchr(b, ')');
+    long ppid, pgrp;
+    return p && sscanf(p + 1, " %c %ld %ld %ld", state, &ppid, &pgrp, sid) == 4;
+}
+
+bool pty_session_busy(const PtySession *s)
+{
+    if (s->exited || s->prog <= 0)
+        return false;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return false;
+    bool busy = false;
+    struct dirent *e;
+    while (!busy && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char st;
+        long sid;
+        if (proc_state(e->d_name, &st, &sid) && sid == (long)s->prog)
+            busy = st == 'R' || st == 'D';
+    }
+    closedir(d);
+    return busy;
+}
+
 bool pty_session_reap(PtySession *s)
 {
     drain_chld_pipe();

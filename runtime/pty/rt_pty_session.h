@@ -60,6 +60,13 @@ int pty_session_exit_code(const PtySession *s);
 int pty_session_exit_signal(const PtySession *s);
 bool pty_session_killed_by_us(const PtySession *s);
 
+/* True while a process of the program's session (the program and what it
+** started, unless it left the session) is running or in an
+** uninterruptible wait (state R or D in /proc/PID/stat): it may still
+** write.  False once every one sleeps, is stopped or is gone, or when
+** /proc cannot tell.  Reads /proc: for quiet-period checks, not loops. */
+bool pty_session_busy(const PtySession *s);
+
 /* Sets the window size (TIOCSWINSZ; the kernel sends SIGWINCH). */
 int pty_session_resize(PtySession *s, int rows, int cols);
 
