@@ -141,6 +141,10 @@ void sandbox_probe(SandboxCaps *c)
     pid_t pid = fork();
     if (pid == 0) {
         int r = 0;
+        /* what the session's init needs (rt_pty_session.c, fork_pidns):
+        ** a PID namespace in scvm's own user namespace */
+        if (unshare(CLONE_NEWPID) == 0)
+            r |= 8;
         if (unshare(CLONE_NEWUSER) == 0)
             r |= 1;
         if (unshare(CLONE_NEWNET) == 0)
@@ -162,6 +166,8 @@ void sandbox_probe(SandboxCaps *c)
     c->userns = (r & 1) && !disabled("userns");
     c->netns = (r & 2) && !disabled("netns");
     c->binfmt = (r & 4) && !disabled("binfmt");
+    const char *pidns = getenv("SCVM_PTY_PIDNS");
+    c->pidns = (r & 8) && !(pidns && strcmp(pidns, "0") == 0);
     /* seccomp filters: the kernel knows the mode (EFAULT for a NULL filter) */
     c->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 && !disabled("seccomp");
 }
@@ -711,8 +717,8 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         jw_kcstr(&w, "sandbox", "linux");
         jw_ku64(&w, "landlock_abi", s->use_landlock ? (uint64_t)s->caps.landlock_abi : 0);
         jw_kbool(&w, "user_namespace", s->use_userns);
-        jw_kbool(&w, "pid_namespace", true);
-        jw_kbool(&w, "mount_namespace", true);
+        jw_kbool(&w, "pid_namespace", s->caps.pidns);
+        jw_kbool(&w, "mount_namespace", s->caps.pidns || s->use_userns);
         jw_kbool(&w, "network_namespace", s->use_netns);
         jw_kbool(&w, "binfmt_misc", s->use_binfmt);
         jw_kcstr(&w, "network", s->network ? "enabled" : "disabled");
@@ -742,8 +748,15 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         return;
     }
     buf_puts(out, "sandbox: linux (the program and every process it starts)\n");
-    buf_printf(out, "  namespaces: pid, mount%s%s\n", s->use_userns ? ", user" : "",
-               s->use_netns ? ", network" : "");
+    char ns[64] = "";
+    const char *names[] = { s->caps.pidns ? "pid" : NULL, s->caps.pidns || s->use_userns ? "mount" : NULL,
+                            s->use_userns ? "user" : NULL, s->use_netns ? "network" : NULL };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t l = strlen(ns);
+        if (names[i])
+            snprintf(ns + l, sizeof ns - l, "%s%s", l ? ", " : "", names[i]);
+    }
+    buf_printf(out, "  namespaces: %s\n", ns[0] ? ns : "none");
     if (s->network)
         buf_puts(out, "  network: enabled (network_unsafe_ack)\n");
     else

@@ -56,6 +56,8 @@ typedef struct SandboxCaps {
     int landlock_abi;       /* 0: none */
     bool userns, netns, seccomp;
     bool binfmt;            /* binfmt_misc mountable in a user namespace (Linux 6.7) */
+    bool pidns;             /* the session's init gets a PID namespace (not a piece
+                            ** the plan needs: reported, rt_pty_session.c) */
 } SandboxCaps;
 
 void sandbox_probe(SandboxCaps *c);

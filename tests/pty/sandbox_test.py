@@ -351,6 +351,13 @@ def explain_policy(d):
                  "(binfmt_misc of the sandbox's user namespace)", 'not an exec: code an allowed program loads'):
         assert want in out, (want, out)
     assert 'NOT ENFORCED' not in out, out
+    # without the session's PID namespace the explanation lists none
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--explain-policy', scb], d,
+                       env=dict(os.environ, SCVM_PTY_PIDNS='0'))
+    assert st == 0 and 'namespaces: mount, user, network\n' in out, out
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--explain-policy', '--json', scb], d,
+                       env=dict(os.environ, SCVM_PTY_PIDNS='0'))
+    assert st == 0 and json.loads(out)['enforced']['pid_namespace'] is False, out
     assert not os.path.exists(os.path.join(d, 'art')) and not os.path.exists(d + '/outside'), 'it ran'
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--explain-policy', '--json', scb], d)
     j = json.loads(out)
