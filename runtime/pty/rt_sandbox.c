@@ -115,7 +115,11 @@ struct Sandbox {
     struct ll_ruleset_attr attr;
     size_t attr_size;
     unsigned uid, gid;
-    char uid_map[32], gid_map[32];
+    /* two user namespaces: the outer one maps the caller to its root,
+    ** which owns the mounts and may register binfmt_misc rules (their
+    ** files belong to the namespace's root); the inner one, the program's,
+    ** maps it back to its own uid, with no capability over the outer */
+    char uid_map_outer[32], gid_map_outer[32], uid_map[32], gid_map[32];
     struct sock_filter filter[160];
     unsigned short n_filter;
 };
@@ -132,12 +136,44 @@ static bool disabled(const char *what)
     return false;
 }
 
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = w == (ssize_t)n ? 0 : errno ? errno : EIO;
+    close(fd);
+    return e;
+}
+
+/* Into a new user namespace with these maps. */
+static int enter_userns(const char *uid_map, const char *gid_map)
+{
+    if (unshare(CLONE_NEWUSER) != 0)
+        return errno;
+    int e = write_file("/proc/self/setgroups", "deny");
+    if (!e)
+        e = write_file("/proc/self/uid_map", uid_map);
+    if (!e)
+        e = write_file("/proc/self/gid_map", gid_map);
+    return e;
+}
+
 void sandbox_probe(SandboxCaps *c)
 {
     memset(c, 0, sizeof *c);
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     c->landlock_abi = abi > 0 && !disabled("landlock") ? (int)abi : 0;
-    /* namespaces: whether this process may make them, in a throwaway child */
+    /* namespaces: whether this process may make them as sandbox_enter_ns
+    ** does, in a throwaway child */
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+    char um[2][32], gm[2][32];
+    snprintf(um[0], sizeof um[0], "0 %u 1\n", uid);
+    snprintf(gm[0], sizeof gm[0], "0 %u 1\n", gid);
+    snprintf(um[1], sizeof um[1], "%u 0 1\n", uid);
+    snprintf(gm[1], sizeof gm[1], "%u 0 1\n", gid);
     pid_t pid = fork();
     if (pid == 0) {
         int r = 0;
@@ -145,16 +181,28 @@ void sandbox_probe(SandboxCaps *c)
         ** a PID namespace in scvm's own user namespace */
         if (unshare(CLONE_NEWPID) == 0)
             r |= 8;
-        if (unshare(CLONE_NEWUSER) == 0)
-            r |= 1;
-        if (unshare(CLONE_NEWNET) == 0)
-            r |= 2;
-        /* binfmt_misc of the user namespace, in a mount namespace (the
-        ** instance is per user namespace since Linux 6.7; before, this
-        ** mount fails) */
-        if ((r & 1) && unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-            mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
-            r |= 4;
+        /* a network namespace without a user namespace (privileged) */
+        pid_t q = fork();
+        if (q == 0)
+            _exit(unshare(CLONE_NEWNET) == 0 ? 0 : 1);
+        int qs = 1;
+        if (q > 0 && waitpid(q, &qs, 0) == q && WIFEXITED(qs) && WEXITSTATUS(qs) == 0)
+            r |= 32;
+        if (enter_userns(um[0], gm[0]) == 0) {
+            if (unshare(CLONE_NEWNET) == 0)
+                r |= 2;
+            if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == 0) {
+                /* binfmt_misc of the user namespace (an instance per user
+                ** namespace since Linux 6.7; before, this mount fails),
+                ** and a rule for nothing, which dies with this child */
+                if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0 &&
+                    write_file(BINFMT_DIR "/register", ":scvm-probe:E::scvm-probe::/dev/null:") == 0)
+                    r |= 4;
+                if (enter_userns(um[1], gm[1]) == 0)
+                    r |= 1;
+            }
+        }
         _exit(r);
     }
     int st = 0;
@@ -164,7 +212,7 @@ void sandbox_probe(SandboxCaps *c)
     }
     int r = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 0;
     c->userns = (r & 1) && !disabled("userns");
-    c->netns = (r & 2) && !disabled("netns");
+    c->netns = (c->userns ? (r & 2) : (r & 32)) && !disabled("netns");
     c->binfmt = (r & 4) && !disabled("binfmt");
     const char *pidns = getenv("SCVM_PTY_PIDNS");
     c->pidns = (r & 8) && !(pidns && strcmp(pidns, "0") == 0);
@@ -481,8 +529,10 @@ Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *una
 
     s->uid = (unsigned)getuid();
     s->gid = (unsigned)getgid();
-    snprintf(s->uid_map, sizeof s->uid_map, "%u %u 1\n", s->uid, s->uid);
-    snprintf(s->gid_map, sizeof s->gid_map, "%u %u 1\n", s->gid, s->gid);
+    snprintf(s->uid_map_outer, sizeof s->uid_map_outer, "0 %u 1\n", s->uid);
+    snprintf(s->gid_map_outer, sizeof s->gid_map_outer, "0 %u 1\n", s->gid);
+    snprintf(s->uid_map, sizeof s->uid_map, "%u 0 1\n", s->uid);
+    snprintf(s->gid_map, sizeof s->gid_map, "%u 0 1\n", s->gid);
     build_filter(s);
     return s;
 }
@@ -494,33 +544,16 @@ void sandbox_free(Sandbox *s)
 
 /* ---- in the program's process ---- */
 
-static int write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    int e = w == (ssize_t)n ? 0 : errno ? errno : EIO;
-    close(fd);
-    return e;
-}
-
 int sandbox_enter_ns(void *arg)
 {
     Sandbox *s = arg;
-    int flags = (s->use_userns ? CLONE_NEWUSER | CLONE_NEWNS : 0) | (s->use_netns ? CLONE_NEWNET : 0);
+    int e;
+    if (s->use_userns && (e = enter_userns(s->uid_map_outer, s->gid_map_outer)) != 0)
+        return e;
+    /* the mount and network namespaces belong to the outer user namespace */
+    int flags = (s->use_userns ? CLONE_NEWNS : 0) | (s->use_netns ? CLONE_NEWNET : 0);
     if (flags && unshare(flags) != 0)
         return errno;
-    if (s->use_userns) {
-        int e = write_file("/proc/self/setgroups", "deny");
-        if (!e)
-            e = write_file("/proc/self/uid_map", s->uid_map);
-        if (!e)
-            e = write_file("/proc/self/gid_map", s->gid_map);
-        if (e)
-            return e;
-    }
     /* a mount namespace of the sandbox's own: nothing mounted here is seen
     ** outside; a devpts instance holding only the terminals made in here
     ** (the program's, from /dev/ptmx, PtySpawn.private_pts) */
@@ -534,12 +567,14 @@ int sandbox_enter_ns(void *arg)
         if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
             return errno;
         for (size_t i = 0; i < s->n_loaders; i++) {
-            int e = s->loader_reg[i][0] ? write_file(BINFMT_DIR "/register", s->loader_reg[i]) : 0;
+            e = s->loader_reg[i][0] ? write_file(BINFMT_DIR "/register", s->loader_reg[i]) : 0;
             if (e)
                 return e;
         }
     }
-    return 0;
+    /* the program's own: its uid again; binfmt_misc rules are looked up
+    ** through the parents, so the outer instance applies */
+    return s->use_userns ? enter_userns(s->uid_map, s->gid_map) : 0;
 }
 
 int sandbox_enter(void *arg)

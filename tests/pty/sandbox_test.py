@@ -24,6 +24,7 @@ import pty
 import shutil
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -288,6 +289,48 @@ def the_dynamic_loader_cannot_run_other_programs(d):
     assert [l for l in probe_lines(d) if l.startswith('uid=')], probe_lines(d)
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--explain-policy', scb], d)
     assert st == 0 and 'dynamic loader: %s is in exec.allowed_executables' % LOADER in out, out
+
+
+@case
+def an_unprivileged_scvm_gets_the_same_sandbox(d):
+    # as a user without privileges: no PID namespace for the session, and
+    # user namespaces made by an unprivileged process (the mounts and
+    # binfmt_misc rules need its root, the program its own uid back)
+    if os.getuid() != 0:
+        print('note: the suite runs unprivileged: every case above already is this one')
+        return
+    nobody = 65534
+    sd, stream, dgram, abstract, socks = unix_listeners()
+    try:
+        for path in (sd, stream, dgram, d):
+            os.chmod(path, 0o777)       # only the sandbox may stand in the way
+        args = ['uconnect', stream, '--', 'usend', dgram, '--', 'exec', LOADER, ID, '--', 'exec', ECHO, 'echo-ran',
+                '--', 'ls', '/dev/pts', '--', 'openpty', '--', 'write', d + '/outside']
+        pol = policy(d)
+        os.chmod(os.path.join(d, 'out'), 0o777)
+        scb = compile_(d, scenario(d, args, pol))
+        env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'), 'HOME': '/tmp'}
+        cmd = [SCVM, 'run', '-t', 'pty', '--data-model-exit', '--artifacts', 'art', scb]
+        p = subprocess.run(cmd, cwd=d, capture_output=True, timeout=180, env=env, user=nobody, group=nobody,
+                           extra_groups=[])
+        assert p.returncode == 0, (p.returncode, p.stderr.decode())
+        got = probe_lines(d)
+        for w in ('uconnect ' + stream, 'usend ' + dgram, 'exec ' + LOADER, 'write %s/outside' % d):
+            line = [l for l in got if l.startswith(w + ':')]
+            assert line and refused(line[0]), 'not refused: %r in %r' % (w, got)
+        assert not [l for l in got if l.startswith('uid=')], got
+        assert 'echo-ran' in got and 'ls /dev/pts: 0 ptmx' in got and 'openpty: ok' in got, got
+        for s in socks:
+            assert pending(s) is None, 'something reached a listener outside: %r' % got
+        p = subprocess.run([SCVM, 'run', '-t', 'pty', '--explain-policy', '--json', scb], cwd=d, capture_output=True,
+                           timeout=60, env=env, user=nobody, group=nobody, extra_groups=[])
+        e = json.loads(p.stdout)['enforced']
+        assert e['pid_namespace'] is False and e['user_namespace'] is True and e['not_enforced'] == '', e
+        assert all(e[k]['enforced'] for k in ('terminals', 'unix_sockets', 'loader_exec')), e
+    finally:
+        for s in socks:
+            s.close()
+        shutil.rmtree(sd, ignore_errors=True)
 
 
 @case
