@@ -6,9 +6,11 @@
 ** and filter prepared), applied in the program's process right before
 ** execve (PtySpawn.before_exec) with system calls only:
 **
-**   user namespace    the program keeps its uid, but its capabilities hold
-**                     only inside (with the PID and mount namespaces of
-**                     the session's init, rt_pty_session.c)
+**   user namespaces   two: the outer maps the caller to its root and owns
+**                     the mounts below; the program's inner one gives it
+**                     its uid back, with capabilities only in there (with
+**                     the PID namespace of the session's init where scvm
+**                     may make one, rt_pty_session.c)
 **   network namespace `network: disabled`: no interface but a down
 **                     loopback; Landlock's TCP rules as a second wall
 **   Landlock          reads, writes and executions beneath the allowed
