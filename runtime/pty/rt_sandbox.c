@@ -571,6 +571,12 @@ int sandbox_enter_ns(void *arg)
             if (e)
                 return e;
         }
+        /* read-only from now on: its files belong to the outer root, whose
+        ** uid the program has, and "-1" into status would drop the rules
+        ** (Landlock's read-only /proc stops that too, where there is one) */
+        if (mount(NULL, BINFMT_DIR, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  NULL) != 0)
+            return errno;
     }
     /* the program's own: its uid again; binfmt_misc rules are looked up
     ** through the parents, so the outer instance applies */

@@ -113,7 +113,7 @@ def attempts(d):
 
 
 def refused(line):
-    return line.endswith(': EACCES') or line.endswith(': EPERM') or line.endswith(': ENETUNREACH')
+    return line.endswith((': EACCES', ': EPERM', ': ENETUNREACH', ': EROFS'))
 
 
 @case
@@ -267,7 +267,11 @@ def unix_sockets_are_refused_with_the_network_disabled(d):
 
 @case
 def the_dynamic_loader_cannot_run_other_programs(d):
-    args = ['exec', LOADER, ID, '--', 'child', 'exec', LOADER, ID, '--', 'exec', LOADER, ECHO, 'via-loader', '--',
+    # first an attempt to drop the rules (binfmt_misc's status and register
+    # files), then the loader
+    bm = '/proc/sys/fs/binfmt_misc/'
+    args = ['write', bm + 'status', '--', 'write', bm + 'register', '--', 'write', bm + 'scvm-loader-0', '--',
+            'exec', LOADER, ID, '--', 'child', 'exec', LOADER, ID, '--', 'exec', LOADER, ECHO, 'via-loader', '--',
             'exec', ECHO, 'echo-ran']
     scb = compile_(d, scenario(d, args, policy(d)))
     st, out, err = play(d, scb)
@@ -275,7 +279,8 @@ def the_dynamic_loader_cannot_run_other_programs(d):
     got = probe_lines(d)
     assert not [l for l in got if l.startswith('uid=')], 'the loader ran id: %r' % got
     assert 'via-loader' not in got, got
-    for w in ('exec ' + LOADER, 'grandchild exec ' + LOADER):
+    for w in ('write %sstatus' % bm, 'write %sregister' % bm, 'write %sscvm-loader-0' % bm,
+              'exec ' + LOADER, 'grandchild exec ' + LOADER):
         line = [l for l in got if l.startswith(w + ':')]
         assert line and refused(line[0]), 'not refused: %r in %r' % (w, got)
     # as the interpreter of an allowed executable it still serves
