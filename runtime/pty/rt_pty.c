@@ -424,6 +424,8 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
         .cols = t->cols,
         .before_exec = t->sbx ? sandbox_enter : NULL,
         .before_exec_arg = t->sbx,
+        .before_tty = t->sbx ? sandbox_enter_ns : NULL,
+        .private_pts = t->sbx && sandbox_private_pts(t->sbx),
     };
     char err[512];
     t->sess = pty_session_spawn(&sp, err, sizeof err);

@@ -16,7 +16,13 @@
 ** namespace there, so the program's pids and /proc agree (htop -p $$, ps).
 ** Without the namespace (no privilege for it, or SCVM_PTY_PIDNS=0) the
 ** program is scvm's child as before, with PR_SET_PDEATHSIG set, and the
-** subreaper sweep does the cleanup. */
+** subreaper sweep does the cleanup.
+**
+** With PtySpawn.private_pts (the sandbox, rt_sandbox.h) the program's
+** process makes its namespaces first (before_tty), then opens its terminal
+** from the devpts instance it sees and sends the master back on a socket
+** pair: scvm's own /dev/pts, with the terminals of every other session and
+** user, is not even visible to the program. */
 #include "rt_pty_session.h"
 
 #include <dirent.h>
@@ -32,6 +38,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -116,11 +123,51 @@ uint64_t pty_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* The program's process, after fork: never returns.  keep is a
-** descriptor to leave open besides errfd (-1 for none). */
-static void child(const PtySpawn *sp, const char *slave_name, int errfd, bool deathsig)
+/* In the program's process, after before_tty: a terminal from the
+** /dev/ptmx this process sees, its master sent on sock (SCM_RIGHTS) and
+** closed here, its slave's name in name.  0 or an errno value. */
+static int private_pty(const PtySpawn *sp, int sock, char *name, size_t n)
+{
+    int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0)
+        return errno;
+    int unlock = 0;
+    unsigned num = 0;
+    struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
+    int e = 0;
+    if (ioctl(m, TIOCSPTLCK, &unlock) != 0 || ioctl(m, TIOCGPTN, &num) != 0 || ioctl(m, TIOCSWINSZ, &ws) != 0)
+        e = errno;
+    if (!e) {
+        char byte = 0;
+        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+        union {
+            struct cmsghdr h;
+            char b[CMSG_SPACE(sizeof(int))];
+        } cm;
+        memset(&cm, 0, sizeof cm);
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &m, sizeof m);
+        if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+            e = errno ? errno : EIO;
+    }
+    close(m);
+    close(sock);
+    if (!e && snprintf(name, n, "/dev/pts/%u", num) >= (int)n)
+        e = ENAMETOOLONG;
+    return e;
+}
+
+/* The program's process, after fork: never returns.  pts_sock: the
+** socket the private terminal's master goes back on (private_pts), or
+** -1 when slave_name is the runner's terminal. */
+static void child(const PtySpawn *sp, const char *slave_name, int errfd, int pts_sock, bool deathsig)
 {
     int e;
+    char pname[64];
     sigset_t all;
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
@@ -136,6 +183,17 @@ static void child(const PtySpawn *sp, const char *slave_name, int errfd, bool de
         goto fail;
     if (setsid() < 0)
         goto fail;
+    if (sp->before_tty && (e = sp->before_tty(sp->before_exec_arg)) != 0) {
+        errno = e;
+        goto fail;
+    }
+    if (pts_sock >= 0) {
+        if ((e = private_pty(sp, pts_sock, pname, sizeof pname)) != 0) {
+            errno = e;
+            goto fail;
+        }
+        slave_name = pname;
+    }
     int slave = open(slave_name, O_RDWR);
     if (slave < 0)
         goto fail;
@@ -191,7 +249,7 @@ static bool write_all(int fd, const void *p, size_t n)
 /* pid 1 of the new namespace: starts the program, then forwards signals,
 ** reaps, and reports the program's status until the life pipe closes.
 ** Never returns; its exit ends the namespace. */
-static void ns_init(const PtySpawn *sp, const char *slave_name, int errfd, int status_w, int life_r)
+static void ns_init(const PtySpawn *sp, const char *slave_name, int errfd, int pts_sock, int status_w, int life_r)
 {
     int e;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
@@ -228,7 +286,7 @@ static void ns_init(const PtySpawn *sp, const char *slave_name, int errfd, int s
     if (maxfd < 0 || maxfd > 65536)
         maxfd = 65536;
     for (int fd = 3; fd < maxfd; fd++)
-        if (fd != errfd && fd != status_w && fd != life_r && fd != sfd)
+        if (fd != errfd && fd != status_w && fd != life_r && fd != sfd && fd != pts_sock)
             close(fd);
     pid_t prog = fork();
     if (prog < 0)
@@ -237,9 +295,11 @@ static void ns_init(const PtySpawn *sp, const char *slave_name, int errfd, int s
         close(status_w);
         close(life_r);
         close(sfd);
-        child(sp, slave_name, errfd, false);
+        child(sp, slave_name, errfd, pts_sock, false);
     }
     close(errfd);
+    if (pts_sock >= 0)
+        close(pts_sock);
     bool reported = false;
     for (;;) {
         struct pollfd pf[2] = { { .fd = sfd, .events = POLLIN }, { .fd = life_r, .events = POLLIN } };
@@ -324,23 +384,52 @@ static pid_t init_child(pid_t init)
     return p > 0 ? (pid_t)p : init;
 }
 
+/* The private terminal's master, sent by private_pty before the exec:
+** already queued when the exec reported success.  -1 when none came. */
+static int recv_master(int sock)
+{
+    char byte;
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
+    ssize_t r;
+    do {
+        r = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (r < 0 && errno == EINTR);
+    struct cmsghdr *c = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    int fd = -1;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
 PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen)
 {
     PtySession *s = NULL;
-    int master = -1, ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, lp[2] = { -1, -1 };
-    char name[128];
+    int master = -1, ep[2] = { -1, -1 }, stp[2] = { -1, -1 }, lp[2] = { -1, -1 }, mp[2] = { -1, -1 };
+    char name[128] = "";
     if (chld_init() != 0) {
         snprintf(err, errlen, "cannot set up SIGCHLD handling: %s", strerror(errno));
         return NULL;
     }
-    master = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-        ptsname_r(master, name, sizeof name) != 0) {
-        snprintf(err, errlen, "cannot open a pseudo-terminal: %s", strerror(errno));
-        goto fail;
+    if (sp->private_pts) {
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0) {
+            snprintf(err, errlen, "socketpair: %s", strerror(errno));
+            goto fail;
+        }
+    } else {
+        master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
+            ptsname_r(master, name, sizeof name) != 0) {
+            snprintf(err, errlen, "cannot open a pseudo-terminal: %s", strerror(errno));
+            goto fail;
+        }
+        struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
+        ioctl(master, TIOCSWINSZ, &ws);
     }
-    struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
-    ioctl(master, TIOCSWINSZ, &ws);
     if (pipe(ep) != 0 || fcntl(ep[1], F_SETFD, FD_CLOEXEC) != 0 || fcntl(ep[0], F_SETFD, FD_CLOEXEC) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         goto fail;
@@ -364,7 +453,9 @@ PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen)
         close(ep[0]);
         close(stp[0]);
         close(lp[1]);
-        ns_init(sp, name, ep[1], stp[1], lp[0]);
+        if (mp[0] >= 0)
+            close(mp[0]);
+        ns_init(sp, name, ep[1], mp[1], stp[1], lp[0]);
     }
     close(stp[1]);
     close(lp[0]);
@@ -400,9 +491,22 @@ PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen)
         if (pid == 0) {
             close(master);
             close(ep[0]);
-            child(sp, name, ep[1], true);
+            if (mp[0] >= 0)
+                close(mp[0]);
+            child(sp, name, ep[1], mp[1], true);
         }
         r = read_report(ep, &ce);
+    }
+    if (sp->private_pts) {
+        close(mp[1]);
+        mp[1] = -1;
+        master = recv_master(mp[0]);
+        close(mp[0]);
+        mp[0] = -1;
+        if (master < 0 && r != (ssize_t)sizeof ce) {
+            r = (ssize_t)sizeof ce;     /* it runs, but without a terminal we hold: end it */
+            ce = EPROTO;
+        }
     }
     s->master = master;
     s->pid = pid;
@@ -424,6 +528,8 @@ fail:
     if (master >= 0)
         close(master);
     for (int i = 0; i < 2; i++) {
+        if (mp[i] >= 0)
+            close(mp[i]);
         if (ep[i] >= 0)
             close(ep[i]);
         if (stp[i] >= 0)

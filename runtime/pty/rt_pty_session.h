@@ -37,6 +37,15 @@ typedef struct PtySpawn {
     ** Only async-signal-safe work: the process is a fork. */
     int (*before_exec)(void *arg);
     void *before_exec_arg;
+    /* Called (with before_exec_arg) in the program's process before its
+    ** terminal is opened: the sandbox's namespaces and mounts go here.
+    ** Same contract as before_exec. */
+    int (*before_tty)(void *arg);
+    /* The terminal comes from the /dev/ptmx that the program's process
+    ** sees after before_tty (a devpts instance of its own), not from the
+    ** runner's: the master is passed back over a socket, so the program's
+    ** terminal is /dev/pts/0 of a /dev/pts holding nothing else. */
+    bool private_pts;
 } PtySpawn;
 
 /* Starts the program.  Returns NULL and fills err on failure; exec

@@ -416,7 +416,9 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
     /* the caller's folder, else the policy's fs.working_dir (checked by the plan) */
     const char *cwd = cfg->cwd ? cfg->cwd : p.working_dir[0] ? p.working_dir : NULL;
     PtySpawn sp = { .path = p.exe, .argv = p.argv, .envp = p.envp, .cwd = cwd, .rows = rows, .cols = cols,
-                    .before_exec = p.sbx ? sandbox_enter : NULL, .before_exec_arg = p.sbx };
+                    .before_exec = p.sbx ? sandbox_enter : NULL, .before_exec_arg = p.sbx,
+                    .before_tty = p.sbx ? sandbox_enter_ns : NULL,
+                    .private_pts = p.sbx && sandbox_private_pts(p.sbx) };
     char why[512];
     s->sess = pty_session_spawn(&sp, why, sizeof why);
     /* The session keeps the sandbox's temporary folder; the plan the rest. */
