@@ -9,11 +9,20 @@
 ** value (EFBIG when too large). */
 int file_read_all(const char *path, size_t max, char **out, size_t *len);
 
+/* Reads the file rel beneath the folder dir (NULL or "" = the current
+** one) as file_read_all does, opened relative to the folder's descriptor
+** (openat2 RESOLVE_BENEATH): an absolute rel, a '..' that climbs out, or a
+** symbolic link leading out of the folder (and, as RESOLVE_BENEATH has
+** it, any absolute link) is EXDEV; relative links that stay inside are
+** followed. */
+int file_read_beneath(const char *dir, const char *rel, size_t max, char **out, size_t *len);
+
 /* Writes data to path atomically: a temporary file in the same directory
 ** (PATH.tmp.PID.NS.XXXXXX: the writer's pid and PID namespace), fsync'd,
 ** then renamed over path, so a failed or interrupted write never leaves a
 ** partial output.  The first write into a folder (per process) removes the
-** temporaries a killed writer left there (file_sweep_tmp).  "-" writes to stdout.  A path that exists and
+** temporaries a killed writer left there (file_sweep_tmp).  "-" writes to
+** stdout.  A path that exists and
 ** is not a regular file (/dev/null, a FIFO) is written in place, never
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
@@ -28,6 +37,18 @@ int file_sweep_tmp(const char *dir);
 /* mkdtemp of "$TMPDIR/PREFIX-XXXXXX" (/tmp when TMPDIR is unset or not an
 ** absolute path) into out.  Returns 0 or an errno. */
 int file_mkdtemp(const char *prefix, char *out, size_t cap);
+
+/* Writes data to rel, a '/'-separated relative path below the folder open
+** as dirfd, all or nothing as file_write_atomic does, with mode (0644 or
+** 0755).  Each folder on the way is made if missing and opened with
+** O_NOFOLLOW, and the file is created with O_EXCL and renamed into place,
+** so nothing is ever written through a symbolic link, whether an attacker
+** put it in the target folder or the path names one: the write is refused
+** (ELOOP or ENOTDIR).  An empty, absolute or '.'/'..' component is EINVAL.
+** This is where a path from untrusted input (a pack's entry, a workspace
+** file of a shipped fixture) becomes a file; docs/security.md.  Returns 0
+** or an errno. */
+int file_write_beneath(int dirfd, const char *rel, const void *data, size_t len, unsigned mode);
 
 /* mkdir -p: creates dir and its missing parents (0777 less the umask).
 ** file_mkparents does it for the folders of path, not path itself.

@@ -163,7 +163,8 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         doc.src_len = 0;
     }
     if (tui) {
-        TuiUseOpts to = { .source_name = o->meta_name, .base_dir = o->base_dir, .arena = arena };
+        TuiUseOpts to = { .source_name = o->meta_name, .base_dir = o->base_dir, .arena = arena,
+                           .policy_outside = o->policy_outside };
         ok = tuiuse_lower(&doc, &to, b, d);
     }
     if (ok && !tui) {

@@ -28,6 +28,7 @@ typedef struct SccCompileOpts {
     const char *variant;       /* scc --variant: a Scenario-Format scenario's NAME@VARIANT; NULL = none */
     bool spec_clock;           /* scc --clock=spec: the default for files without `clock:` */
     const char *dialect;       /* NULL/"auto": by shape; "scenario"; "tui-use"; "eliza"; "yao" */
+    bool policy_outside;       /* scc --policy-outside: a tui-use policy file may be outside base_dir */
     size_t matrix_pick;        /* an ElizaOS matrix's scenario to compile, 1-based (eliza_matrix.h); 0: the
                                ** matrix must make exactly one */
     bool strip_lines;          /* omit the line table */

@@ -12,14 +12,17 @@
 ** where it is stricter than the data model, so a file we accept also runs
 ** there, except where docs/tui-use.md says otherwise (step ids, relative
 ** policy paths, more conditions and keys). */
+#define _DEFAULT_SOURCE 1   /* realpath */
 #include "dialect_tuiuse.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -283,8 +286,39 @@ static void check_policy(T *t, const YNode *p)
     }
 }
 
+/* An absolute path beneath dir (as given, or resolved) made relative to
+** it; NULL when it is elsewhere. */
+static const char *strip_folder(const char *dir, const char *path)
+{
+    char real[PATH_MAX], cwd[PATH_MAX], abs[PATH_MAX * 2];
+    const char *cands[3];
+    int nc = 0;
+    if (dir[0] == '/')
+        cands[nc++] = dir;
+    else if (getcwd(cwd, sizeof cwd)) {
+        snprintf(abs, sizeof abs, "%s/%s", cwd, strcmp(dir, ".") == 0 ? "" : dir);
+        cands[nc++] = abs;
+    }
+    if (realpath(dir, real))
+        cands[nc++] = real;
+    for (int i = 0; i < nc; i++) {
+        size_t n = strlen(cands[i]);
+        while (n > 1 && cands[i][n - 1] == '/')
+            n--;
+        if (strncmp(path, cands[i], n) == 0 && path[n] == '/') {
+            const char *rel = path + n;
+            while (*rel == '/')
+                rel++;
+            return *rel ? rel : NULL;
+        }
+    }
+    return NULL;
+}
+
 /* Reads a policy file into the arena.  Returns its root, or NULL after an
-** error at `at` (the path node in the scenario). */
+** error at `at` (the path node in the scenario).  The file is confined to
+** the scenario's folder (opened beneath its descriptor: no '..', absolute
+** path or symbolic link out of it) unless o->policy_outside. */
 static const YNode *load_policy(T *t, const YNode *at)
 {
     const char *path = at->u.s;
@@ -301,7 +335,20 @@ static const YNode *load_policy(T *t, const YNode *at)
         sprintf(full, "%s/%s", o->base_dir, path);
     char *src = NULL;
     size_t len = 0;
-    int e = file_read_all(full, MAX_POLICY_FILE, &src, &len);
+    int e;
+    if (o->policy_outside) {
+        e = file_read_all(full, MAX_POLICY_FILE, &src, &len);
+    } else {
+        const char *dir = dl ? o->base_dir : ".";
+        const char *rel = path[0] == '/' ? strip_folder(dir, path) : path;
+        e = rel ? file_read_beneath(dir, rel, MAX_POLICY_FILE, &src, &len) : EXDEV;
+    }
+    if (e == EXDEV) {
+        err(t, at, "the policy file '%s' is outside the scenario's folder (an absolute path, a '..' or a symbolic "
+                   "link leads out of it)", full);
+        note(t, at, "a policy file is read beneath the scenario's folder; scc --policy-outside reads it anywhere");
+        return NULL;
+    }
     if (e) {
         err(t, at, "cannot read the policy file '%s': %s", full, e == EFBIG ? "file too large" : strerror(e));
         return NULL;

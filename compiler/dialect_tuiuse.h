@@ -20,6 +20,10 @@ typedef struct TuiUseOpts {
     const char *source_name;   /* base name recorded in the metadata */
     const char *base_dir;      /* the scenario's folder: relative policy paths */
     Arena *arena;              /* the compilation's arena (policy files, names) */
+    /* scc --policy-outside: read run.policy {path} wherever it points;
+    ** false: only beneath base_dir (no '..', absolute path or symbolic link
+    ** out of it; docs/tui-use.md). */
+    bool policy_outside;
 } TuiUseOpts;
 
 /* True when the document has the tui-use shape: a top-level mapping with

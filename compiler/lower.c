@@ -2282,8 +2282,24 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     } else {
         m.name = str_of(&l, name);
     }
+    /* The name and the tags are shown and matched; a "variant:NAME" tag is
+    ** what scc --variant adds, and its NAME becomes part of a file name
+    ** (scvm extract: <stem>@NAME.scb), so a scenario may not write one of
+    ** its own (docs/security.md; the verifier refuses what gets past). */
+    if (name && name->n && !bc_text_ok(name->u.s, name->n))
+        err(&l, name, "the scenario's name has a control character");
     const YNode *tags = ymap_get(root, "tags");
     want_str_list(&l, tags, "tags");
+    for (uint32_t i = 0; is_seq(tags) && i < tags->n; i++) {
+        const YNode *t = &tags->u.items[i];
+        if (!is_str(t))
+            continue;
+        if (t->n >= 8 && memcmp(t->u.s, "variant:", 8) == 0)
+            err(&l, t, "the tag '%.60s' is reserved: 'variant:' tags are made by scc --pack --variant NAME:DEFINES",
+                t->u.s);
+        else if (!bc_text_ok(t->u.s, t->n))
+            err(&l, t, "the tag has a control character");
+    }
     if (o->variant) {
         /* the scenario's tags and "variant:NAME" */
         uint32_t nt = is_seq(tags) ? tags->n : 0;

@@ -114,6 +114,16 @@ typedef struct BcError {
 
 const char *bc_err_name(BcErrCode c);   /* "CHECKSUM" */
 
+/* Names that become paths (docs/security.md).  bc_component_ok: s[0..n) is
+** one file-name component: 1-255 bytes of valid UTF-8 with no '/', '\\',
+** NUL or control byte, not "." or "..", not starting with '-' (a variant's
+** name: "name@VARIANT.scb").  bc_text_ok: a display name or tag (a
+** scenario's name, which is free text in some dialects and becomes a path
+** only through a sanitiser): valid UTF-8 without NUL or control bytes.
+** The verifier checks both, so a program that loads has safe ones. */
+bool bc_component_ok(const char *s, size_t n);
+bool bc_text_ok(const char *s, size_t n);
+
 /* ---- the loaded, verified program ---- */
 typedef struct BcStr {
     const char *s;         /* NUL-terminated, valid UTF-8 */

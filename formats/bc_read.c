@@ -493,6 +493,21 @@ static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
     return BC_ERR_OK;
 }
 
+bool bc_text_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return false;
+    return utf8_valid((const unsigned char *)s, n, &(size_t){ 0 });
+}
+
+bool bc_component_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 255 || s[0] == '-' || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return false;
+    return !memchr(s, '/', n) && !memchr(s, '\\', n) && bc_text_ok(s, n);
+}
+
 static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
 {
     static const char *const what[8] = { "name", "source", "prompt", "tags", "config", "defines",
@@ -520,12 +535,31 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
     v = bc_val(prog, m->tags);
     if (v.tag != BC_V_ARRAY)
         return fail(ld, BC_ERR_META, "tags (value %u) is not an array", m->tags);
+    /* The name and tags are shown, and a variant's name becomes part of a
+    ** file name (scvm extract: <stem>@VARIANT.scb): checked here, once, for
+    ** every program that loads, packed or not. */
+    const BcStr *name = &prog->str[m->name];
+    if (!bc_text_ok(name->s, name->len) || strlen(name->s) != name->len)
+        return fail(ld, BC_ERR_META, "the scenario's name has a NUL or control byte");
     const unsigned char *e = v.p;
     for (uint32_t i = 0; i < v.n; i++) {
         BcVal el;
         e = bc_val_decode(prog, e, &el);
         if (el.tag != BC_V_STR)
             return fail(ld, BC_ERR_META, "tags (value %u): element %u is not a string", m->tags, i);
+        const BcStr *t = &prog->str[el.n];
+        if (!bc_text_ok(t->s, t->len) || strlen(t->s) != t->len)
+            return fail(ld, BC_ERR_META, "tag %u has a NUL or control byte", i);
+        if (t->len >= 8 && memcmp(t->s, "variant:", 8) == 0) {
+            const char *vn = t->s + 8;
+            size_t vl = t->len - 8;
+            if (!bc_component_ok(vn, vl))
+                return fail(ld, BC_ERR_META, "tag %u: variant name \"%.60s\" is not a plain file-name component "
+                            "(no '/', '..', leading '-' or control bytes)", i, vn);
+            if (name->len <= vl || name->s[name->len - vl - 1] != '@' || memcmp(name->s + name->len - vl, vn, vl) != 0)
+                return fail(ld, BC_ERR_META, "tag %u: variant \"%.60s\" is not the end of the name \"%.60s\"",
+                            i, vn, name->s);
+        }
     }
     /* 0: the target's default; else what a terminal can be (the PTY
     ** target would refuse more). */

@@ -162,7 +162,10 @@ bool pack_writer_finish(PackWriter *w, const PackWriteOpts *o, unsigned char **o
 const char *pack_writer_error(const PackWriter *w);
 
 /* True when p is a safe embedded path (relative, no empty, '.' or '..'
-** components, no backslash or NUL, valid UTF-8, <= PACK_MAX_PATH bytes). */
+** components, no backslash, NUL or control byte, valid UTF-8, <=
+** PACK_MAX_PATH bytes).  The loader checks every source and file path with
+** it; scvm writes them only below the target folder, never through a link
+** (file_write_beneath). */
 bool pack_path_ok(const char *p, size_t n);
 
 #endif

@@ -96,7 +96,7 @@ bool pack_path_ok(const char *p, size_t n)
 {
     if (n == 0 || n > PACK_MAX_PATH || p[0] == '/' || memchr(p, 0, n) || memchr(p, '\\', n))
         return false;
-    if (!utf8_valid((const unsigned char *)p, n, &(size_t){ 0 }))
+    if (!bc_text_ok(p, n))   /* valid UTF-8, no control bytes */
         return false;
     for (size_t i = 0; i <= n;) {
         const char *s = p + i;

@@ -217,7 +217,7 @@ static void proc_init(const RtProcSpawn *sp, char *const *envp, bool ns, int err
     int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
         goto fail;
-    int keep[] = { errfd, status_w, life_r, sfd };
+    int keep[] = { errfd, status_w, life_r, sfd, sp->keep_fd >= 3 ? sp->keep_fd : errfd };
     close_others(keep, sizeof keep / sizeof keep[0]);
     pid_t prog = fork();
     if (prog < 0)
@@ -229,6 +229,8 @@ static void proc_init(const RtProcSpawn *sp, char *const *envp, bool ns, int err
         program(sp, envp, errfd);
     }
     close(errfd);
+    if (sp->keep_fd >= 3)
+        close(sp->keep_fd);
     /* init holds none of the program's streams: their readers see EOF
     ** when the program's tree is gone. */
     int null = open("/dev/null", O_RDWR);

@@ -42,6 +42,7 @@ typedef struct RtProcSpawn {
     ** async-signal-safe work: the process is a fork. */
     int (*setup)(void *arg);
     void *setup_arg;
+    int keep_fd;            /* a descriptor (>= 3) passed on to the program; 0: none */
     bool no_pidns;          /* the subreaper even where a namespace is possible */
     const char *name;       /* init's name for ps(1) (15 bytes); NULL: "scvm-proc-init" */
 } RtProcSpawn;

@@ -28,3 +28,11 @@ add_test(NAME aut.target
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_target_test.py $<TARGET_FILE:scc>
                  $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-target-work)
 set_tests_properties(aut.target PROPERTIES LABELS "server" TIMEOUT 300)
+
+# Issue 30: skipped is not passed (--allow-skipped), a live judge, ElizaOS's
+# turn and conversation limits against slow agents, Yao's static turns
+# stopping at the first failure.
+add_test(NAME aut.judged
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_judged_test.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-judged-work)
+set_tests_properties(aut.judged PROPERTIES LABELS "server" TIMEOUT 300)

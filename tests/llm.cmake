@@ -93,16 +93,17 @@ add_test(NAME llm.alloc COMMAND llm_alloc ${LLM_FIX}/timing.scb)
 set_tests_properties(llm.alloc PROPERTIES FIXTURES_REQUIRED llm_scb LABELS "server" TIMEOUT 300)
 
 # Hostile clients: 1,000 slow or idle connections held while a normal
-# client keeps its p99 under 50 ms; 100 MB bodies, header floods,
+# client is served, none of its answers stalled; 100 MB bodies, header floods,
 # requests and streams abandoned half-way; peak memory within the budget;
 # every descriptor given back; a clean exit.  Alone: ctest -L abuse.
-# RUN_SERIAL: its latency bar is about the server, not about other tests.
-# Under ASan+UBSan the latency bar is 150 ms, not 50 (docs/http.md).
+# RUN_SERIAL: it holds 1,200 descriptors and measures peak memory.  No
+# answer may stall (3 s; the ASan+UBSan build scales it by 4); the latency
+# while under attack is a speed, measured by bench/run.py (docs/http.md).
 if(SCC_SANITIZE)
-  set(LLM_ABUSE_BAR 150)
+  set(LLM_ABUSE_SCALE 4)
 else()
-  set(LLM_ABUSE_BAR 50)
+  set(LLM_ABUSE_SCALE 1)
 endif()
 add_test(NAME llm.abuse COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/abuse.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
-                                ${CMAKE_CURRENT_BINARY_DIR}/llm-abuse ${LLM_ABUSE_BAR})
+                                ${CMAKE_CURRENT_BINARY_DIR}/llm-abuse ${LLM_ABUSE_SCALE})
 set_tests_properties(llm.abuse PROPERTIES LABELS "server;abuse" TIMEOUT 110 RUN_SERIAL TRUE)

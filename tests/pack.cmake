@@ -13,11 +13,17 @@ add_test(NAME pack.unit COMMAND pack_unit ${PACK_DIR}/stdlib.scp ${PACK_DIR})
 set_tests_properties(pack.unit PROPERTIES FIXTURES_REQUIRED pack_fix FIXTURES_SETUP pack_bad
                      LABELS "unit;fuzz-regress" TIMEOUT 600)
 
+# A pack forged byte by byte (names, tags, paths changed behind valid
+# checksums) for pack_cli.py's "forged" case: what an attacker ships.
+add_executable(pack_forge ${PACK_SRC}/pack_forge.c)
+target_link_libraries(pack_forge PRIVATE sc_formats PkgConfig::ZSTD PkgConfig::XXHASH)
+
 # pack_cli.py CASE: one scenario of the command-line suite (see its header).
-foreach(case roundtrip selection shard hermetic escape limits depfile cache verify junit parallel size variants)
+foreach(case roundtrip selection shard hermetic escape forged limits depfile cache verify junit parallel size variants)
   add_test(NAME pack.cli.${case}
            COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_cli.py ${case} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                    ${PROJECT_SOURCE_DIR} ${PACK_DIR} ${SCC_CORPUS})
+  set_property(TEST pack.cli.${case} APPEND PROPERTY ENVIRONMENT PACK_FORGE=$<TARGET_FILE:pack_forge>)
   set_tests_properties(pack.cli.${case} PROPERTIES FIXTURES_REQUIRED "pack_fix;pack_bad" LABELS "golden"
                        TIMEOUT 180 SKIP_RETURN_CODE 77)
 endforeach()

@@ -107,3 +107,22 @@ add_test(NAME pty.driver
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/driver_test.py $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/driver-work ${PROJECT_SOURCE_DIR}/docs $<TARGET_FILE:scc>)
 set_tests_properties(pty.driver PROPERTIES LABELS "pty" TIMEOUT 600)
+
+# tui-use against the data model's rules, one group per test
+# (tests/pty/tuiuse_fields_test.py; docs/tui-use.md, "The policy, field by
+# field"): typing into a program that has exited, every Policy field
+# enforced or refused, the policy file kept in the scenario's folder.
+foreach(_grp exited_input policy_fields policy_file)
+  add_test(NAME pty.${_grp}
+           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/tuiuse_fields_test.py
+                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-fields ${_grp})
+  set_tests_properties(pty.${_grp} PROPERTIES LABELS "pty" TIMEOUT 300)
+endforeach()
+
+# Replays of a deterministic program are stable: a python3 REPL session (and
+# a variant with a resize) recorded once, replayed 20 times, every replay
+# exit 0; a real change still fails with 11 (docs/driver.md, "Replay").
+add_test(NAME pty.replay_stable
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/replay_stable_test.py
+                 $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/replay-stable)
+set_tests_properties(pty.replay_stable PROPERTIES LABELS "pty" TIMEOUT 300)

@@ -12,7 +12,7 @@ set_tests_properties(reports.term_svg PROPERTIES LABELS "unit;golden" TIMEOUT 10
 add_test(NAME reports.chromium
          COMMAND ${Python3_EXECUTABLE} ${_rp}/chromium_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/reports-chromium)
-set_tests_properties(reports.chromium PROPERTIES LABELS "pty;golden" TIMEOUT 300 SKIP_RETURN_CODE 77)
+set_tests_properties(reports.chromium PROPERTIES LABELS "pty;golden" TIMEOUT 900 SKIP_RETURN_CODE 77)
 
 # The HTML run report (scvm run --report, runtime/report): records and
 # pages of the stdlib pack, -j and shards merged byte for byte, a failing

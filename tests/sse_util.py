@@ -71,8 +71,10 @@ class Stream:
         """The events so far, parsed; a subclass says how."""
         raise NotImplementedError
 
-    def until(self, pred, timeout=10):
-        """Reads until pred(events) holds or timeout seconds pass; the events."""
+    def until(self, pred, timeout=60):
+        """Reads until pred(events) holds or timeout seconds pass; the events.
+        The deadline is generous on purpose: it costs nothing when pred holds,
+        and a busy machine or the ASan build must not fail the test."""
         end = time.time() + timeout
         while time.time() < end:
             ev = self.events(0.05)

@@ -193,18 +193,20 @@ static bool validate(AgentProfile *p, const char *origin, char *err, size_t cap)
     }
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(j, "interactive");
     if (in) {
-        static const char *const IN_KEYS[] = { "args", "ready", "quit", "typeDelayMs", "declares", NULL };
+        static const char *const IN_KEYS[] = { "args", "ready", "busy", "quit", "typeDelayMs", "declares", NULL };
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(in, "args"), *r = cJSON_GetObjectItemCaseSensitive(in, "ready"),
                     *q = cJSON_GetObjectItemCaseSensitive(in, "quit"),
                     *d = cJSON_GetObjectItemCaseSensitive(in, "typeDelayMs");
         bool ok = cJSON_IsObject(in) && (!a || is_str_array(a)) && (!r || cJSON_IsString(r)) &&
                   (!q || is_str_array(q)) && (!d || (cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble <= 10000)) &&
                   (!cJSON_GetObjectItemCaseSensitive(in, "declares") ||
-                   is_str_array(cJSON_GetObjectItemCaseSensitive(in, "declares")));
+                   is_str_array(cJSON_GetObjectItemCaseSensitive(in, "declares"))) &&
+                  (!cJSON_GetObjectItemCaseSensitive(in, "busy") ||
+                   is_str_array(cJSON_GetObjectItemCaseSensitive(in, "busy")));
         cJSON_ArrayForEach(e, in) ok = ok && known(e->string, IN_KEYS);
         if (!ok) {
-            errf(err, cap, "%s: 'interactive' must be {args: [strings], ready: string, quit: [key names], "
-                 "typeDelayMs: 0..10000, declares: [tool names]}", origin);
+            errf(err, cap, "%s: 'interactive' must be {args: [strings], ready: string, busy: [strings], "
+                 "quit: [key names], typeDelayMs: 0..10000, declares: [tool names]}", origin);
             return false;
         }
     }

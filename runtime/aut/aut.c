@@ -62,6 +62,7 @@ struct Aut {
     AgentLaunch launch;
     char **envp;                /* the environment it gets */
     const char *ready;          /* interactive.ready (NULL: none) */
+    const cJSON *busy;          /* interactive.busy: texts shown while it works (NULL: none) */
     unsigned type_delay;        /* interactive.typeDelayMs */
 };
 
@@ -499,8 +500,20 @@ static bool screen_has(const Aut *a, const char *text)
     return has;
 }
 
+/* Whether one of the profile's busy texts ("esc to interrupt") is on the
+** screen: the agent is still at work, however long its screen was quiet
+** (a starved TUI stops redrawing its spinner; issue 30). */
+static bool screen_busy(const Aut *a)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, a->busy) if (cJSON_IsString(b) && b->valuestring[0] && screen_has(a, b->valuestring))
+        return true;
+    return false;
+}
+
 /* Reads output until none came for quiet_ms (or the deadline, the exit,
-** a cancel), and need_text, when not NULL, is on the screen.  Returns
+** a cancel), need_text, when not NULL, is on the screen, and no busy text
+** is.  Returns
 ** AUT_OK (quiet), or why it stopped. */
 static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char *need_text, char *err,
                          size_t errlen)
@@ -520,7 +533,7 @@ static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char
             return AUT_E_TIMEOUT;
         }
         if (now >= last + quiet && (got || !need_output)) {
-            if (!need_text || screen_has(a, need_text))
+            if ((!need_text || screen_has(a, need_text)) && !screen_busy(a))
                 return AUT_OK;
             last = now;             /* not there yet: wait for more output */
         }
@@ -657,6 +670,7 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
         return false;
     const cJSON *rd = cJSON_GetObjectItemCaseSensitive(in, "ready"), *td = cJSON_GetObjectItemCaseSensitive(in, "typeDelayMs");
     a->ready = cJSON_IsString(rd) && rd->valuestring[0] ? rd->valuestring : NULL;
+    a->busy = cJSON_GetObjectItemCaseSensitive(in, "busy");
     a->type_delay = cJSON_IsNumber(td) ? (unsigned)td->valuedouble : 0;
     a->c.cwd = a->ws;
     a->envp = merged_env(a->launch.envv);
@@ -665,6 +679,24 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
         return false;
     }
     return true;
+}
+
+/* Reads the program's output until some came or ms passed: a keystroke's
+** echo, awaited before the next is sent (a TUI starved of CPU reads
+** keystrokes sent on a timer together, and takes them for a paste). */
+static void pty_pump_echo(Aut *a, unsigned ms)
+{
+    uint64_t until = now_ms() + ms;
+    char b[16384];
+    for (uint64_t now; (now = now_ms()) < until;) {
+        struct pollfd pf = { .fd = pty_session_fd(a->ps), .events = POLLIN };
+        if (poll(&pf, 1, (int)(until - now)) <= 0)
+            continue;
+        ssize_t n = read(pty_session_fd(a->ps), b, sizeof b);
+        if (n > 0)
+            pty_screen_feed(a->scr, b, (size_t)n);
+        return;
+    }
 }
 
 /* Reads and answers the program's output for ms (typing delays). */
@@ -715,22 +747,41 @@ static bool pty_open(Aut *a, char *err, size_t errlen)
     return e == AUT_OK;
 }
 
+static bool row_in(const char *rows, const char *p, size_t n)
+{
+    for (const char *q = rows; *q;) {
+        const char *qn = strchr(q, '\n');
+        size_t m = qn ? (size_t)(qn - q) : strlen(q);
+        if (m == n && memcmp(p, q, n) == 0)
+            return true;
+        q += m + (qn ? 1 : 0);
+    }
+    return false;
+}
+
 /* The rows of after that before does not have, without those holding the
-** input (the TUI's echo of it) or the ready text, blank rows trimmed. */
+** input (the TUI's echo of it) or the ready text, blank rows trimmed.
+** When the echo is among the new rows, only the rows below it count: what
+** the TUI drew above it (a banner that a busy machine let it finish after
+** the ready text showed) is not the reply. */
 static char *new_rows(const char *before, const char *after, const char *input, const char *ready)
 {
     Buf b;
     buf_init(&b);
+    size_t il = strlen(input);
+    for (const char *p = after; *p && il;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (memmem(p, n, input, il) && !row_in(before, p, n)) {
+            after = p;   /* the echo: the reply is below it */
+            break;
+        }
+        p += n + (nl ? 1 : 0);
+    }
     for (const char *p = after; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        bool seen = false;
-        for (const char *q = before; *q && !seen;) {
-            const char *qn = strchr(q, '\n');
-            size_t m = qn ? (size_t)(qn - q) : strlen(q);
-            seen = m == n && memcmp(p, q, n) == 0;
-            q += m + (qn ? 1 : 0);
-        }
+        bool seen = row_in(before, p, n);
         bool blank = strspn(p, " \t") >= n;
         if (!seen && !blank && !memmem(p, n, input, strlen(input)) && !(ready && memmem(p, n, ready, strlen(ready)))) {
             buf_put(&b, p, n);
@@ -759,8 +810,10 @@ static AutErr agent_turn(Aut *a, const char *input, AutReply *r, char *err, size
             k++;                            /* one UTF-8 character */
         pty_screen_type(a->scr, input + i, k, false);
         i += k;
-        if (a->type_delay)
+        if (a->type_delay) {
+            pty_pump_echo(a, 2000);
             pty_pump_for(a, a->type_delay);
+        }
     }
     pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50);
     buf_reset(&a->out);

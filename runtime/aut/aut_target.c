@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/pack.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 #include "runtime/rt_proc.h"
@@ -72,6 +73,12 @@ typedef struct AutT {
     cJSON *settings;
     Pending *pend;
     size_t n_pend;
+    Tape *tape;                     /* o.tape, or with a live judge this case's scratch tape (never written) */
+    Tape *scratch;
+    bool on_purpose;                /* skipped because that was asked (skip: true, --dry-run, --fail-fast) */
+    bool halted;                    /* a Yao static case stopped at its first failing turn */
+    unsigned turn_limit;            /* ElizaOS's timeout_per_turn_ms (0: none) */
+    const char *limit_what;         /* what case_deadline is, for its message */
 } AutT;
 
 static uint64_t now_ms(void)
@@ -79,6 +86,17 @@ static uint64_t now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
+
+/* What the checks of this case are decided on: the conversation so far,
+** the workspace, the tape, the live judge. */
+static JudgeRun judge_run(AutT *t)
+{
+    return (JudgeRun){ .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace, .tape = t->tape,
+                       .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t,
+                       .live = t->o.judge_url && !t->o.record };
 }
 
 static void emit_begin(AutT *t, const char *kind)
@@ -138,6 +156,7 @@ static void case_end(AutT *t)
     emit_end(t);
     unsigned *c[] = { &t->counts.passed, &t->counts.failed, &t->counts.skipped, &t->counts.errors };
     (*c[t->v])++;
+    t->counts.unjudged += t->v == V_SKIPPED && !t->on_purpose;
     if (t->v != V_PASSED && t->o.diag)
         fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
     if (t->o.on_case) {
@@ -147,7 +166,7 @@ static void case_end(AutT *t)
             .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
             .output = t->transcript ? t->transcript : last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
             .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
-            .judgment = t->judgment,
+            .judgment = t->judgment, .on_purpose = t->v == V_SKIPPED && t->on_purpose,
         };
         t->o.on_case(t->o.ctx, &r);
     }
@@ -238,9 +257,22 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     t->off = t->o.only_case && t->case_no != t->o.only_case;
     if (t->off)
         return;
-    if (t->o.tape)
-        tape_restart(t->o.tape);        /* a case's askings are counted on their own */
+    if (t->o.judge_url && !t->o.record) {
+        /* a live judge decides: what it answered is kept for this case's
+        ** askings only (so each case asks afresh), never written */
+        tape_free(t->scratch);
+        t->scratch = tape_new();
+        t->tape = t->scratch;
+    } else {
+        t->tape = t->o.tape;
+    }
+    if (t->tape)
+        tape_restart(t->tape);          /* a case's askings are counted on their own */
     t->in_case = true;
+    t->on_purpose = false;
+    t->halted = false;
+    t->turn_limit = 0;
+    t->limit_what = "the case's timeout";
     t->id = sc_strdup(p->str[in->a[0]].s);
     t->v = V_PASSED;
     t->why[0] = 0;
@@ -256,12 +288,12 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     emit_end(t);
     if (t->stopped) {
         worsen(t, V_SKIPPED, "not run: an earlier case failed (--fail-fast)");
-        t->unsupported = true;
+        t->unsupported = t->on_purpose = true;
         return;
     }
     if (t->o.dry_run) {
         worsen(t, V_SKIPPED, "not run: --dry-run");
-        t->unsupported = true;
+        t->unsupported = t->on_purpose = true;
         return;
     }
     BcVal settings = bc_val(p, in->a[2]), skip, to;
@@ -273,7 +305,7 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     }
     if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
         worsen(t, V_SKIPPED, "skip: true");
-        t->unsupported = true;
+        t->unsupported = t->on_purpose = true;
         return;
     }
     if (strcmp(type, "dynamic") == 0 || strcmp(type, "conversation") == 0) {
@@ -286,6 +318,18 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
         bc_val_json_at(p, &settings, &j);
         t->settings = cJSON_ParseWithLength((const char *)j.data, j.len);
         buf_fini(&j);
+        /* ElizaOS's limits: each agent turn within timeout_per_turn_ms,
+        ** the whole conversation within total_timeout_ms */
+        const cJSON *conv = cJSON_GetObjectItemCaseSensitive(t->settings, "conversation");
+        const cJSON *tpt = cJSON_GetObjectItemCaseSensitive(conv, "timeout_per_turn_ms"),
+                    *tot = cJSON_GetObjectItemCaseSensitive(conv, "total_timeout_ms");
+        if (!t->yao && cJSON_IsNumber(tpt) && tpt->valuedouble >= 1 && tpt->valuedouble <= UINT32_MAX)
+            t->turn_limit = (unsigned)tpt->valuedouble;
+        if (!t->yao && cJSON_IsNumber(tot) && tot->valuedouble >= 1 && tot->valuedouble <= UINT32_MAX) {
+            t->case_timeout = (unsigned)tot->valuedouble;
+            t->case_deadline = t->case_t0 + t->case_timeout;
+            t->limit_what = "the conversation's total_timeout_ms";
+        }
     } else if (strcmp(type, "code") == 0) {
         code_step(t, p, &settings);
     } else if (strcmp(type, "input") != 0 && strcmp(type, "standard") != 0) {
@@ -330,19 +374,28 @@ static void add_turn(AutT *t, const char *input, char *text)
     t->n_turns++;
 }
 
-/* One turn of the open agent: text in, its reply kept and reported. */
-/* A turn's budget: the turn timeout, or what is left of the case's own
-** timeout when that is less (0: nothing is left). */
-static unsigned turn_budget(const AutT *t, bool *by_case)
+/* What bounds a turn. */
+enum { BY_OPTION, BY_TURN_LIMIT, BY_CASE };
+
+/* A turn's budget: the turn timeout (--turn-timeout), or ElizaOS's
+** timeout_per_turn_ms when that is less, or what is left of the case's
+** own timeout (Yao's timeout, ElizaOS's total_timeout_ms) when that is
+** less still (0: nothing is left).  Starting the agent (!turn) is not a
+** turn: timeout_per_turn_ms does not bound it. */
+static unsigned turn_budget(const AutT *t, bool turn, int *by)
 {
     unsigned tb = t->o.aut.timeout_ms ? t->o.aut.timeout_ms : 60000;
-    *by_case = false;
+    *by = BY_OPTION;
+    if (turn && t->turn_limit && t->turn_limit < tb) {
+        tb = t->turn_limit;
+        *by = BY_TURN_LIMIT;
+    }
     if (t->case_deadline) {
         uint64_t now = now_ms();
         uint64_t left = now < t->case_deadline ? t->case_deadline - now : 0;
         if (left <= tb) {
             tb = (unsigned)left;
-            *by_case = true;
+            *by = BY_CASE;
         }
     }
     return tb;
@@ -351,7 +404,7 @@ static unsigned turn_budget(const AutT *t, bool *by_case)
 static void case_timed_out(AutT *t, const char *what)
 {
     char why[300];
-    snprintf(why, sizeof why, "E_AUT_TIMEOUT: the case's timeout (%u ms) ran out%s%s", t->case_timeout,
+    snprintf(why, sizeof why, "E_AUT_TIMEOUT: %s (%u ms) ran out%s%s", t->limit_what, t->case_timeout,
              what ? ": " : "", what ? what : "");
     worsen(t, V_ERROR, why);
     snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
@@ -361,8 +414,8 @@ static void play_turn(AutT *t, const char *text)
 {
     char err[600] = "";
     size_t k;
-    bool by_case;
-    unsigned tb = turn_budget(t, &by_case);
+    int by;
+    unsigned tb = turn_budget(t, true, &by);
     if (tb == 0) {
         case_timed_out(t, "before the next turn");
         return;
@@ -396,8 +449,14 @@ static void play_turn(AutT *t, const char *text)
         emit_str(t, "why", err);
     }
     emit_end(t);
-    if (e == AUT_E_TIMEOUT && by_case) {
+    if (e == AUT_E_TIMEOUT && by == BY_CASE) {
         case_timed_out(t, err);
+    } else if (e == AUT_E_TIMEOUT && by == BY_TURN_LIMIT) {
+        char why[800];
+        snprintf(why, sizeof why, "E_AUT_TIMEOUT: turn %zu took longer than timeout_per_turn_ms (%u ms): %s",
+                 t->n_turns, tb, err);
+        worsen(t, V_ERROR, why);
+        snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
     } else if (e) {
         char why[700];
         snprintf(why, sizeof why, "%s: %s", aut_err_name(e), err);
@@ -408,8 +467,18 @@ static void play_turn(AutT *t, const char *text)
 
 static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
 {
-    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+    if (!t->in_case || t->unsupported || t->v == V_ERROR || t->halted)
         return;
+    if (t->v == V_FAILED && t->n_turns && strcmp(t->type, "standard") == 0) {
+        /* Yao's static turns: a failed turn fails the case and stops it
+        ** ("FAIL -> Test FAILED, stop"): the later turns are not sent */
+        t->halted = true;
+        emit_begin(t, "halted");
+        buf_printf(&t->line, ",\"after_turn\":%zu", t->n_turns);
+        emit_str(t, "why", "a turn failed: the case's later turns are not sent (Yao stops at the first failing turn)");
+        emit_end(t);
+        return;
+    }
     char err[600] = "";
     if (!t->aut) {
         /* a conversation of its own per case (HTTP: named by the case) */
@@ -440,8 +509,8 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             buf_putc(&mu, 0);
             c.model_url = mu.oom ? c.model_url : (const char *)mu.data;
         }
-        bool by_case;
-        c.timeout_ms = turn_budget(t, &by_case);   /* starting the agent counts too */
+        int by;
+        c.timeout_ms = turn_budget(t, false, &by);  /* starting the agent counts too */
         t->aut = c.timeout_ms ? aut_open(&c, err, sizeof err) : NULL;
         if (!c.timeout_ms)
             snprintf(err, sizeof err, "the case's timeout ran out before the agent started");
@@ -478,8 +547,8 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
     play_turn(t, p->str[in->a[1]].s);
 }
 
-static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
 static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line);
+static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeResult *r);
 
 static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 {
@@ -496,7 +565,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
         buf_fini(&j);
         return;
     }
-    if (!t->in_case || t->unsupported || t->v == V_ERROR)
+    if (!t->in_case || t->unsupported || t->v == V_ERROR || t->halted)
         return;
     BcVal v = bc_val(p, in->a[0]);
     Buf j;
@@ -524,12 +593,22 @@ static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
 {
     uint64_t dur = now_ms() - t->case_t0;
     const char *scope = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope"));
-    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace,
-                     .duration_ms = dur, .has_duration = true, .tape = t->o.tape,
-                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t,
-                     .response = t->transcript && scope && strcmp(scope, "turn") != 0 ? t->transcript : NULL };
+    JudgeRun run = judge_run(t);
+    run.duration_ms = dur;
+    run.has_duration = true;
+    run.response = t->transcript && scope && strcmp(scope, "turn") != 0 ? t->transcript : NULL;
     JudgeResult r;
     judge_check(ck, &run, &r);
+    report_check(t, ck, line, &r);
+    JudgeVerdict v = r.verdict;
+    judge_result_fini(&r);
+    return v;
+}
+
+/* A check's verdict: its event, its message kept, the case worsened. */
+static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeResult *rr)
+{
+    const JudgeResult r = *rr;
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "type"));
     emit_begin(t, "check");
     emit_str(t, "type", type);
@@ -561,8 +640,6 @@ static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
         worsen(t, V_FAILED, why);
     else if (r.verdict == JUDGE_SKIP)
         worsen(t, V_SKIPPED, why);
-    judge_result_fini(&r);
-    return r.verdict;
 }
 
 /* What a live judge is told each kind of request is, and how to answer. */
@@ -596,6 +673,11 @@ static const char *instructions(const char *kind)
                "everything considered), optional indicators (positive and negative words to weigh) and transcript. "
                "Reply with one JSON object and nothing else: {\"score\": a number from 0 (not at all) to 1 "
                "(fully satisfied)}.";
+    if (strcmp(kind, "termination_condition") == 0)
+        return "You decide whether a conversation between a user and an AI agent should end now. The user message "
+               "is a JSON object: condition (its type, e.g. goal_achieved), prompt (the question that decides it), "
+               "turn and transcript (the conversation so far). Reply with one JSON object and nothing else: "
+               "{\"answer\": \"yes\" or \"no\"}.";
     if (strcmp(kind, "context_retention") == 0)
         return "You judge whether an AI agent remembers what was said. The user message is a JSON object: item "
                "(something said in turn mentioned_in_turn), turn, and the transcript up to that turn. Does the "
@@ -703,8 +785,7 @@ static void cp_event(AutT *t, const Pending *c, const char *verdict, const char 
 ** checked on this turn, again while one more is reached (a cascade). */
 static void reach_checkpoints(AutT *t, unsigned turn)
 {
-    JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .workspace = t->workspace, .tape = t->o.tape,
-                     .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+    JudgeRun run = judge_run(t);
     for (bool more = true; more;) {
         more = false;
         for (size_t i = 0; i < t->n_pend; i++) {
@@ -727,22 +808,150 @@ static void reach_checkpoints(AutT *t, unsigned turn)
     }
 }
 
-/* ElizaOS: a termination condition's keyword (any case) in the last user
-** input or the agent's reply. */
-static bool terminated(const AutT *t, const cJSON *conv)
+/* Whether any of the keywords (any case) is in text. */
+static bool has_keyword(const cJSON *keywords, const char *text)
+{
+    const cJSON *k;
+    cJSON_ArrayForEach(k, keywords)
+        if (cJSON_IsString(k) && *k->valuestring && text && strcasestr(text, k->valuestring))
+            return true;
+    return false;
+}
+
+static int cmp_word(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The distinct words of text (lower case, split at blanks), sorted: *n of
+** them in *words, pointing into *store (sc_free both).  False when out of
+** memory. */
+static bool word_set(const char *text, char **store, char ***words, size_t *n)
+{
+    size_t len = strlen(text), k = 0;
+    *store = sc_malloc(len + 1);
+    *words = sc_malloc((len / 2 + 1) * sizeof **words);
+    *n = 0;
+    if (!*store || !*words)
+        return false;
+    for (size_t i = 0; i <= len; i++) {
+        char c = text[i];
+        (*store)[i] = c == ' ' || c == '\t' || c == '\n' || c == '\r' ? 0 : (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((*store)[i] && (i == 0 || !(*store)[i - 1]))
+            (*words)[k++] = *store + i;
+    qsort(*words, k, sizeof **words, cmp_word);
+    for (size_t i = 0; i < k; i++)
+        if (!*n || strcmp((*words)[*n - 1], (*words)[i]) != 0)
+            (*words)[(*n)++] = (*words)[i];
+    return true;
+}
+
+/* ElizaOS's conversation_stuck: the word sets (lower case, split at
+** blanks) of the agent's last two replies have a Jaccard similarity over
+** 0.8, after at least 3 turns.  Sorted sets, so a long reply costs
+** n log n, not n squared. */
+static bool stuck(const AutT *t)
+{
+    if (t->n_turns < 3)
+        return false;
+    const char *a = t->turns[t->n_turns - 2].text, *b = t->turns[t->n_turns - 1].text;
+    char *sa = NULL, *sb = NULL, **wa = NULL, **wb = NULL;
+    size_t na = 0, nb = 0, both = 0;
+    bool ok = word_set(a ? a : "", &sa, &wa, &na) && word_set(b ? b : "", &sb, &wb, &nb);
+    for (size_t i = 0, j = 0; ok && i < na && j < nb;) {
+        int c = strcmp(wa[i], wb[j]);
+        both += c == 0;
+        i += c <= 0;
+        j += c >= 0;
+    }
+    sc_free(sa);
+    sc_free(sb);
+    sc_free(wa);
+    sc_free(wb);
+    size_t uni = na + nb - both;
+    return ok && uni > 0 && (double)both / (double)uni > 0.8;
+}
+
+/* ElizaOS's termination check after a turn, the conditions in order:
+** 1 when one holds, 0 when none does, -1 when one could not be decided (a
+** judge's answer missing or malformed: the event says which, the case is
+** worsened).  A condition with `llm_judge` is asked of the judge (kind
+** termination_condition, a yes/no: the tape's, or the live judge's);
+** the others as ElizaOS decides them: user_expresses_satisfaction a
+** keyword in the last user input or reply, agent_provides_solution and
+** escalation_needed in the last reply, goal_achieved anywhere in the
+** conversation, conversation_stuck by the last two replies' words;
+** custom_condition without llm_judge and max_turns_reached never. */
+static int terminated(AutT *t, const cJSON *conv)
 {
     const JudgeTurn *last = &t->turns[t->n_turns - 1];
-    const cJSON *c, *k;
+    const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(conv, "termination_conditions")) {
-        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(c, "keywords")) {
-            if (!cJSON_IsString(k) || !*k->valuestring)
-                continue;
-            if (strcasestr(last->input ? last->input : "", k->valuestring) ||
-                strcasestr(last->text ? last->text : "", k->valuestring))
-                return true;
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "type"));
+        const cJSON *kw = cJSON_GetObjectItemCaseSensitive(c, "keywords");
+        const cJSON *lj = cJSON_GetObjectItemCaseSensitive(c, "llm_judge");
+        const char *prompt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(lj, "prompt"));
+        if (!type)
+            continue;
+        const char *by = "keywords";
+        bool hit = false;
+        if (prompt) {
+            cJSON *rq = cJSON_CreateObject();
+            char *tr = judge_transcript(t->turns, t->n_turns);
+            cJSON_AddStringToObject(rq, "condition", type);
+            cJSON_AddStringToObject(rq, "prompt", prompt);
+            cJSON_AddNumberToObject(rq, "turn", (double)t->n_turns);
+            cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
+            sc_free(tr);
+            JudgeRun run = judge_run(t);
+            JudgeResult jr;
+            memset(&jr, 0, sizeof jr);
+            int yn = judge_yes_no(&run, "termination_condition", rq, &jr);
+            cJSON_Delete(rq);
+            if (yn < 0) {
+                emit_begin(t, "termination");
+                emit_str(t, "type", type);
+                buf_printf(&t->line, ",\"turn\":%zu", t->n_turns);
+                emit_str(t, "verdict", judge_verdict_name(jr.verdict));
+                emit_str(t, "message", jr.message);
+                if (jr.key[0]) {
+                    emit_str(t, "tape_kind", jr.kind);
+                    emit_str(t, "tape_key", jr.key);
+                    emit_str(t, "tape_request", jr.request);
+                }
+                emit_end(t);
+                char why[700];
+                snprintf(why, sizeof why, "termination condition %s: %s", type, jr.message);
+                worsen(t, jr.verdict == JUDGE_SKIP ? V_SKIPPED : V_FAILED, why);
+                judge_result_fini(&jr);
+                return -1;
+            }
+            judge_result_fini(&jr);
+            hit = yn == 1;
+            by = "judge";
+        } else if (strcmp(type, "conversation_stuck") == 0) {
+            hit = stuck(t);
+            by = "similarity";
+        } else if (strcmp(type, "agent_provides_solution") == 0 || strcmp(type, "escalation_needed") == 0) {
+            hit = has_keyword(kw, last->text);
+        } else if (strcmp(type, "goal_achieved") == 0) {
+            for (size_t i = 0; i < t->n_turns && !hit; i++)
+                hit = has_keyword(kw, t->turns[i].input) || has_keyword(kw, t->turns[i].text);
+        } else if (strcmp(type, "custom_condition") != 0 && strcmp(type, "max_turns_reached") != 0) {
+            hit = has_keyword(kw, last->input) || has_keyword(kw, last->text);
+        }
+        if (hit) {
+            emit_begin(t, "termination");
+            emit_str(t, "type", type);
+            buf_printf(&t->line, ",\"turn\":%zu", t->n_turns);
+            emit_str(t, "by", by);
+            emit_end(t);
+            return 1;
         }
     }
-    return false;
+    return 0;
 }
 
 static cJSON *history(const AutT *t)
@@ -810,7 +1019,10 @@ static void dialogue(AutT *t)
                 if (sc && strcmp(sc, "turn") == 0)
                     decide(t, t->pend[i].ck, t->pend[i].line);
             }
-            if (terminated(t, conv))
+            int tm = terminated(t, conv);
+            if (tm < 0)
+                cut = true;
+            if (tm)
                 break;
         }
         if ((int)turn >= max) {
@@ -839,8 +1051,7 @@ static void dialogue(AutT *t)
             }
         } else {
             cJSON *rq = sim_request(t, conv, turn + 1, max);
-            JudgeRun run = { .turns = t->turns, .n_turns = t->n_turns, .tape = t->o.tape,
-                             .ask = t->o.judge_url ? ask_judge : NULL, .ask_ctx = t };
+            JudgeRun run = judge_run(t);
             rp = judge_tape(&run, kind, rq, &jr);
             cJSON_Delete(rq);
         }
@@ -884,16 +1095,27 @@ static void dialogue(AutT *t)
             if (!t->pend[i].reached)
                 cp_event(t, &t->pend[i], cp_required(t->pend[i].ck) && !cut ? "failed" : "skipped",
                          cut ? "not reached: the conversation was cut short" : "not reached");
-    } else if (t->v != V_ERROR && !cut) {
+    } else {
         /* ElizaOS: the step's and the final evaluations judge the
         ** conversation's transcript, "Turn N:\nUser: ...\nAgent: ...\n"
-        ** joined by "\n", as ElizaOS gives its evaluations */
+        ** joined by "\n", as ElizaOS gives its evaluations (a conversation
+        ** cut short keeps its transcript too, for the reports) */
         sc_free(t->transcript);
         t->transcript = judge_transcript(t->turns, t->n_turns);
         for (size_t i = 0; i < t->n_pend; i++) {
             const char *sc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->pend[i].ck, "scope"));
-            if (!sc || strcmp(sc, "turn") != 0)
+            if (sc && strcmp(sc, "turn") == 0)
+                continue;
+            if (t->v != V_ERROR && !cut) {
                 decide(t, t->pend[i].ck, t->pend[i].line);      /* final (and step) checks, once */
+            } else {
+                JudgeResult r;
+                memset(&r, 0, sizeof r);
+                r.verdict = JUDGE_SKIP;
+                snprintf(r.message, sizeof r.message, "not judged: the conversation %s",
+                         t->v == V_ERROR ? "ended in an error" : "was cut short");
+                report_check(t, t->pend[i].ck, t->pend[i].line, &r);
+            }
         }
     }
 }
@@ -948,26 +1170,28 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     t->workspace = t->tmp;
     const cJSON *f;
     int st = 0;
+    /* the compiler checked the paths; a shipped fixture is checked again,
+    ** and written below the workspace's descriptor, never through a link */
+    int dfd = open(t->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     cJSON_ArrayForEach(f, files) {
         const char *name = f->string;
-        /* the compiler checked them; a shipped fixture is checked again */
-        bool ok = name && name[0] && name[0] != '/' && !strstr(name, "..") && cJSON_IsString(f);
-        char path[4096];
-        if (!ok || (size_t)snprintf(path, sizeof path, "%s/%s", t->tmp, name) >= sizeof path) {
+        while (name && name[0] == '.' && name[1] == '/')
+            name += 2;
+        if (!name || !pack_path_ok(name, strlen(name)) || !cJSON_IsString(f)) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
             st = SC_FAILED;
             continue;
         }
-        int e = file_mkparents(path);
-        if (!e)
-            e = file_write_atomic(path, f->valuestring, strlen(f->valuestring));
+        int e = dfd < 0 ? errno : file_write_beneath(dfd, name, f->valuestring, strlen(f->valuestring), 0644);
         if (e) {
             if (t->o.warn)
-                fprintf(t->o.warn, "scvm: aut: %s: cannot write: %s\n", path, strerror(e));
+                fprintf(t->o.warn, "scvm: aut: %s/%s: cannot write: %s\n", t->tmp, name, strerror(e));
             st = SC_IO;
         }
     }
+    if (dfd >= 0)
+        close(dfd);
     cJSON_Delete(files);
     return st;
 }
@@ -978,16 +1202,22 @@ static int a_end(RtTarget *base, const BcProgram *p)
     AutT *t = (AutT *)base;
     case_end(t);
     /* ElizaOS's any_pass: the scenario passes when any evaluation passed
-    ** (and no step erred); else every case must have passed */
+    ** (and no step erred); else every case must have passed.  A case
+    ** skipped for want of a verdict is not a pass (the verdict could have
+    ** gone either way), unless allow_skipped */
+    const AutCounts *c = &t->counts;
+    bool unjudged = c->unjudged && !t->o.allow_skipped;
     if (strcmp(t->judgment, "any_pass") == 0)
-        return t->counts.errors || !t->checks_passed_all ? SC_FAILED : SC_OK;
-    return t->counts.failed || t->counts.errors ? SC_FAILED : SC_OK;
+        return c->errors ? SC_FAILED : t->checks_passed_all ? SC_OK
+               : c->unjudged && !c->failed && t->o.allow_skipped ? SC_OK : SC_FAILED;
+    return c->failed || c->errors || unjudged ? SC_FAILED : SC_OK;
 }
 
 static void a_destroy(RtTarget *base)
 {
     AutT *t = (AutT *)base;
     case_end(t);
+    tape_free(t->scratch);
     if (t->tmp[0])
         file_remove_tree(t->tmp);
     buf_fini(&t->line);

@@ -8,8 +8,9 @@
 ** error when a turn failed (the agent could not be reached, answered out of
 ** protocol, ran out of time), failed when a check failed or is malformed,
 ** skipped when a check needs a reply the tape lacks (the key is in the
-** event) or the case needs what this target cannot do (a simulated user, a
-** code step), else passed.  Events go out as JSON lines. */
+** event) or the case needs what this target cannot do, else passed.  A
+** skip is not a pass: the scenario's status (vm_run's) is failed unless
+** allow_skipped, or the skip was asked for.  Events go out as JSON lines. */
 #ifndef SC_AUT_TARGET_H
 #define SC_AUT_TARGET_H
 
@@ -34,6 +35,8 @@ typedef struct AutCaseResult {
     const char *const *messages;        /* each check's message, in order */
     const char *const *verdicts;        /* and verdict */
     const char *judgment;               /* the scenario's ElizaOS strategy (all_pass, any_pass), "" for none */
+    bool on_purpose;                    /* skipped because it was asked (skip: true, --dry-run, --fail-fast),
+                                        ** not for want of a verdict: such a skip is not "not judged" */
 } AutCaseResult;
 
 typedef struct AutTargetOpts {
@@ -41,10 +44,14 @@ typedef struct AutTargetOpts {
     const char *workspace;      /* where file and command checks look (NULL: the current folder, or a
                                 ** fresh folder holding an ElizaOS scenario's virtual_fs) */
     Tape *tape;                 /* judge and validator replies (NULL: none; such checks skip) */
-    /* Recording (docs/tape.md): a reply the tape lacks is asked of this
-    ** OpenAI-compatible judge once and added to the tape.  NULL: replay only. */
+    /* A live OpenAI-compatible judge (docs/aut.md, "Who decides"): with
+    ** record, a reply the tape lacks is asked of it once and added to the
+    ** tape (docs/tape.md); without, it decides every verdict and simulated
+    ** user's message itself, tape NULL, nothing written.  NULL: the tape. */
     const char *judge_url;
     const char *judge_model;
+    bool record;
+    bool allow_skipped;         /* a case skipped for want of a verdict does not fail the scenario */
     FILE *events;               /* JSON lines, or NULL */
     FILE *diag;                 /* one line per case that did not pass (NULL: none) */
     FILE *warn;                 /* what the scenario asks that cannot be done (a virtual_fs that cannot be
@@ -60,6 +67,7 @@ typedef struct AutTargetOpts {
 
 typedef struct AutCounts {
     unsigned passed, failed, skipped, errors;
+    unsigned unjudged;          /* of skipped: for want of a verdict (not on purpose) */
 } AutCounts;
 
 RtTarget *rt_aut_new(const AutTargetOpts *o);

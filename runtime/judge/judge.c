@@ -170,7 +170,10 @@ const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *requ
         sc_free(out->request);
         out->request = b.oom ? NULL : sc_strdup((const char *)b.data);
         buf_fini(&b);
-        if (why[0])
+        if (run->live)
+            set(out, JUDGE_SKIP, "%s: the live judge gave no reply for this request (key %s): %s", kind, key,
+                why[0] ? why : "no answer");
+        else if (why[0])
             set(out, JUDGE_SKIP, "%s: the tape has no reply for this request (key %s), and asking for one "
                                  "failed: %s", kind, key, why);
         else
@@ -414,7 +417,7 @@ static int yes_no(const cJSON *rp)
 
 /* Asks the tape a yes/no question of kind; -1 with out set (skipped, or
 ** an error for a reply that is not yes/no). */
-static int ask_yes_no(const JudgeRun *run, const char *kind, cJSON *rq, JudgeResult *out)
+int judge_yes_no(const JudgeRun *run, const char *kind, const cJSON *rq, JudgeResult *out)
 {
     const cJSON *rp = judge_tape(run, kind, rq, out);
     int yn = rp ? yes_no(rp) : -1;
@@ -441,7 +444,7 @@ static void conversation_flow(const cJSON *ck, const JudgeRun *run, JudgeResult 
         cJSON *rq = cJSON_CreateObject();
         cJSON_AddStringToObject(rq, "pattern", p->valuestring);
         cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
-        int yn = ask_yes_no(run, "conversation_flow", rq, out);
+        int yn = judge_yes_no(run, "conversation_flow", rq, out);
         cJSON_Delete(rq);
         if (yn < 0) {
             sc_free(tr);
@@ -558,7 +561,7 @@ static void context_retention(const cJSON *ck, const JudgeRun *run, JudgeResult 
             cJSON_AddNumberToObject(rq, "turn", (double)t + 1);
             cJSON_AddStringToObject(rq, "transcript", tr ? tr : "");
             sc_free(tr);
-            int yn = ask_yes_no(run, "context_retention", rq, out);
+            int yn = judge_yes_no(run, "context_retention", rq, out);
             cJSON_Delete(rq);
             if (yn < 0)
                 return;

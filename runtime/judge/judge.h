@@ -47,6 +47,8 @@ typedef struct JudgeRun {
     ** NULL: replay only. */
     cJSON *(*ask)(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
     void *ask_ctx;
+    bool live;                  /* ask is a live judge deciding every verdict (tape: a scratch one, nothing
+                                ** is written): a failed asking says so rather than "the tape has none" */
     unsigned command_timeout_ms;/* command_exit_code_is (0: 30000) */
 } JudgeRun;
 
@@ -90,6 +92,11 @@ void judge_yao(const cJSON *assertion, const JudgeRun *run, JudgeResult *out);
 ** the tape lacks it), or NULL with out set to SKIP naming the kind, key
 ** and request.  For the simulated users a runner asks in between turns. */
 const cJSON *judge_tape(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out);
+
+/* A yes/no question of kind asked of the tape (or the live judge): 1 yes,
+** 0 no, -1 with out set (SKIP for a missing reply, ERROR for a reply that
+** is not yes/no: true/false, "yes"/"no" or {"answer": ...}). */
+int judge_yes_no(const JudgeRun *run, const char *kind, const cJSON *request, JudgeResult *out);
 
 const char *judge_verdict_name(JudgeVerdict v);   /* "passed", "failed", "skipped", "error" */
 

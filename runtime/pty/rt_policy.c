@@ -2,6 +2,7 @@
 #include "rt_policy.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -76,6 +77,156 @@ static int jlist(const cJSON *o, const char *key, const char **out)
         out[n++] = e->valuestring;
     }
     return n;
+}
+
+/* in with '.' and '..' resolved lexically, then its longest existing
+** prefix resolved by realpath (links included), into out: what the
+** allowlist checks compare, so neither '..' nor a link steps out of a
+** root (the data model: "normalized before allowlist checks").  False
+** for a relative or too long path. */
+static bool norm_path(const char *in, char *out, size_t n)
+{
+    char lex[PATH_MAX];
+    size_t k = 0;
+    if (!in || in[0] != '/')
+        return false;
+    lex[0] = 0;
+    for (const char *s = in; *s;) {
+        while (*s == '/')
+            s++;
+        if (!*s)
+            break;
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len == 2 && s[0] == '.' && s[1] == '.') {
+            while (k > 0 && lex[k - 1] != '/')
+                k--;
+            if (k > 0)
+                k--;
+            lex[k] = 0;
+        } else if (!(len == 1 && s[0] == '.')) {
+            if (k + 1 + len >= sizeof lex)
+                return false;
+            lex[k++] = '/';
+            memcpy(lex + k, s, len);
+            k += len;
+            lex[k] = 0;
+        }
+        s += len;
+    }
+    char head[PATH_MAX], real[PATH_MAX];
+    memcpy(head, lex, k + 1);
+    size_t hl = k;
+    for (;;) {
+        if (realpath(hl ? head : "/", real)) {
+            const char *rest = lex + hl;
+            int w = snprintf(out, n, "%s%s", strcmp(real, "/") == 0 && *rest ? "" : real, rest);
+            return w > 0 && (size_t)w < n;
+        }
+        if (hl == 0)
+            return false;
+        char *sl = strrchr(head, '/');
+        hl = (size_t)(sl - head);
+        *sl = 0;
+    }
+}
+
+/* Whether the normalized path is one of the roots (each normalized) or
+** beneath one. */
+static bool beneath_any(const char *path, const char *const *roots, int nroots)
+{
+    for (int i = 0; i < nroots; i++) {
+        char r[PATH_MAX];
+        if (!norm_path(roots[i], r, sizeof r))
+            continue;
+        size_t rl = strlen(r);
+        if (strcmp(r, "/") == 0 || (strncmp(path, r, rl) == 0 && (path[rl] == 0 || path[rl] == '/')))
+            return true;
+    }
+    return false;
+}
+
+static bool dir_has_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool any = false;
+    while (!any && (e = readdir(d)))
+        any = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return any;
+}
+
+/* The artifacts section and fs_strict_write (rt_policy.h,
+** pty_policy_writes): the data model's "artifacts writes must stay within
+** filesystem write allowlists" and "when fs_strict_write is enabled, any
+** write access (artifacts or sandbox profile writes) requires
+** fs_write_unsafe_ack". */
+static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w, char *dir, size_t dn, bool *no_writes,
+                           char *err, size_t n)
+{
+    dir[0] = 0;
+    *no_writes = false;
+    const cJSON *fs = cJSON_GetObjectItemCaseSensitive(pol, "fs");
+    const char *wr[MAX_LIST];
+    int nw = jlist(fs, "allowed_write", wr);
+    if (nw < 0)
+        return fail(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(pol, "artifacts");
+    if (ar && !cJSON_IsNull(ar) && !cJSON_IsObject(ar))
+        return fail(err, n, PTY_E_POLICY_DENIED, "artifacts must be an object");
+    bool enabled = jbool(ar, "enabled", false);
+    const char *adir = jstr(ar, "dir");
+    char nadir[PATH_MAX] = "";
+    if (enabled) {
+        if (!adir || !adir[0])
+            return fail(err, n, PTY_E_POLICY_DENIED, "artifacts.enabled needs artifacts.dir");
+        if (adir[0] != '/')
+            return fail(err, n, PTY_E_POLICY_DENIED, "artifacts.dir: '%.200s' is not an absolute path", adir);
+        if (!norm_path(adir, nadir, sizeof nadir) || !beneath_any(nadir, wr, nw))
+            return fail(err, n, PTY_E_POLICY_DENIED,
+                        "artifacts.dir '%.200s' is not inside fs.allowed_write (after resolving '..' and links)", adir);
+    }
+    const char *cli = w ? w->artifacts : NULL;
+    if (jbool(pol, "fs_strict_write", false) && !jbool(pol, "fs_write_unsafe_ack", false)) {
+        const char *why = sandbox_on ? "the sandbox's temporary folder (the program's TMPDIR)"
+                          : enabled  ? "artifacts.enabled"
+                          : cli      ? "--artifacts"
+                          : w && w->cast ? "--cast"
+                                         : NULL;
+        *no_writes = why != NULL;
+        if (why)
+            return fail(err, n, PTY_E_POLICY_DENIED,
+                        "fs_strict_write: %s is a write, and fs_write_unsafe_ack is not true", why);
+    }
+    if (w && w->resolve) {
+        if (cli) {
+            snprintf(dir, dn, "%s", cli);
+        } else if (enabled) {
+            if (!jbool(ar, "overwrite", false) && dir_has_entries(nadir))
+                return fail(err, n, PTY_E_POLICY_DENIED,
+                            "artifacts.dir '%.200s' holds files and artifacts.overwrite is not true", adir);
+            snprintf(dir, dn, "%s", nadir);
+        }
+    }
+    return PTY_E_OK;
+}
+
+PtyErr pty_policy_writes(const char *policy_json, const PtyWrites *writes, char *dir, size_t dn, char *err, size_t n)
+{
+    dir[0] = 0;
+    cJSON *pol = cJSON_Parse(policy_json ? policy_json : "");
+    if (!cJSON_IsObject(pol)) {
+        cJSON_Delete(pol);
+        return fail(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
+    }
+    const char *sb = jstr(pol, "sandbox");
+    bool no_writes;
+    PtyErr rc = writes_check(pol, !(sb && strcmp(sb, "none") == 0), writes, dir, dn, &no_writes, err, n);
+    cJSON_Delete(pol);
+    return rc;
 }
 
 /* The driver's secure default (the data model's "Driver mode defaults"):
@@ -247,6 +398,24 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     }
     if (nw > 0 && !jbool(pol, "fs_write_unsafe_ack", false))
         return fail(err, n, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
+    /* fs.working_dir: absolute and inside an allowed root, after '..' and
+    ** links are resolved; it is the program's folder when the run gives
+    ** none. */
+    const cJSON *wd = cJSON_GetObjectItemCaseSensitive(fs, "working_dir");
+    if (wd && !cJSON_IsNull(wd)) {
+        if (!cJSON_IsString(wd) || wd->valuestring[0] != '/')
+            return fail(err, n, PTY_E_POLICY_DENIED, "fs.working_dir must be an absolute path or null");
+        if (!norm_path(wd->valuestring, p->working_dir, sizeof p->working_dir) ||
+            (!beneath_any(p->working_dir, rd, nr) && !beneath_any(p->working_dir, wr, nw))) {
+            p->working_dir[0] = 0;
+            return fail(err, n, PTY_E_POLICY_DENIED,
+                        "fs.working_dir '%.200s' is not inside fs.allowed_read or fs.allowed_write (after resolving "
+                        "'..' and links)", wd->valuestring);
+        }
+    }
+    PtyErr wrc = writes_check(pol, !p->none, cfg->writes, p->artifacts, sizeof p->artifacts, &p->no_writes, err, n);
+    if (wrc != PTY_E_OK)
+        return wrc;
     bool shell_ok = jbool(ex, "allow_shell", false);
 
     /* The command, on resolved paths. */

@@ -106,11 +106,23 @@ static bool prepare_policy(Pty *t, const BcVal *pol)
     }
     /* argv[0] as the scenario or the command line gives it (the plan
     ** finds it again, as prepare did) */
+    /* What scvm writes besides the program: artifacts (the command
+    ** line's folder, else the policy's) and a recording. */
+    PtyWrites wr = { .artifacts = t->o.artifacts_tmp ? NULL : t->o.artifacts, .cast = t->o.cast != NULL,
+                     .resolve = true };
     PtyPolicyIn in = { .command = t->argv.v[0], .args = (const char *const *)t->argv.v + 1, .policy_json = eff,
-                       .env = (const char *const *)t->o.env_extra };
+                       .env = (const char *const *)t->o.env_extra, .writes = &wr };
     PtyPolicy pl;
     code = pty_policy_plan(&in, &pl, err, sizeof err);
     free(eff);
+    if (pl.no_writes) {
+        /* refused for writing without fs_write_unsafe_ack: the refusal
+        ** itself writes nothing (no run.json, no recording), except into
+        ** scvm's own temporary folder (--json prints the RunResult from it) */
+        if (!t->o.artifacts_tmp)
+            t->o.artifacts = NULL;
+        t->o.cast = NULL;
+    }
     if (code != PTY_E_OK) {
         pty_policy_fini(&pl);
         pty_fail(t, code, "%s", err);
@@ -126,6 +138,13 @@ static bool prepare_policy(Pty *t, const BcVal *pol)
     memcpy(t->sbx_tmp, pl.sbx_tmp, sizeof t->sbx_tmp);
     pl.sbx_tmp[0] = 0;
     t->sbx_none = pl.none;
+    if (pl.artifacts[0] && (!t->o.artifacts || t->o.artifacts_tmp)) {
+        memcpy(t->art_dir, pl.artifacts, sizeof t->art_dir);
+        t->o.artifacts = t->art_dir;
+        t->o.artifacts_tmp = false;
+    }
+    if (!t->cwd[0] && pl.working_dir[0])
+        memcpy(t->cwd, pl.working_dir, sizeof t->cwd);
     t->policy_json = pl.json;
     pl.json = NULL;
     t->max_runtime_ms = pl.max_runtime_ms;
@@ -405,6 +424,8 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
         .cols = t->cols,
         .before_exec = t->sbx ? sandbox_enter : NULL,
         .before_exec_arg = t->sbx,
+        .before_tty = t->sbx ? sandbox_enter_ns : NULL,
+        .private_pts = t->sbx && sandbox_private_pts(t->sbx),
     };
     char err[512];
     t->sess = pty_session_spawn(&sp, err, sizeof err);
@@ -583,6 +604,8 @@ void rt_pty_goldens(const RtTarget *rt, RtPtyGoldens *out)
     *out = (RtPtyGoldens){ t->gold_matched, t->gold_mismatched, t->gold_written,
                            t->gold_missing, t->gold_updated, t->gold_recorded };
 }
+
+const char *rt_pty_artifacts(const RtTarget *rt) { return ((const Pty *)rt)->o.artifacts; }
 
 PtyErr rt_pty_result(const RtTarget *rt, const char **message)
 {

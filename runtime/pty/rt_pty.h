@@ -68,6 +68,8 @@ typedef struct RtPtyAgent {
     uint64_t wait_ms;           /* how long an op waits for the agent */
     bool headless;              /* the first prompt went on the command line */
     const char *ready_text;     /* interactive: input waits for this text on the screen */
+    const char *const *busy_texts; /* interactive: ... and for none of these (NULL-terminated, or NULL):
+                                ** the agent shows them while it works (profile interactive.busy) */
     const char *const *quit_keys; /* interactive: pressed at END to leave (NULL-terminated) */
 } RtPtyAgent;
 
@@ -81,8 +83,13 @@ typedef struct RtPtyOpts {
     /* Command line override (`scvm run -t pty x.scb -- cmd args`):
     ** argv[0] .. NULL, or NULL to take the command from the program. */
     char *const *argv;
-    /* Artifacts directory (created), or NULL for none. */
+    /* Artifacts directory (created), or NULL for none: then a tui-use
+    ** policy's artifacts.dir when artifacts.enabled (rt_pty_artifacts). */
     const char *artifacts;
+    /* artifacts is the runner's own temporary folder (--json without
+    ** --artifacts): not the command line's choice, so the policy's
+    ** folder wins and fs_strict_write does not count it. */
+    bool artifacts_tmp;
     /* Where goldens live: DIR/<label>.golden; NULL = compare nothing
     ** (each screenshot is only "recorded"). */
     const char *goldens;
@@ -155,6 +162,10 @@ typedef struct RtPtyGoldens {
     unsigned matched, mismatched, written, missing, updated, recorded;
 } RtPtyGoldens;
 void rt_pty_goldens(const RtTarget *t, RtPtyGoldens *out);
+
+/* The artifacts folder the run wrote (the command line's, the policy's,
+** or the temporary one), or NULL; valid until the target is destroyed. */
+const char *rt_pty_artifacts(const RtTarget *t);
 
 /* After the run: the error (PTY_E_OK on success) and its message. */
 PtyErr rt_pty_result(const RtTarget *t, const char **message);

@@ -87,6 +87,7 @@ typedef struct Pty {
     char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
     bool sbx_none;          /* sandbox: none (acknowledged) */
     char *policy_json;      /* the effective policy (policy.json, run.json), or NULL */
+    char art_dir[PATH_MAX]; /* the policy's artifacts.dir when it is the folder (o.artifacts points here) */
     /* events.jsonl: the data model's Observation records, one per snapshot */
     char run_id[40], session_id[40];
     Buf observations;       /* the records, JSON lines */

@@ -16,7 +16,7 @@
 #include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
 
-enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200 };
+enum { DEFAULT_TIMEOUT_MS = 5000, SETTLE_MS = 100, SETTLE_MAX_MS = 2000, TERM_GRACE_MS = 200, ECHO_WAIT_MS = 2000 };
 
 static bool cond_eval(Pty *t, void *arg, uint64_t *wake)
 {
@@ -58,10 +58,48 @@ static void note_attempts(Pty *t)
         t->step_attempts = (uint32_t)a;
 }
 
+/* Before a step's snapshot: the screen settles, so the snapshot shows
+** what the program shows once it has answered, not a frame caught
+** mid-output (a REPL's result before its prompt).  ptybox reads until the
+** step's timeout_ms every time; we wait until the screen has not changed
+** for STEP_QUIET_MS since the later of its last change and the step's
+** start, and no process of the program's session is running (it may still
+** write), at most min(the step's timeout, STEP_SETTLE_MAX_MS); at once when
+** the program has exited and its terminal is drained.  Only when a
+** snapshot is written (--artifacts, --json): without one there is nothing
+** to keep stable, and steps stay as fast as the program answers. */
+enum { STEP_QUIET_MS = 100, STEP_BUSY_RECHECK_MS = 20, STEP_SETTLE_MAX_MS = 2000 };
+
+static bool settled(Pty *t, void *arg, uint64_t *wake)
+{
+    (void)arg;
+    if (!t->sess || (t->eof && pty_session_exited(t->sess)))
+        return true;
+    uint64_t last = t->last_change > t->step_start ? t->last_change : t->step_start, now = pty_now_ms();
+    if (now < last + STEP_QUIET_MS) {
+        *wake = last + STEP_QUIET_MS;
+        return false;
+    }
+    if (pty_session_busy(t->sess)) {
+        *wake = now + STEP_BUSY_RECHECK_MS;
+        return false;
+    }
+    return true;
+}
+
+static void step_settle(Pty *t)
+{
+    if (!t->o.artifacts || !t->sess || t->err)
+        return;
+    uint64_t max = per_attempt(t) < STEP_SETTLE_MAX_MS ? per_attempt(t) : STEP_SETTLE_MAX_MS;
+    pty_pump(t, pty_now_ms() + max, settled, NULL);
+}
+
 void pty_step_finish(Pty *t)
 {
     if (!t->in_step)
         return;
+    step_settle(t);
     const BcProgram *p = t->p;
     Buf *b = &t->steps;
     if (b->len)
@@ -170,8 +208,13 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     char why[512];
     cond_why(t, &c, why, sizeof why);
     if (is_wait) {
-        pty_fail(t, PTY_E_TIMEOUT, "wait for %s timed out after %llu ms: %s", c.type,
-                 (unsigned long long)(pty_now_ms() - (t->in_step ? t->step_start : pty_now_ms())), why);
+        /* the budget, not the time measured: the message is part of
+        ** run.json, which a replay compares */
+        if (t->sess && t->eof && pty_session_exited(t->sess) && pty_now_ms() < dl)
+            pty_fail(t, PTY_E_TIMEOUT, "wait for %s cannot hold: the program has exited: %s", c.type, why);
+        else
+            pty_fail(t, PTY_E_TIMEOUT, "wait for %s timed out after %llu ms: %s", c.type,
+                     (unsigned long long)(dl - (t->in_step ? t->step_start : dl - per_attempt(t))), why);
     } else {
         assertion_result(t, c.type, false, why, val);
         pty_fail(t, PTY_E_ASSERTION_FAILED, "%s: %s", c.type, why);
@@ -200,6 +243,35 @@ static void settle(Pty *t)
     c.ms = SETTLE_MS;
     pty_pump(t, pty_now_ms() + SETTLE_MAX_MS, cond_eval, &c);
     cond_fini(&c);
+}
+
+/* Input for a program that has exited is refused (E_PROCESS_EXIT, the
+** data model's error, as the driver refuses it): nobody would read it,
+** and a step that "typed" into nothing must not pass.  The loop runs once
+** first, so an exit that happened since the last op is noticed. */
+static bool can_type(Pty *t, const char *what)
+{
+    if (!t->sess || t->o.agent)
+        return true;
+    if (pty_pump(t, pty_now_ms(), NULL, NULL) < 0)
+        return false;
+    if (t->eof && !pty_session_exited(t->sess)) {
+        /* every process closed the terminal: the exit is on its way */
+        Cond c;
+        memset(&c, 0, sizeof c);
+        c.kind = COND_EXITED;
+        int r = pty_pump(t, pty_now_ms() + 1000, cond_eval, &c);
+        cond_fini(&c);
+        if (r < 0)
+            return false;
+    }
+    if (!pty_session_exited(t->sess))
+        return true;
+    int code = pty_session_exit_code(t->sess);
+    pty_fail(t, PTY_E_PROCESS_EXIT, "%s: the program has exited (%s %d): nothing reads the input", what,
+             code >= 0 ? "exit code" : "signal", code >= 0 ? code : pty_session_exit_signal(t->sess));
+    t->step_failed = true;
+    return false;
 }
 
 /* ---- Scenario-Format assert (scn_assert.c): the screen is ours, the rest in the workspace ---- */
@@ -289,6 +361,13 @@ static int sf_expect(Pty *t)
 
 /* Types text: all at once, or one character at a time with the typing
 ** delay between them (the delay runs the event loop: no sleeping). */
+/* The program wrote something since its output counter was *arg. */
+static bool drew_since(Pty *t, void *arg, uint64_t *wake)
+{
+    (void)wake;
+    return t->out_bytes > *(const uint64_t *)arg;
+}
+
 static void type_text(Pty *t, const char *s, size_t n)
 {
     if (!t->o.type_delay_ms) {
@@ -302,9 +381,17 @@ static void type_text(Pty *t, const char *s, size_t n)
         size_t k = 1;
         while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
             k++;
+        uint64_t sent = pty_now_ms(), out = t->out_bytes;
         pty_screen_type(t->scr, s + i, k, false);
         i += k;
         pty_flush_out(t);
+        /* An agent's TUI: each keystroke waits for the TUI to draw
+        ** something (its echo), at most ECHO_WAIT_MS, before the delay
+        ** runs: a TUI starved of CPU reads keystrokes sent on a timer
+        ** together and takes them for a paste (Gemini CLI then kept the
+        ** prompt in its box, Enter and all; issue 30). */
+        if (t->o.agent && delay)
+            pty_pump(t, sent + ECHO_WAIT_MS, drew_since, &out);
         if (i < n && delay)
             pty_pump(t, pty_now_ms() + delay, NULL, NULL);
     }
@@ -371,8 +458,29 @@ static int agent_wait(Pty *t, const BcInsn *in)
     return t->err ? SC_FAILED : 0;
 }
 
+/* An interactive agent's input is ready: its ready text is on the screen
+** and none of its busy texts (a starved TUI can show its prompt, quiet,
+** while it still works). */
+typedef struct AgentIdle {
+    Cond ready;
+    Cond busy[8];
+    size_t n_busy;
+} AgentIdle;
+
+static bool agent_idle(Pty *t, void *arg, uint64_t *wake)
+{
+    AgentIdle *a = arg;
+    if (!cond_eval(t, &a->ready, wake))
+        return false;
+    for (size_t i = 0; i < a->n_busy; i++)
+        if (cond_eval(t, &a->busy[i], wake))
+            return false;
+    return true;
+}
+
 /* A prompt to the agent: on its command line (headless: the first one),
-** else typed once its input is ready (interactive.ready on the screen). */
+** else typed once its input is ready (interactive.ready on the screen,
+** interactive.busy not). */
 static int agent_input(Pty *t, const BcStr *s)
 {
     const RtPtyAgent *ag = t->o.agent;
@@ -389,17 +497,25 @@ static int agent_input(Pty *t, const BcStr *s)
         return 0;
     }
     if (ag->ready_text && ag->ready_text[0]) {
-        Cond c;
+        AgentIdle c;
         memset(&c, 0, sizeof c);
-        c.kind = COND_CONTAINS;
-        c.text = ag->ready_text;
-        c.text_len = strlen(ag->ready_text);
-        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, cond_eval, &c);
-        cond_fini(&c);
+        c.ready.kind = COND_CONTAINS;
+        c.ready.text = ag->ready_text;
+        c.ready.text_len = strlen(ag->ready_text);
+        for (const char *const *b = ag->busy_texts; b && *b && c.n_busy < sizeof c.busy / sizeof c.busy[0]; b++) {
+            c.busy[c.n_busy].kind = COND_CONTAINS;
+            c.busy[c.n_busy].text = *b;
+            c.busy[c.n_busy++].text_len = strlen(*b);
+        }
+        int r = pty_pump(t, pty_now_ms() + ag->wait_ms, agent_idle, &c);
+        cond_fini(&c.ready);
+        for (size_t i = 0; i < c.n_busy; i++)
+            cond_fini(&c.busy[i]);
         if (r <= 0) {
             if (r == 0)
-                pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent's input was not ready ('%s' not on the screen) "
-                         "within %llu ms", (unsigned)t->op->line, ag->ready_text, (unsigned long long)ag->wait_ms);
+                pty_fail(t, PTY_E_TIMEOUT, "line %u: the agent's input was not ready ('%s' not on the screen, or "
+                         "a busy text on it) within %llu ms", (unsigned)t->op->line, ag->ready_text,
+                         (unsigned long long)ag->wait_ms);
             return SC_FAILED;
         }
         settle(t);
@@ -410,6 +526,7 @@ static int agent_input(Pty *t, const BcStr *s)
     pty_flush_out(t);
     if (t->o.type_delay_ms)     /* a burst is taken for a paste: Enter apart */
         pty_pump(t, pty_now_ms() + t->o.type_delay_ms, NULL, NULL);
+    settle(t);                  /* ... and after the echo of the last key is drawn */
     pty_screen_key(t->scr, "Enter");
     return t->err ? SC_FAILED : 0;
 }
@@ -488,6 +605,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         }
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "userInputs")) {
+            st = SC_FAILED;
+            break;
+        }
         type_text(t, s->s, s->len);
         pty_screen_key(t->scr, "Enter");
         break;
@@ -497,6 +618,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         action_json(t, "text", "text", s->s, s->len);
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "text")) {
+            st = SC_FAILED;
+            break;
+        }
         type_text(t, s->s, s->len);
         break;
     }
@@ -505,6 +630,10 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
         action_json(t, "key", "key", s->s, s->len);
         ev_op(t);
         ev_end(t);
+        if (!can_type(t, "key")) {
+            st = SC_FAILED;
+            break;
+        }
         if (!pty_screen_key(t->scr, s->s)) {
             pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
             st = SC_FAILED;

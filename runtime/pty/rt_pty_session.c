@@ -14,7 +14,13 @@
 ** pipe, and ends with scvm or with pty_session_close(): in a namespace the
 ** kernel then kills the rest, without one init kills every orphan it
 ** collected as a subreaper.  Even SIGKILL of scvm leaves nothing running.
-** SCVM_PTY_PIDNS=0 asks for the subreaper. */
+** SCVM_PTY_PIDNS=0 asks for the subreaper.
+**
+** With PtySpawn.private_pts (the sandbox, rt_sandbox.h) the program's
+** process makes its namespaces first (before_tty), then opens its terminal
+** from the devpts instance it sees and sends the master back on a socket
+** pair: scvm's own /dev/pts, with the terminals of every other session and
+** user, is not even visible to the program. */
 #include "rt_pty_session.h"
 
 #include <dirent.h>
@@ -30,6 +36,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -111,21 +118,71 @@ uint64_t pty_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* In the program's process, after before_tty: a terminal from the
+** /dev/ptmx this process sees, its master sent on sock (SCM_RIGHTS) and
+** closed here, its slave's name in name.  0 or an errno value. */
+static int private_pty(const PtySpawn *sp, int sock, char *name, size_t n)
+{
+    int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0)
+        return errno;
+    int unlock = 0;
+    unsigned num = 0;
+    struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
+    int e = 0;
+    if (ioctl(m, TIOCSPTLCK, &unlock) != 0 || ioctl(m, TIOCGPTN, &num) != 0 || ioctl(m, TIOCSWINSZ, &ws) != 0)
+        e = errno;
+    if (!e) {
+        char byte = 0;
+        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+        union {
+            struct cmsghdr h;
+            char b[CMSG_SPACE(sizeof(int))];
+        } cm;
+        memset(&cm, 0, sizeof cm);
+        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &m, sizeof m);
+        if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+            e = errno ? errno : EIO;
+    }
+    close(m);
+    close(sock);
+    if (!e && snprintf(name, n, "/dev/pts/%u", num) >= (int)n)
+        e = ENAMETOOLONG;
+    return e;
+}
+
 /* The program's set-up, in its process before exec (rt_proc's setup
-** hook): its own session with the slave as controlling terminal, the
-** window size, the folder, the sandbox.  Only system calls. */
+** hook): its own session, the sandbox's namespaces (before_tty), the
+** slave (or a private terminal) as controlling terminal, the window
+** size, the folder, the sandbox.  Only system calls. */
 typedef struct Setup {
     const PtySpawn *sp;
     const char *slave;
+    int pts_sock;           /* private_pts: the master goes back on it; else -1 */
 } Setup;
 
 static int pty_setup(void *arg)
 {
     const Setup *u = arg;
     const PtySpawn *sp = u->sp;
+    const char *slave_name = u->slave;
+    char pname[64];
+    int e;
     if (setsid() < 0)
         return errno;
-    int slave = open(u->slave, O_RDWR);
+    if (sp->before_tty && (e = sp->before_tty(sp->before_exec_arg)) != 0)
+        return e;
+    if (u->pts_sock >= 0) {
+        if ((e = private_pty(sp, u->pts_sock, pname, sizeof pname)) != 0)
+            return e;
+        slave_name = pname;
+    }
+    int slave = open(slave_name, O_RDWR);
     if (slave < 0)
         return errno;
     if (ioctl(slave, TIOCSCTTY, 0) != 0)
@@ -141,46 +198,100 @@ static int pty_setup(void *arg)
     return sp->before_exec ? sp->before_exec(sp->before_exec_arg) : 0;
 }
 
+/* The private terminal's master, sent by private_pty before the exec:
+** already queued when the exec reported success.  -1 when none came. */
+static int recv_master(int sock)
+{
+    char byte;
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
+    ssize_t r;
+    do {
+        r = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (r < 0 && errno == EINTR);
+    struct cmsghdr *c = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    int fd = -1;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
 PtySession *pty_session_spawn(const PtySpawn *sp, char *err, size_t errlen)
 {
-    char name[128];
+    char name[128] = "";
+    int master = -1, mp[2] = { -1, -1 };
     if (chld_init() != 0) {
         snprintf(err, errlen, "cannot set up SIGCHLD handling: %s", strerror(errno));
         return NULL;
     }
-    int master = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
-        ptsname_r(master, name, sizeof name) != 0) {
-        snprintf(err, errlen, "cannot open a pseudo-terminal: %s", strerror(errno));
-        if (master >= 0)
-            close(master);
-        return NULL;
+    if (sp->private_pts) {
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, mp) != 0) {
+            snprintf(err, errlen, "socketpair: %s", strerror(errno));
+            return NULL;
+        }
+    } else {
+        master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0 ||
+            ptsname_r(master, name, sizeof name) != 0) {
+            snprintf(err, errlen, "cannot open a pseudo-terminal: %s", strerror(errno));
+            if (master >= 0)
+                close(master);
+            return NULL;
+        }
+        struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
+        ioctl(master, TIOCSWINSZ, &ws);
     }
-    struct winsize ws = { .ws_row = (unsigned short)sp->rows, .ws_col = (unsigned short)sp->cols };
-    ioctl(master, TIOCSWINSZ, &ws);
     PtySession *s = sc_calloc(1, sizeof *s);
-    if (!s || set_flags(master) != 0) {
-        snprintf(err, errlen, "%s", s ? strerror(errno) : "out of memory");
-        close(master);
-        sc_free(s);
-        return NULL;
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
     }
     const char *v = getenv("SCVM_PTY_PIDNS");
-    Setup u = { .sp = sp, .slave = name };
+    Setup u = { .sp = sp, .slave = name, .pts_sock = mp[1] };
     RtProcSpawn rp = {
         .path = sp->path, .argv = sp->argv, .envp = sp->envp, .fd0 = -1, .fd1 = -1, .fd2 = -1,
-        .setup = pty_setup, .setup_arg = &u, .no_pidns = v && strcmp(v, "0") == 0, .name = "scvm-pty-init",
+        .setup = pty_setup, .setup_arg = &u, .keep_fd = mp[1] >= 0 ? mp[1] : 0,
+        .no_pidns = v && strcmp(v, "0") == 0, .name = "scvm-pty-init",
     };
     int e = 0;
     s->proc = rt_proc_spawn(&rp, &e);
     if (!s->proc) {
         snprintf(err, errlen, "cannot start '%s': %s", sp->path, strerror(e));
-        close(master);
-        sc_free(s);
-        return NULL;
+        goto fail;
+    }
+    if (sp->private_pts) {
+        close(mp[1]);
+        mp[1] = -1;
+        master = recv_master(mp[0]);
+        close(mp[0]);
+        mp[0] = -1;
+        if (master < 0) {
+            /* it runs, but without a terminal we hold: end it */
+            snprintf(err, errlen, "cannot start '%s': %s", sp->path, strerror(EPROTO));
+            s->exited = true;
+            rt_proc_close(s->proc);
+            goto fail;
+        }
+    }
+    if (set_flags(master) != 0) {
+        snprintf(err, errlen, "fcntl: %s", strerror(errno));
+        rt_proc_close(s->proc);
+        goto fail;
     }
     s->master = master;
     return s;
+fail:
+    if (master >= 0)
+        close(master);
+    for (int i = 0; i < 2; i++)
+        if (mp[i] >= 0)
+            close(mp[i]);
+    sc_free(s);
+    return NULL;
 }
 
 int pty_session_fd(const PtySession *s) { return s->master; }
@@ -189,6 +300,46 @@ pid_t pty_session_pid(const PtySession *s) { return rt_proc_pid(s->proc); }
 bool pty_session_contained(const PtySession *s) { return rt_proc_contained(s->proc); }
 bool pty_session_exited(const PtySession *s) { return s->exited; }
 bool pty_session_killed_by_us(const PtySession *s) { return s->killed_by_us; }
+
+/* The state and session of /proc/PID/stat ("pid (comm) S ppid pgrp sid
+** ..."; comm may hold spaces and parentheses: after the last ')'). */
+static bool proc_state(const char *pid, char *state, long *sid)
+{
+    char path[64], b[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    b[n] = 0;
+    const char *p = strrchr(b, ')');
+    long ppid, pgrp;
+    return p && sscanf(p + 1, " %c %ld %ld %ld", state, &ppid, &pgrp, sid) == 4;
+}
+
+bool pty_session_busy(const PtySession *s)
+{
+    if (s->exited || rt_proc_pid(s->proc) <= 0)
+        return false;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return false;
+    bool busy = false;
+    struct dirent *e;
+    while (!busy && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char st;
+        long sid;
+        if (proc_state(e->d_name, &st, &sid) && sid == (long)rt_proc_pid(s->proc))
+            busy = st == 'R' || st == 'D';
+    }
+    closedir(d);
+    return busy;
+}
 
 bool pty_session_reap(PtySession *s)
 {

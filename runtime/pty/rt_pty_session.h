@@ -10,9 +10,9 @@
 ** every descendant however it detached, and so does the runner's death,
 ** even by SIGKILL.  No zombie or orphan survives a session.
 **
-** Child exit is an event on a file descriptor (a self-pipe written by the
-** SIGCHLD handler), so callers poll(2) the PTY master and that pipe
-** together instead of sleeping. */
+** Child exit is an event on a file descriptor (init's status pipe), so
+** callers poll(2) the PTY master and that pipe together instead of
+** sleeping. */
 #ifndef SC_RT_PTY_SESSION_H
 #define SC_RT_PTY_SESSION_H
 
@@ -35,6 +35,15 @@ typedef struct PtySpawn {
     ** Only async-signal-safe work: the process is a fork. */
     int (*before_exec)(void *arg);
     void *before_exec_arg;
+    /* Called (with before_exec_arg) in the program's process before its
+    ** terminal is opened: the sandbox's namespaces and mounts go here.
+    ** Same contract as before_exec. */
+    int (*before_tty)(void *arg);
+    /* The terminal comes from the /dev/ptmx that the program's process
+    ** sees after before_tty (a devpts instance of its own), not from the
+    ** runner's: the master is passed back over a socket, so the program's
+    ** terminal is /dev/pts/0 of a /dev/pts holding nothing else. */
+    bool private_pts;
 } PtySpawn;
 
 /* Starts the program.  Returns NULL and fills err on failure; exec
@@ -57,6 +66,13 @@ bool pty_session_exited(const PtySession *s);
 int pty_session_exit_code(const PtySession *s);
 int pty_session_exit_signal(const PtySession *s);
 bool pty_session_killed_by_us(const PtySession *s);
+
+/* True while a process of the program's session (the program and what it
+** started, unless it left the session) is running or in an
+** uninterruptible wait (state R or D in /proc/PID/stat): it may still
+** write.  False once every one sleeps, is stopped or is gone, or when
+** /proc cannot tell.  Reads /proc: for quiet-period checks, not loops. */
+bool pty_session_busy(const PtySession *s);
 
 /* Sets the window size (TIOCSWINSZ; the kernel sends SIGWINCH). */
 int pty_session_resize(PtySession *s, int rows, int cols);

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -81,7 +83,12 @@ static uint64_t ll_write(int abi)
 
 /* ---- the plan ---- */
 
-enum { MAX_RULES = 128 };
+enum { MAX_RULES = 128, MAX_LOADERS = 8, LOADER_MAGIC = 128 };
+
+/* Where the sandbox mounts its own binfmt_misc instance: the instance
+** lives as long as a mount of it does, and Landlock leaves /proc
+** read-only, so the program cannot change its rules. */
+#define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
 
 typedef struct Rule {
     char path[PATH_MAX];
@@ -93,14 +100,26 @@ struct Sandbox {
     SandboxCaps caps;
     bool unsafe_ack, network;
     bool use_landlock, use_userns, use_netns, use_seccomp;
-    char missing[256];      /* the pieces the kernel lacks (acknowledged) */
+    char missing[512];      /* the pieces the kernel lacks (acknowledged) */
     Rule rules[MAX_RULES];
     size_t n_rules;
+    /* The ELF interpreters the exec rules let run (as interpreters); the
+    ** sandbox's binfmt_misc refuses executing them directly.  reg: the
+    ** binfmt_misc registration ("" for a loader the allow-list names). */
+    char loaders[MAX_LOADERS][PATH_MAX];
+    char loader_reg[MAX_LOADERS][64 + 4 * LOADER_MAGIC];
+    size_t n_loaders;
+    bool use_binfmt;        /* some loader is registered */
+    bool block_sockets;     /* network disabled: seccomp refuses non-inet sockets */
     uint64_t handled_fs;
     struct ll_ruleset_attr attr;
     size_t attr_size;
     unsigned uid, gid;
-    char uid_map[32], gid_map[32];
+    /* two user namespaces: the outer one maps the caller to its root,
+    ** which owns the mounts and may register binfmt_misc rules (their
+    ** files belong to the namespace's root); the inner one, the program's,
+    ** maps it back to its own uid, with no capability over the outer */
+    char uid_map_outer[32], gid_map_outer[32], uid_map[32], gid_map[32];
     struct sock_filter filter[160];
     unsigned short n_filter;
 };
@@ -117,19 +136,73 @@ static bool disabled(const char *what)
     return false;
 }
 
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int e = w == (ssize_t)n ? 0 : errno ? errno : EIO;
+    close(fd);
+    return e;
+}
+
+/* Into a new user namespace with these maps. */
+static int enter_userns(const char *uid_map, const char *gid_map)
+{
+    if (unshare(CLONE_NEWUSER) != 0)
+        return errno;
+    int e = write_file("/proc/self/setgroups", "deny");
+    if (!e)
+        e = write_file("/proc/self/uid_map", uid_map);
+    if (!e)
+        e = write_file("/proc/self/gid_map", gid_map);
+    return e;
+}
+
 void sandbox_probe(SandboxCaps *c)
 {
     memset(c, 0, sizeof *c);
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     c->landlock_abi = abi > 0 && !disabled("landlock") ? (int)abi : 0;
-    /* namespaces: whether this process may make them, in a throwaway child */
+    /* namespaces: whether this process may make them as sandbox_enter_ns
+    ** does, in a throwaway child */
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+    char um[2][32], gm[2][32];
+    snprintf(um[0], sizeof um[0], "0 %u 1\n", uid);
+    snprintf(gm[0], sizeof gm[0], "0 %u 1\n", gid);
+    snprintf(um[1], sizeof um[1], "%u 0 1\n", uid);
+    snprintf(gm[1], sizeof gm[1], "%u 0 1\n", gid);
     pid_t pid = fork();
     if (pid == 0) {
         int r = 0;
-        if (unshare(CLONE_NEWUSER) == 0)
-            r |= 1;
-        if (unshare(CLONE_NEWNET) == 0)
-            r |= 2;
+        /* what the session's init needs (rt_pty_session.c, fork_pidns):
+        ** a PID namespace in scvm's own user namespace */
+        if (unshare(CLONE_NEWPID) == 0)
+            r |= 8;
+        /* a network namespace without a user namespace (privileged) */
+        pid_t q = fork();
+        if (q == 0)
+            _exit(unshare(CLONE_NEWNET) == 0 ? 0 : 1);
+        int qs = 1;
+        if (q > 0 && waitpid(q, &qs, 0) == q && WIFEXITED(qs) && WEXITSTATUS(qs) == 0)
+            r |= 32;
+        if (enter_userns(um[0], gm[0]) == 0) {
+            if (unshare(CLONE_NEWNET) == 0)
+                r |= 2;
+            if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == 0) {
+                /* binfmt_misc of the user namespace (an instance per user
+                ** namespace since Linux 6.7; before, this mount fails),
+                ** and a rule for nothing, which dies with this child */
+                if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0 &&
+                    write_file(BINFMT_DIR "/register", ":scvm-probe:E::scvm-probe::/dev/null:") == 0)
+                    r |= 4;
+                if (enter_userns(um[1], gm[1]) == 0)
+                    r |= 1;
+            }
+        }
         _exit(r);
     }
     int st = 0;
@@ -139,7 +212,10 @@ void sandbox_probe(SandboxCaps *c)
     }
     int r = pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : 0;
     c->userns = (r & 1) && !disabled("userns");
-    c->netns = (r & 2) && !disabled("netns");
+    c->netns = (c->userns ? (r & 2) : (r & 32)) && !disabled("netns");
+    c->binfmt = (r & 4) && !disabled("binfmt");
+    const char *pidns = getenv("SCVM_PTY_PIDNS");
+    c->pidns = (r & 8) && !(pidns && strcmp(pidns, "0") == 0);
     /* seccomp filters: the kernel knows the mode (EFAULT for a NULL filter) */
     c->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 && !disabled("seccomp");
 }
@@ -207,20 +283,53 @@ static bool add_exec(Sandbox *s, const char *path, const char *why, bool must_ex
 {
     if (!add_rule(s, path, LL_FS_EXECUTE | LL_FS_READ_FILE, why, must_exist, err, errlen))
         return false;
-    char interp[PATH_MAX];
+    char interp[PATH_MAX], rp[PATH_MAX];
     elf_interp(path, interp, sizeof interp);
-    return !interp[0] ||
-           add_rule(s, interp, LL_FS_EXECUTE | LL_FS_READ_FILE, "the ELF interpreter of an allowed executable",
-                    false, err, errlen);
+    if (!interp[0] || !realpath(interp, rp))
+        return true;
+    bool known = false;
+    for (size_t i = 0; i < s->n_loaders && !known; i++)
+        known = strcmp(s->loaders[i], rp) == 0;
+    if (!known) {
+        if (s->n_loaders == MAX_LOADERS) {
+            snprintf(err, errlen, "more than %d ELF interpreters among the allowed executables", MAX_LOADERS);
+            return false;
+        }
+        snprintf(s->loaders[s->n_loaders++], PATH_MAX, "%s", rp);
+    }
+    return add_rule(s, rp, LL_FS_EXECUTE | LL_FS_READ_FILE, "the ELF interpreter of an allowed executable", false,
+                    err, errlen);
+}
+
+/* The binfmt_misc registration that refuses executing the loader at path
+** directly: its first LOADER_MAGIC bytes as the magic, and /dev/null (not
+** executable) as the handler, so execve fails with EACCES.  The ELF
+** loader opens an interpreter itself, without binfmt handlers, so the
+** loader still serves the allowed executables.  False when unreadable. */
+static bool loader_registration(const char *path, size_t k, char *out, size_t n)
+{
+    unsigned char head[LOADER_MAGIC];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (got < 64)       /* not even an ELF header */
+        return false;
+    size_t l = (size_t)snprintf(out, n, ":scvm-loader-%zu:M:0:", k);
+    for (size_t i = 0; i < got && l + 5 < n; i++)
+        l += (size_t)snprintf(out + l, n - l, "\\x%02x", head[i]);
+    return (size_t)snprintf(out + l, n - l, "::/dev/null:") < n - l;
 }
 
 /* What every program needs to start and run, read-only (docs/pty.md). */
+/* Not /dev/pts here: the terminals of other programs are there (see
+** sandbox_plan). */
 static const char *const BASE_READ[] = { "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin",
-                                         "/etc", "/proc", "/sys", "/dev/pts", "/dev/null", "/dev/zero",
+                                         "/etc", "/proc", "/sys", "/dev/null", "/dev/zero",
                                          "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
                                          NULL };
-static const char *const BASE_WRITE[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts",
-                                          "/dev/ptmx", NULL };
+static const char *const BASE_WRITE[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", NULL };
 static const char *const SHELLS[] = { "/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/sh", "/usr/bin/bash",
                                       "/usr/bin/dash", NULL };
 
@@ -240,6 +349,9 @@ static const int DENIED[] = {
     SYS_swapon, SYS_swapoff, SYS_acct, SYS_quotactl, SYS_open_by_handle_at, SYS_name_to_handle_at,
     SYS_syslog, SYS_settimeofday, SYS_clock_settime, SYS_clock_adjtime, SYS_adjtimex, SYS_memfd_create,
     SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_move_mount, SYS_open_tree, SYS_mount_setattr,
+    /* io_uring makes sockets and connects without the system calls this
+    ** filter sees */
+    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
 #ifdef SYS_kexec_file_load
     SYS_kexec_file_load,
 #endif
@@ -276,6 +388,27 @@ static void build_filter(Sandbox *s)
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 1);
     f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
     f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    if (s->block_sockets) {
+        /* network disabled: sockets only of the families the network
+        ** namespace isolates.  UNIX sockets (docker.sock, D-Bus, an ssh
+        ** agent, abstract names) and vsock reach past it, and the filter
+        ** cannot read connect's or sendmsg's address, so they are refused
+        ** where they are made: socket(), and socketpair() of datagrams (a
+        ** datagram socket may sendto or connect any address). */
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 6);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 3, 0);
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 2, 0);
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 0, 5);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf);     /* SOCK_TYPE_MASK */
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_DGRAM, 0, 1);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    }
     for (unsigned short i = 0; i < nd; i++) {
         /* match: fall to the refusal after the list; else the next test */
         unsigned short to_deny = (unsigned short)(nd - i - 1 + 1);
@@ -302,36 +435,6 @@ Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *una
     s->caps = *caps;
     s->unsafe_ack = p->unsafe_ack;
     s->network = p->network;
-    /* what the policy needs that the kernel lacks */
-    const char *need[4];
-    int n_need = 0;
-    if (caps->landlock_abi < 1)
-        need[n_need++] = "Landlock (file-system and exec policy)";
-    if (!p->network && !caps->netns)
-        need[n_need++] = "a network namespace (network: disabled)";
-    if (!caps->userns)
-        need[n_need++] = "a user namespace";
-#ifdef SB_ARCH
-    if (!caps->seccomp)
-#endif
-        need[n_need++] = "seccomp filters";
-    for (int i = 0; i < n_need; i++) {
-        size_t l = strlen(s->missing);
-        snprintf(s->missing + l, sizeof s->missing - l, "%s%s", l ? "; " : "", need[i]);
-    }
-    if (n_need && !p->unsafe_ack) {
-        snprintf(err, errlen, "the kernel cannot provide %s; sandbox_unsafe_ack: true runs without it",
-                 s->missing);
-        *unavailable = true;
-        sc_free(s);
-        return NULL;
-    }
-    s->use_landlock = caps->landlock_abi >= 1;
-    s->use_userns = caps->userns;
-    s->use_netns = !p->network && caps->netns;
-#ifdef SB_ARCH
-    s->use_seccomp = caps->seccomp;
-#endif
 
     /* Landlock: the rules, with every path resolved now */
     int abi = caps->landlock_abi;
@@ -342,6 +445,12 @@ Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *una
     for (int i = 0; ok && BASE_WRITE[i]; i++)
         ok = add_rule(s, BASE_WRITE[i], LL_READ | LL_FS_WRITE_FILE | (abi >= 5 ? LL_FS_IOCTL_DEV : 0),
                       "terminal and null devices (read, write)", false, err, errlen);
+    /* with a user namespace /dev/pts is the sandbox's own devpts (its
+    ** program's terminal and those it makes); without, the host's, which
+    ** stays out of bounds: the program keeps only its own (sandbox_enter) */
+    if (ok && caps->userns)
+        ok = add_rule(s, "/dev/pts", LL_READ | LL_FS_WRITE_FILE | (abi >= 5 ? LL_FS_IOCTL_DEV : 0),
+                      "the sandbox's own terminals (a devpts of its own)", false, err, errlen);
     for (size_t i = 0; ok && i < p->n_read; i++)
         ok = add_rule(s, p->read[i], LL_READ, "fs.allowed_read", true, err, errlen);
     for (size_t i = 0; ok && i < p->n_write; i++)
@@ -357,6 +466,55 @@ Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *una
         sc_free(s);
         return NULL;
     }
+    /* the loaders to refuse as programs: not one the allow-list names */
+    size_t n_reg = 0;
+    for (size_t i = 0; i < s->n_loaders; i++) {
+        char ra[PATH_MAX];
+        bool listed = false;
+        for (size_t k = 0; k < p->n_exec && !listed; k++)
+            listed = realpath(p->exec[k], ra) && strcmp(ra, s->loaders[i]) == 0;
+        if (!listed && !loader_registration(s->loaders[i], i, s->loader_reg[i], sizeof s->loader_reg[i])) {
+            snprintf(err, errlen, "%s: cannot read the ELF interpreter", s->loaders[i]);
+            sc_free(s);
+            return NULL;
+        }
+        n_reg += !listed;
+    }
+
+    /* what the policy needs that the kernel lacks */
+    const char *need[5];
+    int n_need = 0;
+    if (caps->landlock_abi < 1)
+        need[n_need++] = "Landlock (file-system, terminal and exec policy)";
+    if (!p->network && !caps->netns)
+        need[n_need++] = "a network namespace (network: disabled)";
+    if (!caps->userns)
+        need[n_need++] = "a user namespace";
+#ifdef SB_ARCH
+    if (!caps->seccomp)
+#endif
+        need[n_need++] = p->network ? "seccomp filters" : "seccomp filters (also: UNIX sockets, network: disabled)";
+    if (n_reg && caps->userns && !caps->binfmt)
+        need[n_need++] = "binfmt_misc in a user namespace (Linux 6.7: refusing to run the dynamic loader directly)";
+    for (int i = 0; i < n_need; i++) {
+        size_t l = strlen(s->missing);
+        snprintf(s->missing + l, sizeof s->missing - l, "%s%s", l ? "; " : "", need[i]);
+    }
+    if (n_need && !p->unsafe_ack) {
+        snprintf(err, errlen, "the kernel cannot provide %s; sandbox_unsafe_ack: true runs without it",
+                 s->missing);
+        *unavailable = true;
+        sc_free(s);
+        return NULL;
+    }
+    s->use_landlock = caps->landlock_abi >= 1;
+    s->use_userns = caps->userns;
+    s->use_netns = !p->network && caps->netns;
+    s->use_binfmt = n_reg && caps->userns && caps->binfmt;
+#ifdef SB_ARCH
+    s->use_seccomp = caps->seccomp;
+#endif
+    s->block_sockets = s->use_seccomp && !p->network;
     s->attr.handled_access_fs = s->handled_fs;
     s->attr_size = sizeof(uint64_t);
     if (abi >= 4) {
@@ -371,8 +529,10 @@ Sandbox *sandbox_plan(const SandboxPolicy *p, const SandboxCaps *caps, bool *una
 
     s->uid = (unsigned)getuid();
     s->gid = (unsigned)getgid();
-    snprintf(s->uid_map, sizeof s->uid_map, "%u %u 1\n", s->uid, s->uid);
-    snprintf(s->gid_map, sizeof s->gid_map, "%u %u 1\n", s->gid, s->gid);
+    snprintf(s->uid_map_outer, sizeof s->uid_map_outer, "0 %u 1\n", s->uid);
+    snprintf(s->gid_map_outer, sizeof s->gid_map_outer, "0 %u 1\n", s->gid);
+    snprintf(s->uid_map, sizeof s->uid_map, "%u 0 1\n", s->uid);
+    snprintf(s->gid_map, sizeof s->gid_map, "%u 0 1\n", s->gid);
     build_filter(s);
     return s;
 }
@@ -384,33 +544,48 @@ void sandbox_free(Sandbox *s)
 
 /* ---- in the program's process ---- */
 
-static int write_file(const char *path, const char *text)
+int sandbox_enter_ns(void *arg)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
+    Sandbox *s = arg;
+    int e;
+    if (s->use_userns && (e = enter_userns(s->uid_map_outer, s->gid_map_outer)) != 0)
+        return e;
+    /* the mount and network namespaces belong to the outer user namespace */
+    int flags = (s->use_userns ? CLONE_NEWNS : 0) | (s->use_netns ? CLONE_NEWNET : 0);
+    if (flags && unshare(flags) != 0)
         return errno;
-    size_t n = strlen(text);
-    ssize_t w = write(fd, text, n);
-    int e = w == (ssize_t)n ? 0 : errno ? errno : EIO;
-    close(fd);
-    return e;
+    /* a mount namespace of the sandbox's own: nothing mounted here is seen
+    ** outside; a devpts instance holding only the terminals made in here
+    ** (the program's, from /dev/ptmx, PtySpawn.private_pts) */
+    if (s->use_userns && (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                          mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                                "newinstance,ptmxmode=0666,mode=0620") != 0))
+        return errno;
+    if (s->use_binfmt) {
+        /* the user namespace's own binfmt_misc (never the host's: use_binfmt
+        ** implies a new user namespace) */
+        if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+            return errno;
+        for (size_t i = 0; i < s->n_loaders; i++) {
+            e = s->loader_reg[i][0] ? write_file(BINFMT_DIR "/register", s->loader_reg[i]) : 0;
+            if (e)
+                return e;
+        }
+        /* read-only from now on: its files belong to the outer root, whose
+        ** uid the program has, and "-1" into status would drop the rules
+        ** (Landlock's read-only /proc stops that too, where there is one) */
+        if (mount(NULL, BINFMT_DIR, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  NULL) != 0)
+            return errno;
+    }
+    /* the program's own: its uid again; binfmt_misc rules are looked up
+    ** through the parents, so the outer instance applies */
+    return s->use_userns ? enter_userns(s->uid_map, s->gid_map) : 0;
 }
 
 int sandbox_enter(void *arg)
 {
     Sandbox *s = arg;
-    int flags = (s->use_userns ? CLONE_NEWUSER : 0) | (s->use_netns ? CLONE_NEWNET : 0);
-    if (flags && unshare(flags) != 0)
-        return errno;
-    if (s->use_userns) {
-        int e = write_file("/proc/self/setgroups", "deny");
-        if (!e)
-            e = write_file("/proc/self/uid_map", s->uid_map);
-        if (!e)
-            e = write_file("/proc/self/gid_map", s->gid_map);
-        if (e)
-            return e;
-    }
     struct rlimit core = { 0, 0 };
     if (setrlimit(RLIMIT_CORE, &core) != 0)
         return errno;
@@ -420,6 +595,14 @@ int sandbox_enter(void *arg)
         int rs = (int)syscall(SYS_landlock_create_ruleset, &s->attr, s->attr_size, 0);
         if (rs < 0)
             return errno;
+        /* the program's own terminal: the file on fd 0, whatever its name */
+        uint64_t tty = (LL_READ | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV) & s->handled_fs & LL_FILE_ONLY;
+        struct landlock_path_beneath_attr own = { .allowed_access = tty, .parent_fd = 0 };
+        if (isatty(0) && syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &own, 0) != 0) {
+            int e = errno;
+            close(rs);
+            return e;
+        }
         for (size_t i = 0; i < s->n_rules; i++) {
             int fd = open(s->rules[i].path, O_PATH | O_CLOEXEC);
             if (fd < 0)
@@ -448,6 +631,11 @@ int sandbox_enter(void *arg)
     return 0;
 }
 
+bool sandbox_private_pts(const Sandbox *s)
+{
+    return s->use_userns;
+}
+
 /* ---- --explain-policy ---- */
 
 static void access_names(uint64_t a, char *out, size_t n)
@@ -467,6 +655,89 @@ static void access_names(uint64_t a, char *out, size_t n)
     }
 }
 
+/* The three protections --explain-policy reports one by one: whether each
+** holds, by which mechanism, and in words (what it refuses, or why not). */
+typedef struct Guard {
+    bool enforced;
+    const char *by;         /* the mechanism, or NULL */
+    char text[PATH_MAX + 256];
+} Guard;
+
+static void guard_terminals(const Sandbox *s, Guard *g)
+{
+    g->enforced = s->use_userns || s->use_landlock;
+    g->by = s->use_userns ? "mount_namespace" : s->use_landlock ? "landlock" : NULL;
+    snprintf(g->text, sizeof g->text, "%s",
+             s->use_userns ? "a devpts of the sandbox's own: the program's terminal is made there, and the "
+                             "terminals of other sessions and users are not visible"
+             : s->use_landlock ? "only the program's own terminal (its fd 0), /dev/tty and /dev/ptmx: opening any "
+                                 "other /dev/pts/N is denied, and so is a terminal the program makes"
+                               : "NOT ENFORCED: without a user namespace or Landlock the program may open any "
+                                 "terminal its uid may (/dev/pts/N of other sessions)");
+}
+
+static void guard_sockets(const Sandbox *s, Guard *g)
+{
+    g->enforced = s->block_sockets;
+    g->by = g->enforced ? "seccomp" : NULL;
+    if (s->network)
+        snprintf(g->text, sizeof g->text, "allowed (network: enabled): the program may connect to any UNIX "
+                                          "socket its uid may (docker.sock, D-Bus, an ssh agent)%s",
+                 s->use_landlock && s->caps.landlock_abi >= 6 ? ", but abstract ones only within the sandbox" : "");
+    else if (g->enforced)
+        snprintf(g->text, sizeof g->text, "refused: socket() only for inet, inet6 and netlink (which the network "
+                                          "namespace isolates), socketpair() not for datagrams, io_uring refused: "
+                                          "no connect or sendto to a pathname or abstract UNIX socket, no vsock");
+    else
+        snprintf(g->text, sizeof g->text, "NOT ENFORCED: without seccomp the program may connect to any UNIX "
+                                          "socket its uid may (docker.sock, D-Bus, an ssh agent)%s",
+                 s->use_landlock && s->caps.landlock_abi >= 6 ? "; abstract ones only within the sandbox" : "");
+}
+
+static void guard_loader(const Sandbox *s, Guard *g)
+{
+    g->enforced = true;
+    g->by = NULL;
+    g->text[0] = 0;
+    for (size_t i = 0; i < s->n_loaders; i++) {
+        size_t l = strlen(g->text);
+        const char *sep = l ? "; " : "";
+        if (!s->use_landlock)
+            break;      /* no exec policy at all: said once, below */
+        if (!s->loader_reg[i][0]) {
+            g->enforced = false;
+            snprintf(g->text + l, sizeof g->text - l, "%s%s is in exec.allowed_executables: run directly it runs "
+                     "any readable binary", sep, s->loaders[i]);
+        } else if (s->use_binfmt) {
+            g->by = "binfmt_misc";
+            snprintf(g->text + l, sizeof g->text - l, "%sexecuting %s directly is refused (EACCES); it runs only "
+                     "as the ELF interpreter of an allowed executable", sep, s->loaders[i]);
+        } else {
+            g->enforced = false;
+            snprintf(g->text + l, sizeof g->text - l, "%sNOT ENFORCED: %s may be executed directly, and then runs "
+                     "any readable binary ('ld.so PROGRAM')", sep, s->loaders[i]);
+        }
+    }
+    if (!s->use_landlock) {
+        g->enforced = false;
+        snprintf(g->text, sizeof g->text, "NOT ENFORCED: without Landlock there is no exec policy");
+    } else if (!s->n_loaders) {
+        snprintf(g->text, sizeof g->text, "none: the allowed executables have no ELF interpreter");
+    }
+}
+
+static void json_guard(JsonW *w, const char *key, const Guard *g)
+{
+    jw_kobj(w, key);
+    jw_kbool(w, "enforced", g->enforced);
+    if (g->by)
+        jw_kcstr(w, "by", g->by);
+    else
+        jw_knull(w, "by");
+    jw_kcstr(w, "what", g->text);
+    jw_end(w);
+}
+
 void sandbox_explain(const Sandbox *s, Buf *out, bool json)
 {
     static const char *const denied_names =
@@ -474,7 +745,12 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         "kexec_file_load init_module finit_module delete_module bpf perf_event_open keyctl add_key "
         "request_key userfaultfd reboot swapon swapoff acct quotactl open_by_handle_at name_to_handle_at "
         "syslog settimeofday clock_settime clock_adjtime adjtimex memfd_create fsopen fsconfig fsmount "
-        "fspick move_mount open_tree mount_setattr iopl ioperm; clone with namespace flags; clone3 (ENOSYS)";
+        "fspick move_mount open_tree mount_setattr io_uring_setup io_uring_enter io_uring_register iopl ioperm; "
+        "clone with namespace flags; clone3 (ENOSYS)";
+    Guard tty, sock, ld;
+    guard_terminals(s, &tty);
+    guard_sockets(s, &sock);
+    guard_loader(s, &ld);
     if (json) {
         JsonW w;
         jw_init(&w, out);
@@ -482,9 +758,10 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         jw_kcstr(&w, "sandbox", "linux");
         jw_ku64(&w, "landlock_abi", s->use_landlock ? (uint64_t)s->caps.landlock_abi : 0);
         jw_kbool(&w, "user_namespace", s->use_userns);
-        jw_kbool(&w, "pid_namespace", true);
-        jw_kbool(&w, "mount_namespace", true);
+        jw_kbool(&w, "pid_namespace", s->caps.pidns);
+        jw_kbool(&w, "mount_namespace", s->caps.pidns || s->use_userns);
         jw_kbool(&w, "network_namespace", s->use_netns);
+        jw_kbool(&w, "binfmt_misc", s->use_binfmt);
         jw_kcstr(&w, "network", s->network ? "enabled" : "disabled");
         jw_kbool(&w, "seccomp", s->use_seccomp);
         jw_kbool(&w, "no_new_privs", true);
@@ -503,14 +780,24 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         }
         jw_end(&w);
         jw_kcstr(&w, "denied_syscalls", s->use_seccomp ? denied_names : "");
+        json_guard(&w, "terminals", &tty);
+        json_guard(&w, "unix_sockets", &sock);
+        json_guard(&w, "loader_exec", &ld);
         jw_kcstr(&w, "not_enforced", s->missing);
         jw_end(&w);
         buf_putc(out, '\n');
         return;
     }
     buf_puts(out, "sandbox: linux (the program and every process it starts)\n");
-    buf_printf(out, "  namespaces: pid, mount%s%s\n", s->use_userns ? ", user" : "",
-               s->use_netns ? ", network" : "");
+    char ns[64] = "";
+    const char *names[] = { s->caps.pidns ? "pid" : NULL, s->caps.pidns || s->use_userns ? "mount" : NULL,
+                            s->use_userns ? "user" : NULL, s->use_netns ? "network" : NULL };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t l = strlen(ns);
+        if (names[i])
+            snprintf(ns + l, sizeof ns - l, "%s%s", l ? ", " : "", names[i]);
+    }
+    buf_printf(out, "  namespaces: %s\n", ns[0] ? ns : "none");
     if (s->network)
         buf_puts(out, "  network: enabled (network_unsafe_ack)\n");
     else
@@ -518,8 +805,8 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
                    s->use_landlock && s->caps.landlock_abi >= 4 ? ", and Landlock denies TCP bind and connect"
                                                                 : "");
     if (s->use_landlock) {
-        buf_printf(out, "  file system and exec: Landlock ABI %d; everything else is denied:\n",
-                   s->caps.landlock_abi);
+        buf_printf(out, "  file system and exec: Landlock ABI %d; opening, making, removing or executing "
+                        "anything else is denied:\n", s->caps.landlock_abi);
         for (size_t i = 0; i < s->n_rules; i++) {
             char a[64];
             access_names(s->rules[i].access, a, sizeof a);
@@ -527,7 +814,14 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
         }
         if (s->caps.landlock_abi >= 6)
             buf_puts(out, "  signals and abstract unix sockets: only within the sandbox (Landlock scopes)\n");
+        buf_puts(out, "  not an exec: code an allowed program loads itself (an interpreter's scripts, "
+                      "LD_PRELOAD, dlopen, JIT) is not checked\n");
     }
+    buf_printf(out, "  terminals: %s%s\n", tty.text,
+               s->use_userns ? " (mount namespace)" : s->use_landlock ? " (Landlock)" : "");
+    buf_printf(out, "  unix sockets: %s%s\n", sock.text, sock.by ? " (seccomp)" : "");
+    buf_printf(out, "  dynamic loader: %s%s\n", ld.text,
+               ld.by ? " (binfmt_misc of the sandbox's user namespace)" : "");
     buf_puts(out, "  no_new_privs: set-uid and file capabilities give nothing\n");
     if (s->use_seccomp)
         buf_printf(out, "  seccomp: refused (EPERM): %s\n", denied_names);

@@ -250,13 +250,15 @@ static void read_out(scc_session *s)
     for (int rounds = 0; rounds < 16 && !s->eof; rounds++) {
         ssize_t r = read(pty_session_fd(s->sess), b, sizeof b);
         if (r > 0) {
+            /* the transcript keeps exactly the first max_output_bytes */
+            uint64_t before = s->out_bytes;
             s->out_bytes += (uint64_t)r;
-            if (s->out_bytes <= s->max_output_bytes) {
-                buf_put(&s->delta, b, (size_t)r);
-                buf_put(&s->transcript, b, (size_t)r);
-            }
-            else
-                s->delta_dropped += (size_t)r;
+            size_t keep = before >= s->max_output_bytes ? 0
+                          : s->max_output_bytes - before < (uint64_t)r ? (size_t)(s->max_output_bytes - before)
+                                                                       : (size_t)r;
+            buf_put(&s->delta, b, keep);
+            buf_put(&s->transcript, b, keep);
+            s->delta_dropped += (size_t)r - keep;
             if (s->out_bytes > s->max_output_bytes && !s->over_budget) {
                 s->over_budget = true;
                 note_event(s, "output_budget", "max_output_bytes exceeded: the transcript stops here", 52);
@@ -422,8 +424,12 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
         scc_session_close(s);
         return fail(err, errlen, SCC_E_INTERNAL, "out of memory");
     }
-    PtySpawn sp = { .path = p.exe, .argv = p.argv, .envp = p.envp, .cwd = cfg->cwd, .rows = rows, .cols = cols,
-                    .before_exec = p.sbx ? sandbox_enter : NULL, .before_exec_arg = p.sbx };
+    /* the caller's folder, else the policy's fs.working_dir (checked by the plan) */
+    const char *cwd = cfg->cwd ? cfg->cwd : p.working_dir[0] ? p.working_dir : NULL;
+    PtySpawn sp = { .path = p.exe, .argv = p.argv, .envp = p.envp, .cwd = cwd, .rows = rows, .cols = cols,
+                    .before_exec = p.sbx ? sandbox_enter : NULL, .before_exec_arg = p.sbx,
+                    .before_tty = p.sbx ? sandbox_enter_ns : NULL,
+                    .private_pts = p.sbx && sandbox_private_pts(p.sbx) };
     char why[512];
     s->sess = pty_session_spawn(&sp, why, sizeof why);
     /* The session keeps the sandbox's temporary folder; the plan the rest. */
@@ -449,6 +455,11 @@ const char *scc_session_policy(const scc_session *s) { return s->policy; }
 static int can_send(scc_session *s, char *err, size_t n)
 {
     pump(s, 0, -1, NULL, 0);
+    if (s->eof && !pty_session_exited(s->sess)) {
+        /* every process closed the terminal: the exit is on its way */
+        Cond c = { .kind = COND_EXITED, .type = "process_exited" };
+        pump(s, pty_now_ms() + 1000, -1, &c, 0);
+    }
     if (pty_session_exited(s->sess))
         return fail(err, n, SCC_E_PROCESS_EXIT, "the program has exited");
     return SCC_E_OK;

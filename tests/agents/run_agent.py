@@ -127,8 +127,12 @@ def main():
     if INTERACTIVE:
         # the answer on the agent's screen: a screen assert (it waits for
         # the answer), then a screenshot of it
+        # (Claude Code: and its footer back at rest, the hints it shows once
+        # idle, as its golden has them: a 100 ms settle caught the footer
+        # mid-redraw on a busy machine)
+        idle = ", '/effort', 'for agents'" if AGENT == "claude-code" else ""
         body += ("  - assert:\n      text:\n"
-                 "        contains: ['Done: notes.txt says hello world.']\n  - screenshot: answer\n")
+                 "        contains: ['Done: notes.txt says hello world.'%s]\n  - screenshot: answer\n" % idle)
     with open(src, "w") as f:
         f.write(body)
     scb = os.path.join(WORK, "fix_typo.scb")

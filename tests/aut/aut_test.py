@@ -161,6 +161,54 @@ expect(out and out[0]['error'] == 'E_AUT_TIMEOUT', 'pty: no answer is a timeout:
 st, out = turns('pty', 5000, ['true'], ['hello'])
 expect(st == 1 and 'exited' in out[0]['why'], 'pty: a program that exits at once: %s' % out)
 
+# a TUI from an agent profile that draws its banner late, above the prompt,
+# once the first input came (what Claude Code did on a busy machine): the
+# reply is what came below the echo of the input, not the banner
+late = os.path.join(WORK, 'late_banner.py')
+open(late, 'w').write(r"""import sys
+w = sys.stdout.write
+w("\x1b[2J\x1b[5;1Hready> ")
+sys.stdout.flush()
+row, first = 5, True
+for line in sys.stdin:
+    if first:
+        w("\x1b[1;1HLATE BANNER v9")
+        first = False
+    row += 2
+    w("\x1b[%d;1Hanswer %d\r\nready> " % (row - 1, row // 2 - 2))
+    sys.stdout.flush()
+""")
+prof = os.path.join(WORK, 'late.json')
+json.dump({'name': 'late', 'api': 'openai-chat', 'command': 'python3', 'headless': [late],
+           'interactive': {'args': [late], 'ready': 'ready>', 'quit': ['Ctrl+D']}}, open(prof, 'w'))
+st, out = turns('pty-profile', 10000, [prof], ['hello', 'again'])
+expect(st == 0 and len(out) == 2 and out[0]['text'] == 'answer 1\n' and out[1]['text'] == 'answer 2\n',
+       'pty with a profile: a banner drawn late above the echo is not the reply: %s' % [o.get('text') for o in out])
+
+# a TUI that goes quiet for longer than quiet_ms while it still works
+# (a starved spinner), its busy text on the screen: the turn goes on until
+# the busy text is gone (interactive.busy)
+stall = os.path.join(WORK, 'stall.py')
+open(stall, 'w').write(r"""import sys, select
+w = sys.stdout.write
+w("ready> ")
+sys.stdout.flush()
+for line in sys.stdin:
+    w("\r\nthinking (esc to interrupt)")
+    sys.stdout.flush()
+    select.select([], [], [], 1.2)   # quiet for 4 x quiet_ms, at work
+    w("\r\x1b[2Kdone, the answer\r\nready> ")
+    sys.stdout.flush()
+""")
+prof = os.path.join(WORK, 'stall.json')
+json.dump({'name': 'stall', 'api': 'openai-chat', 'command': 'python3', 'headless': [stall],
+           'interactive': {'args': [stall], 'ready': 'ready>', 'busy': ['esc to interrupt'], 'quit': ['Ctrl+D']}},
+          open(prof, 'w'))
+st, out = turns('pty-profile', 20000, [prof], ['question'])
+expect(st == 0 and len(out) == 1 and out[0]['text'] == 'done, the answer\n',
+       'pty with a profile: a quiet screen with the busy text on it is not the end of the turn: %s'
+       % [o.get('text') for o in out])
+
 if failures:
     print('%d failure(s)' % len(failures))
     sys.exit(1)

@@ -1,8 +1,9 @@
 /* t_aut.c - drives runtime/aut from the command line for tests/aut/aut_test.py:
 **
-**   t_aut http|acp|pty TIMEOUT_MS TARGET... ';;' INPUT...
+**   t_aut http|acp|pty|pty-profile TIMEOUT_MS TARGET... ';;' INPUT...
 **
-** TARGET is the URL (http) or the command (acp, pty).  Each turn's reply is
+** TARGET is the URL (http), the command (acp, pty), or an agent profile's
+** file (pty-profile: a TUI launched from it, as --via pty --agent FILE).  Each turn's reply is
 ** one JSON line: {"turn", "error", "why", "text", "actions", "stop",
 ** "screen"}; a failed open is {"open": "failed", "why"} and exit 1. */
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "runtime/agent/agent_profile.h"
 #include "runtime/aut/aut.h"
 
 static void str(Buf *b, const char *s)
@@ -23,7 +25,7 @@ static void str(Buf *b, const char *s)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fputs("usage: t_aut http|acp|pty TIMEOUT_MS TARGET... ';;' INPUT...\n", stderr);
+        fputs("usage: t_aut http|acp|pty|pty-profile TIMEOUT_MS TARGET... ';;' INPUT...\n", stderr);
         return 2;
     }
     AutConfig c = { .cancel_fd = -1, .timeout_ms = (unsigned)atoi(argv[2]), .quiet_ms = 300 };
@@ -32,11 +34,21 @@ int main(int argc, char **argv)
     while (sep < argc && strcmp(argv[sep], ";;") != 0)
         sep++;
     argv[sep < argc ? sep : argc - 1] = sep < argc ? NULL : argv[argc - 1];
-    if (c.kind == AUT_HTTP)
-        c.url = argv[3];
-    else
-        c.argv = argv + 3;
     char err[512] = "";
+    AgentProfile *prof = NULL;
+    if (c.kind == AUT_HTTP) {
+        c.url = argv[3];
+    } else if (!strcmp(argv[1], "pty-profile")) {
+        prof = agent_profile_load(argv[3], err, sizeof err);
+        if (!prof) {
+            fprintf(stderr, "t_aut: %s\n", err);
+            return 1;
+        }
+        c.profile = prof;
+        c.model_url = "http://127.0.0.1:9/v1";
+    } else {
+        c.argv = argv + 3;
+    }
     Aut *a = aut_open(&c, err, sizeof err);
     Buf b;
     buf_init(&b);
@@ -78,5 +90,6 @@ int main(int argc, char **argv)
     }
     buf_fini(&b);
     aut_close(a);
+    agent_profile_free(prof);
     return 0;
 }

@@ -257,7 +257,10 @@ static void test_verifier(void)
     SEC("string trailing", S, BC_ERR_STRINGS, "after the last", 2, 4, 'n', 'a', 'm', 'e', 1, 'x', 0);
     SEC("string count", S, BC_ERR_STRINGS, "count", 9, 4, 'n', 'a', 'm', 'e', 1, 'x');
     SEC("string overlong varint", S, BC_ERR_STRINGS, NULL, 2, 0x84, 0, 'n', 'a', 'm', 'e', 1, 'x');
-    SEC("string nul ok", S, OK, NULL, 2, 4, 'n', 0, 'm', 'e', 1, 'x');
+    SEC("string nul ok", S, OK, NULL, 2, 4, 'n', 'a', 'm', 'e', 3, 'x', 0, 'y');
+    /* ... but not in the scenario's name (string 0), nor a control byte */
+    SEC("name nul", S, BC_ERR_META, "NUL or control", 2, 4, 'n', 0, 'm', 'e', 1, 'x');
+    SEC("name control", S, BC_ERR_META, "NUL or control", 2, 4, 'n', 0x1b, 'm', 'e', 1, 'x');
     /* values */
     SEC("value tag", V, BC_ERR_VALUES, "unknown tag 9", 4, 0, 6, 0, 7, 0, 9);
     SEC("value string ref", V, BC_ERR_VALUES, "string index 2", 4, 0, 6, 0, 7, 0, BC_V_STR, 2);

@@ -4,6 +4,7 @@
 // every message's data (of type EVENT, default "message") as JSON, and
 // prints {"events": [...], "ids": [lastEventId...], "reconnects": K} after N
 // of them (or after 20 s: then with what came, for the test to report).
+// It writes "open" on stderr when first connected.
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -30,6 +31,10 @@ const onMessage = (m) => {
 };
 if (name) es.addEventListener(name, onMessage);
 else es.onmessage = onMessage;
-es.onopen = () => opens++;
+// "open" on stderr once connected: the test waits for it before it makes
+// the server send anything (a fixed sleep lost the race on a busy machine).
+es.onopen = () => {
+  if (opens++ === 0) process.stderr.write("open\n");
+};
 es.onerror = (e) => errors.push(String(e && e.message));
 setTimeout(done, 20000);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """pack_cli.py CASE SCC SCVM ROOT WORK [CORPUS] - scc --pack and scvm's pack commands.
 
-Cases: roundtrip selection shard hermetic escape limits depfile cache verify
-junit parallel size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
+Cases: roundtrip selection shard hermetic escape forged limits depfile cache
+verify junit parallel size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
 """
 import json, os, re, shutil, subprocess, sys, xml.etree.ElementTree as ET
 
@@ -328,6 +328,84 @@ elif CASE == "escape":
     pack("inside.scp", os.path.join(d, "s.yaml"))
     files = json.loads(run(SCVM, "ls", "--json", "inside.scp").stdout)["files"]
     check([f["path"] for f in files] == ["tree/alias.txt"] and files[0]["size"] == 4, f"inside: {files}")
+
+elif CASE == "forged":
+    # What an attacker ships: a pack changed byte by byte behind valid
+    # checksums (pack_forge), then extracted or played as root in a CI.
+    # Nothing may be written outside -C's folder, or through a link in it.
+    forge = os.environ["PACK_FORGE"]
+    victim = os.path.join(D, "victim")
+
+    def outside():
+        return sorted(os.listdir(victim)) if os.path.isdir(victim) else []
+
+    # 1. a variant tag that climbs out (-C out: out/a@/../../victim/pwned.scb)
+    scen(os.path.join(D, "src1/a.yaml"), "a", tags="'zzzzzzz:/../../victim/pwned'")
+    pack("plain1.scp", os.path.join(D, "src1/a.yaml"))
+    run(forge, "plain1.scp", "evil1.scp", "zzzzzzz:", "variant:")
+    # 2. the name made to end in the same variant, so only the component check is left
+    scen(os.path.join(D, "src2/b.yaml"), "b@QQQQQQQQQQQQQQQQQQQQ", tags="'zzzzzzz:QQQQQQQQQQQQQQQQQQQQ'")
+    pack("plain2.scp", os.path.join(D, "src2/b.yaml"))
+    run(forge, "plain2.scp", "evil2.scp", "zzzzzzz:", "variant:", "Q" * 20, "/../../victim/pwned2")
+    # 3. a control byte in a tag, and a name with a newline
+    run(forge, "plain1.scp", "evil3.scp", "zzzzzzz:/", "zzzzzzz:\x1b")
+    for evil, why in (("evil1.scp", "not a plain file-name component"),
+                      ("evil2.scp", "not a plain file-name component"),
+                      ("evil3.scp", "control byte")):
+        for cmd in (["extract", "-C", "out"], ["verify"], ["ls"], ["run"],
+                    ["run", "-t", "pty", "--artifacts", "arts"]):
+            tail = ["--", "true"] if "pty" in cmd else []
+            p = run(SCVM, *cmd, evil, *tail, ok=False)
+            check(p.returncode == 4 and why in p.stderr, f"{evil} {cmd}: refused at load (4, '{why}'): "
+                  f"{p.returncode} {p.stderr.strip()}")
+        check(outside() == [], f"{evil}: nothing written outside: {outside()}")
+        check(not os.path.exists(os.path.join(D, "out")) and not os.path.exists(os.path.join(D, "arts")),
+              f"{evil}: nothing written at all")
+    # 4. an embedded file path that climbs out, or has a control byte: the index check
+    os.makedirs(os.path.join(D, "src4/tree"))
+    write(os.path.join(D, "src4/tree/xx.txt"), "x")
+    write(os.path.join(D, "src4/s.yaml"), "name: files\nrepo:\n  dir: tree\n"
+          "timeline:\n  - userInputs:\n      - [10, \"x\"]\n")
+    pack("plain4.scp", os.path.join(D, "src4/s.yaml"))
+    for to, why in (("../../x.txt", "not a safe relative path"), ("tree/x\x07.txt", "not a safe relative path")):
+        run(forge, "plain4.scp", "evil4.scp", "tree/xx.txt", to)
+        p = run(SCVM, "extract", "-C", "out", "evil4.scp", ok=False)
+        check(p.returncode == 4 and why in p.stderr, f"file path {to!r}: {p.returncode} {p.stderr.strip()}")
+    check(outside() == [] and not os.path.exists(os.path.join(D, "out")), "file paths: nothing written")
+    # 5. a link already in the target folder is never followed, for the
+    #    scenario's folder and for a file below it
+    os.makedirs(os.path.join(D, "src5/sub/tree"))
+    write(os.path.join(D, "src5/sub/tree/f.txt"), "f")
+    write(os.path.join(D, "src5/sub/s.yaml"), "name: linked\nrepo:\n  dir: tree\n"
+          "timeline:\n  - userInputs:\n      - [10, \"x\"]\n")
+    pack("linked.scp", os.path.join(D, "src5"))
+    src = json.loads(run(SCVM, "ls", "--json", "linked.scp").stdout)["source"]
+    check(src == "sub/s.yaml", f"source path: {src}")
+    os.makedirs(victim, exist_ok=True)
+    for link_at in ("out5/sub", "out6/sub/tree"):
+        base = link_at.split("/")[0]
+        os.makedirs(os.path.join(D, os.path.dirname(link_at)), exist_ok=True)
+        os.symlink(victim, os.path.join(D, link_at))
+        p = run(SCVM, "extract", "-C", base, "linked.scp", ok=False)
+        check(p.returncode == 3 and "symbolic link" in p.stderr, f"link at {link_at}: {p.returncode} {p.stderr.strip()}")
+        check(outside() == [], f"link at {link_at}: nothing written through it: {outside()}")
+    # a file that is itself a link is replaced, not written through
+    os.makedirs(os.path.join(D, "out7/sub/tree"))
+    os.symlink(os.path.join(victim, "target.txt"), os.path.join(D, "out7/sub/tree/f.txt"))
+    run(SCVM, "extract", "-C", "out7", "linked.scp")
+    check(outside() == [] and not os.path.islink(os.path.join(D, "out7/sub/tree/f.txt")) and
+          open(os.path.join(D, "out7/sub/tree/f.txt")).read() == "f", "a link as the file: replaced")
+    # 6. scc refuses such names where they are written, and such variants
+    scen(os.path.join(D, "src6/c.yaml"), "c", tags="'variant:/../../victim/x'")
+    p = pack("c.scp", os.path.join(D, "src6/c.yaml"), ok=False)
+    check(p.returncode == 1 and "c.yaml:2:" in p.stderr and "reserved" in p.stderr, f"scc, variant tag: {p.stderr}")
+    write(os.path.join(D, "src6/d.yaml"), 'name: "d\\x1bq"\ntimeline:\n  - userInputs:\n      - [10, "x"]\n')
+    p = run(SCC, "--check", os.path.join(D, "src6/d.yaml"), ok=False)
+    check(p.returncode == 1 and "d.yaml:1:7:" in p.stderr and "control character" in p.stderr, f"scc, name: {p.stderr}")
+    for v in ("..:X=1", "-rf:X=1", ".:X=1"):
+        p = pack("v.scp", os.path.join(D, "src1/a.yaml"), "--variant", v, ok=False)
+        check(p.returncode == 2 and "bad --variant" in p.stderr, f"scc --variant {v}: {p.returncode} {p.stderr}")
+    check(outside() == [], f"nothing outside at the end: {outside()}")
 
 elif CASE == "limits":
     d = os.path.join(D, "big")

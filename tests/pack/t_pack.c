@@ -23,6 +23,7 @@
 #include "common/sc_alloc.h"
 #include "formats/pack.h"
 #include "include/scc/scc.h"
+#include "pack_bytes.h"
 
 static int failures;
 #define CHECK(c, ...)                                                      \
@@ -34,38 +35,6 @@ static int failures;
             fputc('\n', stderr);                                           \
         }                                                                  \
     } while (0)
-
-/* Re-packs content as one frame (level 1) with correct sizes and checksum. */
-static unsigned char *repack(const unsigned char *content, size_t n, size_t *len)
-{
-    size_t bound = ZSTD_compressBound(n);
-    unsigned char *o = malloc(PACK_HEADER_SIZE + PACK_FRAME_ENTRY_SIZE + bound);
-    size_t cs = ZSTD_compress(o + PACK_HEADER_SIZE + PACK_FRAME_ENTRY_SIZE, bound, content, n, 1);
-    Buf h;
-    buf_init(&h);
-    buf_put(&h, PACK_MAGIC, PACK_MAGIC_LEN);
-    buf_u16le(&h, 1);
-    buf_u16le(&h, 0);
-    buf_u32le(&h, 0);
-    buf_u64le(&h, n);
-    buf_u64le(&h, PACK_FRAME_ENTRY_SIZE + cs);
-    buf_u64le(&h, 0);
-    buf_u32le(&h, 1);
-    buf_u32le(&h, 0);
-    memcpy(o, h.data, PACK_HEADER_SIZE);
-    buf_fini(&h);
-    unsigned char *t = o + PACK_HEADER_SIZE;
-    for (int i = 0; i < 8; i++) {
-        t[i] = (unsigned char)(cs >> (8 * i));
-        t[8 + i] = (unsigned char)((uint64_t)n >> (8 * i));
-    }
-    memset(t + 16, 0, 4);
-    uint64_t x = XXH64(t, PACK_FRAME_ENTRY_SIZE + cs, 0);
-    for (int i = 0; i < 8; i++)
-        o[32 + i] = (unsigned char)(x >> (8 * i));
-    *len = PACK_HEADER_SIZE + PACK_FRAME_ENTRY_SIZE + cs;
-    return o;
-}
 
 /* The decompressed content of a pack (test input: trusted). */
 static unsigned char *content_of(const unsigned char *d, size_t *n)

@@ -83,9 +83,9 @@ def chromium(url, *extra):
     # loaded 2-core machine); what it reports about the page is never retried
     for attempt in (1, 2):
         try:
-            st, out, err = run(args, timeout=90)
+            st, out, err = run(args, timeout=240)
         except subprocess.TimeoutExpired:
-            st, out, err = -1, '', 'timed out after 90 s'
+            st, out, err = -1, '', 'timed out after 240 s'
         if st == 0:
             break
         print('note: chromium exited %d (attempt %d): %s' % (st, attempt, err.strip()[-300:]))

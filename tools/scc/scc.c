@@ -135,6 +135,7 @@ typedef struct Opts {
     const char *variant;      /* the variant being compiled (its NAME), or NULL */
     size_t matrix_pick;       /* the ElizaOS matrix's scenario being compiled (1-based), or 0 */
     bool spec_clock;          /* --clock=spec */
+    bool policy_outside;      /* --policy-outside */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -187,6 +188,9 @@ static void usage(FILE *f)
           "                      of the scenario, its referenced files and the options)\n"
           "  --check             check only: report diagnostics, write nothing\n"
           "  --dialect=NAME      auto (default: the shape decides), scenario, tui-use, eliza or yao\n"
+          "  --policy-outside    a tui-use run.policy {path} may point outside the scenario's\n"
+          "                      folder (default: read beneath it; no '..', absolute path or\n"
+          "                      symbolic link out of it)\n"
           "  -Werror             treat warnings as errors\n"
           "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
           "  --diagnostics-format=text|json|sarif\n"
@@ -481,7 +485,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     SccCompileOpts co = {
         .source_name = shown, .meta_name = base_name(shown), .base_dir = dir, .syms = &o->syms, .variant = o->variant, .spec_clock = o->spec_clock,
         .matrix_pick = o->matrix_pick,
-        .dialect = o->dialect, .strip_lines = o->strip, .free_source = free_source,
+        .dialect = o->dialect, .policy_outside = o->policy_outside, .strip_lines = o->strip, .free_source = free_source,
         .embed = job->refs || use_cache, .embed_path = path,
         .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
         .keep_program = o->list != 0,
@@ -705,15 +709,18 @@ static bool define(Opts *o, const char *def)
 }
 
 /* NAME:DEFINES (docs/rules.md, "Variants"): NAME of letters, digits, '.',
-** '_', '-', and not given twice; DEFINES in AH_SCENARIO_DEFINES' form. */
+** '_', '-', a plain file-name component (it becomes <stem>@NAME.scb: not
+** "." or "..", no leading '-'; the verifier's bc_component_ok), and not
+** given twice; DEFINES in AH_SCENARIO_DEFINES' form. */
 static bool variant_ok(const Opts *o, const char *v)
 {
     const char *colon = strchr(v, ':');
     size_t n = colon ? (size_t)(colon - v) : 0;
-    bool ok = colon && n > 0 && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+    bool ok = colon && n > 0 && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n &&
+              bc_component_ok(v, n);
     if (!ok) {
         fprintf(stderr, "scc: bad --variant '%s': expected NAME:DEFINES, NAME of letters, digits, '.', '_' "
-                        "and '-' (e.g. ci:full_test_suite,env=\"prod\")\n", v);
+                        "and '-', not starting with '-' and not '.' or '..' (e.g. ci:full_test_suite,env=\"prod\")\n", v);
         return false;
     }
     for (size_t i = 0; i < o->n_variants; i++)
@@ -1034,6 +1041,8 @@ int main(int argc, char **argv)
                 fputs("scc: --dialect takes auto, scenario, tui-use, eliza or yao\n", stderr);
                 goto out;
             }
+        } else if (strcmp(a, "--policy-outside") == 0) {
+            o.policy_outside = true;
         } else if (strcmp(a, "--pack") == 0) {
             o.pack = true;
         } else if (strcmp(a, "-MD") == 0) {

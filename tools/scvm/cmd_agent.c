@@ -477,11 +477,19 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
         const cJSON *q;
         cJSON_ArrayForEach(q, qk) if (quit) quit[k++] = q->valuestring;
     }
+    const cJSON *bz = cJSON_GetObjectItemCaseSensitive(inter, "busy");
+    const char **busy = interactive && cJSON_GetArraySize(bz) > 0
+                            ? sc_calloc((size_t)cJSON_GetArraySize(bz) + 1, sizeof *busy) : NULL;
+    if (busy) {
+        int k = 0;
+        const cJSON *q;
+        cJSON_ArrayForEach(q, bz) busy[k++] = q->valuestring;
+    }
     RtPtyAgent ag = {
         .ctx = &a, .wake_fd = a.wake[0], .ready = ready, .drain = drain, .finish = finish,
         .wait_ms = o->turn_timeout_ms ? o->turn_timeout_ms : DEFAULT_TURN_MS, .headless = !interactive,
         .ready_text = interactive && cJSON_IsString(rt) ? rt->valuestring : NULL,
-        .quit_keys = quit ? quit : no_keys,
+        .quit_keys = quit ? quit : no_keys, .busy_texts = busy,
     };
     unsigned type_delay = o->type_delay_set ? o->type_delay_ms
                           : interactive && cJSON_IsNumber(td) ? (unsigned)td->valuedouble
@@ -498,6 +506,7 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
     t = rt_pty_new(&po);
     if (!t) {
         sc_free(quit);
+        sc_free(busy);
         st = SC_RUNTIME;
         goto done;
     }
@@ -510,6 +519,7 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
         snprintf(res->why, sizeof res->why, "%s", msg);
     snprintf(res->agent, sizeof res->agent, "%s %s", agent_profile_name(prof), a.mode);
     sc_free(quit);
+    sc_free(busy);
     stop_server(&a);
     fflush(a.log);
     if (artifacts && a.log_text) {

@@ -5,8 +5,9 @@
 ** Each selected scenario gets its header line, then the target's events;
 ** stderr gets a line per case that did not pass and, at the end, the cases'
 ** totals "N passed, N failed, N skipped" (errors count as failed).  The
-** exit status is 1 when a case failed or erred, else 0; a tape that cannot
-** be read is 3, one that is malformed 4. */
+** exit status is 1 when a case failed or erred, or was skipped for want of
+** a verdict (skipped is not passed) unless --allow-skipped, else 0; a tape
+** that cannot be read is 3, one that is malformed 4. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,9 +37,10 @@ typedef struct Reports {
     Buf results;                    /* --results: Yao's JSON Lines result records */
     Buf junit;                      /* --junit: the <testcase> elements */
     size_t cases, passed, failed, skipped, errors, timeouts;
+    size_t unjudged;                /* of skipped: for want of a verdict (not asked for: skip: true ...) */
     uint64_t ms;
     const char *eliza_scenario;     /* the ElizaOS scenario whose steps are being reported */
-    bool eliza_failed, eliza_erred, eliza_any;
+    bool eliza_failed, eliza_erred, eliza_any, eliza_unjudged;
     char eliza_judgment[16];        /* a copy: the target that knew it is gone by the status line */
 } Reports;
 
@@ -62,14 +64,40 @@ static void xml(Buf *b, const char *s)
     }
 }
 
+/* s on one console line: line breaks, tabs and other control characters
+** as blanks, at most n - 1 bytes (not cutting a UTF-8 sequence), so a
+** multi-line input or message never lets the next status marker start
+** mid-line.  Returns buf. */
+static const char *one_line(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; s && *s && k + 1 < n; s++)
+        buf[k++] = (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;
+    if (s && ((unsigned char)*s & 0xc0) == 0x80) {
+        /* cut inside a UTF-8 sequence: drop the part of it that fitted */
+        while (k && ((unsigned char)buf[k - 1] & 0xc0) == 0x80)
+            k--;
+        if (k)
+            k--;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* ElizaOS's status line: PASS or FAIL by the judgment, as its runner
+** says it; a scenario that is neither because a step went unjudged (a
+** verdict the tape lacks) is SKIP, never PASS. */
 static void eliza_status(Reports *r)
 {
     bool any_pass = strcmp(r->eliza_judgment, "any_pass") == 0;
-    bool fail = any_pass ? r->eliza_erred || !r->eliza_any : r->eliza_failed;
+    const char *st = any_pass ? (r->eliza_erred ? "FAIL" : r->eliza_any ? "PASS"
+                                 : r->eliza_unjudged && !r->eliza_failed ? "SKIP" : "FAIL")
+                              : (r->eliza_failed ? "FAIL" : r->eliza_unjudged ? "SKIP" : "PASS");
     if (r->eliza_scenario)
-        fprintf(stderr, "SCENARIO STATUS: %s\n", fail ? "\u274c FAIL" : "\u2705 PASS");
+        fprintf(stderr, "SCENARIO STATUS: %s\n", !strcmp(st, "PASS") ? "\u2705 PASS"
+                                                 : !strcmp(st, "SKIP") ? "\u23ed\ufe0f SKIP (not judged)" : "\u274c FAIL");
     r->eliza_scenario = NULL;
-    r->eliza_failed = r->eliza_erred = r->eliza_any = false;
+    r->eliza_failed = r->eliza_erred = r->eliza_any = r->eliza_unjudged = false;
 }
 
 /* Each case as its own ecosystem reports it on the console (stderr), and
@@ -86,6 +114,8 @@ static void on_case(void *ctx, const AutCaseResult *c)
     r->skipped += !strcmp(status, "skipped");
     r->errors += !strcmp(status, "error");
     r->timeouts += timeout;
+    bool unjudged = !strcmp(status, "skipped") && !c->on_purpose;
+    r->unjudged += unjudged;
     if (is_eliza(c->type)) {
         /* ElizaOS: a heading per scenario, a line per evaluation, its status */
         if (!r->eliza_scenario || strcmp(r->eliza_scenario, c->scenario) != 0) {
@@ -93,15 +123,24 @@ static void on_case(void *ctx, const AutCaseResult *c)
             fprintf(stderr, "\u25b6\ufe0f RUNNING SCENARIO: %s\n", c->scenario);
             r->eliza_scenario = c->scenario;
         }
-        if (!strcmp(c->type, "conversation") && c->output && c->output[0])     /* ElizaOS shows it too */
-            fprintf(stderr, "\U0001f4ac CONVERSATION (%s):\n%s", c->id, c->output);
-        for (unsigned i = 0; i < c->checks; i++)
+        if (!strcmp(c->type, "conversation") && c->output && c->output[0]) {
+            /* ElizaOS shows it too; every status line after it on a line of its own */
+            size_t ol = strlen(c->output);
+            fprintf(stderr, "\U0001f4ac CONVERSATION (%s):\n%s%s", c->id, c->output, c->output[ol - 1] == '\n' ? "" : "\n");
+        }
+        bool said = false;              /* a check's line says why the step did not pass */
+        char line[1024];
+        for (unsigned i = 0; i < c->checks; i++) {
             fprintf(stderr, "%s: %s\n", !strcmp(c->verdicts[i], "passed") ? "\u2705 PASS"
                                         : !strcmp(c->verdicts[i], "skipped") ? "\u23ed\ufe0f SKIP"
-                                                                            : "\u274c FAIL", c->messages[i]);
-        if (!c->checks && strcmp(status, "passed") != 0)
+                                                                            : "\u274c FAIL",
+                    one_line(c->messages[i], line, sizeof line));
+            said |= strcmp(c->verdicts[i], "passed") != 0;
+        }
+        if (!said && strcmp(status, "passed") != 0)
             fprintf(stderr, "%s: step %s: %s\n", !strcmp(status, "skipped") ? "\u23ed\ufe0f SKIP" : "\u274c FAIL",
-                    c->id, c->why);
+                    c->id, one_line(c->why, line, sizeof line));
+        r->eliza_unjudged |= unjudged;
         r->eliza_failed |= !strcmp(status, "failed") || !strcmp(status, "error") || !strcmp(status, "timeout");
         r->eliza_erred |= !strcmp(status, "error") || !strcmp(status, "timeout");
         r->eliza_any |= c->checks_passed > 0;
@@ -113,9 +152,10 @@ static void on_case(void *ctx, const AutCaseResult *c)
         for (; status[k] && k + 1 < sizeof up; k++)
             up[k] = (char)(status[k] >= 'a' && status[k] <= 'z' ? status[k] - 32 : status[k]);
         up[k] = 0;
-        fprintf(stderr, "\u25ba [%s] %-50.50s %s (%llums)%s%s\n", c->id, c->input ? c->input : "", up,
-                (unsigned long long)c->duration_ms, strcmp(status, "passed") ? ": " : "",
-                strcmp(status, "passed") ? c->why : "");
+        char id[256], in[51], why[1024];
+        fprintf(stderr, "\u25ba [%s] %-50s %s (%llums)%s%s\n", one_line(c->id, id, sizeof id),
+                one_line(c->input, in, sizeof in), up, (unsigned long long)c->duration_ms,
+                strcmp(status, "passed") ? ": " : "", strcmp(status, "passed") ? one_line(c->why, why, sizeof why) : "");
     }
     if (r->o->results || r->o->run_json) {
         Buf *b = &r->results;
@@ -123,7 +163,10 @@ static void on_case(void *ctx, const AutCaseResult *c)
         buf_json_str(b, c->id, strlen(c->id));
         buf_puts(b, ",\"scenario\":");
         buf_json_str(b, c->scenario, strlen(c->scenario));
-        buf_printf(b, ",\"status\":\"%s\",\"duration_ms\":%llu,\"input\":", status, (unsigned long long)c->duration_ms);
+        buf_printf(b, ",\"status\":\"%s\",", status);
+        if (!strcmp(status, "skipped"))
+            buf_printf(b, "\"not_judged\":%s,", unjudged ? "true" : "false");
+        buf_printf(b, "\"duration_ms\":%llu,\"input\":", (unsigned long long)c->duration_ms);
         if (c->input)
             buf_json_str(b, c->input, strlen(c->input));
         else
@@ -172,8 +215,9 @@ static int write_reports(Reports *r)
         Buf b;
         buf_init(&b);
         bool failed = r->failed + r->errors + r->timeouts > 0;
-        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"via\":",
-                   failed ? "failed" : "passed");
+        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"allow_skipped\":%s,",
+                   failed ? "failed" : r->unjudged ? "skipped" : "passed", r->o->allow_skipped ? "true" : "false");
+        buf_printf(&b, "\"judge\":\"%s\",\"via\":", r->o->record ? "record" : r->o->judge_url ? "live" : "tape");
         const char *via = r->o->via ? r->o->via : "none";
         buf_json_str(&b, via, strlen(via));
         buf_puts(&b, ",\"agent\":");
@@ -193,8 +237,9 @@ static int write_reports(Reports *r)
             buf_puts(&b, "null");
         }
         buf_printf(&b, ",\"duration_ms\":%llu,\"summary\":{\"total\":%zu,\"passed\":%zu,\"failed\":%zu,"
-                       "\"skipped\":%zu,\"errors\":%zu,\"timeouts\":%zu},\"cases\":[",
-                   (unsigned long long)r->ms, r->cases, r->passed, r->failed, r->skipped, r->errors, r->timeouts);
+                       "\"skipped\":%zu,\"not_judged\":%zu,\"errors\":%zu,\"timeouts\":%zu},\"cases\":[",
+                   (unsigned long long)r->ms, r->cases, r->passed, r->failed, r->skipped, r->unjudged, r->errors,
+                   r->timeouts);
         /* each record line, without its "type" member */
         const char *p = (const char *)r->results.data, *end = p ? p + r->results.len : NULL;
         bool first = true;
@@ -222,8 +267,9 @@ static int write_reports(Reports *r)
         buf_printf(&b, "{\"type\":\"start\",\"total_cases\":%zu}\n", r->cases);
         buf_put(&b, r->results.data, r->results.len);
         buf_printf(&b, "{\"type\":\"summary\",\"total\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,"
-                       "\"errors\":%zu,\"timeouts\":%zu,\"duration_ms\":%llu}\n",
-                   r->cases, r->passed, r->failed, r->skipped, r->errors, r->timeouts, (unsigned long long)r->ms);
+                       "\"not_judged\":%zu,\"errors\":%zu,\"timeouts\":%zu,\"duration_ms\":%llu}\n",
+                   r->cases, r->passed, r->failed, r->skipped, r->unjudged, r->errors, r->timeouts,
+                   (unsigned long long)r->ms);
         int e = b.oom ? ENOMEM : file_write_atomic(r->o->results, b.data, b.len);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->results, strerror(e));
@@ -355,6 +401,7 @@ static void child_case(void *ctx, const AutCaseResult *c)
     cJSON_AddNumberToObject(j, "duration_ms", (double)c->duration_ms);
     cJSON_AddNumberToObject(j, "checks_passed", c->checks_passed);
     cJSON_AddStringToObject(j, "judgment", c->judgment ? c->judgment : "");
+    cJSON_AddBoolToObject(j, "on_purpose", c->on_purpose);
     for (unsigned i = 0; i < c->checks; i++) {
         cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
         cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
@@ -424,6 +471,7 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             .duration_ms = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "duration_ms")),
             .checks = (unsigned)n, .messages = ms, .verdicts = vs, .judgment = S("judgment"),
             .checks_passed = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "checks_passed")),
+            .on_purpose = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "on_purpose")),
         };
 #undef S
         for (int i = 0; ms && vs && i < n; i++) {
@@ -649,7 +697,8 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
                      .timeout_ms = o->turn_timeout_ms, .cancel_fd = rt_cancel_fd(), .cwd = o->workspace,
                      .profile = prof, .model_url = o->model_url, .bin = o->agent_bin },
             .workspace = o->workspace, .tape = tape, .warn = stderr,
-            .judge_url = o->record ? o->judge_url : NULL, .judge_model = o->judge_model,
+            .judge_url = o->judge_url, .judge_model = o->judge_model, .record = o->record,
+            .allow_skipped = o->allow_skipped,
             .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
         },
         .rep = { .o = o },
@@ -672,10 +721,13 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
         worst = SC_IO;
     Reports *rep = &r.rep;
     eliza_status(rep);
-    if (rep->cases && rep->passed + rep->skipped == rep->cases && rep->cases > rep->skipped)
-        fputs("\u2728 ALL TESTS PASSED \u2728\n", stderr);
-    else if (rep->failed + rep->errors + rep->timeouts)
+    if (rep->failed + rep->errors + rep->timeouts)
         fputs("\u274c TESTS FAILED\n", stderr);
+    else if (rep->unjudged)
+        fprintf(stderr, "\u23ed\ufe0f TESTS NOT JUDGED: %zu skipped for want of a verdict%s\n", rep->unjudged,
+                o->allow_skipped ? " (allowed: --allow-skipped)" : ": skipped is not passed (--allow-skipped accepts it)");
+    else if (rep->cases && rep->passed + rep->skipped == rep->cases && rep->cases > rep->skipped)
+        fputs("\u2728 ALL TESTS PASSED \u2728\n", stderr);
     int rs = write_reports(rep);
     if (rs > worst)
         worst = rs;

@@ -330,11 +330,15 @@ static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *st
     }
     buf_puts(b, "],\"cwd\":");
     char cwd[4096];
-    const char *c = o->cwd ? o->cwd : getcwd(cwd, sizeof cwd);
+    /* --cwd, else the policy's fs.working_dir (rt_policy.c checked it), else ours */
+    cJSON *pj = o->cwd ? NULL : cJSON_Parse(scc_session_policy(s));
+    const cJSON *wd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pj, "fs"), "working_dir");
+    const char *c = o->cwd ? o->cwd : cJSON_IsString(wd) ? wd->valuestring : getcwd(cwd, sizeof cwd);
     if (c)
         buf_json_str(b, c, strlen(c));
     else
         buf_puts(b, "null");
+    cJSON_Delete(pj);
     buf_puts(b, ",\"policy\":");
     buf_puts(b, scc_session_policy(s));
     buf_puts(b, ",\"final_observation\":");
@@ -352,13 +356,23 @@ static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *st
     free(obs);
 }
 
-static int start(const Opts *o, const char *cmd, scc_session **s)
+/* Checks the policy, starts the program; art gets the artifacts folder:
+** --artifacts, else the policy's artifacts.dir when enabled, else "". */
+static int start(const Opts *o, const char *cmd, scc_session **s, char *art, size_t an)
 {
     int code = 0;
     char msg[1024];
     char *policy = effective_policy(o, &code, msg, sizeof msg);
     if (!policy)
         return report_error(o, cmd, code, msg);
+    /* What scvm writes itself: the artifacts section and fs_strict_write
+    ** (docs/tui-use.md, "The policy, field by field"). */
+    PtyWrites wr = { .artifacts = o->artifacts, .resolve = true };
+    code = (int)pty_policy_writes(policy, &wr, art, an, msg, sizeof msg);
+    if (code) {
+        free(policy);
+        return report_error(o, cmd, code, msg);
+    }
     scc_session_config c;
     config_of(o, policy, &c);
     if (o->explain) {
@@ -383,7 +397,8 @@ int scvm_exec(const Opts *o)
     if (rt_cancel_install() != 0)
         return report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
     scc_session *s = NULL;
-    rc = start(o, "exec", &s);
+    char art_dir[PATH_MAX];
+    rc = start(o, "exec", &s, art_dir, sizeof art_dir);
     if (rc)
         return rc < 0 ? 0 : rc;
     /* The run's budget: the policy's max_runtime_ms. */
@@ -416,7 +431,7 @@ int scvm_exec(const Opts *o)
             snprintf(msg, sizeof msg, "the program was killed by signal %d", st.signal);
     }
     Art art;
-    art_init(&art, o->artifacts);
+    art_init(&art, art_dir[0] ? art_dir : NULL);
     Buf rr, b;
     buf_init(&rr);
     buf_init(&b);
@@ -653,8 +668,10 @@ int scvm_driver(const Opts *o)
         return report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
     Driver d = { .o = o };
     buf_init(&d.out);
-    art_init(&d.art, o->artifacts);
-    rc = start(o, "driver", &d.s);
+    char art_dir[PATH_MAX];
+    art_init(&d.art, NULL);
+    rc = start(o, "driver", &d.s, art_dir, sizeof art_dir);
+    d.art.dir = art_dir[0] ? art_dir : NULL;
     if (rc) {
         art_fini(&d.art);
         buf_fini(&d.out);

@@ -106,7 +106,8 @@ void scvm_folder_of(const char *path, char *out, size_t cap)
 /* Plays prog on the PTY target: events to out, diagnostics to diag.
 ** Returns the run's status; *dm the data model's error. */
 static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const char *goldens,
-                    const char *artifacts, FILE *out, FILE *diag, PtyErr *dm, Result *r, const char *scb_path)
+                    const char *artifacts, bool art_tmp, char *used_art, size_t used_n, FILE *out, FILE *diag,
+                    PtyErr *dm, Result *r, const char *scb_path)
 {
     char cast[8192];
     RtPtyOpts po = {
@@ -114,6 +115,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         .events = out, .diag = diag, .cast = scvm_cast_of(o, artifacts, cast, sizeof cast), .cancel_key = o->cancel_key, .cells = o->cells,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
         .ci = o->ci || scvm_ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
+        .artifacts_tmp = art_tmp,
     };
     if (o->explain)
         po.events = NULL;   /* the explanation is the output */
@@ -134,10 +136,11 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         po.policy_overlay = overlay;
     }
     scvm_policy_flags(o, &po.policy_flags);
-    /* The .scb itself goes into the artifacts, for `scvm replay`. */
+    /* The .scb itself goes into the artifacts, for `scvm replay` (the
+    ** policy's artifacts.dir may name them when the command line does not). */
     char *scb = NULL;
     size_t scb_len = 0;
-    if (artifacts && scb_path && strcmp(scb_path, "-") != 0 &&
+    if (scb_path && strcmp(scb_path, "-") != 0 &&
         file_read_all(scb_path, SUITE_READ_MAX, &scb, &scb_len) == 0) {
         po.scb = scb;
         po.scb_len = scb_len;
@@ -153,6 +156,8 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     int st = o->explain ? rt_pty_explain(t, prog) : vm_run(prog, t, rt_pty_clock(t), &vo);
     const char *msg;
     *dm = rt_pty_result(t, &msg);
+    if (used_art && used_n)
+        snprintf(used_art, used_n, "%s", rt_pty_artifacts(t) ? rt_pty_artifacts(t) : "");
     if (r) {
         r->has_goldens = true;
         rt_pty_goldens(t, &r->goldens);
@@ -218,12 +223,14 @@ static int run_pty(const Opts *o, const char *path, const char *name, const BcPr
     /* a session can take minutes: a progress line on a terminal */
     uint64_t total = rt_clock_scale(prog->insn[prog->n_insn - 1].t, o->speed);
     ScvmLive *live = o->explain ? NULL : scvm_live_start(o, name, total);
-    st = pty_play(o, prog, dir, goldens, art, rr ? NULL : out, scvm_live_diag(live), &e, NULL, path);
+    char used[4096] = "";
+    st = pty_play(o, prog, dir, goldens, art, art == tmp, used, sizeof used, rr ? NULL : out, scvm_live_diag(live),
+                  &e, NULL, path);
     scvm_live_stop(live);
     if (rr) {
         char rp[4200], *text = NULL;
         size_t len = 0;
-        snprintf(rp, sizeof rp, "%s/run.json", art);
+        snprintf(rp, sizeof rp, "%s/run.json", used[0] ? used : art);
         if (file_read_all(rp, 256u << 20, &text, &len) == 0) {
             if (fwrite(text, 1, len, out) != len && !st)
                 st = SC_IO;
@@ -726,7 +733,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         r.goldens = ao.goldens;
         snprintf(r.why, sizeof r.why, "%.299s", ao.why);
     } else {
-        st = pty_play(o, e->prog, dir, goldens, arts, out, stderr, &dm, &r, NULL);
+        st = pty_play(o, e->prog, dir, goldens, arts, false, NULL, 0, out, stderr, &dm, &r, NULL);
     }
     if (fclose(out) != 0 && !st)
         st = SC_IO;

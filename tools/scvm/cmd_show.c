@@ -1,11 +1,13 @@
 /* cmd_show.c - the commands that look at suites without playing them:
 ** verify, info, dis, ls and extract (docs/scvm.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -389,45 +391,62 @@ int scvm_ls(const Opts *o)
 
 /* ---- extract ---- */
 
-static int write_file(const char *path, const void *data, size_t len, bool exec)
+/* Writes rel below the folder open as dfd (dir, for messages), never
+** through a link (file_write_beneath). */
+static int write_file(int dfd, const char *dir, const char *rel, const void *data, size_t len, bool exec)
 {
-    int e = file_mkparents(path);
-    if (!e)
-        e = file_write_atomic(path, len ? data : "", len);
-    if (!e && chmod(path, exec ? 0755 : 0644) != 0)
-        e = errno;
+    int e = file_write_beneath(dfd, rel, len ? data : "", len, exec ? 0755 : 0644);
     if (e)
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", path, strerror(e));
+        fprintf(stderr, "scvm: %s/%s: cannot write: %s%s\n", dir, rel, strerror(e),
+                e == ELOOP || e == ENOTDIR ? " (a symbolic link or a file is in the way; nothing is written through one)"
+                                           : "");
     return e ? SC_IO : 0;
 }
 
 int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t cap)
 {
-    /* DIR/<source's folder>/<stem>.scb, and each file beside it. */
-    char path[PATH_MAX * 3];
+    /* DIR/<source's folder>/<stem>.scb, and each file beside it.  The
+    ** loader checked the source and file paths (pack_path_ok) and the
+    ** variant (bc_component_ok, and it ends the name); each is written
+    ** below DIR's descriptor without following a link (docs/security.md). */
+    char rel[PATH_MAX * 3];
     const char *slash = strrchr(e->source, '/');
-    snprintf(folder, cap, "%s%s%.*s", dir, slash ? "/" : "", slash ? (int)(slash - e->source) : 0, e->source);
+    int sl = slash ? (int)(slash - e->source) : 0;
+    snprintf(folder, cap, "%s%s%.*s", dir, slash ? "/" : "", sl, e->source);
     const char *stem = slash ? slash + 1 : e->source;
     const char *dot = strrchr(stem, '.');
     /* a variant (scc --variant) of the same source: <stem>@<variant>.scb */
     const char *var = NULL;
-    for (uint32_t t = 0; t < e->n_tags && !var; t++)
-        if (strncmp(e->tags[t], "variant:", 8) == 0)
-            var = e->tags[t] + 8;
-    snprintf(path, sizeof path, "%s/%.*s%s%s.scb", folder, dot ? (int)(dot - stem) : (int)strlen(stem), stem,
-             var ? "@" : "", var ? var : "");
+    size_t nl = strlen(e->name);
+    for (uint32_t t = 0; t < e->n_tags && !var; t++) {
+        const char *v = e->tags[t];
+        size_t vl = strlen(v);
+        if (strncmp(v, "variant:", 8) == 0 && nl > vl - 7 &&
+            e->name[nl - (vl - 8) - 1] == '@' && strcmp(e->name + nl - (vl - 8), v + 8) == 0)
+            var = v + 8;
+    }
+    int e0 = file_mkdirs(dir);
+    int dfd = e0 ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        fprintf(stderr, "scvm: %s: cannot make or open the folder: %s\n", dir, strerror(e0 ? e0 : errno));
+        return SC_IO;
+    }
+    snprintf(rel, sizeof rel, "%.*s%s%.*s%s%s.scb", sl, e->source, slash ? "/" : "",
+             dot ? (int)(dot - stem) : (int)strlen(stem), stem, var ? "@" : "", var ? var : "");
     unsigned char *scb;
     size_t len;
     if (!pack_entry_scb(e, &scb, &len)) {
         fputs("scvm: out of memory\n", stderr);
+        close(dfd);
         return SC_RUNTIME;
     }
-    int st = write_file(path, scb, len, false);
+    int st = write_file(dfd, dir, rel, scb, len, false);
     sc_free(scb);
     for (uint32_t f = 0; f < e->n_files && !st; f++) {
-        snprintf(path, sizeof path, "%s/%s", folder, e->files[f].path);
-        st = write_file(path, e->files[f].data, e->files[f].len, e->files[f].mode & PACK_FILE_EXEC);
+        snprintf(rel, sizeof rel, "%.*s%s%s", sl, e->source, slash ? "/" : "", e->files[f].path);
+        st = write_file(dfd, dir, rel, e->files[f].data, e->files[f].len, e->files[f].mode & PACK_FILE_EXEC);
     }
+    close(dfd);
     return st;
 }
 

@@ -130,8 +130,12 @@ static const char help_text[] =
     "                     profile, talking to the model at URL (e.g. scvm serve llm)\n"
     "  --agent-model M    the request's model (http); the agent's {model} (--agent)\n"
     "  --tape FILE        judge and validator replies (docs/tape.md)\n"
-    "  --record --judge-url URL  ask this OpenAI-compatible judge for a reply the\n"
-    "                     tape lacks and write it into the tape\n"
+    "  --judge-url URL [--judge-model M]  a live OpenAI-compatible judge decides\n"
+    "                     llm_judge, validators and simulated users (no tape)\n"
+    "  --record --judge-url URL  ask the judge only for a reply the tape lacks\n"
+    "                     and write it into the tape\n"
+    "  --allow-skipped    a case skipped for want of a verdict does not fail the\n"
+    "                     run (default: skipped is not passed, exit 1)\n"
     "  --workspace DIR    where file and command checks look (default: .)\n"
     "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
     "  --run-json FILE    the run as one JSON object (status, counts, every case)\n"
@@ -256,7 +260,7 @@ enum {
     O_CWD, O_CHECKPOINT_CMD, O_COLOR, O_STDIN_PROMPTS,
     O_STDIO, O_POLICY, O_NO_SANDBOX, O_ACK_SANDBOX, O_ENABLE_NETWORK, O_ACK_NETWORK, O_ACK_WRITE, O_ROWS, O_COLS,
     O_STRICT, O_NORMALIZE, O_REQ_EVENTS, O_REQ_CHECKSUMS,
-    O_VIA, O_AGENT_URL, O_MODEL_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN, O_RUN_JSON,
+    O_VIA, O_AGENT_URL, O_MODEL_URL, O_AGENT_MODEL, O_TAPE, O_RECORD, O_ALLOW_SKIPPED, O_JUDGE_URL, O_JUDGE_MODEL, O_RESULTS, O_DRY_RUN, O_RUN_JSON,
 };
 
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
@@ -326,6 +330,7 @@ static const struct {
     { NULL, "--agent-model", O_AGENT_MODEL, true, false, CMD_RUN, false },
     { NULL, "--tape", O_TAPE, true, false, CMD_RUN, false },
     { NULL, "--record", O_RECORD, false, false, CMD_RUN, false },
+    { NULL, "--allow-skipped", O_ALLOW_SKIPPED, false, false, CMD_RUN, false },
     { NULL, "--results", O_RESULTS, true, false, CMD_RUN, false },
     { NULL, "--run-json", O_RUN_JSON, true, false, CMD_RUN, false },
     { NULL, "--dry-run", O_DRY_RUN, false, false, CMD_RUN, false },
@@ -583,6 +588,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
         o->tape = v;
         break;
     case O_RECORD: o->record = true; break;
+    case O_ALLOW_SKIPPED: o->allow_skipped = true; break;
     case O_DRY_RUN: o->dry_run = true; break;
     case O_RUN_JSON:
         if (!*v)
@@ -779,12 +785,17 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
                                                "(--report, --artifacts and --cast are the PTY targets')");
         if (o->timings)
             return cli_usage(scvm_usage, "%s", "-t aut shards a suite's cases in turn: --timings balances scenario runs");
-        if ((o->record || o->judge_url) && !(o->record && o->judge_url && o->tape))
+        if (o->record && !(o->judge_url && o->tape))
             return cli_usage(scvm_usage, "%s", "recording a tape takes all three: --record --judge-url URL --tape FILE");
+        if (o->judge_url && o->tape && !o->record)
+            return cli_usage(scvm_usage, "%s", "a live judge (--judge-url without --record) decides every verdict "
+                                               "itself: --tape is for replaying, --record --tape FILE to fill one");
+        if (o->judge_model && !o->judge_url)
+            return cli_usage(scvm_usage, "%s", "--judge-model names the live judge's model: it needs --judge-url");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->model_url || o->agent_model || o->tape || o->record || o->judge_url ||
-                                  o->judge_model || o->results || o->dry_run || o->run_json)) {
-        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results "
-                                           "and --dry-run need --target aut");
+                                  o->judge_model || o->results || o->dry_run || o->run_json || o->allow_skipped)) {
+        return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results, "
+                                           "--allow-skipped and --dry-run need --target aut");
     } else if (cmd == CMD_RUN && o->workspace) {
         return cli_usage(scvm_usage, "%s", "--workspace (scvm run) needs --target aut");
     }

@@ -36,7 +36,7 @@ typedef struct Opts {
     const char *report;          /* --report DIR */
     const char *via, *agent_url, *model_url, *agent_model, *tape;   /* -t aut */
     const char *judge_url, *judge_model, *results, *run_json;
-    bool record, dry_run;
+    bool record, dry_run, allow_skipped;
     double speed;
     bool realtime, count, fail_fast, no_progress;
     unsigned jobs;
