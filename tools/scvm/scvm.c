@@ -1192,7 +1192,7 @@ static void print_help(void)
 #define X(name, num, text) printf("  %d  %s\n", num, text);
     SC_STATUSES(X)
 #undef X
-    fputs("  128+N  run -t pty|agent, agent: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
+    fputs("  128+N  run -t pty|agent|aut, agent, driver, exec: interrupted by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP)\n", stdout);
 }
 
 int main(int argc, char **argv)
