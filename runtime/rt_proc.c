@@ -505,11 +505,17 @@ static void append(Buf *out, const char *s, size_t n, size_t max_out, RtProcResu
 int rt_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, size_t max_out,
                 RtProcResult *res)
 {
+    return rt_proc_run_env(argv, NULL, dir, timeout_ms, out, max_out, res);
+}
+
+int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
+                    size_t max_out, RtProcResult *res)
+{
     memset(res, 0, sizeof *res);
     int op[2] = { -1, -1 };
     if (out && pipe2(op, O_CLOEXEC) != 0)
         return -1;
-    RtProcSpawn sp = { .argv = argv, .cwd = dir, .fd0 = -1, .fd1 = op[1], .fd2 = op[1] };
+    RtProcSpawn sp = { .argv = argv, .envp = envp, .cwd = dir, .fd0 = -1, .fd1 = op[1], .fd2 = op[1] };
     int e = 0;
     RtProc *p = rt_proc_spawn(&sp, &e);
     if (op[1] >= 0)

@@ -95,5 +95,8 @@ typedef struct RtProcResult {
 ** pipe cannot be made (errno). */
 int rt_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, size_t max_out,
                 RtProcResult *res);
+/* The same with the environment envp (NULL: scvm's). */
+int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
+                    size_t max_out, RtProcResult *res);
 
 #endif

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "common/base64.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/rt_proc.h"
 #include "runtime/scn_assert.h"
 
 enum { HELPER_TIMEOUT_MS = 30000 };
@@ -55,130 +57,34 @@ static bool ws_path(Pty *t, const char *rel, char *out, size_t n)
 }
 
 /* Runs argv (absolute path) in cwd with the run's environment; output
-** (stdout+stderr) into out when given.  Bounded by timeout_ms; the helper
-** gets its own process group, killed on timeout.  Returns the exit code,
-** or -1 (t->err set). */
+** (stdout+stderr) into out when given.  Bounded by timeout_ms, on the one
+** runner (runtime/rt_proc.h): whatever the helper started ends with it.
+** Returns the exit code (128 + N for signal N), or -1 (t->err set). */
 static int run_helper(Pty *t, char *const *argv, const char *cwd, Buf *out, uint64_t timeout_ms)
 {
-    int pp[2];
-    if (pipe(pp) != 0) {
-        pty_fail(t, PTY_E_IO, "pipe: %s", strerror(errno));
+    static char *const no_env[] = { NULL };
+    RtProcResult r;
+    unsigned tmo = timeout_ms > UINT_MAX ? UINT_MAX : (unsigned)timeout_ms;
+    if (rt_proc_run_env(argv, t->env.v ? t->env.v : no_env, cwd, tmo, out, (size_t)1 << 20, &r) != 0) {
+        pty_fail(t, PTY_E_IO, "cannot run '%s': %s", argv[0], out && out->oom ? "out of memory" : strerror(errno));
         return -1;
     }
-    int ep[2];
-    if (pipe(ep) != 0) {
-        close(pp[0]);
-        close(pp[1]);
-        pty_fail(t, PTY_E_IO, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
-    fcntl(ep[0], F_SETFD, FD_CLOEXEC);
-    pid_t pid = fork();
-    if (pid < 0) {
-        pty_fail(t, PTY_E_IO, "fork: %s", strerror(errno));
-        close(pp[0]);
-        close(pp[1]);
-        close(ep[0]);
-        close(ep[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGCHLD, SIG_DFL);
-        setpgid(0, 0);
-        int dn = open("/dev/null", O_RDONLY);
-        if (dn >= 0)
-            dup2(dn, 0);
-        dup2(pp[1], 1);
-        dup2(pp[1], 2);
-        int e = 0;
-        if (cwd && chdir(cwd) != 0)
-            e = errno;
-        if (!e) {
-            execve(argv[0], argv, t->env.v ? t->env.v : (char *const[]){ NULL });
-            e = errno;
-        }
-        ssize_t w = write(ep[1], &e, sizeof e);
-        (void)w;
-        _exit(127);
-    }
-    close(pp[1]);
-    close(ep[1]);
-    int ce = 0;
-    ssize_t r;
-    do {
-        r = read(ep[0], &ce, sizeof ce);
-    } while (r < 0 && errno == EINTR);
-    close(ep[0]);
-    if (r == (ssize_t)sizeof ce) {
-        close(pp[0]);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        pty_fail(t, PTY_E_IO, "cannot run '%s': %s", argv[0], strerror(ce));
-        return -1;
-    }
-    uint64_t deadline = pty_now_ms() + timeout_ms;
-    bool open_ = true, timed_out = false;
-    while (open_) {
-        uint64_t now = pty_now_ms();
-        if (now >= deadline) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd pf = { .fd = pp[0], .events = POLLIN };
-        int pr = poll(&pf, 1, (int)(deadline - now));
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (pr > 0) {
-            char b[4096];
-            ssize_t n = read(pp[0], b, sizeof b);
-            if (n > 0) {
-                if (out && out->len < (1u << 20))
-                    buf_put(out, b, (size_t)n);
-            } else if (n == 0 || errno != EINTR) {
-                open_ = false;
-            }
-        }
-    }
-    close(pp[0]);
-    if (timed_out) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-    }
-    int st = 0;
-    /* The pipe closed (or time ran out): wait for the exit on the SIGCHLD
-    ** pipe, bounded; a helper that closed its output and lingers is killed. */
-    int cfd = pty_child_fd();
-    uint64_t kill_at = pty_now_ms() + (timed_out ? 0 : 2000), give_up = kill_at + 5000;
-    for (;;) {
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR && errno != 0))
-            break;
-        uint64_t now = pty_now_ms();
-        if (now >= give_up)
-            break;
-        if (now >= kill_at) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            kill_at = give_up;
-        }
-        struct pollfd pf = { .fd = cfd, .events = POLLIN };
-        if (poll(&pf, cfd >= 0 ? 1 : 0, (int)((kill_at < give_up ? kill_at : give_up) - now)) > 0) {
-            char b[64];
-            while (read(cfd, b, sizeof b) > 0)
-                ;
-        }
-    }
-    kill(-pid, SIGKILL);    /* anything it left in its group */
-    if (timed_out) {
+    switch (r.end) {
+    case RT_PROC_EXITED: return r.code;
+    case RT_PROC_SIGNALED: return 128 + r.code;
+    case RT_PROC_TIMEOUT:
         pty_fail(t, PTY_E_TIMEOUT, "'%s' did not finish within %llu ms", argv[0], (unsigned long long)timeout_ms);
         return -1;
+    case RT_PROC_CANCELLED:
+        t->cancel_sig = r.code;
+        pty_fail(t, PTY_E_INTERRUPTED, "interrupted by signal %d (%s)", r.code,
+                 r.code == SIGTERM ? "SIGTERM" : r.code == SIGINT ? "SIGINT" : r.code == SIGHUP ? "SIGHUP" : "?");
+        return -1;
+    case RT_PROC_FAILED:
+        pty_fail(t, PTY_E_IO, "cannot run '%s': %s", argv[0], strerror(r.code));
+        return -1;
     }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return -1;
 }
 
 static bool have_exe(const char *p)
