@@ -43,7 +43,8 @@ def run(cmd, sig):
         p.stdin.flush()
         first = p.stdout.readline()
         assert b'"status":"ok"' in first, first
-    wait_for(lambda: leftovers(m), f"{cmd}: the program to start")
+    # the program itself (scvm's own command line carries the marker too)
+    wait_for(lambda: [x for x in leftovers(m) if x[1].startswith("/usr/bin/sleep")], f"{cmd}: the program to start")
     p.send_signal(sig)
     out, err = p.communicate(timeout=60)
     problems = []
@@ -92,7 +93,8 @@ def killed(cmd, fallback):
     args = [SCVM, cmd, "--json", "--policy", pol] + (["--stdio"] if cmd == "driver" else [])
     args += ["--", sh, "-c", f"setsid -f sleep {m} </dev/null >/dev/null 2>&1; (sleep {m} &); exec sleep {m}"]
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=d)
-    wait_for(lambda: len(leftovers(m)) >= 3, f"{cmd}: the program and its daemons to start")
+    wait_for(lambda: len([x for x in leftovers(m) if x[1].startswith("sleep")]) >= 3,
+             f"{cmd}: the program and its daemons to start")
     p.kill()
     p.communicate(timeout=60)
     try:
