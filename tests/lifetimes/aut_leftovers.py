@@ -100,6 +100,55 @@ def run_case(name, mode, env, agent_scb):
     return problems
 
 
+SLOW_AGENT = """name: lt_slow_agent
+timeline:
+  - userInputs:
+      - [0, 'hello']
+  - llmResponse:
+      - assistant:
+          - [60000, 'hi, a minute later']
+"""
+
+
+def agent_killed(mode, env, sig):
+    """A signal to scvm while the ACP agent is thinking: the agent, and
+    what it started, end with scvm (SIGKILL: through init's death)."""
+    m = marker()
+    d = os.path.join(WORK, f"agent-{signal.Signals(sig).name}-{mode}")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    ay = os.path.join(d, "slow.yaml")
+    with open(ay, "w") as f:
+        f.write(SLOW_AGENT)
+    agent_scb = os.path.join(d, "slow.scb")
+    subprocess.run([SCC, "-o", agent_scb, ay], check=True)
+    y = os.path.join(d, "s.scenario.yaml")
+    with open(y, "w") as f:
+        f.write("name: 'lt agent'\ndescription: 'a slow agent'\nenvironment:\n  type: local\nrun:\n"
+                "  - name: talk\n    input: 'hello'\n    evaluations:\n      - type: string_contains\n"
+                "        value: 'hi'\njudgment:\n  strategy: all_pass\n")
+    scb = os.path.join(d, "s.scb")
+    subprocess.run([SCC, "-o", scb, y], check=True)
+    agent = f"sleep {m} & exec {SCVM} serve acp --speed 1 {agent_scb}"
+    p = subprocess.Popen([SCVM, "run", "-t", "aut", "--via", "acp", "--workspace", d, scb, "--", "sh", "-c", agent],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    # the agent: its background sleep (the marker) and scvm serve acp
+    # itself (its scenario's path, which no other command line has)
+    def agent_procs():
+        return [x for x in leftovers(m) if x[1].startswith("sleep")] + \
+               [x for x in leftovers(agent_scb) if x[1].startswith(SCVM + " serve acp")]
+    wait_for(lambda: len(agent_procs()) >= 2, "the agent to start")
+    p.send_signal(sig)
+    p.communicate(timeout=120)
+    try:
+        wait_for(lambda: not agent_procs(), "the agent to end with scvm", timeout=10)
+        return []
+    except AssertionError:
+        left = agent_procs()
+        kill_all(left)
+        return [f"left running: {left}"]
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     ay = os.path.join(WORK, "agent.yaml")
@@ -114,6 +163,10 @@ def main():
             pr = run_case(name, mode, env, agent_scb)
             fails += [f"{name} ({mode}): {x}" for x in pr]
             print(f"{name} ({mode}): {pr if pr else 'ok'}", flush=True)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            pr = agent_killed(mode, env, sig)
+            fails += [f"agent {signal.Signals(sig).name} ({mode}): {x}" for x in pr]
+            print(f"agent {signal.Signals(sig).name} ({mode}): {pr if pr else 'ok'}", flush=True)
     for f in fails:
         print("FAIL:", f)
     return 1 if fails else 0
