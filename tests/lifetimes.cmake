@@ -44,3 +44,10 @@ add_test(NAME lifetimes.tmp_files
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/tmp_files.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/tmp)
 set_tests_properties(lifetimes.tmp_files PROPERTIES LABELS "pty" TIMEOUT 180)
+
+# scvm replay killed (TERM, KILL) while it replays: the replayed run, its
+# own scvm, and its program end with it.
+add_test(NAME lifetimes.replay_killed
+         COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/replay_killed.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/lifetimes-work/replay)
+set_tests_properties(lifetimes.replay_killed PROPERTIES LABELS "pty" TIMEOUT 180)

@@ -572,8 +572,9 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
         }
     }
     argv[k] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
+    /* tied to this scvm: killed (even by SIGKILL), the replay's run gets
+    ** SIGTERM and ends its session as a cancelled run does */
+    pid_t pid = scvm_fork_tied();
     if (pid < 0) {
         snprintf(err, n, "fork: %s", strerror(errno));
         return -1;
