@@ -25,6 +25,10 @@ enum {
     READ_TURN = 4 * READ_CHUNK,     /* bytes one connection may read per loop turn */
     DRAIN_MS = 1000,
     DRAIN_BYTES = 1 << 20,          /* discarded input after which a draining connection is closed */
+    REFUSE_SLOTS = 32,              /* connections being answered 503, above max_conns */
+    SPARE_FDS = 32,                 /* descriptors left to the process (listener, pipe, logs, files) */
+    MAX_CONNS_CAP = 65536,          /* the default limit at most, whatever the descriptors allow */
+    ACCEPT_BACKOFF_MS = 100,        /* accept(2) out of descriptors: the backlog waits this long */
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
 
@@ -53,6 +57,7 @@ typedef struct Conn {
     uint64_t sid;           /* the id of its current answer */
     unsigned group;         /* its broadcast group (0: none) */
     uint64_t wake_ms;       /* the next item or deadline, as of this poll */
+    bool refusal;           /* a 503 for a client above max_conns, in a REFUSE_SLOTS slot */
 } Conn;
 
 struct HttpServer {
@@ -70,6 +75,10 @@ struct HttpServer {
     unsigned char *rbuf;    /* READ_CHUNK: every read lands here first */
     uint64_t next_sid;
     size_t buffered;        /* sum of the connections' input capacities */
+    size_t n_refusing;      /* connections in s->conns with refusal set */
+    unsigned long fd_limit; /* RLIMIT_NOFILE's soft limit, raised to the hard one */
+    uint64_t evicted;       /* connections closed to make room */
+    uint64_t accept_after;  /* accept(2) ran out of descriptors: not before then */
 };
 
 static int g_wake_fd = -1;
@@ -99,8 +108,6 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.max_head = DEFAULT_MAX_HEAD;
     if (!s->o.max_body)
         s->o.max_body = DEFAULT_MAX_BODY;
-    if (!s->o.max_conns)
-        s->o.max_conns = 4096;
     if (!s->o.timeout_ms)
         s->o.timeout_ms = 60000;
     if (!s->o.head_timeout_ms)
@@ -109,22 +116,30 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.idle_timeout_ms = 15000;
     if (!s->o.max_buffered)
         s->o.max_buffered = s->o.max_body > ((size_t)32 << 20) ? 2 * s->o.max_body : (size_t)64 << 20;
-    /* one descriptor per connection, and some to spare (listener, wake
-    ** pipe, the process's own): raise the soft limit, or fit under it */
+    /* One descriptor per connection, REFUSE_SLOTS for 503 answers and
+    ** SPARE_FDS for the process: the soft limit is raised to the hard one,
+    ** and the connection limit is what that allows (at most MAX_CONNS_CAP
+    ** by default, at most what was asked for otherwise). */
     struct rlimit rl;
-    rlim_t want = (rlim_t)s->o.max_conns + 64;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-        rlim_t to = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-        struct rlimit nl = { to, rl.rlim_max };
-        if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
-            rl.rlim_cur = to;
-        if (rl.rlim_cur < want)
-            s->o.max_conns = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur - 64) : 64;
+    unsigned long fds = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+            struct rlimit nl = { rl.rlim_max, rl.rlim_max };
+            if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
+                rl.rlim_cur = rl.rlim_max;
+        }
+        fds = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30 ? 1ul << 30 : (unsigned long)rl.rlim_cur;
     }
+    s->fd_limit = fds;
+    unsigned long room = fds > REFUSE_SLOTS + SPARE_FDS + 16 ? fds - REFUSE_SLOTS - SPARE_FDS : 16;
+    if (!s->o.max_conns)
+        s->o.max_conns = room < MAX_CONNS_CAP ? (unsigned)room : MAX_CONNS_CAP;
+    else if (s->o.max_conns > room)
+        s->o.max_conns = (unsigned)room;
     s->lfd = -1;
     s->wake[0] = s->wake[1] = -1;
-    s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
-    s->pfds = sc_calloc((size_t)s->o.max_conns + 2, sizeof *s->pfds);
+    s->conns = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS, sizeof *s->conns);
+    s->pfds = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS + 2, sizeof *s->pfds);
     s->rbuf = sc_malloc(READ_CHUNK);
     if (!s->conns || !s->pfds || !s->rbuf) {
         http_server_free(s);
@@ -144,6 +159,8 @@ static void conn_free(HttpServer *s, Conn *c)
     }
     if (c->fd >= 0)
         close(c->fd);
+    if (c->refusal)
+        s->n_refusing--;
     s->buffered -= c->in.cap;
     buf_fini(&c->in);
     http_plan_fini(&c->plan);
@@ -171,6 +188,18 @@ void http_server_free(HttpServer *s)
 uint64_t http_server_refused(const HttpServer *s)
 {
     return s->refused;
+}
+
+uint64_t http_server_evicted(const HttpServer *s)
+{
+    return s->evicted;
+}
+
+unsigned http_server_max_conns(const HttpServer *s, unsigned long *fd_limit)
+{
+    if (fd_limit)
+        *fd_limit = s->fd_limit;
+    return s->o.max_conns;
 }
 
 static int set_nonblock(int fd)
@@ -604,83 +633,127 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
     }
 }
 
-static void refuse(HttpServer *s, int fd)
+/* A new connection: a slot, its peer's address, TCP_NODELAY.  NULL when
+** out of memory (fd is closed then). */
+static Conn *conn_new(int fd, const struct sockaddr_storage *ss, uint64_t now)
+{
+    Conn *c = sc_calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    buf_init(&c->in);
+    http_plan_init(&c->plan);
+    c->last_ms = now;
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
+    return c;
+}
+
+/* Connection c (a new one, in a REFUSE_SLOTS slot) gets the 503 and is
+** closed as any answer is: our side shut down after it, the client's
+** request read and discarded until it closes, so the close is a FIN and
+** the 503 arrives; closing at once, with the request unread, is a reset
+** that destroys the answer in the client's buffers. */
+static void refuse(HttpServer *s, Conn *c, uint64_t now)
 {
     const char *body = s->o.busy_body ? s->o.busy_body : "{\"error\":\"too many connections\"}";
-    char busy[1024];
-    int bl = snprintf(busy, sizeof busy,
-                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                      "Content-Length: %zu\r\nConnection: close\r\nretry-after: 1\r\n\r\n%s",
-                      strlen(body), body);
-    if (bl > 0 && (size_t)bl < sizeof busy) {
-        ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
-        (void)w;
-    }
-    close(fd);
+    c->refusal = true;
+    s->n_refusing++;
+    http_plan_whole(&c->plan, 503, "application/json", body, strlen(body), false, NULL, "retry-after: 1\r\n", NULL,
+                    0);
+    c->state = C_SEND;
+    c->start_ms = c->last_ms = now;
+    c->close_after = true;
+    c->served = 1;
+    if (!c->plan.n_items || http_plan_error(&c->plan))
+        c->dead = true;
     s->refused++;
+}
+
+/* The slot to give a new connection when max_conns are open: the oldest
+** connection that never sent a byte, else the keep-alive connection idle
+** longest between requests; SIZE_MAX when every one has something in
+** flight. */
+static size_t victim(const HttpServer *s)
+{
+    size_t silent = SIZE_MAX, idle = SIZE_MAX;
+    for (size_t i = 0; i < s->n_conns; i++) {
+        const Conn *v = s->conns[i];
+        if (v->dead || v->refusal || v->state != C_READ || v->in.len || v->head_ms || v->stream)
+            continue;
+        size_t *best = v->served ? &idle : &silent;
+        if (*best == SIZE_MAX || v->last_ms < s->conns[*best]->last_ms)
+            *best = i;
+    }
+    return silent != SIZE_MAX ? silent : idle;
 }
 
 static void accept_all(HttpServer *s, uint64_t now)
 {
-    for (;;) {
+    /* with every REFUSE_SLOTS slot busy the listener is not polled: the
+    ** kernel's backlog holds the clients until one frees */
+    while (s->n_refusing < REFUSE_SLOTS) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         int fd = accept(s->lfd, (struct sockaddr *)&ss, &sl);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            return;   /* EAGAIN, or EMFILE and friends: try again later */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* out of descriptors (something else holds them): the
+                ** clients wait in the backlog, the loop does not spin */
+                s->accept_after = now + ACCEPT_BACKOFF_MS;
+                if (s->o.notice)
+                    s->o.notice(s->o.ctx, s->bound, "accept: out of file descriptors; new connections wait");
+            }
+            return;   /* EAGAIN */
         }
         if (set_nonblock(fd) != 0) {
             close(fd);
             continue;
         }
         size_t slot = s->n_conns;
-        if (s->n_conns >= s->o.max_conns) {
-            /* full: make room by closing the connection idle longest
-            ** between requests; refuse only when none is */
-            size_t victim = SIZE_MAX;
-            for (size_t i = 0; i < s->n_conns; i++) {
-                const Conn *v = s->conns[i];
-                if (!v->dead && v->state == C_READ && !v->in.len && v->served &&
-                    (victim == SIZE_MAX || v->last_ms < s->conns[victim]->last_ms))
-                    victim = i;
-            }
-            if (victim == SIZE_MAX) {
-                refuse(s, fd);
-                continue;
-            }
+        bool full = s->n_conns - s->n_refusing >= s->o.max_conns;
+        size_t v = full ? victim(s) : SIZE_MAX;
+        if (full && v != SIZE_MAX) {
+            Conn *old = s->conns[v];
             if (s->o.notice)
-                s->o.notice(s->o.ctx, s->conns[victim]->peer, "closing an idle keep-alive connection for a new one");
-            conn_free(s, s->conns[victim]);
-            slot = victim;
+                s->o.notice(s->o.ctx, old->peer, old->served ? "closing an idle keep-alive connection for a new one"
+                                                             : "closing a connection that sent nothing for a new one");
+            conn_free(s, old);
+            s->evicted++;
+            slot = v;
         }
-        Conn *c = sc_calloc(1, sizeof *c);
+        Conn *c = conn_new(fd, &ss, now);
         if (!c) {
-            close(fd);
+            if (slot != s->n_conns)   /* the victim's slot: fill it with the last */
+                s->conns[slot] = s->conns[--s->n_conns];
             continue;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        c->fd = fd;
-        buf_init(&c->in);
-        http_plan_init(&c->plan);
-        c->last_ms = now;
-        char host[INET6_ADDRSTRLEN] = "?";
-        unsigned port = 0;
-        if (ss.ss_family == AF_INET) {
-            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        }
-        snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
         s->conns[slot] = c;
         if (slot == s->n_conns)
             s->n_conns++;
+        if (full && v == SIZE_MAX) {
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, c->peer, "every connection busy: 503");
+            refuse(s, c, now);
+            if (!c->dead)
+                conn_step(s, c, now);
+        }
     }
 }
 
@@ -762,8 +835,9 @@ int http_server_run(HttpServer *s)
         struct pollfd *pf = s->pfds;
         pf[0].fd = s->wake[0];
         pf[0].events = POLLIN;
-        pf[1].fd = s->lfd;
+        pf[1].fd = s->n_refusing < REFUSE_SLOTS && now >= s->accept_after ? s->lfd : -1;
         pf[1].events = POLLIN;
+        pf[1].revents = 0;
         for (size_t i = 0; i < s->n_conns; i++) {
             Conn *c = s->conns[i];
             short ev = 0;
@@ -783,6 +857,8 @@ int http_server_run(HttpServer *s)
         }
         if (s->paused_until && s->paused_until < soonest)
             soonest = s->paused_until;
+        if (s->accept_after > now && s->accept_after < soonest)
+            soonest = s->accept_after;
         if (soonest != UINT64_MAX)
             timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
         int n = poll(pf, 2 + s->n_conns, timeout);
@@ -831,9 +907,7 @@ int http_server_run(HttpServer *s)
                 }
             }
         }
-        /* (a handler may have paused the listener: pf[1] is stale then) */
-        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
-            accept_all(s, now);
+        /* the dead go first: their slots are free for what is accepted now */
         size_t k = 0;
         for (size_t i = 0; i < s->n_conns; i++) {
             if (s->conns[i]->dead)
@@ -842,6 +916,9 @@ int http_server_run(HttpServer *s)
                 s->conns[k++] = s->conns[i];
         }
         s->n_conns = k;
+        /* (a handler may have paused the listener: pf[1] is stale then) */
+        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
+            accept_all(s, now);
     }
 
     if (sigs) {

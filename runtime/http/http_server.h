@@ -52,11 +52,14 @@ typedef struct HttpServerOpts {
     const char *port;       /* NULL or "0" = an ephemeral port */
     size_t max_head;        /* request head limit (431 above); 0 = 32 KiB */
     size_t max_body;        /* request body limit (413 above); 0 = 16 MiB */
-    /* Simultaneous connections; 0 = 4096.  The file-descriptor limit is
-    ** raised to fit (up to its hard limit), else this is lowered to what
-    ** it allows.  When full, the connection idle longest between requests
-    ** is closed for the new one; only when none is idle is the new one
-    ** refused (503). */
+    /* Simultaneous connections.  The file-descriptor soft limit is raised
+    ** to the hard one, and 0 means what that allows (64 descriptors are
+    ** kept back: 32 for 503 answers, 32 for the process), at most 65,536;
+    ** a larger value is lowered to it (http_server_max_conns says what it
+    ** is).  When full, the oldest connection that never sent a byte is
+    ** closed for the new one, else the keep-alive connection idle longest
+    ** between requests; only when every one has a request in flight is
+    ** the new one answered 503 (and closed gracefully, never reset). */
     unsigned max_conns;
     unsigned timeout_ms;    /* a stalled request body or answer; 0 = 60 s */
     /* Request bytes all connections together may hold (heads, bodies,
@@ -134,6 +137,13 @@ void http_server_stop(HttpServer *s);
 
 /* Connections refused with 503 so far. */
 uint64_t http_server_refused(const HttpServer *s);
+
+/* Connections closed to make room for new ones so far. */
+uint64_t http_server_evicted(const HttpServer *s);
+
+/* The connection limit in force, and (fd_limit, if not NULL) the
+** file-descriptor limit it was sized from: what a server says at start. */
+unsigned http_server_max_conns(const HttpServer *s, unsigned long *fd_limit);
 
 /* Stops accepting for ms (at least 1): the listening socket is closed, so
 ** the kernel refuses new connections (ECONNREFUSED), and bound again to

@@ -196,19 +196,32 @@ def t_slow_and_vanished_clients():
 
 def t_max_connections():
     srv = Server(SCVM, ["--speed", "0", "--max-connections", "4", scb("route_alpha")])
+    # four connections with a request in flight: each answered once, then
+    # the head of a second one begun (so they cannot be closed for others)
     keep = [srv.connect() for _ in range(4)]
-    time.sleep(0.1)
+    for c in keep:
+        c.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\n")
+        check(read_response(c)[0] == 200, "a busy connection is served")
     extra = srv.connect()
     extra.settimeout(5)
+    extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     st, h, body, _ = read_response(extra)
-    check(st == 503, "over --max-connections -> 503 (%d)" % st)
+    check(st == 503 and h.get("retry-after") == "1", "over --max-connections, all busy -> 503 (%d)" % st)
+    check(recv_all(extra) == b"", "then a close (not a reset)")
+    extra.close()
     for c in keep:
         c.close()
-    time.sleep(0.1)
+    # four that never send a byte: the oldest is closed for a new client
+    silent = [srv.connect() for _ in range(4)]
     s = srv.connect()
-    check(request(s, "GET", "/health")[0] == 200, "served again once connections closed")
+    check(request(s, "GET", "/health")[0] == 200, "served: an idle connection made room")
     s.close()
-    srv.stop()
+    silent[0].settimeout(5)
+    check(recv_all(silent[0]) == b"", "the oldest silent connection was closed for it")
+    for c in silent:
+        c.close()
+    status, log = srv.stop()
+    check("closing a connection that sent nothing for a new one" in log, "the log says so")
 
 
 def t_timing():

@@ -130,8 +130,10 @@ static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, s
         fprintf(stderr, "scvm: serve rest: %s\n", strerror(err));
     RestCounts c;
     rest_server_counts(r, &c);
-    fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u subscribers at most\n",
-            c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+    fprintf(stderr,
+            "scvm serve rest: summary: %u requests, %u tasks, %u sessions (%u retired to make room), %u events, %u "
+            "subscribers at most\n",
+            c.requests, c.tasks, c.sessions, c.retired, c.events, c.max_subscribers);
     rest_server_free(r);
     return err ? SC_RUNTIME : SC_OK;
 }
@@ -255,8 +257,9 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
         if (m.rest) {
             RestCounts c;
             rest_server_counts(m.rest, &c);
-            fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u "
-                            "subscribers at most\n", c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+            fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions (%u retired to make room), "
+                            "%u events, %u subscribers at most\n", c.requests, c.tasks, c.sessions, c.retired, c.events,
+                    c.max_subscribers);
         }
         if (m.harness) {
             HarnessCounts c;
