@@ -102,8 +102,12 @@ class Server:
             if nofile:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
+        # ASan keeps freed memory in quarantine (256 MiB by default): keep
+        # it small, so peak memory is the server's and not the quarantine's
+        env = dict(os.environ)
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=8"
         self.p = subprocess.Popen([SCVM, "serve", kind, "--listen", "127.0.0.1:0"] + list(args),
-                                  stdout=subprocess.PIPE, stderr=self.log_f, preexec_fn=limit)
+                                  stdout=subprocess.PIPE, stderr=self.log_f, preexec_fn=limit, env=env)
         _RUNNING.append(self.p)
         r, _, _ = select.select([self.p.stdout], [], [], 60)
         line = self.p.stdout.readline().decode() if r else ""
