@@ -16,7 +16,7 @@ if(SCC_SANITIZE)
 else()
   set(HTTP_CONTAIN_ASAN "")
 endif()
-foreach(part slots llm_sessions rest_sessions rest_amplify strict)
+foreach(part slots llm_sessions rest_sessions rest_amplify rest_unread strict)
   add_test(NAME http.containment.${part}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/http/containment.py $<TARGET_FILE:scc>
                    $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/http-containment ${part} ${HTTP_CONTAIN_ASAN})

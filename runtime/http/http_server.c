@@ -29,6 +29,7 @@ enum {
     SPARE_FDS = 32,                 /* descriptors left to the process (listener, pipe, logs, files) */
     MAX_CONNS_CAP = 65536,          /* the default limit at most, whatever the descriptors allow */
     ACCEPT_BACKOFF_MS = 100,        /* accept(2) out of descriptors: the backlog waits this long */
+    ANSWER_SMALL = 64 * 1024,       /* an answer this small is never refused for the answer budget */
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
 
@@ -58,6 +59,7 @@ typedef struct Conn {
     unsigned group;         /* its broadcast group (0: none) */
     uint64_t wake_ms;       /* the next item or deadline, as of this poll */
     bool refusal;           /* a 503 for a client above max_conns, in a REFUSE_SLOTS slot */
+    size_t held;            /* bytes of its answer counted in HttpServer.answers */
 } Conn;
 
 struct HttpServer {
@@ -76,6 +78,7 @@ struct HttpServer {
     uint64_t next_sid;
     size_t buffered;        /* sum of the connections' input capacities */
     size_t n_refusing;      /* connections in s->conns with refusal set */
+    size_t answers;         /* bytes of whole answers not yet sent, all connections */
     unsigned long fd_limit; /* RLIMIT_NOFILE's soft limit, raised to the hard one */
     uint64_t evicted;       /* connections closed to make room */
     uint64_t accept_after;  /* accept(2) ran out of descriptors: not before then */
@@ -116,6 +119,8 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.idle_timeout_ms = 15000;
     if (!s->o.max_buffered)
         s->o.max_buffered = s->o.max_body > ((size_t)32 << 20) ? 2 * s->o.max_body : (size_t)64 << 20;
+    if (!s->o.max_answers)
+        s->o.max_answers = s->o.max_buffered;
     /* One descriptor per connection, REFUSE_SLOTS for 503 answers and
     ** SPARE_FDS for the process: the soft limit is raised to the hard one,
     ** and the connection limit is what that allows (at most MAX_CONNS_CAP
@@ -161,6 +166,7 @@ static void conn_free(HttpServer *s, Conn *c)
         close(c->fd);
     if (c->refusal)
         s->n_refusing--;
+    s->answers -= c->held;
     s->buffered -= c->in.cap;
     buf_fini(&c->in);
     http_plan_fini(&c->plan);
@@ -362,6 +368,40 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     c->group = c->stream ? x.stream_group : 0;
     c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE || c->stream;
     c->served++;
+    if (c->stream || c->plan.abort != HTTP_ABORT_NONE)
+        return;     /* a stream is bounded by max_backlog instead */
+    /* A whole answer stays in memory until its client has taken it, and a
+    ** client that asks and does not read could make the server hold any
+    ** number of big ones: all of them together are bounded, and one that
+    ** would pass the bound is a 503 instead (small ones always go). */
+    size_t n = c->plan.bytes.len;
+    if (n > ANSWER_SMALL && s->answers + n > s->o.max_answers) {
+        if (s->o.notice)
+            s->o.notice(s->o.ctx, c->peer, "answer above the server's budget for unsent answers (503)");
+        static const char busy[] = "{\"error\":\"the server holds too many unsent answers; retry later\"}";
+        http_plan_fini(&c->plan);
+        http_plan_init(&c->plan);
+        http_plan_whole(&c->plan, 503, "application/json", busy, sizeof busy - 1, false, NULL, "retry-after: 1\r\n",
+                        NULL, 0);
+        c->close_after = true;
+        n = c->plan.bytes.len;
+    }
+    c->held = n;
+    s->answers += n;
+}
+
+/* c's answer is sent: it no longer counts, and the memory of a large one
+** goes back (a keep-alive connection keeps at most 64 KiB between answers). */
+static void answer_done(HttpServer *s, Conn *c)
+{
+    s->answers -= c->held;
+    c->held = 0;
+    if (c->plan.bytes.cap > READ_CHUNK) {
+        http_plan_fini(&c->plan);
+        http_plan_init(&c->plan);
+    } else {
+        http_plan_reset(&c->plan);
+    }
 }
 
 /* After a large request, give the memory back: a connection keeps at
@@ -535,6 +575,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             return;           /* open: waits for pushes */
         if (c->close_after) {
             shutdown(c->fd, SHUT_WR);
+            answer_done(s, c);
             c->state = C_DRAIN;
             in_release(s, c);
             c->drain_ms = now;
@@ -542,7 +583,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             return;
         }
         c->state = C_READ;
-        http_plan_reset(&c->plan);
+        answer_done(s, c);
     }
 }
 

@@ -66,6 +66,12 @@ typedef struct HttpServerOpts {
     ** partial input); a read that would take more answers that connection
     ** 503 and closes it.  0 = 64 MiB or twice max_body, the larger. */
     size_t max_buffered;
+    /* Bytes of whole answers (not streams) all connections together hold
+    ** before their clients take them; an answer above 64 KiB that would
+    ** pass this is replaced by a 503 and the connection closed (a client
+    ** that asks for big answers and does not read them cannot make the
+    ** server hold more).  0 = max_buffered. */
+    size_t max_answers;
     unsigned head_timeout_ms;  /* first byte of a request to its whole head (408 after); 0 = 10 s */
     unsigned idle_timeout_ms;  /* nothing in flight: before a first request or between two; 0 = 15 s */
     /* Answers one request (required). */

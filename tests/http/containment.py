@@ -16,6 +16,8 @@ loopback sockets.  PART is one of:
   rest_sessions  the same for 20,000 `serve rest` tasks
   rest_amplify   six 10 MB tasks with `count: 16` get 413 (problem+json) and
                  the server's peak memory stays low
+  rest_unread    eight clients ask for a 63 MB listing and do not read it:
+                 the server holds one, the others get 503
   strict         trailing bytes after a JSON body, invalid UTF-8, and a
                  non-decimal Last-Event-ID get 400; what is echoed of a
                  header is UTF-8; every status has its registered reason
@@ -462,6 +464,52 @@ def part_rest_amplify():
     expect(code == 0, "exit 0 (%s)" % code)
 
 
+def part_rest_unread():
+    """Big answers asked for and not read: the server holds one, not all."""
+    scb = compile_yaml("rest_unread", REST_YAML)
+    srv = Server("rest", ["--speed", "0", "--quiet", scb])
+    c = Conn(srv)
+    c.send(req("GET", "/healthz"))
+    c.response()
+    rest = srv.status("VmRSS")
+    body = json.dumps({"prompt": "count slowly " + "x" * (15 << 20)}).encode()
+    for _ in range(4):      # 60 MiB of prompts: a listing of them is 63 MB
+        c.send(req("POST", "/api/v1/tasks", body))
+        st, _, _ = c.response()
+        expect(st.startswith("HTTP/1.1 201 "), "a 15 MiB task: %s" % st)
+    c.close()
+    held = srv.status("VmRSS")
+    # eight clients ask for the listing and read only its status line
+    lurkers = [srv.connect() for _ in range(8)]
+    for s in lurkers:
+        s.sendall(req("GET", "/api/v1/sessions"))
+    firsts = []
+    for s in lurkers:
+        data = b""
+        while b"\r\n" not in data:
+            b = s.recv(64)
+            if not b:
+                break
+            data += b
+        firsts.append(data.split(b"\r\n")[0].decode())
+    now = srv.status("VmRSS")
+    expect(firsts.count("HTTP/1.1 200 OK") == 1 and firsts.count("HTTP/1.1 503 Service Unavailable") == 7,
+           "one listing held, the others 503: %s" % firsts)
+    grow = (now - held) / 1024.0
+    # one 63 MB answer held (some of it in the socket buffers), not eight
+    expect(grow < 120, "memory held for unread answers: %.1f MiB (bound 120)" % grow)
+    for s in lurkers:
+        s.close()
+    c = Conn(srv)
+    c.send(req("GET", "/api/v1/sessions?perPage=1"))
+    st, _, b = c.response()
+    expect(st.startswith("HTTP/1.1 200 ") and json.loads(b)["total"] == 4, "served once they are gone: %s" % st)
+    c.close()
+    code, log = srv.stop()
+    expect(code == 0, "exit 0 (%s)" % code)
+    del rest
+
+
 # ---- strict ----
 
 def part_strict():
@@ -534,7 +582,7 @@ def part_strict():
 def main():
     try:
         {"slots": part_slots, "llm_sessions": part_llm_sessions, "rest_sessions": part_rest_sessions,
-         "rest_amplify": part_rest_amplify, "strict": part_strict}[PART]()
+         "rest_amplify": part_rest_amplify, "rest_unread": part_rest_unread, "strict": part_strict}[PART]()
     finally:
         cleanup()
     if failures:
