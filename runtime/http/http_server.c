@@ -368,8 +368,12 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     c->group = c->stream ? x.stream_group : 0;
     c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE || c->stream;
     c->served++;
-    if (c->stream || c->plan.abort != HTTP_ABORT_NONE)
-        return;     /* a stream is bounded by max_backlog instead */
+    /* a stream is bounded by max_backlog instead; an answer paced by the
+    ** server (items due later: a scenario's timed stream) is held for the
+    ** server's pace and its size is the scenario's, not the client's */
+    if (c->stream || c->plan.abort != HTTP_ABORT_NONE || !c->plan.n_items ||
+        c->plan.items[c->plan.n_items - 1].at_ms > 0)
+        return;
     /* A whole answer stays in memory until its client has taken it, and a
     ** client that asks and does not read could make the server hold any
     ** number of big ones: all of them together are bounded, and one that

@@ -66,8 +66,9 @@ typedef struct HttpServerOpts {
     ** partial input); a read that would take more answers that connection
     ** 503 and closes it.  0 = 64 MiB or twice max_body, the larger. */
     size_t max_buffered;
-    /* Bytes of whole answers (not streams) all connections together hold
-    ** before their clients take them; an answer above 64 KiB that would
+    /* Bytes of whole answers due at once (not streams, not answers paced
+    ** by the server) all connections together hold before their clients
+    ** take them; an answer above 64 KiB that would
     ** pass this is replaced by a 503 and the connection closed (a client
     ** that asks for big answers and does not read them cannot make the
     ** server hold more).  0 = max_buffered. */
