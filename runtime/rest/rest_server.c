@@ -434,6 +434,8 @@ static void sess_event_now(RestServer *r, Sess *s, const char *type, const char 
 /* Broadcasts what is due of session s; returns when its next event is due. */
 static uint64_t sess_play(RestServer *r, Sess *s, uint64_t now)
 {
+    if (s->cursor == s->n_ev)
+        return UINT64_MAX;      /* played out (most of 4,096 held, on every tick) */
     Buf b;
     buf_init(&b);
     uint64_t st = sess_now(s, now);
@@ -653,6 +655,7 @@ static void on_task(RestServer *r, HttpExchange *x)
     cJSON *ids = cJSON_AddArrayToObject(res, "session_ids");
     char first[32] = "";
     uint64_t now = http_server_now();
+    size_t made = 0;
     for (size_t k = 0; k < n; k++) {
         if (r->n_ss == r->cap_ss) {
             size_t nc = r->cap_ss ? 2 * r->cap_ss : 16;
@@ -681,6 +684,7 @@ static void on_task(RestServer *r, HttpExchange *x)
             break;
         }
         r->ss[r->n_ss++] = s;
+        made++;
         r->prompt_bytes += s->prompt_len;
         r->c.sessions++;
         cJSON_AddItemToArray(ids, cJSON_CreateString(s->id));
@@ -695,7 +699,11 @@ static void on_task(RestServer *r, HttpExchange *x)
     sc_free(text);
     cJSON_Delete(j);
     answer_json(x, 201, res);
-    on_tick(r, now);    /* what is due at 0 goes out now */
+    /* what is due at 0 goes out now: the new sessions' (the loop's next
+    ** tick plays the others; one pass over 4,096 per task was a third of
+    ** the time of 20,000 tasks) */
+    for (size_t i = r->n_ss - made; i < r->n_ss; i++)
+        sess_play(r, r->ss[i], now);
 }
 
 static void on_list(RestServer *r, HttpExchange *x, const char *q, size_t qn)
