@@ -32,6 +32,7 @@ enum {
     ANSWER_SMALL = 64 * 1024,       /* an answer this small is never refused for the answer budget */
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
+_Static_assert(REFUSE_SLOTS + SPARE_FDS == HTTP_SERVER_FD_RESERVE, "the reserve http_server.h announces");
 
 /* C_DRAIN: the answer is sent and our side shut down; unread input is
 ** discarded until the client closes (at most DRAIN_MS and DRAIN_BYTES), so
@@ -95,6 +96,19 @@ static uint64_t now_ms(void)
 
 uint64_t http_server_now(void) { return now_ms(); }
 
+unsigned long http_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit nl = { rl.rlim_max, rl.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30 ? 1ul << 30 : (unsigned long)rl.rlim_cur;
+}
+
 HttpServer *http_server_new(const HttpServerOpts *o)
 {
     if (!o->handle)
@@ -125,16 +139,7 @@ HttpServer *http_server_new(const HttpServerOpts *o)
     ** SPARE_FDS for the process: the soft limit is raised to the hard one,
     ** and the connection limit is what that allows (at most MAX_CONNS_CAP
     ** by default, at most what was asked for otherwise). */
-    struct rlimit rl;
-    unsigned long fds = 1024;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
-            struct rlimit nl = { rl.rlim_max, rl.rlim_max };
-            if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
-                rl.rlim_cur = rl.rlim_max;
-        }
-        fds = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30 ? 1ul << 30 : (unsigned long)rl.rlim_cur;
-    }
+    unsigned long fds = http_fd_limit();
     s->fd_limit = fds;
     unsigned long room = fds > REFUSE_SLOTS + SPARE_FDS + 16 ? fds - REFUSE_SLOTS - SPARE_FDS : 16;
     if (!s->o.max_conns)

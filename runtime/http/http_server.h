@@ -105,6 +105,15 @@ typedef struct HttpServerOpts {
 
 typedef struct HttpServer HttpServer;
 
+/* Raises the file-descriptor soft limit to the hard one (what
+** http_server_new does first) and returns it.  Several servers in one
+** process share it: their caller divides it (max_conns). */
+unsigned long http_fd_limit(void);
+
+/* Descriptors each server keeps back from its connections: REFUSE_SLOTS
+** for 503 answers and some for the process. */
+#define HTTP_SERVER_FD_RESERVE 64
+
 /* NULL when out of memory or o->handle is NULL. */
 HttpServer *http_server_new(const HttpServerOpts *o);
 void http_server_free(HttpServer *s);

@@ -325,6 +325,26 @@ def part_slots():
     expect("closing a connection that sent nothing for a new one" in log, "the log says why it closed idle sockets")
     expect("every connection busy: 503" in log, "the log says why it refused")
 
+    # three servers in one process share the descriptors: (256 - 3 x 64) / 3 each
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    log_path = os.path.join(WORK, "slots-many.log")
+    with open(log_path, "w+b") as log_f:
+        p = subprocess.Popen([SCVM, "serve", "llm+rest+harness", "--listen", "127.0.0.1:0", "--rest-listen",
+                              "127.0.0.1:0", "--harness-listen", "127.0.0.1:0", "--speed", "0", scb],
+                             stdout=subprocess.PIPE, stderr=log_f, preexec_fn=limit)
+        _RUNNING.append(p)
+        # (readline returns "" if the process dies; select cannot see what
+        # the reader has buffered already)
+        lines = [p.stdout.readline().decode() for _ in range(3)]
+        p.send_signal(signal.SIGTERM)
+        p.wait(60)
+        log_f.seek(0)
+        log = log_f.read().decode("utf-8", "replace")
+    got = re.findall(r"up to (\d+) connections at once \(file-descriptor limit 256", log)
+    expect(all(" listening on http://" in l for l in lines) and got == ["21", "21", "21"] and p.returncode == 0,
+           "llm+rest+harness under ulimit -n 256: 21 connections each (%s %s exit %s)" % (got, lines, p.returncode))
+
 
 def raise_own_limit():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
