@@ -195,6 +195,19 @@ elif CASE == "selection":
     ls = [json.loads(l) for l in run(SCVM, "ls", "--json", std).stdout.splitlines()]
     check(acp == [e["name"] for e in ls if "acp" in e["tags"]] and acp, f"--tag acp: {acp}")
     either = names(std, "--tag", "acp", "--tag", "tui")
+    # A selection that matches nothing is a usage error naming what exists,
+    # in every command that selects (issue 30, item 8).
+    for cmd in (["run"], ["ls"], ["extract", "-C", "x"], ["dis"], ["run", "-t", "pty"],
+                ["run", "-t", "aut", "--agent-url", "http://127.0.0.1:9"], ["serve", "llm"]):
+        p = run(SCVM, *cmd, "--tag", "nosuchtag", std, ok=False, timeout=30)
+        check(p.returncode == 2 and "the selection (tag 'nosuchtag') matches no scenario" in p.stderr
+              and "tags: acp," in p.stderr and "bugfix_with_tests" in p.stderr and not p.stdout,
+              f"{cmd} --tag nosuchtag: {p.returncode} {p.stderr}")
+    p = run(SCVM, "run", "--scenario", "bugfix_with_tests", "--tag", "acp", std, ok=False)
+    check(p.returncode == 2 and "the selection ('bugfix_with_tests', tag 'acp') matches no scenario" in p.stderr,
+          f"names and tags that exclude each other: {p.stderr}")
+    check(names(std, "--tag", "acp", "--shard", f"{len(acp) + 1}/{len(acp) + 1}") == [],
+          "an empty shard of a non-empty selection is not an error")
     check(either == [e["name"] for e in ls if {"acp", "tui"} & set(e["tags"])], "--tag is any-of")
     # --prompt: the exact prompt of each scenario selects it; near misses too.
     for e in ls:
