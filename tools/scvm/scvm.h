@@ -129,8 +129,9 @@ int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, cha
                      size_t gcap, FILE **out);
 
 /* --junit for one scenario played on the PTY or agent target: its status,
-** time, screenshots, error message and more <property> elements. */
-int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
+** wall time (ms; the scheduled time becomes a property), screenshots,
+** error message and more <property> elements. */
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
                    const RtPtyGoldens *g, const char *why, const char *props);
 
 /* -t agent (cmd_agent.c; docs/real-agents.md): entry idx of suite against
