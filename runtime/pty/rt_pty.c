@@ -449,11 +449,15 @@ static int status_of(const Pty *t)
     switch (t->err) {
     case PTY_E_OK:
         return SC_OK;
+    /* The program could not be started (not found or not executable, a
+    ** policy that refuses it, no sandbox): a setup error, not a check
+    ** that did not hold (docs/exit-status.md). */
+    case PTY_E_POLICY_DENIED:
+    case PTY_E_SANDBOX_UNAVAILABLE:
+        return SC_RUNTIME;
     case PTY_E_ASSERTION_FAILED:
     case PTY_E_TIMEOUT:
     case PTY_E_PROCESS_EXIT:
-    case PTY_E_POLICY_DENIED:
-    case PTY_E_SANDBOX_UNAVAILABLE:
     case PTY_E_REPLAY_MISMATCH:
     case PTY_E_CLI_INVALID_ARG:
     case PTY_E_PROTOCOL:

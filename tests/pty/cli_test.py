@@ -233,7 +233,12 @@ def pack_on_the_pty_target(d):
     assert 'scvm: suite.scp: c_fails: failed (a check did not hold)' in err and '1 passed, 1 failed' in err, err
     import xml.etree.ElementTree as ET
     cases = {c.get('name'): c for c in ET.parse(os.path.join(d, 'jf.xml')).getroot().iter('testcase')}
-    props = {n: c.find('properties/property').get('value') for n, c in cases.items()}
+    props = {n: c.find("properties/property[@name='goldens']").get('value') for n, c in cases.items()}
+    # time is the wall time (a PTY session takes at least its schedule);
+    # the schedule is a property
+    for n, c in cases.items():
+        sched = float(c.find("properties/property[@name='scheduled_time']").get('value'))
+        assert sched == 0.15 and float(c.get('time')) >= sched, (n, c.get('time'), sched)
     assert props['a_echo'] == 'compared=1 matched=1 mismatched=0 written=0 missing=0 updated=0', props
     assert props['c_fails'].startswith('compared=0') and 'written=1' in props['c_fails'], props
     fail = cases['c_fails'].find('failure')
@@ -248,6 +253,30 @@ def pack_on_the_pty_target(d):
     # one session only
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--cast', 'x.cast', 'suite.scp'], d)
     assert st == 2 and 'records one session' in err, (st, err)
+
+
+@case
+def a_program_that_cannot_start_is_a_setup_error(d):
+    """A program that cannot be started is status 5 (a target that failed),
+    not 1 (a check that did not hold): JUnit writes <error type="setup">,
+    never <failure>, and the time is the wall time (issue 30, item 11)."""
+    # a minute of schedule: the wall time of a start that fails is far less
+    scb = compile_(d, 'cat.yaml', CAT.replace('baseTimeDelta: 200', 'baseTimeDelta: 60000'))
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb, '--', '/no/such/program'], d)
+    assert st == 5, (st, err)
+    assert "command '/no/such/program' not found or not executable" in err, err
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--junit', 'j.xml', scb, '--', '/no/such/program'], d)
+    assert st == 5 and '0 passed, 1 failed, 0 skipped' in err, (st, err)
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(d, 'j.xml')).getroot()
+    case_ = root.find('testsuite/testcase')
+    e = case_.find('error')
+    assert e is not None and e.get('type') == 'setup' and 'not found or not executable' in e.get('message'), \
+        ET.tostring(case_)
+    assert case_.find('failure') is None and root.get('errors') == '1' and root.get('failures') == '0', \
+        ET.tostring(root)
+    sched = float(case_.find("properties/property[@name='scheduled_time']").get('value'))
+    assert sched == 60.1 and float(case_.get('time')) < 30, (case_.get('time'), sched)
 
 
 @case
