@@ -37,7 +37,9 @@ def on_tty(args, env=None):
     """Runs scvm with stderr on a PTY; returns (status, what the terminal got)."""
     master, slave = pty.openpty()
     e = dict(os.environ, TERM='xterm')
-    e.pop('CI', None)  # the PTY session writes its goldens here; CI=1 (as on the CI machine) would refuse that
+    # the PTY session writes its goldens here; CI mode (as on the CI machine) would refuse that
+    for v in ('CI', 'JENKINS_URL', 'GITLAB_CI', 'GITHUB_ACTIONS', 'BUILDKITE', 'CIRCLECI', 'TF_BUILD', 'TEAMCITY_VERSION'):
+        e.pop(v, None)
     e.update(env or {})
     p = subprocess.Popen([scvm] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
                          cwd=work, env=e)

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from ptycase import case, finish, run, setup
+from ptycase import CI_VARS, case, finish, local_env, run, setup
 
 SCC, SCVM, WORK = sys.argv[1:4]
 setup(WORK)
@@ -160,9 +160,12 @@ def missing_golden_written_locally_failing_in_ci(d):
     or CI in the environment; run.json counts what became of each."""
     scb = compile_(d, 'cat.yaml', CAT)
     g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
-    env = {k: v for k, v in os.environ.items() if k != 'CI'}
-    for how, extra, ci in (('--ci', ['--ci'], None), ('CI=true', [], 'true'), ('CI=1', [], '1')):
-        e = dict(env, CI=ci) if ci else env
+    env = local_env()
+    # --ci, CI, and each CI system's own variable with CI unset (issue 30,
+    # item 10: not only CI=true)
+    for how, extra, e in [('--ci', ['--ci'], env), ('CI=true', [], dict(env, CI='true')),
+                          ('CI=1', [], dict(env, CI='1'))] + \
+            [('%s=x' % v, [], dict(env, **{v: 'x'})) for v in CI_VARS if v != 'CI']:
         st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--artifacts', 'art'] + extra + [scb], d,
                            env=e)
         assert st == 5, '%s: a missing golden is E_ASSERTION_FAILED (5), got %d: %s' % (how, st, err)
@@ -171,10 +174,11 @@ def missing_golden_written_locally_failing_in_ci(d):
         assert 'has no golden' in err and not os.path.exists(g), (how, err)
         gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
         assert gj['missing'] == 1 and gj['written'] == 0 and gj['compared'] == 0, (how, gj)
-    for how, ci in (('no CI', None), ('CI=false', 'false'), ('CI=0', '0'), ('CI empty', '')):
+    for how, e in (('no CI', env), ('CI=false', dict(env, CI='false')), ('CI=0', dict(env, CI='0')),
+                   ('CI empty', dict(env, CI='')), ('GITHUB_ACTIONS empty', dict(env, GITHUB_ACTIONS='')),
+                   ('CI=false opts out on GitHub', dict(env, CI='false', GITHUB_ACTIONS='true'))):
         if os.path.exists(g):
             os.unlink(g)
-        e = dict(env, CI=ci) if ci is not None else env
         st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', scb], d, env=e)
         assert st == 0, (how, err)
         assert [x for x in events(out) if x['kind'] == 'screenshot'][0]['result'] == 'written', (how, out)

@@ -52,8 +52,6 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* CI in the environment, as CI services set it ("true", "1", ...): not
-** unset, empty, "0" or "false". */
 pid_t scvm_fork_tied(void)
 {
     fflush(NULL);
@@ -66,10 +64,28 @@ pid_t scvm_fork_tied(void)
     return p;
 }
 
+/* The variables CI systems set on every job, beside (or instead of) CI:
+** Jenkins, GitLab, GitHub Actions, Buildkite, CircleCI, Azure Pipelines,
+** TeamCity. */
+const char *const scvm_ci_vars[] = { "JENKINS_URL", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE", "CIRCLECI",
+                                     "TF_BUILD", "TEAMCITY_VERSION", NULL };
+
+/* CI mode (docs/golden-screens.md): CI in the environment as CI services
+** set it ("true", "1", ...), not empty, "0" or "false"; CI unset, any of
+** scvm_ci_vars set and not empty. */
 bool scvm_ci_env(void)
 {
+    /* CI itself decides when it is set: "0" or "false" is a way out of CI
+    ** mode on a CI machine */
     const char *v = getenv("CI");
-    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+    if (v && *v)
+        return strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+    for (size_t k = 0; scvm_ci_vars[k]; k++) {
+        const char *x = getenv(scvm_ci_vars[k]);
+        if (x && *x)
+            return true;
+    }
+    return false;
 }
 
 /* What became of one scenario of a suite. */

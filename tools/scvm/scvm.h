@@ -110,8 +110,10 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
 ** (printed: no variant matches, or -D on a fixture without variants). */
 int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 
-/* Shared by the run targets (cmd_run.c): CI set in the environment; the
+/* Shared by the run targets (cmd_run.c): CI mode from the environment (CI,
+** else a CI system's own variable: scvm_ci_vars, NULL-terminated); the
 ** default goldens folder of prog beside base; the folder of a path. */
+extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
 
 /* fork() for a child that plays part of a run: tied to scvm, it gets
