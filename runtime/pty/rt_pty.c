@@ -488,6 +488,7 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
     }
     if (t->o.agent && !t->o.explain)
         pty_agent_finish(t);
+    pty_goldens_settle(t);
     if (t->err) {
         ev_begin(t, "error");
         const char *code = pty_err_code(t->err);
@@ -516,6 +517,7 @@ static void pty_destroy(RtTarget *rt)
     pty_ws_cleanup(t);
     sandbox_cleanup(t);
     pty_screen_free(t->scr);
+    pty_goldens_free(t);
     strv_free(&t->argv);
     strv_free(&t->env);
     free(t->policy_json);

@@ -364,6 +364,48 @@ static void index_add(Pty *t, const char *label, const char *result, const char 
     term_shot_free(b);
 }
 
+void pty_goldens_settle(Pty *t)
+{
+    for (size_t i = 0; i + 1 < t->new_goldens.n; i += 2) {
+        char *path = t->new_goldens.v[i], *label = strchr(path, '\t'), *rel = label ? strchr(label + 1, '\t') : NULL;
+        const char *text = t->new_goldens.v[i + 1];
+        if (!rel)
+            continue;
+        *label++ = 0;
+        *rel++ = 0;
+        if (!t->err) {
+            int we = write_file(path, text, strlen(text));
+            if (we)
+                pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+            else if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
+            continue;
+        }
+        /* a failed run: its screens are no reference; the golden it would
+        ** have made goes where a person can look at it, not among the goldens */
+        if (t->o.artifacts) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s; "
+                                   "it is in %s/%s\n", label, path, t->o.artifacts, rel);
+            continue;
+        }
+        char aside[PATH_MAX + 8];
+        snprintf(aside, sizeof aside, "%s.new", path);
+        int we = write_file(aside, text, strlen(text));
+        if (t->o.diag) {
+            if (we)
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s "
+                                   "(nor to %s: %s)\n", label, path, aside, strerror(we));
+            else
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s; "
+                                   "it is in %s\n", label, path, aside);
+        }
+    }
+    pty_goldens_free(t);
+}
+
+void pty_goldens_free(Pty *t) { strv_free(&t->new_goldens); }
+
 void pty_screenshot(Pty *t, const char *label)
 {
     bool indexed = false;
@@ -423,16 +465,19 @@ void pty_screenshot(Pty *t, const char *label)
         pty_fail(t, PTY_E_ASSERTION_FAILED,
                  "screenshot '%s' has no golden (%s); run without --ci (and CI unset) to write it", label, path);
     } else if (ge == ENOENT) {
-        /* a local run writes it, and says so: review and commit it */
-        int we = write_file(path, g.data ? (const char *)g.data : "", g.len);
-        if (we) {
-            pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+        /* a local run writes it, and says so: review and commit it; only
+        ** once the run has passed (pty_goldens_settle), so a failed run
+        ** never leaves a new golden in the goldens folder */
+        char head[3 * PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
+        int hn = snprintf(head, sizeof head, "%s\t%s\t%s", path, label, rel);
+        if (!strv_push(&t->new_goldens, head, (size_t)hn) ||
+            !strv_push(&t->new_goldens, g.data ? (const char *)g.data : "", g.len)) {
+            pty_fail(t, PTY_E_INTERNAL, "out of memory");
             result = "error";
         } else {
             result = "written";
             t->gold_written++;
-            if (t->o.diag)
-                fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
         }
     } else {
         /* The golden's own rows masked too: one that still shows what a

@@ -196,6 +196,32 @@ def missing_golden_written_locally_failing_in_ci(d):
 
 
 @case
+def a_failed_run_writes_no_golden(d):
+    """A failed run's screens are no reference: its new goldens never land
+    in the goldens folder; stderr says where they went instead (beside, as
+    .golden.new, or in the artifacts) (issue 30, item 10)."""
+    scb = compile_(d, 'cat.yaml', CAT.replace("contains: ['hello']", "contains: ['not on the screen']"))
+    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
+    assert st == 1, (st, err)
+    assert not os.path.exists(g) and os.path.exists(g + '.new'), os.listdir(os.path.dirname(g))
+    assert ("the run failed: new golden for screenshot 'after_hello' not written to "
+            "./goldens/cat_echo/80x24/screenshots/after_hello.golden; it is in "
+            "./goldens/cat_echo/80x24/screenshots/after_hello.golden.new") in err, err
+    assert 'new golden written' not in err, err
+    assert open(g + '.new').read().startswith('scc-screen 1\n'), 'the golden text'
+    os.unlink(g + '.new')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', scb], d)
+    assert st == 1 and not os.path.exists(g) and not os.path.exists(g + '.new'), (st, err)
+    assert "it is in art/cat_echo/80x24/screenshots/after_hello.golden" in err, err
+    assert os.path.exists(os.path.join(d, 'art', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden'))
+    # the same screen in a run that passes: written, as before
+    scb = compile_(d, 'cat.yaml', CAT)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
+    assert st == 0 and os.path.exists(g) and 'new golden written: ./goldens/' in err, (st, err)
+
+
+@case
 def pack_on_the_pty_target(d):
     """A pack plays on the PTY target: each entry in its own session, with
     selection, -j, --junit and artifacts per scenario; output in index
