@@ -10,6 +10,7 @@ runner is event-driven with a deadline, so a slow machine is only slower.
 """
 import json
 import os
+import socket
 import sys
 import time
 
@@ -219,6 +220,41 @@ def a_failed_run_writes_no_golden(d):
     scb = compile_(d, 'cat.yaml', CAT)
     st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
     assert st == 0 and os.path.exists(g) and 'new golden written: ./goldens/' in err, (st, err)
+
+
+@case
+def goldens_hold_no_workspace_path_nor_host(d):
+    """The run's temporary workspace and the host name become <workspace>
+    and <host> in a golden, written and compared, so the next run (another
+    workspace) matches; --no-normalize-goldens keeps them (issue 30,
+    item 10: the README's PTY example wrote root@vm:/tmp/scvm-ws-K6Bkea#)."""
+    scb = compile_(d, 'ws.yaml', 'name: ws_path\nrepo:\n  init: true\ntimeline:\n'
+                   '  - assert:\n      text:\n        contains: [fini]\n  - screenshot: shot\n')
+    g = os.path.join(d, 'goldens', 'ws_path', '80x24', 'screenshots', 'shot.golden')
+    prog = ['--', '/bin/sh', '-c', 'echo "root@$(hostname):$PWD#"; echo fini; exec cat']
+    host = socket.gethostname()
+    for k in range(2):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art%d' % k, scb] + prog, d)
+        assert st == 0, (k, st, err)
+        text = open(g).read()
+        want = '  0|root@%s:\u2039workspace\u203a#\n' % ('\u2039host\u203a' if host != 'localhost' else host)
+        assert want in text and '/tmp' not in text, text
+        shot = [e for e in events(out) if e['kind'] == 'screenshot'][0]
+        assert shot['result'] == ('written', 'match')[k], (k, shot)
+        # the .raw artifact is only written beside masks; the screen itself is raw
+    # without normalising, the path is kept, and the next run (another
+    # workspace) differs from it
+    os.unlink(g)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--no-normalize-goldens', scb] + prog, d)
+    assert st == 0 and '/scvm-ws-' in open(g).read(), (st, err)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--no-normalize-goldens', scb] + prog, d)
+    assert st == 1 and 'differs from' in err, (st, err)
+    # a golden holding a path compares normalised: with normalising on, the
+    # same raw golden also fails (its path is not this run's), but a
+    # normalised one matches again
+    os.unlink(g)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb] + prog, d)
+    assert st == 0 and '\u2039workspace\u203a' in open(g).read(), (st, err)
 
 
 @case

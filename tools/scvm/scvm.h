@@ -55,6 +55,7 @@ typedef struct Opts {
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
+    bool raw_goldens;            /* --no-normalize-goldens */
     unsigned type_delay_ms;
     bool type_delay_set;
     /* the agent target */
