@@ -698,11 +698,14 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         if (!to_file)
             fflush(stdout);
         if (o->report) {
+            char um[160];
             ScvmRunReport rr = {
                 .status = r->status, .duration_ms = r->duration, .events = (const char *)r->out.data,
-                .events_len = r->out.len, .why = r->status == SC_FAILED ? "a check did not hold"
-                                                 : r->status            ? "the run failed"
-                                                                        : NULL,
+                .events_len = r->out.len, .unjudged = !r->status && r->unchecked,
+                .why = r->status == SC_FAILED ? "a check did not hold"
+                       : r->status            ? "the run failed"
+                       : r->unchecked         ? unchecked_text(r->unchecked, 1, um, sizeof um)
+                                              : NULL,
             };
             int rs = scvm_report_run(o, s, sel[k], &rr, &r->rec);
             if (rs && !r->status)

@@ -162,6 +162,7 @@ int scvm_mockagent(const Opts *o);
 typedef struct ScvmRunReport {
     int status;
     bool skipped;
+    bool unjudged;                  /* ran, its assertions not evaluated (sim) */
     const char *why;                /* or NULL */
     uint64_t duration_ms;           /* scheduled, at the run's speed */
     const char *events, *diag;      /* the run's event lines and diagnostics */
