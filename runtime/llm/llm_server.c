@@ -1334,18 +1334,34 @@ int llm_server_finish(LlmServer *s)
           (unsigned long long)s->n_script_errors, (unsigned long long)s->n_protocol,
           (unsigned long long)s->n_unrouted, (unsigned long long)s->n_exhausted,
           (unsigned long long)(s->n_refused + http_server_refused(s->http)));
+    /* A session the client left before its last scripted response (and
+    ** without --loop, where every script starts over) was not fully asked:
+    ** whatever it checked, it did not see the scenario through. */
+    unsigned short_sessions = 0;
     for (size_t i = 0; i < s->n_sess; i++) {
         const Session *se = &s->sess[i];
         const LlmScript *sc = &s->sc[se->sc];
-        logf_(s, "summary: scenario '%s', session '%s': %u of %u responses served%s", sc->name, se->key,
-              (unsigned)(se->resp > sc->n_resp ? sc->n_resp : se->resp), (unsigned)sc->n_resp,
+        bool short_ = !s->o.loop && se->resp < sc->n_resp;
+        short_sessions += short_;
+        logf_(s, "summary: %sscenario '%s', session '%s': %u of %u responses served%s", short_ ? "INCOMPLETE: " : "",
+              sc->name, se->key, (unsigned)(se->resp > sc->n_resp ? sc->n_resp : se->resp), (unsigned)sc->n_resp,
               se->loops ? " (looped)" : "");
     }
-    if (s->n_retired)
+    if (s->n_retired) {
         logf_(s, "summary: %llu sessions retired to make room (%d held at most, the least recently used finished "
                  "one first): %llu of %llu of their responses served",
               (unsigned long long)s->n_retired, MAX_SESSIONS, (unsigned long long)s->ret_resp_served,
               (unsigned long long)s->ret_resp_total);
+        /* a session retired before its script was done ended short too */
+        if (!s->o.loop && s->ret_resp_served < s->ret_resp_total) {
+            short_sessions++;
+            logf_(s, "summary: INCOMPLETE: retired sessions were served %llu of their %llu responses",
+                  (unsigned long long)s->ret_resp_served, (unsigned long long)s->ret_resp_total);
+        }
+    }
+    bool none = !s->o.loop && s->n_sess == 0 && s->n_retired == 0;
+    if (none)
+        logf_(s, "summary: INCOMPLETE: no request reached a scenario (0 responses served)");
     const uint64_t *nf = s->n_faults;
     if (nf[LLM_FAULT_CUT] + nf[LLM_FAULT_RESET] + nf[LLM_FAULT_REFUSE] + nf[LLM_FAULT_UNKNOWN])
         logf_(s, "summary: scripted faults: %llu cut, %llu reset, %llu refuse; %llu unknown (answered 500)",
@@ -1359,8 +1375,9 @@ int llm_server_finish(LlmServer *s)
               (unsigned long long)s->n_tool_checked, (unsigned long long)s->n_tool_mismatch,
               (unsigned long long)s->n_unexpected, (unsigned long long)s->n_missing);
     bool failed = s->asserts.failed || s->n_strict || s->n_tool_mismatch || nf[LLM_FAULT_UNKNOWN];
-    logf_(s, "summary: %s", failed ? "FAILED" : "ok");
-    return failed ? 1 : 0;
+    bool incomplete = short_sessions || none;
+    logf_(s, "summary: %s", failed ? "FAILED" : incomplete ? "INCOMPLETE" : "ok");
+    return failed || incomplete ? 1 : 0;
 }
 
 void llm_server_counts(const LlmServer *s, LlmServerCounts *out)

@@ -120,7 +120,10 @@ def t_malformed():
     check(st == 200, "and the connection stays usable")
     s.close()
     status, log = srv.stop()
-    check(status == 0, "malformed requests are not failures (exit %d)" % status)
+    # the one session asked for 1 of route_alpha's 2 responses: INCOMPLETE,
+    # but malformed requests are not failures
+    check(status == 1 and "summary: INCOMPLETE" in log and "FAILED" not in log,
+          "malformed requests are not failures (exit %d)" % status)
     check("summary:" in log, "a summary")
 
 
@@ -309,7 +312,10 @@ def t_routing_and_sessions():
           "an exhausted session -> 400, not retried")
     s.close()
     status, log = srv.stop()
-    check(status == 0, "routing run exits 0")
+    # sessions b, c and d (and d's "other") asked for fewer than all
+    check(status == 1 and "summary: INCOMPLETE: scenario 'route_alpha', session 'b': 1 of 2 responses served" in log
+          and "summary: scenario 'route_beta', session 'a': 2 of 2 responses served" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "routing run: sessions left short: %d %s" % (status, log[-600:]))
     srv = Server(SCVM, ["--speed", "0", "--loop", "--quiet", scb("route_alpha")])
     s = srv.connect()
     got = [json.loads(request(s, "POST", "/v1/messages", msg_body("x"), {"x-api-key": "l"})[2])["content"][0]["text"]
@@ -336,7 +342,34 @@ def t_pack():
         check(got == want, "pack: %s %r -> %r, expected %r" % (path, prompt, got, want))
     s.close()
     status, log = srv.stop()
-    check(status == 0, "pack run exits 0")
+    check(status == 1 and log.rstrip().endswith("summary: INCOMPLETE"), "pack run: one response of each session: %d" % status)
+
+
+def t_incomplete():
+    """A mock that was not fully asked says so (issue 30, item 9): without
+    --loop, a session short of its scenario's last response, or no session
+    at all, ends the summary INCOMPLETE and the exit status is 1."""
+    def serve(*opts, asks=0, key="k"):
+        srv = Server(SCVM, ["--speed", "0"] + list(opts) + [scb("route_alpha")])
+        s = srv.connect()
+        # /health first: the server is serving (its signals caught) and
+        # no scenario is asked by it
+        check(request(s, "GET", "/health")[0] == 200, "health")
+        for _ in range(asks):
+            st, _, _, _ = request(s, "POST", "/v1/messages", msg_body("Refactor the parser"), {"x-api-key": key})
+            check(st == 200, "asked: %d" % st)
+        s.close()
+        return srv.stop()
+    status, log = serve(asks=1)
+    check(status == 1 and "summary: INCOMPLETE: scenario 'route_alpha', session 'k': 1 of 2 responses served" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "1 of 2: %d %s" % (status, log[-400:]))
+    status, log = serve()
+    check(status == 1 and "summary: INCOMPLETE: no request reached a scenario" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "nothing asked: %d %s" % (status, log[-400:]))
+    status, log = serve(asks=2)
+    check(status == 0 and "INCOMPLETE" not in log and log.rstrip().endswith("summary: ok"), "2 of 2: %d %s" % (status, log[-400:]))
+    status, log = serve("--loop", asks=1)
+    check(status == 0 and log.rstrip().endswith("summary: ok"), "--loop: a script starts over, never short: %d" % status)
 
 
 def t_asserts_and_strict_tools():

@@ -7,7 +7,8 @@
 ** serve llm loads and verifies every input first, binds, prints "listening
 ** on http://ADDR:PORT" on stdout (a script waits for that line), serves
 ** until SIGINT/SIGTERM/SIGHUP, then prints the summary and exits 0, or 1
-** when an assertion failed or strict tools mode rejected a request.
+** when an assertion failed, strict tools mode rejected a request, or
+** (without --loop) a session was not asked for all its responses.
 ** serve acp speaks ACP on stdin/stdout (nothing else is written to stdout)
 ** until stdin ends or a signal, then prints its summary on stderr and
 ** exits 0, or 1 when a check of the client's answers failed.  The other
