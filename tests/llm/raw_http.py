@@ -616,14 +616,16 @@ def t_faults():
         s.close()
         check(st == 200 and b"after the reset" in b, "%s: the response after the reset (%d)" % (name, st))
         # 4. refuse: the request's connection is reset, new ones are refused for 200 ms (--speed 0)
+        # (timed from before the request: the window opens after the server
+        # has it, so no load on the machine can make it look shorter)
+        t0 = time.time()
         s = send_raw(srv, path, body, hdr, key)
         raw, how = read_to_close(s)
         s.close()
-        t0 = time.time()
         check(raw == b"" and how == "rst", "%s refuse: a RST before any byte (%r, %s)" % (name, raw[:40], how))
         refused, took = wait_accepting(srv, t0)
         check(refused, "%s refuse: a connect() in the window is refused" % name)
-        check(took is not None and took >= 0.2 * 0.8, "%s refuse: accepted again after the window (%s s)" % (name, took))
+        check(took is not None and took >= 0.2, "%s refuse: accepted again after the window (%s s)" % (name, took))
         if took is None:
             continue
         s = send_raw(srv, path, body, hdr, key)
