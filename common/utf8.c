@@ -27,3 +27,24 @@ bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
         *bad = i;
     return false;
 }
+
+size_t utf8_scrub(const char *in, size_t n, char *out, size_t cap)
+{
+    static const char fffd[] = "\xef\xbf\xbd";
+    size_t k = 0;
+    if (!cap)
+        return 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_char((const unsigned char *)in + i, n - i, &cp);
+        const char *src = len ? in + i : fffd;
+        size_t w = len ? len : 3;
+        if (k + w >= cap)
+            break;      /* whole characters only */
+        memcpy(out + k, src, w);
+        k += w;
+        i += len ? len : 1;
+    }
+    out[k] = 0;
+    return k;
+}

@@ -11,6 +11,13 @@
 ** is the offset of the first bad byte. */
 bool utf8_valid(const unsigned char *s, size_t n, size_t *bad);
 
+/* Copies in[0..n) to out as well-formed UTF-8, NUL-terminated: every byte
+** that starts no well-formed character becomes U+FFFD, and the copy stops
+** before a character that does not fit in cap (never cuts one in two).
+** Returns the bytes written.  What a server echoes of a client's bytes goes
+** through this. */
+size_t utf8_scrub(const char *in, size_t n, char *out, size_t cap);
+
 /* The length (1-4) of the well-formed character that starts s (n bytes
 ** available), with its code point in *cp; 0 when s starts none. */
 static inline size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)

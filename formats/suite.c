@@ -274,6 +274,44 @@ static bool name_selects(const Suite *s, const PackEntry *e, const char *name)
     return !strchr(name, '@') && suite_find(s, name) < 0 && variant_of_name(e, name);
 }
 
+/* Appends to err->msg what the suite offers, so a selection that matched
+** nothing says what would have: " (tags: x, y; scenarios: a, b)", cut
+** with "..." where the message is full.  Tags once each, in first-seen
+** order, first: there are fewer of them. */
+static void offer(const Suite *s, SuiteErr *err)
+{
+    if (!err)
+        return;
+    char *m = err->msg;
+    size_t cap = sizeof err->msg - 4, len = strlen(m);   /* room for "..." */
+    bool cut = false;
+#define PUT(...) do { \
+        if (!cut) { \
+            int w_ = snprintf(m + len, cap - len, __VA_ARGS__); \
+            if (w_ < 0 || (size_t)w_ >= cap - len) cut = true; else len += (size_t)w_; \
+        } \
+    } while (0)
+    size_t tags = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        for (uint32_t t = 0; t < s->e[i].n_tags; t++) {
+            const char *tag = s->e[i].tags[t];
+            bool seen = false;
+            for (uint32_t j = 0; j <= i && !seen; j++)
+                for (uint32_t u = 0; u < (j == i ? t : s->e[j].n_tags) && !seen; u++)
+                    seen = strcmp(s->e[j].tags[u], tag) == 0;
+            if (!seen)
+                PUT("%s %s", tags++ ? "," : " (tags:", tag);
+        }
+    }
+    PUT("%s", tags ? "; scenarios:" : " (no tags; scenarios:");
+    for (uint32_t i = 0; i < s->n; i++)
+        PUT("%s %s", i ? "," : "", s->e[i].name);
+    PUT(")");
+#undef PUT
+    if (cut)
+        snprintf(m + len, sizeof err->msg - len, "...");
+}
+
 int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_out, SuiteErr *err)
 {
     *out = NULL;
@@ -282,8 +320,11 @@ int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_
         bool any = false;
         for (uint32_t i = 0; i < s->n && !any; i++)
             any = name_selects(s, &s->e[i], q->names[k]);
-        if (!any)
-            return fail(err, SC_USAGE, "NAME", -1, "no scenario named '%s'", q->names[k]);
+        if (!any) {
+            fail(err, SC_USAGE, "NAME", -1, "no scenario named '%s'", q->names[k]);
+            offer(s, err);
+            return SC_USAGE;
+        }
     }
     uint32_t *v = sc_calloc(s->n ? s->n : 1, sizeof *v);
     if (!v)
@@ -299,6 +340,21 @@ int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n_
             keep = has_tag(&s->e[i], q);
         if (keep)
             v[m++] = i;
+    }
+    /* A selection that chooses nothing is a mistake (a misspelt tag), not
+    ** an empty success; only a shard of a small suite may be empty. */
+    if (m == 0 && (q->n_tags || q->n_names) && s->n) {
+        sc_free(v);
+        char want[200];
+        size_t wl = 0;
+        want[0] = 0;
+        for (size_t k = 0; k < q->n_names && wl < sizeof want; k++)
+            wl += (size_t)snprintf(want + wl, sizeof want - wl, "%s'%s'", wl ? ", " : "", q->names[k]);
+        for (size_t k = 0; k < q->n_tags && wl < sizeof want; k++)
+            wl += (size_t)snprintf(want + wl, sizeof want - wl, "%stag '%s'", wl ? ", " : "", q->tags[k]);
+        fail(err, SC_USAGE, "EMPTY", -1, "the selection (%s) matches no scenario", want);
+        offer(s, err);
+        return SC_USAGE;
     }
     if (q->prompt && m) {
         v[0] = (uint32_t)suite_best_prompt(s, v, m, q->prompt, strlen(q->prompt), NULL);

@@ -40,7 +40,7 @@ typedef struct SuiteErr {
     int status;
     char code[24];
     int32_t entry;
-    char msg[400];
+    char msg[1024];
 } SuiteErr;
 
 Suite *suite_new(void);
@@ -102,7 +102,9 @@ typedef struct SuiteQuery {
 ** entries when no name is given), those with any of the tags, then the
 ** best prompt match among them, then position k of the selection goes to
 ** shard k mod N + 1 (or, with weights, to the balanced shard).  *out is sc_free()d by the caller.  Returns 0, or
-** SC_USAGE (code "NAME", msg "no scenario named 'X'") or SC_RUNTIME. */
+** SC_USAGE (code "NAME", msg "no scenario named 'X' (scenarios: ...; tags:
+** ...)"; code "EMPTY" when names and tags together select nothing, before
+** sharding: an empty shard is not an error) or SC_RUNTIME. */
 int suite_select(const Suite *s, const SuiteQuery *q, uint32_t **out, size_t *n, SuiteErr *err);
 
 #endif

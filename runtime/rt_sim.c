@@ -11,6 +11,7 @@
 
 #include "common/sc_alloc.h"
 #include "events.h"
+#include "scn_assert.h"
 
 /* Flush threshold for streamed output.  Blocks of this size keep write()
 ** calls negligible; larger ones gained nothing measurable. */
@@ -26,6 +27,9 @@ typedef struct Sim {
     int err;
     RtCounts n;
     EventsOps *ev;
+    bool unchecked;         /* opts.unchecked: a not_evaluated event per check */
+    uint64_t n_unchecked;
+    uint64_t at_ms;         /* of the op whose checks are being listed */
 } Sim;
 
 static int sim_flush(Sim *s)
@@ -55,6 +59,51 @@ static int sim_begin(RtTarget *t, const BcProgram *p)
     return 0;
 }
 
+/* One check the simulation did not evaluate (docs/events.md,
+** "not_evaluated"). */
+static void unchecked_event(Sim *s, const char *op, const char *check, size_t check_len, const char *subject,
+                            size_t subject_len)
+{
+    Buf *b = s->out;
+    buf_printf(b, "{\"at_ms\":%llu,\"kind\":\"not_evaluated\",\"op\":\"%s\",\"check\":",
+               (unsigned long long)s->at_ms, op);
+    if (check)
+        buf_json_str(b, check, check_len);
+    else
+        buf_puts(b, "null");
+    buf_puts(b, ",\"subject\":");
+    if (subject)
+        buf_json_str(b, subject, subject_len);
+    else
+        buf_puts(b, "null");
+    buf_puts(b, "}\n");
+    s->n_unchecked++;
+}
+
+static void assert_check(void *user, const char *check, const char *subject, size_t len)
+{
+    unchecked_event(user, "assert", check, strlen(check), subject, len);
+}
+
+/* The checks of a check op (OPF_CHECK), each as not evaluated: an assert's
+** every fs/text/json/git check; a wait's, a check's or an eval's one
+** check, named by its type (the subject: a payload that is a string). */
+static void list_unchecked(Sim *s, const BcProgram *p, const BcInsn *in)
+{
+    BcVal v = bc_val(p, in->a[0]), ty, pl;
+    if (in->op == OP_ASSERT) {
+        scn_assert_each(p, &v, assert_check, s);
+        return;
+    }
+    const char *check = NULL, *subject = NULL;
+    size_t cl = 0, sl = 0;
+    if (v.tag == BC_V_MAP && bc_val_get(p, &v, "type", &ty) && ty.tag == BC_V_STR)
+        check = p->str[ty.n].s, cl = p->str[ty.n].len;
+    if (v.tag == BC_V_MAP && bc_val_get(p, &v, "payload", &pl) && pl.tag == BC_V_STR)
+        subject = p->str[pl.n].s, sl = p->str[pl.n].len;
+    unchecked_event(s, bc_op_info[in->op].event, check, cl, subject, sl);
+}
+
 static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
 {
     Sim *s = (Sim *)t;
@@ -65,6 +114,12 @@ static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at
     size_t start = b->len;
     if (!events_op_write(s->ev, b, p, in, at_ms))
         return SC_RUNTIME;
+    if (s->unchecked && (bc_op_info[in->op].flags & OPF_CHECK)) {
+        s->at_ms = at_ms;
+        list_unchecked(s, p, in);
+        if (b->oom)
+            return SC_RUNTIME;
+    }
     s->n.events++;
     s->n.bytes += b->len - start;
     if ((s->f || s->discard) && (b->len >= SIM_FLUSH || s->line_flush))
@@ -113,6 +168,7 @@ RtTarget *rt_sim_new(const RtSimOpts *o)
     s->out = o && o->mem && !s->f ? o->mem : &s->own;
     s->discard = !s->f && !(o && o->mem);
     s->line_flush = o && o->line_flush;
+    s->unchecked = o && o->unchecked;
     s->ev = events_ops_new();
     if (!s->ev) {
         sim_destroy(&s->base);
@@ -123,6 +179,7 @@ RtTarget *rt_sim_new(const RtSimOpts *o)
 
 void rt_sim_counts(const RtTarget *t, RtCounts *out) { *out = ((const Sim *)t)->n; }
 int rt_sim_errno(const RtTarget *t) { return ((const Sim *)t)->err; }
+uint64_t rt_sim_unchecked(const RtTarget *t) { return ((const Sim *)t)->n_unchecked; }
 
 /* ---- counting sink ---- */
 

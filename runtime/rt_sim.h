@@ -32,6 +32,12 @@ typedef struct RtSimOpts {
     /* Write and fflush `out` after every event, so a reader sees each one
     ** when it happens (real-time playback).  Ignored without `out`. */
     bool line_flush;
+    /* After each check op (OPF_CHECK: assert, wait, check, eval), one
+    ** {"kind":"not_evaluated"} event per check it holds: the simulation
+    ** evaluates none of them, and says so (docs/events.md).  scvm run sets
+    ** it; the C API's playback and the benchmarks keep the reference's
+    ** stream. */
+    bool unchecked;
 } RtSimOpts;
 
 typedef struct RtCounts {
@@ -49,6 +55,7 @@ RtTarget *rt_sim_new(const RtSimOpts *o);
 /* Only for targets from rt_sim_new. */
 void rt_sim_counts(const RtTarget *t, RtCounts *out);
 int rt_sim_errno(const RtTarget *t);     /* errno of a failed write, or 0 */
+uint64_t rt_sim_unchecked(const RtTarget *t);   /* not_evaluated events written */
 
 /* A target that only counts (never fails, never allocates after creation). */
 RtTarget *rt_count_new(void);

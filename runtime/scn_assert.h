@@ -61,4 +61,12 @@ const char *scn_path_resolve(const char *root, const char *rel, Buf *full);
 bool scn_assert_eval(const BcProgram *p, const BcVal *v, const ScnAssertEnv *env, Buf *msgs,
                      ScnAssertResult *res);
 
+/* Lists the checks of the assert value v without evaluating them (a
+** target that evaluates nothing reports them): fn once per check, in the
+** order scn_assert_eval runs them, with its name ("fs.exists", ...) and
+** its subject (the path or text; NULL when it has none, len 0).  Returns
+** how many.  In sc_runtime (scn_assert_list.c): it needs no workspace. */
+typedef void ScnAssertEachFn(void *user, const char *check, const char *subject, size_t len);
+unsigned scn_assert_each(const BcProgram *p, const BcVal *v, ScnAssertEachFn *fn, void *user);
+
 #endif

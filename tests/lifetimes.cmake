@@ -4,7 +4,8 @@
 set(LT_SRC ${CMAKE_CURRENT_SOURCE_DIR}/lifetimes)
 
 # A server signalled the instant it prints "listening on": 30 tries each of
-# serve llm, rest, harness and llm+rest+harness, every one summarised, 0.
+# serve llm, rest, harness and llm+rest+harness, every one summarised, with
+# its documented status.
 add_test(NAME lifetimes.serve_signal
          COMMAND ${Python3_EXECUTABLE} ${LT_SRC}/serve_signal.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${PROJECT_SOURCE_DIR}/stdlib-scenarios/bugfix_with_tests.yaml 30)

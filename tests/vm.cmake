@@ -28,7 +28,10 @@ endfunction()
 set(SCVM $<TARGET_FILE:scvm>)
 
 # ---- run: the event stream ----
-vm_cli(run.all_ops golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl --stderr-empty --twice -- ${SCVM} run all_ops.scb)
+# the wait, the check and the eval: said not evaluated, on stderr and as events (docs/events.md)
+vm_cli(run.all_ops golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl --twice
+       --stderr-has "scvm: 3 assertions not evaluated in simulation" --stderr-has "play with -t pty or -t agent to check them"
+       -- ${SCVM} run all_ops.scb)
 vm_cli(run.target_sim golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -t sim all_ops.scb)
 vm_cli(run.options_after golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run all_ops.scb --target=sim)
 vm_cli(run.output_file golden --status 0 --stdout-empty --fresh out.jsonl --file out.jsonl=${VM_SRC}/all_ops.jsonl

@@ -14,6 +14,7 @@
 
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
+#include "runtime/http/http_json.h"
 #include "runtime/http/http_server.h"
 #include "runtime/rt_clock.h"
 #include "runtime/scn_turns.h"
@@ -326,7 +327,8 @@ static void text_answer(HttpExchange *x, int code, const char *msg)
 
 static void on_prompt(HarnessServer *h, HttpExchange *x)
 {
-    cJSON *j = cJSON_ParseWithLength(x->body, x->body_len);
+    const char *why = NULL;
+    cJSON *j = http_json_body(x->body, x->body_len, &why);
     const cJSON *content = j ? cJSON_GetObjectItemCaseSensitive(j, "content") : NULL;
     if (!cJSON_IsObject(j) || (content && !cJSON_IsString(content) && !cJSON_IsNull(content))) {
         cJSON_Delete(j);
@@ -468,7 +470,17 @@ void harness_server_free(HarnessServer *h)
     sc_free(h);
 }
 
-int harness_server_listen(HarnessServer *h, char *bound, size_t cap) { return http_server_listen(h->http, bound, cap); }
+int harness_server_listen(HarnessServer *h, char *bound, size_t cap)
+{
+    int err = http_server_listen(h->http, bound, cap);
+    if (!err) {
+        unsigned long fds = 0;
+        unsigned n = http_server_max_conns(h->http, &fds);
+        logf_(h, "up to %u connections at once (file-descriptor limit %lu, the soft limit raised to the hard one)", n,
+              fds);
+    }
+    return err;
+}
 
 void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
 

@@ -65,7 +65,8 @@ const HttpHeader *http_header(const HttpReq *r, const char *name);
 /* True when method and path (the target without its query) equal m and p. */
 bool http_is(const HttpReq *r, const char *m, const char *p);
 
-/* The reason phrase of a status ("Not Found"); "Unknown" for others. */
+/* The reason phrase of a status ("Not Found"), as the IANA registry
+** names it; "" for a code it does not name (the status line stays valid). */
 const char *http_reason(int status);
 
 #endif

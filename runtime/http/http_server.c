@@ -25,8 +25,14 @@ enum {
     READ_TURN = 4 * READ_CHUNK,     /* bytes one connection may read per loop turn */
     DRAIN_MS = 1000,
     DRAIN_BYTES = 1 << 20,          /* discarded input after which a draining connection is closed */
+    REFUSE_SLOTS = 32,              /* connections being answered 503, above max_conns */
+    SPARE_FDS = 32,                 /* descriptors left to the process (listener, pipe, logs, files) */
+    MAX_CONNS_CAP = 65536,          /* the default limit at most, whatever the descriptors allow */
+    ACCEPT_BACKOFF_MS = 100,        /* accept(2) out of descriptors: the backlog waits this long */
+    ANSWER_SMALL = 64 * 1024,       /* an answer this small is never refused for the answer budget */
 };
 #define DEFAULT_MAX_BODY ((size_t)16 << 20)
+_Static_assert(REFUSE_SLOTS + SPARE_FDS == HTTP_SERVER_FD_RESERVE, "the reserve http_server.h announces");
 
 /* C_DRAIN: the answer is sent and our side shut down; unread input is
 ** discarded until the client closes (at most DRAIN_MS and DRAIN_BYTES), so
@@ -53,6 +59,8 @@ typedef struct Conn {
     uint64_t sid;           /* the id of its current answer */
     unsigned group;         /* its broadcast group (0: none) */
     uint64_t wake_ms;       /* the next item or deadline, as of this poll */
+    bool refusal;           /* a 503 for a client above max_conns, in a REFUSE_SLOTS slot */
+    size_t held;            /* bytes of its answer counted in HttpServer.answers */
 } Conn;
 
 struct HttpServer {
@@ -72,6 +80,11 @@ struct HttpServer {
     size_t buffered;        /* sum of the connections' input capacities */
     bool sigs_on;           /* our handlers are installed; the old ones: */
     struct sigaction old_int, old_term, old_hup, old_pipe;
+    size_t n_refusing;      /* connections in s->conns with refusal set */
+    size_t answers;         /* bytes of whole answers not yet sent, all connections */
+    unsigned long fd_limit; /* RLIMIT_NOFILE's soft limit, raised to the hard one */
+    uint64_t evicted;       /* connections closed to make room */
+    uint64_t accept_after;  /* accept(2) ran out of descriptors: not before then */
 };
 
 static int g_wake_fd = -1;
@@ -120,6 +133,19 @@ static uint64_t now_ms(void)
 
 uint64_t http_server_now(void) { return now_ms(); }
 
+unsigned long http_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit nl = { rl.rlim_max, rl.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    return rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)1 << 30 ? 1ul << 30 : (unsigned long)rl.rlim_cur;
+}
+
 HttpServer *http_server_new(const HttpServerOpts *o)
 {
     if (!o->handle)
@@ -136,8 +162,6 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.max_head = DEFAULT_MAX_HEAD;
     if (!s->o.max_body)
         s->o.max_body = DEFAULT_MAX_BODY;
-    if (!s->o.max_conns)
-        s->o.max_conns = 4096;
     if (!s->o.timeout_ms)
         s->o.timeout_ms = 60000;
     if (!s->o.head_timeout_ms)
@@ -146,22 +170,23 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.idle_timeout_ms = 15000;
     if (!s->o.max_buffered)
         s->o.max_buffered = s->o.max_body > ((size_t)32 << 20) ? 2 * s->o.max_body : (size_t)64 << 20;
-    /* one descriptor per connection, and some to spare (listener, wake
-    ** pipe, the process's own): raise the soft limit, or fit under it */
-    struct rlimit rl;
-    rlim_t want = (rlim_t)s->o.max_conns + 64;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-        rlim_t to = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-        struct rlimit nl = { to, rl.rlim_max };
-        if (setrlimit(RLIMIT_NOFILE, &nl) == 0)
-            rl.rlim_cur = to;
-        if (rl.rlim_cur < want)
-            s->o.max_conns = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur - 64) : 64;
-    }
+    if (!s->o.max_answers)
+        s->o.max_answers = s->o.max_buffered;
+    /* One descriptor per connection, REFUSE_SLOTS for 503 answers and
+    ** SPARE_FDS for the process: the soft limit is raised to the hard one,
+    ** and the connection limit is what that allows (at most MAX_CONNS_CAP
+    ** by default, at most what was asked for otherwise). */
+    unsigned long fds = http_fd_limit();
+    s->fd_limit = fds;
+    unsigned long room = fds > REFUSE_SLOTS + SPARE_FDS + 16 ? fds - REFUSE_SLOTS - SPARE_FDS : 16;
+    if (!s->o.max_conns)
+        s->o.max_conns = room < MAX_CONNS_CAP ? (unsigned)room : MAX_CONNS_CAP;
+    else if (s->o.max_conns > room)
+        s->o.max_conns = (unsigned)room;
     s->lfd = -1;
     s->wake[0] = s->wake[1] = -1;
-    s->conns = sc_calloc(s->o.max_conns, sizeof *s->conns);
-    s->pfds = sc_calloc((size_t)s->o.max_conns + 2, sizeof *s->pfds);
+    s->conns = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS, sizeof *s->conns);
+    s->pfds = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS + 2, sizeof *s->pfds);
     s->rbuf = sc_malloc(READ_CHUNK);
     if (!s->conns || !s->pfds || !s->rbuf) {
         http_server_free(s);
@@ -181,6 +206,9 @@ static void conn_free(HttpServer *s, Conn *c)
     }
     if (c->fd >= 0)
         close(c->fd);
+    if (c->refusal)
+        s->n_refusing--;
+    s->answers -= c->held;
     s->buffered -= c->in.cap;
     buf_fini(&c->in);
     http_plan_fini(&c->plan);
@@ -209,6 +237,18 @@ void http_server_free(HttpServer *s)
 uint64_t http_server_refused(const HttpServer *s)
 {
     return s->refused;
+}
+
+uint64_t http_server_evicted(const HttpServer *s)
+{
+    return s->evicted;
+}
+
+unsigned http_server_max_conns(const HttpServer *s, unsigned long *fd_limit)
+{
+    if (fd_limit)
+        *fd_limit = s->fd_limit;
+    return s->o.max_conns;
 }
 
 static int set_nonblock(int fd)
@@ -372,6 +412,44 @@ static void answer(HttpServer *s, Conn *c, const HttpReq *r, size_t body_len, in
     c->group = c->stream ? x.stream_group : 0;
     c->close_after = !x.keep_alive || c->plan.abort != HTTP_ABORT_NONE || c->stream;
     c->served++;
+    /* a stream is bounded by max_backlog instead; an answer paced by the
+    ** server (items due later: a scenario's timed stream) is held for the
+    ** server's pace and its size is the scenario's, not the client's */
+    if (c->stream || c->plan.abort != HTTP_ABORT_NONE || !c->plan.n_items ||
+        c->plan.items[c->plan.n_items - 1].at_ms > 0)
+        return;
+    /* A whole answer stays in memory until its client has taken it, and a
+    ** client that asks and does not read could make the server hold any
+    ** number of big ones: all of them together are bounded, and one that
+    ** would pass the bound is a 503 instead (small ones always go). */
+    size_t n = c->plan.bytes.len;
+    if (n > ANSWER_SMALL && s->answers + n > s->o.max_answers) {
+        if (s->o.notice)
+            s->o.notice(s->o.ctx, c->peer, "answer above the server's budget for unsent answers (503)");
+        static const char busy[] = "{\"error\":\"the server holds too many unsent answers; retry later\"}";
+        http_plan_fini(&c->plan);
+        http_plan_init(&c->plan);
+        http_plan_whole(&c->plan, 503, "application/json", busy, sizeof busy - 1, false, NULL, "retry-after: 1\r\n",
+                        NULL, 0);
+        c->close_after = true;
+        n = c->plan.bytes.len;
+    }
+    c->held = n;
+    s->answers += n;
+}
+
+/* c's answer is sent: it no longer counts, and the memory of a large one
+** goes back (a keep-alive connection keeps at most 64 KiB between answers). */
+static void answer_done(HttpServer *s, Conn *c)
+{
+    s->answers -= c->held;
+    c->held = 0;
+    if (c->plan.bytes.cap > READ_CHUNK) {
+        http_plan_fini(&c->plan);
+        http_plan_init(&c->plan);
+    } else {
+        http_plan_reset(&c->plan);
+    }
 }
 
 /* After a large request, give the memory back: a connection keeps at
@@ -545,6 +623,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             return;           /* open: waits for pushes */
         if (c->close_after) {
             shutdown(c->fd, SHUT_WR);
+            answer_done(s, c);
             c->state = C_DRAIN;
             in_release(s, c);
             c->drain_ms = now;
@@ -552,7 +631,7 @@ static void conn_step(HttpServer *s, Conn *c, uint64_t now)
             return;
         }
         c->state = C_READ;
-        http_plan_reset(&c->plan);
+        answer_done(s, c);
     }
 }
 
@@ -643,83 +722,127 @@ static void conn_read(HttpServer *s, Conn *c, uint64_t now)
     }
 }
 
-static void refuse(HttpServer *s, int fd)
+/* A new connection: a slot, its peer's address, TCP_NODELAY.  NULL when
+** out of memory (fd is closed then). */
+static Conn *conn_new(int fd, const struct sockaddr_storage *ss, uint64_t now)
+{
+    Conn *c = sc_calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->fd = fd;
+    buf_init(&c->in);
+    http_plan_init(&c->plan);
+    c->last_ms = now;
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
+    return c;
+}
+
+/* Connection c (a new one, in a REFUSE_SLOTS slot) gets the 503 and is
+** closed as any answer is: our side shut down after it, the client's
+** request read and discarded until it closes, so the close is a FIN and
+** the 503 arrives; closing at once, with the request unread, is a reset
+** that destroys the answer in the client's buffers. */
+static void refuse(HttpServer *s, Conn *c, uint64_t now)
 {
     const char *body = s->o.busy_body ? s->o.busy_body : "{\"error\":\"too many connections\"}";
-    char busy[1024];
-    int bl = snprintf(busy, sizeof busy,
-                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                      "Content-Length: %zu\r\nConnection: close\r\nretry-after: 1\r\n\r\n%s",
-                      strlen(body), body);
-    if (bl > 0 && (size_t)bl < sizeof busy) {
-        ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
-        (void)w;
-    }
-    close(fd);
+    c->refusal = true;
+    s->n_refusing++;
+    http_plan_whole(&c->plan, 503, "application/json", body, strlen(body), false, NULL, "retry-after: 1\r\n", NULL,
+                    0);
+    c->state = C_SEND;
+    c->start_ms = c->last_ms = now;
+    c->close_after = true;
+    c->served = 1;
+    if (!c->plan.n_items || http_plan_error(&c->plan))
+        c->dead = true;
     s->refused++;
+}
+
+/* The slot to give a new connection when max_conns are open: the oldest
+** connection that never sent a byte, else the keep-alive connection idle
+** longest between requests; SIZE_MAX when every one has something in
+** flight. */
+static size_t victim(const HttpServer *s)
+{
+    size_t silent = SIZE_MAX, idle = SIZE_MAX;
+    for (size_t i = 0; i < s->n_conns; i++) {
+        const Conn *v = s->conns[i];
+        if (v->dead || v->refusal || v->state != C_READ || v->in.len || v->head_ms || v->stream)
+            continue;
+        size_t *best = v->served ? &idle : &silent;
+        if (*best == SIZE_MAX || v->last_ms < s->conns[*best]->last_ms)
+            *best = i;
+    }
+    return silent != SIZE_MAX ? silent : idle;
 }
 
 static void accept_all(HttpServer *s, uint64_t now)
 {
-    for (;;) {
+    /* with every REFUSE_SLOTS slot busy the listener is not polled: the
+    ** kernel's backlog holds the clients until one frees */
+    while (s->n_refusing < REFUSE_SLOTS) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         int fd = accept(s->lfd, (struct sockaddr *)&ss, &sl);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            return;   /* EAGAIN, or EMFILE and friends: try again later */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* out of descriptors (something else holds them): the
+                ** clients wait in the backlog, the loop does not spin */
+                s->accept_after = now + ACCEPT_BACKOFF_MS;
+                if (s->o.notice)
+                    s->o.notice(s->o.ctx, s->bound, "accept: out of file descriptors; new connections wait");
+            }
+            return;   /* EAGAIN */
         }
         if (set_nonblock(fd) != 0) {
             close(fd);
             continue;
         }
         size_t slot = s->n_conns;
-        if (s->n_conns >= s->o.max_conns) {
-            /* full: make room by closing the connection idle longest
-            ** between requests; refuse only when none is */
-            size_t victim = SIZE_MAX;
-            for (size_t i = 0; i < s->n_conns; i++) {
-                const Conn *v = s->conns[i];
-                if (!v->dead && v->state == C_READ && !v->in.len && v->served &&
-                    (victim == SIZE_MAX || v->last_ms < s->conns[victim]->last_ms))
-                    victim = i;
-            }
-            if (victim == SIZE_MAX) {
-                refuse(s, fd);
-                continue;
-            }
+        bool full = s->n_conns - s->n_refusing >= s->o.max_conns;
+        size_t v = full ? victim(s) : SIZE_MAX;
+        if (full && v != SIZE_MAX) {
+            Conn *old = s->conns[v];
             if (s->o.notice)
-                s->o.notice(s->o.ctx, s->conns[victim]->peer, "closing an idle keep-alive connection for a new one");
-            conn_free(s, s->conns[victim]);
-            slot = victim;
+                s->o.notice(s->o.ctx, old->peer, old->served ? "closing an idle keep-alive connection for a new one"
+                                                             : "closing a connection that sent nothing for a new one");
+            conn_free(s, old);
+            s->evicted++;
+            slot = v;
         }
-        Conn *c = sc_calloc(1, sizeof *c);
+        Conn *c = conn_new(fd, &ss, now);
         if (!c) {
-            close(fd);
+            if (slot != s->n_conns)   /* the victim's slot: fill it with the last */
+                s->conns[slot] = s->conns[--s->n_conns];
             continue;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        c->fd = fd;
-        buf_init(&c->in);
-        http_plan_init(&c->plan);
-        c->last_ms = now;
-        char host[INET6_ADDRSTRLEN] = "?";
-        unsigned port = 0;
-        if (ss.ss_family == AF_INET) {
-            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-        }
-        snprintf(c->peer, sizeof c->peer, "%s:%u", host, port);
         s->conns[slot] = c;
         if (slot == s->n_conns)
             s->n_conns++;
+        if (full && v == SIZE_MAX) {
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, c->peer, "every connection busy: 503");
+            refuse(s, c, now);
+            if (!c->dead)
+                conn_step(s, c, now);
+        }
     }
 }
 
@@ -789,8 +912,9 @@ int http_server_run(HttpServer *s)
         struct pollfd *pf = s->pfds;
         pf[0].fd = s->wake[0];
         pf[0].events = POLLIN;
-        pf[1].fd = s->lfd;
+        pf[1].fd = s->n_refusing < REFUSE_SLOTS && now >= s->accept_after ? s->lfd : -1;
         pf[1].events = POLLIN;
+        pf[1].revents = 0;
         for (size_t i = 0; i < s->n_conns; i++) {
             Conn *c = s->conns[i];
             short ev = 0;
@@ -810,6 +934,8 @@ int http_server_run(HttpServer *s)
         }
         if (s->paused_until && s->paused_until < soonest)
             soonest = s->paused_until;
+        if (s->accept_after > now && s->accept_after < soonest)
+            soonest = s->accept_after;
         if (soonest != UINT64_MAX)
             timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
         int n = poll(pf, 2 + s->n_conns, timeout);
@@ -858,9 +984,7 @@ int http_server_run(HttpServer *s)
                 }
             }
         }
-        /* (a handler may have paused the listener: pf[1] is stale then) */
-        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
-            accept_all(s, now);
+        /* the dead go first: their slots are free for what is accepted now */
         size_t k = 0;
         for (size_t i = 0; i < s->n_conns; i++) {
             if (s->conns[i]->dead)
@@ -869,6 +993,9 @@ int http_server_run(HttpServer *s)
                 s->conns[k++] = s->conns[i];
         }
         s->n_conns = k;
+        /* (a handler may have paused the listener: pf[1] is stale then) */
+        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
+            accept_all(s, now);
     }
 
     sigs_restore(s);

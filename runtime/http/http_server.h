@@ -52,17 +52,27 @@ typedef struct HttpServerOpts {
     const char *port;       /* NULL or "0" = an ephemeral port */
     size_t max_head;        /* request head limit (431 above); 0 = 32 KiB */
     size_t max_body;        /* request body limit (413 above); 0 = 16 MiB */
-    /* Simultaneous connections; 0 = 4096.  The file-descriptor limit is
-    ** raised to fit (up to its hard limit), else this is lowered to what
-    ** it allows.  When full, the connection idle longest between requests
-    ** is closed for the new one; only when none is idle is the new one
-    ** refused (503). */
+    /* Simultaneous connections.  The file-descriptor soft limit is raised
+    ** to the hard one, and 0 means what that allows (64 descriptors are
+    ** kept back: 32 for 503 answers, 32 for the process), at most 65,536;
+    ** a larger value is lowered to it (http_server_max_conns says what it
+    ** is).  When full, the oldest connection that never sent a byte is
+    ** closed for the new one, else the keep-alive connection idle longest
+    ** between requests; only when every one has a request in flight is
+    ** the new one answered 503 (and closed gracefully, never reset). */
     unsigned max_conns;
     unsigned timeout_ms;    /* a stalled request body or answer; 0 = 60 s */
     /* Request bytes all connections together may hold (heads, bodies,
     ** partial input); a read that would take more answers that connection
     ** 503 and closes it.  0 = 64 MiB or twice max_body, the larger. */
     size_t max_buffered;
+    /* Bytes of whole answers due at once (not streams, not answers paced
+    ** by the server) all connections together hold before their clients
+    ** take them; an answer above 64 KiB that would
+    ** pass this is replaced by a 503 and the connection closed (a client
+    ** that asks for big answers and does not read them cannot make the
+    ** server hold more).  0 = max_buffered. */
+    size_t max_answers;
     unsigned head_timeout_ms;  /* first byte of a request to its whole head (408 after); 0 = 10 s */
     unsigned idle_timeout_ms;  /* nothing in flight: before a first request or between two; 0 = 15 s */
     /* Answers one request (required). */
@@ -94,6 +104,15 @@ typedef struct HttpServerOpts {
 } HttpServerOpts;
 
 typedef struct HttpServer HttpServer;
+
+/* Raises the file-descriptor soft limit to the hard one (what
+** http_server_new does first) and returns it.  Several servers in one
+** process share it: their caller divides it (max_conns). */
+unsigned long http_fd_limit(void);
+
+/* Descriptors each server keeps back from its connections: REFUSE_SLOTS
+** for 503 answers and some for the process. */
+#define HTTP_SERVER_FD_RESERVE 64
 
 /* NULL when out of memory or o->handle is NULL. */
 HttpServer *http_server_new(const HttpServerOpts *o);
@@ -138,6 +157,13 @@ void http_server_stop(HttpServer *s);
 
 /* Connections refused with 503 so far. */
 uint64_t http_server_refused(const HttpServer *s);
+
+/* Connections closed to make room for new ones so far. */
+uint64_t http_server_evicted(const HttpServer *s);
+
+/* The connection limit in force, and (fd_limit, if not NULL) the
+** file-descriptor limit it was sized from: what a server says at start. */
+unsigned http_server_max_conns(const HttpServer *s, unsigned long *fd_limit);
 
 /* Stops accepting for ms (at least 1): the listening socket is closed, so
 ** the kernel refuses new connections (ECONNREFUSED), and bound again to

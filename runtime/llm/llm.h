@@ -78,8 +78,10 @@ void llm_server_stop(LlmServer *s);
 
 /* Runs the assertions that follow the last response of every session
 ** that reached it, prints the summary to the log, and returns the exit
-** status: 0, or 1 when an assertion failed or a request was rejected by
-** strict tools mode. */
+** status: 0, or 1 when an assertion failed, a request was rejected by
+** strict tools mode, or (without loop) a session ended short of its
+** scenario's last response or no request reached any scenario: the
+** summary then ends "INCOMPLETE". */
 int llm_server_finish(LlmServer *s);
 
 /* Before serving: maps every scripted tool call of the served scenarios

@@ -20,7 +20,9 @@
 #include "common/jsonw.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/utf8.h"
 #include "runtime/agent/agent_profile.h"
+#include "runtime/http/http_json.h"
 #include "runtime/http/http_server.h"
 #include "runtime/scn_assert.h"
 #include "runtime/scn_edit.h"
@@ -30,7 +32,7 @@
 #include "llm_toolres.h"
 
 enum {
-    MAX_SESSIONS = 4096,         /* distinct (key, scenario) cursors */
+    MAX_SESSIONS = 4096,         /* distinct (key, scenario) cursors held; then one is retired */
     KEY_MAX = 256,               /* session keys are cut here */
     PROMPT_MAX = 8192,           /* bytes of user text matched */
     REFUSE_MS = 1000,            /* fault: refuse: default window, scaled by the speed */
@@ -54,6 +56,7 @@ typedef struct Session {
         int64_t lines;      /* its line count after the edit */
     } ed[8];
     uint64_t served, loops;
+    uint64_t used;          /* when last asked for (LlmServer.clock) */
 } Session;
 
 struct LlmServer {
@@ -70,6 +73,8 @@ struct LlmServer {
     uint64_t n_requests, n_scripted, n_script_errors, n_protocol, n_unrouted, n_exhausted, n_strict, n_refused;
     uint64_t n_tool_checked, n_tool_mismatch, n_unexpected, n_missing;
     uint64_t n_faults[LLM_FAULT_UNKNOWN + 1];   /* scripted faults served (UNKNOWN: rejected) */
+    uint64_t clock;         /* bumped on each use of a session */
+    uint64_t n_retired, ret_resp_total, ret_resp_served;   /* sessions retired to make room */
     ScnAssertResult asserts;
     char cwd[4096];         /* the workspace: o.workspace or the current directory */
 };
@@ -232,7 +237,14 @@ void llm_server_free(LlmServer *s)
 
 int llm_server_listen(LlmServer *s, char *bound, size_t cap)
 {
-    return http_server_listen(s->http, bound, cap);
+    int err = http_server_listen(s->http, bound, cap);
+    if (!err) {
+        unsigned long fds = 0;
+        unsigned n = http_server_max_conns(s->http, &fds);
+        logf_(s, "up to %u connections at once (file-descriptor limit %lu, the soft limit raised to the hard one)", n,
+              fds);
+    }
+    return err;
 }
 
 int llm_server_run(LlmServer *s)
@@ -293,13 +305,61 @@ static void session_key(const HttpReq *r, char *key)
     key[n] = 0;
 }
 
+static void run_asserts(LlmServer *s, const LlmScript *sc, uint32_t a0, uint32_t n, const Session *se,
+                        const char *before);
+
+/* The slot of the session to retire when MAX_SESSIONS are held: the least
+** recently used of those whose script is done, else the least recently
+** used of all (each request is answered whole when it comes, so no session
+** is in the middle of one).  Its last assertions run now, its counts go to
+** the summary's totals, and a later request with its key starts over. */
+static Session *session_retire(LlmServer *s)
+{
+    Session *v = NULL;
+    bool v_done = false;
+    for (size_t i = 0; i < s->n_sess; i++) {
+        Session *se = &s->sess[i];
+        bool done = se->resp >= s->sc[se->sc].n_resp;
+        if (!v || (done && !v_done) || (done == v_done && se->used < v->used)) {
+            v = se;
+            v_done = done;
+        }
+    }
+    const LlmScript *sc = &s->sc[v->sc];
+    if (v_done && !v->tail_done && sc->n_assert_tail) {
+        run_asserts(s, sc, sc->assert_tail0, sc->n_assert_tail, v, "after the last response");
+        v->tail_done = true;
+    }
+    unsigned got = (unsigned)(v->resp > sc->n_resp ? sc->n_resp : v->resp);
+    if (!s->o.quiet)
+        logf_(s, "session '%s' (scenario '%s', %u of %u responses served%s) retired to make room: %d sessions at most, "
+                 "the least recently used %s goes",
+              v->key, sc->name, got, (unsigned)sc->n_resp, v->loops ? ", looped" : "", MAX_SESSIONS,
+              v_done ? "finished one" : "one (none has finished)");
+    s->n_retired++;
+    s->ret_resp_total += sc->n_resp;
+    s->ret_resp_served += got;
+    return v;
+}
+
 static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool create)
 {
     for (size_t i = 0; i < s->n_sess; i++)
-        if (s->sess[i].sc == sc && strcmp(s->sess[i].key, key) == 0)
+        if (s->sess[i].sc == sc && strcmp(s->sess[i].key, key) == 0) {
+            s->sess[i].used = ++s->clock;
             return &s->sess[i];
-    if (!create || s->n_sess >= MAX_SESSIONS)
+        }
+    if (!create)
         return NULL;
+    if (s->n_sess >= MAX_SESSIONS) {
+        Session *se = session_retire(s);
+        memset(se, 0, sizeof *se);
+        memcpy(se->key, key, strlen(key) + 1);
+        se->sc = sc;
+        se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
+        se->used = ++s->clock;
+        return se;
+    }
     if (s->n_sess == s->cap_sess) {
         size_t c = s->cap_sess ? s->cap_sess * 2 : 8;
         Session *ns = sc_realloc(s->sess, c * sizeof *ns);
@@ -313,15 +373,19 @@ static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool cre
     memcpy(se->key, key, strlen(key) + 1);
     se->sc = sc;
     se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
+    se->used = ++s->clock;
     return se;
 }
 
 static Session *session_bound(LlmServer *s, const char *key)
 {
-    for (size_t i = s->n_sess; i-- > 0;)
-        if (s->sess[i].bound && strcmp(s->sess[i].key, key) == 0)
-            return &s->sess[i];
-    return NULL;
+    Session *b = NULL;
+    for (size_t i = 0; i < s->n_sess; i++)
+        if (s->sess[i].bound && strcmp(s->sess[i].key, key) == 0 && (!b || s->sess[i].used > b->used))
+            b = &s->sess[i];
+    if (b)
+        b->used = ++s->clock;
+    return b;
 }
 
 static int hexval(int c)
@@ -366,11 +430,13 @@ static void server_error(Ctx *x, LlmApi api, int status, const char *type, const
     __attribute__((format(printf, 5, 6)));
 static void server_error(Ctx *x, LlmApi api, int status, const char *type, const char *fmt, ...)
 {
-    char msg[1024];
+    char raw[1024], msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* a session key or scenario name from a header is echoed: as UTF-8 */
+    utf8_scrub(raw, strlen(raw), msg, sizeof msg);
     http_plan_reset(x->hx->plan);
     if (llm_render_error(api, status, type, msg, &x->q, x->req_id, x->hx->plan) != 0) {
         http_plan_reset(x->hx->plan);
@@ -843,10 +909,11 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
                         size_t blen)
 {
     LlmServer *s = x->s;
-    cJSON *j = cJSON_ParseWithLength(body, blen);
+    const char *bad = "the request body is not a JSON object";
+    cJSON *j = http_json_body(body, blen, &bad);
     if (!cJSON_IsObject(j)) {
         s->n_protocol++;
-        server_error(x, api, 400, "invalid_request_error", "the request body is not a JSON object");
+        server_error(x, api, 400, "invalid_request_error", "%s", j ? "the request body is not a JSON object" : bad);
         cJSON_Delete(j);
         return;
     }
@@ -909,7 +976,7 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     }
     if (!se) {
         s->n_refused++;
-        server_error(x, api, 503, NULL, "scvm serve: too many sessions (%d)", MAX_SESSIONS);
+        server_error(x, api, 503, NULL, "scvm serve: out of memory for a new session");
         cJSON_Delete(j);
         return;
     }
@@ -1267,13 +1334,34 @@ int llm_server_finish(LlmServer *s)
           (unsigned long long)s->n_script_errors, (unsigned long long)s->n_protocol,
           (unsigned long long)s->n_unrouted, (unsigned long long)s->n_exhausted,
           (unsigned long long)(s->n_refused + http_server_refused(s->http)));
+    /* A session the client left before its last scripted response (and
+    ** without --loop, where every script starts over) was not fully asked:
+    ** whatever it checked, it did not see the scenario through. */
+    unsigned short_sessions = 0;
     for (size_t i = 0; i < s->n_sess; i++) {
         const Session *se = &s->sess[i];
         const LlmScript *sc = &s->sc[se->sc];
-        logf_(s, "summary: scenario '%s', session '%s': %u of %u responses served%s", sc->name, se->key,
-              (unsigned)(se->resp > sc->n_resp ? sc->n_resp : se->resp), (unsigned)sc->n_resp,
+        bool short_ = !s->o.loop && se->resp < sc->n_resp;
+        short_sessions += short_;
+        logf_(s, "summary: %sscenario '%s', session '%s': %u of %u responses served%s", short_ ? "INCOMPLETE: " : "",
+              sc->name, se->key, (unsigned)(se->resp > sc->n_resp ? sc->n_resp : se->resp), (unsigned)sc->n_resp,
               se->loops ? " (looped)" : "");
     }
+    if (s->n_retired) {
+        logf_(s, "summary: %llu sessions retired to make room (%d held at most, the least recently used finished "
+                 "one first): %llu of %llu of their responses served",
+              (unsigned long long)s->n_retired, MAX_SESSIONS, (unsigned long long)s->ret_resp_served,
+              (unsigned long long)s->ret_resp_total);
+        /* a session retired before its script was done ended short too */
+        if (!s->o.loop && s->ret_resp_served < s->ret_resp_total) {
+            short_sessions++;
+            logf_(s, "summary: INCOMPLETE: retired sessions were served %llu of their %llu responses",
+                  (unsigned long long)s->ret_resp_served, (unsigned long long)s->ret_resp_total);
+        }
+    }
+    bool none = !s->o.loop && s->n_sess == 0 && s->n_retired == 0;
+    if (none)
+        logf_(s, "summary: INCOMPLETE: no request reached a scenario (0 responses served)");
     const uint64_t *nf = s->n_faults;
     if (nf[LLM_FAULT_CUT] + nf[LLM_FAULT_RESET] + nf[LLM_FAULT_REFUSE] + nf[LLM_FAULT_UNKNOWN])
         logf_(s, "summary: scripted faults: %llu cut, %llu reset, %llu refuse; %llu unknown (answered 500)",
@@ -1287,8 +1375,9 @@ int llm_server_finish(LlmServer *s)
               (unsigned long long)s->n_tool_checked, (unsigned long long)s->n_tool_mismatch,
               (unsigned long long)s->n_unexpected, (unsigned long long)s->n_missing);
     bool failed = s->asserts.failed || s->n_strict || s->n_tool_mismatch || nf[LLM_FAULT_UNKNOWN];
-    logf_(s, "summary: %s", failed ? "FAILED" : "ok");
-    return failed ? 1 : 0;
+    bool incomplete = short_sessions || none;
+    logf_(s, "summary: %s", failed ? "FAILED" : incomplete ? "INCOMPLETE" : "ok");
+    return failed || incomplete ? 1 : 0;
 }
 
 void llm_server_counts(const LlmServer *s, LlmServerCounts *out)
@@ -1303,6 +1392,9 @@ void llm_server_counts(const LlmServer *s, LlmServerCounts *out)
     out->tools_missing = s->n_missing;
     out->asserts_passed = s->asserts.passed;
     out->asserts_failed = s->asserts.failed;
+    out->served_sessions = (uint32_t)s->n_retired;
+    out->responses_total = (uint32_t)s->ret_resp_total;
+    out->responses_served = (uint32_t)s->ret_resp_served;
     for (size_t i = 0; i < s->n_sess; i++) {
         const Session *se = &s->sess[i];
         const LlmScript *sc = &s->sc[se->sc];

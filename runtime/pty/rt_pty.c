@@ -470,11 +470,15 @@ static int status_of(const Pty *t)
     switch (t->err) {
     case PTY_E_OK:
         return SC_OK;
+    /* The program could not be started (not found or not executable, a
+    ** policy that refuses it, no sandbox): a setup error, not a check
+    ** that did not hold (docs/exit-status.md). */
+    case PTY_E_POLICY_DENIED:
+    case PTY_E_SANDBOX_UNAVAILABLE:
+        return SC_RUNTIME;
     case PTY_E_ASSERTION_FAILED:
     case PTY_E_TIMEOUT:
     case PTY_E_PROCESS_EXIT:
-    case PTY_E_POLICY_DENIED:
-    case PTY_E_SANDBOX_UNAVAILABLE:
     case PTY_E_REPLAY_MISMATCH:
     case PTY_E_CLI_INVALID_ARG:
     case PTY_E_PROTOCOL:
@@ -505,6 +509,7 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
     }
     if (t->o.agent && !t->o.explain)
         pty_agent_finish(t);
+    pty_goldens_settle(t);
     if (t->err) {
         ev_begin(t, "error");
         const char *code = pty_err_code(t->err);
@@ -533,6 +538,7 @@ static void pty_destroy(RtTarget *rt)
     pty_ws_cleanup(t);
     sandbox_cleanup(t);
     pty_screen_free(t->scr);
+    pty_goldens_free(t);
     strv_free(&t->argv);
     strv_free(&t->env);
     free(t->policy_json);

@@ -94,6 +94,10 @@ typedef struct RtPtyOpts {
     ** (each screenshot is only "recorded"). */
     const char *goldens;
     bool update_goldens;        /* write goldens instead of comparing */
+    /* Keep the workspace path and the host name in goldens; by default
+    ** their text rows show PTY_WS_TOKEN and PTY_HOST_TOKEN (rt_pty_mask.h)
+    ** instead, in the screen and in the golden (docs/golden-screens.md). */
+    bool raw_goldens;
     /* A screenshot without a golden fails the run ("missing") instead of
     ** writing its golden ("written"): scvm's --ci, or CI in the
     ** environment, as Jest and Playwright treat missing snapshots. */

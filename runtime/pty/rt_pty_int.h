@@ -60,6 +60,10 @@ typedef struct Pty {
     Buf cond_buf;               /* scratch of the condition being evaluated */
     /* screenshots by what became of them (run.json "goldens") */
     unsigned gold_matched, gold_mismatched, gold_written, gold_missing, gold_updated, gold_recorded;
+    /* New goldens of a local run, written where they belong only when the
+    ** run passes (pty_goldens_settle): "PATH\tLABEL\tARTIFACT" and the
+    ** text, in pairs. */
+    StrV new_goldens;
     bool in_step, step_failed;
     uint32_t step_id, step_name;
     uint64_t step_timeout, step_retries, step_start, n_steps;
@@ -142,6 +146,11 @@ void pty_cast_begin(Pty *t);
 void pty_cast_event(Pty *t, char code, const char *s, size_t n);
 void pty_cast_end(Pty *t);
 void pty_out_finish(Pty *t);
+/* The new goldens of a local run: into the goldens folder when the run
+** has passed so far, else set aside (the artifacts, or PATH.new), and
+** stderr says where.  Before the run's error is reported. */
+void pty_goldens_settle(Pty *t);
+void pty_goldens_free(Pty *t);
 
 /* rt_pty_ws.c */
 bool pty_ws_prepare(Pty *t);            /* repo.init: make the workspace */

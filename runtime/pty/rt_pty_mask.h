@@ -18,6 +18,11 @@
 ** 10:11, a path in another folder) masks the same. */
 #define PTY_MASK_TOKEN "\xe2\x80\xb9mask\xe2\x80\xba"
 #define PTY_MASK_TOKEN_COLS 6
+/* What the run's workspace path and the host name become in a golden's
+** text rows unless --no-normalize-goldens (rt_pty_out.c): they differ
+** from run to run and machine to machine. */
+#define PTY_WS_TOKEN "\xe2\x80\xb9workspace\xe2\x80\xba"
+#define PTY_HOST_TOKEN "\xe2\x80\xb9host\xe2\x80\xba"
 
 typedef struct PtyMasks PtyMasks;
 

@@ -364,6 +364,145 @@ static void index_add(Pty *t, const char *label, const char *result, const char 
     term_shot_free(b);
 }
 
+/* ---- normalisation: the workspace path and the host name ---- */
+
+static bool host_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+}
+
+/* The text rows of golden text g ("%3d|..." lines after "text"), with
+** every occurrence of each needle replaced by its token; a host name only
+** where it stands alone (not inside a longer word).  The other lines as
+** they are.  Returns false when out of memory. */
+static bool normalize_rows(const char *g, size_t len, const char *const *needle, const bool *word,
+                           const char *const *token, size_t n, Buf *out)
+{
+    bool rows = false;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(g + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - g) + 1 : len, k = i;
+        if ((g[i] >= 'a' && g[i] <= 'z') || (g[i] >= 'A' && g[i] <= 'Z'))   /* a section's name */
+            rows = e - i == 5 && memcmp(g + i, "text\n", 5) == 0;
+        else if (rows) {   /* "%3d|" and the row: row 100 on has no leading space */
+            const char *bar = memchr(g + i, '|', e - i);
+            size_t start = bar ? (size_t)(bar - g) + 1 : e;
+            buf_put(out, g + i, start - i);
+            for (k = start; k < e;) {
+                size_t j = 0;
+                for (; j < n; j++) {
+                    size_t nl_ = strlen(needle[j]);
+                    if (nl_ && k + nl_ <= e && memcmp(g + k, needle[j], nl_) == 0 &&
+                        (!word[j] || ((k == start || !host_char((unsigned char)g[k - 1])) &&
+                                      (k + nl_ == e || !host_char((unsigned char)g[k + nl_]))))) {
+                        buf_puts(out, token[j]);
+                        k += nl_;
+                        break;
+                    }
+                }
+                if (j == n)
+                    buf_putc(out, g[k++]);
+            }
+            i = e;
+            continue;
+        }
+        buf_put(out, g + k, e - k);
+        i = e;
+    }
+    return !out->oom;
+}
+
+/* Golden text g normalised in place (docs/golden-screens.md,
+** "Normalisation"): the workspace (as given and as resolved, longest
+** first), then the host name and its first label.  localhost is left
+** alone: it names no machine. */
+static bool normalize_golden(const Pty *t, Buf *g)
+{
+    if (t->o.raw_goldens || !g->len)
+        return true;
+    const char *needle[5], *token[5];
+    bool word[5];
+    size_t n = 0;
+    char real[PATH_MAX], host[256] = "", shorter[256] = "";
+    const char *ws = t->ws[0] ? t->ws : t->o.workspace;
+    if (ws && ws[0] && strcmp(ws, "/") != 0) {
+        bool resolved = realpath(ws, real) && strcmp(real, ws) != 0;
+        const char *a = ws, *b = resolved ? real : NULL;
+        if (b && strlen(b) > strlen(a)) {
+            const char *x = a;
+            a = b;
+            b = x;
+        }
+        needle[n] = a, word[n] = false, token[n++] = PTY_WS_TOKEN;
+        if (b)
+            needle[n] = b, word[n] = false, token[n++] = PTY_WS_TOKEN;
+    }
+    if (gethostname(host, sizeof host - 1) == 0 && host[0] && strcmp(host, "localhost") != 0 &&
+        strncmp(host, "localhost.", 10) != 0) {
+        needle[n] = host, word[n] = true, token[n++] = PTY_HOST_TOKEN;
+        const char *dot = strchr(host, '.');
+        if (dot && dot > host) {
+            snprintf(shorter, sizeof shorter, "%.*s", (int)(dot - host), host);
+            needle[n] = shorter, word[n] = true, token[n++] = PTY_HOST_TOKEN;
+        }
+    }
+    if (!n)
+        return true;
+    Buf out;
+    buf_init(&out);
+    if (!normalize_rows((const char *)g->data, g->len, needle, word, token, n, &out)) {
+        buf_fini(&out);
+        return false;
+    }
+    buf_fini(g);
+    *g = out;
+    return true;
+}
+
+void pty_goldens_settle(Pty *t)
+{
+    for (size_t i = 0; i + 1 < t->new_goldens.n; i += 2) {
+        char *path = t->new_goldens.v[i], *label = strchr(path, '\t'), *rel = label ? strchr(label + 1, '\t') : NULL;
+        const char *text = t->new_goldens.v[i + 1];
+        if (!rel)
+            continue;
+        *label++ = 0;
+        *rel++ = 0;
+        if (!t->err) {
+            int we = write_file(path, text, strlen(text));
+            if (we)
+                pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+            else if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
+            continue;
+        }
+        /* a failed run: its screens are no reference; the golden it would
+        ** have made goes where a person can look at it, not among the goldens */
+        if (t->o.artifacts) {
+            if (t->o.diag)
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s; "
+                                   "it is in %s%s%s\n", label, path, t->o.artifacts,
+                        t->o.artifacts[0] && t->o.artifacts[strlen(t->o.artifacts) - 1] == '/' ? "" : "/", rel);
+            continue;
+        }
+        char aside[PATH_MAX + 8];
+        snprintf(aside, sizeof aside, "%s.new", path);
+        int we = write_file(aside, text, strlen(text));
+        if (t->o.diag) {
+            if (we)
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s "
+                                   "(nor to %s: %s)\n", label, path, aside, strerror(we));
+            else
+                fprintf(t->o.diag, "scvm: pty: the run failed: new golden for screenshot '%s' not written to %s; "
+                                   "it is in %s\n", label, path, aside);
+        }
+    }
+    pty_goldens_free(t);
+}
+
+void pty_goldens_free(Pty *t) { strv_free(&t->new_goldens); }
+
 void pty_screenshot(Pty *t, const char *label)
 {
     bool indexed = false;
@@ -384,7 +523,8 @@ void pty_screenshot(Pty *t, const char *label)
     Buf g, raw;
     buf_init(&g);
     buf_init(&raw);
-    if (!pty_screen_golden(t->scr, masks, &g) || (masks && !pty_screen_golden(t->scr, NULL, &raw))) {
+    if (!pty_screen_golden(t->scr, masks, &g) || !normalize_golden(t, &g) ||
+        (masks && !pty_screen_golden(t->scr, NULL, &raw))) {
         pty_fail(t, PTY_E_INTERNAL, "out of memory");
         result = "error";
     }
@@ -423,28 +563,37 @@ void pty_screenshot(Pty *t, const char *label)
         pty_fail(t, PTY_E_ASSERTION_FAILED,
                  "screenshot '%s' has no golden (%s); run without --ci (and CI unset) to write it", label, path);
     } else if (ge == ENOENT) {
-        /* a local run writes it, and says so: review and commit it */
-        int we = write_file(path, g.data ? (const char *)g.data : "", g.len);
-        if (we) {
-            pty_fail(t, PTY_E_IO, "%s: cannot write golden: %s", path, strerror(we));
+        /* a local run writes it, and says so: review and commit it; only
+        ** once the run has passed (pty_goldens_settle), so a failed run
+        ** never leaves a new golden in the goldens folder */
+        char head[3 * PATH_MAX];
+        snprintf(rel, sizeof rel, "%s/%s/screenshots/%s.golden", sc, t->profile, name);
+        int hn = snprintf(head, sizeof head, "%s\t%s\t%s", path, label, rel);
+        if (!strv_push(&t->new_goldens, head, (size_t)hn) ||
+            !strv_push(&t->new_goldens, g.data ? (const char *)g.data : "", g.len)) {
+            pty_fail(t, PTY_E_INTERNAL, "out of memory");
             result = "error";
         } else {
             result = "written";
             t->gold_written++;
-            if (t->o.diag)
-                fprintf(t->o.diag, "scvm: pty: new golden written: %s\n", path);
         }
     } else {
         /* The golden's own rows masked too: one that still shows what a
         ** mask added later hides compares as if written masked. */
         Buf gm;
         buf_init(&gm);
-        if (masks && !pty_masks_golden(masks, want, wl, &gm)) {
+        /* the golden's side normalised too: one written with this run's
+        ** workspace or host in it (--no-normalize-goldens then, or an
+        ** older scvm) compares as if written normalised */
+        if (masks ? !pty_masks_golden(masks, want, wl, &gm) : (buf_put(&gm, want ? want : "", wl), gm.oom)) {
+            pty_fail(t, PTY_E_INTERNAL, "out of memory");
+            result = "error";
+        } else if (!normalize_golden(t, &gm)) {
             pty_fail(t, PTY_E_INTERNAL, "out of memory");
             result = "error";
         } else {
-            const char *w = masks ? (const char *)gm.data : want;
-            size_t n = masks ? gm.len : wl;
+            const char *w = (const char *)gm.data;
+            size_t n = gm.len;
             if (n == g.len && (n == 0 || memcmp(w, g.data, n) == 0)) {
                 result = "match";
                 t->gold_matched++;

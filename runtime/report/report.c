@@ -649,7 +649,7 @@ static void conversation(const Ev *ev, size_t n, Buf *out)
 
 void report_run_page(const ReportRun *r, Buf *out)
 {
-    const char *verdict = verdict_of(r->status, r->skipped);
+    const char *verdict = verdict_of(r->status, r->skipped || r->unjudged);
     char title[512];
     snprintf(title, sizeof title, "%s: %s", r->name ? r->name : "", verdict);
     page_begin(title, out);
@@ -765,7 +765,7 @@ void report_run_record(const ReportRun *r, Buf *out)
     buf_puts(out, ",\"source\":");
     buf_json_str(out, r->source ? r->source : "", r->source ? strlen(r->source) : 0);
     buf_printf(out, ",\"verdict\":\"%s\",\"status\":%d,\"duration_ms\":%" PRIu64 ",\"ran_ms\":",
-               verdict_of(r->status, r->skipped), r->status, r->duration_ms);
+               verdict_of(r->status, r->skipped || r->unjudged), r->status, r->duration_ms);
     long long ran = ran_ms(r);
     if (ran >= 0)
         buf_printf(out, "%lld", ran);

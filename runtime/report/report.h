@@ -35,6 +35,9 @@ typedef struct ReportRun {
     const char *target;         /* "sim", "pty", "agent" */
     int status;                 /* the run's exit status (0 passed, 1 a check failed) */
     bool skipped;
+    /* It ran, but nothing in it was judged (the simulation's assertions):
+    ** "skipped", with its page. */
+    bool unjudged;
     const char *why;            /* why it failed or was skipped, or NULL */
     uint64_t duration_ms;       /* the scheduled duration at the run's speed */
     const char *events;         /* the run's event lines (JSONL), may be NULL */

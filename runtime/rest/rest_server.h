@@ -32,6 +32,7 @@ typedef struct RestOpts {
 
 typedef struct RestCounts {
     unsigned requests, tasks, sessions, events, subscribers, max_subscribers;
+    unsigned retired;       /* sessions dropped to make room (docs/serve-rest.md, "Limits") */
 } RestCounts;
 
 typedef struct RestServer RestServer;

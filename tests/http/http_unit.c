@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -698,8 +699,73 @@ static void test_streams(void)
     http_server_free(s);
 }
 
+/* Every status the servers can send has its registered reason phrase
+** (a scripted error may be any of 100-599); an unregistered code gets an
+** empty one, never a made-up "Unknown". */
+static void test_reasons(void)
+{
+    static const struct { int code; const char *phrase; } want[] = {
+        { 100, "Continue" }, { 200, "OK" }, { 201, "Created" }, { 202, "Accepted" }, { 204, "No Content" },
+        { 301, "Moved Permanently" }, { 307, "Temporary Redirect" }, { 400, "Bad Request" },
+        { 401, "Unauthorized" }, { 403, "Forbidden" }, { 404, "Not Found" }, { 405, "Method Not Allowed" },
+        { 406, "Not Acceptable" }, { 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
+        { 412, "Precondition Failed" }, { 413, "Content Too Large" }, { 414, "URI Too Long" },
+        { 416, "Range Not Satisfiable" }, { 421, "Misdirected Request" }, { 422, "Unprocessable Content" },
+        { 425, "Too Early" }, { 428, "Precondition Required" }, { 429, "Too Many Requests" },
+        { 431, "Request Header Fields Too Large" }, { 451, "Unavailable For Legal Reasons" },
+        { 500, "Internal Server Error" }, { 501, "Not Implemented" }, { 502, "Bad Gateway" },
+        { 503, "Service Unavailable" }, { 504, "Gateway Timeout" }, { 505, "HTTP Version Not Supported" },
+        { 507, "Insufficient Storage" }, { 511, "Network Authentication Required" }, { 529, "Site Overloaded" },
+        { 299, "" }, { 418, "" }, { 599, "" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (strcmp(http_reason(want[i].code), want[i].phrase) != 0) {
+            fprintf(stderr, "http_reason(%d) = '%s', not '%s'\n", want[i].code, http_reason(want[i].code),
+                    want[i].phrase);
+            failures++;
+        }
+    for (int c = 100; c <= 599; c++)
+        CHECK(strcmp(http_reason(c), "Unknown") != 0);
+    /* the status line of an unregistered code stays valid: "599 " then CRLF */
+    HttpPlan p;
+    http_plan_init(&p);
+    http_plan_whole(&p, 599, "text/plain", "x", 1, false, NULL, NULL, NULL, 0);
+    CHECK(p.bytes.len > 15 && memcmp(p.bytes.data, "HTTP/1.1 599 \r\n", 15) == 0);
+    http_plan_fini(&p);
+}
+
+/* The connection limit is sized from RLIMIT_NOFILE, its soft limit raised
+** to the hard one first: under a soft limit of 256 (hard unchanged) the
+** server takes the hard limit; under 256/256 it fits 192 connections. */
+static void test_fd_limit(void)
+{
+    struct rlimit old;
+    CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+    if (old.rlim_max == RLIM_INFINITY || old.rlim_max < 512)
+        return;     /* nothing to raise to */
+    struct rlimit low = { 256, old.rlim_max };
+    CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    HttpServerOpts o = { .port = "0", .handle = handler };
+    HttpServer *s = http_server_new(&o);
+    CHECK(s != NULL);
+    struct rlimit now;
+    CHECK(getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur == old.rlim_max);
+    unsigned long fds = 0;
+    unsigned n = http_server_max_conns(s, &fds);
+    CHECK(fds == (unsigned long)old.rlim_max);
+    CHECK(n == (fds - 64 < 65536 ? fds - 64 : 65536));
+    http_server_free(s);
+    o.max_conns = 100;      /* asked for less: that */
+    s = http_server_new(&o);
+    CHECK(http_server_max_conns(s, NULL) == 100);
+    http_server_free(s);
+    CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+}
+
 int main(void)
 {
+    test_reasons();
+    test_fd_limit();
     test_plan();
     test_plan_cut_off();
     test_sse();

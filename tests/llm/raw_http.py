@@ -120,7 +120,10 @@ def t_malformed():
     check(st == 200, "and the connection stays usable")
     s.close()
     status, log = srv.stop()
-    check(status == 0, "malformed requests are not failures (exit %d)" % status)
+    # the one session asked for 1 of route_alpha's 2 responses: INCOMPLETE,
+    # but malformed requests are not failures
+    check(status == 1 and "summary: INCOMPLETE" in log and "FAILED" not in log,
+          "malformed requests are not failures (exit %d)" % status)
     check("summary:" in log, "a summary")
 
 
@@ -196,19 +199,32 @@ def t_slow_and_vanished_clients():
 
 def t_max_connections():
     srv = Server(SCVM, ["--speed", "0", "--max-connections", "4", scb("route_alpha")])
+    # four connections with a request in flight: each answered once, then
+    # the head of a second one begun (so they cannot be closed for others)
     keep = [srv.connect() for _ in range(4)]
-    time.sleep(0.1)
+    for c in keep:
+        c.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\n")
+        check(read_response(c)[0] == 200, "a busy connection is served")
     extra = srv.connect()
     extra.settimeout(5)
+    extra.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     st, h, body, _ = read_response(extra)
-    check(st == 503, "over --max-connections -> 503 (%d)" % st)
+    check(st == 503 and h.get("retry-after") == "1", "over --max-connections, all busy -> 503 (%d)" % st)
+    check(recv_all(extra) == b"", "then a close (not a reset)")
+    extra.close()
     for c in keep:
         c.close()
-    time.sleep(0.1)
+    # four that never send a byte: the oldest is closed for a new client
+    silent = [srv.connect() for _ in range(4)]
     s = srv.connect()
-    check(request(s, "GET", "/health")[0] == 200, "served again once connections closed")
+    check(request(s, "GET", "/health")[0] == 200, "served: an idle connection made room")
     s.close()
-    srv.stop()
+    silent[0].settimeout(5)
+    check(recv_all(silent[0]) == b"", "the oldest silent connection was closed for it")
+    for c in silent:
+        c.close()
+    status, log = srv.stop()
+    check("closing a connection that sent nothing for a new one" in log, "the log says so")
 
 
 def t_timing():
@@ -296,7 +312,10 @@ def t_routing_and_sessions():
           "an exhausted session -> 400, not retried")
     s.close()
     status, log = srv.stop()
-    check(status == 0, "routing run exits 0")
+    # sessions b, c and d (and d's "other") asked for fewer than all
+    check(status == 1 and "summary: INCOMPLETE: scenario 'route_alpha', session 'b': 1 of 2 responses served" in log
+          and "summary: scenario 'route_beta', session 'a': 2 of 2 responses served" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "routing run: sessions left short: %d %s" % (status, log[-600:]))
     srv = Server(SCVM, ["--speed", "0", "--loop", "--quiet", scb("route_alpha")])
     s = srv.connect()
     got = [json.loads(request(s, "POST", "/v1/messages", msg_body("x"), {"x-api-key": "l"})[2])["content"][0]["text"]
@@ -323,7 +342,34 @@ def t_pack():
         check(got == want, "pack: %s %r -> %r, expected %r" % (path, prompt, got, want))
     s.close()
     status, log = srv.stop()
-    check(status == 0, "pack run exits 0")
+    check(status == 1 and log.rstrip().endswith("summary: INCOMPLETE"), "pack run: one response of each session: %d" % status)
+
+
+def t_incomplete():
+    """A mock that was not fully asked says so (issue 30, item 9): without
+    --loop, a session short of its scenario's last response, or no session
+    at all, ends the summary INCOMPLETE and the exit status is 1."""
+    def serve(*opts, asks=0, key="k"):
+        srv = Server(SCVM, ["--speed", "0"] + list(opts) + [scb("route_alpha")])
+        s = srv.connect()
+        # /health first: the server is serving (its signals caught) and
+        # no scenario is asked by it
+        check(request(s, "GET", "/health")[0] == 200, "health")
+        for _ in range(asks):
+            st, _, _, _ = request(s, "POST", "/v1/messages", msg_body("Refactor the parser"), {"x-api-key": key})
+            check(st == 200, "asked: %d" % st)
+        s.close()
+        return srv.stop()
+    status, log = serve(asks=1)
+    check(status == 1 and "summary: INCOMPLETE: scenario 'route_alpha', session 'k': 1 of 2 responses served" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "1 of 2: %d %s" % (status, log[-400:]))
+    status, log = serve()
+    check(status == 1 and "summary: INCOMPLETE: no request reached a scenario" in log
+          and log.rstrip().endswith("summary: INCOMPLETE"), "nothing asked: %d %s" % (status, log[-400:]))
+    status, log = serve(asks=2)
+    check(status == 0 and "INCOMPLETE" not in log and log.rstrip().endswith("summary: ok"), "2 of 2: %d %s" % (status, log[-400:]))
+    status, log = serve("--loop", asks=1)
+    check(status == 0 and log.rstrip().endswith("summary: ok"), "--loop: a script starts over, never short: %d" % status)
 
 
 def t_asserts_and_strict_tools():
@@ -570,14 +616,16 @@ def t_faults():
         s.close()
         check(st == 200 and b"after the reset" in b, "%s: the response after the reset (%d)" % (name, st))
         # 4. refuse: the request's connection is reset, new ones are refused for 200 ms (--speed 0)
+        # (timed from before the request: the window opens after the server
+        # has it, so no load on the machine can make it look shorter)
+        t0 = time.time()
         s = send_raw(srv, path, body, hdr, key)
         raw, how = read_to_close(s)
         s.close()
-        t0 = time.time()
         check(raw == b"" and how == "rst", "%s refuse: a RST before any byte (%r, %s)" % (name, raw[:40], how))
         refused, took = wait_accepting(srv, t0)
         check(refused, "%s refuse: a connect() in the window is refused" % name)
-        check(took is not None and took >= 0.2 * 0.8, "%s refuse: accepted again after the window (%s s)" % (name, took))
+        check(took is not None and took >= 0.2, "%s refuse: accepted again after the window (%s s)" % (name, took))
         if took is None:
             continue
         s = send_raw(srv, path, body, hdr, key)

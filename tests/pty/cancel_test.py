@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from ptycase import case, finish, setup
+from ptycase import case, finish, local_env, setup
 
 SCC, SCVM, WORK = sys.argv[1:4]
 PR_SET_CHILD_SUBREAPER = 36
@@ -128,7 +128,7 @@ def program(d):
 
 
 def start(args, d, env_extra=None):
-    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    env = local_env()
     env.update(env_extra or {})
     # its own session: the signal reaches scvm alone, as from CI or timeout
     return subprocess.Popen(args, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,

@@ -10,10 +10,11 @@ runner is event-driven with a deadline, so a slow machine is only slower.
 """
 import json
 import os
+import socket
 import sys
 import time
 
-from ptycase import case, finish, run, setup
+from ptycase import CI_VARS, case, finish, local_env, run, setup
 
 SCC, SCVM, WORK = sys.argv[1:4]
 setup(WORK)
@@ -87,7 +88,10 @@ def masks_hide_a_clock_and_a_path(d):
     (in length too), --update-goldens keeps the masks and writes masked
     text, a real difference still fails with a masked diff, and the same
     golden without its masks fails."""
-    scb = compile_(d, 'clock.yaml', 'name: clock\ntimeline:\n  - baseTimeDelta: 300\n  - screenshot: shot\n')
+    # (the screenshot after the line is on the screen: a fixed 300 ms
+    # lost the race with python3's start on a busy machine)
+    scb = compile_(d, 'clock.yaml', "name: clock\ntimeline:\n  - assert:\n      text:\n        contains: ['done ']\n"
+                   "  - screenshot: shot\n")
     g = os.path.join(d, 'goldens', 'clock', '80x24', 'screenshots', 'shot.golden')
 
     def play(clock, path, word='ok', extra=()):
@@ -160,9 +164,12 @@ def missing_golden_written_locally_failing_in_ci(d):
     or CI in the environment; run.json counts what became of each."""
     scb = compile_(d, 'cat.yaml', CAT)
     g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
-    env = {k: v for k, v in os.environ.items() if k != 'CI'}
-    for how, extra, ci in (('--ci', ['--ci'], None), ('CI=true', [], 'true'), ('CI=1', [], '1')):
-        e = dict(env, CI=ci) if ci else env
+    env = local_env()
+    # --ci, CI, and each CI system's own variable with CI unset (issue 30,
+    # item 10: not only CI=true)
+    for how, extra, e in [('--ci', ['--ci'], env), ('CI=true', [], dict(env, CI='true')),
+                          ('CI=1', [], dict(env, CI='1'))] + \
+            [('%s=x' % v, [], dict(env, **{v: 'x'})) for v in CI_VARS if v != 'CI']:
         st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--artifacts', 'art'] + extra + [scb], d,
                            env=e)
         assert st == 5, '%s: a missing golden is E_ASSERTION_FAILED (5), got %d: %s' % (how, st, err)
@@ -171,10 +178,11 @@ def missing_golden_written_locally_failing_in_ci(d):
         assert 'has no golden' in err and not os.path.exists(g), (how, err)
         gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
         assert gj['missing'] == 1 and gj['written'] == 0 and gj['compared'] == 0, (how, gj)
-    for how, ci in (('no CI', None), ('CI=false', 'false'), ('CI=0', '0'), ('CI empty', '')):
+    for how, e in (('no CI', env), ('CI=false', dict(env, CI='false')), ('CI=0', dict(env, CI='0')),
+                   ('CI empty', dict(env, CI='')), ('GITHUB_ACTIONS empty', dict(env, GITHUB_ACTIONS='')),
+                   ('CI=false opts out on GitHub', dict(env, CI='false', GITHUB_ACTIONS='true'))):
         if os.path.exists(g):
             os.unlink(g)
-        e = dict(env, CI=ci) if ci is not None else env
         st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', scb], d, env=e)
         assert st == 0, (how, err)
         assert [x for x in events(out) if x['kind'] == 'screenshot'][0]['result'] == 'written', (how, out)
@@ -189,6 +197,67 @@ def missing_golden_written_locally_failing_in_ci(d):
     gj = json.load(open(os.path.join(d, 'art', 'run.json')))['goldens']
     assert gj == {'dir': './goldens/cat_echo/80x24/screenshots', 'compared': 1, 'matched': 1, 'mismatched': 0,
                   'written': 0, 'missing': 0, 'updated': 0, 'recorded': 0}, gj
+
+
+@case
+def a_failed_run_writes_no_golden(d):
+    """A failed run's screens are no reference: its new goldens never land
+    in the goldens folder; stderr says where they went instead (beside, as
+    .golden.new, or in the artifacts) (issue 30, item 10)."""
+    scb = compile_(d, 'cat.yaml', CAT.replace("contains: ['hello']", "contains: ['not on the screen']"))
+    g = os.path.join(d, 'goldens', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
+    assert st == 1, (st, err)
+    assert not os.path.exists(g) and os.path.exists(g + '.new'), os.listdir(os.path.dirname(g))
+    assert ("the run failed: new golden for screenshot 'after_hello' not written to "
+            "./goldens/cat_echo/80x24/screenshots/after_hello.golden; it is in "
+            "./goldens/cat_echo/80x24/screenshots/after_hello.golden.new") in err, err
+    assert 'new golden written' not in err, err
+    assert open(g + '.new').read().startswith('scc-screen 1\n'), 'the golden text'
+    os.unlink(g + '.new')
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art', scb], d)
+    assert st == 1 and not os.path.exists(g) and not os.path.exists(g + '.new'), (st, err)
+    assert "it is in art/cat_echo/80x24/screenshots/after_hello.golden" in err, err
+    assert os.path.exists(os.path.join(d, 'art', 'cat_echo', '80x24', 'screenshots', 'after_hello.golden'))
+    # the same screen in a run that passes: written, as before
+    scb = compile_(d, 'cat.yaml', CAT)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb], d)
+    assert st == 0 and os.path.exists(g) and 'new golden written: ./goldens/' in err, (st, err)
+
+
+@case
+def goldens_hold_no_workspace_path_nor_host(d):
+    """The run's temporary workspace and the host name become <workspace>
+    and <host> in a golden, written and compared, so the next run (another
+    workspace) matches; --no-normalize-goldens keeps them (issue 30,
+    item 10: the README's PTY example wrote root@vm:/tmp/scvm-ws-K6Bkea#)."""
+    scb = compile_(d, 'ws.yaml', 'name: ws_path\nrepo:\n  init: true\ntimeline:\n'
+                   '  - assert:\n      text:\n        contains: [fini]\n  - screenshot: shot\n')
+    g = os.path.join(d, 'goldens', 'ws_path', '80x24', 'screenshots', 'shot.golden')
+    prog = ['--', '/bin/sh', '-c', 'echo "root@$(hostname):$PWD#"; echo fini; exec cat']
+    host = socket.gethostname()
+    for k in range(2):
+        st, out, err = run([SCVM, 'run', '-t', 'pty', '--artifacts', 'art%d' % k, scb] + prog, d)
+        assert st == 0, (k, st, err)
+        text = open(g).read()
+        want = '  0|root@%s:\u2039workspace\u203a#\n' % ('\u2039host\u203a' if host != 'localhost' else host)
+        assert want in text and '/tmp' not in text, text
+        shot = [e for e in events(out) if e['kind'] == 'screenshot'][0]
+        assert shot['result'] == ('written', 'match')[k], (k, shot)
+        # the .raw artifact is only written beside masks; the screen itself is raw
+    # without normalising, the path is kept, and the next run (another
+    # workspace) differs from it
+    os.unlink(g)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--no-normalize-goldens', scb] + prog, d)
+    assert st == 0 and '/scvm-ws-' in open(g).read(), (st, err)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--no-normalize-goldens', scb] + prog, d)
+    assert st == 1 and 'differs from' in err, (st, err)
+    # a golden holding a path compares normalised: with normalising on, the
+    # same raw golden also fails (its path is not this run's), but a
+    # normalised one matches again
+    os.unlink(g)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb] + prog, d)
+    assert st == 0 and '\u2039workspace\u203a' in open(g).read(), (st, err)
 
 
 @case
@@ -233,7 +302,12 @@ def pack_on_the_pty_target(d):
     assert 'scvm: suite.scp: c_fails: failed (a check did not hold)' in err and '1 passed, 1 failed' in err, err
     import xml.etree.ElementTree as ET
     cases = {c.get('name'): c for c in ET.parse(os.path.join(d, 'jf.xml')).getroot().iter('testcase')}
-    props = {n: c.find('properties/property').get('value') for n, c in cases.items()}
+    props = {n: c.find("properties/property[@name='goldens']").get('value') for n, c in cases.items()}
+    # time is the wall time (a PTY session takes at least its schedule);
+    # the schedule is a property
+    for n, c in cases.items():
+        sched = float(c.find("properties/property[@name='scheduled_time']").get('value'))
+        assert sched == 0.15 and float(c.get('time')) >= sched, (n, c.get('time'), sched)
     assert props['a_echo'] == 'compared=1 matched=1 mismatched=0 written=0 missing=0 updated=0', props
     assert props['c_fails'].startswith('compared=0') and 'written=1' in props['c_fails'], props
     fail = cases['c_fails'].find('failure')
@@ -248,6 +322,30 @@ def pack_on_the_pty_target(d):
     # one session only
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--cast', 'x.cast', 'suite.scp'], d)
     assert st == 2 and 'records one session' in err, (st, err)
+
+
+@case
+def a_program_that_cannot_start_is_a_setup_error(d):
+    """A program that cannot be started is status 5 (a target that failed),
+    not 1 (a check that did not hold): JUnit writes <error type="setup">,
+    never <failure>, and the time is the wall time (issue 30, item 11)."""
+    # a minute of schedule: the wall time of a start that fails is far less
+    scb = compile_(d, 'cat.yaml', CAT.replace('baseTimeDelta: 200', 'baseTimeDelta: 60000'))
+    st, out, err = run([SCVM, 'run', '-t', 'pty', scb, '--', '/no/such/program'], d)
+    assert st == 5, (st, err)
+    assert "command '/no/such/program' not found or not executable" in err, err
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--junit', 'j.xml', scb, '--', '/no/such/program'], d)
+    assert st == 5 and '0 passed, 1 failed, 0 skipped' in err, (st, err)
+    import xml.etree.ElementTree as ET
+    root = ET.parse(os.path.join(d, 'j.xml')).getroot()
+    case_ = root.find('testsuite/testcase')
+    e = case_.find('error')
+    assert e is not None and e.get('type') == 'setup' and 'not found or not executable' in e.get('message'), \
+        ET.tostring(case_)
+    assert case_.find('failure') is None and root.get('errors') == '1' and root.get('failures') == '0', \
+        ET.tostring(root)
+    sched = float(case_.find("properties/property[@name='scheduled_time']").get('value'))
+    assert sched == 60.1 and float(case_.get('time')) < 30, (case_.get('time'), sched)
 
 
 @case

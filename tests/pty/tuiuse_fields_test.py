@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-from ptycase import case, finish, run, setup
+from ptycase import case, finish, local_env, run, setup
 
 SCC, SCVM, WORK, GROUP = sys.argv[1:5]
 setup(os.path.join(WORK, GROUP))
@@ -367,8 +367,7 @@ def env_fields(d):
 
     def env_of(name, env):
         scb = compile_(d, name + '.json', env_sc(env, name))
-        e = dict(os.environ, SCVM_TEST_SECRET='leak', SCVM_TEST_OK='fine')
-        e.pop('CI', None)
+        e = dict(local_env(), SCVM_TEST_SECRET='leak', SCVM_TEST_OK='fine')
         st, o, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--artifacts', name, scb], d, env=e)
         assert st == 0, (st, err)
         return open(os.path.join(d, name, 'transcript.log')).read()

@@ -497,7 +497,7 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
     char cast[8192];
     RtPtyOpts po = {
         .argv = launch.argv, .artifacts = artifacts, .goldens = goldens,
-        .update_goldens = o->update_goldens, .events = out, .diag = stderr,
+        .update_goldens = o->update_goldens, .raw_goldens = o->raw_goldens, .events = out, .diag = stderr,
         .cast = scvm_cast_of(o, artifacts, cast, sizeof cast),
         .cancel_key = o->cancel_key, .cells = o->cells, .speed = o->speed, .scenario_dir = dir,
         .keep_workspace = o->keep_ws, .type_delay_ms = type_delay, .ci = o->ci || scvm_ci_env(),

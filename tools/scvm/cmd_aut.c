@@ -280,7 +280,7 @@ static int write_reports(Reports *r)
     if (r->o->junit) {
         Buf b;
         buf_init(&b);
-        size_t bad = r->errors;
+        size_t bad = r->errors + r->timeouts;   /* a timeout is written as an <error> too */
         buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"scvm\" tests=\"%zu\" "
                        "failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n  <testsuite name=\"",
                    r->cases, r->failed, bad, r->skipped, (double)r->ms / 1000.0);

@@ -263,7 +263,8 @@ int scvm_report_run(const Opts *o, const Suite *s, uint32_t idx, const ScvmRunRe
     const PackEntry *e = suite_entry(s, idx);
     ReportRun r = {
         .index = idx, .name = e->name, .source = e->source, .suite = base_name(o->ops[0]), .target = o->target,
-        .status = rr->status, .skipped = rr->skipped, .why = rr->why, .duration_ms = rr->duration_ms,
+        .status = rr->status, .skipped = rr->skipped, .unjudged = rr->unjudged, .why = rr->why,
+        .duration_ms = rr->duration_ms,
         .events = rr->events, .events_len = rr->events_len, .diag = rr->diag, .diag_len = rr->diag_len,
         .artifacts = rr->artifacts,
     };

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -43,8 +44,14 @@ static RtClock *clock_of(const Opts *o, RtRealClock *rc)
     return &rc->clock;
 }
 
-/* CI in the environment, as CI services set it ("true", "1", ...): not
-** unset, empty, "0" or "false". */
+/* Monotonic milliseconds, for the wall times JUnit reports. */
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 pid_t scvm_fork_tied(void)
 {
     fflush(NULL);
@@ -57,10 +64,28 @@ pid_t scvm_fork_tied(void)
     return p;
 }
 
+/* The variables CI systems set on every job, beside (or instead of) CI:
+** Jenkins, GitLab, GitHub Actions, Buildkite, CircleCI, Azure Pipelines,
+** TeamCity. */
+const char *const scvm_ci_vars[] = { "JENKINS_URL", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE", "CIRCLECI",
+                                     "TF_BUILD", "TEAMCITY_VERSION", NULL };
+
+/* CI mode (docs/golden-screens.md): CI in the environment as CI services
+** set it ("true", "1", ...), not empty, "0" or "false"; CI unset, any of
+** scvm_ci_vars set and not empty. */
 bool scvm_ci_env(void)
 {
+    /* CI itself decides when it is set: "0" or "false" is a way out of CI
+    ** mode on a CI machine */
     const char *v = getenv("CI");
-    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+    if (v && *v)
+        return strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+    for (size_t k = 0; scvm_ci_vars[k]; k++) {
+        const char *x = getenv(scvm_ci_vars[k]);
+        if (x && *x)
+            return true;
+    }
+    return false;
 }
 
 /* What became of one scenario of a suite. */
@@ -75,6 +100,8 @@ typedef struct Result {
     char why[300];         /* the PTY target's error message, if any */
     const char *props;     /* more <property> elements (escaped), or NULL */
     Buf rec;               /* --report: its report.json record */
+    uint64_t unchecked;    /* the sim target: the assertions it did not evaluate */
+    uint64_t wall_ms;      /* how long it really took */
 } Result;
 
 /* ---- one .scb ---- */
@@ -112,6 +139,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     char cast[8192];
     RtPtyOpts po = {
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
+        .raw_goldens = o->raw_goldens,
         .events = out, .diag = diag, .cast = scvm_cast_of(o, artifacts, cast, sizeof cast), .cancel_key = o->cancel_key, .cells = o->cells,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
         .ci = o->ci || scvm_ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
@@ -246,6 +274,19 @@ static int run_pty(const Opts *o, const char *path, const char *name, const BcPr
     return o->dm_exit ? (int)e : st;
 }
 
+/* What the simulation did not check, for stderr and JUnit's <skipped>:
+** "3 assertions not evaluated in simulation; ..." (of how many scenarios
+** when more than one). */
+static const char *unchecked_text(uint64_t n, size_t scenarios, char *out, size_t cap)
+{
+    char in[64] = "";
+    if (scenarios > 1)
+        snprintf(in, sizeof in, " in %zu scenarios", scenarios);
+    snprintf(out, cap, "%llu assertion%s%s not evaluated in simulation; play with -t pty or -t agent to check them",
+             (unsigned long long)n, n == 1 ? "" : "s", in);
+    return out;
+}
+
 /* The sim target (or --count): events streamed to stdout unless -o names
 ** a file; then built in memory and written at the end (all or nothing). */
 static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
@@ -258,7 +299,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
         t = rt_count_new();
     } else {
         RtSimOpts so = { .out = to_file ? NULL : stdout, .mem = to_file ? &mem : NULL,
-                         .line_flush = o->realtime };
+                         .line_flush = o->realtime, .unchecked = true };
         t = rt_sim_new(&so);
     }
     if (!t) {
@@ -288,6 +329,8 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     } else if (!st && to_file) {
         st = cli_put_output(o->output, &mem);
     }
+    if (!st && !o->count && rt_sim_unchecked(t))
+        fprintf(stderr, "scvm: %s\n", unchecked_text(rt_sim_unchecked(t), 1, (char[160]){ 0 }, 160));
     t->vt->destroy(t);
     buf_fini(&mem);
     return st;
@@ -342,7 +385,8 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
         } else {
             header_line(&r->out, e, rn->sel[k]);
         }
-        RtSimOpts so = { .out = direct, .mem = direct ? NULL : &r->out, .line_flush = o->realtime && direct };
+        RtSimOpts so = { .out = direct, .mem = direct ? NULL : &r->out, .line_flush = o->realtime && direct,
+                         .unchecked = true };
         t = rt_sim_new(&so);
     }
     if (!t) {
@@ -352,7 +396,9 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     VmOpts vo = { .speed = o->speed };
     RtRealClock rc;
     RtClock *clock = clock_of(o, &rc);
+    uint64_t t0 = now_ms();
     r->status = vm_run(p, t, clock, &vo);
+    r->wall_ms = now_ms() - t0;
     if (o->count) {
         RtCounts c;
         rt_count_counts(t, &c);
@@ -367,6 +413,8 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     }
     if (r->out.oom && !r->status)
         r->status = SC_RUNTIME;
+    if (!o->count)
+        r->unchecked = rt_sim_unchecked(t);
     t->vt->destroy(t);
 }
 
@@ -420,14 +468,67 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* One <testcase>'s verdict: <failure> only for a check that did not hold
+** (status 1), <error> for every other status (a program that cannot be
+** started, a target that failed: 5, ...), <skipped> for a scenario not
+** run or whose assertions the simulation did not evaluate.  time is the
+** wall time; the scheduled time (the last op's, at the run's speed) is the
+** scheduled_time property. */
+static void junit_case(Buf *b, const char *suite, const PackEntry *e, const Result *r)
+{
+    buf_puts(b, "    <testcase classname=\"");
+    xml_str(b, suite);
+    buf_puts(b, "\" name=\"");
+    xml_str(b, e->name);
+    buf_puts(b, "\" file=\"");
+    xml_str(b, e->source);
+    if (r->skipped) {
+        buf_printf(b, "\" time=\"0.000\">\n      <skipped message=\"");
+        xml_str(b, r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)");
+        buf_puts(b, "\"/>\n    </testcase>\n");
+        return;
+    }
+    buf_printf(b, "\" time=\"%.3f\">\n      <properties><property name=\"scheduled_time\" value=\"%.3f\"/>",
+               (double)r->wall_ms / 1000.0, (double)r->duration / 1000.0);
+    if (r->has_goldens) {
+        /* the PTY target: what became of the screenshots */
+        const RtPtyGoldens *g = &r->goldens;
+        buf_printf(b, "<property name=\"goldens\" value=\"compared=%u matched=%u mismatched=%u written=%u "
+                      "missing=%u updated=%u\"/>",
+                   g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated);
+    }
+    if (r->props)
+        buf_puts(b, r->props);
+    buf_puts(b, "</properties>");
+    if (r->status == SC_FAILED) {
+        buf_puts(b, "\n      <failure message=\"");
+        xml_str(b, r->why[0] ? r->why : "a check did not hold");
+        buf_puts(b, "\" type=\"failed\"/>");
+    } else if (r->status) {
+        char m[64];
+        snprintf(m, sizeof m, "run failed (status %d)", r->status);
+        buf_puts(b, "\n      <error message=\"");
+        xml_str(b, r->why[0] ? r->why : m);
+        buf_printf(b, "\" type=\"%s\"/>", r->status == SC_RUNTIME ? "setup" : "error");
+    } else if (r->unchecked) {
+        char m[160];
+        buf_puts(b, "\n      <skipped message=\"");
+        xml_str(b, unchecked_text(r->unchecked, 1, m, sizeof m));
+        buf_puts(b, "\"/>");
+    }
+    buf_puts(b, "\n    </testcase>\n");
+}
+
 static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res,
                        size_t failed, size_t errors, size_t skipped)
 {
     Buf b;
     buf_init(&b);
+    /* the sum of the testcases' times, as `scvm report --merge` adds the
+    ** shards' up */
     uint64_t total = 0;
     for (size_t k = 0; k < n; k++)
-        total += res[k].skipped ? 0 : res[k].duration;
+        total += res[k].skipped ? 0 : res[k].wall_ms;
     const char *suite = base_name(o->ops[0]);
     buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"scvm\"");
     buf_printf(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, failed,
@@ -439,42 +540,8 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
     if (o->shard_n)
         buf_printf(&b, "    <properties><property name=\"shard\" value=\"%u/%u\"/></properties>\n", o->shard_i,
                    o->shard_n);
-    for (size_t k = 0; k < n; k++) {
-        const PackEntry *e = suite_entry(s, sel[k]);
-        const Result *r = &res[k];
-        buf_puts(&b, "    <testcase classname=\"");
-        xml_str(&b, suite);
-        buf_puts(&b, "\" name=\"");
-        xml_str(&b, e->name);
-        buf_puts(&b, "\" file=\"");
-        xml_str(&b, e->source);
-        buf_printf(&b, "\" time=\"%.3f\"", r->skipped ? 0.0 : (double)r->duration / 1000.0);
-        if (r->has_goldens && !r->skipped) {
-            /* the PTY target: what became of the screenshots */
-            const RtPtyGoldens *g = &r->goldens;
-            buf_printf(&b, ">\n      <properties><property name=\"goldens\" value=\"compared=%u matched=%u "
-                           "mismatched=%u written=%u missing=%u updated=%u\"/>%s</properties>",
-                       g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated,
-                       r->props ? r->props : "");
-            if (r->status == SC_FAILED || r->status) {
-                buf_puts(&b, r->status == SC_FAILED ? "\n      <failure message=\"" : "\n      <error message=\"");
-                xml_str(&b, r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold" : "run failed");
-                buf_puts(&b, r->status == SC_FAILED ? "\" type=\"failed\"/>" : "\" type=\"error\"/>");
-            }
-            buf_puts(&b, "\n    </testcase>\n");
-            continue;
-        }
-        if (r->skipped)
-            buf_printf(&b, ">\n      <skipped message=\"%s\"/>\n    </testcase>\n",
-                       r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)");
-        else if (r->status == SC_FAILED)
-            buf_puts(&b, ">\n      <failure message=\"a check did not hold\" type=\"failed\"/>\n    </testcase>\n");
-        else if (r->status)
-            buf_printf(&b, ">\n      <error message=\"run failed (status %d)\" type=\"error\"/>\n    </testcase>\n",
-                       r->status);
-        else
-            buf_puts(&b, "/>\n");
-    }
+    for (size_t k = 0; k < n; k++)
+        junit_case(&b, suite, suite_entry(s, sel[k]), &res[k]);
     buf_puts(&b, "  </testsuite>\n</testsuites>\n");
     int e = b.oom ? ENOMEM : file_write_atomic(o->junit, b.data, b.len);
     buf_fini(&b);
@@ -485,13 +552,15 @@ static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_
     return 0;
 }
 
-int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
                    const RtPtyGoldens *g, const char *why, const char *props)
 {
     Result r;
     memset(&r, 0, sizeof r);
+    const BcProgram *p = suite_entry(s, idx)->prog;
     r.status = status;
-    r.duration = duration_ms;
+    r.duration = rt_clock_scale(p->insn[p->n_insn - 1].t, o->speed);
+    r.wall_ms = wall_ms;
     r.done = true;
     r.has_goldens = true;
     r.goldens = *g;
@@ -504,6 +573,8 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
 typedef struct Tally {
     size_t passed, failed, errors, skipped;
     int worst;
+    uint64_t unchecked;     /* the sim target: assertions not evaluated */
+    size_t unchecked_in;    /* in how many scenarios (counted as skipped) */
 } Tally;
 
 static void tally(Tally *t, const Opts *o, const char *name, int status, bool bar)
@@ -563,6 +634,10 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
         sc_free(recs);
         if (rs > t->worst)
             t->worst = rs;
+    }
+    if (t->unchecked) {
+        char m[200];
+        fprintf(stderr, "scvm: %s\n", unchecked_text(t->unchecked, t->unchecked_in, m, sizeof m));
     }
     fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", t->passed, t->failed + t->errors, t->skipped);
     return t->worst;
@@ -631,11 +706,14 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         if (!to_file)
             fflush(stdout);
         if (o->report) {
+            char um[160];
             ScvmRunReport rr = {
                 .status = r->status, .duration_ms = r->duration, .events = (const char *)r->out.data,
-                .events_len = r->out.len, .why = r->status == SC_FAILED ? "a check did not hold"
-                                                 : r->status            ? "the run failed"
-                                                                        : NULL,
+                .events_len = r->out.len, .unjudged = !r->status && r->unchecked,
+                .why = r->status == SC_FAILED ? "a check did not hold"
+                       : r->status            ? "the run failed"
+                       : r->unchecked         ? unchecked_text(r->unchecked, 1, um, sizeof um)
+                                              : NULL,
             };
             int rs = scvm_report_run(o, s, sel[k], &rr, &r->rec);
             if (rs && !r->status)
@@ -643,7 +721,13 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         }
         buf_fini(&r->out);
         const PackEntry *e = suite_entry(s, sel[k]);
-        tally(&ty, o, e->name, r->status, bar);
+        if (!r->status && r->unchecked) {   /* nothing judged: not a pass */
+            ty.skipped++;
+            ty.unchecked += r->unchecked;
+            ty.unchecked_in++;
+        } else {
+            tally(&ty, o, e->name, r->status, bar);
+        }
         if (r->status && o->fail_fast)
             stopped = true;
         if (bar)
@@ -830,11 +914,13 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
             snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, next);
             snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, next);
             snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, next);
+            res[next].wall_ms = now_ms();     /* the start, until it is reaped */
             pid_t p = scvm_fork_tied();
             if (p == 0)
                 _exit(pty_child(o, s, sel[next], tmp, ev, dg, rs));
             if (p < 0) {
                 res[next].status = SC_RUNTIME;
+                res[next].wall_ms = 0;
                 res[next].done = true;
             } else {
                 pid[next] = p;
@@ -868,6 +954,7 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
                 if (pid[k] != p || res[k].done)
                     continue;
                 res[k].status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SC_RUNTIME;
+                res[k].wall_ms = now_ms() - res[k].wall_ms;
                 res[k].done = true;
                 running--;
                 if (res[k].status && o->fail_fast)

@@ -7,7 +7,8 @@
 ** serve llm loads and verifies every input first, binds, prints "listening
 ** on http://ADDR:PORT" on stdout (a script waits for that line), serves
 ** until SIGINT/SIGTERM/SIGHUP, then prints the summary and exits 0, or 1
-** when an assertion failed or strict tools mode rejected a request.
+** when an assertion failed, strict tools mode rejected a request, or
+** (without --loop) a session was not asked for all its responses.
 ** serve acp speaks ACP on stdin/stdout (nothing else is written to stdout)
 ** until stdin ends or a signal, then prints its summary on stderr and
 ** exits 0, or 1 when a check of the client's answers failed.  The other
@@ -25,6 +26,7 @@
 #include "runtime/acp/acp_agent.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/harness/harness_server.h"
+#include "runtime/http/http_server.h"
 #include "runtime/rest/rest_server.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/llm/llm.h"
@@ -130,8 +132,10 @@ static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, s
         fprintf(stderr, "scvm: serve rest: %s\n", strerror(err));
     RestCounts c;
     rest_server_counts(r, &c);
-    fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u subscribers at most\n",
-            c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+    fprintf(stderr,
+            "scvm serve rest: summary: %u requests, %u tasks, %u sessions (%u retired to make room), %u events, %u "
+            "subscribers at most\n",
+            c.requests, c.tasks, c.sessions, c.retired, c.events, c.max_subscribers);
     rest_server_free(r);
     return err ? SC_RUNTIME : SC_OK;
 }
@@ -167,10 +171,16 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     Many m = { 0 };
     int st = 0, err = 0;
     bool want[3] = { names(o->server, "llm"), names(o->server, "rest"), names(o->server, "harness") };
+    /* the servers share the process's descriptors: each gets its part of
+    ** what the limit allows (each says its own on stderr) */
+    unsigned n_want = (unsigned)want[0] + want[1] + want[2] + !(want[0] || want[1] || want[2]);
+    unsigned long fds = http_fd_limit(), need = (unsigned long)n_want * (HTTP_SERVER_FD_RESERVE + 16);
+    unsigned long each = fds > need ? (fds - (unsigned long)n_want * HTTP_SERVER_FD_RESERVE) / n_want : 16;
+    unsigned max_conns = o->max_conns && o->max_conns < each ? o->max_conns : each > 65536 ? 65536 : (unsigned)each;
     if (want[0]) {
         LlmServeOpts lo = {
             .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace, .loop = o->loop,
-            .quiet = o->quiet, .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .quiet = o->quiet, .max_body = o->max_body, .max_conns = max_conns, .timeout_ms = o->timeout_ms,
             .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .log = stderr,
             .only = only, .n_only = n_only, .no_signals = true,
         };
@@ -181,7 +191,7 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
         RestOpts ro = {
             .host = o->rest_host, .port = o->rest_port, .speed = o->speed, .only = only, .n_only = n_only,
             .keepalive_ms = o->keepalive_ms, .wall_clock = o->wall_clock, .quiet = o->quiet, .log = stderr,
-            .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .max_body = o->max_body, .max_conns = max_conns, .timeout_ms = o->timeout_ms,
             .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .no_signals = true,
         };
         m.rest = rest_server_new(suite, &ro, &err);
@@ -191,7 +201,7 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
         HarnessOpts ho = {
             .host = o->harness_host, .port = o->harness_port, .speed = o->speed, .only = only, .n_only = n_only,
             .heartbeat_ms = o->heartbeat_ms, .wall_clock = o->wall_clock, .quiet = o->quiet, .log = stderr,
-            .max_body = o->max_body, .max_conns = o->max_conns, .timeout_ms = o->timeout_ms,
+            .max_body = o->max_body, .max_conns = max_conns, .timeout_ms = o->timeout_ms,
             .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .no_signals = true,
         };
         m.harness = harness_server_new(suite, &ho, &err);
@@ -199,15 +209,15 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     }
     if (st)
         fputs("scvm: out of memory\n", stderr);
-    static const char *const label[3] = { "llm", "rest", "harness" };
-    const char *host[3] = { o->host, o->rest_host, o->harness_host }, *port[3] = { o->port, o->rest_port,
-                                                                                    o->harness_port };
-    /* Signals are caught before the first "listening on" line: a client
-    ** may send one the instant it reads that line (docs/security.md). */
+    /* signals are caught before the "listening" lines: a script that
+    ** sends SIGTERM as soon as it reads them gets the summary, not a kill */
     if (!st && rt_cancel_install() != 0) {
         fprintf(stderr, "scvm: serve: cannot catch signals: %s\n", strerror(errno));
         st = SC_RUNTIME;
     }
+    static const char *const label[3] = { "llm", "rest", "harness" };
+    const char *host[3] = { o->host, o->rest_host, o->harness_host }, *port[3] = { o->port, o->rest_port,
+                                                                                    o->harness_port };
     for (int k = 0; k < 3 && !st; k++) {
         if (!want[k])
             continue;
@@ -257,8 +267,9 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
         if (m.rest) {
             RestCounts c;
             rest_server_counts(m.rest, &c);
-            fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions, %u events, %u "
-                            "subscribers at most\n", c.requests, c.tasks, c.sessions, c.events, c.max_subscribers);
+            fprintf(stderr, "scvm serve rest: summary: %u requests, %u tasks, %u sessions (%u retired to make room), "
+                            "%u events, %u subscribers at most\n", c.requests, c.tasks, c.sessions, c.retired, c.events,
+                    c.max_subscribers);
         }
         if (m.harness) {
             HarnessCounts c;

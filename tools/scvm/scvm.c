@@ -150,7 +150,10 @@ static const char help_text[] =
     "                     folder/goldens/SCENARIO/PROFILE/screenshots); diff on mismatch;\n"
     "                     a missing golden is written (\"new golden written\")\n"
     "  --update-goldens   write the goldens instead of comparing\n"
-    "  --ci               a missing golden fails the run instead (also when CI is set)\n"
+    "  --ci               a missing golden fails the run instead (also in a CI job:\n"
+    "                     CI, JENKINS_URL, GITLAB_CI, GITHUB_ACTIONS, ... set)\n"
+    "  --no-normalize-goldens  keep the workspace path and the host name in goldens\n"
+    "                     (by default both become <workspace> and <host> placeholders)\n"
     "  --cast FILE        record the session as asciicast v2\n"
     "  --cells            snapshots carry cells with their style\n"
     "  --cancel-key KEY   the key userCancelSession presses (default Ctrl+C)\n"
@@ -253,7 +256,7 @@ static const char help_text[] =
 enum {
     O_OUTPUT, O_TARGET, O_SPEED, O_REALTIME, O_COUNT, O_JSON, O_JOBS, O_JUNIT, O_REPORT, O_FAIL_FAST, O_NO_PROGRESS,
     O_SCENARIO, O_TAG, O_PROMPT, O_SHARD, O_DEFINE, O_FILES, O_DIR, O_NO_LINES,
-    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
+    O_ARTIFACTS, O_GOLDENS, O_UPDATE_GOLDENS, O_CI, O_RAW_GOLDENS, O_CAST, O_CELLS, O_CANCEL_KEY, O_TYPE_DELAY, O_KEEP_WS, O_DM_EXIT, O_EXPLAIN,
     O_LISTEN, O_WORKSPACE, O_STRICT_TOOLS, O_LOOP, O_QUIET, O_MAX_BODY, O_MAX_CONNS, O_TIMEOUT, O_HEAD_TIMEOUT,
     O_IDLE_TIMEOUT, O_AGENT, O_AGENT_BIN, O_INTERACTIVE, O_TURN_TIMEOUT, O_CLIENT_TIMEOUT, O_TOOL_TIMEOUT,
     O_HEARTBEAT, O_WALL_CLOCK, O_KEEPALIVE, O_REST_LISTEN, O_HARNESS_LISTEN, O_TIMINGS, O_MERGE,
@@ -306,6 +309,7 @@ static const struct {
     { NULL, "--goldens", O_GOLDENS, true, false, CMD_RUN, true },
     { NULL, "--update-goldens", O_UPDATE_GOLDENS, false, false, CMD_RUN, true },
     { NULL, "--ci", O_CI, false, false, CMD_RUN, true },
+    { NULL, "--no-normalize-goldens", O_RAW_GOLDENS, false, false, CMD_RUN, true },
     { NULL, "--cast", O_CAST, true, false, CMD_RUN, true },
     { NULL, "--cells", O_CELLS, false, false, CMD_RUN | CMD_SESSION, true },
     { NULL, "--cancel-key", O_CANCEL_KEY, true, false, CMD_RUN, true },
@@ -528,6 +532,7 @@ static int set_opt(Opts *o, int id, const char *a, const char *v)
     case O_GOLDENS: o->goldens = v; break;
     case O_UPDATE_GOLDENS: o->update_goldens = true; break;
     case O_CI: o->ci = true; break;
+    case O_RAW_GOLDENS: o->raw_goldens = true; break;
     case O_CAST: o->cast = v; break;
     case O_CELLS: o->cells = true; break;
     case O_CANCEL_KEY: o->cancel_key = v; break;
@@ -1005,6 +1010,15 @@ static int read_timings(const char *path, const Suite *s, double *w)
         cases++;
         char *stop;
         double d = strtod(tm, &stop);
+        /* the scheduled time when longer: a simulation takes no wall time
+        ** but a PTY run of the same scenario takes at least that long */
+        char *close = strstr(end, "</testcase>"), *next = strstr(end, "<testcase");
+        char *sp = strstr(end, "<property name=\"scheduled_time\" value=\"");
+        if (sp && close && end[-1] != '/' && sp < close && (!next || sp < next)) {
+            double sd = strtod(sp + strlen("<property name=\"scheduled_time\" value=\""), NULL);
+            if (sd > d && sd < 1e12)
+                d = sd;
+        }
         int32_t i = name[0] && tm[0] && !*stop && d >= 0 && d < 1e12 ? suite_find(s, name) : -1;
         if (i >= 0 && !known[i]) {
             known[i] = true;

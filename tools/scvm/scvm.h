@@ -55,6 +55,7 @@ typedef struct Opts {
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
+    bool raw_goldens;            /* --no-normalize-goldens */
     unsigned type_delay_ms;
     bool type_delay_set;
     /* the agent target */
@@ -110,8 +111,10 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
 ** (printed: no variant matches, or -D on a fixture without variants). */
 int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 
-/* Shared by the run targets (cmd_run.c): CI set in the environment; the
+/* Shared by the run targets (cmd_run.c): CI mode from the environment (CI,
+** else a CI system's own variable: scvm_ci_vars, NULL-terminated); the
 ** default goldens folder of prog beside base; the folder of a path. */
+extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
 
 /* fork() for a child that plays part of a run: tied to scvm, it gets
@@ -129,8 +132,9 @@ int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, cha
                      size_t gcap, FILE **out);
 
 /* --junit for one scenario played on the PTY or agent target: its status,
-** time, screenshots, error message and more <property> elements. */
-int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t duration_ms,
+** wall time (ms; the scheduled time becomes a property), screenshots,
+** error message and more <property> elements. */
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
                    const RtPtyGoldens *g, const char *why, const char *props);
 
 /* -t agent (cmd_agent.c; docs/real-agents.md): entry idx of suite against
@@ -158,6 +162,7 @@ int scvm_mockagent(const Opts *o);
 typedef struct ScvmRunReport {
     int status;
     bool skipped;
+    bool unjudged;                  /* ran, its assertions not evaluated (sim) */
     const char *why;                /* or NULL */
     uint64_t duration_ms;           /* scheduled, at the run's speed */
     const char *events, *diag;      /* the run's event lines and diagnostics */
