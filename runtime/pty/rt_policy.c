@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
 #include "runtime/pty/rt_pty_session.h"
@@ -504,11 +505,12 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
         if (!probed)
             sandbox_probe(&caps);
         probed = true;
-        const char *tmp = getenv("TMPDIR");
-        snprintf(p->sbx_tmp, sizeof p->sbx_tmp, "%.40s/scvm-sbx-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-        if (!mkdtemp(p->sbx_tmp)) {
+        /* under $TMPDIR, whole (it was cut to 40 bytes: a longer TMPDIR
+        ** made a folder that did not exist) */
+        int te = file_mkdtemp("scvm-sbx", p->sbx_tmp, sizeof p->sbx_tmp);
+        if (te) {
             p->sbx_tmp[0] = 0;
-            return fail(err, n, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(errno));
+            return fail(err, n, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(te));
         }
         SandboxPolicy sp = { .read = rd, .n_read = (size_t)nr, .write = wr, .n_write = (size_t)nw,
                              .exec = exl, .n_exec = (size_t)ne, .allow_shell = shell_ok, .network = net_on,

@@ -42,7 +42,7 @@ typedef struct PtyPolicy {
     size_t n_env;
     bool none;                      /* sandbox: none (acknowledged) */
     Sandbox *sbx;                   /* NULL with sandbox: none */
-    char sbx_tmp[64];               /* the sandbox's TMPDIR, or "" */
+    char sbx_tmp[PATH_MAX];         /* the sandbox's TMPDIR, or "" */
     uint64_t max_runtime_ms, max_output_bytes, max_wait_ms, max_steps, max_snapshot_bytes;
     char *json;                     /* the effective policy (malloc'd) */
     char working_dir[PATH_MAX];     /* fs.working_dir (checked), or "": the program's folder when the

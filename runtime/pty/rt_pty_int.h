@@ -88,7 +88,7 @@ typedef struct Pty {
     char msg[1024];
     int cancel_sig;         /* the signal that interrupted the run, or 0 */
     Sandbox *sbx;           /* the tui-use policy's sandbox, or NULL */
-    char sbx_tmp[64];       /* its temporary folder (TMPDIR), or "" */
+    char sbx_tmp[PATH_MAX]; /* its temporary folder (TMPDIR), or "" */
     bool sbx_none;          /* sandbox: none (acknowledged) */
     char *policy_json;      /* the effective policy (policy.json, run.json), or NULL */
     char art_dir[PATH_MAX]; /* the policy's artifacts.dir when it is the folder (o.artifacts points here) */

@@ -66,7 +66,7 @@ struct scc_session {
     PtySession *sess;
     PtyScreen *scr;
     Sandbox *sbx;
-    char sbx_tmp[64];
+    char sbx_tmp[PATH_MAX];
     char id[40], run_id[40];
     char *policy;               /* the effective policy, JSON */
     uint64_t t0, last_change, last_input;
