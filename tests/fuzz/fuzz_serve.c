@@ -22,8 +22,10 @@
 ** are not HTTP/1.1 responses one after the other, each framed as its head
 ** says (Content-Length, chunks); only the last may stop short (a scripted
 ** cut, an open stream).  The LLM server also runs its end-of-session
-** assertions (llm_server_finish, workspace /nonexistent) and plays with
-** --loop when the input's size is odd.  With FUZZ_SERVE_DUMP set, the
+** assertions (llm_server_finish, workspace /nonexistent), plays with
+** --loop when the input's size is odd, and speaks an agent's tool
+** vocabulary (docs/real-agents.md) by the input's size modulo 3: 0 none,
+** 1 every shipped profile (--agent auto), 2 one of them.  With FUZZ_SERVE_DUMP set, the
 ** answers are written to stdout.
 **
 ** Built with -DSCC_FUZZ=ON (clang).  Seeds and findings live in
@@ -46,6 +48,7 @@
 #include "formats/suite.h"
 
 #if defined FUZZ_SERVE_LLM
+#include "runtime/agent/agent_profile.h"
 #include "runtime/llm/llm.h"
 #elif defined FUZZ_SERVE_REST
 #include "runtime/rest/rest_server.h"
@@ -59,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static Suite *suite;
 static FILE *devnull;
+#if defined FUZZ_SERVE_LLM
+enum { MAX_PROFILES = 16 };
+static AgentProfile *profiles[MAX_PROFILES];    /* the shipped ones */
+static size_t n_profiles;
+#endif
 
 /* The clients: each connection's bytes (written up front as far as the
 ** socket takes them, the rest here), its side shut for writing once all
@@ -232,6 +240,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         devnull = fopen("/dev/null", "w");
+#if defined FUZZ_SERVE_LLM
+        for (size_t i = 0; agent_profile_builtins[i] && n_profiles < MAX_PROFILES; i++) {
+            size_t len;
+            const char *b = agent_profile_builtin(agent_profile_builtins[i], &len);
+            char err[256];
+            if (!b || !(profiles[n_profiles++] = agent_profile_parse(b, len, agent_profile_builtins[i], err, sizeof err)))
+                abort();
+        }
+#endif
     }
     /* the connections: the input cut at each SEP, MAX_CONNS at most */
     Clients cs;
@@ -256,9 +273,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int err = 0, st;
 #if defined FUZZ_SERVE_LLM
+    /* the agent's vocabulary, by the input's size: none, every shipped
+    ** profile (--agent auto), or one of them */
     LlmServeOpts o = { .speed = 0, .workspace = "/nonexistent", .loop = (size & 1) != 0,
                        .max_conns = 4, .log = devnull, .no_signals = true };
+    if (size % 3 == 1) {
+        o.profiles = profiles;
+        o.n_profiles = n_profiles;
+    } else if (size % 3 == 2) {
+        o.profiles = &profiles[size / 3 % n_profiles];
+        o.n_profiles = 1;
+    }
     LlmServer *s = llm_server_new(suite, &o, &err);
+    if (s && o.n_profiles == 1) {
+        char why[512];
+        llm_server_check_tools(s, why, sizeof why);     /* scvm serve --agent checks this first */
+    }
 #elif defined FUZZ_SERVE_REST
     RestOpts o = { .speed = 0, .log = devnull, .max_conns = 4, .no_signals = true };
     RestServer *s = rest_server_new(suite, &o, &err);
