@@ -364,6 +364,18 @@ static bool go_duration_ms(const char *s, int64_t *ms)
 
 /* Checks ids, `after` references and order: a checkpoint whose `after`
 ** chain loops can never be reached. */
+/* A checkpoint's `after`: a list of ids, or one id on its own (a string,
+** which at_strs accepts too): how many, and the k-th. */
+static uint32_t after_n(const YNode *after)
+{
+    return !after ? 0 : after->kind == YN_SEQ ? after->n : 1;
+}
+
+static const YNode *after_at(const YNode *after, uint32_t k)
+{
+    return after->kind == YN_SEQ ? &after->u.items[k] : after;
+}
+
 static bool check_checkpoints(Y *y, const YNode *cps)
 {
     At *t = &y->at;
@@ -406,7 +418,7 @@ static bool check_checkpoints(Y *y, const YNode *cps)
     size_t n_dep = 0;
     for (uint32_t i = 0; i < n; i++) {
         const YNode *after = ymap_get(&cps->u.items[i], "after");
-        n_dep += after ? after->n : 0;
+        n_dep += after_n(after);
     }
     bool *reach = sc_calloc(n ? n : 1, sizeof *reach);
     int32_t *dep = sc_calloc(n_dep ? n_dep : 1, sizeof *dep);
@@ -419,16 +431,16 @@ static bool check_checkpoints(Y *y, const YNode *cps)
     size_t q = 0;
     for (uint32_t i = 0; i < n; i++) {
         const YNode *after = ymap_get(&cps->u.items[i], "after");
-        for (uint32_t k = 0; after && k < after->n; k++, q++) {
+        for (uint32_t k = 0; k < after_n(after); k++, q++) {
+            const YNode *ak = after_at(after, k);
             dep[q] = -1;
             for (uint32_t j = 0; j < n && dep[q] < 0; j++) {
                 const YNode *id = ymap_get(&cps->u.items[j], "id");
-                if (id->n == after->u.items[k].n && memcmp(id->u.s, after->u.items[k].u.s, id->n) == 0)
+                if (at_is_str(id) && at_is_str(ak) && id->n == ak->n && memcmp(id->u.s, ak->u.s, id->n) == 0)
                     dep[q] = (int32_t)j;
             }
             if (dep[q] < 0)
-                yao_ignores(y, &after->u.items[k], "'after' names no checkpoint '%s': Yao ignores unknown ids here",
-                            after->u.items[k].u.s);
+                yao_ignores(y, ak, "'after' names no checkpoint '%s': Yao ignores unknown ids here", ak->u.s);
         }
     }
     for (bool changed = true; changed;) {
@@ -436,7 +448,7 @@ static bool check_checkpoints(Y *y, const YNode *cps)
         q = 0;
         for (uint32_t i = 0; i < n; i++) {
             const YNode *after = ymap_get(&cps->u.items[i], "after");
-            uint32_t na = after ? after->n : 0;
+            uint32_t na = after_n(after);
             bool ok = !reach[i];
             for (uint32_t k = 0; k < na && ok; k++)
                 ok = dep[q + k] < 0 || reach[dep[q + k]];

@@ -39,11 +39,23 @@ set_tests_properties(fuzz_load_regressions PROPERTIES FIXTURES_REQUIRED fuzz_loa
 # The tui-use reader on its own (fuzz_compile.c with the dialect forced):
 # tests/fuzz/tuiuse-corpus, plus the tui-use seeds of compile-corpus.
 add_executable(fuzz_tuiuse_replay fuzz/fuzz_replay.c fuzz/fuzz_compile.c)
-target_compile_definitions(fuzz_tuiuse_replay PRIVATE FUZZ_TUIUSE)
+target_compile_definitions(fuzz_tuiuse_replay PRIVATE FUZZ_DIALECT="tui-use")
 target_link_libraries(fuzz_tuiuse_replay PRIVATE sc_compiler)
 add_test(NAME fuzz_tuiuse_regressions
          COMMAND fuzz_tuiuse_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/tuiuse-corpus)
 set_tests_properties(fuzz_tuiuse_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+
+# The Yao (.jsonl) and ElizaOS (.scenario.yaml, matrices) readers on their
+# own, the same way (--dialect=yao, --dialect=eliza): tests/fuzz/yao-corpus
+# and tests/fuzz/eliza-corpus.
+foreach(_fz_d yao eliza)
+  add_executable(fuzz_${_fz_d}_replay fuzz/fuzz_replay.c fuzz/fuzz_compile.c)
+  target_compile_definitions(fuzz_${_fz_d}_replay PRIVATE FUZZ_DIALECT="${_fz_d}")
+  target_link_libraries(fuzz_${_fz_d}_replay PRIVATE sc_compiler)
+  add_test(NAME fuzz_${_fz_d}_regressions
+           COMMAND fuzz_${_fz_d}_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${_fz_d}-corpus)
+  set_tests_properties(fuzz_${_fz_d}_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
+endforeach()
 
 # The HTTP request reader of every server (head parser, chunked bodies),
 # whole against piece by piece: tests/fuzz/http-corpus.
@@ -98,6 +110,29 @@ target_link_libraries(fuzz_aut_acp_replay PRIVATE sc_aut)
 add_test(NAME fuzz_aut_acp_regressions COMMAND fuzz_aut_acp_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/aut-acp-corpus)
 set_tests_properties(fuzz_aut_acp_regressions PROPERTIES LABELS "fuzz-regress" TIMEOUT 300)
 
+# A server's whole handling of a connection's bytes, request to answer
+# (tests/fuzz/fuzz_serve.c, one build per server): the mock LLM server, the
+# REST mock and the harness event server, each with a pack of test
+# scenarios compiled by this build's scc: tests/fuzz/llm-corpus,
+# rest-corpus, harness-corpus.
+set(_fz_serve ${CMAKE_CURRENT_BINARY_DIR}/fuzz-serve)
+add_test(NAME fuzz_serve_packs
+         COMMAND sh -c "set -e; mkdir -p \"$2\"; \"$1\" --pack -o \"$2/llm.scp\" \"$3\"/llm/scenarios/*.yaml; \
+\"$1\" --pack -o \"$2/rest.scp\" \"$3/rest/scenarios/rest_paced.yaml\" \"$4/bugfix_with_tests.yaml\" \
+\"$4/tool_failure_recovery.yaml\" \"$4/pty_bash_session.yaml\"; \
+\"$1\" --pack -o \"$2/harness.scp\" \"$3\"/harness/scenarios/*.yaml"
+                 sh $<TARGET_FILE:scc> ${_fz_serve} ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/stdlib-scenarios)
+set_tests_properties(fuzz_serve_packs PROPERTIES FIXTURES_SETUP fuzz_serve_packs LABELS "fuzz-regress" TIMEOUT 60)
+foreach(_fz_s llm rest harness)
+  string(TOUPPER ${_fz_s} _fz_S)
+  add_executable(fuzz_${_fz_s}_replay fuzz/fuzz_replay.c fuzz/fuzz_serve.c)
+  target_compile_definitions(fuzz_${_fz_s}_replay PRIVATE FUZZ_SERVE_${_fz_S})
+  target_link_libraries(fuzz_${_fz_s}_replay PRIVATE sc_rt_${_fz_s} Threads::Threads)
+  add_test(NAME fuzz_${_fz_s}_regressions COMMAND fuzz_${_fz_s}_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${_fz_s}-corpus)
+  set_tests_properties(fuzz_${_fz_s}_regressions PROPERTIES FIXTURES_REQUIRED fuzz_serve_packs LABELS "fuzz-regress"
+                       TIMEOUT 300 ENVIRONMENT "FUZZ_SERVE_PACK=${_fz_serve}/${_fz_s}.scp")
+endforeach()
+
 option(SCC_FUZZ "Build libFuzzer targets (needs clang)" OFF)
 if(SCC_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -111,7 +146,7 @@ if(SCC_FUZZ)
   # type.  Their other users (scc, scvm, the tests) then link the sanitizer
   # runtimes.
   foreach(lib sc_common sc_term sc_formats sc_runtime sc_vm sc_compiler sc_http sc_agent sc_rt_llm sc_scn_assert
-              sc_rt_acp sc_tape sc_aut sc_rt_pty)
+              sc_rt_acp sc_tape sc_aut sc_rt_pty sc_rt_rest sc_rt_harness)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${_fz_san} -UNDEBUG)
     target_link_options(${lib} INTERFACE -fsanitize=address,undefined)
   endforeach()
@@ -121,11 +156,17 @@ if(SCC_FUZZ)
   target_link_options(fuzz_compile PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_compile PRIVATE sc_compiler)
 
-  add_executable(fuzz_tuiuse fuzz/fuzz_compile.c)
-  target_compile_definitions(fuzz_tuiuse PRIVATE FUZZ_TUIUSE)
-  target_compile_options(fuzz_tuiuse PRIVATE -fsanitize=fuzzer ${_fz_san})
-  target_link_options(fuzz_tuiuse PRIVATE -fsanitize=fuzzer,address,undefined)
-  target_link_libraries(fuzz_tuiuse PRIVATE sc_compiler)
+  foreach(_fz_d tuiuse yao eliza)
+    add_executable(fuzz_${_fz_d} fuzz/fuzz_compile.c)
+    if(_fz_d STREQUAL "tuiuse")
+      target_compile_definitions(fuzz_${_fz_d} PRIVATE FUZZ_DIALECT="tui-use")
+    else()
+      target_compile_definitions(fuzz_${_fz_d} PRIVATE FUZZ_DIALECT="${_fz_d}")
+    endif()
+    target_compile_options(fuzz_${_fz_d} PRIVATE -fsanitize=fuzzer ${_fz_san})
+    target_link_options(fuzz_${_fz_d} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_${_fz_d} PRIVATE sc_compiler)
+  endforeach()
 
   add_executable(fuzz_http fuzz/fuzz_http.c)
   target_compile_options(fuzz_http PRIVATE -fsanitize=fuzzer ${_fz_san})
@@ -156,6 +197,15 @@ if(SCC_FUZZ)
   target_compile_options(fuzz_tape PRIVATE -fsanitize=fuzzer ${_fz_san})
   target_link_options(fuzz_tape PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_tape PRIVATE sc_tape)
+
+  foreach(_fz_s llm rest harness)
+    string(TOUPPER ${_fz_s} _fz_S)
+    add_executable(fuzz_${_fz_s} fuzz/fuzz_serve.c)
+    target_compile_definitions(fuzz_${_fz_s} PRIVATE FUZZ_SERVE_${_fz_S})
+    target_compile_options(fuzz_${_fz_s} PRIVATE -fsanitize=fuzzer ${_fz_san})
+    target_link_options(fuzz_${_fz_s} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_${_fz_s} PRIVATE sc_rt_${_fz_s} Threads::Threads)
+  endforeach()
 
   # fuzz_load CORPUS_DIR SEED_DIR...: tests/fuzz/load-corpus/README.md
   add_executable(fuzz_load fuzz/fuzz_load.c)

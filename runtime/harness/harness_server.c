@@ -486,4 +486,8 @@ void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
 
 int harness_server_run(HarnessServer *h) { return http_server_run(h->http); }
 
+int harness_server_adopt(HarnessServer *h, int fd) { return http_server_adopt(h->http, fd, "fd"); }
+
+int harness_server_run_until_idle(HarnessServer *h) { return http_server_run_until_idle(h->http); }
+
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c) { *c = h->c; }

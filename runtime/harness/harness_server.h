@@ -52,6 +52,13 @@ int harness_server_listen(HarnessServer *h, char *bound, size_t cap);
 /* Asks a running server to stop (async-signal-safe). */
 void harness_server_stop(HarnessServer *h);
 int harness_server_run(HarnessServer *h);
+/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
+** harness_server_adopt takes fd, a connected socket, as a connection (takes
+** ownership; http_server_adopt), and harness_server_run_until_idle serves until
+** nothing is left but waiting for time (http_server_run_until_idle).
+** Both return 0 or an errno. */
+int harness_server_adopt(HarnessServer *h, int fd);
+int harness_server_run_until_idle(HarnessServer *h);
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c);
 
 #endif

@@ -358,6 +358,8 @@ void http_server_pause(HttpServer *s, unsigned ms)
 static int resume(HttpServer *s)
 {
     s->paused_until = 0;
+    if (!s->addr_len)
+        return 0;       /* it never listened (adopted connections only): nothing to open again */
     int e = open_listener(s, &s->addr, s->addr_len);
     if (s->o.notice)
         s->o.notice(s->o.ctx, s->bound, e ? "cannot listen again after a pause" : "listening again");
@@ -898,11 +900,46 @@ size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, si
     return k;
 }
 
-int http_server_run(HttpServer *s)
+int http_server_adopt(HttpServer *s, int fd, const char *peer)
 {
-    if (s->lfd < 0 && !s->paused_until)
-        return EINVAL;
-    sigs_catch(s);      /* normally done by http_server_listen already */
+    if (s->n_conns >= s->o.max_conns) {
+        close(fd);
+        return EMFILE;
+    }
+    int e = set_nonblock(fd);
+    Conn *c = e ? NULL : sc_calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return e ? e : ENOMEM;
+    }
+    c->fd = fd;
+    buf_init(&c->in);
+    http_plan_init(&c->plan);
+    c->last_ms = now_ms();
+    snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "adopted");
+    s->conns[s->n_conns++] = c;
+    return 0;
+}
+
+/* run_loop's end in until_idle mode: every connection left has had the
+** end of its client's input and has sent all that is due, so only time
+** (or nothing) can make anything more happen. */
+static bool only_time_left(const HttpServer *s)
+{
+    for (size_t i = 0; i < s->n_conns; i++) {
+        const Conn *c = s->conns[i];
+        if (!c->dead && (!c->peer_closed || (c->state == C_SEND && c->sent < c->avail)))
+            return false;
+    }
+    return true;
+}
+
+static int run_loop(HttpServer *s, bool until_idle)
+{
+    /* (until_idle: a fuzz target's server, which never listened, leaves
+    ** the process's signals alone) */
+    if (!until_idle)
+        sigs_catch(s);  /* normally done by http_server_listen already */
 
     int result = 0;
     for (;;) {
@@ -938,6 +975,8 @@ int http_server_run(HttpServer *s)
             soonest = s->accept_after;
         if (soonest != UINT64_MAX)
             timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
+        if (until_idle && timeout != 0 && only_time_left(s))
+            break;
         int n = poll(pf, 2 + s->n_conns, timeout);
         if (n < 0 && errno != EINTR) {
             result = errno;
@@ -1003,4 +1042,16 @@ int http_server_run(HttpServer *s)
         conn_free(s, s->conns[i]);
     s->n_conns = 0;
     return result;
+}
+
+int http_server_run(HttpServer *s)
+{
+    if (s->lfd < 0 && !s->paused_until)
+        return EINVAL;
+    return run_loop(s, false);
+}
+
+int http_server_run_until_idle(HttpServer *s)
+{
+    return run_loop(s, true);
 }

@@ -152,6 +152,25 @@ int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t
 ** max_backlog is closed instead, as by http_server_push). */
 size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, size_t n);
 
+/* Takes fd, a connected stream socket (one end of a socket pair, or a
+** connection accepted elsewhere), as one more connection, served as an
+** accepted one is; peer names it in notices and for the handler (NULL:
+** "adopted").  Takes ownership of fd: it is closed with the connection, or
+** at once on failure.  Returns 0, EMFILE when max_conns connections are
+** open, ENOMEM, or the errno of making it non-blocking. */
+int http_server_adopt(HttpServer *s, int fd, const char *peer);
+
+/* Runs the loop as http_server_run does (no listener needed), but returns
+** 0 as soon as there is nothing left to do but wait for time: every
+** connection is closed, or each one left has read its client's end of
+** input (the client shut its side for writing) and sent everything due,
+** so only a paced answer's next item, an open stream's next push, a
+** timeout or a pause's end could come next.  The connections left are
+** closed then (stream_closed is called for open streams).  Signals are
+** left alone.  For tests and fuzz targets that serve the bytes of a
+** connection without a clock to wait on (tests/fuzz/fuzz_serve.c). */
+int http_server_run_until_idle(HttpServer *s);
+
 /* Asks a running server to stop (async-signal-safe). */
 void http_server_stop(HttpServer *s);
 

@@ -73,6 +73,14 @@ int llm_server_listen(LlmServer *s, char *bound, size_t cap);
 ** an errno when the loop itself failed (poll, accept resources). */
 int llm_server_run(LlmServer *s);
 
+/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
+** llm_server_adopt takes fd, a connected socket, as a connection (takes
+** ownership; http_server_adopt), and llm_server_run_until_idle serves until
+** nothing is left but waiting for time (http_server_run_until_idle).
+** Both return 0 or an errno. */
+int llm_server_adopt(LlmServer *s, int fd);
+int llm_server_run_until_idle(LlmServer *s);
+
 /* Asks a running server to stop (async-signal-safe). */
 void llm_server_stop(LlmServer *s);
 

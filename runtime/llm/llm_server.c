@@ -252,6 +252,10 @@ int llm_server_run(LlmServer *s)
     return http_server_run(s->http);
 }
 
+int llm_server_adopt(LlmServer *s, int fd) { return http_server_adopt(s->http, fd, "fd"); }
+
+int llm_server_run_until_idle(LlmServer *s) { return http_server_run_until_idle(s->http); }
+
 void llm_server_stop(LlmServer *s)
 {
     http_server_stop(s->http);

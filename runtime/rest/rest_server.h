@@ -43,6 +43,13 @@ int rest_server_listen(RestServer *r, char *bound, size_t cap);
 /* Asks a running server to stop (async-signal-safe). */
 void rest_server_stop(RestServer *r);
 int rest_server_run(RestServer *r);
+/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
+** rest_server_adopt takes fd, a connected socket, as a connection (takes
+** ownership; http_server_adopt), and rest_server_run_until_idle serves until
+** nothing is left but waiting for time (http_server_run_until_idle).
+** Both return 0 or an errno. */
+int rest_server_adopt(RestServer *r, int fd);
+int rest_server_run_until_idle(RestServer *r);
 void rest_server_counts(const RestServer *r, RestCounts *c);
 
 #endif

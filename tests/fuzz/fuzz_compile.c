@@ -12,8 +12,16 @@
 ** file, a patch, an image, a policy file, a folder, and a symbolic link
 ** leading out (which embedding must refuse), so references resolve.
 **
+** Built with FUZZ_DIALECT defined ("tui-use", "yao", "eliza": the
+** fuzz_tuiuse, fuzz_yao and fuzz_eliza targets), every input goes to that
+** front end as --dialect does, whatever its shape and first byte.  The
+** sandbox also holds base.scenario.yaml, the base of an ElizaOS matrix
+** (eliza_matrix.c), and of a matrix scenario size % 3 is compiled (0:
+** scc's default, which only a matrix of one scenario satisfies).
+**
 ** Built with -DSCC_FUZZ=ON (clang).  Every finding becomes a file in
-** tests/fuzz/compile-corpus/, replayed under ctest by fuzz_replay.c. */
+** tests/fuzz/compile-corpus/ (or the forced dialect's folder), replayed
+** under ctest by fuzz_replay.c. */
 #define _XOPEN_SOURCE 700   /* mkdtemp, symlink */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +45,9 @@ static const char *const sandbox_files[][2] = {
     { "policy.json", "{\"policy_version\": 4, \"sandbox\": \"none\", \"sandbox_unsafe_ack\": true,"
                      " \"network\": \"disabled\", \"network_unsafe_ack\": true}" },
     { "dir/b.txt", "b\n" },
+    { "base.scenario.yaml", "name: 'Base'\ndescription: 'd'\nenvironment:\n  type: local\nrun:\n  - name: greet\n"
+                            "    input: 'Hello'\n    evaluations:\n      - type: string_contains\n        value: 'hi'\n"
+                            "judgment:\n  strategy: all_pass\n" },
 };
 
 static void sandbox_remove(void)
@@ -83,7 +94,12 @@ static bool sandbox_make(void)
 ** number of diagnostics returned. */
 static size_t compile_once(const uint8_t *data, size_t size, unsigned flags, unsigned char **out, size_t *out_len)
 {
+#ifdef FUZZ_DIALECT
+    const char *dialect = FUZZ_DIALECT;
+#else
     static const char *const dialects[] = { NULL, "tui-use", "scenario", "auto" };
+    const char *dialect = dialects[flags & 3];
+#endif
     *out = NULL;
     *out_len = 0;
     char *src = sc_malloc(size + 1);
@@ -102,7 +118,7 @@ static size_t compile_once(const uint8_t *data, size_t size, unsigned flags, uns
     EmbedList files = { 0 };
     SccCompileOpts o = {
         .source_name = "fuzz.yaml", .meta_name = "fuzz.yaml", .base_dir = sandbox, .syms = &syms,
-        .dialect = dialects[flags & 3], .free_source = true, .embed = true, .embed_path = scenario,
+        .dialect = dialect, .matrix_pick = size % 3, .free_source = true, .embed = true, .embed_path = scenario,
         .embed_opts = { .max_file = 1 << 20, .read = true, .strict = (flags & 4) != 0 },
     };
     SccResult r = { .files = &files };
@@ -124,9 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();   /* no sandbox: nothing would be tested */
     ready = true;
     unsigned flags = 0;
-#ifdef FUZZ_TUIUSE
-    flags = 1;      /* fuzz_tuiuse: the tui-use reader, whatever the input */
-#else
+#ifndef FUZZ_DIALECT
     if (size > 0 && data[0] < 0x08) {
         flags = data[0];
         data++;

@@ -61,6 +61,9 @@ static void test_plan(void)
     CHECK(buf_is(&p.bytes, "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
                            "Connection: close\r\n\r\n{}"));
     CHECK(p.n_items == 1 && p.items[0].at_ms == 7 && p.status == 404);
+    /* every status the servers answer has its reason (the REST mock's 201, 202) */
+    CHECK(strcmp(http_reason(201), "Created") == 0 && strcmp(http_reason(202), "Accepted") == 0 &&
+          strcmp(http_reason(204), "No Content") == 0);
     http_plan_fini(&p);
 }
 
@@ -762,6 +765,86 @@ static void test_fd_limit(void)
     CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
 }
 
+/* http_server_adopt and http_server_run_until_idle (what the fuzz targets
+** of the servers use): connections without a listener; pipelined requests
+** all answered although the client shut its side before the server read;
+** an open stream that ends the run (stream_closed follows); a pause on a
+** server that never listened, which ends (nothing to listen on again)
+** while a client that does not close holds the run until its idle
+** timeout; a run with nothing to serve. */
+typedef struct Adopted {
+    int handled, closed;
+} Adopted;
+
+static void adopt_handler(void *ctx, HttpExchange *x)
+{
+    Adopted *a = ctx;
+    a->handled++;
+    if (x->req && http_is(x->req, "GET", "/stream")) {
+        http_plan_head(x->plan, 200, "text/event-stream", true, 0, true, NULL, NULL, NULL);
+        http_plan_chunk(x->plan, "hi;", 3, 0);
+        x->stream = true;
+        return;
+    }
+    if (x->req && http_is(x->req, "GET", "/pause"))
+        http_server_pause(stream_srv, 1);
+    http_plan_whole(x->plan, x->req ? 200 : x->bad_status, "text/plain", "ok", 2, x->keep_alive, NULL, NULL, NULL, 0);
+}
+
+static void adopt_closed(void *ctx, uint64_t sid)
+{
+    (void)sid;
+    ((Adopted *)ctx)->closed++;
+}
+
+/* The answers on fd: how many "ok" bodies. */
+static int oks(int fd, char *out, size_t cap)
+{
+    ssize_t n = read(fd, out, cap - 1);
+    out[n > 0 ? n : 0] = 0;
+    int k = 0;
+    for (const char *p = out; (p = strstr(p, "\r\n\r\nok")); p += 6)
+        k++;
+    return k;
+}
+
+static void test_adopt(void)
+{
+    Adopted a = { 0, 0 };
+    HttpServerOpts o = { .handle = adopt_handler, .stream_closed = adopt_closed, .ctx = &a, .idle_timeout_ms = 100 };
+    HttpServer *s = stream_srv = http_server_new(&o);
+    CHECK(s && http_server_run_until_idle(s) == 0);     /* nothing to serve: at once */
+    int p1[2], p2[2], p3[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, p1) == 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, p2) == 0 &&
+          socketpair(AF_UNIX, SOCK_STREAM, 0, p3) == 0);
+    const char *three = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"
+                        "GET /c HTTP/1.1\r\nHost: x\r\n\r\n";
+    const char *st = "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n";
+    CHECK(write(p1[1], three, strlen(three)) == (ssize_t)strlen(three));
+    CHECK(write(p2[1], st, strlen(st)) == (ssize_t)strlen(st));
+    shutdown(p1[1], SHUT_WR);
+    shutdown(p2[1], SHUT_WR);
+    CHECK(http_server_adopt(s, p1[0], "one") == 0 && http_server_adopt(s, p2[0], NULL) == 0);
+    CHECK(http_server_run_until_idle(s) == 0);
+    CHECK(a.handled == 4 && a.closed == 1);
+    static char out[4096];
+    CHECK(oks(p1[1], out, sizeof out) == 3);
+    CHECK(read(p2[1], out, sizeof out - 1) > 0 && strstr(out, "3\r\nhi;\r\n") != NULL);
+    CHECK(read(p2[1], out, sizeof out) == 0);           /* closed when the run ended */
+    /* the pause ends with nothing to listen on again; the client that
+    ** stays is closed when idle, and the run ends with 0 */
+    const char *pause = "GET /pause HTTP/1.1\r\nHost: x\r\n\r\n";
+    CHECK(write(p3[1], pause, strlen(pause)) == (ssize_t)strlen(pause));
+    CHECK(http_server_adopt(s, p3[0], "three") == 0);
+    CHECK(http_server_run_until_idle(s) == 0);
+    CHECK(a.handled == 5 && oks(p3[1], out, sizeof out) == 1);
+    close(p1[1]);
+    close(p2[1]);
+    close(p3[1]);
+    http_server_free(s);
+    stream_srv = NULL;
+}
+
 int main(void)
 {
     test_reasons();
@@ -775,6 +858,7 @@ int main(void)
     test_drain_cap();
     test_budget();
     test_streams();
+    test_adopt();
     test_alloc_failures();
     if (failures)
         fprintf(stderr, "%d failures\n", failures);
