@@ -681,26 +681,11 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
     return true;
 }
 
-/* Reads the program's output until some came or ms passed: a keystroke's
-** echo, awaited before the next is sent (a TUI starved of CPU reads
-** keystrokes sent on a timer together, and takes them for a paste). */
-static void pty_pump_echo(Aut *a, unsigned ms)
-{
-    uint64_t until = now_ms() + ms;
-    char b[16384];
-    for (uint64_t now; (now = now_ms()) < until;) {
-        struct pollfd pf = { .fd = pty_session_fd(a->ps), .events = POLLIN };
-        if (poll(&pf, 1, (int)(until - now)) <= 0)
-            continue;
-        ssize_t n = read(pty_session_fd(a->ps), b, sizeof b);
-        if (n > 0)
-            pty_screen_feed(a->scr, b, (size_t)n);
-        return;
-    }
-}
-
-/* Reads and answers the program's output for ms (typing delays). */
-static void pty_pump_for(Aut *a, unsigned ms)
+/* Reads and answers the program's output for ms (typing delays), or,
+** with first_only, until some came: a keystroke's echo, awaited before
+** the next is sent (a TUI starved of CPU reads keystrokes sent on a timer
+** together, and takes them for a paste). */
+static void pty_pump_for(Aut *a, unsigned ms, bool first_only)
 {
     uint64_t until = now_ms() + ms;
     char b[16384];
@@ -712,6 +697,8 @@ static void pty_pump_for(Aut *a, unsigned ms)
         if (n <= 0)
             return;
         pty_screen_feed(a->scr, b, (size_t)n);
+        if (first_only)
+            return;
     }
 }
 
@@ -811,11 +798,11 @@ static AutErr agent_turn(Aut *a, const char *input, AutReply *r, char *err, size
         pty_screen_type(a->scr, input + i, k, false);
         i += k;
         if (a->type_delay) {
-            pty_pump_echo(a, 2000);
-            pty_pump_for(a, a->type_delay);
+            pty_pump_for(a, 2000, true);
+            pty_pump_for(a, a->type_delay, false);
         }
     }
-    pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50);
+    pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50, false);
     buf_reset(&a->out);
     pty_screen_key(a->scr, "Enter");
     AutErr e = pty_settle(a, now_ms() + budget(a), true, a->ready, err, errlen);
@@ -981,7 +968,7 @@ void aut_close(Aut *a)
             if (!cJSON_IsString(q) || pty_session_reap(a->ps))
                 break;
             pty_screen_key(a->scr, q->valuestring);
-            pty_pump_for(a, 300);
+            pty_pump_for(a, 300, false);
         }
     }
     pty_screen_free(a->scr);
