@@ -17,3 +17,10 @@ add_test(NAME scc_output_files
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_output.py
                  $<TARGET_FILE:scc> ${PROJECT_SOURCE_DIR}/stdlib-scenarios/acp_file_reads.yaml)
 set_tests_properties(scc_output_files PROPERTIES LABELS "errors" TIMEOUT 120)
+
+# scc --check DIR chooses files as scc --pack DIR does: the project's own
+# stdlib-scenarios/ passes; a .json no scenario references is still checked.
+add_test(NAME check.dir
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_dir.py $<TARGET_FILE:scc>
+                 ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/check-dir)
+set_tests_properties(check.dir PROPERTIES LABELS "errors" TIMEOUT 60)

@@ -1178,15 +1178,54 @@ int main(int argc, char **argv)
     Buf dep;
     buf_init(&dep);
     bool want_deps = o.md && !o.check;
-    for (size_t i = 0; i < n_files; i++) {
+    /* --check chooses files as --pack does: a .json file that a scenario
+    ** among the inputs references (a terminalRef's terminal config) is
+    ** data, not a scenario.  So the .json files go last, after the files
+    ** that may reference them (docs/check.md). */
+    size_t *order = sc_calloc(n_files ? n_files : 1, sizeof *order), n_order = 0;
+    char **refd = NULL;
+    size_t n_refd = 0, cap_refd = 0;
+    for (int pass = 0; order && pass < 2; pass++)
+        for (size_t i = 0; i < n_files; i++) {
+            size_t n = strlen(files.v[i]);
+            bool json = o.check && n > 5 && strcmp(files.v[i] + n - 5, ".json") == 0;
+            if (json == (pass == 1))
+                order[n_order++] = i;
+        }
+    for (size_t oi = 0; order && oi < n_order; oi++) {
+        size_t i = order[oi];
+        if (o.check && n_refd) {
+            char real[PATH_MAX];
+            bool ref = false;
+            for (size_t k = 0; realpath(files.v[i], real) && k < n_refd && !ref; k++)
+                ref = strcmp(refd[k], real) == 0;
+            if (ref)
+                continue;
+        }
         char *def = NULL;
         const char *out = o.out;
         if (!out && strcmp(files.v[i], "-") == 0)
             out = "-";
         if (!out)
             out = def = default_output(files.v[i]);
-        Job job = { .refs = want_deps };
+        Job job = { .refs = want_deps || o.check };
         int s = out ? compile_one(files.v[i], out, &o, &job) : SC_RUNTIME;
+        for (size_t f = 0; o.check && f < job.files.n; f++) {
+            char rf[PATH_MAX];
+            if (!realpath(job.files.v[f].full, rf))
+                continue;
+            if (n_refd == cap_refd) {
+                size_t nc = cap_refd ? cap_refd * 2 : 16;
+                char **nr = sc_realloc(refd, nc * sizeof *nr);
+                if (!nr)
+                    break;
+                refd = nr;
+                cap_refd = nc;
+            }
+            if (!(refd[n_refd] = sc_strdup(rf)))
+                break;
+            n_refd++;
+        }
         if (!s && want_deps && strcmp(out, "-") != 0) {
             const char **deps = NULL;
             size_t nd = 0, cap = 0;
@@ -1214,6 +1253,10 @@ int main(int argc, char **argv)
         if (s > status)
             status = s;
     }
+    for (size_t k = 0; k < n_refd; k++)
+        sc_free(refd[k]);
+    sc_free(refd);
+    sc_free(order);
     if (want_deps && o.mf && !o.pack && status == SC_OK) {
         int s = write_depfile(o.mf, &dep);
         if (s > status)
