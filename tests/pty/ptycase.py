@@ -54,3 +54,16 @@ def finish():
         sys.exit(1)
     print('all cases passed')
     sys.exit(0)
+
+
+def reachable_by_others(path):
+    """Whether a user with no relation to the owner (nobody) can reach path:
+    every folder on the way searchable by others.  A checkout in a 0700
+    folder (mktemp -d) is not, and the cases run as nobody cannot run there."""
+    p = os.path.abspath(path)
+    while True:
+        if not os.stat(p).st_mode & 0o001:
+            return False
+        if p == '/':
+            return True
+        p = os.path.dirname(p)

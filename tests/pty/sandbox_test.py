@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from ptycase import case, finish, local_env, run, setup
+from ptycase import case, finish, local_env, reachable_by_others, run, setup
 
 SCC, SCVM, PROBE, WORK = sys.argv[1:5]
 PROBE = os.path.realpath(PROBE)
@@ -303,6 +303,10 @@ def an_unprivileged_scvm_gets_the_same_sandbox(d):
     # binfmt_misc rules need its root, the program its own uid back)
     if os.getuid() != 0:
         print('note: the suite runs unprivileged: every case above already is this one')
+        return
+    if not (reachable_by_others(SCVM) and reachable_by_others(d)):
+        print('NOT RUN: %s or %s is in a folder user nobody cannot search (a 0700 checkout): '
+              'this case needs a checkout others can reach' % (SCVM, d))
         return
     nobody = 65534
     sd, stream, dgram, abstract, socks = unix_listeners()
