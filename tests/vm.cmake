@@ -28,18 +28,25 @@ endfunction()
 set(SCVM $<TARGET_FILE:scvm>)
 
 # ---- run: the event stream ----
-# the wait, the check and the eval: said not evaluated, on stderr and as events (docs/events.md)
-vm_cli(run.all_ops golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl --twice
+# the wait, the check and the eval: said not evaluated, on stderr and as events (docs/events.md);
+# not evaluated is not passed: exit 1, the events all written, unless --allow-skipped
+vm_cli(run.all_ops golden --status 1 --stdout ${VM_SRC}/all_ops.jsonl --twice
        --stderr-has "scvm: 3 assertions not evaluated in simulation" --stderr-has "play with -t pty or -t agent to check them"
+       --stderr-has "not evaluated is not passed (--allow-skipped accepts it)"
        -- ${SCVM} run all_ops.scb)
-vm_cli(run.target_sim golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -t sim all_ops.scb)
-vm_cli(run.options_after golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run all_ops.scb --target=sim)
-vm_cli(run.output_file golden --status 0 --stdout-empty --fresh out.jsonl --file out.jsonl=${VM_SRC}/all_ops.jsonl
+vm_cli(run.allow_skipped golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl
+       --stderr-has "scvm: 3 assertions not evaluated in simulation" --stderr-has "check them (allowed: --allow-skipped)"
+       -- ${SCVM} run --allow-skipped all_ops.scb)
+vm_cli(run.allow_skipped_pty errors --status 2 --stdout-empty --stderr-has "--allow-skipped is for what a run does not judge"
+       -- ${SCVM} run -t pty --allow-skipped all_ops.scb -- true)
+vm_cli(run.target_sim golden --status 1 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -t sim all_ops.scb)
+vm_cli(run.options_after golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run all_ops.scb --target=sim --allow-skipped)
+vm_cli(run.output_file golden --status 1 --stdout-empty --fresh out.jsonl --file out.jsonl=${VM_SRC}/all_ops.jsonl
        -- ${SCVM} run -o out.jsonl all_ops.scb)
 vm_cli(run.output_joined golden --status 0 --stdout-empty --fresh out2.jsonl --file out2.jsonl=${VM_SRC}/all_ops.jsonl
-       -- ${SCVM} run -oout2.jsonl all_ops.scb)
-vm_cli(run.output_dash golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --output - all_ops.scb)
-vm_cli(run.stdin golden --status 0 --stdin all_ops.scb --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -)
+       -- ${SCVM} run -oout2.jsonl --allow-skipped all_ops.scb)
+vm_cli(run.output_dash golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --output - --allow-skipped all_ops.scb)
+vm_cli(run.stdin golden --status 0 --stdin all_ops.scb --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --allow-skipped -)
 vm_cli(run.empty golden --status 0 --stdout-empty --stderr-empty -- ${SCVM} run empty.scb)
 vm_cli(run.dashdash golden --status 0 --stdout-empty -- ${SCVM} run -- empty.scb)
 
@@ -119,8 +126,8 @@ vm_cli(dis.all_ops golden --status 0 --stdout-has "TOOL_START" --stdout-has "FIL
 vm_cli(dis.garbage errors --status 4 --stdout-empty -- ${SCVM} dis garbage.scb)
 
 # The checker itself can fail: a wrong expectation must make it fail.
-vm_cli(selftest.wrong_status unit --status 1 -- ${SCVM} run all_ops.scb)
-vm_cli(selftest.wrong_stdout unit --status 0 --stdout ${VM_SRC}/speed-2.jsonl -- ${SCVM} run all_ops.scb)
+vm_cli(selftest.wrong_status unit --status 0 -- ${SCVM} run all_ops.scb)
+vm_cli(selftest.wrong_stdout unit --status 0 --stdout ${VM_SRC}/speed-2.jsonl -- ${SCVM} run --allow-skipped all_ops.scb)
 set_tests_properties(vm.cli.selftest.wrong_status vm.cli.selftest.wrong_stdout PROPERTIES WILL_FAIL TRUE)
 
 # Every example in docs/scvm.md, run as written.

@@ -38,7 +38,7 @@ def names(scp, *sel):
 
 
 def events(scp, *args, cwd=D):
-    return run(SCVM, "run", *args, scp, cwd=cwd).stdout
+    return run(SCVM, "run", "--allow-skipped", *args, scp, cwd=cwd).stdout
 
 
 def write(path, text):
@@ -519,7 +519,9 @@ elif CASE == "verify":
 
 elif CASE == "junit":
     n2 = len(names(std, "--shard", "2/3"))
-    p = run(SCVM, "run", "--junit", "r.xml", "--shard", "2/3", std)
+    # not evaluated is not passed: status 1, the reports written all the same
+    p = run(SCVM, "run", "--junit", "r.xml", "--shard", "2/3", std, ok=False)
+    check(p.returncode == 1, f"unjudged scenarios: status {p.returncode}")
     root = ET.parse(os.path.join(D, "r.xml")).getroot()
     suite = root.find("testsuite")
     cases = suite.findall("testcase")
@@ -530,7 +532,7 @@ elif CASE == "junit":
                                 c.find("skipped").get("message")).group(1)) for c in unjudged)
     check(unjudged and n_assert >= len(unjudged), f"skipped for its assertions: {len(unjudged)} {n_assert}")
     check(p.stderr == f"scvm: {n_assert} assertions in {len(unjudged)} scenarios not evaluated in simulation; "
-          f"play with -t pty or -t agent to check them\n{n2 - len(unjudged)} passed, 0 failed, {len(unjudged)} skipped\n",
+          f"play with -t pty or -t agent to check them: not evaluated is not passed (--allow-skipped accepts it)\n{n2 - len(unjudged)} passed, 0 failed, {len(unjudged)} skipped\n",
           f"closing line (no progress bar off a TTY): {p.stderr!r}")
     check(root.tag == "testsuites" and suite.get("tests") == str(n2) and suite.get("failures") == "0" and
           suite.get("skipped") == str(len(unjudged)), "counts")
@@ -539,10 +541,11 @@ elif CASE == "junit":
     # time is the wall time; the scheduled time is a property
     check(all(float(c.find("properties/property[@name='scheduled_time']").get("value")) > 0 for c in cases),
           "scheduled_time")
-    run(SCVM, "run", "--junit", "r2.xml", "--shard", "2/3", std)
+    run(SCVM, "run", "--junit", "r2.xml", "--shard", "2/3", "--allow-skipped", std)
     untimed = lambda f: re.sub(r' time="[0-9.]+"', "", open(os.path.join(D, f)).read())
     check(untimed("r.xml") == untimed("r2.xml"), "reproducible but for the wall times")
-    p = run(SCVM, "run", "-o", "ev.jsonl", std)
+    p = run(SCVM, "run", "-o", "ev.jsonl", std, ok=False)
+    check(p.returncode == 1, f"-o: status {p.returncode}")
     check(p.stdout == "" and re.search(r"\n(\d+) passed, 0 failed, (\d+) skipped\n$", p.stderr) and
           sum(map(int, re.search(r"\n(\d+) passed, 0 failed, (\d+) skipped\n$", p.stderr).groups())) == N_STD,
           f"-o: {p.stderr!r}")
@@ -559,8 +562,8 @@ elif CASE == "parallel":
     check(events(std, "-j", "3", "--count") == events(std, "--count"), "-j with --count")
     p = run(SCVM, "run", "-j", "x", std, ok=False)
     check(p.returncode == 2, "-j x is a usage error")
-    p = run(SCVM, "run", "--fail-fast", "-j", "4", std)
-    j1 = run(SCVM, "run", std).stderr
+    p = run(SCVM, "run", "--allow-skipped", "--fail-fast", "-j", "4", std)
+    j1 = run(SCVM, "run", "--allow-skipped", std).stderr
     check(p.stderr == j1 and j1.endswith(" skipped\n"), f"-j 4: {p.stderr} -j 1: {j1}")
 
 elif CASE == "size":

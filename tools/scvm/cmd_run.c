@@ -329,8 +329,12 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     } else if (!st && to_file) {
         st = cli_put_output(o->output, &mem);
     }
-    if (!st && !o->count && rt_sim_unchecked(t))
-        fprintf(stderr, "scvm: %s\n", unchecked_text(rt_sim_unchecked(t), 1, (char[160]){ 0 }, 160));
+    if (!st && !o->count && rt_sim_unchecked(t)) {
+        fprintf(stderr, "scvm: %s%s\n", unchecked_text(rt_sim_unchecked(t), 1, (char[160]){ 0 }, 160),
+                o->allow_skipped ? " (allowed: --allow-skipped)" : ": not evaluated is not passed (--allow-skipped accepts it)");
+        if (!o->allow_skipped)
+            st = SC_FAILED;
+    }
     t->vt->destroy(t);
     buf_fini(&mem);
     return st;
@@ -637,7 +641,10 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
     }
     if (t->unchecked) {
         char m[200];
-        fprintf(stderr, "scvm: %s\n", unchecked_text(t->unchecked, t->unchecked_in, m, sizeof m));
+        fprintf(stderr, "scvm: %s%s\n", unchecked_text(t->unchecked, t->unchecked_in, m, sizeof m),
+                o->allow_skipped ? " (allowed: --allow-skipped)" : ": not evaluated is not passed (--allow-skipped accepts it)");
+        if (!o->allow_skipped && t->worst < SC_FAILED)
+            t->worst = SC_FAILED;
     }
     fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", t->passed, t->failed + t->errors, t->skipped);
     return t->worst;

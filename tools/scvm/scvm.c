@@ -134,8 +134,9 @@ static const char help_text[] =
     "                     llm_judge, validators and simulated users (no tape)\n"
     "  --record --judge-url URL  ask the judge only for a reply the tape lacks\n"
     "                     and write it into the tape\n"
-    "  --allow-skipped    a case skipped for want of a verdict does not fail the\n"
-    "                     run (default: skipped is not passed, exit 1)\n"
+    "  --allow-skipped    a case skipped for want of a verdict (-t aut), or\n"
+    "                     assertions the simulation does not evaluate (-t sim),\n"
+    "                     do not fail the run (default: skipped is not passed, exit 1)\n"
     "  --workspace DIR    where file and command checks look (default: .)\n"
     "  --results FILE     Yao's JSON Lines result records (start, result..., summary)\n"
     "  --run-json FILE    the run as one JSON object (status, counts, every case)\n"
@@ -798,9 +799,12 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         if (o->judge_model && !o->judge_url)
             return cli_usage(scvm_usage, "%s", "--judge-model names the live judge's model: it needs --judge-url");
     } else if (cmd == CMD_RUN && (o->via || o->agent_url || o->model_url || o->agent_model || o->tape || o->record || o->judge_url ||
-                                  o->judge_model || o->results || o->dry_run || o->run_json || o->allow_skipped)) {
+                                  o->judge_model || o->results || o->dry_run || o->run_json)) {
         return cli_usage(scvm_usage, "%s", "--via, --agent-url, --agent-model, --tape, --record, --judge-url, --results, "
-                                           "--allow-skipped and --dry-run need --target aut");
+                                           "--run-json and --dry-run need --target aut");
+    } else if (cmd == CMD_RUN && o->allow_skipped && strcmp(o->target, "sim") != 0) {
+        return cli_usage(scvm_usage, "%s", "--allow-skipped is for what a run does not judge: the simulation "
+                                           "(-t sim) and -t aut; -t pty and -t agent evaluate every check");
     } else if (cmd == CMD_RUN && o->workspace) {
         return cli_usage(scvm_usage, "%s", "--workspace (scvm run) needs --target aut");
     }
