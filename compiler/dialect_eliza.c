@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
+#include "formats/bc.h"
 #include "agenttest.h"
 #include "yaml_value.h"
 
@@ -653,6 +654,8 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     const char *W = "an ElizaOS scenario";
     at_check_keys(t, root, "the scenario", top);
     const YNode *name = at_str(t, root, "name", true, W);
+    if (name && !bc_text_ok(name->u.s, name->n))   /* shown and matched: the verifier refuses control bytes */
+        at_err(t, name, "the scenario's name has a control character");
     const YNode *desc = at_str(t, root, "description", true, W);
 
     const YNode *env = at_map(t, root, "environment", true, W);

@@ -806,7 +806,11 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     const char *base = source_name ? source_name : "";
     size_t bl = strlen(base);
     const char *dot = strrchr(base, '.');
-    m.name = bcb_str(b, base, dot && dot != base ? (size_t)(dot - base) : bl);
+    size_t nl = dot && dot != base ? (size_t)(dot - base) : bl;
+    if (!bc_text_ok(base, nl))   /* the scenario is named after its file: shown and matched */
+        diag_error(diags, file, 1, 1, "the file's name has a control character or is not UTF-8 "
+                                      "(a Yao test file's scenario takes its name from it)");
+    m.name = bcb_str(b, base, nl);
     m.source = bcb_cstr(b, base);
     m.prompt = bcb_null(b);
     bcb_val_begin(b);

@@ -8,6 +8,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/bc.h"
 #include "agenttest.h"
 #include "dialect_eliza.h"
 
@@ -99,6 +100,8 @@ bool eliza_matrix_load(const YDoc *doc, const char *base_dir, const char *shown_
     m->name = at_str(t, root, "name", true, W);
     if (m->name && m->name->n == 0)
         at_err(t, m->name, "the matrix's name must not be empty");
+    else if (m->name && !bc_text_ok(m->name->u.s, m->name->n))   /* it names every scenario of the pack */
+        at_err(t, m->name, "the matrix's name has a control character");
     at_str(t, root, "description", false, W);
     const YNode *base = at_str(t, root, "base_scenario", true, W);
     const YNode *runs = at_int(t, root, "runs_per_combination", false, 1, ELIZA_MATRIX_MAX, W);
@@ -299,11 +302,15 @@ bool eliza_matrix_lower(const ElizaMatrix *m, size_t pick, const char *source_na
         k += (size_t)snprintf(set + k, sizeof set - k, "%s%s = %.60s%s", i ? ", " : "", ymap_get(pm, "parameter")->u.s,
                               v->kind == YN_SCALAR ? v->u.s : ykind_name(v), v->kind == YN_SCALAR && v->n > 60 ? "..." : "");
     }
+    /* at most 1,000 bytes of the matrix's name, cut between characters */
+    size_t nl = m->name->n > 1000 ? 1000 : m->name->n;
+    while (nl && nl < m->name->n && ((unsigned char)m->name->u.s[nl] & 0xC0) == 0x80)
+        nl--;
     char name[1200];
     if (m->runs > 1)
-        snprintf(name, sizeof name, "%.1000s@%zu.%zu", m->name->u.s, combo + 1, run + 1);
+        snprintf(name, sizeof name, "%.*s@%zu.%zu", (int)nl, m->name->u.s, combo + 1, run + 1);
     else
-        snprintf(name, sizeof name, "%.1000s@%zu", m->name->u.s, combo + 1);
+        snprintf(name, sizeof name, "%.*s@%zu", (int)nl, m->name->u.s, combo + 1);
     ElizaPick ep = { .name = name, .matrix_name = m->name, .combination = (unsigned)combo + 1,
                      .run = (unsigned)run + 1, .params = m->params, .value = value };
     YDoc doc = m->base;
