@@ -23,6 +23,7 @@
 enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
 enum { PTYS = T_PTY | T_AGENT | T_AUT };   /* the PTY options: the programs scvm runs in a terminal */
 enum { MS_MAX = 86400000 };
+enum { HTTP = S_LLM | S_HARNESS | S_REST };   /* the HTTP servers: --listen and the HTTP limits */
 enum { O_SHARD = 1, O_DEFINE, O_LISTEN, O_REST_LISTEN, O_HARNESS_LISTEN, O_TYPE_DELAY };
 
 #define F(x) (unsigned short)offsetof(Opts, x)
@@ -216,7 +217,7 @@ static const CoOpt ROWS[] = {
       "replay options (docs/driver.md, Replay)", "the recording (as the DIR operand)" },
 
     /* serve */
-    { "--listen", NULL, CO_CALL, 0, 0, 0, 0, "ADDR:PORT", CMD_SERVE, 0, 0, 0, NULL, O_LISTEN,
+    { "--listen", NULL, CO_CALL, 0, 0, 0, 0, "ADDR:PORT", CMD_SERVE, HTTP, 0, 0, NULL, O_LISTEN,
       "serve options (docs/serve-llm.md)",
       "where to listen (default 127.0.0.1:8089, harness 8080, rest\n"
       "38180; PORT 0 = any free port; the address is printed on stdout)" },
@@ -224,44 +225,44 @@ static const CoOpt ROWS[] = {
       "serve options (docs/serve-llm.md)", "multiply every scripted time by X (default 1; 0 = at once)" },
     { "--scenario-speed", NULL, CO_SPEED, 0, 0, F(speed), 0, "X", CMD_SERVE, 0, 0, 0, NULL, 0,
       "serve options (docs/serve-llm.md)", "as --speed (the harness's spelling)" },
-    { "--workspace", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(workspace), 0, "DIR", CMD_SERVE | CMD_AGENTS, 0, 0, 0, NULL, 0,
+    { "--workspace", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(workspace), 0, "DIR", CMD_SERVE | CMD_AGENTS, S_LLM, 0, 0, NULL, 0,
       "serve options (docs/serve-llm.md)", "resolve assert paths in DIR (default: the current directory)" },
-    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent), 0, "NAME|FILE", CMD_SERVE | CMD_MOCKAGENT, 0, 0, 0, NULL,
+    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent), 0, "NAME|FILE", CMD_SERVE | CMD_MOCKAGENT, S_LLM, 0, 0, NULL,
       0, "serve options (docs/serve-llm.md)",
       "the agent profile whose tool vocabulary to speak (serve llm:\n"
       "also 'auto', detected from the tools the agent declares)" },
-    { "--strict-tools", NULL, CO_FLAG, 0, 0, F(strict_tools), 0, NULL, CMD_SERVE, 0, 0, 0, NULL, 0,
+    { "--strict-tools", NULL, CO_FLAG, 0, 0, F(strict_tools), 0, NULL, CMD_SERVE, S_LLM, 0, 0, NULL, 0,
       "serve options (docs/serve-llm.md)", "reject a request whose tool definitions lack a tool the\n"
                                            "scenario is about to call (400; counts as a failure)" },
-    { "--loop", NULL, CO_FLAG, 0, 0, F(loop), 0, NULL, CMD_SERVE, 0, 0, 0, NULL, 0, "serve options (docs/serve-llm.md)",
+    { "--loop", NULL, CO_FLAG, 0, 0, F(loop), 0, NULL, CMD_SERVE, S_LLM, 0, 0, NULL, 0, "serve options (docs/serve-llm.md)",
       "a session that has received every response starts over" },
     { "--quiet", NULL, CO_FLAG, 0, 0, F(quiet), 0, NULL, CMD_SERVE, 0, 0, 0, NULL, 0, "serve options (docs/serve-llm.md)",
       "no per-request log lines (the summary is still printed)" },
-    { "--max-body", NULL, CO_SIZE, 0, 0, F(max_body), 0, "BYTES", CMD_SERVE, 0, 1, 4294967296ULL, NULL, 0,
+    { "--max-body", NULL, CO_SIZE, 0, 0, F(max_body), 0, "BYTES", CMD_SERVE, HTTP, 1, 4294967296ULL, NULL, 0,
       "serve options (docs/serve-llm.md)", "largest request body (default 16777216; 413 above)" },
-    { "--max-connections", NULL, CO_UINT, 0, 0, F(max_conns), 0, "N", CMD_SERVE, 0, 1, 65536, NULL, 0,
+    { "--max-connections", NULL, CO_UINT, 0, 0, F(max_conns), 0, "N", CMD_SERVE, HTTP, 1, 65536, NULL, 0,
       "serve options (docs/serve-llm.md)", "simultaneous connections (default 4096, within the file\n"
                                            "limit); when full, the longest-idle keep-alive one is closed,\nelse 503" },
-    { "--header-timeout", NULL, CO_UINT, 0, 0, F(head_timeout_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--header-timeout", NULL, CO_UINT, 0, 0, F(head_timeout_ms), 0, "MS", CMD_SERVE, HTTP, 1, MS_MAX, NULL, 0,
       "serve options (docs/serve-llm.md)", "a request head must arrive within MS of its first byte\n"
                                            "(default 10000; 408 after)" },
-    { "--idle-timeout", NULL, CO_UINT, 0, 0, F(idle_timeout_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--idle-timeout", NULL, CO_UINT, 0, 0, F(idle_timeout_ms), 0, "MS", CMD_SERVE, HTTP, 1, MS_MAX, NULL, 0,
       "serve options (docs/serve-llm.md)", "close a connection with nothing in flight after MS (default\n15000)" },
-    { "--timeout", NULL, CO_UINT, 0, 0, F(timeout_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--timeout", NULL, CO_UINT, 0, 0, F(timeout_ms), 0, "MS", CMD_SERVE, HTTP, 1, MS_MAX, NULL, 0,
       "serve options (docs/serve-llm.md)", "close a stalled request body or answer after MS (default 60000)" },
-    { "--client-timeout", NULL, CO_UINT, 0, 0, F(client_timeout_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--client-timeout", NULL, CO_UINT, 0, 0, F(client_timeout_ms), 0, "MS", CMD_SERVE, S_ACP, 1, MS_MAX, NULL, 0,
       "acp options (docs/serve-acp.md; also --speed, --quiet)",
       "a client call unanswered after MS is a failed check\n(default 30000)" },
-    { "--tool-timeout", NULL, CO_UINT, 0, 0, F(tool_timeout_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--tool-timeout", NULL, CO_UINT, 0, 0, F(tool_timeout_ms), 0, "MS", CMD_SERVE, S_ACP, 1, MS_MAX, NULL, 0,
       "acp options (docs/serve-acp.md; also --speed, --quiet)",
       "a runCmd in the client's terminal without args.timeout is\nkilled after MS (default 600000)" },
-    { "--heartbeat", NULL, CO_UINT, 0, 0, F(heartbeat_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--heartbeat", NULL, CO_UINT, 0, 0, F(heartbeat_ms), 0, "MS", CMD_SERVE, S_HARNESS, 1, MS_MAX, NULL, 0,
       "harness and rest options (docs/serve-harness.md, docs/serve-rest.md)",
       "harness: a ': heartbeat' comment to every subscriber every MS\n(default 30000)" },
-    { "--keepalive", NULL, CO_UINT, 0, 0, F(keepalive_ms), 0, "MS", CMD_SERVE, 0, 1, MS_MAX, NULL, 0,
+    { "--keepalive", NULL, CO_UINT, 0, 0, F(keepalive_ms), 0, "MS", CMD_SERVE, S_REST, 1, MS_MAX, NULL, 0,
       "harness and rest options (docs/serve-harness.md, docs/serve-rest.md)",
       "rest: a ': keep-alive' comment to every subscriber every MS\n(default 15000)" },
-    { "--wall-clock", NULL, CO_FLAG, 0, 0, F(wall_clock), 0, NULL, CMD_SERVE, 0, 0, 0, NULL, 0,
+    { "--wall-clock", NULL, CO_FLAG, 0, 0, F(wall_clock), 0, NULL, CMD_SERVE, S_HARNESS | S_REST, 0, 0, NULL, 0,
       "harness and rest options (docs/serve-harness.md, docs/serve-rest.md)",
       "timestamps in Unix seconds now (default: the scenario's\nclock, the same on every run)" },
     { "--rest-listen", NULL, CO_CALL, 0, 0, 0, 0, "ADDR:PORT", CMD_SERVE, 0, 0, 0, NULL, O_REST_LISTEN,
@@ -328,7 +329,7 @@ static const CoName COMMANDS[] = {
       "client under test (docs/serve-acp.md); harness, the event server\n"
       "a terminal UI watches (docs/serve-harness.md); rest, the Agent\n"
       "Harbor REST API, sessions as SSE (docs/serve-rest.md)",
-      NULL },
+      "is an option of serve %s" },
     { "agent", CMD_MOCKAGENT, "agent [--cwd DIR] [--checkpoint-cmd CMD] [options] [selection] FILE",
       "the mock agent: prints the scenario's responses and executes\n"
       "its tool calls and edits for real in a work folder, checking\n"
@@ -369,11 +370,15 @@ static const CoName COMMANDS[] = {
       "the latest replay's summary, without playing", NULL },
 };
 
-static const CoName TARGETS[] = {
+static const CoName SCOPES[] = {
     { "sim", T_SIM, NULL, "the simulation: the events as JSON lines", NULL },
     { "pty", T_PTY, NULL, "a real program in a pseudo-terminal", NULL },
     { "agent", T_AGENT, NULL, "a real coding agent against the scripted model", NULL },
     { "aut", T_AUT, NULL, "an ElizaOS or Yao suite against the agent under test", NULL },
+    { "llm", S_LLM, NULL, "mock OpenAI/Anthropic/Gemini APIs", NULL },
+    { "acp", S_ACP, NULL, "a mock ACP agent on stdio", NULL },
+    { "harness", S_HARNESS, NULL, "the harness event server", NULL },
+    { "rest", S_REST, NULL, "the Agent Harbor REST API", NULL },
 };
 
 /* "ADDR:PORT", "[V6]:PORT", ":PORT" or "PORT". */
@@ -503,8 +508,8 @@ const CoTable scvm_table = {
                    "A .scb is a suite of one scenario; a pack a suite of many.\n",
     .cmds = COMMANDS,
     .n_cmds = sizeof COMMANDS / sizeof COMMANDS[0],
-    .scopes = TARGETS,
-    .n_scopes = sizeof TARGETS / sizeof TARGETS[0],
+    .scopes = SCOPES,
+    .n_scopes = sizeof SCOPES / sizeof SCOPES[0],
     .opts = ROWS,
     .n_opts = sizeof ROWS / sizeof ROWS[0],
     .call = scvm_call,

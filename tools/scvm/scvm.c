@@ -145,6 +145,19 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         if (o->command && t == T_SIM)
             return cli_usage(scvm_usage, "%s", "'-- CMD' and the pty options need --target pty");
     }
+    if (cmd == CMD_SERVE && first > 2) {
+        /* the servers named ("llm+rest"): what applies to which is the table's */
+        unsigned t = 0;
+        for (const char *p = argv[first - 1]; *p;) {
+            size_t len = strcspn(p, "+");
+            t |= len == 3 && !memcmp(p, "llm", 3) ? S_LLM : len == 3 && !memcmp(p, "acp", 3) ? S_ACP
+                 : len == 7 && !memcmp(p, "harness", 7) ? S_HARNESS : len == 4 && !memcmp(p, "rest", 4) ? S_REST : 0u;
+            p += len + (p[len] == '+');
+        }
+        int st = co_check_scope(&scvm_table, cmd, t, seen);
+        if (st)
+            return st;
+    }
     if (o->jobs == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o->jobs = n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;

@@ -26,8 +26,10 @@ enum {
 ** its statuses (0-12). */
 enum { CMD_SESSION = CMD_DRIVER | CMD_EXEC, CMD_DATA_MODEL = CMD_SESSION | CMD_REPLAY | CMD_REPLAY_REPORT };
 enum { MAX_JOBS = 256 };
-/* run's targets, as bits: the option table says which option applies to which. */
+/* run's targets and serve's servers, as bits: the option table says which
+** option applies to which. */
 enum { T_SIM = 1 << 0, T_PTY = 1 << 1, T_AGENT = 1 << 2, T_AUT = 1 << 3 };
+enum { S_LLM = 1 << 4, S_ACP = 1 << 5, S_HARNESS = 1 << 6, S_REST = 1 << 7 };
 
 typedef struct Opts {
     unsigned cmd;                /* one CMD_* */
