@@ -168,6 +168,12 @@ add_test(NAME cli.options
                  $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/share)
 set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 
+# One colour rule for scc and scvm agent (common/color.h), on a real terminal.
+add_test(NAME cli.color
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/color.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-color)
+set_tests_properties(cli.color PROPERTIES LABELS "unit" TIMEOUT 120)
+
 # docs/events.md's event table is generated from ops.def (via bc_op_info,
 # what the writer itself reads); the check fails until it is regenerated.
 add_executable(gen_events ${VM_SRC}/gen_events.c)

@@ -91,6 +91,24 @@ for name, prog in (("scc", scc), ("scvm", scvm)):
 check(n_opts > 150, "options tried: %d" % n_opts)
 shutil.rmtree(work)
 
+# ---- the warnings: every name the compiler uses is in compiler/warnings.h (so -Wno- takes it) ----
+known = set(re.findall(r'X\("([a-z-]+)", "', open(os.path.join(root, "compiler", "warnings.h")).read()))
+used = set()
+for dp, _, fs in os.walk(os.path.join(root, "compiler")):
+    for f in fs:
+        if f.endswith(".c"):
+            src = open(os.path.join(dp, f), encoding="utf-8").read()
+            used |= set(re.findall(r'\b(?:at_)?warn\([^,()]+, "([a-z-]+)"', src))
+            used |= set(re.findall(r'\.compat = "([a-z-]+)"', src))
+            used |= set(re.findall(r'diag_warn\([^,]+, "([a-z-]+)"', src))
+check(len(used) >= 8 and used <= known, "warnings the compiler gives that -Wno- does not know: %s" % sorted(used - known))
+check(known <= used, "warnings.h names warnings the compiler never gives: %s" % sorted(known - used))
+for w in sorted(known):
+    p = out(scc, "--check", "-Wno-" + w, os.path.join(root, "stdlib-scenarios", "plan_mode_exit.yaml"))
+    check(p.returncode == 0, "-Wno-%s refused: %s" % (w, p.stderr[:200]))
+p = out(scc, "--check", "-Wno-unknwn-key", os.path.join(root, "stdlib-scenarios", "plan_mode_exit.yaml"))
+check(p.returncode == 2 and "did you mean -Wno-unknown-key?" in p.stderr, "-Wno-unknwn-key: %s" % p.stderr[:200])
+
 # ---- man pages ----
 for name in ("scc", "scvm"):
     page = os.path.join(share, "man", "man1", name + ".1")

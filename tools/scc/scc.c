@@ -26,6 +26,8 @@
 
 #include "common/buf.h"
 #include "common/cliopt.h"
+#include "common/color.h"
+#include "common/levenshtein.h"
 #include "common/diag.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -36,6 +38,7 @@
 #include "compiler/compile.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
+#include "compiler/warnings.h"
 
 enum { MAX_SOURCE = 64 << 20 };
 enum { DF_TEXT, DF_JSON, DF_SARIF };
@@ -434,7 +437,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         status = SC_RUNTIME;
         goto done;
     }
-    bool color = o->color == 1 || (o->color == -1 && isatty(STDERR_FILENO) && getenv("NO_COLOR") == NULL);
+    bool color = sc_color(o->color, STDERR_FILENO);
     bool carets = color && o->diag_format == DF_TEXT;
     /* A file can be read again for carets; stdin cannot. */
     bool free_source = !carets || strcmp(path, "-") != 0;
@@ -922,7 +925,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
 
 /* ---- the option table ---- */
 
-enum { C_HELP, C_VERSION, C_GENERATE, C_DEFINE, C_VARIANT, C_CLOCK, C_DIALECT, C_MF, C_MAX_FILE, C_DIAG, C_COLOR };
+enum { C_NO_WARN, C_HELP, C_VERSION, C_GENERATE, C_DEFINE, C_VARIANT, C_CLOCK, C_DIALECT, C_MF, C_MAX_FILE, C_DIAG, C_COLOR };
 
 #define F(field) (unsigned short)offsetof(Opts, field)
 static const CoOpt SCC_OPTS[] = {
@@ -970,12 +973,12 @@ static const CoOpt SCC_OPTS[] = {
       "of the scenario, its referenced files and the options)" },
     { "-Werror", NULL, CO_FLAG, 0, 0, F(werror), 0, NULL, 0, 0, 0, 0, NULL, 0, "diagnostics",
       "treat warnings as errors" },
-    { "-Wno-", NULL, CO_LIST, CO_PREFIX, 0, F(no_warn), F(n_no_warn), "NAME", 0, 0, 0, 0, NULL, 0, "diagnostics",
-      "disable warning NAME (unknown-key, deprecated, ...)" },
+    { "-Wno-", NULL, CO_CALL, CO_PREFIX, 0, 0, 0, "NAME", 0, 0, 0, 0, NULL, C_NO_WARN, "diagnostics",
+      "disable warning NAME (docs/check.md), one of:" SCC_WARNING_LINES },
     { "--diagnostics-format", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "text|json|sarif", C_DIAG,
       "diagnostics", "text (default), json (one object per line) or sarif\n(SARIF 2.1.0, for code scanning)" },
     { "--color", NULL, CO_CALL, 0, 0, 0, 0, "WHEN", 0, 0, 0, 0, "auto|always|never", C_COLOR, "diagnostics",
-      "auto (on a terminal, without NO_COLOR), always or never" },
+      "auto (on a terminal; NO_COLOR, TERM=dumb, FORCE_COLOR and\nCLICOLOR_FORCE are heeded: docs/check.md), always or never" },
     { "--help", "-h", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_HELP, "other", "this text" },
     { "--version", "-v", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_VERSION, "other", "version" },
     { "--generate", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "help|markdown|man|bash|zsh|fish", C_GENERATE,
@@ -998,7 +1001,8 @@ static const CoTable SCC_TABLE = {
     .call = scc_call,
     .on_error = "Try 'scc --help'.\n",
     .epilogue = "Symbols also come from AH_SCENARIO_DEFINES=\"K=V,FLAG,N=3\"; -D wins per key.\n"
-                "NO_COLOR (set, not empty) turns colour off unless --color=always.\n",
+                "Colour (--color=auto): FORCE_COLOR or CLICOLOR_FORCE (not empty, not 0) turn it on,\n"
+                "else NO_COLOR (not empty) or TERM=dumb off, else it is on on a terminal.\n",
     .version = SCC_VERSION,
 };
 
@@ -1006,6 +1010,27 @@ static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
 {
     Opts *o = op;
     switch (row->id) {
+    case C_NO_WARN: {
+        static const char *const names[] = {
+#define X(name, text) name,
+            SCC_WARNINGS(X)
+#undef X
+        };
+        const char *best = NULL;
+        unsigned bd = 3;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            if (strcmp(v, names[k]) == 0) {
+                o->no_warn[o->n_no_warn++] = v;
+                return 0;
+            }
+            unsigned d = name_distance(v, names[k], 2);
+            if (d < bd)
+                bd = d, best = names[k];
+        }
+        if (best)
+            return co_usage(&SCC_TABLE, "unknown warning '%s' in -Wno-%s; did you mean -Wno-%s?", v, v, best);
+        return co_usage(&SCC_TABLE, "unknown warning '%s' in -Wno-%s (known:%s)", v, v, SCC_WARNING_NAMES);
+    }
     case C_HELP: o->help = true; break;
     case C_VERSION: o->version = true; break;
     case C_GENERATE:

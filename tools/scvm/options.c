@@ -282,7 +282,7 @@ static const CoOpt ROWS[] = {
       "mock agent options (docs/mock-agent.md)", "a runCmd's timeout when it gives none (default 120000)" },
     { "--color", NULL, CO_CHOICE, 0, 0, F(color), 0, "WHEN", CMD_MOCKAGENT, 0, 0, 0, "auto|always|never", 0,
       "mock agent options (docs/mock-agent.md)",
-      "auto (the default: on a terminal, without NO_COLOR), always,\nnever" },
+      "auto (the default: on a terminal; NO_COLOR, TERM=dumb,\nFORCE_COLOR and CLICOLOR_FORCE heeded as by scc), always,\nnever" },
     { "--stdin-prompts", NULL, CO_FLAG, 0, 0, F(stdin_prompts), 0, NULL, CMD_MOCKAGENT, 0, 0, 0, NULL, 0,
       "mock agent options (docs/mock-agent.md)",
       "each userInputs waits for its prompt as a line on stdin and\nchecks it is the scripted text" },
