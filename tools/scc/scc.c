@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/cliopt.h"
 #include "common/color.h"
@@ -39,6 +41,7 @@
 #include "compiler/embed.h"
 #include "compiler/rules.h"
 #include "compiler/warnings.h"
+#include "compiler/yaml_tree.h"
 
 enum { MAX_SOURCE = 64 << 20 };
 enum { DF_TEXT, DF_JSON, DF_SARIF };
@@ -144,6 +147,8 @@ typedef struct Opts {
     bool spec_clock;          /* --clock=spec */
     bool policy_outside;      /* --policy-outside */
     bool help, version;       /* --help, --version */
+    const char **excludes;    /* --exclude GLOB */
+    size_t n_excludes;
     int generate;             /* --generate=FORMAT: a CoFormat, or -1 */
 } Opts;
 
@@ -152,6 +157,8 @@ typedef struct Job {
     bool keep;                /* return the bytes instead of writing them */
     bool refs;                /* collect referenced files (-MD, --pack, cache) */
     bool strict;              /* reference problems are errors (--pack) */
+    bool want_name;           /* fill name: the scenario's (--check's duplicate names) */
+    char *name;
     unsigned char *bytes;
     size_t n_bytes;
     uint64_t source_hash;
@@ -160,6 +167,7 @@ typedef struct Job {
 
 static void job_fini(Job *j)
 {
+    sc_free(j->name);
     sc_free(j->bytes);
     embed_list_fini(&j->files);
 }
@@ -447,7 +455,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         .dialect = o->dialect, .policy_outside = o->policy_outside, .strip_lines = o->strip, .free_source = free_source,
         .embed = job->refs || use_cache, .embed_path = path,
         .embed_opts = { .max_file = o->max_file, .read = job->keep || use_cache, .strict = job->strict },
-        .keep_program = o->list != 0,
+        .keep_program = o->list != 0 || job->want_name,
     };
     SccStatus cs = scc_compile(src, len, &co, &d, &r);
     if (free_source)
@@ -474,6 +482,8 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
     }
     if (cs == SCC_ERRORS)
         status = SC_FAILED;
+    if (job->want_name && r.program && !(job->name = sc_strdup(r.program->str[r.program->meta.name].s)))
+        status = SC_RUNTIME;
     if (o->list && r.program) {
         Buf lb;
         buf_init(&lb);
@@ -613,10 +623,39 @@ static bool scenario_ext(const char *name)
 {
     size_t n = strlen(name);
     return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
-           (n > 5 && strcmp(name + n - 5, ".json") == 0);
+           (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 6 && strcmp(name + n - 6, ".jsonl") == 0);
 }
 
-static int walk_dir(PathList *out, const char *dir, int depth)
+/* Is rel (a path below a DIR input) excluded by a pattern of --exclude or
+** the DIR's .sccignore?  As in .gitignore: a pattern with a '/' (a leading
+** one included) matches the path from the DIR (fnmatch, FNM_PATHNAME), one
+** without matches the name at any depth; a trailing '/' matches only
+** folders, and an excluded folder is not walked.  docs/check.md, "Which
+** files". */
+static bool excluded(const char *rel, bool is_dir, const char *const *pat, size_t n)
+{
+    const char *base = strrchr(rel, '/');
+    base = base ? base + 1 : rel;
+    for (size_t k = 0; k < n; k++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s", pat[k][0] == '/' ? pat[k] + 1 : pat[k]);
+        size_t len = strlen(p);
+        bool dir_only = len && p[len - 1] == '/';
+        if (dir_only)
+            p[--len] = 0;
+        if (!len || (dir_only && !is_dir))
+            continue;
+        bool anchored = pat[k][0] == '/' || strchr(p, '/');
+        if (anchored ? fnmatch(p, rel, FNM_PATHNAME) == 0 : fnmatch(p, base, 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Walks dir (rel: its path below the input, "" at the top), adding the
+** scenario files below it in sorted order, skipping dot-entries, symbolic
+** links to folders and what the patterns exclude. */
+static int walk_dir(PathList *out, const char *dir, const char *rel, int depth, const char *const *pat, size_t n_pat)
 {
     if (depth > 64)
         return 0;
@@ -641,10 +680,15 @@ static int walk_dir(PathList *out, const char *dir, int depth)
         qsort(here.v, here.n, sizeof *here.v, cmp_str);
     for (size_t i = 0; i < here.n; i++) {
         struct stat st;
-        if (lstat(here.v[i], &st) != 0)
+        const char *name = strrchr(here.v[i], '/') + 1;
+        char r[PATH_MAX];
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", name);
+        if (lstat(here.v[i], &st) != 0 || excluded(r, S_ISDIR(st.st_mode), pat, n_pat)) {
+            sc_free(here.v[i]);
             continue;
+        }
         if (S_ISDIR(st.st_mode)) {
-            int s = walk_dir(out, here.v[i], depth + 1);
+            int s = walk_dir(out, here.v[i], r, depth + 1, pat, n_pat);
             if (s > status)
                 status = s;
         } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && scenario_ext(here.v[i])) {
@@ -655,6 +699,114 @@ static int walk_dir(PathList *out, const char *dir, int depth)
     }
     sc_free(here.v);
     return status;
+}
+
+/* DIR/.sccignore's patterns (a glob per line; blank lines and '#' lines
+** skipped) appended to *pat.  0, or a status (printed). */
+static int read_sccignore(const char *dir, const char ***pat, size_t *n, char **keep)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.sccignore", dir);
+    char *text = NULL;
+    size_t len = 0;
+    int e = file_read_all(path, 1 << 20, &text, &len);
+    if (e == ENOENT)
+        return 0;
+    if (e) {
+        fprintf(stderr, "scc: %s: %s\n", path, strerror(e));
+        return SC_IO;
+    }
+    *keep = text;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        size_t l = strlen(line);
+        while (l && (line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t'))
+            line[--l] = 0;
+        if (!l || line[0] == '#')
+            continue;
+        const char **np = sc_realloc(*pat, (*n + 1) * sizeof *np);
+        if (!np)
+            return SC_RUNTIME;
+        *pat = np;
+        (*pat)[(*n)++] = line;
+    }
+    return 0;
+}
+
+/* What a file found below a DIR input is when it is certainly data, not a
+** scenario (docs/check.md, "Which files"): a CI workflow, a Compose file,
+** package.json, a JSON Schema, tui-use's other documents...; NULL when it
+** may be a scenario (then it is compiled, and an error says what is wrong).
+** name_line, name_col: where its top-level "name" key is (1:1 if none). */
+static const char *data_file(const char *path, unsigned *name_line, unsigned *name_col)
+{
+    static const struct {
+        const char *k1, *k2, *k3, *what;
+    } SHAPES[] = {
+        { "$schema", NULL, NULL, "a JSON Schema" },
+        { "on", "jobs", NULL, "a GitHub Actions workflow" },
+        { "true", "jobs", NULL, "a GitHub Actions workflow" },
+        { "stages", NULL, NULL, "a GitLab CI configuration" },
+        { "services", NULL, NULL, "a Compose file" },
+        { "version", "dependencies", NULL, "a package.json" },
+        { "version", "devDependencies", NULL, "a package.json" },
+        { "version", "scripts", NULL, "a package.json" },
+        { "compilerOptions", NULL, NULL, "a tsconfig.json" },
+        { "apiVersion", "kind", NULL, "a Kubernetes manifest" },
+        { "openapi", NULL, NULL, "an OpenAPI description" },
+        { "swagger", NULL, NULL, "an OpenAPI description" },
+        { "repos", NULL, NULL, "a pre-commit configuration" },
+        { "updates", "version", NULL, "a Dependabot configuration" },
+        { "policy_version", NULL, NULL, "a tui-use Policy (a scenario's run.policy refers to it)" },
+        { "normalization_version", NULL, NULL, "a tui-use NormalizationRecord" },
+        { "replay_version", NULL, NULL, "a tui-use ReplaySummary" },
+        { "run_result_version", NULL, NULL, "a tui-use RunResult" },
+        { "snapshot_version", NULL, NULL, "a tui-use ScreenSnapshot" },
+    };
+    *name_line = *name_col = 1;
+    char *src = NULL;
+    size_t len = 0;
+    if (file_read_all(path, MAX_SOURCE, &src, &len) != 0)
+        return NULL;
+    const char *what = NULL;
+    size_t n = strlen(path);
+    if (n > 6 && strcmp(path + n - 6, ".jsonl") == 0) {
+        /* the first line says whose: Yao's cases have "id" or "input" (as
+        ** compile.c and yao_detect read them), the rest is data */
+        src[strcspn(src, "\n")] = 0;
+        if (strstr(src, "\"protocol_version\""))
+            what = "tui-use driver protocol messages (NDJSON)";
+        else if (!strstr(src, "\"id\"") && !strstr(src, "\"input\""))
+            what = "JSON Lines data (not Yao test cases)";
+        sc_free(src);
+        return what;
+    }
+    Arena *a = arena_new();
+    Diags d;
+    diags_init(&d);
+    YDoc doc;
+    if (a && yaml_parse(src, len, path, a, &d, &doc) && doc.root) {
+        const YNode *r = doc.root;
+        if (r->kind == YN_MAP && !ymap_get(r, "timeline") && !ymap_get(r, "steps") && !ymap_get(r, "run")) {
+            for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0] && !what; i++)
+                if (ymap_get(r, SHAPES[i].k1) && (!SHAPES[i].k2 || ymap_get(r, SHAPES[i].k2)))
+                    what = SHAPES[i].what;
+        } else if (r->kind == YN_SEQ && r->n && r->u.items[0].kind == YN_MAP && ymap_get(&r->u.items[0], "entry") &&
+                   ymap_get(&r->u.items[0], "id")) {
+            what = "pre-commit hook definitions";
+        }
+        for (uint32_t i = 0; r->kind == YN_MAP && i < r->n; i++)
+            if (yscalar_is(&r->u.pairs[i].key, "name")) {
+                *name_line = r->u.pairs[i].key.line;
+                *name_col = r->u.pairs[i].key.col;
+            }
+    }
+    diags_fini(&d);
+    arena_free(a);
+    sc_free(src);
+    return what;
 }
 
 static bool define(Opts *o, const char *def)
@@ -949,6 +1101,9 @@ static const CoOpt SCC_OPTS[] = {
       "with --pack: compile each scenario also as NAME@NAME with\n"
       "the defines DEFS (\"K=V,FLAG\"; repeatable); scvm -D picks\n"
       "one at playback (docs/rules.md, \"Variants\")" },
+    { "--exclude", NULL, CO_LIST, CO_NONEMPTY, 0, F(excludes), F(n_excludes), "GLOB", 0, 0, 0, 0, NULL, 0, "inputs",
+      "leave out what GLOB matches below a DIR input (repeatable; as\n"
+      "a .gitignore line; a DIR's .sccignore adds its own lines)" },
     { "--max-file-size", NULL, CO_CALL, 0, 0, 0, 0, "N", 0, 0, 0, 0, NULL, C_MAX_FILE, "packs",
       "per embedded file limit, bytes (K, M, G suffixes;\ndefault 16M)" },
     { "--define", "-D", CO_CALL, CO_ATTACH, 0, 0, 0, "NAME[=VALUE]", 0, 0, 0, 0, NULL, C_DEFINE, "compiling",
@@ -1086,9 +1241,10 @@ int main(int argc, char **argv)
     const char **inputs = sc_calloc((size_t)argc, sizeof *inputs);
     o.no_warn = sc_calloc((size_t)argc, sizeof *o.no_warn);
     o.variants = sc_calloc((size_t)argc, sizeof *o.variants);
+    o.excludes = sc_calloc((size_t)argc, sizeof *o.excludes);
     size_t n_in = 0;
     int status = SC_USAGE;
-    if (!inputs || !o.no_warn || !o.variants) {
+    if (!inputs || !o.no_warn || !o.variants || !o.excludes) {
         fputs("scc: out of memory\n", stderr);
         return SC_RUNTIME;
     }
@@ -1151,16 +1307,29 @@ int main(int argc, char **argv)
     status = SC_OK;
     PathList files = { 0 };
     size_t *root = sc_calloc((size_t)argc + 1, sizeof *root), n_root = 0;
+    bool *walked = NULL;      /* found below a DIR input (not named) */
     for (size_t i = 0; i < n_in; i++) {
         struct stat st;
         size_t first = files.n;
         if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            int s = walk_dir(&files, inputs[i], 0);
+            const char **pat = sc_calloc(o.n_excludes + 1, sizeof *pat);
+            size_t n_pat = o.n_excludes;
+            char *keep = NULL;
+            int s = pat ? 0 : SC_RUNTIME;
+            if (pat)
+                memcpy(pat, o.excludes, o.n_excludes * sizeof *pat);
+            if (!s)
+                s = read_sccignore(inputs[i], &pat, &n_pat, &keep);
+            if (!s)
+                s = walk_dir(&files, inputs[i], "", 0, pat, n_pat);
+            sc_free(pat);
+            sc_free(keep);
             if (s > status)
                 status = s;
         } else if (!paths_add(&files, inputs[i])) {
             status = SC_RUNTIME;
         }
+
         /* Where each file's path relative to its input starts (packs). */
         size_t k = files.n - first;
         size_t *nr = sc_realloc(root, (n_root + k + 1) * sizeof *nr);
@@ -1169,6 +1338,14 @@ int main(int argc, char **argv)
             break;
         }
         root = nr;
+        bool *nw = sc_realloc(walked, (files.n + 1) * sizeof *nw);
+        if (!nw) {
+            status = SC_RUNTIME;
+            break;
+        }
+        walked = nw;
+        for (size_t f = first; f < files.n; f++)
+            walked[f] = k > 1 || strcmp(files.v[f], inputs[i]) != 0;
         for (size_t f = first; f < files.n; f++) {
             size_t off = 0;
             if (f == first && k == 1 && strcmp(files.v[f], inputs[i]) == 0) {
@@ -1181,6 +1358,23 @@ int main(int argc, char **argv)
             }
             root[n_root++] = off;
         }
+    }
+    /* --check and --pack choose the same files: what a DIR holds that is
+    ** certainly data (a CI workflow, package.json, a JSON Schema...) is
+    ** left out with a note; a named file is always compiled */
+    for (size_t i = 0, j = 0, n = files.n; walked && i < n; i++) {
+        unsigned nl, nc;
+        const char *what = walked[i] ? data_file(files.v[i], &nl, &nc) : NULL;
+        if (what) {
+            if (o.diag_format == DF_TEXT)
+                fprintf(stderr, "scc: note: %s: skipped: %s, not a scenario\n", files.v[i], what);
+            sc_free(files.v[i]);
+            files.n--;
+            continue;
+        }
+        files.v[j] = files.v[i];
+        root[j] = root[i];
+        walked[j++] = walked[i];
     }
     size_t n_files = files.n;
     if (o.pack) {
@@ -1204,6 +1398,13 @@ int main(int argc, char **argv)
     ** data, not a scenario.  So the .json files go last, after the files
     ** that may reference them (docs/check.md). */
     size_t *order = sc_calloc(n_files ? n_files : 1, sizeof *order), n_order = 0;
+    struct {
+        const char *path;
+        char *name;
+    } *named = sc_calloc(n_files ? n_files : 1, sizeof *named);
+    size_t n_named = 0;
+    if (!named)
+        n_files = 0, status = SC_RUNTIME;
     char **refd = NULL;
     size_t n_refd = 0, cap_refd = 0;
     for (int pass = 0; order && pass < 2; pass++)
@@ -1229,8 +1430,13 @@ int main(int argc, char **argv)
             out = "-";
         if (!out)
             out = def = default_output(files.v[i]);
-        Job job = { .refs = want_deps || o.check };
+        Job job = { .refs = want_deps || o.check, .want_name = o.check };
         int s = out ? compile_one(files.v[i], out, &o, &job) : SC_RUNTIME;
+        if (job.name && n_named < n_files) {   /* --check: a pack takes one scenario per name */
+            named[n_named].path = files.v[i];
+            named[n_named++].name = job.name;
+            job.name = NULL;
+        }
         for (size_t f = 0; o.check && f < job.files.n; f++) {
             char rf[PATH_MAX];
             if (!realpath(job.files.v[f].full, rf))
@@ -1274,6 +1480,37 @@ int main(int argc, char **argv)
         if (s > status)
             status = s;
     }
+    /* --check says what --pack would refuse: two scenarios of one name, the
+    ** second located, the first in a note */
+    Diags dup;
+    diags_init(&dup);
+    for (size_t k = 1; k < n_named; k++)
+        for (size_t j = 0; j < k; j++) {
+            if (strcmp(named[j].name, named[k].name) != 0)
+                continue;
+            unsigned l1, c1, l2, c2;
+            data_file(named[j].path, &l1, &c1);
+            data_file(named[k].path, &l2, &c2);
+            diag_add(&dup, DIAG_ERROR, named[k].path, l2, c2, NULL,
+                     "a second scenario named '%s': packs and scvm tell scenarios apart by name (--pack refuses this)",
+                     named[k].name);
+            diag_add(&dup, DIAG_NOTE, named[j].path, l1, c1, NULL, "the first scenario named '%s'", named[j].name);
+            break;
+        }
+    if (dup.n) {
+        if (o.diag_format == DF_JSON)
+            diags_print_json(&dup, stderr);
+        else if (o.diag_format == DF_SARIF)
+            sarif_add(&dup);
+        else
+            diags_print(&dup, stderr, &(DiagPrintOpts){ .color = sc_color(o.color, STDERR_FILENO) });
+        if (status < SC_FAILED)
+            status = SC_FAILED;
+    }
+    diags_fini(&dup);
+    for (size_t k = 0; k < n_named; k++)
+        sc_free(named[k].name);
+    sc_free(named);
     for (size_t k = 0; k < n_refd; k++)
         sc_free(refd[k]);
     sc_free(refd);
@@ -1285,6 +1522,7 @@ int main(int argc, char **argv)
     }
     buf_fini(&dep);
     sc_free(root);
+    sc_free(walked);
     for (size_t i = 0; i < files.n; i++)
         sc_free(files.v[i]);
     sc_free(files.v);
@@ -1295,6 +1533,7 @@ out:
     symtab_fini(&o.syms);
     sc_free(inputs);
     sc_free((void *)o.no_warn);
+    sc_free((void *)o.excludes);
     sc_free((void *)o.variants);
     return status;
 }
