@@ -40,6 +40,8 @@ typedef struct Pty {
     size_t outq_off;
     Buf transcript;             /* raw output, up to max_output_bytes */
     uint64_t out_bytes;
+    uint64_t sent_mark;         /* out_bytes when input was last written to the program */
+    bool sent_pending;          /* ... and the screen has not been settled since */
     Buf events;                 /* JSON lines (runtime/events.h) */
     size_t ev_start;
     EventsOps *evops;           /* every op's event, from ops.def */

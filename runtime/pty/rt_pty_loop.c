@@ -41,6 +41,8 @@ void pty_flush_out(Pty *t)
             pty_cast_event(t, 'i', (const char *)t->outq.data + t->outq_off, (size_t)w);
         if (w > 0) {
             t->outq_off += (size_t)w;
+            t->sent_mark = t->out_bytes;
+            t->sent_pending = true;
         } else if (w < 0 && errno == EINTR) {
             continue;
         } else {

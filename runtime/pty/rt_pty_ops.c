@@ -7,6 +7,7 @@
 #include "rt_pty_int.h"
 
 #include <stdlib.h>
+#include <termios.h>
 #include <string.h>
 
 #include "common/sc_alloc.h"
@@ -232,11 +233,28 @@ static int run_condition(Pty *t, uint32_t val, bool is_wait)
     return SC_FAILED;
 }
 
+/* The program wrote something since its output counter was *arg. */
+static bool drew_since(Pty *t, void *arg, uint64_t *wake);
+
 /* Waits until the screen has been quiet for SETTLE_MS (at most
 ** SETTLE_MAX_MS): a timeline screenshot should not catch a half-drawn
-** frame.  Event-driven like every wait. */
+** frame.  Event-driven like every wait.  Input written since the program
+** last drew, to a terminal that echoes (ECHO in the termios the program
+** left), is first given up to ECHO_WAIT_MS to be echoed: the echo goes
+** through the kernel's tty work queue, which a loaded machine delays past
+** any quiet window (a screenshot of /bin/cat caught the screen before
+** "world" under load; pty.cli). */
 static void settle(Pty *t)
 {
+    pty_flush_out(t);
+    if (t->sent_pending && t->sess && t->out_bytes == t->sent_mark && !t->eof) {
+        struct termios tio;
+        if (tcgetattr(pty_session_fd(t->sess), &tio) == 0 && (tio.c_lflag & ECHO)) {
+            uint64_t mark = t->sent_mark;
+            pty_pump(t, pty_now_ms() + ECHO_WAIT_MS, drew_since, &mark);
+        }
+    }
+    t->sent_pending = false;
     Cond c;
     memset(&c, 0, sizeof c);
     c.kind = COND_STABLE;
