@@ -61,9 +61,57 @@ def main():
             failures.append("plain hook refused a clean scenario: %r" % p.stderr)
         else:
             passed += 1
+        # Files that reference others (committed before, not staged now), names
+        # with spaces, data files committed alone, a relative SCC=, and
+        # unstaged changes put back after the check.
+        d = new_repo(tmp, "refs")
+        hook = os.path.join(d, ".git", "hooks", "pre-commit")
+        shutil.copy(os.path.join(root, "scripts", "pre-commit"), hook)
+        renv = dict(os.environ, SCC=os.path.relpath(scc, d))
+        os.makedirs(os.path.join(d, "my scenarios", "terminal"))
+        with open(os.path.join(d, "my scenarios", "terminal", "t.json"), "w") as f:
+            f.write('{"name": "t", "width": 80, "height": 24}\n')
+        git(d, "add", ".")
+        p = git(d, "commit", "-qm", "a terminal config alone", env=renv, check=False)
+        if p.returncode != 0 or "skipped: a Terminal-Config" not in p.stderr:
+            failures.append("the hook refused a terminal config committed alone: %r" % p.stderr)
+        else:
+            passed += 1
+        scen = os.path.join(d, "my scenarios", "fix one.yaml")
+        with open(scen, "w") as f:
+            f.write("name: fix-one\nterminalRef: terminal/t.json\ntimeline:\n  - userInputs:\n      - [10, \"x\"]\n")
+        git(d, "add", ".")
+        with open(os.path.join(d, "notes.yaml"), "w") as f:   # untracked, unstaged: not checked
+            f.write(BAD)
+        p = git(d, "commit", "-qm", "a scenario naming a committed file", env=renv, check=False)
+        if p.returncode != 0:
+            failures.append("the hook refused a scenario that references a committed file (relative SCC=, a "
+                            "name with a space): %r" % p.stderr)
+        else:
+            passed += 1
+        # staged good, work tree bad: the staged one is checked, the bad one put back
+        os.remove(os.path.join(d, "notes.yaml"))
+        with open(scen, "a") as f:
+            f.write("  - complete: true\n")
+        git(d, "add", ".")
+        with open(scen, "a") as f:
+            f.write("  - agentToolUze: {toolName: x}\n")
+        p = git(d, "commit", "-qm", "staged good, unstaged bad", env=renv, check=False)
+        text = open(scen).read()
+        if p.returncode != 0 or "agentToolUze" not in text or git(d, "diff", "--name-only").stdout.strip() != "my scenarios/fix one.yaml":
+            failures.append("staged good, unstaged bad: exit %d, unstaged change kept: %s %r" % (
+                p.returncode, "agentToolUze" in text, p.stderr))
+        else:
+            passed += 1
+        git(d, "add", ".")
+        p = git(d, "commit", "-qm", "bad", env=renv, check=False)
+        if p.returncode == 0 or "my scenarios/fix one.yaml:7:5: error: unknown event 'agentToolUze'" not in p.stderr:
+            failures.append("the hook let a broken scenario with a space in its name through: %r" % p.stderr)
+        else:
+            passed += 1
         # 2. The pre-commit framework, with the hook definition from this repository.
         if shutil.which("pre-commit") is None:
-            print("pre-commit not installed: that half skipped")
+            failures.append("pre-commit (the Debian package scripts/setup-deps.sh installs) is not installed")
         else:
             d = new_repo(tmp, "framework")
             for name, text in (("bad.yaml", BAD), ("good.yaml", GOOD)):
@@ -78,10 +126,26 @@ def main():
                 failures.append("pre-commit try-repo did not fail on bad.yaml:\n" + out)
             else:
                 passed += 1
-            p = subprocess.run(["pre-commit", "try-repo", root, "scc-check", "--files", "good.yaml"],
+            os.makedirs(os.path.join(d, "terminal"))
+            with open(os.path.join(d, "terminal", "t.json"), "w") as f:
+                f.write('{"name": "t", "width": 80, "height": 24}\n')
+            with open(os.path.join(d, "with space.yaml"), "w") as f:
+                f.write("name: spaced\nterminalRef: terminal/t.json\ntimeline:\n  - complete: true\n")
+            git(d, "add", ".")
+            p = subprocess.run(["pre-commit", "try-repo", root, "scc-check", "--files", "good.yaml", "terminal/t.json",
+                                "with space.yaml"],
+                               cwd=d, env=penv, capture_output=True, text=True, timeout=300)
+            if p.returncode != 0 or "with space.yaml" in p.stdout + p.stderr:
+                failures.append("pre-commit try-repo failed on good.yaml, a terminal config and a name with a "
+                                "space:\n" + p.stdout + p.stderr)
+            else:
+                passed += 1
+            # a terminal config changed alone: data, not a scenario
+            p = subprocess.run(["pre-commit", "try-repo", root, "scc-check", "--files", "terminal/t.json"],
                                cwd=d, env=penv, capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
-                failures.append("pre-commit try-repo failed on good.yaml:\n" + p.stdout + p.stderr)
+                failures.append("pre-commit try-repo refused a terminal config committed alone:\n" + p.stdout +
+                                p.stderr)
             else:
                 passed += 1
     for f in failures:

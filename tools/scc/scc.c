@@ -147,6 +147,7 @@ typedef struct Opts {
     bool spec_clock;          /* --clock=spec */
     bool policy_outside;      /* --policy-outside */
     bool help, version;       /* --help, --version */
+    bool only_scenarios;      /* --only-scenarios: named files chosen as a DIR's are */
     const char **excludes;    /* --exclude GLOB */
     size_t n_excludes;
     int generate;             /* --generate=FORMAT: a CoFormat, or -1 */
@@ -746,6 +747,7 @@ static const char *data_file(const char *path, unsigned *name_line, unsigned *na
         const char *k1, *k2, *k3, *what;
     } SHAPES[] = {
         { "$schema", NULL, NULL, "a JSON Schema" },
+        { "width", "height", NULL, "a Terminal-Config (what a scenario's terminalRef names)" },
         { "on", "jobs", NULL, "a GitHub Actions workflow" },
         { "true", "jobs", NULL, "a GitHub Actions workflow" },
         { "stages", NULL, NULL, "a GitLab CI configuration" },
@@ -1104,6 +1106,10 @@ static const CoOpt SCC_OPTS[] = {
     { "--exclude", NULL, CO_LIST, CO_NONEMPTY, 0, F(excludes), F(n_excludes), "GLOB", 0, 0, 0, 0, NULL, 0, "inputs",
       "leave out what GLOB matches below a DIR input (repeatable; as\n"
       "a .gitignore line; a DIR's .sccignore adds its own lines)" },
+    { "--only-scenarios", NULL, CO_FLAG, 0, 0, F(only_scenarios), 0, NULL, 0, 0, 0, 0, NULL, 0, "inputs",
+      "choose among named files as among a DIR's: data (a terminal\n"
+      "config, a CI workflow...) skipped with a note, --exclude and\n"
+      "./.sccignore applied; for hooks that pass the changed files" },
     { "--max-file-size", NULL, CO_CALL, 0, 0, 0, 0, "N", 0, 0, 0, 0, NULL, C_MAX_FILE, "packs",
       "per embedded file limit, bytes (K, M, G suffixes;\ndefault 16M)" },
     { "--define", "-D", CO_CALL, CO_ATTACH, 0, 0, 0, "NAME[=VALUE]", 0, 0, 0, 0, NULL, C_DEFINE, "compiling",
@@ -1358,6 +1364,37 @@ int main(int argc, char **argv)
             }
             root[n_root++] = off;
         }
+    }
+    if (o.only_scenarios && walked) {
+        /* named files, chosen as a DIR's (a hook passes the changed files):
+        ** --exclude and ./.sccignore apply to their paths as given */
+        const char **pat = sc_calloc(o.n_excludes + 1, sizeof *pat);
+        size_t n_pat = o.n_excludes;
+        char *keep = NULL;
+        if (pat) {
+            memcpy(pat, o.excludes, o.n_excludes * sizeof *pat);
+            if (read_sccignore(".", &pat, &n_pat, &keep) != 0)
+                status = SC_IO;
+        }
+        for (size_t i = 0, j = 0, n = files.n; pat && i < n; i++) {
+            const char *rel = strncmp(files.v[i], "./", 2) == 0 ? files.v[i] + 2 : files.v[i];
+            bool out = excluded(rel, false, pat, n_pat);
+            for (const char *sl = strchr(rel, '/'); sl && !out; sl = strchr(sl + 1, '/')) {
+                char dir[PATH_MAX];   /* a folder on its way, as the walk would meet it */
+                snprintf(dir, sizeof dir, "%.*s", (int)(sl - rel), rel);
+                out = excluded(dir, true, pat, n_pat);
+            }
+            if (!walked[i] && out) {
+                sc_free(files.v[i]);
+                files.n--;
+                continue;
+            }
+            files.v[j] = files.v[i];
+            root[j] = root[i];
+            walked[j++] = true;
+        }
+        sc_free(pat);
+        sc_free(keep);
     }
     /* --check and --pack choose the same files: what a DIR holds that is
     ** certainly data (a CI workflow, package.json, a JSON Schema...) is
