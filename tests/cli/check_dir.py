@@ -34,7 +34,7 @@ with open(os.path.join(WORK, "stray.json"), "w") as f:
 with open(os.path.join(WORK, "s.yaml"), "w") as f:
     f.write("name: s\nterminalRef: terminal/t.json\ntimeline:\n  - userInputs:\n      - [10, \"x\"]\n")
 p = subprocess.run([SCC, "--check", WORK], capture_output=True, text=True)
-check(p.returncode == 1 and "stray.json:1:1:" in p.stderr and "t.json:" not in p.stderr,
+check(p.returncode == 1 and "stray.json:1:1:" in p.stderr and "t.json:1" not in p.stderr,
       "a referenced .json is data, a stray one is checked: exit %d %s" % (p.returncode, p.stderr[-400:]))
 
 # ---- one rule for both ----
