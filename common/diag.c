@@ -83,7 +83,7 @@ void diag_add(Diags *d, DiagLevel level, const char *file, uint32_t line,
         d->errors++;
         return;
     }
-    d->v[d->n++] = (Diag){ level, file, line, col, flag, (char *)b.data };
+    d->v[d->n++] = (Diag){ level, file, line, col, flag, flag ? flag : d->code, (char *)b.data };
     if (level == DIAG_ERROR)
         d->errors++;
     else if (level == DIAG_WARNING)

@@ -16,6 +16,7 @@ typedef struct Diag {
     const char *file;      /* not owned: outlives the Diags */
     uint32_t line, col;    /* 1-based; 0 = unknown */
     const char *flag;      /* warning name without "-W", or NULL */
+    const char *code;      /* its rule: the warning's flag, or the Diags' code when it was added */
     char *msg;             /* owned */
 } Diag;
 
@@ -29,6 +30,8 @@ typedef struct Diags {
     size_t n_disabled;
     bool truncated;           /* max_errors was reached */
     bool oom;
+    const char *code;         /* the rule of what is added now (a static string: the phase, "syntax",
+                              ** "scenario", ...; SARIF's ruleId), or NULL */
     char **kept;              /* diags_keep's copies */
     size_t n_kept;
 } Diags;

@@ -13,8 +13,13 @@
 #include "lower.h"
 #include "yaml_tree.h"
 
-static void phase_done(const SccCompileOpts *o, SccPhase ph, const Arena *a)
+/* A phase ended: the next one's errors get its rule (Diags.code, SARIF's
+** ruleId; docs/check.md, "Rules"). */
+static void phase_done(Diags *d, const SccCompileOpts *o, SccPhase ph, const Arena *a)
 {
+    if (d)
+        d->code = ph == SCC_PHASE_PARSE ? "rules" : ph == SCC_PHASE_RULES ? "scenario"
+                  : ph == SCC_PHASE_LOWER ? "reference" : NULL;
     if (o->on_phase)
         o->on_phase(o->phase_ctx, ph, a);
 }
@@ -78,12 +83,14 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
     const Symtab *syms = o->syms ? o->syms : &none;
     YDoc doc;
     bool forced = o->dialect && strcmp(o->dialect, "auto") != 0;
+    d->code = "syntax";
     /* Yao agent-test JSON Lines (dialect_yao.c): asked for, or its shape. */
     if (forced ? strcmp(o->dialect, "yao") == 0 : yao_detect(src, len)) {
+        d->code = "scenario";   /* its lines are parsed and read in one pass */
         bool ok = yao_lower(src, len, o->source_name, o->meta_name, arena, b, d);
-        phase_done(o, SCC_PHASE_PARSE, arena);
-        phase_done(o, SCC_PHASE_RULES, arena);
-        phase_done(o, SCC_PHASE_LOWER, arena);
+        phase_done(d, o, SCC_PHASE_PARSE, arena);
+        phase_done(d, o, SCC_PHASE_RULES, arena);
+        phase_done(d, o, SCC_PHASE_LOWER, arena);
         if (o->free_source)
             sc_free(src);
         return ok;
@@ -106,15 +113,18 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         return false;
     }
     bool ok = yaml_parse(src, len, o->source_name, arena, d, &doc);
-    phase_done(o, SCC_PHASE_PARSE, arena);
+    phase_done(d, o, SCC_PHASE_PARSE, arena);
     /* The tui-use dialect (dialect_tuiuse.c) and the ElizaOS one
     ** (dialect_eliza.c): asked for, or their shapes. */
     bool tui = ok && (forced ? strcmp(o->dialect, "tui-use") == 0 : tuiuse_detect(&doc));
     bool eliza = ok && !tui && (forced ? strcmp(o->dialect, "eliza") == 0 : eliza_detect(&doc));
+    if (tui || eliza)
+        d->code = "scenario";   /* the Scenario-Format's rules come first; these have none */
     /* A Yao file of one case, on one line (lowered as such) or written
     ** over several (the Yao front end says why Yao does not load that). */
     if (ok && !forced && !tui && !eliza && doc.root && doc.root->kind == YN_MAP && ymap_get(doc.root, "id") &&
         ymap_get(doc.root, "input") && !ymap_get(doc.root, "timeline")) {
+        d->code = "scenario";
         ok = yao_lower(src, len, o->source_name, o->meta_name, arena, b, d);
         if (o->free_source)
             sc_free(src);
@@ -135,26 +145,27 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         }
         if (ok)
             ok = eliza_matrix_lower(&m, o->matrix_pick ? o->matrix_pick : 1, o->meta_name, arena, b, d);
+        d->code = "reference";
         if (ok && o->embed)
             ok = embed_reference(&doc, ymap_get(doc.root, "base_scenario"), m.base_rel, o->embed_path, &o->embed_opts,
                                  r->files, d);
-        phase_done(o, SCC_PHASE_RULES, arena);
+        phase_done(d, o, SCC_PHASE_RULES, arena);
         if (o->free_source)
             sc_free(src);
-        phase_done(o, SCC_PHASE_LOWER, arena);
+        phase_done(d, o, SCC_PHASE_LOWER, arena);
         return ok;
     }
     if (ok && eliza) {
         ok = eliza_lower(&doc, o->meta_name, b, d);
-        phase_done(o, SCC_PHASE_RULES, arena);
+        phase_done(d, o, SCC_PHASE_RULES, arena);
         if (o->free_source)
             sc_free(src);
-        phase_done(o, SCC_PHASE_LOWER, arena);
+        phase_done(d, o, SCC_PHASE_LOWER, arena);
         return ok;
     }
     if (ok && !tui)
         ok = rules_resolve(&doc, syms, arena, d);   /* reads doc.src for columns */
-    phase_done(o, SCC_PHASE_RULES, arena);
+    phase_done(d, o, SCC_PHASE_RULES, arena);
     /* Only carets need the source from here on, and the caller can read a
     ** file again for them. */
     if (o->free_source) {
@@ -172,7 +183,7 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
                          .spec_clock = o->spec_clock };
         ok = lower_scenario(&doc, &lo, b, d);
     }
-    phase_done(o, SCC_PHASE_LOWER, arena);
+    phase_done(d, o, SCC_PHASE_LOWER, arena);
     if (ok && !tui && o->embed)
         ok = embed_collect(&doc, o->embed_path, &o->embed_opts, r->files, d);
     return ok;
@@ -209,7 +220,7 @@ SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, 
             snprintf(r->why, sizeof r->why, "%s", bcb_error(b) ? bcb_error(b) : "out of memory");
             st = SCC_INTERNAL;
         }
-        phase_done(o, SCC_PHASE_FINISH, NULL);
+        phase_done(NULL, o, SCC_PHASE_FINISH, NULL);
     }
     bcb_free(b);
     return st;

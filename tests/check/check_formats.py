@@ -45,12 +45,14 @@ def validate_sarif(sarif_path, work, here):
     if os.path.exists(out):
         os.remove(out)
     env = dict(os.environ, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT="1")
-    p = subprocess.run([exe, "validate", sarif_path, "--output", out], capture_output=True, text=True,
-                       timeout=300, env=env)
+    # GitHub code scanning's rules (Gh) with the SARIF spec's: no error or warning
+    p = subprocess.run([exe, "validate", sarif_path, "--rule-kind", "Gh;Sarif", "--level", "Error;Warning",
+                        "--output", out], capture_output=True, text=True, timeout=300, env=env)
     if not os.path.exists(out):
         return False, "the multitool wrote no log:\n" + p.stdout + p.stderr
     log = json.load(open(out))
-    errors = [r for run_ in log.get("runs", []) for r in run_.get("results", []) if r.get("level") == "error"]
+    errors = [r for run_ in log.get("runs", []) for r in run_.get("results", [])
+              if r.get("level", "warning") in ("error", "warning")]
     if errors:
         return False, "\n".join(json.dumps(r["message"]) for r in errors)
     return True, p.stdout
@@ -64,6 +66,9 @@ def main():
     for name, (extra, stream) in FORMATS.items():
         p = run(scc, errors, extra)
         got = getattr(p, stream)
+        # where the checkout is: the one machine-dependent string of the log
+        got = got.replace('"uri": "file://%s/"' % os.path.realpath(errors).replace(" ", "%20"),
+                          '"uri": "file:///CHECKOUT/tests/errors/"')
         path = os.path.join(golden, name)
         if p.returncode != 1:
             failures.append("%s: exit %d, want 1" % (name, p.returncode))
@@ -87,6 +92,31 @@ def main():
             failures.append("the SARIF multitool rejects our log:\n" + msg)
         else:
             passed += 1
+    # URIs: relative to %SRCROOT% (--sarif-root), percent-encoded, never "//";
+    # outside it an absolute file:// URI; a fingerprint per result
+    d = os.path.join(work, "uris", "my dir")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(os.path.join(errors, "think_backwards.yaml"), os.path.join(d, "a b.yaml"))
+    p = subprocess.run([scc, "--check", "--diagnostics-format=sarif", "my dir//a b.yaml"], cwd=os.path.dirname(d),
+                       capture_output=True, text=True, timeout=60)
+    log = json.loads(p.stdout)
+    res = log["runs"][0]["results"]
+    loc = res[0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    root_uri = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    ids = {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    if loc != {"uri": "my%20dir/a%20b.yaml", "uriBaseId": "%SRCROOT%"} or \
+            root_uri != "file://" + os.path.realpath(os.path.dirname(d)).replace(" ", "%20") + "/" or \
+            not all(r["ruleId"] in ids and len(r["partialFingerprints"]["sccFinding/v1"]) == 16 for r in res):
+        failures.append("SARIF locations: %s %s %s" % (loc, root_uri, res[0]))
+    else:
+        passed += 1
+    p = subprocess.run([scc, "--check", "--diagnostics-format=sarif", "--sarif-root", d, os.path.join(errors,
+                        "think_backwards.yaml")], capture_output=True, text=True, timeout=60)
+    loc = json.loads(p.stdout)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    if loc != {"uri": "file://" + os.path.realpath(os.path.join(errors, "think_backwards.yaml"))}:
+        failures.append("a file outside %%SRCROOT%%: %s" % loc)
+    else:
+        passed += 1
     for f in failures:
         print("FAIL " + f)
     print("%d passed, %d failed" % (passed, len(failures)))

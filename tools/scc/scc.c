@@ -46,17 +46,102 @@
 enum { MAX_SOURCE = 64 << 20 };
 enum { DF_TEXT, DF_JSON, DF_SARIF };
 
-/* SARIF results of every file, printed as one log at the end. */
+/* ---- SARIF (--diagnostics-format=sarif): one log of every file ----
+**
+** What GitHub code scanning asks of it (docs/check.md, "SARIF"): a rule per
+** kind of diagnostic, each with a name, descriptions, help (text and
+** markdown), a help URI into docs/check.md and a default level; locations
+** relative to %SRCROOT% (--sarif-root, default the current folder),
+** percent-encoded, with the base in originalUriBaseIds (a file outside it
+** is a file:// URI); a fingerprint per result that survives moved lines. */
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
 static Buf sarif;
 static size_t sarif_n;
+static char sarif_root[PATH_MAX];   /* realpath of --sarif-root, no trailing '/' */
 
-/* One SARIF result per diagnostic; a note becomes a related location of
-** the result before it. */
+#ifndef SCC_DOCS_URL
+#define SCC_DOCS_URL ""
+#endif
+/* docs/check.md where the build says docs/ is published, else the manual page */
+static const char *docs_uri(void)
+{
+    static char uri[1024];
+    if (!uri[0])
+        snprintf(uri, sizeof uri, "%s", SCC_DOCS_URL[0] ? SCC_DOCS_URL "/check.md" : "man:scc(1)");
+    return uri;
+}
+
+static const struct SarifRule {
+    const char *code, *name, *level, *text;
+} SARIF_RULES[] = {
+    { "syntax", "Syntax", "error", "The file is not well-formed YAML or JSON (or JSON Lines), so nothing in it can be read." },
+    { "rules", "Rules", "error", "A rules block is wrong: a condition that does not parse, an unknown operator, a symbol of "
+                                 "the wrong type (docs/rules.md)." },
+    { "scenario", "Scenario", "error", "The scenario breaks its format's schema or timing: an unknown event or key where "
+                                       "none is allowed, a missing or mistyped field, a time that goes backwards, a bad "
+                                       "reference between events." },
+    { "reference", "Reference", "error", "A file the scenario references (repo.dir, a patch, an image, a terminalRef, a "
+                                         "policy) is missing, too large, or leaves the scenario's folder." },
+    { "duplicate-name", "DuplicateName", "error", "Two scenarios have one name: packs and scvm tell scenarios apart by "
+                                                  "name, so scc --pack refuses them." },
+#define X(name, text) { name, name, "warning", "Warning -W" name ": " text "; -Wno-" name " turns it off." },
+    SCC_WARNINGS(X)
+#undef X
+};
+
+static size_t sarif_rule(const char *code)
+{
+    for (size_t i = 0; i < sizeof SARIF_RULES / sizeof SARIF_RULES[0]; i++)
+        if (code && strcmp(SARIF_RULES[i].code, code) == 0)
+            return i;
+    return 2;   /* "scenario": what the front ends check */
+}
+
+/* The artifact location of a path: relative to %SRCROOT% when beneath it,
+** else an absolute file:// URI; percent-encoded (RFC 3986: unreserved
+** characters and '/' as they are), never a "//" inside. */
+static void sarif_uri(Buf *b, const char *file)
+{
+    char real[PATH_MAX];
+    const char *p = file, *base = NULL;
+    if (realpath(file, real)) {
+        size_t n = strlen(sarif_root);
+        if (n && strncmp(real, sarif_root, n) == 0 && real[n] == '/')
+            p = real + n + 1, base = "%SRCROOT%";
+        else
+            p = real;
+    }
+    Buf u;
+    buf_init(&u);
+    if (!base && p[0] == '/')
+        buf_puts(&u, "file://");
+    for (const char *c = p; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch == '/' && (c[1] == '/' || (c == p && base)))
+            continue;
+        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
+            buf_putc(&u, (char)ch);
+        else
+            buf_printf(&u, "%%%02X", ch);
+    }
+    buf_puts(b, "{\"uri\":");
+    buf_json_str(b, u.data ? (const char *)u.data : "", u.len);
+    if (base)
+        buf_puts(b, ",\"uriBaseId\":\"%SRCROOT%\"");
+    buf_putc(b, '}');
+    buf_fini(&u);
+}
+
 static void sarif_physical(Buf *b, const Diag *g)
 {
-    buf_puts(b, "{\"artifactLocation\":{\"uri\":");
-    buf_json_str(b, g->file ? g->file : "", g->file ? strlen(g->file) : 0);
-    buf_putc(b, '}');
+    buf_puts(b, "{\"artifactLocation\":");
+    sarif_uri(b, g->file ? g->file : "");
     if (g->line)
         buf_printf(b, ",\"region\":{\"startLine\":%u,\"startColumn\":%u}", g->line, g->col ? g->col : 1);
     buf_putc(b, '}');
@@ -68,21 +153,26 @@ static void sarif_add(const Diags *d)
         const Diag *g = &d->v[i];
         if (g->level == DIAG_NOTE)
             continue;
+        size_t r = sarif_rule(g->code);
         buf_puts(&sarif, sarif_n++ ? ",\n    " : "\n    ");
-        buf_puts(&sarif, "{\"ruleId\":");
-        const char *rule = g->flag ? g->flag : "error";
-        buf_json_str(&sarif, rule, strlen(rule));
-        buf_printf(&sarif, ",\"level\":\"%s\",\"message\":{\"text\":",
-                   g->level == DIAG_ERROR ? "error" : "warning");
+        buf_printf(&sarif, "{\"ruleId\":\"scc/%s\",\"ruleIndex\":%zu", SARIF_RULES[r].code, r);
+        buf_printf(&sarif, ",\"level\":\"%s\",\"message\":{\"text\":", g->level == DIAG_ERROR ? "error" : "warning");
         buf_json_str(&sarif, g->msg, strlen(g->msg));
         buf_puts(&sarif, "},\"locations\":[{\"physicalLocation\":");
         sarif_physical(&sarif, g);
         buf_puts(&sarif, "}]");
+        /* the rule, the file and the message: the same finding after lines move */
+        Buf key;
+        buf_init(&key);
+        buf_printf(&key, "%s\n%s\n%s", SARIF_RULES[r].code, g->file ? base_name(g->file) : "", g->msg);
+        buf_printf(&sarif, ",\"partialFingerprints\":{\"sccFinding/v1\":\"%016llx\"}",
+                   (unsigned long long)XXH64(key.data ? key.data : (const unsigned char *)"", key.len, 0));
+        buf_fini(&key);
         size_t k = i + 1;
         if (k < d->n && d->v[k].level == DIAG_NOTE) {
             buf_puts(&sarif, ",\"relatedLocations\":[");
             for (; k < d->n && d->v[k].level == DIAG_NOTE; k++) {
-                buf_puts(&sarif, k > i + 1 ? ",{\"message\":{\"text\":" : "{\"message\":{\"text\":");
+                buf_printf(&sarif, "%s{\"id\":%zu,\"message\":{\"text\":", k > i + 1 ? "," : "", k - i - 1);
                 buf_json_str(&sarif, d->v[k].msg, strlen(d->v[k].msg));
                 buf_puts(&sarif, "},\"physicalLocation\":");
                 sarif_physical(&sarif, &d->v[k]);
@@ -96,30 +186,51 @@ static void sarif_add(const Diags *d)
 
 static void sarif_print(FILE *f)
 {
-    static const char *const rules[][2] = {
-        { "error", "an error in a scenario" },
-        { "unknown-key", "a key the Scenario-Format does not define; it is ignored" },
-        { "deprecated", "a deprecated or non-standard spelling or feature" },
-        { "nonstandard", "a value outside the values the spec lists" },
-        { "session-start", "a sessionStart without acp.capabilities.loadSession" },
-        { "empty-scenario", "a timeline that plays nothing and checks nothing" },
-        { "tui-use-compat", "accepted here, refused or read otherwise by ptybox" },
-        { "eliza-compat", "accepted by ElizaOS, which would not do what the file says (docs/eliza.md)" },
-        { "yao-ignored", "a key or form Yao's loader ignores; scc checks what the file says (docs/yao.md)" },
-        { "empty-case", "a Yao case that checks nothing" },
-    };
     fputs("{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
           "  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
           "   \"tool\": {\"driver\": {\"name\": \"scc\", \"version\": \"" SCC_VERSION "\",\n"
-          "     \"rules\": [", f);
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        fprintf(f, "%s\n      {\"id\": \"%s\", \"shortDescription\": {\"text\": \"%s\"}}",
-                i ? "," : "", rules[i][0], rules[i][1]);
-    fputs("]}},\n   \"columnKind\": \"unicodeCodePoints\",\n   \"results\": [", f);
+          "     \"semanticVersion\": \"" SCC_VERSION "\", \"informationUri\": ", f);
+    Buf iu;
+    buf_init(&iu);
+    buf_json_str(&iu, docs_uri(), strlen(docs_uri()));
+    fprintf(f, "%.*s,\n     \"rules\": [", (int)iu.len, (const char *)iu.data);
+    for (size_t i = 0; i < sizeof SARIF_RULES / sizeof SARIF_RULES[0]; i++) {
+        const struct SarifRule *r = &SARIF_RULES[i];
+        Buf t;
+        buf_init(&t);
+        buf_json_str(&t, r->text, strlen(r->text));
+        fprintf(f, "%s\n      {\"id\": \"scc/%s\", \"name\": \"%s\", \"shortDescription\": {\"text\": %.*s},"
+                   " \"fullDescription\": {\"text\": %.*s},\n       \"help\": {\"text\": %.*s, \"markdown\": %.*s},"
+                   " \"helpUri\": %.*s%s, \"defaultConfiguration\": {\"level\": \"%s\"}}",
+                i ? "," : "", r->code, r->name, (int)t.len, (const char *)t.data, (int)t.len, (const char *)t.data,
+                (int)t.len, (const char *)t.data, (int)t.len, (const char *)t.data,
+                (int)iu.len - (SCC_DOCS_URL[0] ? 1 : 0), (const char *)iu.data, SCC_DOCS_URL[0] ? "#rules\"" : "",
+                r->level);
+        buf_fini(&t);
+    }
+    buf_fini(&iu);
+    fputs("]}},\n   \"originalUriBaseIds\": {\"%SRCROOT%\": {\"uri\": ", f);
+    Buf root;
+    buf_init(&root);
+    buf_puts(&root, "file://");
+    for (const char *c = sarif_root; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
+            buf_putc(&root, (char)ch);
+        else
+            buf_printf(&root, "%%%02X", ch);
+    }
+    buf_putc(&root, '/');
+    Buf q;
+    buf_init(&q);
+    buf_json_str(&q, (const char *)root.data, root.len);
+    fprintf(f, "%.*s}},\n", (int)q.len, (const char *)q.data);
+    buf_fini(&q);
+    buf_fini(&root);
+    fputs("   \"columnKind\": \"unicodeCodePoints\",\n   \"results\": [", f);
     fwrite(sarif.data, 1, sarif.len, f);
     fputs(sarif_n ? "\n   ]\n  }]\n}\n" : "]\n  }]\n}\n", f);
 }
-
 
 typedef struct Opts {
     const char *out;
@@ -148,6 +259,7 @@ typedef struct Opts {
     bool policy_outside;      /* --policy-outside */
     bool help, version;       /* --help, --version */
     bool only_scenarios;      /* --only-scenarios: named files chosen as a DIR's are */
+    const char *sarif_root;   /* --sarif-root DIR */
     const char **excludes;    /* --exclude GLOB */
     size_t n_excludes;
     int generate;             /* --generate=FORMAT: a CoFormat, or -1 */
@@ -173,11 +285,6 @@ static void job_fini(Job *j)
     embed_list_fini(&j->files);
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 /* "dir/x.yaml" -> "dir/x.scb" */
 static char *default_output(const char *in)
@@ -1138,6 +1245,8 @@ static const CoOpt SCC_OPTS[] = {
       "disable warning NAME (docs/check.md), one of:" SCC_WARNING_LINES },
     { "--diagnostics-format", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "text|json|sarif", C_DIAG,
       "diagnostics", "text (default), json (one object per line) or sarif\n(SARIF 2.1.0, for code scanning)" },
+    { "--sarif-root", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(sarif_root), 0, "DIR", 0, 0, 0, 0, NULL, 0, "diagnostics",
+      "the folder SARIF locations are relative to (%SRCROOT%;\ndefault: the current one, as code scanning expects)" },
     { "--color", NULL, CO_CALL, 0, 0, 0, 0, "WHEN", 0, 0, 0, 0, "auto|always|never", C_COLOR, "diagnostics",
       "auto (on a terminal; NO_COLOR, TERM=dumb, FORCE_COLOR and\nCLICOLOR_FORCE are heeded: docs/check.md), always or never" },
     { "--help", "-h", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_HELP, "other", "this text" },
@@ -1293,6 +1402,13 @@ int main(int argc, char **argv)
         symtab_merge_missing(&o.syms, &es);
         symtab_fini(&es);
     }
+    if (!realpath(o.sarif_root ? o.sarif_root : ".", sarif_root)) {
+        fprintf(stderr, "scc: --sarif-root %s: %s\n", o.sarif_root ? o.sarif_root : ".", strerror(errno));
+        status = o.sarif_root ? SC_USAGE : SC_IO;
+        goto out;
+    }
+    if (strcmp(sarif_root, "/") == 0)
+        sarif_root[0] = 0;
     o.opts_hash = options_hash(argc, argv);
     if (o.pack && !o.out) {
         fputs("scc: --pack needs -o FILE\n", stderr);
@@ -1521,6 +1637,7 @@ int main(int argc, char **argv)
     ** second located, the first in a note */
     Diags dup;
     diags_init(&dup);
+    dup.code = "duplicate-name";
     for (size_t k = 1; k < n_named; k++)
         for (size_t j = 0; j < k; j++) {
             if (strcmp(named[j].name, named[k].name) != 0)
