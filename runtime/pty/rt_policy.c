@@ -4,7 +4,6 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,15 +277,6 @@ static void strs_free(char **v)
     sc_free(v);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void pty_policy_fini(PtyPolicy *p)
 {
     free(p->json);
@@ -294,7 +284,7 @@ void pty_policy_fini(PtyPolicy *p)
     strs_free(p->envp);
     sandbox_free(p->sbx);
     if (p->sbx_tmp[0])
-        nftw(p->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(p->sbx_tmp);
     memset(p, 0, sizeof *p);
 }
 

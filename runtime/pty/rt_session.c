@@ -14,7 +14,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
 #include "formats/cond.h"
@@ -136,15 +136,6 @@ static const char *jstr(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
 }
 
 /* The checks of rt_policy.c, with the driver's default when the caller
@@ -738,7 +729,7 @@ void scc_session_close(scc_session *s)
     pty_screen_free(s->scr);
     sandbox_free(s->sbx);
     if (s->sbx_tmp[0])
-        nftw(s->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(s->sbx_tmp);
     free(s->policy);
     buf_fini(&s->outq);
     buf_fini(&s->delta);
