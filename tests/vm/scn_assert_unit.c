@@ -301,6 +301,13 @@ static void test_git(void)
     EXPECT("{\"git\": {\"commit\": {\"messageContains\": \"\"}}}", 1, 0, 0, NULL);
     EXPECT("{\"git\": {\"commit\": {\"messageContains\": \"other\"}}}", 0, 1, 0,
            "git.commit: the last commit message does not contain 'other'");
+    /* git's stderr is not the message (GIT_TRACE writes its trace there):
+    ** the one runner gives this check stdout alone. */
+    setenv("GIT_TRACE", "1", 1);
+    EXPECT("{\"git\": {\"commit\": {\"messageContains\": \"trace: \"}}}", 0, 1, 0,
+           "git.commit: the last commit message does not contain 'trace: '");
+    EXPECT("{\"git\": {\"commit\": {\"messageContains\": \"seed comm\"}}}", 1, 0, 0, NULL);
+    unsetenv("GIT_TRACE");
 }
 
 /* The agentEdits rule (runtime/scn_edit.c): the last rm lines go, the add
