@@ -37,13 +37,13 @@ static bool is_root_like(const char *p)
     return home && *home && realpath(home, hp) && strcmp(q, hp) == 0;
 }
 
-static bool jbool(const cJSON *o, const char *key, bool dflt)
+bool pty_jbool(const cJSON *o, const char *key, bool dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
+const char *pty_jstr(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -165,8 +165,8 @@ static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(pol, "artifacts");
     if (ar && !cJSON_IsNull(ar) && !cJSON_IsObject(ar))
         return diag_errf(err, n, PTY_E_POLICY_DENIED, "artifacts must be an object");
-    bool enabled = jbool(ar, "enabled", false);
-    const char *adir = jstr(ar, "dir");
+    bool enabled = pty_jbool(ar, "enabled", false);
+    const char *adir = pty_jstr(ar, "dir");
     char nadir[PATH_MAX] = "";
     if (enabled) {
         if (!adir || !adir[0])
@@ -178,7 +178,7 @@ static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w
                         "artifacts.dir '%.200s' is not inside fs.allowed_write (after resolving '..' and links)", adir);
     }
     const char *cli = w ? w->artifacts : NULL;
-    if (jbool(pol, "fs_strict_write", false) && !jbool(pol, "fs_write_unsafe_ack", false)) {
+    if (pty_jbool(pol, "fs_strict_write", false) && !pty_jbool(pol, "fs_write_unsafe_ack", false)) {
         const char *why = sandbox_on ? "the sandbox's temporary folder (the program's TMPDIR)"
                           : enabled  ? "artifacts.enabled"
                           : cli      ? "--artifacts"
@@ -193,7 +193,7 @@ static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w
         if (cli) {
             snprintf(dir, dn, "%s", cli);
         } else if (enabled) {
-            if (!jbool(ar, "overwrite", false) && dir_has_entries(nadir))
+            if (!pty_jbool(ar, "overwrite", false) && dir_has_entries(nadir))
                 return diag_errf(err, n, PTY_E_POLICY_DENIED,
                             "artifacts.dir '%.200s' holds files and artifacts.overwrite is not true", adir);
             snprintf(dir, dn, "%s", nadir);
@@ -210,7 +210,7 @@ PtyErr pty_policy_writes(const char *policy_json, const PtyWrites *writes, char 
         cJSON_Delete(pol);
         return diag_errf(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
     }
-    const char *sb = jstr(pol, "sandbox");
+    const char *sb = pty_jstr(pol, "sandbox");
     bool no_writes;
     PtyErr rc = writes_check(pol, !(sb && strcmp(sb, "none") == 0), writes, dir, dn, &no_writes, err, n);
     cJSON_Delete(pol);
@@ -346,16 +346,16 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     const cJSON *pol = *tree, *ver = cJSON_GetObjectItemCaseSensitive(pol, "policy_version");
     if (!cJSON_IsNumber(ver) || ver->valuedouble != 4)
         return diag_errf(err, n, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
-    const char *sb = jstr(pol, "sandbox"), *net = jstr(pol, "network");
+    const char *sb = pty_jstr(pol, "sandbox"), *net = pty_jstr(pol, "network");
     if (sb && strcmp(sb, "none") != 0 && strcmp(sb, "seatbelt") != 0)
         return diag_errf(err, n, PTY_E_POLICY_DENIED, "sandbox must be 'seatbelt' or 'none', not '%.60s'", sb);
     if (net && strcmp(net, "disabled") != 0 && strcmp(net, "enabled") != 0)
         return diag_errf(err, n, PTY_E_POLICY_DENIED, "network must be 'disabled' or 'enabled', not '%.60s'", net);
     p->none = sb && strcmp(sb, "none") == 0;
-    bool ack = jbool(pol, "sandbox_unsafe_ack", false), net_on = net && strcmp(net, "enabled") == 0;
+    bool ack = pty_jbool(pol, "sandbox_unsafe_ack", false), net_on = net && strcmp(net, "enabled") == 0;
     if (p->none && !ack)
         return diag_errf(err, n, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
-    if ((p->none || net_on) && !jbool(pol, "network_unsafe_ack", false))
+    if ((p->none || net_on) && !pty_jbool(pol, "network_unsafe_ack", false))
         return diag_errf(err, n, PTY_E_POLICY_DENIED,
                     p->none ? "without a sandbox the network policy cannot be enforced: network_unsafe_ack must be true"
                             : "network: enabled needs network_unsafe_ack: true");
@@ -375,7 +375,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
             return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
                         k < nr ? "allowed_read" : "allowed_write", path);
     }
-    if (nw > 0 && !jbool(pol, "fs_write_unsafe_ack", false))
+    if (nw > 0 && !pty_jbool(pol, "fs_write_unsafe_ack", false))
         return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
     /* fs.working_dir: absolute and inside an allowed root, after '..' and
     ** links are resolved; it is the program's folder when the run gives
@@ -395,7 +395,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     PtyErr wrc = writes_check(pol, !p->none, cfg->writes, p->artifacts, sizeof p->artifacts, &p->no_writes, err, n);
     if (wrc != PTY_E_OK)
         return wrc;
-    bool shell_ok = jbool(ex, "allow_shell", false);
+    bool shell_ok = pty_jbool(ex, "allow_shell", false);
 
     /* The command, on resolved paths. */
     char rexe[PATH_MAX], ra[PATH_MAX];
@@ -447,7 +447,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     p->envp = sc_calloc(1, sizeof *p->envp);
     if (!p->envp)
         return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
-    if (!env || jbool(env, "inherit", false)) {
+    if (!env || pty_jbool(env, "inherit", false)) {
         for (char **e = environ; *e; e++) {
             const char *eq = strchr(*e, '=');
             for (int i = 0; eq && i < nal; i++)

@@ -114,18 +114,6 @@ static void uuid4(char out[40])
              r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
 }
 
-static bool jbool(const cJSON *o, const char *key, bool dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The checks of rt_policy.c, with the driver's default when the caller
 ** gives no policy. */
 static int plan(const scc_session_config *cfg, PtyPolicy *p, char *err, size_t n)
@@ -491,7 +479,7 @@ int scc_session_idle(scc_session *s, int fd, int timeout_ms, int settle_ms)
 static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
 {
     memset(c, 0, sizeof *c);
-    const char *type = jstr(v, "type");
+    const char *type = pty_jstr(v, "type");
     const char *needs, *opt;
     if (!cJSON_IsObject(v) || !type) {
         snprintf(msg, n, "a condition is an object with a 'type'");
@@ -519,12 +507,12 @@ static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
         const cJSON *a, *b;
         switch (*f) {
         case 't':
-            c->text = jstr(pl, "text");
+            c->text = pty_jstr(pl, "text");
             c->text_len = c->text ? strlen(c->text) : 0;
             ok = c->text != NULL;
             break;
         case 'p': {
-            const char *pat = jstr(pl, "pattern");
+            const char *pat = pty_jstr(pl, "pattern");
             char e[160];
             if (!pat) {
                 ok = false;
@@ -570,7 +558,7 @@ static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
             }
             break;
         case 'o':
-            c->on = jbool(pl, "on", true);
+            c->on = pty_jbool(pl, "on", true);
             break;
         default:
             break;
