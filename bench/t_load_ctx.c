@@ -16,14 +16,7 @@
 #include "common/sc_alloc.h"
 #include "formats/bc_write.h"
 
-static int failures;
-#define CHECK(c)                                                              \
-    do {                                                                      \
-        if (!(c)) {                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "tests/check.h"
 
 /* A small program: n STATUS/THINK ops with distinct strings. */
 static unsigned char *build(int n, size_t *len)

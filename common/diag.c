@@ -225,3 +225,14 @@ void diags_print_json(const Diags *d, FILE *out)
     }
     buf_fini(&b);
 }
+
+int diag_errf(char *err, size_t cap, int code, const char *fmt, ...)
+{
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}

@@ -67,4 +67,9 @@ void diags_print(const Diags *d, FILE *out, const DiagPrintOpts *o);
 /* One JSON object per line per diagnostic. */
 void diags_print_json(const Diags *d, FILE *out);
 
+/* Formats a message into err (cap bytes; nothing when err is NULL or cap
+** is 0) and returns code: the one "fill the caller's error buffer" for the
+** libraries that report an error as a code and a text. */
+int diag_errf(char *err, size_t cap, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

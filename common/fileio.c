@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700     /* nftw */
 #define _DEFAULT_SOURCE 1     /* syscall(2): openat2 */
 #include "fileio.h"
+#include "fnv1a.h"
 #include "sc_alloc.h"
 
 #include <dirent.h>
@@ -297,9 +298,7 @@ static void sweep_once(const char *path)
         snprintf(dir, sizeof dir, "%.*s", sl == path ? 1 : (int)(sl - path), path);
     else
         return;
-    unsigned long long h = 1469598103934665603ull;
-    for (const char *c = dir; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    unsigned long long h = fnv1a64(dir, strlen(dir));
     while (atomic_flag_test_and_set(&lock))
         ;
     bool known = false;

@@ -16,6 +16,7 @@
 #include "yaml_tree.h"
 
 #include "common/buf.h"
+#include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
 
@@ -130,14 +131,6 @@ static bool push(Parser *p, const YNode *n)
     }
     p->stack[p->sp++] = *n;
     return true;
-}
-
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
 }
 
 /* The intern table's hash: 8 bytes a step, as texts are short (FNV-1a,
@@ -533,7 +526,7 @@ static void attach(Parser *p, const YNode *n)
 
 static uint32_t hash_key(const YNode *k)
 {
-    return hash_bytes(k->u.s, k->n);
+    return fnv1a32(k->u.s, k->n);
 }
 
 static bool same_key(const YNode *a, const YNode *b)

@@ -508,14 +508,15 @@ int rt_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *o
     return rt_proc_run_env(argv, NULL, dir, timeout_ms, out, max_out, res);
 }
 
-int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
-                    size_t max_out, RtProcResult *res)
+/* stderr_too: stderr joins stdout in out; false: stderr goes to /dev/null. */
+static int run(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
+               size_t max_out, bool stderr_too, RtProcResult *res)
 {
     memset(res, 0, sizeof *res);
     int op[2] = { -1, -1 };
     if (out && pipe2(op, O_CLOEXEC) != 0)
         return -1;
-    RtProcSpawn sp = { .argv = argv, .envp = envp, .cwd = dir, .fd0 = -1, .fd1 = op[1], .fd2 = op[1] };
+    RtProcSpawn sp = { .argv = argv, .envp = envp, .cwd = dir, .fd0 = -1, .fd1 = op[1], .fd2 = stderr_too ? op[1] : -1 };
     int e = 0;
     RtProc *p = rt_proc_spawn(&sp, &e);
     if (op[1] >= 0)
@@ -585,4 +586,16 @@ int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, uns
     if (op[0] >= 0)
         close(op[0]);
     return out && out->oom ? -1 : 0;
+}
+
+int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
+                    size_t max_out, RtProcResult *res)
+{
+    return run(argv, envp, dir, timeout_ms, out, max_out, true, res);
+}
+
+int rt_proc_run_stdout(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, size_t max_out,
+                       RtProcResult *res)
+{
+    return run(argv, NULL, dir, timeout_ms, out, max_out, false, res);
 }

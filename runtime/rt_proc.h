@@ -1,7 +1,9 @@
 /* rt_proc.h - running a command so that nothing it starts outlives it.
 **
 ** Every command a run starts (the mock agent's runCmd, an ElizaOS code
-** step, a judge's command, an ACP agent under test) goes through here.  It
+** step, a judge's command, an ACP agent under test, the PTY target's
+** workspace helpers, the git of a Scenario-Format assert) goes through
+** here: it is the one "run a command with a timeout".  It
 ** runs under a small init of ours:
 **
 **     scvm --> init --fork--> program --> ... (daemons, setsid -f, ...)
@@ -98,5 +100,9 @@ int rt_proc_run(char *const argv[], const char *dir, unsigned timeout_ms, Buf *o
 /* The same with the environment envp (NULL: scvm's). */
 int rt_proc_run_env(char *const argv[], char *const envp[], const char *dir, unsigned timeout_ms, Buf *out,
                     size_t max_out, RtProcResult *res);
+/* The same with stdout alone in out, stderr to /dev/null: for a command
+** whose output is read as data (scn_assert's `git log`), not shown. */
+int rt_proc_run_stdout(char *const argv[], const char *dir, unsigned timeout_ms, Buf *out, size_t max_out,
+                       RtProcResult *res);
 
 #endif

@@ -7,26 +7,19 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
-
-extern char **environ;
+#include "runtime/rt_proc.h"
 
 /* JSON files and git output larger than this fail the check. */
 #define ASSERT_FILE_MAX ((size_t)64 << 20)
 #define GIT_OUT_MAX ((size_t)1 << 20)
-enum { GIT_TIMEOUT_S = 10 };
+enum { GIT_TIMEOUT_MS = 10000 };
 
 static const char *str_of(const BcProgram *p, const BcVal *v, size_t *len)
 {
@@ -343,68 +336,31 @@ static void json_check(const BcProgram *p, const BcVal *json, const char *root, 
 
 /* ---- git ---- */
 
-/* Reads the child's output into out, at most GIT_OUT_MAX bytes and
-** GIT_TIMEOUT_S seconds; kills it past either bound.  Returns 0 or an errno. */
-static int read_bounded(int fd, pid_t pid, Buf *out)
-{
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    char b[4096];
-    for (;;) {
-        struct pollfd pf = { fd, POLLIN, 0 };
-        int r = poll(&pf, 1, 1000);
-        struct timespec t1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (t1.tv_sec - t0.tv_sec > GIT_TIMEOUT_S) {
-            kill(pid, SIGKILL);
-            return ETIMEDOUT;
-        }
-        if (r <= 0)
-            continue;
-        ssize_t n = read(fd, b, sizeof b);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        if (out->len + (size_t)n > GIT_OUT_MAX) {
-            kill(pid, SIGKILL);
-            return EFBIG;
-        }
-        buf_put(out, b, (size_t)n);
-    }
-}
-
-/* Runs `git -C root log -1 --format=%B` (git from PATH); returns 0 and the
-** message in out, or an errno (ENOENT: no repository or no commit). */
+/* Runs `git -C root log -1 --format=%B` (git from PATH; stderr dropped)
+** on the one runner (rt_proc.h: killed with everything it started past
+** GIT_TIMEOUT_MS or GIT_OUT_MAX bytes); returns 0 and the message in out,
+** or an errno (ENOENT: no git, no repository or no commit). */
 static int git_last_message(const char *root, Buf *out)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return errno;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
     char *argv[] = { "git", "-C", (char *)(root && root[0] ? root : "."), "log", "-1", "--format=%B", NULL };
-    pid_t pid;
-    int e = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (e) {
-        close(fds[0]);
-        return e;
+    RtProcResult r;
+    if (rt_proc_run_stdout(argv, NULL, GIT_TIMEOUT_MS, out, GIT_OUT_MAX, &r) != 0)
+        return out->oom ? 0 : errno;    /* out->oom: the caller's message */
+    if (r.dropped)
+        return EFBIG;
+    switch (r.end) {
+    case RT_PROC_EXITED:
+        return r.code == 0 ? 0 : ENOENT;
+    case RT_PROC_SIGNALED:
+        return ENOENT;
+    case RT_PROC_TIMEOUT:
+        return ETIMEDOUT;
+    case RT_PROC_CANCELLED:
+        return EINTR;
+    case RT_PROC_FAILED:
+        return r.code;
     }
-    e = read_bounded(fds[0], pid, out);
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!e && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-        e = ENOENT;
-    return e;
+    return ENOENT;
 }
 
 static bool contains(const unsigned char *h, size_t hn, const char *n, size_t nn)

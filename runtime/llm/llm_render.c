@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fnv1a.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "runtime/rt_clock.h"
@@ -30,22 +31,12 @@ uint64_t llm_scale(uint64_t t, double speed)
 
 /* ---- ids ---- */
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static uint64_t fnv_u64(uint64_t h, uint64_t v)
 {
     unsigned char b[8];
     for (int i = 0; i < 8; i++)
         b[i] = (unsigned char)(v >> (8 * i));
-    return fnv(h, b, 8);
+    return fnv1a64_more(h, b, 8);
 }
 
 static const char ALNUM[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -69,9 +60,9 @@ static void fill_chars(char *out, size_t n, uint64_t h, const char *alpha, unsig
 void llm_make_id(char *out, size_t cap, const char *prefix, size_t n,
                  const char *scenario, const char *kind, uint64_t a, uint64_t b)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    h = fnv(h, scenario, strlen(scenario) + 1);
-    h = fnv(h, kind, strlen(kind) + 1);
+    uint64_t h = FNV1A64_INIT;
+    h = fnv1a64_more(h, scenario, strlen(scenario) + 1);
+    h = fnv1a64_more(h, kind, strlen(kind) + 1);
     h = fnv_u64(fnv_u64(h, a), b);
     size_t pl = strlen(prefix);
     if (cap == 0)
@@ -529,7 +520,7 @@ static void anth_signature(R *x, uint64_t h, JsonW *w)
     ** scenario, response and thinking text, so a client can check it. */
     sig[0] = 'E';
     sig[1] = 'q';
-    fill_chars(sig + 2, 94, fnv(h, x->s->name, strlen(x->s->name)), B64, 64);
+    fill_chars(sig + 2, 94, fnv1a64_more(h, x->s->name, strlen(x->s->name)), B64, 64);
     sig[96] = 0;
     jw_key(w, "signature");
     jw_str(w, sig, 96);
@@ -567,7 +558,7 @@ static void anth_close(R *x, AnthBlocks *b)
 
 static uint64_t sig_seed(const R *x, int index)
 {
-    return fnv_u64(fnv_u64(0xcbf29ce484222325ULL, x->ri), (uint64_t)index);
+    return fnv_u64(fnv_u64(FNV1A64_INIT, x->ri), (uint64_t)index);
 }
 
 static const char *anth_stop_reason(const R *x)
@@ -632,7 +623,7 @@ static void anth_message_obj(R *x, JsonW *w, bool whole_msg)
         const BcStr *t = sstr(x, in->a[0]);
         jw_str_part(w, t->s, t->len);
         if (kind == BLK_THINK)
-            h = fnv(h, t->s, t->len);
+            h = fnv1a64_more(h, t->s, t->len);
     }
     for (uint32_t k = 0; k < n_calls(x); k++) {
         char id[64];
@@ -717,7 +708,7 @@ static int anth_stream(R *x)
         jw_end(&w);
         ev_end(x);
         if (think)
-            b.sig_hash = fnv(b.sig_hash, txt->s, txt->len);
+            b.sig_hash = fnv1a64_more(b.sig_hash, txt->s, txt->len);
         flush(x, t);
     }
     uint64_t end = x->r->dur;

@@ -41,6 +41,20 @@ static LlmResp *new_resp(LlmResp **arr, uint32_t *n, uint32_t *cap)
     return r;
 }
 
+/* A response starting at in: where its steps, tools, edits begin, and the
+** asserts pending since the last one (from pending0 to n_asserts) as its. */
+static void resp_open(LlmResp *r, const BcInsn *in, uint32_t step0, uint32_t tool0, uint32_t edit0,
+                      uint32_t pending0, uint32_t n_asserts)
+{
+    r->t0 = in->t;
+    r->step0 = step0;
+    r->tool0 = tool0;
+    r->edit0 = edit0;
+    r->assert0 = pending0;
+    r->n_asserts = n_asserts - pending0;
+    r->line = in->line;
+}
+
 static bool meta_get(const LlmScript *s, const LlmResp *r, const char *key, BcVal *out);
 
 const char *llm_fault_name(LlmFault f)
@@ -110,15 +124,9 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
                 ok = false;
                 break;
             }
-            r->t0 = in->t;
+            resp_open(r, in, steps.n, tools.n, edits.n, pending0, asserts.n);
             r->meta = in->a[0];
             r->has_meta = bc_val(prog, in->a[0]).tag == BC_V_MAP;
-            r->step0 = steps.n;
-            r->tool0 = tools.n;
-            r->edit0 = edits.n;
-            r->assert0 = pending0;
-            r->n_asserts = asserts.n - pending0;
-            r->line = in->line;
             pending0 = asserts.n;
             cur = n - 1;
             attach = -1;
@@ -140,13 +148,7 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
                     ok = false;
                     break;
                 }
-                r->t0 = in->t;
-                r->step0 = steps.n;
-                r->tool0 = tools.n;
-                r->edit0 = edits.n;
-                r->assert0 = pending0;
-                r->n_asserts = asserts.n - pending0;
-                r->line = in->line;
+                resp_open(r, in, steps.n, tools.n, edits.n, pending0, asserts.n);
                 pending0 = asserts.n;
                 attach = n - 1;
             }

@@ -346,6 +346,17 @@ static Session *session_retire(LlmServer *s)
     return v;
 }
 
+/* se, emptied, as a new session key of scenario sc, just used. */
+static Session *session_start(LlmServer *s, Session *se, const char *key, uint32_t sc)
+{
+    memset(se, 0, sizeof *se);
+    memcpy(se->key, key, strlen(key) + 1);
+    se->sc = sc;
+    se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
+    se->used = ++s->clock;
+    return se;
+}
+
 static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool create)
 {
     for (size_t i = 0; i < s->n_sess; i++)
@@ -355,15 +366,8 @@ static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool cre
         }
     if (!create)
         return NULL;
-    if (s->n_sess >= MAX_SESSIONS) {
-        Session *se = session_retire(s);
-        memset(se, 0, sizeof *se);
-        memcpy(se->key, key, strlen(key) + 1);
-        se->sc = sc;
-        se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
-        se->used = ++s->clock;
-        return se;
-    }
+    if (s->n_sess >= MAX_SESSIONS)
+        return session_start(s, session_retire(s), key, sc);
     if (s->n_sess == s->cap_sess) {
         size_t c = s->cap_sess ? s->cap_sess * 2 : 8;
         Session *ns = sc_realloc(s->sess, c * sizeof *ns);
@@ -372,13 +376,7 @@ static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool cre
         s->sess = ns;
         s->cap_sess = c;
     }
-    Session *se = &s->sess[s->n_sess++];
-    memset(se, 0, sizeof *se);
-    memcpy(se->key, key, strlen(key) + 1);
-    se->sc = sc;
-    se->prof = s->o.n_profiles == 1 ? 0 : s->o.n_profiles ? -2 : -1;
-    se->used = ++s->clock;
-    return se;
+    return session_start(s, &s->sess[s->n_sess++], key, sc);
 }
 
 static Session *session_bound(LlmServer *s, const char *key)

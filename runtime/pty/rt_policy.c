@@ -4,14 +4,13 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/diag.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
@@ -20,18 +19,6 @@
 extern char **environ;
 
 enum { MAX_LIST = 64 };
-
-static PtyErr fail(char *err, size_t n, PtyErr code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static PtyErr fail(char *err, size_t n, PtyErr code, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err, size_t n);
 
@@ -50,13 +37,13 @@ static bool is_root_like(const char *p)
     return home && *home && realpath(home, hp) && strcmp(q, hp) == 0;
 }
 
-static bool jbool(const cJSON *o, const char *key, bool dflt)
+bool pty_jbool(const cJSON *o, const char *key, bool dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
+const char *pty_jstr(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -174,24 +161,24 @@ static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w
     const char *wr[MAX_LIST];
     int nw = jlist(fs, "allowed_write", wr);
     if (nw < 0)
-        return fail(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(pol, "artifacts");
     if (ar && !cJSON_IsNull(ar) && !cJSON_IsObject(ar))
-        return fail(err, n, PTY_E_POLICY_DENIED, "artifacts must be an object");
-    bool enabled = jbool(ar, "enabled", false);
-    const char *adir = jstr(ar, "dir");
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "artifacts must be an object");
+    bool enabled = pty_jbool(ar, "enabled", false);
+    const char *adir = pty_jstr(ar, "dir");
     char nadir[PATH_MAX] = "";
     if (enabled) {
         if (!adir || !adir[0])
-            return fail(err, n, PTY_E_POLICY_DENIED, "artifacts.enabled needs artifacts.dir");
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "artifacts.enabled needs artifacts.dir");
         if (adir[0] != '/')
-            return fail(err, n, PTY_E_POLICY_DENIED, "artifacts.dir: '%.200s' is not an absolute path", adir);
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "artifacts.dir: '%.200s' is not an absolute path", adir);
         if (!norm_path(adir, nadir, sizeof nadir) || !beneath_any(nadir, wr, nw))
-            return fail(err, n, PTY_E_POLICY_DENIED,
+            return diag_errf(err, n, PTY_E_POLICY_DENIED,
                         "artifacts.dir '%.200s' is not inside fs.allowed_write (after resolving '..' and links)", adir);
     }
     const char *cli = w ? w->artifacts : NULL;
-    if (jbool(pol, "fs_strict_write", false) && !jbool(pol, "fs_write_unsafe_ack", false)) {
+    if (pty_jbool(pol, "fs_strict_write", false) && !pty_jbool(pol, "fs_write_unsafe_ack", false)) {
         const char *why = sandbox_on ? "the sandbox's temporary folder (the program's TMPDIR)"
                           : enabled  ? "artifacts.enabled"
                           : cli      ? "--artifacts"
@@ -199,15 +186,15 @@ static PtyErr writes_check(const cJSON *pol, bool sandbox_on, const PtyWrites *w
                                          : NULL;
         *no_writes = why != NULL;
         if (why)
-            return fail(err, n, PTY_E_POLICY_DENIED,
+            return diag_errf(err, n, PTY_E_POLICY_DENIED,
                         "fs_strict_write: %s is a write, and fs_write_unsafe_ack is not true", why);
     }
     if (w && w->resolve) {
         if (cli) {
             snprintf(dir, dn, "%s", cli);
         } else if (enabled) {
-            if (!jbool(ar, "overwrite", false) && dir_has_entries(nadir))
-                return fail(err, n, PTY_E_POLICY_DENIED,
+            if (!pty_jbool(ar, "overwrite", false) && dir_has_entries(nadir))
+                return diag_errf(err, n, PTY_E_POLICY_DENIED,
                             "artifacts.dir '%.200s' holds files and artifacts.overwrite is not true", adir);
             snprintf(dir, dn, "%s", nadir);
         }
@@ -221,9 +208,9 @@ PtyErr pty_policy_writes(const char *policy_json, const PtyWrites *writes, char 
     cJSON *pol = cJSON_Parse(policy_json ? policy_json : "");
     if (!cJSON_IsObject(pol)) {
         cJSON_Delete(pol);
-        return fail(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
+        return diag_errf(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
     }
-    const char *sb = jstr(pol, "sandbox");
+    const char *sb = pty_jstr(pol, "sandbox");
     bool no_writes;
     PtyErr rc = writes_check(pol, !(sb && strcmp(sb, "none") == 0), writes, dir, dn, &no_writes, err, n);
     cJSON_Delete(pol);
@@ -278,15 +265,6 @@ static void strs_free(char **v)
     sc_free(v);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void pty_policy_fini(PtyPolicy *p)
 {
     free(p->json);
@@ -294,7 +272,7 @@ void pty_policy_fini(PtyPolicy *p)
     strs_free(p->envp);
     sandbox_free(p->sbx);
     if (p->sbx_tmp[0])
-        nftw(p->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(p->sbx_tmp);
     memset(p, 0, sizeof *p);
 }
 
@@ -357,28 +335,28 @@ PtyErr pty_policy_plan(const PtyPolicyIn *cfg, PtyPolicy *p, char *err, size_t n
 static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err, size_t n)
 {
     if (!cfg->command || !*cfg->command)
-        return fail(err, n, PTY_E_CLI_INVALID_ARG, "no command");
+        return diag_errf(err, n, PTY_E_CLI_INVALID_ARG, "no command");
     if (!pty_find_exe(cfg->command, p->exe, sizeof p->exe))
-        return fail(err, n, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", cfg->command);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "command '%s' not found or not executable", cfg->command);
     *tree = cJSON_Parse(cfg->policy_json ? cfg->policy_json : "");
     if (!cJSON_IsObject(*tree))
-        return fail(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
+        return diag_errf(err, n, PTY_E_PROTOCOL, "the policy is not a JSON object");
     if (!(p->json = cJSON_PrintUnformatted(*tree)))
-        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     const cJSON *pol = *tree, *ver = cJSON_GetObjectItemCaseSensitive(pol, "policy_version");
     if (!cJSON_IsNumber(ver) || ver->valuedouble != 4)
-        return fail(err, n, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
-    const char *sb = jstr(pol, "sandbox"), *net = jstr(pol, "network");
+        return diag_errf(err, n, PTY_E_PROTOCOL_VERSION_MISMATCH, "policy_version must be 4");
+    const char *sb = pty_jstr(pol, "sandbox"), *net = pty_jstr(pol, "network");
     if (sb && strcmp(sb, "none") != 0 && strcmp(sb, "seatbelt") != 0)
-        return fail(err, n, PTY_E_POLICY_DENIED, "sandbox must be 'seatbelt' or 'none', not '%.60s'", sb);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "sandbox must be 'seatbelt' or 'none', not '%.60s'", sb);
     if (net && strcmp(net, "disabled") != 0 && strcmp(net, "enabled") != 0)
-        return fail(err, n, PTY_E_POLICY_DENIED, "network must be 'disabled' or 'enabled', not '%.60s'", net);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "network must be 'disabled' or 'enabled', not '%.60s'", net);
     p->none = sb && strcmp(sb, "none") == 0;
-    bool ack = jbool(pol, "sandbox_unsafe_ack", false), net_on = net && strcmp(net, "enabled") == 0;
+    bool ack = pty_jbool(pol, "sandbox_unsafe_ack", false), net_on = net && strcmp(net, "enabled") == 0;
     if (p->none && !ack)
-        return fail(err, n, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
-    if ((p->none || net_on) && !jbool(pol, "network_unsafe_ack", false))
-        return fail(err, n, PTY_E_POLICY_DENIED,
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "sandbox: none needs sandbox_unsafe_ack: true");
+    if ((p->none || net_on) && !pty_jbool(pol, "network_unsafe_ack", false))
+        return diag_errf(err, n, PTY_E_POLICY_DENIED,
                     p->none ? "without a sandbox the network policy cannot be enforced: network_unsafe_ack must be true"
                             : "network: enabled needs network_unsafe_ack: true");
     const cJSON *fs = cJSON_GetObjectItemCaseSensitive(pol, "fs");
@@ -387,29 +365,29 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     int nr = jlist(fs, "allowed_read", rd), nw = jlist(fs, "allowed_write", wr);
     int ne = jlist(ex, "allowed_executables", exl);
     if (nr < 0 || nw < 0 || ne < 0)
-        return fail(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "a policy path list must hold at most %d strings", MAX_LIST);
     for (int k = 0; k < nr + nw; k++) {
         const char *path = k < nr ? rd[k] : wr[k - nr];
         if (path[0] != '/')
-            return fail(err, n, PTY_E_POLICY_DENIED, "fs.%s: '%s' is not an absolute path",
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.%s: '%s' is not an absolute path",
                         k < nr ? "allowed_read" : "allowed_write", path);
         if (is_root_like(path))
-            return fail(err, n, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.%s may not contain '%s' (a system root or home)",
                         k < nr ? "allowed_read" : "allowed_write", path);
     }
-    if (nw > 0 && !jbool(pol, "fs_write_unsafe_ack", false))
-        return fail(err, n, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
+    if (nw > 0 && !pty_jbool(pol, "fs_write_unsafe_ack", false))
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.allowed_write is not empty: fs_write_unsafe_ack must be true");
     /* fs.working_dir: absolute and inside an allowed root, after '..' and
     ** links are resolved; it is the program's folder when the run gives
     ** none. */
     const cJSON *wd = cJSON_GetObjectItemCaseSensitive(fs, "working_dir");
     if (wd && !cJSON_IsNull(wd)) {
         if (!cJSON_IsString(wd) || wd->valuestring[0] != '/')
-            return fail(err, n, PTY_E_POLICY_DENIED, "fs.working_dir must be an absolute path or null");
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "fs.working_dir must be an absolute path or null");
         if (!norm_path(wd->valuestring, p->working_dir, sizeof p->working_dir) ||
             (!beneath_any(p->working_dir, rd, nr) && !beneath_any(p->working_dir, wr, nw))) {
             p->working_dir[0] = 0;
-            return fail(err, n, PTY_E_POLICY_DENIED,
+            return diag_errf(err, n, PTY_E_POLICY_DENIED,
                         "fs.working_dir '%.200s' is not inside fs.allowed_read or fs.allowed_write (after resolving "
                         "'..' and links)", wd->valuestring);
         }
@@ -417,23 +395,23 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     PtyErr wrc = writes_check(pol, !p->none, cfg->writes, p->artifacts, sizeof p->artifacts, &p->no_writes, err, n);
     if (wrc != PTY_E_OK)
         return wrc;
-    bool shell_ok = jbool(ex, "allow_shell", false);
+    bool shell_ok = pty_jbool(ex, "allow_shell", false);
 
     /* The command, on resolved paths. */
     char rexe[PATH_MAX], ra[PATH_MAX];
     if (!realpath(p->exe, rexe))
-        return fail(err, n, PTY_E_POLICY_DENIED, "command '%s': %s", p->exe, strerror(errno));
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "command '%s': %s", p->exe, strerror(errno));
     bool listed = false;
     for (int i = 0; i < ne && !listed; i++)
         listed = exl[i][0] == '/' && realpath(exl[i], ra) && strcmp(ra, rexe) == 0;
     if (!listed)
-        return fail(err, n, PTY_E_POLICY_DENIED, "'%s' is not in exec.allowed_executables", p->exe);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "'%s' is not in exec.allowed_executables", p->exe);
     size_t na = 0;
     while (cfg->args && cfg->args[na])
         na++;
     p->argv = sc_calloc(na + 2, sizeof *p->argv);
     if (!p->argv)
-        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     p->argv[0] = sc_strdup(cfg->command);
     bool dash_c = false;
     for (size_t i = 0; i < na; i++) {
@@ -442,14 +420,14 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     }
     for (size_t i = 0; i <= na; i++)
         if (!p->argv[i])
-            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+            return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     const char *base = strrchr(rexe, '/') + 1;
     static const char *const shells[] = { "sh", "bash", "dash", "zsh", "fish", "ksh", "csh", "tcsh", NULL };
     bool shell = false;
     for (int i = 0; shells[i]; i++)
         shell |= strcmp(base, shells[i]) == 0;
     if (shell && dash_c && !shell_ok)
-        return fail(err, n, PTY_E_POLICY_DENIED, "'%s -c' needs exec.allow_shell: true", base);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "'%s -c' needs exec.allow_shell: true", base);
 
     /* The environment: deny by default; inherit only allowlisted names,
     ** then env.set, then the caller's. */
@@ -465,38 +443,38 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
         memcpy(allow, dflt_allow, sizeof dflt_allow);
     }
     if (nal < 0)
-        return fail(err, n, PTY_E_POLICY_DENIED, "env.allowlist must hold at most %d strings", MAX_LIST);
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "env.allowlist must hold at most %d strings", MAX_LIST);
     p->envp = sc_calloc(1, sizeof *p->envp);
     if (!p->envp)
-        return fail(err, n, PTY_E_INTERNAL, "out of memory");
-    if (!env || jbool(env, "inherit", false)) {
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
+    if (!env || pty_jbool(env, "inherit", false)) {
         for (char **e = environ; *e; e++) {
             const char *eq = strchr(*e, '=');
             for (int i = 0; eq && i < nal; i++)
                 if (strlen(allow[i]) == (size_t)(eq - *e) && memcmp(allow[i], *e, (size_t)(eq - *e)) == 0 &&
                     !env_set(p, *e, (size_t)(eq - *e), eq + 1))
-                    return fail(err, n, PTY_E_INTERNAL, "out of memory");
+                    return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
         }
     }
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(env, "set"), *kv;
     if (set && !cJSON_IsNull(set) && !cJSON_IsObject(set))
-        return fail(err, n, PTY_E_POLICY_DENIED, "env.set must be an object of strings");
+        return diag_errf(err, n, PTY_E_POLICY_DENIED, "env.set must be an object of strings");
     cJSON_ArrayForEach(kv, set) {
         if (!cJSON_IsString(kv) || !kv->string[0] || strchr(kv->string, '='))
-            return fail(err, n, PTY_E_POLICY_DENIED, "env.set: '%.60s' must be a name with a string value",
+            return diag_errf(err, n, PTY_E_POLICY_DENIED, "env.set: '%.60s' must be a name with a string value",
                         kv->string);
         if (!env_set(p, kv->string, strlen(kv->string), kv->valuestring))
-            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+            return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     }
     for (const char *const *e = cfg->env; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         if (eq && !env_set(p, *e, (size_t)(eq - *e), eq + 1))
-            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+            return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     }
     if (!env_has(p, "TERM") && !env_set(p, "TERM", 4, "xterm-256color"))
-        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     if (!env_has(p, "LANG") && !env_set(p, "LANG", 4, "C.UTF-8"))
-        return fail(err, n, PTY_E_INTERNAL, "out of memory");
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
 
     /* The sandbox (docs/pty.md, "Sandbox"). */
     if (!p->none) {
@@ -510,7 +488,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
         int te = file_mkdtemp("scvm-sbx", p->sbx_tmp, sizeof p->sbx_tmp);
         if (te) {
             p->sbx_tmp[0] = 0;
-            return fail(err, n, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(te));
+            return diag_errf(err, n, PTY_E_IO, "cannot make the sandbox's temporary folder: %s", strerror(te));
         }
         SandboxPolicy sp = { .read = rd, .n_read = (size_t)nr, .write = wr, .n_write = (size_t)nw,
                              .exec = exl, .n_exec = (size_t)ne, .allow_shell = shell_ok, .network = net_on,
@@ -519,9 +497,9 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
         char why[512];
         p->sbx = sandbox_plan(&sp, &caps, &unavailable, why, sizeof why);
         if (!p->sbx)
-            return fail(err, n, unavailable ? PTY_E_SANDBOX_UNAVAILABLE : PTY_E_POLICY_DENIED, "sandbox: %s", why);
+            return diag_errf(err, n, unavailable ? PTY_E_SANDBOX_UNAVAILABLE : PTY_E_POLICY_DENIED, "sandbox: %s", why);
         if (!env_set(p, "TMPDIR", 6, p->sbx_tmp))
-            return fail(err, n, PTY_E_INTERNAL, "out of memory");
+            return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
     }
     p->max_runtime_ms = budget(pol, "max_runtime_ms", 60000);
     p->max_output_bytes = budget(pol, "max_output_bytes", 8u << 20);
@@ -550,7 +528,7 @@ char *pty_policy_override(const char *base, const char *overlay, const PtyPolicy
     cJSON *p = cJSON_Parse(base ? base : ""), *o = overlay ? cJSON_Parse(overlay) : NULL, *kv;
     char *out = NULL;
     if (!cJSON_IsObject(p) || (overlay && !cJSON_IsObject(o))) {
-        *code = fail(err, n, PTY_E_PROTOCOL, "%s", cJSON_IsObject(p) ? "the --policy file is not a JSON policy object"
+        *code = diag_errf(err, n, PTY_E_PROTOCOL, "%s", cJSON_IsObject(p) ? "the --policy file is not a JSON policy object"
                                                                        : "the policy is not a JSON object");
         goto done;
     }
@@ -581,7 +559,7 @@ char *pty_policy_override(const char *base, const char *overlay, const PtyPolicy
         set_bool(p, "fs_write_unsafe_ack", true);
     out = cJSON_PrintUnformatted(p);
     if (!out)
-        *code = fail(err, n, PTY_E_INTERNAL, "out of memory");
+        *code = diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
 done:
     cJSON_Delete(p);
     cJSON_Delete(o);

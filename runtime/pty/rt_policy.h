@@ -17,6 +17,14 @@
 #include "rt_pty.h"
 #include "rt_sandbox.h"
 
+struct cJSON;
+
+/* o[key] read leniently, as every policy field is: the boolean, else dflt;
+** the string, else NULL.  o may be NULL.  (rt_session.c reads its requests
+** the same way.) */
+bool pty_jbool(const struct cJSON *o, const char *key, bool dflt);
+const char *pty_jstr(const struct cJSON *o, const char *key);
+
 /* What the runner itself will write (fs_strict_write and the policy's
 ** artifacts section, docs/tui-use.md "The policy, field by field"). */
 typedef struct PtyWrites {

@@ -15,10 +15,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "runtime/events.h"
 #include "runtime/rt_clock.h"
@@ -447,19 +447,10 @@ static int pty_begin(RtTarget *rt, const BcProgram *p)
 
 /* The sandbox's temporary folder goes with the session (the program and
 ** its descendants are gone: the session is closed). */
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void sandbox_cleanup(Pty *t)
 {
     if (t->sbx_tmp[0])
-        nftw(t->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(t->sbx_tmp);
     t->sbx_tmp[0] = 0;
     sandbox_free(t->sbx);
     t->sbx = NULL;

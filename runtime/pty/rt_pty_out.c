@@ -839,6 +839,18 @@ static void normalization_record(Pty *t, Buf *b)
     cJSON_Delete(pol);
 }
 
+/* The effective policy as JSON: policy.json and run.json's "policy". */
+static void put_policy(const Pty *t, const BcProgram *p, const BcVal *cfg, Buf *b)
+{
+    BcVal v;
+    if (t->policy_json)
+        buf_puts(b, t->policy_json);
+    else if (vget(t, cfg, "policy", &v))
+        bc_val_json_at(p, &v, b);
+    else
+        buf_puts(b, "null");
+}
+
 void pty_out_finish(Pty *t)
 {
     if (!t->o.artifacts)
@@ -850,12 +862,7 @@ void pty_out_finish(Pty *t)
     art_write(t, "transcript.log", t->transcript.data, t->transcript.len);
     /* The effective policy and the resolved scenario, as compiled. */
     buf_reset(&b);
-    if (t->policy_json)
-        buf_puts(&b, t->policy_json);
-    else if (vget(t, &cfg, "policy", &v))
-        bc_val_json_at(p, &v, &b);
-    else
-        buf_puts(&b, "null");
+    put_policy(t, p, &cfg, &b);
     buf_putc(&b, '\n');
     art_write(t, "policy.json", b.data, b.len);
     buf_reset(&b);
@@ -934,12 +941,7 @@ void pty_out_finish(Pty *t)
     buf_puts(&b, "],\"cwd\":");
     events_str_lossy(&b, t->cwd, strlen(t->cwd));
     buf_puts(&b, ",\"policy\":");
-    if (t->policy_json)
-        buf_puts(&b, t->policy_json);
-    else if (vget(t, &cfg, "policy", &v))
-        bc_val_json_at(p, &v, &b);
-    else
-        buf_puts(&b, "null");
+    put_policy(t, p, &cfg, &b);
     buf_puts(&b, ",\"scenario\":");
     if (vget(t, &cfg, "scenario", &v))
         bc_val_json_at(p, &v, &b);

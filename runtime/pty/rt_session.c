@@ -14,10 +14,8 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +25,8 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/diag.h"
+#include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
 #include "formats/cond.h"
@@ -92,18 +92,6 @@ const char *scc_error_code(int e)
     return e >= 0 && e <= SCC_E_CLI_INVALID_ARG ? codes[e] : "E_INTERNAL";
 }
 
-static int fail(char *err, size_t n, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t n, int code, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, n, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* A random (version 4) UUID. */
 static void uuid4(char out[40])
 {
@@ -126,36 +114,15 @@ static void uuid4(char out[40])
              r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15]);
 }
 
-static bool jbool(const cJSON *o, const char *key, bool dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* The checks of rt_policy.c, with the driver's default when the caller
 ** gives no policy. */
 static int plan(const scc_session_config *cfg, PtyPolicy *p, char *err, size_t n)
 {
     memset(p, 0, sizeof *p);
     if (cfg->rows < 0 || cfg->rows > 500 || cfg->cols < 0 || cfg->cols > 500)
-        return fail(err, n, SCC_E_CLI_INVALID_ARG, "rows and columns must be 1-500");
+        return diag_errf(err, n, SCC_E_CLI_INVALID_ARG, "rows and columns must be 1-500");
     if (!cfg->command || !*cfg->command)
-        return fail(err, n, SCC_E_CLI_INVALID_ARG, "no command");
+        return diag_errf(err, n, SCC_E_CLI_INVALID_ARG, "no command");
     char *dflt = cfg->policy_json ? NULL : scc_session_default_policy(cfg->command);
     PtyPolicyIn in = { .command = cfg->command, .args = cfg->args, .env = cfg->env,
                        .policy_json = cfg->policy_json ? cfg->policy_json : dflt };
@@ -183,12 +150,12 @@ int scc_session_explain(const scc_session_config *cfg, char **json, char *err, s
             buf_puts(&b, "{\"sandbox\":\"none\"}");
         buf_putc(&b, '}');
         if (b.oom) {
-            rc = fail(err, errlen, SCC_E_INTERNAL, "out of memory");
+            rc = diag_errf(err, errlen, SCC_E_INTERNAL, "out of memory");
         } else if ((*json = malloc(b.len + 1))) {
             memcpy(*json, b.data, b.len);
             (*json)[b.len] = 0;
         } else {
-            rc = fail(err, errlen, SCC_E_INTERNAL, "out of memory");
+            rc = diag_errf(err, errlen, SCC_E_INTERNAL, "out of memory");
         }
         buf_fini(&b);
     }
@@ -401,7 +368,7 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
     scc_session *s = sc_calloc(1, sizeof *s);
     if (!s) {
         pty_policy_fini(&p);
-        return fail(err, errlen, SCC_E_INTERNAL, "out of memory");
+        return diag_errf(err, errlen, SCC_E_INTERNAL, "out of memory");
     }
     buf_init(&s->outq);
     buf_init(&s->delta);
@@ -422,7 +389,7 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
     if (!s->policy || !s->scr) {
         pty_policy_fini(&p);
         scc_session_close(s);
-        return fail(err, errlen, SCC_E_INTERNAL, "out of memory");
+        return diag_errf(err, errlen, SCC_E_INTERNAL, "out of memory");
     }
     /* the caller's folder, else the policy's fs.working_dir (checked by the plan) */
     const char *cwd = cfg->cwd ? cfg->cwd : p.working_dir[0] ? p.working_dir : NULL;
@@ -440,7 +407,7 @@ int scc_session_spawn(const scc_session_config *cfg, scc_session **out, char *er
     pty_policy_fini(&p);
     if (!s->sess) {
         scc_session_close(s);
-        return fail(err, errlen, SCC_E_IO, "%s", why);
+        return diag_errf(err, errlen, SCC_E_IO, "%s", why);
     }
     s->t0 = s->last_change = s->last_input = pty_now_ms();
     *out = s;
@@ -461,14 +428,14 @@ static int can_send(scc_session *s, char *err, size_t n)
         pump(s, pty_now_ms() + 1000, -1, &c, 0);
     }
     if (pty_session_exited(s->sess))
-        return fail(err, n, SCC_E_PROCESS_EXIT, "the program has exited");
+        return diag_errf(err, n, SCC_E_PROCESS_EXIT, "the program has exited");
     return SCC_E_OK;
 }
 
 int scc_session_key(scc_session *s, const char *key, char *err, size_t errlen)
 {
     if (!key || !pty_key_valid(key))
-        return fail(err, errlen, SCC_E_PROTOCOL, "unknown key '%.60s'", key ? key : "");
+        return diag_errf(err, errlen, SCC_E_PROTOCOL, "unknown key '%.60s'", key ? key : "");
     int rc = can_send(s, err, errlen);
     if (rc)
         return rc;
@@ -492,7 +459,7 @@ int scc_session_text(scc_session *s, const char *text, size_t n, char *err, size
 int scc_session_resize(scc_session *s, int rows, int cols, char *err, size_t errlen)
 {
     if (rows < 1 || rows > 500 || cols < 1 || cols > 500)
-        return fail(err, errlen, SCC_E_PROTOCOL, "rows and cols must be 1-500");
+        return diag_errf(err, errlen, SCC_E_PROTOCOL, "rows and cols must be 1-500");
     pump(s, 0, -1, NULL, 0);
     pty_screen_resize(s->scr, rows, cols);
     if (!pty_session_exited(s->sess))
@@ -512,7 +479,7 @@ int scc_session_idle(scc_session *s, int fd, int timeout_ms, int settle_ms)
 static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
 {
     memset(c, 0, sizeof *c);
-    const char *type = jstr(v, "type");
+    const char *type = pty_jstr(v, "type");
     const char *needs, *opt;
     if (!cJSON_IsObject(v) || !type) {
         snprintf(msg, n, "a condition is an object with a 'type'");
@@ -540,12 +507,12 @@ static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
         const cJSON *a, *b;
         switch (*f) {
         case 't':
-            c->text = jstr(pl, "text");
+            c->text = pty_jstr(pl, "text");
             c->text_len = c->text ? strlen(c->text) : 0;
             ok = c->text != NULL;
             break;
         case 'p': {
-            const char *pat = jstr(pl, "pattern");
+            const char *pat = pty_jstr(pl, "pattern");
             char e[160];
             if (!pat) {
                 ok = false;
@@ -591,7 +558,7 @@ static bool cond_from_json(const cJSON *v, Cond *c, char *msg, size_t n)
             }
             break;
         case 'o':
-            c->on = jbool(pl, "on", true);
+            c->on = pty_jbool(pl, "on", true);
             break;
         default:
             break;
@@ -615,10 +582,10 @@ int scc_session_wait(scc_session *s, const char *condition_json, int timeout_ms,
     Cond c;
     char msg[256];
     if (!v)
-        return fail(err, errlen, SCC_E_PROTOCOL, "the condition is not valid JSON");
+        return diag_errf(err, errlen, SCC_E_PROTOCOL, "the condition is not valid JSON");
     if (!cond_from_json(v, &c, msg, sizeof msg)) {
         cJSON_Delete(v);
-        return fail(err, errlen, SCC_E_PROTOCOL, "%s", msg);
+        return diag_errf(err, errlen, SCC_E_PROTOCOL, "%s", msg);
     }
     uint64_t to = timeout_ms < 0 ? s->max_wait_ms : (uint64_t)timeout_ms;
     if (to > s->max_wait_ms)
@@ -628,9 +595,9 @@ int scc_session_wait(scc_session *s, const char *condition_json, int timeout_ms,
     if (pump(s, t0 + to, -1, &c, 0) != 1) {
         pty_cond_why(&c, s->scr, s->sess, msg, sizeof msg);
         if (pty_session_exited(s->sess) && s->eof && pty_now_ms() < t0 + to)
-            rc = fail(err, errlen, SCC_E_TIMEOUT, "%s: cannot become true: the program has exited: %s", c.type, msg);
+            rc = diag_errf(err, errlen, SCC_E_TIMEOUT, "%s: cannot become true: the program has exited: %s", c.type, msg);
         else
-            rc = fail(err, errlen, SCC_E_TIMEOUT, "%s: not true after %llu ms: %s", c.type, (unsigned long long)to,
+            rc = diag_errf(err, errlen, SCC_E_TIMEOUT, "%s: not true after %llu ms: %s", c.type, (unsigned long long)to,
                       msg);
     }
     cond_fini(&c);
@@ -738,7 +705,7 @@ void scc_session_close(scc_session *s)
     pty_screen_free(s->scr);
     sandbox_free(s->sbx);
     if (s->sbx_tmp[0])
-        nftw(s->sbx_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        file_remove_tree(s->sbx_tmp);
     free(s->policy);
     buf_fini(&s->outq);
     buf_fini(&s->delta);

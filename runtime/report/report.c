@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fileio.h"
+#include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_svg.h"
 #include "runtime/pty/rt_pty.h"
@@ -114,14 +115,6 @@ typedef struct Dict {
     size_t nslot;
 } Dict;
 
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The id of fragment s, added when new; UINT32_MAX when out of memory. */
 static uint32_t dict_id(Dict *d, const char *s, size_t n)
 {
@@ -131,7 +124,7 @@ static uint32_t dict_id(Dict *d, const char *s, size_t n)
         if (!sl)
             return UINT32_MAX;
         for (size_t i = 0; i < d->n; i++) {
-            size_t k = hash(d->s[i], d->len[i]) & (ns - 1);
+            size_t k = fnv1a64(d->s[i], d->len[i]) & (ns - 1);
             while (sl[k])
                 k = (k + 1) & (ns - 1);
             sl[k] = (uint32_t)i + 1;
@@ -140,7 +133,7 @@ static uint32_t dict_id(Dict *d, const char *s, size_t n)
         d->slot = sl;
         d->nslot = ns;
     }
-    size_t k = hash(s, n) & (d->nslot - 1);
+    size_t k = fnv1a64(s, n) & (d->nslot - 1);
     while (d->slot[k]) {
         uint32_t i = d->slot[k] - 1;
         if (d->len[i] == n && memcmp(d->s[i], s, n) == 0)

@@ -8,16 +8,7 @@
 
 #include "runtime/agent/agent_profile.h"
 #include "runtime/llm/llm_toolres.h"
-
-static int fails;
-
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c); \
-            fails++;                                                      \
-        }                                                                 \
-    } while (0)
+#include "tests/check.h"
 
 static bool str_is(const Buf *b, const char *want)
 {
@@ -227,7 +218,7 @@ int main(void)
     test_templates();
     test_profile();
     test_results();
-    if (fails)
-        fprintf(stderr, "%d check(s) failed\n", fails);
-    return fails ? 1 : 0;
+    if (failures)
+        fprintf(stderr, "%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
 }

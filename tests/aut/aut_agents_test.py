@@ -23,6 +23,8 @@ import shutil
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import failures, say as expect  # noqa: E402
 
 SCC, SCVM, NM, WORK = sys.argv[1:5]
 ARCH = {'x86_64': 'x64', 'aarch64': 'arm64'}.get(platform.machine(), platform.machine())
@@ -30,13 +32,6 @@ BIN = os.path.join(NM, '@anthropic-ai', 'claude-code-linux-' + ARCH, 'claude')
 shutil.rmtree(WORK, ignore_errors=True)
 TMP = os.path.join(WORK, 'tmp')
 os.makedirs(TMP)
-failures = []
-
-
-def expect(cond, msg):
-    print(('ok   ' if cond else 'FAIL ') + msg)
-    if not cond:
-        failures.append(msg)
 
 
 def write(name, text):

@@ -29,17 +29,12 @@ import re
 import shutil
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import failures, say as expect  # noqa: E402
 
 SCC, SCVM, WORK = sys.argv[1:4]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def expect(cond, msg):
-    print(('ok   ' if cond else 'FAIL ') + msg)
-    if not cond:
-        failures.append(msg)
 
 
 def write(name, text):

@@ -21,17 +21,12 @@ import socket
 import subprocess
 import sys
 import threading
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import failures, say as expect  # noqa: E402
 
 T_AUT, SCC, SCVM, WORK = sys.argv[1:5]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def expect(cond, msg):
-    print(('ok   ' if cond else 'FAIL ') + msg)
-    if not cond:
-        failures.append(msg)
 
 
 def turns(kind, timeout, target, inputs):

@@ -11,18 +11,13 @@ import re
 import shutil
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import expect, failures  # noqa: E402
 
 scc, scvm, work = sys.argv[1:4]
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib-scenarios")
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-failures = []
-
-
-def expect(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL:", msg)
 
 
 def run(*a):

@@ -23,16 +23,7 @@
 #include "common/levenshtein.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
-
-static int failures;
-
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "tests/check.h"
 
 /* Decodes s; true when it is base64 and decodes to want (NULL: is not base64, bad offset want_bad). */
 static void b64_case(const char *s, const char *want, size_t want_bad)

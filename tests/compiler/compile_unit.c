@@ -11,10 +11,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "compiler/compile.h"
-
-static int failures;
-
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+#include "tests/check.h"
 
 typedef struct Phases {
     int seen[8];
@@ -73,7 +70,7 @@ int main(int argc, char **argv)
     CHECK(compile(json, jlen, "auto", false, false, NULL, &nd) == SCC_OK);
     CHECK(compile(yaml, ylen, "tui-use", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
     CHECK(compile(json, jlen, "scenario", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
-    /* A warning fails the compilation only under the caller's -Werror. */
+    /* A warning failures the compilation only under the caller's -Werror. */
     static const char warned[] = "{\"zzUnknownKey\": 1, ";
     size_t wl = strlen(warned) + jlen - 1;
     char *w = sc_malloc(wl + 1);

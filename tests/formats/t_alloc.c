@@ -120,14 +120,14 @@ int main(void)
     for (n = 1; n < 100000; n++) {
         int st = run_child(n);
         if (st == -1000) {
-            CHECK_MSG(0, "allocation %lu failing: fork or wait failed", n);
+            CHECKF(0, "allocation %lu failing: fork or wait failed", n);
             break;
         }
         if (st < 0) {
-            CHECK_MSG(0, "allocation %lu failing: child crashed (signal %d)", n, -st);
+            CHECKF(0, "allocation %lu failing: child crashed (signal %d)", n, -st);
             continue;
         }
-        CHECK_MSG(st == DONE || st == OOM, "allocation %lu failing: status %d", n, st);
+        CHECKF(st == DONE || st == OOM, "allocation %lu failing: status %d", n, st);
         if (st == OOM)
             oom_runs++;
         if (st == DONE)

@@ -61,13 +61,13 @@ static void expect(const char *name, const unsigned char *f, size_t len, const B
     BcProgram *p = (BcProgram *)1;
     BcError err;
     BcErrCode e = bc_load(f, len, o, &p, &err);
-    CHECK_MSG(e == want, "%s: got %s (%s), want %s", name, bc_err_name(e), err.msg,
+    CHECKF(e == want, "%s: got %s (%s), want %s", name, bc_err_name(e), err.msg,
               bc_err_name(want));
-    CHECK_MSG(err.code == e, "%s", name);
-    CHECK_MSG(e == BC_ERR_OK ? p != NULL : p == NULL, "%s", name);
-    CHECK_MSG(e == BC_ERR_OK || err.msg[0], "%s: empty message", name);
+    CHECKF(err.code == e, "%s", name);
+    CHECKF(e == BC_ERR_OK ? p != NULL : p == NULL, "%s", name);
+    CHECKF(e == BC_ERR_OK || err.msg[0], "%s: empty message", name);
     if (msg_part)
-        CHECK_MSG(strstr(err.msg, msg_part), "%s: message '%s' lacks '%s'", name, err.msg, msg_part);
+        CHECKF(strstr(err.msg, msg_part), "%s: message '%s' lacks '%s'", name, err.msg, msg_part);
     if (e == BC_ERR_OK)
         bc_free(p);
 }
@@ -427,7 +427,7 @@ static void test_io_nomem(void)
     sc_alloc_fail_after = 1;
     BcErrCode e = bc_load(good, len, NULL, &p, &err);
     sc_alloc_fail_after = 0;
-    CHECK_MSG(e == BC_ERR_NOMEM && p == NULL, "got %s", bc_err_name(e));
+    CHECKF(e == BC_ERR_NOMEM && p == NULL, "got %s", bc_err_name(e));
     CHECK(bc_load(good, len, NULL, &p, NULL) == BC_ERR_OK);   /* err may be NULL */
     bc_free(p);
     bc_free(NULL);
@@ -499,7 +499,7 @@ static void test_primitives(void)
                 memcpy(buf + at, seq[q], strlen(seq[q]));
                 size_t b1 = 99, b2 = 99;
                 bool r1 = utf8_valid(buf, n, &b1), r2 = utf8_ref(buf, n, &b2);
-                CHECK_MSG(r1 == r2 && (r1 || b1 == b2), "utf8 seq %zu len %zu at %zu: %d@%zu vs %d@%zu",
+                CHECKF(r1 == r2 && (r1 || b1 == b2), "utf8 seq %zu len %zu at %zu: %d@%zu vs %d@%zu",
                           q, n, at, r1, b1, r2, b2);
             }
     const unsigned char one[] = { 0x7f }, two[] = { 0x80, 0x01 }, pad[] = { 0x80, 0x00 },
@@ -565,11 +565,11 @@ static void check_strings(const char *name, const char *const *want, const size_
                                  NULL, 0, &len);
     BcProgram *p = NULL;
     BcError err;
-    CHECK_MSG(bc_load(f, len, NULL, &p, &err) == BC_ERR_OK, "%s: %s", name, err.msg);
+    CHECKF(bc_load(f, len, NULL, &p, &err) == BC_ERR_OK, "%s: %s", name, err.msg);
     for (uint32_t i = 0; p && i < n; i++) {
-        CHECK_MSG(p->str[i].len == want_len[i], "%s: string %u length", name, i);
-        CHECK_MSG(memcmp(p->str[i].s, want[i], want_len[i]) == 0, "%s: string %u bytes", name, i);
-        CHECK_MSG(p->str[i].s[want_len[i]] == 0, "%s: string %u not NUL-terminated", name, i);
+        CHECKF(p->str[i].len == want_len[i], "%s: string %u length", name, i);
+        CHECKF(memcmp(p->str[i].s, want[i], want_len[i]) == 0, "%s: string %u bytes", name, i);
+        CHECKF(p->str[i].s[want_len[i]] == 0, "%s: string %u not NUL-terminated", name, i);
     }
     bc_free(p);
     free(f);

@@ -51,7 +51,7 @@ static BcErrCode try_load(const unsigned char *d, size_t n)
         n_ok++;
     } else {
         CHECK(p == NULL && err.code == e && err.msg[0]);
-        CHECK_MSG(e != BC_ERR_NOMEM, "%s", err.msg);   /* no allocation may fail here */
+        CHECKF(e != BC_ERR_NOMEM, "%s", err.msg);   /* no allocation may fail here */
         n_rejected++;
         if ((unsigned)e <= BC_ERR_NOMEM)
             by_code[e]++;
@@ -67,12 +67,12 @@ static void file_level(const unsigned char *f, size_t len)
     static const unsigned char flips[] = { 0xff, 0x01, 0x80, 0x10 };
     CHECK(try_load(f, len) == BC_ERR_OK);
     for (size_t k = 0; k < len; k++)
-        CHECK_MSG(try_load(f, k) != BC_ERR_OK, "truncation to %zu loaded", k);
+        CHECKF(try_load(f, k) != BC_ERR_OK, "truncation to %zu loaded", k);
     for (size_t i = 0; i < len; i++) {
         for (size_t j = 0; j < sizeof flips; j++) {
             memcpy(m, f, len);
             m[i] ^= flips[j];
-            CHECK_MSG(try_load(m, len) != BC_ERR_OK, "byte %zu ^ %02x loaded", i, flips[j]);
+            CHECKF(try_load(m, len) != BC_ERR_OK, "byte %zu ^ %02x loaded", i, flips[j]);
         }
     }
     free(m);
@@ -99,7 +99,7 @@ static void payload_level(const unsigned char *f, size_t len)
     for (size_t k = 1; k < n; k++) {      /* every section ends where the payload does */
         size_t len2;
         unsigned char *w = tf_wrap(pl, k, flags, &len2);
-        CHECK_MSG(try_load(w, len2) != BC_ERR_OK, "payload truncated to %zu loaded", k);
+        CHECKF(try_load(w, len2) != BC_ERR_OK, "payload truncated to %zu loaded", k);
         free(w);
     }
     for (size_t i = 0; i < n; i++) {
@@ -149,7 +149,7 @@ int main(void)
                                          BC_ERR_STRINGS, BC_ERR_VALUES, BC_ERR_CODE,
                                          BC_ERR_LINES, BC_ERR_META };
     for (size_t i = 0; i < sizeof reached / sizeof reached[0]; i++)
-        CHECK_MSG(by_code[reached[i]] > 0, "no input rejected with %s", bc_err_name(reached[i]));
+        CHECKF(by_code[reached[i]] > 0, "no input rejected with %s", bc_err_name(reached[i]));
     printf("t_robust: %lu loaded, %lu rejected\n", n_ok, n_rejected);
     return tf_result("t_robust");
 }

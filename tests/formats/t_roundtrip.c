@@ -18,7 +18,7 @@ static BcProgram *load_ok(const unsigned char *data, size_t len)
     BcProgram *p = NULL;
     BcError err;
     BcErrCode e = bc_load(data, len, NULL, &p, &err);
-    CHECK_MSG(e == BC_ERR_OK, "%s: %s", bc_err_name(e), err.msg);
+    CHECKF(e == BC_ERR_OK, "%s: %s", bc_err_name(e), err.msg);
     return p;
 }
 
@@ -28,7 +28,7 @@ static void check_json(const BcProgram *p, uint32_t idx, const char *want)
     buf_init(&b);
     bc_val_json(p, idx, &b);
     buf_putc(&b, 0);
-    CHECK_MSG(strcmp((char *)b.data, want) == 0, "value %u: got %s, want %s", idx, b.data, want);
+    CHECKF(strcmp((char *)b.data, want) == 0, "value %u: got %s, want %s", idx, b.data, want);
     buf_fini(&b);
 }
 
@@ -48,7 +48,7 @@ static void test_op_table(void)
         }
         for (int k = i->n_operands; k < BC_MAX_OPERANDS; k++)
             CHECK(i->field[k] == NULL);
-        CHECK_MSG(strcmp(joined, i->fields) == 0, "%s: '%s' vs '%s'", i->name, joined, i->fields);
+        CHECKF(strcmp(joined, i->fields) == 0, "%s: '%s' vs '%s'", i->name, joined, i->fields);
         CHECK(((i->flags & OPF_END) != 0) == (op == OP_END));
     }
     CHECK(strcmp(bc_op_info[OP_TOOL_START].name, "TOOL_START") == 0);
@@ -129,7 +129,7 @@ static void test_all_ops(bool strip)
             w->a[1] = s_kind, w->a[2] = k_settings;
         else if (op == OP_EVAL)
             w->a[0] = k_check;
-        CHECK_MSG(bcb_op(b, (BcOp)op, t, w->line, w->col, w->a[0], w->a[1], w->a[2], w->a[3],
+        CHECKF(bcb_op(b, (BcOp)op, t, w->line, w->col, w->a[0], w->a[1], w->a[2], w->a[3],
                          w->a[4]), "%s: %s", i->name, bcb_error(b));
         t += (uint64_t)op * 1000003u;
     }
@@ -170,10 +170,10 @@ static void test_all_ops(bool strip)
         CHECK(p->n_insn == OP__COUNT);
         for (uint32_t i = 0; i < p->n_insn && i < OP__COUNT; i++) {
             const BcInsn *g = &p->insn[i], *w = &want[i];
-            CHECK_MSG(g->op == w->op && g->n == w->n && g->t == w->t, "op %u", i);
-            CHECK_MSG(g->line == (strip ? 0 : w->line) && g->col == (strip ? 0 : w->col), "op %u", i);
+            CHECKF(g->op == w->op && g->n == w->n && g->t == w->t, "op %u", i);
+            CHECKF(g->line == (strip ? 0 : w->line) && g->col == (strip ? 0 : w->col), "op %u", i);
             for (int k = 0; k < w->n; k++)
-                CHECK_MSG(g->a[k] == w->a[k], "op %u operand %d", i, k);
+                CHECKF(g->a[k] == w->a[k], "op %u operand %d", i, k);
         }
         CHECK(p->meta.name == m.name && p->meta.source == m.source && p->meta.prompt == m.prompt);
         CHECK(p->meta.tags == m.tags && p->meta.config == m.config && p->meta.defines == m.defines);
@@ -222,7 +222,7 @@ static void test_values(void)
         int tags[11] = { 0, 1, 2, 3, 3, 3, 3, 4, 4, 4, 5 };
         for (int i = 0; i < 11; i++) {
             q = bc_val_decode(p, q, &e);
-            CHECK_MSG(e.tag == tags[i], "element %d", i);
+            CHECKF(e.tag == tags[i], "element %d", i);
         }
         CHECK(q == bc_val_decode(p, p->val[1], &e));   /* decode skips children */
         for (int i = 0; i < 7; i++)
@@ -313,8 +313,8 @@ static void test_builder_errors(void)
         }
         unsigned char *out = (unsigned char *)"x";
         size_t len = 1;
-        CHECK_MSG(!bcb_finish(b, NULL, &out, &len), "case %d", c);
-        CHECK_MSG(bcb_error(b) != NULL, "case %d", c);
+        CHECKF(!bcb_finish(b, NULL, &out, &len), "case %d", c);
+        CHECKF(bcb_error(b) != NULL, "case %d", c);
         CHECK(out == NULL && len == 0);
         bcb_free(b);
     }
@@ -377,9 +377,9 @@ static void test_golden(const char *dir, bool update)
     } else {
         char *want;
         size_t wlen;
-        CHECK_MSG(file_read_all(path, 1 << 20, &want, &wlen) == 0, "cannot read %s", path);
+        CHECKF(file_read_all(path, 1 << 20, &want, &wlen) == 0, "cannot read %s", path);
         if (want) {
-            CHECK_MSG(wlen == b.len && memcmp(want, b.data, wlen) == 0,
+            CHECKF(wlen == b.len && memcmp(want, b.data, wlen) == 0,
                       "listing differs from %s; got:\n%.*s", path, (int)b.len, (char *)b.data);
             sc_free(want);
         }

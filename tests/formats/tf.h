@@ -13,24 +13,8 @@
 #include "formats/bc_write.h"
 
 extern int tf_failures;
-
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            tf_failures++;                                                         \
-        }                                                                          \
-    } while (0)
-
-#define CHECK_MSG(c, ...)                                                          \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c);  \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-            tf_failures++;                                                         \
-        }                                                                          \
-    } while (0)
+#define CHECK_FAILURES tf_failures
+#include "tests/check.h"
 
 int tf_result(const char *name);   /* prints a summary; the exit status */
 

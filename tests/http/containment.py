@@ -35,18 +35,12 @@ import socket
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import failures, say as expect  # noqa: E402
 
 SCC, SCVM, WORK, PART = sys.argv[1:5]
 os.makedirs(WORK, exist_ok=True)
-failures = []
 _RUNNING = []
-
-
-def expect(cond, msg):
-    print(("ok   " if cond else "FAIL ") + msg, flush=True)
-    if not cond:
-        failures.append(msg)
-    return cond
 
 
 def compile_yaml(name, text):

@@ -21,15 +21,7 @@
 #include "runtime/http/http_server.h"
 #include "runtime/http/http_sse.h"
 #include "loopback.h"
-
-static int failures;
-#define CHECK(c)                                                            \
-    do {                                                                    \
-        if (!(c)) {                                                         \
-            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                     \
-        }                                                                   \
-    } while (0)
+#include "tests/check.h"
 
 static bool buf_is(const Buf *b, const char *s)
 {
@@ -518,7 +510,7 @@ static bool alloc_run(unsigned long n, unsigned long burst, char *a, size_t *an,
 }
 
 /* Every allocation the server makes (creating it, accepting, reading,
-** decoding a chunked body, building answers) fails in turn, burst
+** decoding a chunked body, building answers) failures in turn, burst
 ** allocations in a row from there (so with burst > 1 the allocations of
 ** the error path itself fail too): each client gets its answers whole or
 ** the connection closes after the last whole one, never a wrong byte; the

@@ -19,15 +19,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lt_util import kill_all, leftovers, marker, wait_for  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import fnv1a64  # noqa: E402
 
 SCC, SCVM, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
-
-
-def fnv1a64(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    return "%016x" % h
 
 
 def main():

@@ -21,15 +21,7 @@
 #include "formats/suite.h"
 #include "runtime/llm/llm.h"
 #include "../http/loopback.h"
-
-static int fails;
-#define CHECK(c)                                                                    \
-    do {                                                                            \
-        if (!(c)) {                                                                 \
-            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c);           \
-            fails++;                                                                \
-        }                                                                           \
-    } while (0)
+#include "tests/check.h"
 
 static void *serve(void *arg)
 {
@@ -158,5 +150,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof bursts / sizeof bursts[0]; i++)
         try_bursts(suite, &full, bursts[i]);
     suite_free(suite);
-    return fails ? 1 : 0;
+    return failures ? 1 : 0;
 }

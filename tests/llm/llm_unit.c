@@ -12,16 +12,7 @@
 #include "runtime/llm/llm_render.h"
 #include "runtime/rt_clock.h"
 #include "runtime/llm/llm_route.h"
-
-static int fails;
-
-#define CHECK(c)                                                          \
-    do {                                                                  \
-        if (!(c)) {                                                       \
-            fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #c); \
-            fails++;                                                      \
-        }                                                                 \
-    } while (0)
+#include "tests/check.h"
 
 static void test_http(void)
 {
@@ -143,8 +134,8 @@ int main(void)
     test_levenshtein();
     test_user_text();
     test_ids_and_scale();
-    if (fails) {
-        fprintf(stderr, "%d failures\n", fails);
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
         return 1;
     }
     puts("ok");

@@ -20,17 +20,9 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "runtime/mockagent/ma_tool.h"
+#include "tests/check.h"
 
-static int failures;
 static char root[4096];
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
 
 /* One call: tool with args (JSON text) in the work folder.  The result's
 ** text is NUL-terminated in r. */

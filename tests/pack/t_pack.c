@@ -24,17 +24,7 @@
 #include "formats/pack.h"
 #include "include/scc/scc.h"
 #include "pack_bytes.h"
-
-static int failures;
-#define CHECK(c, ...)                                                      \
-    do {                                                                   \
-        if (!(c)) {                                                        \
-            failures++;                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "tests/check.h"
 
 /* The decompressed content of a pack (test input: trusted). */
 static unsigned char *content_of(const unsigned char *d, size_t *n)
@@ -46,7 +36,7 @@ static unsigned char *content_of(const unsigned char *d, size_t *n)
     pack_free(p);
     unsigned char *c = malloc(*n);
     uint32_t frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
-    CHECK(dict == 0 && frames == 1, "the stdlib pack is expected to be one solid frame");
+    CHECKF(dict == 0 && frames == 1, "the stdlib pack is expected to be one solid frame");
     const unsigned char *f = d + PACK_HEADER_SIZE + PACK_FRAME_ENTRY_SIZE;
     ZSTD_decompress(c, *n, f, rd_u64le(d + PACK_HEADER_SIZE));
     return c;
@@ -59,30 +49,30 @@ static void test_roundtrip(const Pack *p)
         const PackEntry *e = &p->entries[i];
         unsigned char *scb;
         size_t n;
-        CHECK(pack_entry_scb(e, &scb, &n), "entry %u", i);
+        CHECKF(pack_entry_scb(e, &scb, &n), "entry %u", i);
         PackFileIn *fi = calloc(e->n_files + 1, sizeof *fi);
         for (uint32_t k = 0; k < e->n_files; k++)
             fi[k] = (PackFileIn){ e->files[k].path, e->files[k].mode, e->files[k].data, e->files[k].len };
         PackEntryIn in = { e->source, e->source_hash, scb, n, fi, e->n_files };
-        CHECK(pack_writer_add(w, &in), "%s", pack_writer_error(w));
-        CHECK(!pack_writer_add(w, &in), "a duplicate name is refused");
-        CHECK(strstr(pack_writer_error(w), "duplicate scenario name") != NULL, "%s", pack_writer_error(w));
+        CHECKF(pack_writer_add(w, &in), "%s", pack_writer_error(w));
+        CHECKF(!pack_writer_add(w, &in), "a duplicate name is refused");
+        CHECKF(strstr(pack_writer_error(w), "duplicate scenario name") != NULL, "%s", pack_writer_error(w));
         sc_free(scb);
         free(fi);
     }
     unsigned char *a, *b;
     size_t na, nb;
-    CHECK(pack_writer_finish(w, NULL, &a, &na), "finish");
-    CHECK(pack_writer_finish(w, NULL, &b, &nb), "finish twice");
-    CHECK(na == nb && memcmp(a, b, na) == 0, "deterministic");
+    CHECKF(pack_writer_finish(w, NULL, &a, &na), "finish");
+    CHECKF(pack_writer_finish(w, NULL, &b, &nb), "finish twice");
+    CHECKF(na == nb && memcmp(a, b, na) == 0, "deterministic");
     Pack *q;
     PackError pe;
-    CHECK(pack_load(a, na, NULL, &q, &pe) == PACK_ERR_OK, "%s", pe.msg);
-    CHECK(q->n_entries == p->n_entries, "count");
+    CHECKF(pack_load(a, na, NULL, &q, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    CHECKF(q->n_entries == p->n_entries, "count");
     for (uint32_t i = 0; i < q->n_entries; i++) {
-        CHECK(strcmp(q->entries[i].name, p->entries[i].name) == 0, "name %u", i);
-        CHECK(q->entries[i].hash == p->entries[i].hash, "hash %u", i);
-        CHECK(q->entries[i].n_files == p->entries[i].n_files, "files %u", i);
+        CHECKF(strcmp(q->entries[i].name, p->entries[i].name) == 0, "name %u", i);
+        CHECKF(q->entries[i].hash == p->entries[i].hash, "hash %u", i);
+        CHECKF(q->entries[i].n_files == p->entries[i].n_files, "files %u", i);
     }
     pack_free(q);
     /* The dictionary layout: forced by many similar blobs; still loads. */
@@ -103,10 +93,10 @@ static void test_hostile(const unsigned char *d, size_t n)
             rejected++;
         pack_free(p);
     }
-    CHECK(rejected == n, "every flipped byte is rejected (%zu of %zu)", rejected, n);
+    CHECKF(rejected == n, "every flipped byte is rejected (%zu of %zu)", rejected, n);
     for (size_t k = 0; k < n; k++) {
         Pack *p = NULL;
-        CHECK(pack_load(d, k, NULL, &p, NULL) != PACK_ERR_OK, "truncation to %zu rejected", k);
+        CHECKF(pack_load(d, k, NULL, &p, NULL) != PACK_ERR_OK, "truncation to %zu rejected", k);
         pack_free(p);
     }
     free(m);
@@ -131,16 +121,16 @@ static void test_index_flips(const unsigned char *d)
             if (pack_load(pk, len, NULL, &q, &pe) == PACK_ERR_OK) {
                 loaded++;   /* a hash or flag bit that still makes sense: must be self-consistent */
                 for (uint32_t k = 0; k < q->n_entries; k++)
-                    CHECK(q->entries[k].prog != NULL, "entry %u loaded", k);
+                    CHECKF(q->entries[k].prog != NULL, "entry %u loaded", k);
             } else {
-                CHECK(pe.code != PACK_ERR_OK && pe.msg[0], "a message");
+                CHECKF(pe.code != PACK_ERR_OK && pe.msg[0], "a message");
             }
             pack_free(q);
             free(pk);
             c[i] ^= (unsigned char)(1u << bit);
         }
     }
-    CHECK(loaded < index, "most index flips are rejected (%zu loaded of %zu)", loaded, index * 2);
+    CHECKF(loaded < index, "most index flips are rejected (%zu loaded of %zu)", loaded, index * 2);
     free(c);
 }
 
@@ -176,11 +166,11 @@ static void test_bad_entry(const unsigned char *d, const char *outdir)
     unsigned char *pk = repack(c, cn, &len);
     Pack *q = NULL;
     PackError pe;
-    CHECK(pack_load(pk, len, NULL, &q, &pe) == PACK_ERR_ENTRY, "rejected as ENTRY: %s", pe.msg);
-    CHECK(pe.entry == 2 && strstr(pe.msg, e->name) != NULL, "names entry 2: %s", pe.msg);
+    CHECKF(pack_load(pk, len, NULL, &q, &pe) == PACK_ERR_ENTRY, "rejected as ENTRY: %s", pe.msg);
+    CHECKF(pe.entry == 2 && strstr(pe.msg, e->name) != NULL, "names entry 2: %s", pe.msg);
     char path[4096];
     snprintf(path, sizeof path, "%s/bad_entry.scp", outdir);
-    CHECK(file_write_atomic(path, pk, len) == 0, "write %s", path);
+    CHECKF(file_write_atomic(path, pk, len) == 0, "write %s", path);
     pack_free(q);
     pack_free(p);
     free(pk);
@@ -191,26 +181,26 @@ static void test_api(const char *path)
 {
     scc_suite *s;
     char err[256];
-    CHECK(scc_open_file(path, &s, err, sizeof err) == SCC_OK, "%s", err);
-    CHECK(scc_is_pack(s) && scc_count(s) >= 2, "a pack");
+    CHECKF(scc_open_file(path, &s, err, sizeof err) == SCC_OK, "%s", err);
+    CHECKF(scc_is_pack(s) && scc_count(s) >= 2, "a pack");
     long i = scc_find(s, "bugfix_with_tests");
-    CHECK(i >= 0, "find");
-    CHECK(scc_match_prompt(s, scc_prompt(s, (size_t)i), NULL) == i, "exact prompt matches itself");
+    CHECKF(i >= 0, "find");
+    CHECKF(scc_match_prompt(s, scc_prompt(s, (size_t)i), NULL) == i, "exact prompt matches itself");
     scc_events *it;
-    CHECK(scc_events_open(s, (size_t)i, 1.0, &it) == SCC_OK, "events");
+    CHECKF(scc_events_open(s, (size_t)i, 1.0, &it) == SCC_OK, "events");
     scc_event ev;
     size_t n = 0;
     uint64_t last = 0;
     while (scc_events_next(it, &ev)) {
-        CHECK(ev.json[0] == '{' && strstr(ev.json, ev.kind) != NULL, "event %zu: %s", n, ev.json);
-        CHECK(ev.at_ms >= last, "times non-decreasing");
+        CHECKF(ev.json[0] == '{' && strstr(ev.json, ev.kind) != NULL, "event %zu: %s", n, ev.json);
+        CHECKF(ev.at_ms >= last, "times non-decreasing");
         last = ev.at_ms;
         n++;
     }
-    CHECK(n > 5, "some events (%zu)", n);
+    CHECKF(n > 5, "some events (%zu)", n);
     scc_events_close(it);
     scc_close(s);
-    CHECK(scc_open_memory("garbage!", 8, &s, err, sizeof err) == SCC_EREJECTED, "garbage rejected");
+    CHECKF(scc_open_memory("garbage!", 8, &s, err, sizeof err) == SCC_EREJECTED, "garbage rejected");
 }
 
 int main(int argc, char **argv)
@@ -227,7 +217,7 @@ int main(int argc, char **argv)
     }
     Pack *p;
     PackError pe;
-    CHECK(pack_load(d, n, NULL, &p, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    CHECKF(pack_load(d, n, NULL, &p, &pe) == PACK_ERR_OK, "%s", pe.msg);
     test_roundtrip(p);
     pack_free(p);
     test_hostile((unsigned char *)d, n);

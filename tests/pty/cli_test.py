@@ -15,6 +15,8 @@ import sys
 import time
 
 from ptycase import CI_VARS, case, finish, local_env, run, setup
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import fnv1a64  # noqa: E402
 
 SCC, SCVM, WORK = sys.argv[1:4]
 setup(WORK)
@@ -373,11 +375,6 @@ def artifacts_and_checksums(d):
     sums = json.load(open(os.path.join(art, 'checksums.json')))
     listed = set(sums)
 
-    def fnv1a64(data):
-        h = 0xcbf29ce484222325
-        for c in data:
-            h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
-        return '%016x' % h
     for rel, want in sums.items():
         assert fnv1a64(open(os.path.join(art, rel), 'rb').read()) == want, rel
     on_disk = set(os.path.relpath(os.path.join(r, f), art) for r, _, fs in os.walk(art) for f in fs)

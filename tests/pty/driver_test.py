@@ -15,6 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ptycase import case, finish, run, setup  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import fnv1a64  # noqa: E402
 
 SCVM, WORK, DOCS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 SCC = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
@@ -474,13 +476,6 @@ def hostile_requests_get_one_answer_each(d):
                                           'E_PROCESS_EXIT'), r
     rc, rr = drv.close()
     assert rc == 0 and rr['run_result_version'] == 1, rr
-
-
-def fnv1a64(data):
-    h = 0xcbf29ce484222325
-    for c in data:
-        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
-    return '%016x' % h
 
 
 def check_artifacts(art, rr):

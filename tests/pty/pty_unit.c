@@ -14,18 +14,7 @@
 #include "runtime/pty/rt_pty_mask.h"
 #include "runtime/pty/rt_pty_screen.h"
 #include "runtime/pty/rt_pty_session.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                      \
-    do {                                                      \
-        if (!(cond)) {                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                     \
-            fputc('\n', stderr);                              \
-            failures++;                                       \
-        }                                                     \
-    } while (0)
+#include "tests/check.h"
 
 /* ---- screen ---- */
 
@@ -64,89 +53,89 @@ static void test_screen(void)
 
     push(s, "hello\r\n\x1b[1;31mred\x1b[0m wor\xc3\xa9ld   ");
     pty_screen_line(s, 0, &b);
-    CHECK(b.len == 5 && memcmp(b.data, "hello", 5) == 0, "line 0 is 'hello'");
+    CHECKF(b.len == 5 && memcmp(b.data, "hello", 5) == 0, "line 0 is 'hello'");
     pty_screen_line(s, 1, &b);
-    CHECK(b.len == 11 && memcmp(b.data, "red wor\xc3\xa9ld", 11) == 0, "line 1 trailing spaces trimmed, UTF-8 kept");
+    CHECKF(b.len == 11 && memcmp(b.data, "red wor\xc3\xa9ld", 11) == 0, "line 1 trailing spaces trimmed, UTF-8 kept");
 
     buf_reset(&b);
     pty_screen_golden(s, NULL, &b);
     buf_putc(&b, 0);
     const char *g = (const char *)b.data;
-    CHECK(strstr(g, "size 5x20\n") != NULL, "golden has the size");
-    CHECK(strstr(g, "  1: 0-2 bold fg=1\n") != NULL, "golden attrs: bold red run on row 1 (%s)", g);
-    CHECK(strstr(g, "cursor 1,") != NULL, "golden has the cursor row");
+    CHECKF(strstr(g, "size 5x20\n") != NULL, "golden has the size");
+    CHECKF(strstr(g, "  1: 0-2 bold fg=1\n") != NULL, "golden attrs: bold red run on row 1 (%s)", g);
+    CHECKF(strstr(g, "cursor 1,") != NULL, "golden has the cursor row");
 
     /* APC/PM/SOS strings are not shown (libvterm 0.1.4 would print their
     ** payload), whole or split across writes, and the text around them is */
     push(s, "\x1b[2J\x1b[Ha\x1b_Gi=31,a=q;AAAA\x1b\\b\x1b^pm\x1b\\c\x1bXsos\x07" "d");
     buf_reset(&b);
     pty_screen_line(s, 0, &b);
-    CHECK(b.len == 4 && memcmp(b.data, "abcd", 4) == 0, "APC, PM, SOS cut out (%.*s)", (int)b.len, (const char *)b.data);
+    CHECKF(b.len == 4 && memcmp(b.data, "abcd", 4) == 0, "APC, PM, SOS cut out (%.*s)", (int)b.len, (const char *)b.data);
     push(s, "\x1b[H");
     const char *parts[] = { "x\x1b", "_Gpay", "load\x1b", "\\y\x1b", "[1mz\x1b", "", "\x1b[0m!" };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         push(s, parts[i]);
     buf_reset(&b);
     pty_screen_line(s, 0, &b);
-    CHECK(b.len == 4 && memcmp(b.data, "xyz!", 4) == 0, "an APC split across writes, an ESC held (%.*s)", (int)b.len,
+    CHECKF(b.len == 4 && memcmp(b.data, "xyz!", 4) == 0, "an APC split across writes, an ESC held (%.*s)", (int)b.len,
           (const char *)b.data);
 
     /* queries: cursor position report and device attributes */
     push(s, "\x1b[3;4H\x1b[6n");
-    CHECK(sent_is("\x1b[3;4R"), "CPR answered with the cursor position");
+    CHECKF(sent_is("\x1b[3;4R"), "CPR answered with the cursor position");
     push(s, "\x1b[c");
-    CHECK(sent.len > 3 && memcmp(sent.data, "\x1b[?", 3) == 0, "DA answered");
+    CHECKF(sent.len > 3 && memcmp(sent.data, "\x1b[?", 3) == 0, "DA answered");
     buf_reset(&sent);
     push(s, "\x1b]11;?\x1b\\");
-    CHECK(sent.len > 5 && memcmp(sent.data, "\x1b]11;rgb:", 9) == 0, "OSC 11 colour query answered");
+    CHECKF(sent.len > 5 && memcmp(sent.data, "\x1b]11;rgb:", 9) == 0, "OSC 11 colour query answered");
     buf_reset(&sent);
 
     /* keys follow the modes the program set */
-    CHECK(pty_screen_key(s, "Up") && sent_is("\x1b[A"), "Up in normal mode is CSI A");
+    CHECKF(pty_screen_key(s, "Up") && sent_is("\x1b[A"), "Up in normal mode is CSI A");
     push(s, "\x1b[?1h");
-    CHECK(pty_screen_key(s, "Up") && sent_is("\x1bOA"), "Up in DECCKM is SS3 A");
+    CHECKF(pty_screen_key(s, "Up") && sent_is("\x1bOA"), "Up in DECCKM is SS3 A");
     push(s, "\x1b[?1l");
-    CHECK(pty_screen_key(s, "Ctrl+C") && sent_is("\x03"), "Ctrl+C is ETX");
-    CHECK(pty_screen_key(s, "ctrl+c") && sent_is("\x03"), "modifier names are case-insensitive");
-    CHECK(pty_screen_key(s, "Enter") && sent_is("\r"), "Enter is CR");
-    CHECK(pty_screen_key(s, "F5") && sent_is("\x1b[15~"), "F5");
-    CHECK(pty_screen_key(s, "Alt+x") && sent_is("\x1bx"), "Alt+x is ESC x");
-    CHECK(pty_screen_key(s, "Shift+Up") && sent_is("\x1b[1;2A"), "Shift+Up");
-    CHECK(!pty_key_valid("Hyper+Q") && !pty_key_valid("Entr") && !pty_key_valid(""), "unknown keys refused");
+    CHECKF(pty_screen_key(s, "Ctrl+C") && sent_is("\x03"), "Ctrl+C is ETX");
+    CHECKF(pty_screen_key(s, "ctrl+c") && sent_is("\x03"), "modifier names are case-insensitive");
+    CHECKF(pty_screen_key(s, "Enter") && sent_is("\r"), "Enter is CR");
+    CHECKF(pty_screen_key(s, "F5") && sent_is("\x1b[15~"), "F5");
+    CHECKF(pty_screen_key(s, "Alt+x") && sent_is("\x1bx"), "Alt+x is ESC x");
+    CHECKF(pty_screen_key(s, "Shift+Up") && sent_is("\x1b[1;2A"), "Shift+Up");
+    CHECKF(!pty_key_valid("Hyper+Q") && !pty_key_valid("Entr") && !pty_key_valid(""), "unknown keys refused");
     pty_screen_type(s, "ab\n", 3, true);
-    CHECK(sent_is("ab\r"), "typing without bracketed paste mode");
+    CHECKF(sent_is("ab\r"), "typing without bracketed paste mode");
     push(s, "\x1b[?2004h");
     pty_screen_type(s, "ab", 2, true);
-    CHECK(sent_is("\x1b[200~ab\x1b[201~"), "paste is bracketed when the program asks");
+    CHECKF(sent_is("\x1b[200~ab\x1b[201~"), "paste is bracketed when the program asks");
 
     /* alternate screen, cursor visibility, invalid UTF-8 */
     push(s, "\x1b[?1049h\x1b[?25l");
-    CHECK(pty_screen_altscreen(s) && !pty_screen_cursor(s).visible, "alt screen on, cursor hidden");
+    CHECKF(pty_screen_altscreen(s) && !pty_screen_cursor(s).visible, "alt screen on, cursor hidden");
     buf_reset(&notes);
     push(s, "bad\xff\xfe!");
-    CHECK(strstr((const char *)notes.data, "invalid_utf8") != NULL, "invalid UTF-8 becomes an event");
+    CHECKF(strstr((const char *)notes.data, "invalid_utf8") != NULL, "invalid UTF-8 becomes an event");
     buf_reset(&notes);
     push(s, "\x1b[H\x1b[2K\xe2\x82");
     push(s, "\xac");
-    CHECK(notes.len == 0, "a character split across reads is not invalid");
+    CHECKF(notes.len == 0, "a character split across reads is not invalid");
     pty_screen_line(s, 0, &b);
-    CHECK(b.len == 3 && memcmp(b.data, "\xe2\x82\xac", 3) == 0, "a character split across reads is shown whole");
+    CHECKF(b.len == 3 && memcmp(b.data, "\xe2\x82\xac", 3) == 0, "a character split across reads is shown whole");
     push(s, "\r\x1b[2K\xf0\x9f");
     push(s, "\x98");
     push(s, "\x80ok");
     pty_screen_line(s, 0, &b);
-    CHECK(b.len == 6 && memcmp(b.data, "\xf0\x9f\x98\x80ok", 6) == 0, "split into three reads, shown whole");
+    CHECKF(b.len == 6 && memcmp(b.data, "\xf0\x9f\x98\x80ok", 6) == 0, "split into three reads, shown whole");
 
     uint64_t g0 = pty_screen_gen(s);
     push(s, "x");
-    CHECK(pty_screen_gen(s) != g0, "a change bumps the generation");
+    CHECKF(pty_screen_gen(s) != g0, "a change bumps the generation");
 
     /* wide characters take two cells but one character of text */
     PtyScreen *w = pty_screen_new(2, 10, on_out, on_note, NULL);
     push(w, "\xe4\xb8\xad\xe6\x96\x87|");
     pty_screen_line(w, 0, &b);
-    CHECK(b.len == 7 && memcmp(b.data, "\xe4\xb8\xad\xe6\x96\x87|", 7) == 0, "wide characters once in text");
-    CHECK(pty_screen_cursor(w).col == 5, "the cursor moved four cells then one");
+    CHECKF(b.len == 7 && memcmp(b.data, "\xe4\xb8\xad\xe6\x96\x87|", 7) == 0, "wide characters once in text");
+    CHECKF(pty_screen_cursor(w).col == 5, "the cursor moved four cells then one");
     pty_screen_free(w);
 
     buf_fini(&b);
@@ -178,24 +167,24 @@ static bool re_bad(const char *pat)
 
 static void test_regex(void)
 {
-    CHECK(re_match("hel+o", "say hello"), "plus");
-    CHECK(!re_match("^hello", "say hello"), "anchor at the start");
-    CHECK(re_match("(?m)^hello$", "x\nhello\ny"), "multi-line anchors");
-    CHECK(re_match("a(b|c)*d", "xabcbcd"), "group, alternation, star");
-    CHECK(re_match("[0-9]{3}-\\d{2,}", "tel 555-1234"), "classes and counted repetition");
-    CHECK(!re_match("[0-9]{3}-\\d{5,}", "tel 555-1234"), "counted repetition bound");
-    CHECK(re_match("\\w+@\\w+\\.com", "mail: a_b@example.com"), "escapes");
-    CHECK(re_match("[^a-z]x", "Ax") && !re_match("[^a-z]x", "ax"), "negated class");
-    CHECK(re_match("(?i)HELLO", "hello"), "case-insensitive");
-    CHECK(re_match("caf\xc3\xa9.", "caf\xc3\xa9!"), "UTF-8 literal then any");
-    CHECK(re_match("colou?r", "color") && re_match("colou?r", "colour"), "question mark");
-    CHECK(re_bad("(ab") && re_bad("ab)") && re_bad("*a") && re_bad("[a-") && re_bad("a{5,2}"), "bad patterns refused");
-    CHECK(re_bad("a{1000}"), "huge repetitions refused");
-    CHECK(re_match("\\bhi\\b", "oh hi there") && re_match("\\bhi\\b", "hi") && !re_match("\\bhi\\b", "this"),
+    CHECKF(re_match("hel+o", "say hello"), "plus");
+    CHECKF(!re_match("^hello", "say hello"), "anchor at the start");
+    CHECKF(re_match("(?m)^hello$", "x\nhello\ny"), "multi-line anchors");
+    CHECKF(re_match("a(b|c)*d", "xabcbcd"), "group, alternation, star");
+    CHECKF(re_match("[0-9]{3}-\\d{2,}", "tel 555-1234"), "classes and counted repetition");
+    CHECKF(!re_match("[0-9]{3}-\\d{5,}", "tel 555-1234"), "counted repetition bound");
+    CHECKF(re_match("\\w+@\\w+\\.com", "mail: a_b@example.com"), "escapes");
+    CHECKF(re_match("[^a-z]x", "Ax") && !re_match("[^a-z]x", "ax"), "negated class");
+    CHECKF(re_match("(?i)HELLO", "hello"), "case-insensitive");
+    CHECKF(re_match("caf\xc3\xa9.", "caf\xc3\xa9!"), "UTF-8 literal then any");
+    CHECKF(re_match("colou?r", "color") && re_match("colou?r", "colour"), "question mark");
+    CHECKF(re_bad("(ab") && re_bad("ab)") && re_bad("*a") && re_bad("[a-") && re_bad("a{5,2}"), "bad patterns refused");
+    CHECKF(re_bad("a{1000}"), "huge repetitions refused");
+    CHECKF(re_match("\\bhi\\b", "oh hi there") && re_match("\\bhi\\b", "hi") && !re_match("\\bhi\\b", "this"),
           "word boundary");
-    CHECK(re_match("\\Bhi", "this") && !re_match("\\Bhi", "hi there") && re_match("(?i)\\b(refund|credit)\\b", "a Refund."),
+    CHECKF(re_match("\\Bhi", "this") && !re_match("\\Bhi", "hi there") && re_match("(?i)\\b(refund|credit)\\b", "a Refund."),
           "non-boundary, and a boundary in a group");
-    CHECK(re_match("\\b", "x") && !re_match("\\b", "") && !re_match("\\b", "  ") && re_match("\\B", ""),
+    CHECKF(re_match("\\b", "x") && !re_match("\\b", "") && !re_match("\\b", "  ") && re_match("\\B", ""),
           "boundaries at the ends of the text");
     /* The classic backtracking killer: (a?){n}a{n} against a^n.  A
     ** backtracking engine needs 2^n steps; here it is linear. */
@@ -207,9 +196,9 @@ static void test_regex(void)
         k += snprintf(pat + k, sizeof pat - (size_t)k, "a");
     memset(text, 'a', (size_t)n);
     text[n] = 0;
-    CHECK(re_match(pat, text), "pathological pattern matches (and returns)");
-    CHECK(re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy"), "nested plus");
-    CHECK(!re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "nested plus, no match, linear");
+    CHECKF(re_match(pat, text), "pathological pattern matches (and returns)");
+    CHECKF(re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy"), "nested plus");
+    CHECKF(!re_match("(x+x+)+y", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "nested plus, no match, linear");
 }
 
 /* term_regex_find: where the match is, as Rust's regex reports it. */
@@ -234,19 +223,19 @@ static bool re_find(const char *pat, const char *text, size_t from, const char *
 
 static void test_regex_find(void)
 {
-    CHECK(re_find("\\d+", "at 10:42 AM", 0, "10"), "leftmost, greedy");
-    CHECK(re_find("\\d+", "at 10:42 AM", 5, "42"), "from an offset");
-    CHECK(re_find("\\d+", "at 10:42 AM", 9, NULL), "nothing after the offset");
-    CHECK(re_find("\\d{1,2}:\\d\\d [AP]M", "done 4:11 AM.", 0, "4:11 AM"), "a clock");
-    CHECK(re_find("a|ab", "xab", 0, "a") && re_find("ab|a", "xab", 0, "ab"), "alternation: the first that matches");
-    CHECK(re_find("<.*>", "<a> <b>", 0, "<a> <b>") && re_find("<.*?>", "<a> <b>", 0, "<a>"), "greedy and lazy star");
-    CHECK(re_find("x+?", "xxx", 0, "x") && re_find("x??y", "xy", 0, "xy") && re_find("x{2,3}?", "xxxx", 0, "xx"),
+    CHECKF(re_find("\\d+", "at 10:42 AM", 0, "10"), "leftmost, greedy");
+    CHECKF(re_find("\\d+", "at 10:42 AM", 5, "42"), "from an offset");
+    CHECKF(re_find("\\d+", "at 10:42 AM", 9, NULL), "nothing after the offset");
+    CHECKF(re_find("\\d{1,2}:\\d\\d [AP]M", "done 4:11 AM.", 0, "4:11 AM"), "a clock");
+    CHECKF(re_find("a|ab", "xab", 0, "a") && re_find("ab|a", "xab", 0, "ab"), "alternation: the first that matches");
+    CHECKF(re_find("<.*>", "<a> <b>", 0, "<a> <b>") && re_find("<.*?>", "<a> <b>", 0, "<a>"), "greedy and lazy star");
+    CHECKF(re_find("x+?", "xxx", 0, "x") && re_find("x??y", "xy", 0, "xy") && re_find("x{2,3}?", "xxxx", 0, "xx"),
           "lazy plus, question mark, counted");
-    CHECK(re_find("x{2}?", "x", 0, NULL), "x{2}? is a lazy x{2}, not an optional one");
-    CHECK(re_find("^ab", "abab", 2, NULL) && re_find("b$", "abab", 0, "b"), "anchors at the text's ends");
-    CHECK(re_find("caf\xc3\xa9", "un caf\xc3\xa9!", 0, "caf\xc3\xa9"), "UTF-8");
-    CHECK(re_find("x*", "abc", 0, ""), "an empty match where nothing matches more");
-    CHECK(re_find("\\b\\w+\\b", "  two words", 0, "two") && re_find("\\b\\w+\\b", "  two words", 3, "wo") == false &&
+    CHECKF(re_find("x{2}?", "x", 0, NULL), "x{2}? is a lazy x{2}, not an optional one");
+    CHECKF(re_find("^ab", "abab", 2, NULL) && re_find("b$", "abab", 0, "b"), "anchors at the text's ends");
+    CHECKF(re_find("caf\xc3\xa9", "un caf\xc3\xa9!", 0, "caf\xc3\xa9"), "UTF-8");
+    CHECKF(re_find("x*", "abc", 0, ""), "an empty match where nothing matches more");
+    CHECKF(re_find("\\b\\w+\\b", "  two words", 0, "two") && re_find("\\b\\w+\\b", "  two words", 3, "wo") == false &&
           re_find("\\b\\w+\\b", "  two words", 6, "words"), "words between boundaries");
 }
 
@@ -280,7 +269,7 @@ static void test_masks(void)
     char gold[512];
     snprintf(gold, sizeof gold, "%smasks\n  \\d+:\\d\\d\n  /tmp/\\S+\ntext\n  0|masks\nattrs\n", head);
     PtyMasks *m = masks_of(gold);
-    CHECK(m != NULL, "a golden's masks are read");
+    CHECKF(m != NULL, "a golden's masks are read");
     /* a screen with a clock in bold, a path, a wide character before a
     ** clock, and an underline after it; the cursor after the clock */
     PtyScreen *s = pty_screen_new(3, 30, on_out, on_note, NULL);
@@ -289,20 +278,20 @@ static void test_masks(void)
     Buf b, raw;
     buf_init(&b);
     buf_init(&raw);
-    CHECK(pty_screen_golden(s, m, &b) && pty_screen_golden(s, NULL, &raw), "rendered");
+    CHECKF(pty_screen_golden(s, m, &b) && pty_screen_golden(s, NULL, &raw), "rendered");
     buf_putc(&b, 0);
     buf_putc(&raw, 0);
     const char *g = (const char *)b.data;
-    CHECK(strstr(g, "alt off\nmasks\n  \\d+:\\d\\d\n  /tmp/\\S+\ntext\n") != NULL, "the masks section is written back (%s)", g);
-    CHECK(strstr(g, "  0|done \xe2\x80\xb9mask\xe2\x80\xba in \xe2\x80\xb9mask\xe2\x80\xba ok\n") != NULL,
+    CHECKF(strstr(g, "alt off\nmasks\n  \\d+:\\d\\d\n  /tmp/\\S+\ntext\n") != NULL, "the masks section is written back (%s)", g);
+    CHECKF(strstr(g, "  0|done \xe2\x80\xb9mask\xe2\x80\xba in \xe2\x80\xb9mask\xe2\x80\xba ok\n") != NULL,
           "the clock and the path are one token each (%s)", g);
-    CHECK(strstr(g, "  1|\xe3\x81\x82 \xe2\x80\xb9mask\xe2\x80\xba z\n") != NULL, "after a wide character (%s)", g);
+    CHECKF(strstr(g, "  1|\xe3\x81\x82 \xe2\x80\xb9mask\xe2\x80\xba z\n") != NULL, "after a wide character (%s)", g);
     /* attrs in the masked row's columns: the bold clock is hidden (plain),
     ** "ok" moved from 28-29 to 22-23, the underline from 8 to 10 */
-    CHECK(strstr(g, "attrs\n  0: 22-23 fg=1\n  1: 10-10 underline\n") != NULL, "attrs follow the masked text (%s)", g);
-    CHECK(strstr(g, "cursor 2,9 visible") != NULL, "the cursor moves with the text (%s)", g);
+    CHECKF(strstr(g, "attrs\n  0: 22-23 fg=1\n  1: 10-10 underline\n") != NULL, "attrs follow the masked text (%s)", g);
+    CHECKF(strstr(g, "cursor 2,9 visible") != NULL, "the cursor moves with the text (%s)", g);
     const char *r = (const char *)raw.data;
-    CHECK(strstr(r, "  0|done 10:42 in /tmp/ws-12345 ok\n") != NULL && strstr(r, "0: 5-9 bold, 28-29 fg=1") != NULL &&
+    CHECKF(strstr(r, "  0|done 10:42 in /tmp/ws-12345 ok\n") != NULL && strstr(r, "0: 5-9 bold, 28-29 fg=1") != NULL &&
               strstr(r, "masks") == NULL, "without masks the screen is as it was (%s)", r);
 
     /* another run: other digits, a longer path; the same golden */
@@ -311,44 +300,44 @@ static void test_masks(void)
              "\xe3\x81\x82 12:59 \x1b[4mz\x1b[0m\r\nat 1:00");
     Buf b2;
     buf_init(&b2);
-    CHECK(pty_screen_golden(s2, m, &b2), "rendered again");
+    CHECKF(pty_screen_golden(s2, m, &b2), "rendered again");
     buf_putc(&b2, 0);
-    CHECK(strcmp((const char *)b2.data, g) == 0, "text of another length masks the same:\n%s\n---\n%s",
+    CHECKF(strcmp((const char *)b2.data, g) == 0, "text of another length masks the same:\n%s\n---\n%s",
           (const char *)b2.data, g);
 
     /* the golden's side: its rows masked, a token left as it is */
     Buf gm;
     buf_init(&gm);
-    CHECK(pty_masks_golden(m, g, strlen(g), &gm), "a masked golden masked again");
-    CHECK(gm.len == strlen(g) && memcmp(gm.data, g, gm.len) == 0, "changes nothing");
+    CHECKF(pty_masks_golden(m, g, strlen(g), &gm), "a masked golden masked again");
+    CHECKF(gm.len == strlen(g) && memcmp(gm.data, g, gm.len) == 0, "changes nothing");
     buf_reset(&gm);
     const char *hand = "scc-screen 1\nmasks\n  [a-z]+\ntext\n  0|up 3:04 \xe2\x80\xb9mask\xe2\x80\xba | 7\nattrs\n  0: 0-1 bold\n";
     PtyMasks *m2 = masks_of(hand);
-    CHECK(m2 && pty_masks_golden(m2, hand, strlen(hand), &gm), "a golden with raw text");
+    CHECKF(m2 && pty_masks_golden(m2, hand, strlen(hand), &gm), "a golden with raw text");
     buf_putc(&gm, 0);
-    CHECK(strcmp((const char *)gm.data, "scc-screen 1\nmasks\n  [a-z]+\ntext\n  0|\xe2\x80\xb9mask\xe2\x80\xba 3:04 "
+    CHECKF(strcmp((const char *)gm.data, "scc-screen 1\nmasks\n  [a-z]+\ntext\n  0|\xe2\x80\xb9mask\xe2\x80\xba 3:04 "
                                          "\xe2\x80\xb9mask\xe2\x80\xba | 7\nattrs\n  0: 0-1 bold\n") == 0,
           "its rows masked, a token whole (a match inside it hides all of it), the rest as written: %s",
           (const char *)gm.data);
     pty_masks_free(m2);
-    CHECK(masks_of(head) == NULL, "no masks section: none");
+    CHECKF(masks_of(head) == NULL, "no masks section: none");
 
     /* refused, with the golden's path and line */
     snprintf(gold, sizeof gold, "%smasks\n  ok\\d\n  (\\d+\ntext\n", head);
-    CHECK(masks_refused(gold, "g.golden:7: invalid mask '(\\d+': missing ')'"), "unbalanced group");
+    CHECKF(masks_refused(gold, "g.golden:7: invalid mask '(\\d+': missing ')'"), "unbalanced group");
     snprintf(gold, sizeof gold, "%smasks\n  \\d*\ntext\n", head);
-    CHECK(masks_refused(gold, "g.golden:6: invalid mask '\\d*': it can match the empty text"), "empty matches");
+    CHECKF(masks_refused(gold, "g.golden:6: invalid mask '\\d*': it can match the empty text"), "empty matches");
     snprintf(gold, sizeof gold, "%smasks\n  \ntext\n", head);
-    CHECK(masks_refused(gold, "g.golden:6: invalid mask '': an empty pattern"), "an empty line");
+    CHECKF(masks_refused(gold, "g.golden:6: invalid mask '': an empty pattern"), "an empty line");
     snprintf(gold, sizeof gold, "%smasks\n  \\q\ntext\n", head);
-    CHECK(masks_refused(gold, "g.golden:6: invalid mask '\\q': unsupported escape"), "a bad escape");
+    CHECKF(masks_refused(gold, "g.golden:6: invalid mask '\\q': unsupported escape"), "a bad escape");
     Buf many;
     buf_init(&many);
     buf_puts(&many, "masks\n");
     for (int i = 0; i < 101; i++)
         buf_printf(&many, "  x%d\n", i);
     buf_putc(&many, 0);
-    CHECK(masks_refused((const char *)many.data, "g.golden:102: invalid mask 'x100': more than 100 masks"), "a limit");
+    CHECKF(masks_refused((const char *)many.data, "g.golden:102: invalid mask 'x100': more than 100 masks"), "a limit");
     buf_fini(&many);
 
     buf_fini(&gm);
@@ -390,7 +379,7 @@ static void test_sessions(void)
         PtySpawn sp = { .path = "/bin/sh", .argv = argv, .envp = env, .rows = 24, .cols = 80 };
         char err[256];
         PtySession *s = pty_session_spawn(&sp, err, sizeof err);
-        CHECK(s != NULL, "spawn: %s", err);
+        CHECKF(s != NULL, "spawn: %s", err);
         if (!s)
             return;
         /* wait (event-driven, bounded) until it printed "ready" */
@@ -408,29 +397,29 @@ static void test_sessions(void)
             if (strstr(out, "ready"))
                 break;
         }
-        CHECK(strstr(out, "ready") != NULL, "session %d started", i);
+        CHECKF(strstr(out, "ready") != NULL, "session %d started", i);
         /* root (CI, this machine's tests): the program is in a namespace of
         ** its own; every other session the fallback, as without privilege */
         if (i == 10)
             setenv("SCVM_PTY_PIDNS", "0", 1);
         if (i == 0)
-            CHECK(pty_session_contained(s) == (geteuid() == 0), "namespace iff root");
+            CHECKF(pty_session_contained(s) == (geteuid() == 0), "namespace iff root");
         if (i == 11)
-            CHECK(!pty_session_contained(s), "SCVM_PTY_PIDNS=0: the fallback");
-        CHECK(pty_session_kill(s, 50), "session %d killed (TERM ignored, then KILL)", i);
-        CHECK(pty_session_exit_signal(s) == SIGKILL, "killed by SIGKILL");
+            CHECKF(!pty_session_contained(s), "SCVM_PTY_PIDNS=0: the fallback");
+        CHECKF(pty_session_kill(s, 50), "session %d killed (TERM ignored, then KILL)", i);
+        CHECKF(pty_session_exit_signal(s) == SIGKILL, "killed by SIGKILL");
         pty_session_close(s);
         int left = count_children();
-        CHECK(left == 0, "session %d: no child left (%d)", i, left);
+        CHECKF(left == 0, "session %d: no child left (%d)", i, left);
     }
     unsetenv("SCVM_PTY_PIDNS");
     /* exec failures are reported, not an exit status 127 */
     PtySpawn bad = { .path = "/nonexistent/prog", .argv = (char *[]){ "prog", NULL }, .envp = env, .rows = 24, .cols = 80 };
     char err[256];
     PtySession *s = pty_session_spawn(&bad, err, sizeof err);
-    CHECK(s == NULL && strstr(err, "No such file") != NULL, "exec failure reported: %s", err);
-    CHECK(count_children() == 0, "and reaped");
-    CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no zombie at all");
+    CHECKF(s == NULL && strstr(err, "No such file") != NULL, "exec failure reported: %s", err);
+    CHECKF(count_children() == 0, "and reaped");
+    CHECKF(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "no zombie at all");
 }
 
 int main(void)

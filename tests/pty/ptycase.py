@@ -4,9 +4,10 @@ setup(WORK) names the work folder; each function decorated with @case runs
 at once in a fresh folder WORK/NAME and fails by raising AssertionError;
 finish() prints the summary and exits 1 when any case failed."""
 import os
-import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import testlib  # noqa: E402
 
 failures = []
 _work = [None]
@@ -29,16 +30,11 @@ def local_env():
 
 
 def run(args, cwd, timeout=180, env=None):
-    if env is None:
-        env = local_env()
-    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, env=env)
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
+    return testlib.run(args, cwd, timeout, local_env() if env is None else env)
 
 
 def case(fn):
-    d = os.path.join(_work[0], fn.__name__)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    d = testlib.fresh(os.path.join(_work[0], fn.__name__))
     try:
         fn(d)
         print('ok   %s' % fn.__name__)

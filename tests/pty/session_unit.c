@@ -10,16 +10,7 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
-
-static int failures;
-
-#define CHECK(c)                                                               \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#include "tests/check.h"
 
 static const char POLICY[] = "{\"policy_version\":4,\"sandbox\":\"none\",\"sandbox_unsafe_ack\":true,"
                              "\"network_unsafe_ack\":true,\"exec\":{\"allowed_executables\":[\"/bin/cat\"]}}";

@@ -44,6 +44,8 @@ import struct
 import subprocess
 import sys
 import zlib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import run  # noqa: E402
 
 if len(sys.argv) < 5:
     print(__doc__)
@@ -66,11 +68,6 @@ failures = []
 def fail(what, why):
     failures.append(what)
     print('FAIL %s: %s' % (what, why))
-
-
-def run(args, cwd=None, timeout=120):
-    p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode('utf-8', 'replace'), p.stderr.decode('utf-8', 'replace')
 
 
 def chromium(url, *extra):

@@ -25,19 +25,13 @@ import re
 import shutil
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import expect, failures  # noqa: E402
 
 scc, scvm, repo, work = sys.argv[1:5]
 stdlib = os.path.join(repo, 'stdlib-scenarios')
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
-failures = []
-
-
-def expect(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print('FAIL:', msg)
-    return cond
 
 
 def run(*a, cwd=None):

@@ -11,16 +11,7 @@
 
 #include "common/buf.h"
 #include "formats/term/term_svg.h"
-
-static int failures;
-
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
+#include "tests/check.h"
 
 /* bold, red, underline, inverse, a 256-colour and an RGB background, a
 ** wide pair, markup characters that need escaping, a combining accent, a

@@ -18,6 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import sse_util  # noqa: E402
+from testlib import expect, failures  # noqa: E402
 args = {}
 i = 1
 while i < len(sys.argv):
@@ -25,15 +26,7 @@ while i < len(sys.argv):
     i += 2
 SCC, SCVM, WORK = args["scc"], args["scvm"], os.path.abspath(args["work"])
 os.makedirs(WORK, exist_ok=True)
-failures = []
 SID = "00000000000000000000000001"
-
-
-def expect(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL:", msg)
-    return cond
 
 
 def Server(*extra):

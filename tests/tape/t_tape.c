@@ -9,15 +9,7 @@
 
 #include "common/buf.h"
 #include "runtime/tape/tape.h"
-
-static int failures;
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                      \
-        }                                                                    \
-    } while (0)
+#include "tests/check.h"
 
 static char dir[] = "/tmp/t_tape-XXXXXX";
 

@@ -16,25 +16,7 @@
 #include "runtime/rt_sim.h"
 #include "common/sc_alloc.h"
 #include "vm/vm.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-#define CHECK_U64(got, want)                                                   \
-    do {                                                                       \
-        unsigned long long g_ = (got), w_ = (want);                            \
-        if (g_ != w_) {                                                        \
-            fprintf(stderr, "%s:%d: %s = %llu, expected %llu\n", __FILE__, __LINE__, #got, g_, w_); \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
+#include "tests/check.h"
 
 static void test_scale(void)
 {
