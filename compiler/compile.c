@@ -204,6 +204,14 @@ SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, 
         bcb_free(b);
         return SCC_NOMEM;
     }
+    /* A UTF-8 byte order mark (editors on Windows write one) is not part
+    ** of the text: YAML 1.2 and JSON readers skip it, so do we (lines and
+    ** columns count from after it). */
+    if (len >= 3 && (unsigned char)src[0] == 0xEF && (unsigned char)src[1] == 0xBB && (unsigned char)src[2] == 0xBF) {
+        memmove(src, src + 3, len - 3);
+        len -= 3;
+        src[len] = 0;
+    }
     bool emit = compile_front(src, len, o, arena, b, d, r) && !diags_failed(d);
     /* Finishing needs only the builder: dropping the tree first keeps it
     ** out of the peak, which is inside compression (massif, bench/: 16x
