@@ -33,7 +33,8 @@ endforeach()
 add_test(NAME pack.install
          COMMAND ${CMAKE_COMMAND} -DBUILD=${PROJECT_BINARY_DIR} -DWORK=${PACK_DIR}/install
                  -DSRC=${PACK_SRC}/consumer -DSCEN=${PROJECT_SOURCE_DIR}/stdlib-scenarios
-                 -DGEN=${CMAKE_GENERATOR} -DSAN=${SCC_SANITIZE} -P ${PACK_SRC}/install_test.cmake)
+                 -DGEN=${CMAKE_GENERATOR} -DSAN=${SCC_SANITIZE} -DTEMPLATES=${PROJECT_SOURCE_DIR}/cmake
+                 -P ${PACK_SRC}/install_test.cmake)
 set_tests_properties(pack.install PROPERTIES LABELS "unit" TIMEOUT 300 RUN_SERIAL TRUE)
 
 # One prompt matcher: scvm --prompt, scvm serve llm and scc_match_prompt
