@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -305,8 +306,35 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap)
         a6->sin6_family = AF_INET6;
         a6->sin6_port = htons((uint16_t)port);
         sl = sizeof *a6;
+    } else if (strcmp(s->o.host, "localhost") == 0) {
+        /* the loopback, IPv4's: what clients try first for "localhost" */
+        fam = AF_INET;
+        a4->sin_family = AF_INET;
+        a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a4->sin_port = htons((uint16_t)port);
+        sl = sizeof *a4;
     } else {
-        return EINVAL;
+        /* a host name: its first address (an IPv4 one when it has one) */
+        struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL, *pick = NULL;
+        if (getaddrinfo(s->o.host, NULL, &hints, &ai) != 0 || !ai)
+            return EINVAL;
+        for (struct addrinfo *p = ai; p && !pick; p = p->ai_next)
+            if (p->ai_family == AF_INET)
+                pick = p;
+        if (!pick)
+            pick = ai;
+        if (pick->ai_family != AF_INET && pick->ai_family != AF_INET6) {
+            freeaddrinfo(ai);
+            return EINVAL;
+        }
+        fam = pick->ai_family;
+        memcpy(&ss, pick->ai_addr, pick->ai_addrlen);
+        sl = (socklen_t)pick->ai_addrlen;
+        if (fam == AF_INET)
+            a4->sin_port = htons((uint16_t)port);
+        else
+            a6->sin6_port = htons((uint16_t)port);
+        freeaddrinfo(ai);
     }
     int e = open_listener(s, &ss, sl);
     if (e)

@@ -119,8 +119,10 @@ HttpServer *http_server_new(const HttpServerOpts *o);
 void http_server_free(HttpServer *s);
 
 /* Binds and listens.  Writes "ADDR:PORT" (the actual port; "[V6]:PORT")
-** to bound.  Returns 0 or an errno (EADDRINUSE, EADDRNOTAVAIL, EINVAL for
-** a host that is not a numeric address or a bad port, ...).  Unless
+** to bound.  The host is an IPv4 or IPv6 address, "localhost" (127.0.0.1)
+** or a name (its first address, IPv4 preferred).  Returns 0 or an errno
+** (EADDRINUSE, EADDRNOTAVAIL, EINVAL for a host that does not resolve or a
+** bad port, ...).  Unless
 ** no_signals, the signal handlers of http_server_run are installed here
 ** already (restored when run returns, or by http_server_free): a signal
 ** between listen and run stops the run at once instead of killing the

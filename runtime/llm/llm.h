@@ -19,7 +19,7 @@
 #include "formats/suite.h"
 
 typedef struct LlmServeOpts {
-    const char *host;         /* numeric address to bind; NULL = 127.0.0.1 */
+    const char *host;         /* address or host name to bind (http_server_listen); NULL = 127.0.0.1 */
     const char *port;         /* NULL or "0" = an ephemeral port */
     double speed;             /* time multiplier; 0 = send everything at once */
     const char *workspace;    /* where assert paths are resolved; NULL = cwd */

@@ -440,6 +440,19 @@ def t_cli():
     run(["serve", "llm", scb("timing"), scb("timing")], 2, "same name")
     run(["serve", "llm", "--listen", "host.invalid:1", scb("timing")], 3, "cannot listen")
     run(["serve", "--help"], 0, "--strict-tools")
+    # --listen takes names as people write them: localhost, and [::1]
+    import urllib.request
+    for listen, host in (("localhost:0", "localhost"), ("[::1]:0", "[::1]")):
+        p = subprocess.Popen([SCVM, "serve", "llm", "--listen", listen, "--loop", scb("timing")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        line = p.stdout.readline().decode()
+        m = re.match(r"listening on http://(127\.0\.0\.1|\[::1\]):(\d+)", line)
+        check(m is not None, "--listen %s: %r" % (listen, line))
+        if m:
+            with urllib.request.urlopen("http://%s:%s/health" % (host, m.group(2)), timeout=20) as r:
+                check(r.status == 200, "--listen %s: GET /health through %s: %d" % (listen, host, r.status))
+        p.terminate()
+        p.communicate(timeout=20)
 
 
 def t_max_tokens():

@@ -83,7 +83,7 @@ static int serve_harness(const Opts *o, const Suite *suite, const uint32_t *only
     err = harness_server_listen(h, bound, sizeof bound);
     if (err) {
         fprintf(stderr, "scvm: serve harness: cannot listen on %s:%s: %s\n", o->host, ho.port,
-                err == EINVAL ? "not a numeric address and port" : strerror(err));
+                err == EINVAL ? "no address of that host, or a bad port" : strerror(err));
         harness_server_free(h);
         return SC_IO;
     }
@@ -121,7 +121,7 @@ static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, s
     err = rest_server_listen(r, bound, sizeof bound);
     if (err) {
         fprintf(stderr, "scvm: serve rest: cannot listen on %s:%s: %s\n", o->host, ro.port,
-                err == EINVAL ? "not a numeric address and port" : strerror(err));
+                err == EINVAL ? "no address of that host, or a bad port" : strerror(err));
         rest_server_free(r);
         return SC_IO;
     }
@@ -227,7 +227,7 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
                        : harness_server_listen(m.harness, bound, sizeof bound);
         if (err) {
             fprintf(stderr, "scvm: serve %s: cannot listen on %s:%s: %s\n", label[k], host[k], port[k],
-                    err == EINVAL ? "not a numeric address and port" : strerror(err));
+                    err == EINVAL ? "no address of that host, or a bad port" : strerror(err));
             st = SC_IO;
         } else {
             printf("%s listening on http://%s\n", label[k], bound);
@@ -415,7 +415,7 @@ int scvm_serve(const Opts *o)
     err = llm_server_listen(s, bound, sizeof bound);
     if (err) {
         fprintf(stderr, "scvm: serve llm: cannot listen on %s:%s: %s\n", o->host, o->port,
-                err == EINVAL ? "not a numeric address and port" : strerror(err));
+                err == EINVAL ? "no address of that host, or a bad port" : strerror(err));
         llm_server_free(s);
         sc_free(only);
         suite_free(suite);
