@@ -26,6 +26,7 @@ typedef struct LlmServeOpts {
     bool strict_tools;        /* reject requests that lack the scripted tools */
     bool loop;                /* an exhausted session starts over */
     bool quiet;               /* no per-request log lines */
+    bool log_json;            /* log lines as JSON objects (--log-format json) */
     size_t max_body;          /* request body limit (413 above); 0 = 16 MiB */
     unsigned max_conns;       /* simultaneous connections; 0 = 4096 (runtime/http/http_server.h) */
     unsigned timeout_ms;      /* a stalled request body or answer; 0 = 60 s */

@@ -59,6 +59,8 @@ typedef struct Session {
     uint64_t used;          /* when last asked for (LlmServer.clock) */
 } Session;
 
+enum { JOURNAL_MAX = 1024, JOURNAL_BODY_MAX = 65536 };
+
 struct LlmServer {
     LlmServeOpts o;
     const Suite *suite;
@@ -77,6 +79,11 @@ struct LlmServer {
     uint64_t n_retired, ret_resp_total, ret_resp_served;   /* sessions retired to make room */
     ScnAssertResult asserts;
     char cwd[4096];         /* the workspace: o.workspace or the current directory */
+    /* the request journal (GET /__scvm/requests): the last JOURNAL_MAX
+    ** requests, oldest first, as JSON objects */
+    char *journal[JOURNAL_MAX];
+    size_t j_first, j_n;
+    uint64_t j_seq, j_dropped;
 };
 
 static void logf_(LlmServer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -86,9 +93,22 @@ static void logf_(LlmServer *s, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve: ", s->o.log);
-    vfprintf(s->o.log, fmt, ap);
-    fputc('\n', s->o.log);
+    if (s->o.log_json) {   /* {"message": "..."} */
+        char m[1024];
+        vsnprintf(m, sizeof m, fmt, ap);
+        Buf b;
+        buf_init(&b);
+        buf_puts(&b, "{\"message\":");
+        buf_json_str(&b, m, strlen(m));
+        buf_puts(&b, "}\n");
+        if (!b.oom)
+            fwrite(b.data, 1, b.len, s->o.log);
+        buf_fini(&b);
+    } else {
+        fputs("scvm serve: ", s->o.log);
+        vfprintf(s->o.log, fmt, ap);
+        fputc('\n', s->o.log);
+    }
     fflush(s->o.log);
     va_end(ap);
 }
@@ -232,6 +252,8 @@ void llm_server_free(LlmServer *s)
     sc_free(s->sess);
     sc_free(s->models);
     buf_fini(&s->scratch);
+    for (size_t i = 0; i < s->j_n; i++)
+        sc_free(s->journal[(s->j_first + i) % JOURNAL_MAX]);
     sc_free(s);
 }
 
@@ -1156,6 +1178,85 @@ static void llm_request(Ctx *x, LlmApi api, const char *path_name, size_t path_n
     cJSON_Delete(j);
 }
 
+/* ---- the request journal (docs/serve-llm.md, "The request journal") ---- */
+
+static void journal_clear(LlmServer *s)
+{
+    for (size_t i = 0; i < s->j_n; i++)
+        sc_free(s->journal[(s->j_first + i) % JOURNAL_MAX]);
+    s->j_first = s->j_n = 0;
+}
+
+/* One request as the journal keeps it: what came in (method, target,
+** body, up to JOURNAL_BODY_MAX bytes) and what it got (status, the
+** scenario, session and response that answered, or why not). */
+static void journal_add(LlmServer *s, const HttpReq *r, const char *body, size_t blen, int status, bool reset,
+                        const char *note)
+{
+    Buf b;
+    buf_init(&b);
+    buf_printf(&b, "{\"seq\":%llu,\"method\":", (unsigned long long)++s->j_seq);
+    buf_json_str(&b, r->method, r->method_len);
+    buf_puts(&b, ",\"target\":");
+    buf_json_str(&b, r->target, r->target_len);
+    buf_puts(&b, ",\"body\":");
+    buf_json_str(&b, body ? body : "", blen > JOURNAL_BODY_MAX ? JOURNAL_BODY_MAX : blen);
+    if (blen > JOURNAL_BODY_MAX)
+        buf_printf(&b, ",\"body_bytes\":%zu,\"body_truncated\":true", blen);
+    if (reset)
+        buf_puts(&b, ",\"status\":null,\"reset\":true");
+    else
+        buf_printf(&b, ",\"status\":%d", status);
+    buf_puts(&b, ",\"answer\":");
+    buf_json_str(&b, note, strlen(note));
+    buf_putc(&b, '}');
+    buf_putc(&b, 0);
+    if (b.oom) {
+        buf_fini(&b);
+        return;
+    }
+    if (s->j_n == JOURNAL_MAX) {
+        sc_free(s->journal[s->j_first]);
+        s->j_first = (s->j_first + 1) % JOURNAL_MAX;
+        s->j_n--;
+        s->j_dropped++;
+    }
+    s->journal[(s->j_first + s->j_n++) % JOURNAL_MAX] = (char *)b.data;
+}
+
+/* GET: {"requests":[...],"dropped":N}; DELETE: empties it. */
+static void journal_serve(Ctx *x, bool is_get, bool is_delete)
+{
+    LlmServer *s = x->s;
+    HttpExchange *hx = x->hx;
+    if (!is_get && !is_delete) {
+        s->n_protocol++;
+        x->q.extra_headers = "Allow: GET, DELETE\r\n";
+        server_error(x, LLM_API_NONE, 405, NULL, "scvm serve: use GET or DELETE for the request journal");
+        return;
+    }
+    Buf b;
+    buf_init(&b);
+    if (is_delete) {
+        buf_printf(&b, "{\"cleared\":%zu}", s->j_n);
+        journal_clear(s);
+        s->j_dropped = 0;
+    } else {
+        buf_puts(&b, "{\"requests\":[");
+        for (size_t i = 0; i < s->j_n; i++) {
+            buf_puts(&b, i ? ",\n" : "\n");
+            buf_puts(&b, s->journal[(s->j_first + i) % JOURNAL_MAX]);
+        }
+        buf_printf(&b, "%s],\"dropped\":%llu}", s->j_n ? "\n" : "", (unsigned long long)s->j_dropped);
+    }
+    http_plan_reset(hx->plan);
+    if (b.oom || llm_render_json((const char *)b.data, b.len, x->q.keep_alive, hx->plan) != 0) {
+        http_plan_reset(hx->plan);
+        hx->keep_alive = false;
+    }
+    buf_fini(&b);
+}
+
 /* Answers one complete request: fills hx->plan. */
 static void handle(LlmServer *s, HttpExchange *hx)
 {
@@ -1170,6 +1271,7 @@ static void handle(LlmServer *s, HttpExchange *hx)
     x.q.keep_alive = hx->keep_alive;
     s->n_requests++;
     llm_make_id(x.req_id, sizeof x.req_id, "req_", 24, "scvm-serve", "server", s->n_requests, 0);
+    bool journaled = true;
 
     /* path without the query; an optional /s/NAME prefix names the scenario */
     const char *path = r->target;
@@ -1204,6 +1306,11 @@ static void handle(LlmServer *s, HttpExchange *hx)
     };
     bool is_post = r->method_len == 4 && memcmp(r->method, "POST", 4) == 0;
     bool is_get = r->method_len == 3 && memcmp(r->method, "GET", 3) == 0;
+    if (!pname && plen == 16 && memcmp(path, "/__scvm/requests", 16) == 0) {
+        journal_serve(&x, is_get, r->method_len == 6 && memcmp(r->method, "DELETE", 6) == 0);
+        journaled = false;   /* reading the journal is not a request to it */
+        goto log;
+    }
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         if (plen != strlen(routes[i].path) || memcmp(path, routes[i].path, plen) != 0)
             continue;
@@ -1279,6 +1386,31 @@ static void handle(LlmServer *s, HttpExchange *hx)
     server_error(&x, LLM_API_NONE, 404, NULL, "scvm serve: no endpoint %.*s %.*s", (int)r->method_len, r->method,
                  (int)(plen > 200 ? 200 : plen), path);
 log:
+    if (journaled)
+        journal_add(s, r, body, blen, hx->plan->status, hx->plan->abort == HTTP_ABORT_RESET, x.note);
+    if (!s->o.quiet && s->o.log_json && s->o.log) {
+        /* one object per request: the journal's, with the peer, without the body */
+        Buf b;
+        buf_init(&b);
+        buf_puts(&b, "{\"peer\":");
+        buf_json_str(&b, hx->peer, strlen(hx->peer));
+        buf_puts(&b, ",\"method\":");
+        buf_json_str(&b, r->method, r->method_len);
+        buf_puts(&b, ",\"target\":");
+        buf_json_str(&b, r->target, r->target_len);
+        if (hx->plan->abort == HTTP_ABORT_RESET)
+            buf_puts(&b, ",\"status\":null,\"reset\":true");
+        else
+            buf_printf(&b, ",\"status\":%d", hx->plan->status);
+        buf_puts(&b, ",\"answer\":");
+        buf_json_str(&b, x.note, strlen(x.note));
+        buf_puts(&b, "}\n");
+        if (!b.oom)
+            fwrite(b.data, 1, b.len, s->o.log);
+        fflush(s->o.log);
+        buf_fini(&b);
+        return;
+    }
     if (!s->o.quiet && hx->plan->abort == HTTP_ABORT_RESET)
         logf_(s, "%s %.*s %.*s -> reset%s%s", hx->peer, (int)r->method_len, r->method,
               (int)(r->target_len > 200 ? 200 : r->target_len), r->target, x.note[0] ? ": " : "", x.note);

@@ -735,6 +735,40 @@ def t_first_token():
     srv.stop()
 
 
+def t_journal_and_json_log():
+    """GET /__scvm/requests: every request with its body and what answered
+    it; DELETE empties it; --log-format json: an object per request."""
+    srv = Server(SCVM, ["--speed", "0", "--log-format", "json", scb("route_alpha"), scb("route_beta")])
+    s = srv.connect()
+    body = msg_body("Write the docs for our HTTP API")
+    st, h, b, _ = request(s, "POST", "/v1/messages", body, {"x-api-key": "a"})
+    check(st == 200, "a scripted answer: %d" % st)
+    st, h, b, _ = request(s, "POST", "/v1/nothing", b"{}", {"x-api-key": "a"})
+    check(st == 404, "an unknown endpoint: %d" % st)
+    st, h, b, _ = request(s, "GET", "/__scvm/requests", b"", {})
+    j = json.loads(b) if st == 200 else {}
+    reqs = j.get("requests", [])
+    check(st == 200 and [r["seq"] for r in reqs] == [1, 2] and j.get("dropped") == 0, "the journal: %d %r" % (st, b[:300]))
+    if len(reqs) == 2:
+        check(reqs[0]["method"] == "POST" and reqs[0]["target"] == "/v1/messages" and reqs[0]["status"] == 200 and
+              json.loads(reqs[0]["body"]) == json.loads(body) and "scenario 'route_beta'" in reqs[0]["answer"] and
+              "response 1/2" in reqs[0]["answer"], "the first entry: %r" % reqs[0])
+        check(reqs[1]["status"] == 404 and reqs[1]["target"] == "/v1/nothing", "the second entry: %r" % reqs[1])
+    st, h, b, _ = request(s, "DELETE", "/__scvm/requests", b"", {})
+    check(st == 200 and json.loads(b) == {"cleared": 2}, "DELETE: %d %r" % (st, b))
+    st, h, b, _ = request(s, "GET", "/__scvm/requests", b"", {})
+    check(st == 200 and json.loads(b) == {"requests": [], "dropped": 0}, "emptied: %r" % b)
+    st, h, b, _ = request(s, "PUT", "/__scvm/requests", b"", {})
+    check(st == 405 and "GET, DELETE" in h.get("allow", ""), "PUT: %d %r" % (st, h))
+    s.close()
+    status, log = srv.stop()
+    lines = [json.loads(l) for l in log.splitlines() if l.startswith("{")]
+    reqlines = [l for l in lines if "target" in l]
+    check(reqlines and reqlines[0]["method"] == "POST" and reqlines[0]["status"] == 200 and
+          reqlines[0]["peer"].startswith("127.0.0.1:") and "route_beta" in reqlines[0]["answer"],
+          "--log-format json: %r" % log[:400])
+
+
 TESTS = {k[2:]: v for k, v in list(globals().items()) if k.startswith("t_")}
 
 

@@ -180,7 +180,7 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     if (want[0]) {
         LlmServeOpts lo = {
             .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace, .loop = o->loop,
-            .quiet = o->quiet, .max_body = o->max_body, .max_conns = max_conns, .timeout_ms = o->timeout_ms,
+            .quiet = o->quiet, .log_json = o->log_format && strcmp(o->log_format, "json") == 0, .max_body = o->max_body, .max_conns = max_conns, .timeout_ms = o->timeout_ms,
             .head_timeout_ms = o->head_timeout_ms, .idle_timeout_ms = o->idle_timeout_ms, .log = stderr,
             .only = only, .n_only = n_only, .no_signals = true,
         };
@@ -384,7 +384,8 @@ int scvm_serve(const Opts *o)
     }
     LlmServeOpts so = {
         .host = o->host, .port = o->port, .speed = o->speed, .workspace = o->workspace,
-        .strict_tools = o->strict_tools, .loop = o->loop, .quiet = o->quiet, .max_body = o->max_body,
+        .strict_tools = o->strict_tools, .loop = o->loop, .quiet = o->quiet,
+        .log_json = o->log_format && strcmp(o->log_format, "json") == 0, .max_body = o->max_body,
         .max_conns = o->max_conns, .timeout_ms = o->timeout_ms, .head_timeout_ms = o->head_timeout_ms,
         .idle_timeout_ms = o->idle_timeout_ms, .log = stderr, .only = only, .n_only = n_only,
         .profiles = profs, .n_profiles = n_profs,

@@ -238,6 +238,9 @@ static const CoOpt ROWS[] = {
       "a session that has received every response starts over" },
     { "--quiet", NULL, CO_FLAG, 0, 0, F(quiet), 0, NULL, CMD_SERVE, 0, 0, 0, NULL, 0, "serve options (docs/serve-llm.md)",
       "no per-request log lines (the summary is still printed)" },
+    { "--log-format", NULL, CO_CHOICE, 0, 0, F(log_format), 0, "FORMAT", CMD_SERVE, S_LLM, 0, 0, "text|json", 0,
+      "serve options (docs/serve-llm.md)", "text (the default), or json: a JSON object per line, one\nper request "
+                                           "(peer, method, target, status, answer)" },
     { "--max-body", NULL, CO_SIZE, 0, 0, F(max_body), 0, "BYTES", CMD_SERVE, HTTP, 1, 4294967296ULL, NULL, 0,
       "serve options (docs/serve-llm.md)", "largest request body (default 16777216; 413 above)" },
     { "--max-connections", NULL, CO_UINT, 0, 0, F(max_conns), 0, "N", CMD_SERVE, HTTP, 1, 65536, NULL, 0,

@@ -84,6 +84,7 @@ typedef struct Opts {
     char host[128], port[16];
     const char *workspace;
     bool strict_tools, loop, quiet;
+    const char *log_format;      /* serve llm --log-format: "text" (NULL) or "json" */
     size_t max_body;
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
     unsigned client_timeout_ms, tool_timeout_ms;   /* serve acp */
