@@ -12,7 +12,7 @@
 
 enum { RE_MAX_PAT = 1000, RE_MAX_CODE = 20000, RE_MAX_REP = 100 };
 
-typedef enum { I_CHAR, I_ANY, I_CLASS, I_SPLIT, I_JMP, I_BOL, I_EOL, I_WORDB, I_MATCH } IOp;
+typedef enum { I_CHAR, I_ANY, I_CLASS, I_SPLIT, I_JMP, I_BOL, I_EOL, I_BOT, I_EOT, I_WORDB, I_MATCH } IOp;
 
 typedef struct Insn {
     uint8_t op;
@@ -28,7 +28,7 @@ struct TermRegex {
     int n, cap;
     Range *ranges;
     int n_ranges, cap_ranges;
-    bool icase, multiline;
+    bool icase, multiline, dotall;
 };
 
 typedef struct P {
@@ -132,17 +132,96 @@ static bool class_escape(P *p, char c)
     }
 }
 
+/* n hex digits at p->i (braced when n is 0: "{1F600}"); the code point. */
+static uint32_t hex_escape(P *p, int n, const char *what)
+{
+    bool braced = n == 0;
+    if (braced) {
+        if (p->i >= p->len || p->s[p->i] != '{') {
+            fail(p, what);
+            return 0;
+        }
+        p->i++;
+        n = 6;
+    }
+    uint32_t v = 0;
+    int k = 0;
+    for (; k < n && p->i < p->len; k++) {
+        char h = p->s[p->i];
+        int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+        if (d < 0)
+            break;
+        v = v << 4 | (uint32_t)d;
+        p->i++;
+    }
+    if (braced ? (k == 0 || p->i >= p->len || p->s[p->i] != '}') : k != n) {
+        fail(p, what);
+        return 0;
+    }
+    if (braced)
+        p->i++;
+    if (v > 0x10FFFF) {
+        fail(p, "a code point beyond U+10FFFF");
+        return 0;
+    }
+    return v;
+}
+
+/* The character of the escape \c, p->i just past c (hex escapes read on). */
 static uint32_t escape_char(P *p, char c)
 {
     switch (c) {
     case 'n': return '\n';
     case 't': return '\t';
     case 'r': return '\r';
+    case 'f': return '\f';
+    case 'v': return '\v';
+    case 'e': return 0x1B;
+    case 'x':
+        return p->i < p->len && p->s[p->i] == '{' ? hex_escape(p, 0, "\\x{...} needs hex digits and a '}'")
+                                                  : hex_escape(p, 2, "\\x needs two hex digits (\\x41) or braces (\\x{1F600})");
+    case 'u':
+        return hex_escape(p, 4, "\\u needs four hex digits (\\u00e9)");
     default:
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        if (c >= '1' && c <= '9')
+            fail(p, "backreferences (\\1) are not supported");
+        else if (c == 'p' || c == 'P')
+            fail(p, "Unicode property classes (\\p{...}) are not supported");
+        else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
             fail(p, "unsupported escape");
         return (uint32_t)(unsigned char)c;
     }
+}
+
+/* [:name:] inside a class (p->i at its '['): the POSIX classes, ASCII. */
+static bool posix_class(P *p)
+{
+    static const struct {
+        const char *name;
+        const char *ranges;   /* pairs lo,hi */
+    } K[] = {
+        { "alpha", "AZaz" }, { "digit", "09" }, { "alnum", "09AZaz" }, { "upper", "AZ" }, { "lower", "az" },
+        { "space", "  \t\r" }, { "blank", "  \t\t" }, { "punct", "!/:@[`{~" }, { "xdigit", "09AFaf" },
+        { "word", "09AZ__az" }, { "cntrl", "\x01\x1f\x7f\x7f" }, { "print", " ~" }, { "graph", "!~" },
+    };
+    size_t i = p->i + 2, e = i;
+    while (e < p->len && p->s[e] >= 'a' && p->s[e] <= 'z')
+        e++;
+    if (e + 1 >= p->len || p->s[e] != ':' || p->s[e + 1] != ']') {
+        fail(p, "a POSIX class is written [:name:] inside brackets ([[:alpha:]])");
+        return false;
+    }
+    for (size_t k = 0; k < sizeof K / sizeof K[0]; k++) {
+        if (strlen(K[k].name) != e - i || memcmp(K[k].name, p->s + i, e - i) != 0)
+            continue;
+        for (const char *r = K[k].ranges; r[0] && r[1]; r += 2)
+            add_range(p, (unsigned char)r[0], (unsigned char)r[1]);
+        p->i = e + 2;
+        return true;
+    }
+    fail(p, "unknown POSIX class (alpha, digit, alnum, upper, lower, space, blank, punct, xdigit, word, cntrl, "
+            "print, graph)");
+    return false;
 }
 
 static void parse_alt(P *p);
@@ -167,6 +246,14 @@ static void parse_class(P *p)
         }
         any = true;
         uint32_t lo;
+        if (p->s[p->i] == '[' && p->i + 1 < p->len && (p->s[p->i + 1] == '=' || p->s[p->i + 1] == '.')) {
+            fail(p, "collating elements and equivalence classes ([[=a=]], [[.a.]]) are not supported");
+            return;
+        }
+        if (p->s[p->i] == '[' && p->i + 1 < p->len && p->s[p->i + 1] == ':') {
+            posix_class(p);
+            continue;
+        }
         if (p->s[p->i] == '\\' && p->i + 1 < p->len) {
             char e = p->s[p->i + 1];
             p->i += 2;
@@ -182,8 +269,9 @@ static void parse_class(P *p)
         if (p->i + 1 < p->len && p->s[p->i] == '-' && p->s[p->i + 1] != ']') {
             p->i++;
             if (p->s[p->i] == '\\' && p->i + 1 < p->len) {
-                hi = escape_char(p, p->s[p->i + 1]);
+                char e2 = p->s[p->i + 1];
                 p->i += 2;
+                hi = escape_char(p, e2);
             } else {
                 hi = next_cp(p->s, p->len, &p->i);
             }
@@ -209,8 +297,41 @@ static int parse_atom(P *p)
             fail(p, "nesting too deep");
             return -1;
         }
-        if (p->i + 1 < p->len && p->s[p->i] == '?' && p->s[p->i + 1] == ':')
-            p->i += 2;
+        if (p->i < p->len && p->s[p->i] == '?') {
+            /* (?:...), and named groups (?P<name>...) (?<name>...) as
+            ** groups (nothing is captured); the rest is refused by name */
+            const char *g = p->s + p->i + 1;
+            size_t left = p->len - p->i - 1;
+            if (left >= 1 && g[0] == ':') {
+                p->i += 2;
+            } else if ((left >= 2 && g[0] == 'P' && g[1] == '<') || (left >= 2 && g[0] == '<' && g[1] != '=' && g[1] != '!')) {
+                size_t k = g[0] == 'P' ? 2 : 1, n0 = k;
+                while (k < left && (g[k] == '_' || (g[k] >= 'a' && g[k] <= 'z') || (g[k] >= 'A' && g[k] <= 'Z') ||
+                                    (k > n0 && g[k] >= '0' && g[k] <= '9')))
+                    k++;
+                if (k == n0 || k >= left || g[k] != '>') {
+                    fail(p, "a named group is (?P<name>...) or (?<name>...), the name of letters, digits and '_'");
+                    return -1;
+                }
+                p->i += 1 + k + 1;
+            } else if (left >= 1 && (g[0] == '=' || g[0] == '!')) {
+                fail(p, "lookahead (?=...) (?!...) is not supported");
+                return -1;
+            } else if (left >= 2 && g[0] == '<' && (g[1] == '=' || g[1] == '!')) {
+                fail(p, "lookbehind (?<=...) (?<!...) is not supported");
+                return -1;
+            } else if (left >= 2 && g[0] == 'P' && g[1] == '=') {
+                fail(p, "backreferences (?P=name) are not supported");
+                return -1;
+            } else if (left >= 1 && strchr("imsx-", g[0])) {
+                fail(p, "inline flags (?i) (?m) (?s) go at the start of the pattern and apply to all of it; "
+                        "(?i:...) and flags in the middle are not supported");
+                return -1;
+            } else {
+                fail(p, "unsupported group '(?'");
+                return -1;
+            }
+        }
         parse_alt(p);
         p->depth--;
         if (p->i >= p->len || p->s[p->i] != ')') {
@@ -244,6 +365,10 @@ static int parse_atom(P *p)
         p->i += 2;
         if (c == 'b' || c == 'B') {
             emit(p, I_WORDB, c == 'b', 0);
+        } else if (c == 'A') {
+            emit(p, I_BOT, 0, 0);
+        } else if (c == 'z' || c == 'Z') {
+            emit(p, I_EOT, 0, 0);
         } else if (c == 'd' || c == 'w' || c == 's' || c == 'D' || c == 'W' || c == 'S') {
             int first = p->re->n_ranges;
             class_escape(p, (char)(c | 0x20));
@@ -407,14 +532,17 @@ TermRegex *term_regex_new(const char *pat, size_t len, char *err, size_t errlen)
         return NULL;
     }
     P p = { .re = re, .s = pat, .len = len, .err = err, .errlen = errlen };
-    for (;;) {
-        if (p.len - p.i >= 4 && memcmp(pat + p.i, "(?m)", 4) == 0)
-            re->multiline = true;
-        else if (p.len - p.i >= 4 && memcmp(pat + p.i, "(?i)", 4) == 0)
-            re->icase = true;
-        else
+    /* (?i) (?m) (?s), or several in one (?ims), at the start: for the
+    ** whole pattern */
+    while (p.len - p.i >= 4 && pat[p.i] == '(' && pat[p.i + 1] == '?') {
+        size_t k = p.i + 2;
+        while (k < p.len && (pat[k] == 'i' || pat[k] == 'm' || pat[k] == 's'))
+            k++;
+        if (k == p.i + 2 || k >= p.len || pat[k] != ')')
             break;
-        p.i += 4;
+        for (size_t f = p.i + 2; f < k; f++)
+            *(pat[f] == 'i' ? &re->icase : pat[f] == 'm' ? &re->multiline : &re->dotall) = true;
+        p.i = k + 1;
     }
     parse_alt(&p);
     if (!p.failed && p.i < p.len)
@@ -497,6 +625,14 @@ static void add_thread(const TermRegex *re, List *l, unsigned *mark, unsigned ge
             if (pos == len || (re->multiline && text[pos] == '\n'))
                 stack[sp++] = pc + 1;
             break;
+        case I_BOT:
+            if (pos == 0)
+                stack[sp++] = pc + 1;
+            break;
+        case I_EOT:
+            if (pos == len)
+                stack[sp++] = pc + 1;
+            break;
         case I_WORDB:
             if ((is_word(text, pos, 0) != is_word(text, pos, len)) == (in->x != 0))
                 stack[sp++] = pc + 1;
@@ -518,7 +654,7 @@ static bool step_ok(const TermRegex *re, const Insn *in, uint32_t c)
     case I_CHAR:
         return fold(re, (uint32_t)in->x) == fold(re, c);
     case I_ANY:
-        return c != '\n';
+        return c != '\n' || re->dotall;
     case I_CLASS: {
         bool hit = false;
         for (int k = 0; k < in->y && !hit; k++) {
@@ -533,6 +669,8 @@ static bool step_ok(const TermRegex *re, const Insn *in, uint32_t c)
     case I_JMP:
     case I_BOL:
     case I_EOL:
+    case I_BOT:
+    case I_EOT:
     case I_WORDB:
     case I_MATCH:
         break;

@@ -180,6 +180,31 @@ static void test_regex(void)
     CHECKF(re_match("colou?r", "color") && re_match("colou?r", "colour"), "question mark");
     CHECKF(re_bad("(ab") && re_bad("ab)") && re_bad("*a") && re_bad("[a-") && re_bad("a{5,2}"), "bad patterns refused");
     CHECKF(re_bad("a{1000}"), "huge repetitions refused");
+    /* what other engines' users write (docs/pty.md, "Regular expressions") */
+    CHECKF(re_match("(?P<year>\\d{4})-(?<m>\\d\\d)", "on 2026-11") && re_match("(?:ab)+", "abab"),
+           "named and non-capturing groups");
+    CHECKF(re_match("\\Ahello", "hello x") && !re_match("\\Ahello", "x\nhello") &&
+           !re_match("(?m)\\Ahello", "x\nhello") && re_match("(?m)^hello", "x\nhello"), "\\A: the start of the text only");
+    CHECKF(re_match("done\\z", "all done") && !re_match("done\\z", "done\n") && re_match("done\\Z", "done"),
+           "\\z, \\Z: the end of the text");
+    CHECKF(re_match("\\x41\\x{1F600}\\u00e9", "A\xf0\x9f\x98\x80\xc3\xa9") && re_match("[\\x30-\\x39]+", "42"),
+           "hex escapes, in classes too");
+    CHECKF(re_match("(?is)a.B", "A\nb") && !re_match("(?i)a.B", "A\nb"), "inline flags at the start, (?s)");
+    CHECKF(re_match("^[[:alpha:]]+$", "Hello") && !re_match("^[[:alpha:]]+$", "Hello1") &&
+           re_match("^[[:digit:][:space:]]+$", "1 2\t3") && !re_match("[[:punct:]]", "abc") && re_match("[^[:alnum:]]", "a-b"),
+           "POSIX classes, not misread as a class of '[', ':' and letters");
+    char err[160];
+    static const struct { const char *pat, *says; } refused[] = {
+        { "(?=a)b", "lookahead" }, { "(?<=a)b", "lookbehind" }, { "(a)\\1", "backreferences" },
+        { "a(?i)b", "inline flags" }, { "(?i:a)", "inline flags" }, { "[[:alpah:]]", "unknown POSIX class" },
+        { "\\x4", "two hex digits" }, { "\\p{L}", "Unicode property" }, { "[[=a=]]", "equivalence" },
+        { "(?P=n)", "backreferences" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        TermRegex *re = term_regex_new(refused[i].pat, strlen(refused[i].pat), err, sizeof err);
+        CHECKF(!re && strstr(err, refused[i].says), "%s is refused by name: %s", refused[i].pat, re ? "accepted" : err);
+        term_regex_free(re);
+    }
     CHECKF(re_match("\\bhi\\b", "oh hi there") && re_match("\\bhi\\b", "hi") && !re_match("\\bhi\\b", "this"),
           "word boundary");
     CHECKF(re_match("\\Bhi", "this") && !re_match("\\Bhi", "hi there") && re_match("(?i)\\b(refund|credit)\\b", "a Refund."),
