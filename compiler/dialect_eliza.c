@@ -216,6 +216,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "memory_accuracy_threshold", at_num(t, ev, "memory_accuracy_threshold", 0, 1, W));
     } else {
         at_err(t, type, "unknown evaluation type '%s'", ty);
+        at_suggest(t, type, ty, EVAL_TYPES);
         char list[600] = "";
         for (size_t i = 0; EVAL_TYPES[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", EVAL_TYPES[i]);

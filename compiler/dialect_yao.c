@@ -178,6 +178,7 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
         return;
     } else {
         at_err(t, where, "unknown assertion type '%s'", ty);
+        at_suggest(t, where, ty, ASSERT_TYPES);
         char list[300] = "";
         for (size_t i = 0; ASSERT_TYPES[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", ASSERT_TYPES[i]);

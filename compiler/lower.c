@@ -21,19 +21,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/levenshtein.h"
 #include "common/base64.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "fe_kit.h"
 #include "yaml_value.h"
 
 typedef struct L {
     const YDoc *doc;
     const LowerOpts *o;
     BcBuilder *b;
-    Diags *d;
-    const char *file;
+    FeDiag fe;                   /* diagnostics: the Diags, the file name */
     uint64_t t;                  /* the playback clock, ms */
     uint64_t seg_start;          /* clock right after the last baseTimeDelta */
     uint64_t seg_user;           /* furthest userInputs offset in this segment */
@@ -70,64 +69,8 @@ typedef struct PendOp {
 /* ------------------------------------------------------------------ */
 /* diagnostics                                                        */
 
-__attribute__((format(printf, 5, 0)))
-static void vreport(L *l, DiagLevel lv, const char *flag, const YNode *n,
-                    const char *fmt, va_list ap)
-{
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    diag_add(l->d, lv, l->file, n ? n->line : 0, n ? n->col : 0, flag, "%s", msg);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void err(L *l, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(l, DIAG_ERROR, NULL, n, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 4, 5)))
-static void warn(L *l, const char *flag, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(l, DIAG_WARNING, flag, n, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void note(L *l, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(l, DIAG_NOTE, NULL, n, fmt, ap);
-    va_end(ap);
-}
-
-/* The closest candidate to `word`, or NULL when nothing is close. */
-static const char *closest(const char *word, const char *const *cands)
-{
-    const char *best = NULL;
-    size_t wl = strlen(word);
-    unsigned cap = wl < 4 ? 1 : wl < 9 ? 2 : 3, bestd = cap + 1;
-    for (size_t i = 0; cands[i]; i++) {
-        unsigned dist = name_distance(word, cands[i], cap);
-        if (dist < bestd) {
-            bestd = dist;
-            best = cands[i];
-        }
-    }
-    return best;
-}
-
-static void suggest(L *l, const YNode *n, const char *word, const char *const *cands)
-{
-    const char *s = closest(word, cands);
-    if (s)
-        note(l, n, "did you mean '%s'?", s);
-}
+/* The helpers are the front ends' kit (fe_kit.h): err, warn and note at a
+** node, suggest the closest of a list of names. */
 
 /* ------------------------------------------------------------------ */
 /* reading the tree                                                   */
@@ -140,27 +83,11 @@ static bool is_str(const YNode *n) { return is_scalar(n) && n->type == YT_STR; }
 
 static const char *const NO_KEYS[] = { NULL };
 
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Warns about every key of map that is neither in known nor in also. */
 static void check_keys2(L *l, const YNode *map, const char *what,
                         const char *const *known, const char *const *also)
 {
-    if (!is_map(map))
-        return;
-    for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = &map->u.pairs[i].key;
-        if (in_list(k->u.s, known) || in_list(k->u.s, also))
-            continue;
-        warn(l, "unknown-key", k, "unknown key '%s' in %s; it is ignored", k->u.s, what);
-        suggest(l, k, k->u.s, known);
-    }
+    fe_unknown_keys(&l->fe, map, what, known, also, NULL);
 }
 
 static void check_keys(L *l, const YNode *map, const char *what, const char *const *known)
@@ -173,7 +100,7 @@ static const char *a_or_an(const char *w) { return strchr("aeiou", w[0]) ? "an" 
 static void want_kind(L *l, const YNode *n, const char *what, const char *expected)
 {
     const char *got = ykind_name(n);
-    err(l, n, "%s must be %s %s, not %s %s", what, a_or_an(expected), expected, a_or_an(got), got);
+    fe_err(&l->fe, n, "%s must be %s %s, not %s %s", what, a_or_an(expected), expected, a_or_an(got), got);
 }
 
 /* A text field: any non-null scalar, taken verbatim (a plain `2024` label
@@ -183,7 +110,7 @@ static const YNode *get_text(L *l, const YNode *map, const char *key, bool requi
     const YNode *n = ymap_get(map, key);
     if (!n || is_null(n)) {
         if (required)
-            err(l, n ? n : map, "%s needs '%s'", what, key);
+            fe_err(&l->fe, n ? n : map, "%s needs '%s'", what, key);
         return NULL;
     }
     if (!is_scalar(n)) {
@@ -203,10 +130,10 @@ static bool uint_of(L *l, const YNode *n, const char *what, uint64_t *out)
         return true;
     }
     if (is_scalar(n) && n->type == YT_INT)
-        err(l, n, "%s must be a whole number of milliseconds from 0 to 2^53, not %lld",
+        fe_err(&l->fe, n, "%s must be a whole number of milliseconds from 0 to 2^53, not %lld",
             what, (long long)v);
     else if (is_scalar(n) && n->type == YT_FLOAT)
-        err(l, n, "%s must be a whole number, not '%s'", what, n->u.s);
+        fe_err(&l->fe, n, "%s must be a whole number, not '%s'", what, n->u.s);
     else
         want_kind(l, n, what, "non-negative integer");
     return false;
@@ -218,7 +145,7 @@ static bool get_uint(L *l, const YNode *map, const char *key, bool required,
     const YNode *n = ymap_get(map, key);
     if (!n) {
         if (required)
-            err(l, map, "%s needs '%s'", what, key);
+            fe_err(&l->fe, map, "%s needs '%s'", what, key);
         return false;
     }
     char w[128];
@@ -243,7 +170,7 @@ static bool get_bool(L *l, const YNode *map, const char *key, bool dflt, const c
 /* Checks that a text field is one of the allowed words. */
 static void check_enum(L *l, const YNode *n, const char *what, const char *const *allowed, bool error)
 {
-    if (!n || in_list(n->u.s, allowed))
+    if (!n || fe_in_list(n->u.s, allowed))
         return;
     char list[256] = "";
     for (size_t i = 0; allowed[i]; i++) {
@@ -251,10 +178,10 @@ static void check_enum(L *l, const YNode *n, const char *what, const char *const
         strncat(list, allowed[i], sizeof list - strlen(list) - 1);
     }
     if (error)
-        err(l, n, "%s '%s' is not one of %s", what, n->u.s, list);
+        fe_err(&l->fe, n, "%s '%s' is not one of %s", what, n->u.s, list);
     else
-        warn(l, "nonstandard", n, "%s '%s' is not one of %s", what, n->u.s, list);
-    suggest(l, n, n->u.s, allowed);
+        fe_warn(&l->fe, "nonstandard", n, "%s '%s' is not one of %s", what, n->u.s, list);
+    fe_suggest(&l->fe, n, n->u.s, allowed);
 }
 
 /* ------------------------------------------------------------------ */
@@ -331,7 +258,7 @@ static void vop_at(L *l, uint64_t t, const YNode *at, BcOp o, va_list ap)
             size_t c = l->cap_pend ? l->cap_pend * 2 : 64;
             PendOp *np = sc_realloc(l->pend, c * sizeof *np);
             if (!np) {
-                err(l, at, "out of memory");
+                fe_err(&l->fe, at, "out of memory");
                 return;
             }
             l->pend = np;
@@ -344,7 +271,7 @@ static void vop_at(L *l, uint64_t t, const YNode *at, BcOp o, va_list ap)
         return;
     }
     if (!bcb_op(l->b, o, t, line, col, a[0], a[1], a[2], a[3], a[4]))
-        err(l, at, "internal error: %s", bcb_error(l->b) ? bcb_error(l->b) : "emit failed");
+        fe_err(&l->fe, at, "internal error: %s", bcb_error(l->b) ? bcb_error(l->b) : "emit failed");
 }
 
 static void op(L *l, const YNode *at, BcOp o, ...)
@@ -384,7 +311,7 @@ static uint64_t flush_pending(L *l)
     for (size_t i = 0; i < l->n_pend; i++) {
         const PendOp *p = &l->pend[i];
         if (!bcb_op(l->b, p->op, p->t, p->line, p->col, p->a[0], p->a[1], p->a[2], p->a[3], p->a[4]))
-            diag_add(l->d, DIAG_ERROR, l->file, p->line, p->col, NULL, "internal error: %s",
+            diag_add(l->fe.d, DIAG_ERROR, l->fe.file, p->line, p->col, NULL, "internal error: %s",
                      bcb_error(l->b) ? bcb_error(l->b) : "emit failed");
         last = p->t;
     }
@@ -406,7 +333,7 @@ static const YNode *get_meta(L *l, const YNode *ev, const YNode *item)
             if (!m)
                 continue;
             if (k == 1)
-                warn(l, "deprecated", m, "'meta' is the reference implementation's spelling; the spec says '_meta'");
+                fe_warn(&l->fe, "deprecated", m, "'meta' is the reference implementation's spelling; the spec says '_meta'");
             if (!is_map(m) && !is_null(m)) {
                 want_kind(l, m, "_meta", "mapping");
                 return NULL;
@@ -425,7 +352,7 @@ static bool check_rel_path(L *l, const YNode *n, const char *what, bool must_exi
 {
     const char *p = n->u.s;
     if (p[0] == '/') {
-        err(l, n, "%s '%s' is absolute; paths are relative to the scenario's folder", what, p);
+        fe_err(&l->fe, n, "%s '%s' is absolute; paths are relative to the scenario's folder", what, p);
         return false;
     }
     int depth = 0;
@@ -437,7 +364,7 @@ static bool check_rel_path(L *l, const YNode *n, const char *what, bool must_exi
         else if (!(len == 0 || (len == 1 && s[0] == '.')))
             depth++;
         if (depth < 0) {
-            err(l, n, "%s '%s' leaves the scenario's folder", what, p);
+            fe_err(&l->fe, n, "%s '%s' leaves the scenario's folder", what, p);
             return false;
         }
         s += len + (e != NULL);
@@ -448,11 +375,11 @@ static bool check_rel_path(L *l, const YNode *n, const char *what, bool must_exi
     snprintf(full, sizeof full, "%s/%s", l->o->base_dir ? l->o->base_dir : ".", p);
     struct stat st;
     if (stat(full, &st) != 0) {
-        err(l, n, "%s '%s' does not exist (looked for %s)", what, p, full);
+        fe_err(&l->fe, n, "%s '%s' does not exist (looked for %s)", what, p, full);
         return false;
     }
     if (!S_ISREG(st.st_mode)) {
-        err(l, n, "%s '%s' is not a regular file", what, p);
+        fe_err(&l->fe, n, "%s '%s' is not a regular file", what, p);
         return false;
     }
     return true;
@@ -471,7 +398,7 @@ static void check_plan_entries(L *l, const YNode *entries, const YNode *owner)
 {
     static const char *const keys[] = { "content", "priority", "status", "_meta", NULL };
     if (!entries) {
-        err(l, owner, "plan needs 'entries'");
+        fe_err(&l->fe, owner, "plan needs 'entries'");
         return;
     }
     if (!is_seq(entries)) {
@@ -487,7 +414,7 @@ static void check_plan_entries(L *l, const YNode *entries, const YNode *owner)
         check_keys(l, e, "a plan entry", keys);
         const YNode *c = get_text(l, e, "content", true, "a plan entry");
         if (c && c->n == 0)
-            err(l, c, "plan entry 'content' is empty");
+            fe_err(&l->fe, c, "plan entry 'content' is empty");
         check_enum(l, get_text(l, e, "priority", true, "a plan entry"), "plan priority", PLAN_PRIORITIES, true);
         check_enum(l, get_text(l, e, "status", true, "a plan entry"), "plan status", PLAN_STATUSES, true);
     }
@@ -506,7 +433,7 @@ static const YNode *get_alias(L *l, const YNode *map, const char *spec, const ch
         for (uint32_t i = 0; i < map->n; i++)
             if (&map->u.pairs[i].val == n)
                 k = &map->u.pairs[i].key;
-        warn(l, "deprecated", k ? k : n, "'%s' is the reference implementation's spelling; the spec says '%s'", ref, spec);
+        fe_warn(&l->fe, "deprecated", k ? k : n, "'%s' is the reference implementation's spelling; the spec says '%s'", ref, spec);
     }
     return n;
 }
@@ -517,11 +444,11 @@ static void check_media(L *l, const YNode *blk, const char *type)
     const YNode *data = ymap_get(blk, "data");
     const YNode *mime = get_alias(l, blk, "mimeType", "mime_type");
     if (!path && !data)
-        err(l, blk, "%s content needs 'path' or 'data'", type);
+        fe_err(&l->fe, blk, "%s content needs 'path' or 'data'", type);
     if (mime && !is_str(mime))
         want_kind(l, mime, "'mimeType'", "string");
     else if (mime && strncmp(mime->u.s, type, strlen(type)) != 0)
-        err(l, mime, "%s content has MIME type '%s'; expected %s/...", type, mime->u.s, type);
+        fe_err(&l->fe, mime, "%s content has MIME type '%s'; expected %s/...", type, mime->u.s, type);
     if (path) {
         if (!is_str(path))
             want_kind(l, path, "'path'", "string");
@@ -534,9 +461,9 @@ static void check_media(L *l, const YNode *blk, const char *type)
             want_kind(l, data, "'data'", "string");
         else if (!b64_decode(data->u.s, data->n, NULL, &bad)) {
             if (bad < data->n)
-                err(l, data, "'data' is not valid base64: character '%c' at offset %zu", data->u.s[bad], bad);
+                fe_err(&l->fe, data, "'data' is not valid base64: character '%c' at offset %zu", data->u.s[bad], bad);
             else
-                err(l, data, "'data' is not valid base64 (length or padding is wrong)");
+                fe_err(&l->fe, data, "'data' is not valid base64 (length or padding is wrong)");
         }
     }
 }
@@ -556,7 +483,7 @@ static void check_annotation(L *l, const YNode *a)
     if (p && !(is_scalar(p) && (p->type == YT_INT || p->type == YT_FLOAT)))
         want_kind(l, p, "annotation 'priority'", "number");
     else if (p && (p->type == YT_INT ? (yint(p) < 0 || yint(p) > 1) : !(yfloat(p) >= 0 && yfloat(p) <= 1)))
-        err(l, p, "annotation priority %s is outside 0..1", p->u.s);
+        fe_err(&l->fe, p, "annotation priority %s is outside 0..1", p->u.s);
     const YNode *aud = ymap_get(a, "audience");
     if (aud && !is_seq(aud))
         want_kind(l, aud, "annotation 'audience'", "sequence");
@@ -597,14 +524,14 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         return "";
     const char *t = type->u.s;
     if (strcmp(t, "resourceLink") == 0) {
-        warn(l, "deprecated", type, "'resourceLink' is the reference implementation's spelling; the spec says 'resource_link'");
+        fe_warn(&l->fe, "deprecated", type, "'resourceLink' is the reference implementation's spelling; the spec says 'resource_link'");
         t = "resource_link";
     }
     if (strcmp(t, "text") == 0) {
         check_keys2(l, blk, "a text block", k_text, keys_common);
         const YNode *x = get_text(l, blk, "text", true, "a text block");
         if (x && x->n == 0)
-            err(l, x, "text content is empty");
+            fe_err(&l->fe, x, "text content is empty");
         if (x) {
             *len = x->n;
             return x->u.s;
@@ -617,17 +544,17 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         check_keys2(l, blk, "a resource block", k_res, keys_common);
         const YNode *r = ymap_get(blk, "resource");
         if (!r) {
-            err(l, blk, "resource content needs 'resource'");
+            fe_err(&l->fe, blk, "resource content needs 'resource'");
         } else if (!is_map(r)) {
             want_kind(l, r, "'resource'", "mapping");
         } else {
             check_keys(l, r, "an embedded resource", rk);
             const YNode *uri = get_text(l, r, "uri", true, "an embedded resource");
             if (uri && uri->n == 0)
-                err(l, uri, "embedded resource 'uri' is empty");
+                fe_err(&l->fe, uri, "embedded resource 'uri' is empty");
             const YNode *x = get_text(l, r, "text", false, "an embedded resource");
             if (!x && !ymap_get(r, "blob"))
-                err(l, r, "embedded resource needs 'text' or 'blob'");
+                fe_err(&l->fe, r, "embedded resource needs 'text' or 'blob'");
             if (x) {
                 *len = x->n;
                 return x->u.s;
@@ -638,9 +565,9 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         const YNode *uri = get_text(l, blk, "uri", true, "a resource_link block");
         const YNode *name = get_text(l, blk, "name", true, "a resource_link block");
         if (uri && uri->n == 0)
-            err(l, uri, "resource_link 'uri' is empty");
+            fe_err(&l->fe, uri, "resource_link 'uri' is empty");
         if (name && name->n == 0)
-            err(l, name, "resource_link 'name' is empty");
+            fe_err(&l->fe, name, "resource_link 'name' is empty");
         if (uri) {
             *len = uri->n;
             return uri->u.s;
@@ -649,10 +576,10 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         check_keys2(l, blk, "a diff block", k_diff, keys_common);
         const YNode *p = get_text(l, blk, "path", true, "a diff block");
         if (p && p->u.s[0] != '/')
-            err(l, p, "diff path '%s' must be absolute", p->u.s);
+            fe_err(&l->fe, p, "diff path '%s' must be absolute", p->u.s);
         const YNode *nt = get_alias(l, blk, "newText", "new_text");
         if (!nt)
-            err(l, blk, "a diff block needs 'newText'");
+            fe_err(&l->fe, blk, "a diff block needs 'newText'");
         get_alias(l, blk, "oldText", "old_text");
         if (p) {
             *len = p->n;
@@ -662,8 +589,8 @@ static const char *check_block(L *l, const YNode *blk, uint32_t *len)
         check_keys2(l, blk, "a plan block", k_plan, keys_common);
         check_plan_entries(l, ymap_get(blk, "entries"), blk);
     } else {
-        err(l, type, "unknown content type '%s'", t);
-        suggest(l, type, t, CONTENT_TYPES);
+        fe_err(&l->fe, type, "unknown content type '%s'", t);
+        fe_suggest(&l->fe, type, t, CONTENT_TYPES);
     }
     return "";
 }
@@ -684,7 +611,7 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
     out->body = NULL;
     if (is_seq(s)) {
         if (s->n != 2) {
-            err(l, s, "%s step must be [milliseconds, %s], not %u items", what, body_keys[0], s->n);
+            fe_err(&l->fe, s, "%s step must be [milliseconds, %s], not %u items", what, body_keys[0], s->n);
             return false;
         }
         out->time = &s->u.items[0];
@@ -706,15 +633,15 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
         known[k] = NULL;
         check_keys2(l, s, what, known, extra);
         if (!out->time) {
-            err(l, s, "%s step needs 'relativeTime'", what);
+            fe_err(&l->fe, s, "%s step needs 'relativeTime'", what);
             return false;
         }
         if (!out->body) {
-            err(l, s, "%s step needs '%s'", what, body_keys[0]);
+            fe_err(&l->fe, s, "%s step needs '%s'", what, body_keys[0]);
             return false;
         }
     } else {
-        err(l, s, "%s step must be [milliseconds, %s] or a mapping with relativeTime and %s, not %s %s",
+        fe_err(&l->fe, s, "%s step must be [milliseconds, %s] or a mapping with relativeTime and %s, not %s %s",
             what, body_keys[0], body_keys[0], a_or_an(ykind_name(s)), ykind_name(s));
         return false;
     }
@@ -747,9 +674,9 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
             l->t += s.ms;
             prev_node = s.time;
         } else if (prev_node && s.ms < prev) {
-            err(l, s.time, "%s relativeTime %llu is earlier than the step before it (%llu)",
+            fe_err(&l->fe, s.time, "%s relativeTime %llu is earlier than the step before it (%llu)",
                 what, (unsigned long long)s.ms, (unsigned long long)prev);
-            note(l, s.time, "%s times are offsets from the start of their llmResponse element, so they must not decrease",
+            fe_note(&l->fe, s.time, "%s times are offsets from the start of their llmResponse element, so they must not decrease",
                  what);
             continue;
         } else {
@@ -791,7 +718,7 @@ static void lower_llm_error(L *l, const YNode *e)
     uint64_t status = 400, retry = 0;
     const YNode *sn = ymap_get(e, "statusCode");
     if (sn && uint_of(l, sn, "'statusCode'", &status) && (status < 100 || status > 599))
-        err(l, sn, "'statusCode' %llu is not an HTTP status (100-599)", (unsigned long long)status);
+        fe_err(&l->fe, sn, "'statusCode' %llu is not an HTTP status (100-599)", (unsigned long long)status);
     uint32_t retry_val = l->null_val;
     const YNode *rn = ymap_get(e, "retryAfterSeconds");
     if (rn && uint_of(l, rn, "'retryAfterSeconds'", &retry))
@@ -813,8 +740,8 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
     const YNode *list = v;
     if (is_map(v)) {
         /* {_meta: ..., elements...}: not in the spec; a mapping of elements */
-        err(l, v, "llmResponse must be a sequence of elements (think, assistant, error)");
-        note(l, v, "write it as:  llmResponse: [{think: [...]}, {assistant: [...]}]");
+        fe_err(&l->fe, v, "llmResponse must be a sequence of elements (think, assistant, error)");
+        fe_note(&l->fe, v, "write it as:  llmResponse: [{think: [...]}, {assistant: [...]}]");
         return;
     }
     if (!is_seq(list)) {
@@ -833,20 +760,20 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
             const YNode *kk = &el->u.pairs[k].key;
             if (strcmp(kk->u.s, "_meta") == 0 || strcmp(kk->u.s, "meta") == 0)
                 continue;
-            if (in_list(kk->u.s, inline_tools)) {
-                err(l, kk, "inline tool use inside llmResponse ('%s') is not supported", kk->u.s);
-                note(l, kk, "move it after the llmResponse as its own timeline event: - agentToolUse: {toolName: ..., args: ...}");
+            if (fe_in_list(kk->u.s, inline_tools)) {
+                fe_err(&l->fe, kk, "inline tool use inside llmResponse ('%s') is not supported", kk->u.s);
+                fe_note(&l->fe, kk, "move it after the llmResponse as its own timeline event: - agentToolUse: {toolName: ..., args: ...}");
                 ekey = kk;
                 ev = NULL;
                 continue;
             }
-            if (!in_list(kk->u.s, elems)) {
-                err(l, kk, "unknown llmResponse element '%s'", kk->u.s);
-                suggest(l, kk, kk->u.s, elems);
+            if (!fe_in_list(kk->u.s, elems)) {
+                fe_err(&l->fe, kk, "unknown llmResponse element '%s'", kk->u.s);
+                fe_suggest(&l->fe, kk, kk->u.s, elems);
                 continue;
             }
             if (ekey) {
-                err(l, kk, "llmResponse element has two kinds, '%s' and '%s'; put each in its own list item",
+                fe_err(&l->fe, kk, "llmResponse element has two kinds, '%s' and '%s'; put each in its own list item",
                     ekey->u.s, kk->u.s);
                 continue;
             }
@@ -856,7 +783,7 @@ static void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
         get_meta(l, NULL, el);
         if (!ekey) {
             if (el->n == 0 || ymap_get(el, "_meta") || ymap_get(el, "meta"))
-                err(l, el, "llmResponse element needs think, assistant or error");
+                fe_err(&l->fe, el, "llmResponse element needs think, assistant or error");
             continue;
         }
         if (!ev)
@@ -941,9 +868,9 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
             continue;
         if (tm < last) {
             const YNode *tn = ymap_get(e, "timeMs");
-            err(l, tn, "toolExecution timeMs %llu is earlier than the event before it (%llu)",
+            fe_err(&l->fe, tn, "toolExecution timeMs %llu is earlier than the event before it (%llu)",
                 (unsigned long long)tm, (unsigned long long)last);
-            note(l, tn, "timeMs values are offsets from the start of the execution, so they must not decrease");
+            fe_note(&l->fe, tn, "timeMs values are offsets from the start of the execution, so they must not decrease");
             continue;
         }
         l->t += tm - last;
@@ -961,7 +888,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
                 code = yint(cn) != 0;
             uint32_t res = val_of(l, result);
             op(l, e, OP_TOOL_RESULT, name, cs(l, code ? "error" : "success"), res);
-        } else if (in_list(type->u.s, EXEC_TYPES) && content) {
+        } else if (fe_in_list(type->u.s, EXEC_TYPES) && content) {
             uint32_t kind = str_of(l, type);
             op(l, e, OP_TOOL_PROGRESS, name, str_of(l, content), kind);
         }
@@ -1039,7 +966,7 @@ static const ToolDef *tool_def(const char *name)
 
 static bool tool_field(const char *k)
 {
-    return in_list(k, (const char *const[]){ "progress", "result", "status", "toolExecution",
+    return fe_in_list(k, (const char *const[]){ "progress", "result", "status", "toolExecution",
                                              "toolCallId", "_meta", "meta", NULL });
 }
 
@@ -1063,11 +990,11 @@ static void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const Y
         for (size_t r = 0; r < 10 && td->optional[r]; r++)
             known |= strcmp(k, td->optional[r]) == 0;
         if (!known)
-            warn(l, "unknown-key", &v->u.pairs[i].key, "'%s' is not a field of the %s tool", k, td->name);
+            fe_warn(&l->fe, "unknown-key", &v->u.pairs[i].key, "'%s' is not a field of the %s tool", k, td->name);
     }
     for (size_t r = 0; r < 3 && td->required[r]; r++)
         if (!ymap_get(v, td->required[r]))
-            err(l, v, "%s needs '%s'", td->name, td->required[r]);
+            fe_err(&l->fe, v, "%s needs '%s'", td->name, td->required[r]);
     const YNode *id = get_text(l, v, "toolCallId", false, key->u.s);
     get_meta(l, v, NULL);
     bcb_val_begin(l->b);
@@ -1131,7 +1058,7 @@ static void lower_mode(L *l, const YNode *key, const YNode *v, const YNode *item
     const YNode *id = get_text(l, v, field, true, key->u.s);
     const YNode *meta = get_meta(l, v, item);
     if (model && !l->unstable) {
-        err(l, key, "setModel is an unstable ACP method; enable it with 'unstable: true' in the acp section");
+        fe_err(&l->fe, key, "setModel is an unstable ACP method; enable it with 'unstable: true' in the acp section");
     }
     if (id) {
         uint32_t m = val_of(l, meta);
@@ -1182,10 +1109,10 @@ static void check_expected_response(L *l, const YNode *er, const char *what)
     check_keys(l, er, what, keys);
     const YNode *sr = get_text(l, er, "stopReason", false, what);
     if (sr && sr->n == 0)
-        err(l, sr, "%s 'stopReason' is empty", what);
+        fe_err(&l->fe, sr, "%s 'stopReason' is empty", what);
     const YNode *sid = get_text(l, er, "sessionId", false, what);
     if (sid && sid->n == 0)
-        err(l, sid, "%s 'sessionId' is empty", what);
+        fe_err(&l->fe, sid, "%s 'sessionId' is empty", what);
 }
 
 /* The ACP baseline is text and resource_link; image, audio and embedded
@@ -1205,7 +1132,7 @@ static void check_capability(L *l, const YNode *blk)
         if (strcmp(t->u.s, gates[i].type) != 0)
             continue;
         if (*(const int *)((const char *)l + gates[i].off) == 0)
-            err(l, t, "%s content in a prompt needs the '%s' prompt capability, which acp.capabilities turns off",
+            fe_err(&l->fe, t, "%s content in a prompt needs the '%s' prompt capability, which acp.capabilities turns off",
                 gates[i].type, gates[i].cap);
     }
 }
@@ -1226,7 +1153,7 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
         const YNode *extras = NULL;
         if (is_seq(e)) {
             if (e->n != 2) {
-                err(l, e, "a userInputs entry must be [milliseconds, input], not %u items", e->n);
+                fe_err(&l->fe, e, "a userInputs entry must be [milliseconds, input], not %u items", e->n);
                 continue;
             }
             time = &e->u.items[0];
@@ -1236,9 +1163,9 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             time = ymap_get(e, "relativeTime");
             input = ymap_get(e, "input");
             if (!time)
-                err(l, e, "a userInputs entry needs 'relativeTime'");
+                fe_err(&l->fe, e, "a userInputs entry needs 'relativeTime'");
             if (!input)
-                err(l, e, "a userInputs entry needs 'input'");
+                fe_err(&l->fe, e, "a userInputs entry needs 'input'");
             if (!time || !input)
                 continue;
             const YNode *tg = get_text(l, e, "target", false, "a userInputs entry");
@@ -1249,7 +1176,7 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             check_expected_response(l, ymap_get(e, "expectedResponse"), "expectedResponse");
             extras = e;
         } else {
-            err(l, e, "a userInputs entry must be {relativeTime, input} or [milliseconds, input], not %s %s",
+            fe_err(&l->fe, e, "a userInputs entry must be {relativeTime, input} or [milliseconds, input], not %s %s",
                 a_or_an(ykind_name(e)), ykind_name(e));
             continue;
         }
@@ -1273,19 +1200,19 @@ static void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *it
             ** clock does not move; inputs alone must not go back in time */
             at = l->seg_start + rel;
             if (l->last_user_node && at < l->last_user) {
-                err(l, time, "userInputs relativeTime %llu (%llu ms from the start) is earlier than the input before "
+                fe_err(&l->fe, time, "userInputs relativeTime %llu (%llu ms from the start) is earlier than the input before "
                              "it (%llu ms)", (unsigned long long)rel, (unsigned long long)at,
                     (unsigned long long)l->last_user);
-                note(l, time, "on the spec clock userInputs times count from the last baseTimeDelta, and inputs "
+                fe_note(&l->fe, time, "on the spec clock userInputs times count from the last baseTimeDelta, and inputs "
                               "are sent in order");
                 continue;
             }
             l->last_user = at;
             l->last_user_node = time;
         } else if (at < l->t) {
-            err(l, time, "userInputs relativeTime %llu is earlier than the timeline position %llu",
+            fe_err(&l->fe, time, "userInputs relativeTime %llu is earlier than the timeline position %llu",
                 (unsigned long long)at, (unsigned long long)l->t);
-            note(l, time, "userInputs times are absolute (from the scenario start) and the events before this one end at %llu ms",
+            fe_note(&l->fe, time, "userInputs times are absolute (from the scenario start) and the events before this one end at %llu ms",
                  (unsigned long long)l->t);
             continue;
         } else {
@@ -1401,7 +1328,7 @@ static void lower_user_command(L *l, const YNode *key, const YNode *v, const YNo
     uint32_t cmd_s;
     if (cmd) {
         if (args || prog)
-            err(l, cmd, "userCommand has both 'cmd' and 'program'/'args'; use one form");
+            fe_err(&l->fe, cmd, "userCommand has both 'cmd' and 'program'/'args'; use one form");
         cmd_s = str_of(l, cmd);
     } else if (args) {
         /* The Agent Harbor test-runner form: program (default `ah`) + args. */
@@ -1427,7 +1354,7 @@ static void lower_user_command(L *l, const YNode *key, const YNode *v, const YNo
         cmd_s = bcb_str(l->b, b.oom ? "" : (const char *)b.data, b.oom ? 0 : b.len);
         buf_fini(&b);
     } else {
-        err(l, v, "userCommand needs 'cmd'");
+        fe_err(&l->fe, v, "userCommand needs 'cmd'");
         return;
     }
     const YNode *ex = ymap_get(v, "expect");
@@ -1467,9 +1394,9 @@ static void lower_delta(L *l, const YNode *key, const YNode *v, const YNode *ite
     if (!uint_of(l, v, key->u.s, &d))
         return;
     if (d < l->seg_user) {
-        err(l, v, "%s %llu is smaller than the concurrent user activity it must cover (%llu ms)",
+        fe_err(&l->fe, v, "%s %llu is smaller than the concurrent user activity it must cover (%llu ms)",
             key->u.s, (unsigned long long)d, (unsigned long long)l->seg_user);
-        note(l, l->seg_user_node, "this userInputs entry is %llu ms after the segment's start",
+        fe_note(&l->fe, l->seg_user_node, "this userInputs entry is %llu ms after the segment's start",
              (unsigned long long)l->seg_user);
     }
     if (l->spec) {
@@ -1490,7 +1417,7 @@ static void lower_screenshot(L *l, const YNode *key, const YNode *v, const YNode
 {
     (void)item;
     if (!is_scalar(v) || is_null(v) || v->n == 0) {
-        err(l, v, "screenshot needs a label (a non-empty string)");
+        fe_err(&l->fe, v, "screenshot needs a label (a non-empty string)");
         return;
     }
     op(l, key, OP_SCREENSHOT, str_of(l, v));
@@ -1586,9 +1513,9 @@ static void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *it
             get_text(l, f, "path", true, "assert.json.file");
             const YNode *p = get_text(l, f, "pointer", true, "assert.json.file");
             if (p && p->n && p->u.s[0] != '/')
-                err(l, p, "JSON pointer '%s' must be empty or start with '/'", p->u.s);
+                fe_err(&l->fe, p, "JSON pointer '%s' must be empty or start with '/'", p->u.s);
             if (!ymap_get(f, "equals"))
-                err(l, f, "assert.json.file needs 'equals'");
+                fe_err(&l->fe, f, "assert.json.file needs 'equals'");
         }
     }
     if (git) {
@@ -1627,7 +1554,7 @@ static void lower_status(L *l, const YNode *key, const YNode *v, const YNode *it
 {
     (void)item;
     if (!is_scalar(v) || is_null(v) || v->n == 0) {
-        err(l, v, "status needs a value (a non-empty string)");
+        fe_err(&l->fe, v, "status needs a value (a non-empty string)");
         return;
     }
     op(l, key, OP_STATUS, str_of(l, v));
@@ -1643,14 +1570,14 @@ static void lower_session_start(L *l, const YNode *key, const YNode *v, const YN
     check_keys(l, v, "sessionStart", keys);
     const YNode *sid = is_map(v) ? get_text(l, v, "sessionId", false, "sessionStart") : NULL;
     if (sid && sid->n == 0)
-        err(l, sid, "sessionStart 'sessionId' is empty");
+        fe_err(&l->fe, sid, "sessionStart 'sessionId' is empty");
     if (is_map(v))
         check_expected_response(l, ymap_get(v, "expectedPromptResponse"), "expectedPromptResponse");
     get_meta(l, v, item);
     l->session_starts++;
     if (l->session_starts == 2) {
-        err(l, key, "only one sessionStart is allowed in a timeline");
-        note(l, l->session_node, "the first sessionStart is here");
+        fe_err(&l->fe, key, "only one sessionStart is allowed in a timeline");
+        fe_note(&l->fe, l->session_node, "the first sessionStart is here");
     }
     if (!l->session_node)
         l->session_node = key;
@@ -1693,7 +1620,7 @@ static void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode
     check_keys(l, v, "agentFileReads", keys);
     const YNode *files = ymap_get(v, "files");
     if (!files) {
-        err(l, v, "agentFileReads needs 'files'");
+        fe_err(&l->fe, v, "agentFileReads needs 'files'");
         return;
     }
     if (!is_seq(files)) {
@@ -1709,7 +1636,7 @@ static void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode
         check_keys(l, f, "an agentFileReads file", fkeys);
         const YNode *p = get_text(l, f, "path", true, "an agentFileReads file");
         if (p && p->u.s[0] != '/')
-            err(l, p, "agentFileReads path '%s' must be absolute", p->u.s);
+            fe_err(&l->fe, p, "agentFileReads path '%s' must be absolute", p->u.s);
     }
     op(l, key, OP_FILE_READS, val_of(l, files));
 }
@@ -1744,9 +1671,9 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
         check_enum(l, get_text(l, o, "kind", true, "a permission option"), "permission option kind", kinds, true);
     }
     if (dec && granted) {
-        err(l, granted, "agentPermissionRequest has both 'granted' and 'decision'; use one");
+        fe_err(&l->fe, granted, "agentPermissionRequest has both 'granted' and 'decision'; use one");
     } else if (!dec && !granted) {
-        err(l, v, "agentPermissionRequest needs 'decision' or 'granted'");
+        fe_err(&l->fe, v, "agentPermissionRequest needs 'decision' or 'granted'");
     } else if (granted) {
         bool g = get_bool(l, v, "granted", false, "agentPermissionRequest");
         const char *want = g ? "allow_once" : "reject_once";
@@ -1756,7 +1683,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
             found |= k && yscalar_is(k, want);
         }
         if (!found)
-            err(l, granted, "'granted: %s' selects the first '%s' option, and there is none", g ? "true" : "false", want);
+            fe_err(&l->fe, granted, "'granted: %s' selects the first '%s' option, and there is none", g ? "true" : "false", want);
     } else if (!is_map(dec)) {
         want_kind(l, dec, "'decision'", "mapping");
     } else {
@@ -1766,7 +1693,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
         check_enum(l, out, "decision outcome", outcomes, true);
         const YNode *oid = get_text(l, dec, "optionId", false, "decision");
         if (out && yscalar_is(out, "selected") && !oid)
-            err(l, dec, "decision with outcome 'selected' needs 'optionId'");
+            fe_err(&l->fe, dec, "decision with outcome 'selected' needs 'optionId'");
         if (oid) {
             bool found = false;
             for (uint32_t i = 0; opts && i < opts->n; i++) {
@@ -1774,7 +1701,7 @@ static void lower_permission(L *l, const YNode *key, const YNode *v, const YNode
                 found |= id && is_scalar(id) && strcmp(id->u.s, oid->u.s) == 0;
             }
             if (!found)
-                err(l, oid, "decision optionId '%s' is not among the options", oid->u.s);
+                fe_err(&l->fe, oid, "decision optionId '%s' is not among the options", oid->u.s);
         }
     }
     op(l, key, OP_PERMISSION, val_of(l, v));
@@ -1842,20 +1769,20 @@ static bool legacy_event(L *l, const YNode *k)
 {
     const char *s = k->u.s;
     if (strcmp(s, "think") == 0 || strcmp(s, "assistant") == 0) {
-        err(l, k, "top-level '%s' is a legacy timeline shape and is not supported", s);
-        note(l, k, "wrap it in an llmResponse:  - llmResponse: [{%s: [[ms, \"text\"], ...]}]", s);
+        fe_err(&l->fe, k, "top-level '%s' is a legacy timeline shape and is not supported", s);
+        fe_note(&l->fe, k, "wrap it in an llmResponse:  - llmResponse: [{%s: [[ms, \"text\"], ...]}]", s);
     } else if (strcmp(s, "type") == 0) {
-        err(l, k, "type-tagged timeline items are a legacy shape and are not supported");
-        note(l, k, "name the event by its key, e.g.  - agentToolUse: {toolName: ..., args: ...}");
+        fe_err(&l->fe, k, "type-tagged timeline items are a legacy shape and are not supported");
+        fe_note(&l->fe, k, "name the event by its key, e.g.  - agentToolUse: {toolName: ..., args: ...}");
     } else if (strcmp(s, "assertGit") == 0) {
-        err(l, k, "'assertGit' is not a Scenario-Format event");
-        note(l, k, "git checks are written  - assert: {git: {commit: {messageContains: \"...\"}}}");
+        fe_err(&l->fe, k, "'assertGit' is not a Scenario-Format event");
+        fe_note(&l->fe, k, "git checks are written  - assert: {git: {commit: {messageContains: \"...\"}}}");
     } else if (strcmp(s, "applyPatch") == 0) {
-        err(l, k, "'applyPatch' is not a Scenario-Format event");
-        note(l, k, "a patch the user applies is written  - userEdits: {patch: path/to/file.patch}");
+        fe_err(&l->fe, k, "'applyPatch' is not a Scenario-Format event");
+        fe_note(&l->fe, k, "a patch the user applies is written  - userEdits: {patch: path/to/file.patch}");
     } else if (strcmp(s, "tool") == 0) {
-        err(l, k, "'tool' is a legacy timeline shape and is not supported");
-        note(l, k, "write  - agentToolUse: {toolName: ..., args: {...}}");
+        fe_err(&l->fe, k, "'tool' is a legacy timeline shape and is not supported");
+        fe_note(&l->fe, k, "write  - agentToolUse: {toolName: ..., args: {...}}");
     } else {
         return false;
     }
@@ -1867,7 +1794,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     if (is_scalar(item) && item->type == YT_STR) {
         /* The spec writes `- sessionStart` bare; events without fields may be. */
         static const char *const bare[] = { "sessionStart", "userCancelSession", "complete", "merge", NULL };
-        if (in_list(item->u.s, bare)) {
+        if (fe_in_list(item->u.s, bare)) {
             for (size_t i = 0; i < N_EVENTS; i++)
                 if (strcmp(EVENTS[i].name, item->u.s) == 0)
                     EVENTS[i].fn(l, item, NULL, NULL);
@@ -1875,10 +1802,10 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
         }
     }
     if (!is_map(item)) {
-        err(l, item, "%s item must be a mapping with one event key, not %s %s", ctx,
+        fe_err(&l->fe, item, "%s item must be a mapping with one event key, not %s %s", ctx,
             a_or_an(ykind_name(item)), ykind_name(item));
         if (is_scalar(item) && item->type == YT_STR)
-            suggest(l, item, item->u.s, all_event_names());
+            fe_suggest(&l->fe, item, item->u.s, all_event_names());
         return;
     }
     /* A type-tagged item ({type: think, text: ...}) is one legacy shape:
@@ -1893,7 +1820,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     bool tool = false, bad = false;
     for (uint32_t i = 0; i < item->n; i++) {
         const YNode *k = &item->u.pairs[i].key;
-        if (in_list(k->u.s, COMPANIONS))
+        if (fe_in_list(k->u.s, COMPANIONS))
             continue;
         const struct Event *found = NULL;
         bool is_tool = false;
@@ -1904,20 +1831,20 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
             is_tool = true;
         if (!found && !is_tool) {
             if (!legacy_event(l, k)) {
-                err(l, k, "unknown event '%s' in %s", k->u.s, ctx);
-                suggest(l, k, k->u.s, all_event_names());
+                fe_err(&l->fe, k, "unknown event '%s' in %s", k->u.s, ctx);
+                fe_suggest(&l->fe, k, k->u.s, all_event_names());
             }
             bad = true;
             continue;
         }
         if (ek) {
-            err(l, k, "%s item has two events, '%s' and '%s'; give each its own list item", ctx, ek->u.s, k->u.s);
+            fe_err(&l->fe, k, "%s item has two events, '%s' and '%s'; give each its own list item", ctx, ek->u.s, k->u.s);
             bad = true;
             continue;
         }
         unsigned w = is_tool ? IN_TIMELINE | IN_AGENT : found->where;
         if (!(w & where)) {
-            err(l, k, "'%s' cannot appear in %s", k->u.s, ctx);
+            fe_err(&l->fe, k, "'%s' cannot appear in %s", k->u.s, ctx);
             bad = true;
             continue;
         }
@@ -1928,15 +1855,15 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     }
     if (!ek) {
         if (!bad)
-            err(l, item, "%s item has no event", ctx);
+            fe_err(&l->fe, item, "%s item has no event", ctx);
         return;
     }
     const YNode *tgt = ymap_get(item, "target");
     if (tgt && strcmp(ek->u.s, "userInputs") != 0)
-        warn(l, "unknown-key", tgt, "'target' only applies to userInputs; it is ignored here");
+        fe_warn(&l->fe, "unknown-key", tgt, "'target' only applies to userInputs; it is ignored here");
     const YNode *er = ymap_get(item, "expectedResponse");
     if (er && strcmp(ek->u.s, "initialize") != 0)
-        warn(l, "unknown-key", er, "'expectedResponse' beside '%s' is ignored (it belongs to initialize or a userInputs entry)", ek->u.s);
+        fe_warn(&l->fe, "unknown-key", er, "'expectedResponse' beside '%s' is ignored (it belongs to initialize or a userInputs entry)", ek->u.s);
     if (tool)
         lower_tool_shorthand(l, ek, ev, item);
     else
@@ -1987,14 +1914,14 @@ static void check_repo(L *l, const YNode *r)
             check_rel_path(l, p, "repo file path", false);
         const YNode *c = ymap_get(f, "contents");
         if (!c) {
-            err(l, f, "a repo file needs 'contents'");
+            fe_err(&l->fe, f, "a repo file needs 'contents'");
         } else if (is_map(c)) {
             const YNode *b64 = ymap_get(c, "base64");
             size_t bad;
             if (!b64 || !is_str(b64) || c->n != 1)
-                err(l, c, "repo file contents must be a string or {base64: \"...\"}");
+                fe_err(&l->fe, c, "repo file contents must be a string or {base64: \"...\"}");
             else if (b64->n && !b64_decode(b64->u.s, b64->n, NULL, &bad))
-                err(l, b64, "repo file contents are not valid base64");
+                fe_err(&l->fe, b64, "repo file contents are not valid base64");
         } else if (!is_scalar(c)) {
             want_kind(l, c, "repo file contents", "string");
         }
@@ -2048,7 +1975,7 @@ static void check_acp(L *l, const YNode *a)
     l->unstable = get_bool(l, a, "unstable", false, "acp");
     const YNode *cwd = get_text(l, a, "cwd", false, "acp");
     if (cwd && cwd->u.s[0] != '/')
-        err(l, cwd, "acp.cwd '%s' must be an absolute path", cwd->u.s);
+        fe_err(&l->fe, cwd, "acp.cwd '%s' must be an absolute path", cwd->u.s);
     const YNode *c = ymap_get(a, "capabilities");
     bool http = false, sse = false;
     if (c) {
@@ -2077,7 +2004,7 @@ static void check_acp(L *l, const YNode *a)
                 http = get_bool(l, m, "http", false, "mcpCapabilities");
                 sse = get_bool(l, m, "sse", false, "mcpCapabilities");
                 if (sse)
-                    warn(l, "deprecated", ymap_get(m, "sse"), "the SSE transport for MCP is deprecated in ACP");
+                    fe_warn(&l->fe, "deprecated", ymap_get(m, "sse"), "the SSE transport for MCP is deprecated in ACP");
             }
         }
     }
@@ -2094,17 +2021,17 @@ static void check_acp(L *l, const YNode *a)
         check_keys(l, s, "an MCP server", skeys);
         const YNode *name = get_text(l, s, "name", true, "an MCP server");
         if (name && name->n == 0)
-            err(l, name, "MCP server 'name' is empty");
+            fe_err(&l->fe, name, "MCP server 'name' is empty");
         const YNode *cmd = get_text(l, s, "command", false, "an MCP server");
         if (cmd && cmd->n == 0)
-            err(l, cmd, "MCP server '%s' has an empty command", name ? name->u.s : "");
+            fe_err(&l->fe, cmd, "MCP server '%s' has an empty command", name ? name->u.s : "");
         if (!cmd) {
             const YNode *tn = get_text(l, s, "type", false, "an MCP server");
             if (!tn)
                 tn = get_text(l, s, "transport", false, "an MCP server");
             bool is_sse = tn && strcmp(tn->u.s, "sse") == 0;
             if (is_sse ? !sse : !http)
-                err(l, s, "MCP server '%s' uses the %s transport, which mcpCapabilities does not allow",
+                fe_err(&l->fe, s, "MCP server '%s' uses the %s transport, which mcpCapabilities does not allow",
                     name ? name->u.s : "", is_sse ? "sse" : "http");
         }
         const YNode *env = ymap_get(s, "env");
@@ -2150,7 +2077,7 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     size_t len;
     int e = file_read_all(full, 1 << 20, &text, &len);
     if (e) {
-        err(l, ref, "cannot read terminalRef '%s': %s", ref->u.s, strerror(e));
+        fe_err(&l->fe, ref, "cannot read terminalRef '%s': %s", ref->u.s, strerror(e));
         return;
     }
     cJSON *j = cJSON_ParseWithLength(text, len);
@@ -2158,12 +2085,12 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     const cJSON *w = j ? cJSON_GetObjectItemCaseSensitive(j, "width") : NULL;
     const cJSON *h = j ? cJSON_GetObjectItemCaseSensitive(j, "height") : NULL;
     if (!j || !cJSON_IsObject(j))
-        err(l, ref, "terminalRef '%s' is not a JSON object", ref->u.s);
+        fe_err(&l->fe, ref, "terminalRef '%s' is not a JSON object", ref->u.s);
     else if (!cJSON_IsNumber(w) || !cJSON_IsNumber(h) || w->valuedouble < 1 || h->valuedouble < 1 ||
              w->valuedouble > 500 || h->valuedouble > 500)
         /* 500: what the PTY target and the tui-use data model allow, and
         ** what the verifier checks (term_width, term_height). */
-        err(l, ref, "terminalRef '%s' needs numeric 'width' and 'height' (1-500)", ref->u.s);
+        fe_err(&l->fe, ref, "terminalRef '%s' needs numeric 'width' and 'height' (1-500)", ref->u.s);
     else {
         m->term_width = (uint32_t)w->valuedouble;
         m->term_height = (uint32_t)h->valuedouble;
@@ -2172,7 +2099,7 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     const cJSON *name = j ? cJSON_GetObjectItemCaseSensitive(j, "name") : NULL;
     if (name && (!cJSON_IsString(name) || !*name->valuestring ||
                  strlen(name->valuestring) >= sizeof l->term_name || strchr(name->valuestring, '/')))
-        err(l, ref, "terminalRef '%s': 'name' must be a non-empty string under %zu bytes, without '/'",
+        fe_err(&l->fe, ref, "terminalRef '%s': 'name' must be a non-empty string under %zu bytes, without '/'",
             ref->u.s, sizeof l->term_name);
     else if (name)
         snprintf(l->term_name, sizeof l->term_name, "%s", name->valuestring);
@@ -2231,19 +2158,19 @@ static bool no_timeline(L *l, const YNode *root)
         const YNode *k1 = key_node(root, SHAPES[i].key1);
         if (!k1 || (SHAPES[i].key2 && !ymap_get(root, SHAPES[i].key2)))
             continue;
-        err(l, k1, "this looks like %s, not a scenario scc compiles: it has no 'timeline'", SHAPES[i].what);
-        note(l, k1, "as a Scenario-Format scenario (--dialect=scenario); scc also compiles tui-use, ElizaOS and "
+        fe_err(&l->fe, k1, "this looks like %s, not a scenario scc compiles: it has no 'timeline'", SHAPES[i].what);
+        fe_note(&l->fe, k1, "as a Scenario-Format scenario (--dialect=scenario); scc also compiles tui-use, ElizaOS and "
                     "Yao files (--dialect=tui-use, eliza, yao); docs/dialects.md says what it does with the others");
         return false;
     }
-    err(l, root, "a scenario needs a 'timeline' (a sequence of events); without one it would play nothing "
+    fe_err(&l->fe, root, "a scenario needs a 'timeline' (a sequence of events); without one it would play nothing "
                  "and check nothing");
     return false;
 }
 
 bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags)
 {
-    L l = { .doc = doc, .o = o, .b = b, .d = diags, .file = doc->file, .load_session = -1,
+    L l = { .doc = doc, .o = o, .b = b, .fe = { .d = diags, .file = doc->file }, .load_session = -1,
             .cap_image = -1, .cap_audio = -1, .cap_embedded = -1 };
     size_t errors_before = diags->errors;
     l.null_val = bcb_null(b);
@@ -2261,17 +2188,17 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     for (uint32_t i = 0; i < root->n; i++) {
         const YNode *k = &root->u.pairs[i].key;
         if (strcmp(k->u.s, "events") == 0 || strcmp(k->u.s, "assertions") == 0) {
-            err(&l, k, "'%s' is a legacy key; only 'timeline' is supported", k->u.s);
-            note(&l, k, "put the events in  timeline: [...]  and the checks in  - assert: {...}  events");
-        } else if (!in_list(k->u.s, TOP_KEYS)) {
-            warn(&l, "unknown-key", k, "unknown top-level key '%s'; it is ignored", k->u.s);
-            suggest(&l, k, k->u.s, TOP_KEYS);
+            fe_err(&l.fe, k, "'%s' is a legacy key; only 'timeline' is supported", k->u.s);
+            fe_note(&l.fe, k, "put the events in  timeline: [...]  and the checks in  - assert: {...}  events");
+        } else if (!fe_in_list(k->u.s, TOP_KEYS)) {
+            fe_warn(&l.fe, "unknown-key", k, "unknown top-level key '%s'; it is ignored", k->u.s);
+            fe_suggest(&l.fe, k, k->u.s, TOP_KEYS);
         }
     }
     BcMeta m = { 0 };
     const YNode *name = get_text(&l, root, "name", false, "a scenario");
     if (!name || name->n == 0 || strspn(name->u.s, " \t\r\n") == name->n) {
-        err(&l, name ? name : root, "a scenario needs a non-empty 'name'");
+        fe_err(&l.fe, name ? name : root, "a scenario needs a non-empty 'name'");
         m.name = cs(&l, "");
     } else if (o->variant) {
         Buf full;
@@ -2287,7 +2214,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     ** (scvm extract: <stem>@NAME.scb), so a scenario may not write one of
     ** its own (docs/security.md; the verifier refuses what gets past). */
     if (name && name->n && !bc_text_ok(name->u.s, name->n))
-        err(&l, name, "the scenario's name has a control character");
+        fe_err(&l.fe, name, "the scenario's name has a control character");
     const YNode *tags = ymap_get(root, "tags");
     want_str_list(&l, tags, "tags");
     for (uint32_t i = 0; is_seq(tags) && i < tags->n; i++) {
@@ -2295,10 +2222,10 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         if (!is_str(t))
             continue;
         if (t->n >= 8 && memcmp(t->u.s, "variant:", 8) == 0)
-            err(&l, t, "the tag '%.60s' is reserved: 'variant:' tags are made by scc --pack --variant NAME:DEFINES",
+            fe_err(&l.fe, t, "the tag '%.60s' is reserved: 'variant:' tags are made by scc --pack --variant NAME:DEFINES",
                 t->u.s);
         else if (!bc_text_ok(t->u.s, t->n))
-            err(&l, t, "the tag has a control character");
+            fe_err(&l.fe, t, "the tag has a control character");
     }
     if (o->variant) {
         /* the scenario's tags and "variant:NAME" */
@@ -2343,7 +2270,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         load_terminal(&l, term, &m);
     const YNode *legacy_prompt = get_text(&l, root, "initialPrompt", false, "a scenario");
     if (legacy_prompt)
-        warn(&l, "deprecated", legacy_prompt,
+        fe_warn(&l.fe, "deprecated", legacy_prompt,
              "'initialPrompt' is not part of the Scenario-Format; the prompt is the first userInputs");
 
     /* The clock the timeline was written for: the file says, else the
@@ -2355,8 +2282,8 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     } else if (clock && strcmp(clock->u.s, "reference") == 0) {
         l.spec = false;
     } else if (clock) {
-        err(&l, clock, "clock must be 'spec' or 'reference', not '%s'", clock->u.s);
-        note(&l, clock, "docs/timing.md describes both");
+        fe_err(&l.fe, clock, "clock must be 'spec' or 'reference', not '%s'", clock->u.s);
+        fe_note(&l.fe, clock, "docs/timing.md describes both");
     }
 
     /* The reference player always starts with these two statuses. */
@@ -2370,7 +2297,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
         lower_item(&l, &tl->u.items[i], IN_TIMELINE, "timeline");
     /* Only when nothing else is wrong: then it is the one thing to say. */
     if (is_seq(tl) && ops_so_far(&l) == ops_before && diags->errors == errors_before)
-        warn(&l, "empty-scenario", key_node(root, "timeline"), "the timeline plays nothing and checks nothing; a run of it passes "
+        fe_warn(&l.fe, "empty-scenario", key_node(root, "timeline"), "the timeline plays nothing and checks nothing; a run of it passes "
                                        "without testing anything");
     if (l.spec) {
         /* the run ends with its last event, a concurrent user input too */
@@ -2385,12 +2312,12 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     op(&l, NULL, OP_END);
 
     if (l.load_session == 1 && l.session_starts == 0) {
-        err(&l, l.load_session_node, "acp.capabilities.loadSession is true, so the timeline needs a sessionStart");
+        fe_err(&l.fe, l.load_session_node, "acp.capabilities.loadSession is true, so the timeline needs a sessionStart");
     } else if (l.session_starts && l.load_session != 1) {
         if (l.load_session == 0)
-            err(&l, l.session_node, "the timeline has a sessionStart but acp.capabilities.loadSession is false");
+            fe_err(&l.fe, l.session_node, "the timeline has a sessionStart but acp.capabilities.loadSession is false");
         else
-            warn(&l, "session-start", l.session_node,
+            fe_warn(&l.fe, "session-start", l.session_node,
                  "the timeline has a sessionStart but acp.capabilities.loadSession is not set; the spec requires it");
     }
 
