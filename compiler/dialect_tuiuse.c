@@ -171,7 +171,7 @@ static void check_policy(T *t, const YNode *p)
     const YNode *ver = req(t, p, "policy_version", W);
     if (ver && (!is_int(ver) || yint(ver) != POLICY_VERSION)) {
         fe_err(&t->fe, ver, "'policy_version' must be %d (the only version ptybox accepts), not %s", POLICY_VERSION,
-            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+               ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
     }
     want_enum(t, p, "sandbox", W, sandboxes);
     want_enum(t, p, "network", W, networks);
@@ -206,7 +206,7 @@ static void check_policy(T *t, const YNode *p)
         for (uint32_t i = 0; set && i < set->n; i++)
             if (!is_str(&set->u.pairs[i].val))
                 fe_err(&t->fe, &set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
-                    set->u.pairs[i].key.u.s, ykind_name(&set->u.pairs[i].val));
+                       set->u.pairs[i].key.u.s, ykind_name(&set->u.pairs[i].val));
     }
     const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
     if (bu) {
@@ -297,7 +297,7 @@ static const YNode *load_policy(T *t, const YNode *at)
     }
     if (e == EXDEV) {
         fe_err(&t->fe, at, "the policy file '%s' is outside the scenario's folder (an absolute path, a '..' or a symbolic "
-                   "link leads out of it)", full);
+                      "link leads out of it)", full);
         fe_note(&t->fe, at, "a policy file is read beneath the scenario's folder; scc --policy-outside reads it anywhere");
         return NULL;
     }
@@ -334,7 +334,7 @@ static const YNode *resolve_policy(T *t, const YNode *p)
     const YNode *path = NULL;
     if (is_str(p)) {
         fe_warn(&t->fe, "tui-use-compat", p, "a policy path as a bare string is the pre-rename schema; "
-                                     "ptybox now wants {\"path\": ...}");
+                                        "ptybox now wants {\"path\": ...}");
         path = p;
     } else if (is_map(p) && ymap_get(p, "path") && !ymap_get(p, "policy_version")) {
         static const char *const pk[] = { "path", NULL };
@@ -355,7 +355,7 @@ static const YNode *resolve_policy(T *t, const YNode *p)
     }
     if (path->u.s[0] != '/')
         fe_warn(&t->fe, "tui-use-compat", path, "relative policy path '%s' is read from the scenario's folder "
-                                        "(the data model and ptybox want an absolute path)", path->u.s);
+                                           "(the data model and ptybox want an absolute path)", path->u.s);
     return load_policy(t, path);
 }
 
@@ -555,7 +555,7 @@ static void lower_action(T *t, const YNode *act)
             if (strlen(s->u.s) != s->n || !term_key_parse(s->u.s, &k)) {
                 fe_err(&t->fe, s, "unknown key name '%s'", s->u.s);
                 fe_note(&t->fe, s, "keys: Enter, Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, "
-                           "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");
+                              "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");
                 return;
             }
             emit(t, OP_KEY, act, str_of(t, s), 0, 0, 0);
@@ -578,7 +578,7 @@ static void lower_action(T *t, const YNode *act)
         const YNode *cond = pl ? ymap_get(pl, "condition") : NULL;
         if (!cond) {
             fe_err(&t->fe, pl ? pl : act, "a wait action needs 'condition' in its payload "
-                                  "({\"type\": ..., \"payload\": {...}}); ptybox rejects a wait without one");
+                                     "({\"type\": ..., \"payload\": {...}}); ptybox rejects a wait without one");
             if (pl && ymap_get(pl, "timeout_ms"))
                 fe_note(&t->fe, ymap_get(pl, "timeout_ms"), "a wait is bounded by its step's 'timeout_ms'");
             return;
@@ -700,7 +700,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     const YNode *ver = req(&t, root, "scenario_version", "a tui-use scenario");
     if (ver && (!is_int(ver) || yint(ver) != SCENARIO_VERSION))
         fe_err(&t.fe, ver, "'scenario_version' must be %d, not %s", SCENARIO_VERSION,
-            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+               ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
 
     BcMeta m = { 0 };
     const YNode *meta = want_map(&t, req(&t, root, "metadata", "a tui-use scenario"), "'metadata'");
@@ -726,7 +726,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         cmd = get_str(&t, run, "command", true, "run");
         if (cmd && cmd->u.s[0] != '/')
             fe_err(&t.fe, cmd, "'command' in run must be an absolute path, not '%s' (ptybox and the exec "
-                         "allowlist compare absolute paths)", cmd->u.s);
+                            "allowlist compare absolute paths)", cmd->u.s);
         args = req(&t, run, "args", "run");
         if (args && !is_seq(args)) {
             fe_err(&t.fe, args, "'args' in run must be a list of strings, not %s", ykind_name(args));

@@ -131,7 +131,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     }
     if (!is_map(item)) {
         fe_err(&l->fe, item, "%s item must be a mapping with one event key, not %s %s", ctx,
-            lw_a_or_an(ykind_name(item)), ykind_name(item));
+               lw_a_or_an(ykind_name(item)), ykind_name(item));
         if (is_scalar(item) && item->type == YT_STR)
             fe_suggest(&l->fe, item, item->u.s, all_event_names());
         return;
@@ -360,7 +360,7 @@ static void check_acp(L *l, const YNode *a)
             bool is_sse = tn && strcmp(tn->u.s, "sse") == 0;
             if (is_sse ? !sse : !http)
                 fe_err(&l->fe, s, "MCP server '%s' uses the %s transport, which mcpCapabilities does not allow",
-                    name ? name->u.s : "", is_sse ? "sse" : "http");
+                       name ? name->u.s : "", is_sse ? "sse" : "http");
         }
         const YNode *env = ymap_get(s, "env");
         if (env && !is_map(env) && !is_seq(env))
@@ -428,7 +428,7 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     if (name && (!cJSON_IsString(name) || !*name->valuestring ||
                  strlen(name->valuestring) >= sizeof l->term_name || strchr(name->valuestring, '/')))
         fe_err(&l->fe, ref, "terminalRef '%s': 'name' must be a non-empty string under %zu bytes, without '/'",
-            ref->u.s, sizeof l->term_name);
+               ref->u.s, sizeof l->term_name);
     else if (name)
         snprintf(l->term_name, sizeof l->term_name, "%s", name->valuestring);
     cJSON_Delete(j);
@@ -488,11 +488,11 @@ static bool no_timeline(L *l, const YNode *root)
             continue;
         fe_err(&l->fe, k1, "this looks like %s, not a scenario scc compiles: it has no 'timeline'", SHAPES[i].what);
         fe_note(&l->fe, k1, "as a Scenario-Format scenario (--dialect=scenario); scc also compiles tui-use, ElizaOS and "
-                    "Yao files (--dialect=tui-use, eliza, yao); docs/dialects.md says what it does with the others");
+                       "Yao files (--dialect=tui-use, eliza, yao); docs/dialects.md says what it does with the others");
         return false;
     }
     fe_err(&l->fe, root, "a scenario needs a 'timeline' (a sequence of events); without one it would play nothing "
-                 "and check nothing");
+                    "and check nothing");
     return false;
 }
 
@@ -551,7 +551,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
             continue;
         if (t->n >= 8 && memcmp(t->u.s, "variant:", 8) == 0)
             fe_err(&l.fe, t, "the tag '%.60s' is reserved: 'variant:' tags are made by scc --pack --variant NAME:DEFINES",
-                t->u.s);
+                   t->u.s);
         else if (!bc_text_ok(t->u.s, t->n))
             fe_err(&l.fe, t, "the tag has a control character");
     }
@@ -599,7 +599,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     const YNode *legacy_prompt = lw_get_text(&l, root, "initialPrompt", false, "a scenario");
     if (legacy_prompt)
         fe_warn(&l.fe, "deprecated", legacy_prompt,
-             "'initialPrompt' is not part of the Scenario-Format; the prompt is the first userInputs");
+                "'initialPrompt' is not part of the Scenario-Format; the prompt is the first userInputs");
 
     /* The clock the timeline was written for: the file says, else the
     ** command line (docs/timing.md, "Two clocks"). */
@@ -626,7 +626,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     /* Only when nothing else is wrong: then it is the one thing to say. */
     if (is_seq(tl) && lw_ops_so_far(&l) == ops_before && diags->errors == errors_before)
         fe_warn(&l.fe, "empty-scenario", key_node(root, "timeline"), "the timeline plays nothing and checks nothing; a run of it passes "
-                                       "without testing anything");
+                                          "without testing anything");
     if (l.spec) {
         /* the run ends with its last event, a concurrent user input too */
         for (size_t i = 0; i < l.n_pend; i++)
@@ -646,7 +646,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
             fe_err(&l.fe, l.session_node, "the timeline has a sessionStart but acp.capabilities.loadSession is false");
         else
             fe_warn(&l.fe, "session-start", l.session_node,
-                 "the timeline has a sessionStart but acp.capabilities.loadSession is not set; the spec requires it");
+                    "the timeline has a sessionStart but acp.capabilities.loadSession is not set; the spec requires it");
     }
 
     /* Metadata: the prompt, the resolved top-level sections, the defines. */

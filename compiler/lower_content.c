@@ -275,7 +275,7 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
         }
     } else {
         fe_err(&l->fe, s, "%s step must be [milliseconds, %s] or a mapping with relativeTime and %s, not %s %s",
-            what, body_keys[0], body_keys[0], lw_a_or_an(ykind_name(s)), ykind_name(s));
+               what, body_keys[0], body_keys[0], lw_a_or_an(ykind_name(s)), ykind_name(s));
         return false;
     }
     char w[96];
@@ -308,9 +308,9 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
             prev_node = s.time;
         } else if (prev_node && s.ms < prev) {
             fe_err(&l->fe, s.time, "%s relativeTime %llu is earlier than the step before it (%llu)",
-                what, (unsigned long long)s.ms, (unsigned long long)prev);
+                   what, (unsigned long long)s.ms, (unsigned long long)prev);
             fe_note(&l->fe, s.time, "%s times are offsets from the start of their llmResponse element, so they must not decrease",
-                 what);
+                    what);
             continue;
         } else {
             prev = s.ms;
@@ -407,7 +407,7 @@ void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
             }
             if (ekey) {
                 fe_err(&l->fe, kk, "llmResponse element has two kinds, '%s' and '%s'; put each in its own list item",
-                    ekey->u.s, kk->u.s);
+                       ekey->u.s, kk->u.s);
                 continue;
             }
             ekey = kk;
@@ -502,7 +502,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
         if (tm < last) {
             const YNode *tn = ymap_get(e, "timeMs");
             fe_err(&l->fe, tn, "toolExecution timeMs %llu is earlier than the event before it (%llu)",
-                (unsigned long long)tm, (unsigned long long)last);
+                   (unsigned long long)tm, (unsigned long long)last);
             fe_note(&l->fe, tn, "timeMs values are offsets from the start of the execution, so they must not decrease");
             continue;
         }
@@ -594,7 +594,7 @@ const ToolDef *lw_tool_def(const char *name)
 static bool tool_field(const char *k)
 {
     return fe_in_list(k, (const char *const[]){ "progress", "result", "status", "toolExecution",
-                                             "toolCallId", "_meta", "meta", NULL });
+                                                "toolCallId", "_meta", "meta", NULL });
 }
 
 void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const YNode *item)
@@ -653,7 +653,7 @@ void lower_edits(L *l, const YNode *key, const YNode *v, const YNode *item)
     lw_get_uint(l, v, "linesRemoved", false, "agentEdits", &del);
     if (path)
         lw_op(l, key, OP_FILE_EDIT, lw_str_of(l, path), (uint32_t)(add > UINT32_MAX ? UINT32_MAX : add),
-           (uint32_t)(del > UINT32_MAX ? UINT32_MAX : del));
+              (uint32_t)(del > UINT32_MAX ? UINT32_MAX : del));
 }
 
 void lower_plan(L *l, const YNode *key, const YNode *v, const YNode *item)

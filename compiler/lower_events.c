@@ -84,7 +84,7 @@ static void check_capability(L *l, const YNode *blk)
             continue;
         if (*(const int *)((const char *)l + gates[i].off) == 0)
             fe_err(&l->fe, t, "%s content in a prompt needs the '%s' prompt capability, which acp.capabilities turns off",
-                gates[i].type, gates[i].cap);
+                   gates[i].type, gates[i].cap);
     }
 }
 
@@ -128,7 +128,7 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
             extras = e;
         } else {
             fe_err(&l->fe, e, "a userInputs entry must be {relativeTime, input} or [milliseconds, input], not %s %s",
-                lw_a_or_an(ykind_name(e)), ykind_name(e));
+                   lw_a_or_an(ykind_name(e)), ykind_name(e));
             continue;
         }
         uint64_t at;
@@ -152,19 +152,19 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
             at = l->seg_start + rel;
             if (l->last_user_node && at < l->last_user) {
                 fe_err(&l->fe, time, "userInputs relativeTime %llu (%llu ms from the start) is earlier than the input before "
-                             "it (%llu ms)", (unsigned long long)rel, (unsigned long long)at,
-                    (unsigned long long)l->last_user);
+                                "it (%llu ms)", (unsigned long long)rel, (unsigned long long)at,
+                       (unsigned long long)l->last_user);
                 fe_note(&l->fe, time, "on the spec clock userInputs times count from the last baseTimeDelta, and inputs "
-                              "are sent in order");
+                                 "are sent in order");
                 continue;
             }
             l->last_user = at;
             l->last_user_node = time;
         } else if (at < l->t) {
             fe_err(&l->fe, time, "userInputs relativeTime %llu is earlier than the timeline position %llu",
-                (unsigned long long)at, (unsigned long long)l->t);
+                   (unsigned long long)at, (unsigned long long)l->t);
             fe_note(&l->fe, time, "userInputs times are absolute (from the scenario start) and the events before this one end at %llu ms",
-                 (unsigned long long)l->t);
+                    (unsigned long long)l->t);
             continue;
         } else {
             l->t = at;
@@ -218,7 +218,7 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
         }
         uint32_t in = lw_val_of(l, input);
         lw_op_at(l, at, is_seq(e) || is_map(e) ? e : key, OP_USER_INPUT,
-              target ? bcb_strval(l->b, lw_str_of(l, target)) : l->null_val, text_s, in, extra_val);
+                 target ? bcb_strval(l->b, lw_str_of(l, target)) : l->null_val, text_s, in, extra_val);
     }
 }
 
@@ -346,9 +346,9 @@ void lower_delta(L *l, const YNode *key, const YNode *v, const YNode *item)
         return;
     if (d < l->seg_user) {
         fe_err(&l->fe, v, "%s %llu is smaller than the concurrent user activity it must cover (%llu ms)",
-            key->u.s, (unsigned long long)d, (unsigned long long)l->seg_user);
+               key->u.s, (unsigned long long)d, (unsigned long long)l->seg_user);
         fe_note(&l->fe, l->seg_user_node, "this userInputs entry is %llu ms after the segment's start",
-             (unsigned long long)l->seg_user);
+                (unsigned long long)l->seg_user);
     }
     if (l->spec) {
         /* the segment starts d after the last one; agent events are

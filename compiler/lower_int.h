@@ -65,14 +65,14 @@ static inline bool is_str(const YNode *n) { return is_scalar(n) && n->type == YT
 /* ---- reading the tree, values and ops, paths (lower_util.c) ---- */
 
 void lw_check_keys2(L *l, const YNode *map, const char *what,
-                        const char *const *known, const char *const *also);
+                    const char *const *known, const char *const *also);
 void lw_check_keys(L *l, const YNode *map, const char *what, const char *const *known);
 const char *lw_a_or_an(const char *w);
 void lw_want_kind(L *l, const YNode *n, const char *what, const char *expected);
 const YNode *lw_get_text(L *l, const YNode *map, const char *key, bool required, const char *what);
 bool lw_uint_of(L *l, const YNode *n, const char *what, uint64_t *out);
 bool lw_get_uint(L *l, const YNode *map, const char *key, bool required,
-                     const char *what, uint64_t *out);
+                 const char *what, uint64_t *out);
 bool lw_get_bool(L *l, const YNode *map, const char *key, bool dflt, const char *what);
 void lw_check_enum(L *l, const YNode *n, const char *what, const char *const *allowed, bool error);
 uint32_t lw_str_of(L *l, const YNode *n);

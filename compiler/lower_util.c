@@ -26,7 +26,7 @@ static const char *const NO_KEYS[] = { NULL };
 
 /* Warns about every key of map that is neither in known nor in also. */
 void lw_check_keys2(L *l, const YNode *map, const char *what,
-                        const char *const *known, const char *const *also)
+                       const char *const *known, const char *const *also)
 {
     fe_unknown_keys(&l->fe, map, what, known, also, NULL);
 }
@@ -72,7 +72,7 @@ bool lw_uint_of(L *l, const YNode *n, const char *what, uint64_t *out)
     }
     if (is_scalar(n) && n->type == YT_INT)
         fe_err(&l->fe, n, "%s must be a whole number of milliseconds from 0 to 2^53, not %lld",
-            what, (long long)v);
+               what, (long long)v);
     else if (is_scalar(n) && n->type == YT_FLOAT)
         fe_err(&l->fe, n, "%s must be a whole number, not '%s'", what, n->u.s);
     else
@@ -81,7 +81,7 @@ bool lw_uint_of(L *l, const YNode *n, const char *what, uint64_t *out)
 }
 
 bool lw_get_uint(L *l, const YNode *map, const char *key, bool required,
-                     const char *what, uint64_t *out)
+                    const char *what, uint64_t *out)
 {
     const YNode *n = ymap_get(map, key);
     if (!n) {
