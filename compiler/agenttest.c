@@ -1,4 +1,5 @@
-/* agenttest.c - shared by the ElizaOS and Yao front ends (agenttest.h). */
+/* agenttest.c - shared by the ElizaOS and Yao front ends (agenttest.h);
+** its diagnostics are the front ends' kit's (fe_kit.h). */
 #include "agenttest.h"
 
 #include <inttypes.h>
@@ -6,63 +7,53 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fe_kit.h"
 #include "formats/agentcheck.h"
 #include "yaml_value.h"
 
-/* ---- diagnostics ---- */
+/* ---- diagnostics: the front ends' kit (fe_kit.h) with the line offset ---- */
 
-__attribute__((format(printf, 5, 0)))
-static void vreport(At *t, DiagLevel lv, const char *flag, const YNode *n, const char *fmt, va_list ap)
-{
-    char msg[600];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    diag_add(t->d, lv, t->file, n ? n->line + t->line_offset : 0, n ? n->col : 0, flag, "%s", msg);
-}
+static FeDiag fe_of(const At *t) { return (FeDiag){ .d = t->d, .file = t->file, .line_offset = t->line_offset }; }
 
 void at_err(At *t, const YNode *n, const char *fmt, ...)
 {
+    FeDiag f = fe_of(t);
     va_list ap;
     va_start(ap, fmt);
-    vreport(t, DIAG_ERROR, NULL, n, fmt, ap);
+    fe_vreport(&f, DIAG_ERROR, NULL, n, fmt, ap);
     va_end(ap);
 }
 
 void at_warn(At *t, const char *flag, const YNode *n, const char *fmt, ...)
 {
+    FeDiag f = fe_of(t);
     va_list ap;
     va_start(ap, fmt);
-    vreport(t, DIAG_WARNING, flag, n, fmt, ap);
+    fe_vreport(&f, DIAG_WARNING, flag, n, fmt, ap);
     va_end(ap);
 }
 
 void at_note(At *t, const YNode *n, const char *fmt, ...)
 {
+    FeDiag f = fe_of(t);
     va_list ap;
     va_start(ap, fmt);
-    vreport(t, DIAG_NOTE, NULL, n, fmt, ap);
+    fe_vreport(&f, DIAG_NOTE, NULL, n, fmt, ap);
     va_end(ap);
+}
+
+bool at_suggest(At *t, const YNode *n, const char *word, const char *const *list)
+{
+    FeDiag f = fe_of(t);
+    return fe_suggest(&f, n, word, list);
 }
 
 /* ---- getters ---- */
 
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
 void at_check_keys(At *t, const YNode *map, const char *what, const char *const *keys)
 {
-    if (!at_is_map(map))
-        return;
-    for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = &map->u.pairs[i].key;
-        if (!in_list(k->u.s, keys))
-            at_warn(t, "unknown-key", k, "unknown key '%s' in %s; %s ignores it, and so does scc", k->u.s, what,
-                    t->dialect);
-    }
+    FeDiag f = fe_of(t);
+    fe_unknown_keys(&f, map, what, keys, NULL, t->dialect);
 }
 
 const YNode *at_req(At *t, const YNode *map, const char *key, const char *what)
@@ -166,13 +157,15 @@ bool at_enum(At *t, const YNode *s, const char *what, const char *const *vals)
 {
     if (!s)
         return false;
-    if (at_is_str(s) && in_list(s->u.s, vals))
+    if (at_is_str(s) && fe_in_list(s->u.s, vals))
         return true;
     char list[400] = "";
     for (size_t i = 0; vals[i]; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'", i ? ", " : "", vals[i]);
     at_err(t, s, "%s must be one of %s, not %s%s%s", what, list, at_is_str(s) ? "'" : "",
            s->kind == YN_SCALAR ? s->u.s : ykind_name(s), at_is_str(s) ? "'" : "");
+    if (at_is_str(s))
+        at_suggest(t, s, s->u.s, vals);
     return false;
 }
 

@@ -2,7 +2,9 @@
 ** dialect_yao.c): located diagnostics, typed field getters over the YAML
 ** tree, and the checks they lower to (EVAL values of the agent-check
 ** language, formats/agentcheck.h), built field by field and emitted with
-** the source position of the evaluation they come from. */
+** the source position of the evaluation they come from.  The diagnostics
+** are the front ends' kit's (fe_kit.h) with a line offset and the
+** dialect's name in the messages. */
 #ifndef SC_AGENTTEST_H
 #define SC_AGENTTEST_H
 
@@ -27,6 +29,8 @@ typedef struct At {
 void at_err(At *t, const YNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void at_warn(At *t, const char *flag, const YNode *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void at_note(At *t, const YNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "did you mean 'x'?" at n when a name of list is close to word (fe_kit.h). */
+bool at_suggest(At *t, const YNode *n, const char *word, const char *const *list);
 
 /* ---- nodes ---- */
 static inline bool at_is_map(const YNode *n) { return n && n->kind == YN_MAP; }
@@ -41,7 +45,7 @@ static inline bool at_is_num(const YNode *n)
 static inline bool at_is_bool(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_BOOL; }
 
 /* Keys outside keys (NULL-terminated) get a -Wunknown-key warning saying
-** the dialect's loader ignores them. */
+** the dialect's loader ignores them, and the closest key as a suggestion. */
 void at_check_keys(At *t, const YNode *map, const char *what, const char *const *keys);
 /* The value of key, required or not; NULL when absent (an error when
 ** required, naming what the dialect's schema requires). */
@@ -59,7 +63,8 @@ const YNode *at_num(At *t, const YNode *map, const char *key, double lo, double 
 const YNode *at_strs(At *t, const YNode *map, const char *key, bool required, uint32_t min_n, const char *what);
 /* A mapping; NULL when absent or bad. */
 const YNode *at_map(At *t, const YNode *map, const char *key, bool required, const char *what);
-/* s one of vals (NULL-terminated), else an error listing them. */
+/* s one of vals (NULL-terminated), else an error listing them (and the
+** closest as a suggestion). */
 bool at_enum(At *t, const YNode *s, const char *what, const char *const *vals);
 
 /* ---- checks (EVAL values) ---- */

@@ -1,7 +1,8 @@
 /* compile.h - the one compile pipeline: scenario bytes -> bytecode.
 **
-** Parse (YAML, which also reads JSON), pick the front end (the
-** Scenario-Format with its rules, or the tui-use dialect), lower, collect
+** Parse (YAML, which also reads JSON), pick the front end from the table
+** in compile.c (Scenario-Format with its rules, tui-use, ElizaOS, Yao),
+** lower, collect
 ** the referenced files, finish and verify the bytecode.  scc, the
 ** benchmark and the fuzz target all compile through scc_compile(), so
 ** what they measure and test is what scc ships.  Never prints: problems
@@ -72,6 +73,10 @@ SccStatus scc_compile(char *src, size_t len, const SccCompileOpts *o, Diags *d, 
 ** not valid YAML: scc_compile then says why), else its scenario count
 ** (eliza_matrix.h); a matrix that has errors counts 1, so that compiling
 ** it reports them once.  Reads the base scenario; never prints. */
+/* The i-th front end's --dialect name ("tui-use", "eliza", "yao",
+** "scenario"), NULL past the last; "auto" is not one of them. */
+const char *scc_dialect_name(size_t i);
+
 size_t scc_matrix_size(const char *src, size_t len, const SccCompileOpts *o);
 
 #endif

@@ -24,6 +24,7 @@
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "agenttest.h"
+#include "formats/agentcheck.h"
 #include "yaml_value.h"
 
 enum { MOCK_MAX = 10000 };
@@ -32,12 +33,6 @@ typedef struct E {
     At at;
     uint32_t n_checks;
 } E;
-
-static const char *const EVAL_TYPES[] = {
-    "string_contains", "regex_match", "file_exists", "file_contains", "command_exit_code_is",
-    "trajectory_contains_action", "execution_time", "llm_judge", "conversation_length", "conversation_flow",
-    "user_satisfaction", "context_retention", NULL,
-};
 
 static uint32_t cs(E *e, const char *s) { return bcb_cstr(e->at.b, s); }
 
@@ -216,9 +211,12 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "memory_accuracy_threshold", at_num(t, ev, "memory_accuracy_threshold", 0, 1, W));
     } else {
         at_err(t, type, "unknown evaluation type '%s'", ty);
+        const char *types[AC__UNKNOWN + 1];     /* agentcheck.def's ElizaOS column */
+        ac_dialect_names(AC_ELIZA, types, sizeof types / sizeof types[0]);
+        at_suggest(t, type, ty, types);
         char list[600] = "";
-        for (size_t i = 0; EVAL_TYPES[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", EVAL_TYPES[i]);
+        for (size_t i = 0; types[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", types[i]);
         at_note(t, type, "ElizaOS's schema knows: %s", list);
         return;
     }

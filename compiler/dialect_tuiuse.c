@@ -29,6 +29,7 @@
 #include "formats/term/term_keys.h"
 #include "formats/cond.h"
 #include "formats/term/term_regex.h"
+#include "fe_kit.h"
 #include "yaml_value.h"
 
 enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_VERSION = 1 };
@@ -36,47 +37,11 @@ enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_V
 typedef struct T {
     const TuiUseOpts *o;
     BcBuilder *b;
-    Diags *d;
-    const char *file;           /* the file being checked (scenario or policy) */
+    FeDiag fe;                  /* diagnostics; its file is the one being checked (scenario or policy) */
     uint32_t null_val;
 } T;
 
-/* ---- diagnostics ---- */
-
-__attribute__((format(printf, 5, 0)))
-static void vreport(T *t, DiagLevel lv, const char *flag, const YNode *n, const char *fmt, va_list ap)
-{
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    diag_add(t->d, lv, t->file, n ? n->line : 0, n ? n->col : 0, flag, "%s", msg);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void err(T *t, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(t, DIAG_ERROR, NULL, n, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 4, 5)))
-static void warn(T *t, const char *flag, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(t, DIAG_WARNING, flag, n, fmt, ap);
-    va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void note(T *t, const YNode *n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vreport(t, DIAG_NOTE, NULL, n, fmt, ap);
-    va_end(ap);
-}
+/* ---- diagnostics: the front ends' kit (fe_kit.h) ---- */
 
 /* ---- node helpers ---- */
 
@@ -87,24 +52,10 @@ static bool is_str(const YNode *n) { return n && n->kind == YN_SCALAR && n->type
 static bool is_int(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_INT; }
 static bool is_bool(const YNode *n) { return n && n->kind == YN_SCALAR && n->type == YT_BOOL; }
 
-static bool in_list(const char *s, const char *const *list)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Unknown keys are warned about and ignored (ptybox's serde ignores them too). */
 static void check_keys(T *t, const YNode *map, const char *what, const char *const *keys)
 {
-    if (!is_map(map))
-        return;
-    for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = &map->u.pairs[i].key;
-        if (!in_list(k->u.s, keys))
-            warn(t, "unknown-key", k, "unknown key '%s' in %s; it is ignored", k->u.s, what);
-    }
+    fe_unknown_keys(&t->fe, map, what, keys, NULL, NULL);
 }
 
 static const YNode *want_map(T *t, const YNode *n, const char *what)
@@ -112,7 +63,7 @@ static const YNode *want_map(T *t, const YNode *n, const char *what)
     if (is_map(n))
         return n;
     if (n)
-        err(t, n, "%s must be a mapping (a JSON object), not %s", what, ykind_name(n));
+        fe_err(&t->fe, n, "%s must be a mapping (a JSON object), not %s", what, ykind_name(n));
     return NULL;
 }
 
@@ -121,7 +72,7 @@ static const YNode *req(T *t, const YNode *map, const char *key, const char *wha
 {
     const YNode *v = ymap_get(map, key);
     if (!v)
-        err(t, map, "%s needs '%s' (required by the tui-use schema)", what, key);
+        fe_err(&t->fe, map, "%s needs '%s' (required by the tui-use schema)", what, key);
     return v;
 }
 
@@ -129,7 +80,7 @@ static const YNode *get_str(T *t, const YNode *map, const char *key, bool requir
 {
     const YNode *v = required ? req(t, map, key, what) : ymap_get(map, key);
     if (v && !is_str(v)) {
-        err(t, v, "'%s' in %s must be a string, not %s", key, what, ykind_name(v));
+        fe_err(&t->fe, v, "'%s' in %s must be a string, not %s", key, what, ykind_name(v));
         return NULL;
     }
     return v;
@@ -139,7 +90,7 @@ static bool get_bool(T *t, const YNode *map, const char *key, const char *what)
 {
     const YNode *v = ymap_get(map, key);
     if (v && !is_bool(v)) {
-        err(t, v, "'%s' in %s must be true or false, not %s", key, what, ykind_name(v));
+        fe_err(&t->fe, v, "'%s' in %s must be true or false, not %s", key, what, ykind_name(v));
         return false;
     }
     return true;
@@ -153,12 +104,12 @@ static const YNode *get_int(T *t, const YNode *map, const char *key, bool requir
     if (!v)
         return NULL;
     if (!is_int(v)) {
-        err(t, v, "'%s' in %s must be an integer, not %s", key, what, ykind_name(v));
+        fe_err(&t->fe, v, "'%s' in %s must be an integer, not %s", key, what, ykind_name(v));
         return NULL;
     }
     int64_t i = yint(v);
     if (i < lo || i > hi) {
-        err(t, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, i);
+        fe_err(&t->fe, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, i);
         return NULL;
     }
     return v;
@@ -170,26 +121,27 @@ static void want_str_list(T *t, const YNode *map, const char *key, const char *w
     if (!v || is_null(v))
         return;
     if (!is_seq(v)) {
-        err(t, v, "'%s' in %s must be a list of strings, not %s", key, what, ykind_name(v));
+        fe_err(&t->fe, v, "'%s' in %s must be a list of strings, not %s", key, what, ykind_name(v));
         return;
     }
     for (uint32_t i = 0; i < v->n; i++) {
         const YNode *s = &v->u.items[i];
         if (!is_str(s))
-            err(t, s, "'%s' in %s must hold strings, not %s", key, what, ykind_name(s));
+            fe_err(&t->fe, s, "'%s' in %s must hold strings, not %s", key, what, ykind_name(s));
         else if (absolute && s->u.s[0] != '/')
-            err(t, s, "'%s' in %s must hold absolute paths; '%s' is relative", key, what, s->u.s);
+            fe_err(&t->fe, s, "'%s' in %s must hold absolute paths; '%s' is relative", key, what, s->u.s);
     }
 }
 
 static void want_enum(T *t, const YNode *map, const char *key, const char *what, const char *const *vals)
 {
     const YNode *v = get_str(t, map, key, false, what);
-    if (v && !in_list(v->u.s, vals)) {
+    if (v && !fe_in_list(v->u.s, vals)) {
         char list[200] = "";
         for (size_t i = 0; vals[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'", i ? ", " : "", vals[i]);
-        err(t, v, "'%s' in %s must be one of %s, not '%s'", key, what, list, v->u.s);
+        fe_err(&t->fe, v, "'%s' in %s must be one of %s, not '%s'", key, what, list, v->u.s);
+        fe_suggest(&t->fe, v, v->u.s, vals);
     }
 }
 
@@ -218,8 +170,8 @@ static void check_policy(T *t, const YNode *p)
     check_keys(t, p, W, keys);
     const YNode *ver = req(t, p, "policy_version", W);
     if (ver && (!is_int(ver) || yint(ver) != POLICY_VERSION)) {
-        err(t, ver, "'policy_version' must be %d (the only version ptybox accepts), not %s", POLICY_VERSION,
-            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+        fe_err(&t->fe, ver, "'policy_version' must be %d (the only version ptybox accepts), not %s", POLICY_VERSION,
+               ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
     }
     want_enum(t, p, "sandbox", W, sandboxes);
     want_enum(t, p, "network", W, networks);
@@ -235,7 +187,7 @@ static void check_policy(T *t, const YNode *p)
         want_str_list(t, fs, "allowed_write", "policy.fs", true);
         const YNode *wd = ymap_get(fs, "working_dir");
         if (wd && !is_null(wd) && (!is_str(wd) || wd->u.s[0] != '/'))
-            err(t, wd, "'working_dir' in policy.fs must be an absolute path or null");
+            fe_err(&t->fe, wd, "'working_dir' in policy.fs must be an absolute path or null");
     }
     const YNode *ex = want_map(t, ymap_get(p, "exec"), "'exec' in the policy");
     if (ex) {
@@ -253,8 +205,8 @@ static void check_policy(T *t, const YNode *p)
         const YNode *set = want_map(t, ymap_get(env, "set"), "'set' in policy.env");
         for (uint32_t i = 0; set && i < set->n; i++)
             if (!is_str(&set->u.pairs[i].val))
-                err(t, &set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
-                    set->u.pairs[i].key.u.s, ykind_name(&set->u.pairs[i].val));
+                fe_err(&t->fe, &set->u.pairs[i].val, "policy.env.set['%s'] must be a string, not %s",
+                       set->u.pairs[i].key.u.s, ykind_name(&set->u.pairs[i].val));
     }
     const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
     if (bu) {
@@ -272,7 +224,7 @@ static void check_policy(T *t, const YNode *p)
         get_bool(t, ar, "overwrite", "policy.artifacts");
         const YNode *dir = ymap_get(ar, "dir");
         if (dir && !is_null(dir) && (!is_str(dir) || dir->u.s[0] != '/'))
-            err(t, dir, "'dir' in policy.artifacts must be an absolute path or null");
+            fe_err(&t->fe, dir, "'dir' in policy.artifacts must be an absolute path or null");
     }
     const YNode *re = want_map(t, ymap_get(p, "replay"), "'replay' in the policy");
     if (re) {
@@ -282,7 +234,7 @@ static void check_policy(T *t, const YNode *p)
         want_str_list(t, re, "normalization_filters", "policy.replay", false);
         const YNode *rules = ymap_get(re, "normalization_rules");
         if (rules && !is_null(rules) && !is_seq(rules))
-            err(t, rules, "'normalization_rules' in policy.replay must be a list or null");
+            fe_err(&t->fe, rules, "'normalization_rules' in policy.replay must be a list or null");
     }
 }
 
@@ -326,7 +278,7 @@ static const YNode *load_policy(T *t, const YNode *at)
     size_t dl = o->base_dir ? strlen(o->base_dir) : 0;
     char *full = arena_alloc(o->arena, dl + strlen(path) + 2);
     if (!full) {
-        err(t, at, "out of memory");
+        fe_err(&t->fe, at, "out of memory");
         return NULL;
     }
     if (path[0] == '/' || dl == 0)
@@ -344,35 +296,35 @@ static const YNode *load_policy(T *t, const YNode *at)
         e = rel ? file_read_beneath(dir, rel, MAX_POLICY_FILE, &src, &len) : EXDEV;
     }
     if (e == EXDEV) {
-        err(t, at, "the policy file '%s' is outside the scenario's folder (an absolute path, a '..' or a symbolic "
-                   "link leads out of it)", full);
-        note(t, at, "a policy file is read beneath the scenario's folder; scc --policy-outside reads it anywhere");
+        fe_err(&t->fe, at, "the policy file '%s' is outside the scenario's folder (an absolute path, a '..' or a symbolic "
+                      "link leads out of it)", full);
+        fe_note(&t->fe, at, "a policy file is read beneath the scenario's folder; scc --policy-outside reads it anywhere");
         return NULL;
     }
     if (e) {
-        err(t, at, "cannot read the policy file '%s': %s", full, e == EFBIG ? "file too large" : strerror(e));
+        fe_err(&t->fe, at, "cannot read the policy file '%s': %s", full, e == EFBIG ? "file too large" : strerror(e));
         return NULL;
     }
     char *text = arena_strndup(o->arena, src, len);
     sc_free(src);
     YDoc pd;
-    if (!text || !yaml_parse(text, len, full, o->arena, t->d, &pd)) {
-        note(t, at, "the policy file is referenced here");
+    if (!text || !yaml_parse(text, len, full, o->arena, t->fe.d, &pd)) {
+        fe_note(&t->fe, at, "the policy file is referenced here");
         return NULL;
     }
     if (!is_map(pd.root)) {
-        diag_error(t->d, full, pd.root ? pd.root->line : 0, pd.root ? pd.root->col : 0,
+        diag_error(t->fe.d, full, pd.root ? pd.root->line : 0, pd.root ? pd.root->col : 0,
                    "a policy file must hold a mapping (a JSON object)");
-        note(t, at, "the policy file is referenced here");
+        fe_note(&t->fe, at, "the policy file is referenced here");
         return NULL;
     }
-    const char *outer = t->file;
-    size_t before = t->d->errors;
-    t->file = full;
+    const char *outer = t->fe.file;
+    size_t before = t->fe.d->errors;
+    t->fe.file = full;
     check_policy(t, pd.root);
-    t->file = outer;
-    if (t->d->errors > before)
-        note(t, at, "in the policy file referenced here");
+    t->fe.file = outer;
+    if (t->fe.d->errors > before)
+        fe_note(&t->fe, at, "in the policy file referenced here");
     return pd.root;
 }
 
@@ -381,8 +333,8 @@ static const YNode *resolve_policy(T *t, const YNode *p)
 {
     const YNode *path = NULL;
     if (is_str(p)) {
-        warn(t, "tui-use-compat", p, "a policy path as a bare string is the pre-rename schema; "
-                                     "ptybox now wants {\"path\": ...}");
+        fe_warn(&t->fe, "tui-use-compat", p, "a policy path as a bare string is the pre-rename schema; "
+                                        "ptybox now wants {\"path\": ...}");
         path = p;
     } else if (is_map(p) && ymap_get(p, "path") && !ymap_get(p, "policy_version")) {
         static const char *const pk[] = { "path", NULL };
@@ -394,16 +346,16 @@ static const YNode *resolve_policy(T *t, const YNode *p)
         check_policy(t, p);
         return p;
     } else {
-        err(t, p, "'policy' in run must be a policy object or {\"path\": FILE}, not %s", ykind_name(p));
+        fe_err(&t->fe, p, "'policy' in run must be a policy object or {\"path\": FILE}, not %s", ykind_name(p));
         return NULL;
     }
     if (path->n == 0) {
-        err(t, path, "the policy path is empty");
+        fe_err(&t->fe, path, "the policy path is empty");
         return NULL;
     }
     if (path->u.s[0] != '/')
-        warn(t, "tui-use-compat", path, "relative policy path '%s' is read from the scenario's folder "
-                                        "(the data model and ptybox want an absolute path)", path->u.s);
+        fe_warn(&t->fe, "tui-use-compat", path, "relative policy path '%s' is read from the scenario's folder "
+                                           "(the data model and ptybox want an absolute path)", path->u.s);
     return load_policy(t, path);
 }
 
@@ -420,11 +372,18 @@ static void check_condition(T *t, const YNode *c, const char *what)
         return;
     const char *needs, *optional;
     if (!cond_lookup(type->u.s, &needs, &optional)) {
-        err(t, type, "unknown %s type '%s'", what, type->u.s);
+        fe_err(&t->fe, type, "unknown %s type '%s'", what, type->u.s);
         char list[600] = "";
-        for (size_t i = 0; cond_name(i); i++)
+        const char *names[64];
+        size_t n = 0;
+        for (size_t i = 0; cond_name(i); i++) {
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", cond_name(i));
-        note(t, type, "known types: %s", list);
+            if (n < sizeof names / sizeof names[0] - 1)
+                names[n++] = cond_name(i);
+        }
+        names[n] = NULL;
+        fe_suggest(&t->fe, type, type->u.s, names);
+        fe_note(&t->fe, type, "known types: %s", list);
         return;
     }
     const YNode *pl = ymap_get(c, "payload");
@@ -432,9 +391,9 @@ static void check_condition(T *t, const YNode *c, const char *what)
     ** runner reads them from `payload`, so that shape never works there. */
     for (uint32_t i = 0; i < c->n; i++) {
         const YNode *key = &c->u.pairs[i].key;
-        if (in_list(key->u.s, ck))
+        if (fe_in_list(key->u.s, ck))
             continue;
-        err(t, key, "'%s' belongs inside 'payload' of the %s", key->u.s, what);
+        fe_err(&t->fe, key, "'%s' belongs inside 'payload' of the %s", key->u.s, what);
     }
     if (pl && !is_null(pl) && !want_map(t, pl, "'payload'"))
         return;
@@ -455,18 +414,18 @@ static void check_condition(T *t, const YNode *c, const char *what)
             if (pl)
                 get_str(t, pl, "text", need, w);
             else if (need)
-                err(t, at, "%s needs a payload with 'text'", type->u.s);
+                fe_err(&t->fe, at, "%s needs a payload with 'text'", type->u.s);
             snprintf(allowed[na], sizeof allowed[na], "text");
             break;
         case 'p': {
             const YNode *pat = pl ? get_str(t, pl, "pattern", true, w) : NULL;
             if (!pl)
-                err(t, at, "%s needs a payload with 'pattern'", type->u.s);
+                fe_err(&t->fe, at, "%s needs a payload with 'pattern'", type->u.s);
             if (pat) {
                 char e[160];
                 TermRegex *re = term_regex_new(pat->u.s, pat->n, e, sizeof e);
                 if (!re)
-                    err(t, pat, "invalid pattern: %s", e);
+                    fe_err(&t->fe, pat, "invalid pattern: %s", e);
                 term_regex_free(re);
             }
             snprintf(allowed[na], sizeof allowed[na], "pattern");
@@ -477,7 +436,7 @@ static void check_condition(T *t, const YNode *c, const char *what)
                 get_int(t, pl, "row", true, 0, MAX_SIZE - 1, w);
                 get_int(t, pl, "col", true, 0, MAX_SIZE - 1, w);
             } else {
-                err(t, at, "%s needs a payload with 'row' and 'col'", type->u.s);
+                fe_err(&t->fe, at, "%s needs a payload with 'row' and 'col'", type->u.s);
             }
             snprintf(allowed[na++], sizeof allowed[0], "row");
             snprintf(allowed[na], sizeof allowed[na], "col");
@@ -486,7 +445,7 @@ static void check_condition(T *t, const YNode *c, const char *what)
             if (pl)
                 get_int(t, pl, "line", true, 0, MAX_SIZE - 1, w);
             else
-                err(t, at, "%s needs a payload with 'line'", type->u.s);
+                fe_err(&t->fe, at, "%s needs a payload with 'line'", type->u.s);
             snprintf(allowed[na], sizeof allowed[na], "line");
             break;
         case 'c':
@@ -495,7 +454,7 @@ static void check_condition(T *t, const YNode *c, const char *what)
             else if (pl)
                 get_int(t, pl, "code", true, INT32_MIN, INT32_MAX, w);
             else
-                err(t, at, "%s needs a payload with 'code'", type->u.s);
+                fe_err(&t->fe, at, "%s needs a payload with 'code'", type->u.s);
             snprintf(allowed[na++], sizeof allowed[0], "code");
             snprintf(allowed[na], sizeof allowed[na], "exit_code");
             break;
@@ -552,7 +511,7 @@ static void emit(T *t, BcOp op, const YNode *at, uint32_t a, uint32_t b2, uint32
     default: ok = false; break;
     }
     if (!ok)
-        err(t, at, "internal error: %s", bcb_error(t->b) ? bcb_error(t->b) : "cannot emit an op");
+        fe_err(&t->fe, at, "internal error: %s", bcb_error(t->b) ? bcb_error(t->b) : "cannot emit an op");
 }
 
 /* One action.  Emits its op (none for observe). */
@@ -566,8 +525,9 @@ static void lower_action(T *t, const YNode *act)
     const YNode *type = get_str(t, act, "type", true, "an action");
     if (!type)
         return;
-    if (!in_list(type->u.s, types)) {
-        err(t, type, "unknown action type '%s'; expected key, text, resize, wait or terminate", type->u.s);
+    if (!fe_in_list(type->u.s, types)) {
+        fe_err(&t->fe, type, "unknown action type '%s'; expected key, text, resize, wait or terminate", type->u.s);
+        fe_suggest(&t->fe, type, type->u.s, types);
         return;
     }
     const YNode *pl = ymap_get(act, "payload");
@@ -583,7 +543,7 @@ static void lower_action(T *t, const YNode *act)
         const char *field = key ? "key" : "text";
         const char *const fk[] = { field, NULL };
         if (!pl) {
-            err(t, act, "a %s action needs a payload with '%s'", ty, field);
+            fe_err(&t->fe, act, "a %s action needs a payload with '%s'", ty, field);
             return;
         }
         check_keys(t, pl, w, fk);
@@ -593,9 +553,9 @@ static void lower_action(T *t, const YNode *act)
         if (key) {
             TermKey k;
             if (strlen(s->u.s) != s->n || !term_key_parse(s->u.s, &k)) {
-                err(t, s, "unknown key name '%s'", s->u.s);
-                note(t, s, "keys: Enter, Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, "
-                           "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");
+                fe_err(&t->fe, s, "unknown key name '%s'", s->u.s);
+                fe_note(&t->fe, s, "keys: Enter, Tab, Escape, Backspace, Up, Down, Left, Right, Home, End, PageUp, "
+                              "PageDown, Insert, Delete, F1-F24, Space or one character, with Ctrl+, Alt+, Shift+");
                 return;
             }
             emit(t, OP_KEY, act, str_of(t, s), 0, 0, 0);
@@ -605,7 +565,7 @@ static void lower_action(T *t, const YNode *act)
     } else if (strcmp(ty, "resize") == 0) {
         static const char *const rk[] = { "rows", "cols", NULL };
         if (!pl) {
-            err(t, act, "a resize action needs a payload with 'rows' and 'cols'");
+            fe_err(&t->fe, act, "a resize action needs a payload with 'rows' and 'cols'");
             return;
         }
         check_keys(t, pl, w, rk);
@@ -617,16 +577,16 @@ static void lower_action(T *t, const YNode *act)
         static const char *const wk[] = { "condition", NULL };
         const YNode *cond = pl ? ymap_get(pl, "condition") : NULL;
         if (!cond) {
-            err(t, pl ? pl : act, "a wait action needs 'condition' in its payload "
-                                  "({\"type\": ..., \"payload\": {...}}); ptybox rejects a wait without one");
+            fe_err(&t->fe, pl ? pl : act, "a wait action needs 'condition' in its payload "
+                                     "({\"type\": ..., \"payload\": {...}}); ptybox rejects a wait without one");
             if (pl && ymap_get(pl, "timeout_ms"))
-                note(t, ymap_get(pl, "timeout_ms"), "a wait is bounded by its step's 'timeout_ms'");
+                fe_note(&t->fe, ymap_get(pl, "timeout_ms"), "a wait is bounded by its step's 'timeout_ms'");
             return;
         }
         check_keys(t, pl, w, wk);
-        size_t before = t->d->errors;
+        size_t before = t->fe.d->errors;
         check_condition(t, cond, "wait condition");
-        if (t->d->errors == before)
+        if (t->fe.d->errors == before)
             emit(t, OP_WAIT, act, val_of(t, cond), 0, 0, 0);
     } else if (strcmp(ty, "terminate") == 0) {
         static const char *const none[] = { NULL };
@@ -659,20 +619,20 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
     const YNode *as = ymap_get(st, "assert");
     if (id) {
         if (id->n == 0 || strlen(id->u.s) != id->n)
-            err(t, id, "a step id must be a non-empty string without NUL");
+            fe_err(&t->fe, id, "a step id must be a non-empty string without NUL");
         else if (!is_uuid(id->u.s, id->n))
-            warn(t, "tui-use-compat", id, "step id '%s' is not a UUID; ptybox only parses UUIDs", id->u.s);
+            fe_warn(&t->fe, "tui-use-compat", id, "step id '%s' is not a UUID; ptybox only parses UUIDs", id->u.s);
         for (size_t i = 0; i < ids->n; i++) {
             if (ids->v[i]->n == id->n && memcmp(ids->v[i]->u.s, id->u.s, id->n) == 0) {
-                err(t, id, "duplicate step id '%s'", id->u.s);
-                note(t, ids->v[i], "first used here");
+                fe_err(&t->fe, id, "duplicate step id '%s'", id->u.s);
+                fe_note(&t->fe, ids->v[i], "first used here");
                 break;
             }
         }
         ids->v[ids->n++] = id;
     }
     if (as && !is_null(as) && !is_seq(as)) {
-        err(t, as, "'assert' must be a list of assertions, not %s", ykind_name(as));
+        fe_err(&t->fe, as, "'assert' must be a list of assertions, not %s", ykind_name(as));
         as = NULL;
     }
     if (!id || !name || !to || !re || !act)
@@ -681,9 +641,9 @@ static void lower_step(T *t, const YNode *st, Seen *ids)
     emit(t, OP_STEP, st, str_of(t, id), name_s, (uint32_t)yint(to), (uint32_t)yint(re));
     lower_action(t, act);
     for (uint32_t i = 0; as && is_seq(as) && i < as->n; i++) {
-        size_t before = t->d->errors;
+        size_t before = t->fe.d->errors;
         check_condition(t, &as->u.items[i], "assertion");
-        if (t->d->errors == before)
+        if (t->fe.d->errors == before)
             emit(t, OP_CHECK, &as->u.items[i], val_of(t, &as->u.items[i]), 0, 0, 0);
     }
 }
@@ -721,7 +681,7 @@ bool tuiuse_detect(const YDoc *doc)
 
 bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *diags)
 {
-    T t = { .o = o, .b = b, .d = diags, .file = doc->file };
+    T t = { .o = o, .b = b, .fe = { .d = diags, .file = doc->file } };
     size_t errors_before = diags->errors;
     t.null_val = bcb_null(b);
     const YNode *root = doc->root;
@@ -732,15 +692,15 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     }
     int other = other_doc(root);
     if (other >= 0) {
-        err(&t, root, "not a tui-use scenario: this is %s", OTHER[other].what);
+        fe_err(&t.fe, root, "not a tui-use scenario: this is %s", OTHER[other].what);
         return false;
     }
     static const char *const top[] = { "scenario_version", "metadata", "run", "steps", NULL };
     check_keys(&t, root, "the scenario", top);
     const YNode *ver = req(&t, root, "scenario_version", "a tui-use scenario");
     if (ver && (!is_int(ver) || yint(ver) != SCENARIO_VERSION))
-        err(&t, ver, "'scenario_version' must be %d, not %s", SCENARIO_VERSION,
-            ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
+        fe_err(&t.fe, ver, "'scenario_version' must be %d, not %s", SCENARIO_VERSION,
+               ver->kind == YN_SCALAR ? ver->u.s : ykind_name(ver));
 
     BcMeta m = { 0 };
     const YNode *meta = want_map(&t, req(&t, root, "metadata", "a tui-use scenario"), "'metadata'");
@@ -751,9 +711,9 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         name = get_str(&t, meta, "name", true, "metadata");
         const YNode *desc = ymap_get(meta, "description");
         if (desc && !is_null(desc) && !is_str(desc))
-            err(&t, desc, "'description' in metadata must be a string or null, not %s", ykind_name(desc));
+            fe_err(&t.fe, desc, "'description' in metadata must be a string or null, not %s", ykind_name(desc));
         if (name && name->n == 0)
-            err(&t, name, "'name' in metadata must not be empty");
+            fe_err(&t.fe, name, "'name' in metadata must not be empty");
     }
     m.name = name ? str_of(&t, name) : cs(&t, "");
 
@@ -765,22 +725,22 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         check_keys(&t, run, "run", rk);
         cmd = get_str(&t, run, "command", true, "run");
         if (cmd && cmd->u.s[0] != '/')
-            err(&t, cmd, "'command' in run must be an absolute path, not '%s' (ptybox and the exec "
-                         "allowlist compare absolute paths)", cmd->u.s);
+            fe_err(&t.fe, cmd, "'command' in run must be an absolute path, not '%s' (ptybox and the exec "
+                            "allowlist compare absolute paths)", cmd->u.s);
         args = req(&t, run, "args", "run");
         if (args && !is_seq(args)) {
-            err(&t, args, "'args' in run must be a list of strings, not %s", ykind_name(args));
+            fe_err(&t.fe, args, "'args' in run must be a list of strings, not %s", ykind_name(args));
             args = NULL;
         } else if (args) {
             want_str_list(&t, run, "args", "run", false);
         } else {
-            note(&t, run, "use \"args\": [] for none (ptybox has no default)");
+            fe_note(&t.fe, run, "use \"args\": [] for none (ptybox has no default)");
         }
         cwd = ymap_get(run, "cwd");
         if (is_null(cwd))
             cwd = NULL;
         else if (!is_str(cwd) || cwd->u.s[0] != '/')
-            err(&t, cwd, "'cwd' in run must be an absolute path or null");
+            fe_err(&t.fe, cwd, "'cwd' in run must be an absolute path or null");
         const YNode *size = want_map(&t, req(&t, run, "initial_size", "run"), "'initial_size'");
         if (size) {
             static const char *const zk[] = { "rows", "cols", NULL };
@@ -798,7 +758,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     /* steps */
     const YNode *steps = req(&t, root, "steps", "a tui-use scenario");
     if (steps && !is_seq(steps)) {
-        err(&t, steps, "'steps' must be a list of steps, not %s", ykind_name(steps));
+        fe_err(&t.fe, steps, "'steps' must be a list of steps, not %s", ykind_name(steps));
         steps = NULL;
     }
     Seen ids = { 0 };

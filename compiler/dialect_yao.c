@@ -25,6 +25,7 @@
 
 #include "common/sc_alloc.h"
 #include "agenttest.h"
+#include "formats/agentcheck.h"
 #include "yaml_tree.h"
 #include "yaml_value.h"
 
@@ -51,9 +52,6 @@ static void yao_ignores(Y *y, const YNode *at, const char *fmt, ...)
 }
 
 /* ---- assertions ---- */
-
-static const char *const ASSERT_TYPES[] = { "equals", "contains", "not_contains", "json_path", "regex", "type",
-                                            "script", "agent", "tool_called", "tool_result", NULL };
 
 /* One assertion -> one EVAL.  extra: the checkpoint it belongs to (its
 ** mapping), or NULL. */
@@ -178,9 +176,12 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
         return;
     } else {
         at_err(t, where, "unknown assertion type '%s'", ty);
+        const char *types[AC__UNKNOWN + 1];     /* agentcheck.def's Yao column */
+        ac_dialect_names(AC_YAO, types, sizeof types / sizeof types[0]);
+        at_suggest(t, where, ty, types);
         char list[300] = "";
-        for (size_t i = 0; ASSERT_TYPES[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", ASSERT_TYPES[i]);
+        for (size_t i = 0; types[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", types[i]);
         at_note(t, where, "Yao knows: %s", list);
         return;
     }

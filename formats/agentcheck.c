@@ -1,8 +1,9 @@
 /* agentcheck.c - the agent-check language of EVAL (agentcheck.h).
 **
-** One table: each check type and its fields.  The front ends
-** (compiler/dialect_eliza.c, compiler/dialect_yao.c) check sources against
-** it with ac_fields(), the verifier checks programs with ac_verify(). */
+** The check types are agentcheck.def; here each has its fields.  The front
+** ends (compiler/dialect_eliza.c, compiler/dialect_yao.c) list a dialect's
+** types with ac_dialect_names(), the verifier checks programs with
+** ac_verify(), the judge (runtime/judge/) switches over ac_type_of(). */
 #include "agentcheck.h"
 
 #include <stdio.h>
@@ -43,29 +44,14 @@ static const AcField RETENTION[] = { R("test_memory_of", 'a'), F("retention_turn
 static const struct {
     const char *name;
     const AcField *fields;
+    const char *dialect[2];    /* AcDialect: the ElizaOS, the Yao type name */
 } TYPES[] = {
-    { "contains", CONTAINS },
-    { "not_contains", CONTAINS },
-    { "equals", EQUALS },
-    { "regex", REGEX },
-    { "json_path", JSON_PATH },
-    { "value_type", VALUE_TYPE },
-    { "tool_called", TOOL_CALLED },
-    { "tool_result", TOOL_RESULT },
-    { "script", SCRIPT },
-    { "agent", AGENT },
-    { "llm_judge", LLM_JUDGE },
-    { "file_exists", FILE_EXISTS },
-    { "file_contains", FILE_CONTAINS },
-    { "command_exit_code_is", EXIT_CODE },
-    { "trajectory_contains_action", ACTION },
-    { "execution_time", EXEC_TIME },
-    { "conversation_length", CONV_LENGTH },
-    { "conversation_flow", CONV_FLOW },
-    { "user_satisfaction", SATISFACTION },
-    { "context_retention", RETENTION },
+#define AC(id, name, fields, eliza, yao) { name, fields, { eliza, yao } },
+#include "agentcheck.def"
+#undef AC
 };
 enum { N_TYPES = sizeof TYPES / sizeof TYPES[0] };
+_Static_assert((size_t)N_TYPES == (size_t)AC__UNKNOWN, "TYPES is agentcheck.def's rows");
 
 static const AcField COMMON[] = { R("type", 's'), R("scope", 's'), F("negate", 'b'), F("message", 's'),
                                   F("description", 's'), F("id", 's'), F("after", 'a'), F("required", 'b'),
@@ -78,12 +64,37 @@ const char *ac_type_name(size_t i)
     return i < N_TYPES ? TYPES[i].name : NULL;
 }
 
-const AcField *ac_fields(const char *type)
+AcType ac_type_of(const char *name)
 {
     for (size_t i = 0; i < N_TYPES; i++)
-        if (strcmp(TYPES[i].name, type) == 0)
-            return TYPES[i].fields;
-    return NULL;
+        if (strcmp(TYPES[i].name, name) == 0)
+            return (AcType)i;
+    return AC__UNKNOWN;
+}
+
+AcType ac_dialect_type(AcDialect d, const char *name)
+{
+    for (size_t i = 0; i < N_TYPES; i++)
+        if (TYPES[i].dialect[d] && strcmp(TYPES[i].dialect[d], name) == 0)
+            return (AcType)i;
+    return AC__UNKNOWN;
+}
+
+size_t ac_dialect_names(AcDialect d, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_TYPES && n + 1 < cap; i++)
+        if (TYPES[i].dialect[d])
+            out[n++] = TYPES[i].dialect[d];
+    if (cap)
+        out[n] = NULL;
+    return n;
+}
+
+const AcField *ac_fields(const char *type)
+{
+    AcType t = ac_type_of(type);
+    return t == AC__UNKNOWN ? NULL : TYPES[t].fields;
 }
 
 bool ac_scope_ok(const char *scope)

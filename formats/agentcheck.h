@@ -9,7 +9,8 @@
 ** the dialect it came from.  Checked here, below every target, so the
 ** verifier refuses a malformed check at load (an unknown type or scope, a
 ** missing or mistyped field, an unknown field, a pattern that does not
-** compile) and a target never refuses a program that verified. */
+** compile) and a target never refuses a program that verified.  The types
+** themselves are one table, agentcheck.def. */
 #ifndef SC_AGENTCHECK_H
 #define SC_AGENTCHECK_H
 
@@ -28,8 +29,28 @@ typedef struct AcField {
     bool required;
 } AcField;
 
-/* The i-th check type's name, NULL past the last. */
+/* The check types, from agentcheck.def; AC__UNKNOWN for a name that is
+** none of them. */
+typedef enum AcType {
+#define AC(id, name, fields, eliza, yao) AC_##id,
+#include "formats/agentcheck.def"
+#undef AC
+    AC__UNKNOWN
+} AcType;
+
+/* The dialects whose types lower to check types (agentcheck.def's columns). */
+typedef enum AcDialect { AC_ELIZA, AC_YAO } AcDialect;
+
+/* The i-th check type's name (i an AcType), NULL past the last. */
 const char *ac_type_name(size_t i);
+/* The check type called name, or AC__UNKNOWN. */
+AcType ac_type_of(const char *name);
+/* The check type that dialect d's type `name` lowers to, or AC__UNKNOWN
+** (a type the dialect does not have). */
+AcType ac_dialect_type(AcDialect d, const char *name);
+/* Fills out[0..cap) with dialect d's type names in the table's order and a
+** NULL after them (cap > AC__UNKNOWN always suffices); returns how many. */
+size_t ac_dialect_names(AcDialect d, const char **out, size_t cap);
 /* The fields of check type `type` (ending with a NULL name), or NULL when
 ** the type is unknown.  Every check also has the common fields: type,
 ** scope (step, turn, final, case or checkpoint), negate, message,

@@ -28,6 +28,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "formats/agentcheck.h"
 #include "formats/term/term_regex.h"
 #include "runtime/rt_proc.h"
 
@@ -596,11 +597,15 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
     const cJSON *csj = cJSON_GetObjectItemCaseSensitive(ck, "case_sensitive");
     bool cs = !cJSON_IsBool(csj) || cJSON_IsTrue(csj);      /* explicit in the language; absent: sensitive */
     char path[4096], why[256];
-    if (strcmp(type, "contains") == 0 || strcmp(type, "not_contains") == 0) {
+    switch (ac_type_of(type)) {   /* formats/agentcheck.def: no default, -Wswitch-enum names a new type */
+    case AC_CONTAINS:
+    case AC_NOT_CONTAINS: {
         bool hit = cs ? strstr(text, v) != NULL : contains_ci(text, v), want = type[0] == 'c';
         set(out, hit == want ? JUDGE_PASS : JUDGE_FAIL, "the response %s '%.200s'%s",
             hit ? "contains" : "does not contain", v, cs ? "" : " (any case)");
-    } else if (strcmp(type, "regex") == 0) {
+        break;
+    }
+    case AC_REGEX: {
         const char *pat = str(ck, "pattern");
         bool ok = false, hit = pat && regex_search(pat, !cs, text, why, sizeof why, &ok);
         if (!pat || !ok)
@@ -608,7 +613,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         else
             set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "/%.200s/%s %s the response", pat, cs ? "" : "i",
                 hit ? "matches" : "does not match");
-    } else if (strcmp(type, "equals") == 0) {
+        break;
+    }
+    case AC_EQUALS: {
         bool eq;
         if (cJSON_IsString(value)) {
             eq = strcmp(text, v) == 0;
@@ -618,7 +625,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             cJSON_Delete(o);
         }
         set(out, eq ? JUDGE_PASS : JUDGE_FAIL, "the response %s %.200s", eq ? "equals" : "does not equal", v);
-    } else if (strcmp(type, "json_path") == 0) {
+        break;
+    }
+    case AC_JSON_PATH: {
         const char *p = str(ck, "path");
         cJSON *j = p ? extract_json(text) : NULL;
         const cJSON *at = j ? json_at(j, p) : NULL;
@@ -637,20 +646,26 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "json_path: %s %s %.200s", p, ok ? "is" : "is not", v);
         }
         cJSON_Delete(j);
-    } else if (strcmp(type, "value_type") == 0) {
+        break;
+    }
+    case AC_VALUE_TYPE: {
         cJSON *o = cJSON_Parse(text);
         const char *t = o ? type_of(o) : "string";
         bool ok = strcmp(t, v) == 0;
         set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "the response is of type %s, expected %.40s", t, v);
         cJSON_Delete(o);
-    } else if (strcmp(type, "tool_called") == 0) {
+        break;
+    }
+    case AC_TOOL_CALLED: {
         if (!value || (!cJSON_IsString(value) && !cJSON_IsArray(value) && !cJSON_IsObject(value))) {
             set(out, JUDGE_ERROR, "invalid tool_called value type: %s", value ? type_of(value) : "<nil>");
         } else {
             bool hit = tool_called(value, run);
             set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "tool %.200s %s", v, hit ? "was called" : "was not called");
         }
-    } else if (strcmp(type, "agent") == 0) {
+        break;
+    }
+    case AC_AGENT: {
         cJSON *rq = cJSON_CreateObject();
         cJSON_AddStringToObject(rq, "output", text);
         cJSON_AddStringToObject(rq, "input", run->n_turns && run->turns[run->n_turns - 1].input
@@ -670,11 +685,17 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             else
                 set(out, cJSON_IsTrue(pv) ? JUDGE_PASS : JUDGE_FAIL, "validator: %s", reason ? reason : "");
         }
-    } else if (strcmp(type, "script") == 0 || strcmp(type, "tool_result") == 0) {
+        break;
+    }
+    case AC_SCRIPT:
+    case AC_TOOL_RESULT: {
         set(out, JUDGE_SKIP, "%s: %s (docs/judge.md)", type,
             type[0] == 's' ? "scripts run in Yao's V8 engine, which this runner does not have"
                            : "the agent's tool results are not part of its reply on these transports");
-    } else if (strcmp(type, "file_exists") == 0 || strcmp(type, "file_contains") == 0) {
+        break;
+    }
+    case AC_FILE_EXISTS:
+    case AC_FILE_CONTAINS: {
         const char *p = str(ck, "path");
         bool fc = type[5] == 'c';
         struct stat st;
@@ -694,7 +715,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
                 e ? "cannot be read, so does not contain" : hit ? "contains" : "does not contain", v);
             sc_free(data);
         }
-    } else if (strcmp(type, "command_exit_code_is") == 0) {
+        break;
+    }
+    case AC_COMMAND_EXIT_CODE_IS: {
         const char *c = str(ck, "command");
         double want = 0;
         if (!c || !num(ck, "expected_code", &want) || want != floor(want) || want < -1e9 || want > 1e9) {
@@ -709,7 +732,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
                 set(out, code == (int)want ? JUDGE_PASS : JUDGE_FAIL,
                     "command_exit_code_is: '%.200s' exited %d, expected %d", c, code, (int)want);
         }
-    } else if (strcmp(type, "trajectory_contains_action") == 0) {
+        break;
+    }
+    case AC_TRAJECTORY_CONTAINS_ACTION: {
         const char *a = str(ck, "action");
         char want[128], got[128];
         if (!a) {
@@ -725,7 +750,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "trajectory_contains_action: '%.100s' %s", a,
                 hit ? "was executed" : "was not among the agent's actions");
         }
-    } else if (strcmp(type, "execution_time") == 0) {
+        break;
+    }
+    case AC_EXECUTION_TIME: {
         double mx = 0, mn = 0;
         bool has_max = num(ck, "max_duration_ms", &mx), has_min = num(ck, "min_duration_ms", &mn);
         if (!has_max) {
@@ -738,7 +765,9 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "execution_time: %.0f ms, allowed %.0f..%.0f ms", d,
                 has_min ? mn : 0, mx);
         }
-    } else if (strcmp(type, "conversation_length") == 0) {
+        break;
+    }
+    case AC_CONVERSATION_LENGTH: {
         double mn = 0, mx = 1e18;
         num(ck, "min_turns", &mn);
         num(ck, "max_turns", &mx);
@@ -754,16 +783,28 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
             snprintf(why, sizeof why, "%.0f", mx);
         set(out, n >= mn && n <= mx ? JUDGE_PASS : JUDGE_FAIL, "conversation_length: %zu turns, allowed %.0f..%s",
             run->n_turns, mn, mx >= 1e18 ? "any" : why);
-    } else if (strcmp(type, "llm_judge") == 0) {
+        break;
+    }
+    case AC_LLM_JUDGE: {
         eliza_llm_judge(ck, run, out);
-    } else if (strcmp(type, "conversation_flow") == 0) {
+        break;
+    }
+    case AC_CONVERSATION_FLOW: {
         conversation_flow(ck, run, out);
-    } else if (strcmp(type, "user_satisfaction") == 0) {
+        break;
+    }
+    case AC_USER_SATISFACTION: {
         user_satisfaction(ck, run, out);
-    } else if (strcmp(type, "context_retention") == 0) {
+        break;
+    }
+    case AC_CONTEXT_RETENTION: {
         context_retention(ck, run, out);
-    } else {
+        break;
+    }
+    case AC__UNKNOWN: {
         set(out, JUDGE_FAIL, "unknown check type: %.100s", type);
+        break;
+    }
     }
     cJSON_free(vtext);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ck, "negate")) &&
@@ -805,30 +846,25 @@ void judge_eliza(const cJSON *ev, const JudgeRun *run, JudgeResult *out)
         set(out, JUDGE_ERROR, "an evaluation without a type");
         return;
     }
-    static const char *const same[] = { "file_exists", "file_contains", "command_exit_code_is",
-                                         "trajectory_contains_action", "execution_time", "conversation_length",
-                                         "llm_judge", "conversation_flow", "user_satisfaction", "context_retention",
-                                         NULL };
+    /* agentcheck.def's ElizaOS column: the type it lowers to */
+    AcType k = ac_dialect_type(AC_ELIZA, type);
     cJSON *c = NULL;
-    if (strcmp(type, "string_contains") == 0) {
+    if (k == AC_CONTAINS) {
         if (!str(ev, "value")) {
             set(out, JUDGE_ERROR, "string_contains: no value");
             return;
         }
         c = neutral(ev, "contains");
         set_default_bool(c, "case_sensitive", false);        /* ElizaOS's default engine */
-    } else if (strcmp(type, "regex_match") == 0) {
+    } else if (k == AC_REGEX) {
         c = neutral(ev, "regex");
         cJSON_DeleteItemFromObjectCaseSensitive(c, "case_sensitive");
         cJSON_AddFalseToObject(c, "case_sensitive");          /* a JS RegExp with flag i */
+    } else if (k != AC__UNKNOWN) {
+        c = neutral(ev, ac_type_name(k));
     } else {
-        for (size_t i = 0; same[i] && !c; i++)
-            if (strcmp(type, same[i]) == 0)
-                c = neutral(ev, type);
-        if (!c) {
-            set(out, JUDGE_FAIL, "Unknown evaluator type: '%.100s'", type);
-            return;
-        }
+        set(out, JUDGE_FAIL, "Unknown evaluator type: '%.100s'", type);
+        return;
     }
     judge_check(c, run, out);
     cJSON_Delete(c);
@@ -840,10 +876,10 @@ void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
     const char *type = cJSON_IsString(as) ? as->valuestring : str(as, "type");
     if (!type || !*type)
         type = "equals";
-    static const char *const same[] = { "equals", "json_path", "tool_called", "tool_result", "script", "agent",
-                                        NULL };
+    /* agentcheck.def's Yao column: the type it lowers to */
+    AcType k = ac_dialect_type(AC_YAO, type);
     cJSON *c = NULL;
-    if (strcmp(type, "contains") == 0 || strcmp(type, "not_contains") == 0 || strcmp(type, "regex") == 0) {
+    if (k == AC_CONTAINS || k == AC_NOT_CONTAINS || k == AC_REGEX) {
         c = neutral(as, type);
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "value");
         if (v && !cJSON_IsString(v)) {               /* a non-string value as its JSON text */
@@ -853,21 +889,16 @@ void judge_yao(const cJSON *as, const JudgeRun *run, JudgeResult *out)
         } else if (!v) {
             cJSON_AddStringToObject(c, "value", "");
         }
-        if (type[0] == 'r') {                         /* regex: the value is the pattern */
+        if (k == AC_REGEX) {                          /* regex: the value is the pattern */
             cJSON_AddStringToObject(c, "pattern", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "value")));
         }
         cJSON_DeleteItemFromObjectCaseSensitive(c, "case_sensitive");
         cJSON_AddTrueToObject(c, "case_sensitive");   /* Yao: always (RE2 takes (?i) in the pattern) */
-    } else if (strcmp(type, "type") == 0) {
-        c = neutral(as, "value_type");
+    } else if (k != AC__UNKNOWN) {
+        c = neutral(as, ac_type_name(k));                /* "type" is value_type */
     } else {
-        for (size_t i = 0; same[i] && !c; i++)
-            if (strcmp(type, same[i]) == 0)
-                c = neutral(as, type);
-        if (!c) {
-            set(out, JUDGE_FAIL, "unknown assertion type: %.100s", type);
-            return;
-        }
+        set(out, JUDGE_FAIL, "unknown assertion type: %.100s", type);
+        return;
     }
     judge_check(c, run, out);
     cJSON_Delete(c);

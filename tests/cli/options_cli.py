@@ -98,7 +98,7 @@ for dp, _, fs in os.walk(os.path.join(root, "compiler")):
     for f in fs:
         if f.endswith(".c"):
             src = open(os.path.join(dp, f), encoding="utf-8").read()
-            used |= set(re.findall(r'\b(?:at_)?warn\([^,()]+, "([a-z-]+)"', src))
+            used |= set(re.findall(r'\b(?:at_|fe_)?warn\([^,()]+, "([a-z-]+)"', src))
             used |= set(re.findall(r'\.compat = "([a-z-]+)"', src))
             used |= set(re.findall(r'diag_warn\([^,]+, "([a-z-]+)"', src))
 check(len(used) >= 8 and used <= known, "warnings the compiler gives that -Wno- does not know: %s" % sorted(used - known))

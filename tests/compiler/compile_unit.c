@@ -2,7 +2,7 @@
 **
 **   compile_unit SCENARIO.yaml TUIUSE.json
 **
-** both front ends by shape, a forced dialect, -Werror through the caller's
+** the front ends by shape and their table, a forced dialect, -Werror through the caller's
 ** Diags, the phase hook in order, the source left alone unless given away,
 ** the verified program on request.  Exit 0 when every check holds. */
 #include <stdio.h>
@@ -70,7 +70,26 @@ int main(int argc, char **argv)
     CHECK(compile(json, jlen, "auto", false, false, NULL, &nd) == SCC_OK);
     CHECK(compile(yaml, ylen, "tui-use", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
     CHECK(compile(json, jlen, "scenario", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
-    /* A warning failures the compilation only under the caller's -Werror. */
+    /* The front-end table (compile.c): the --dialect names, in the order
+    ** shapes are tried; every front end reports its phases in order. */
+    static const char *const names[] = { "tui-use", "eliza", "yao", "scenario" };
+    size_t k = 0;
+    for (; scc_dialect_name(k); k++)
+        CHECK(k < 4 && strcmp(scc_dialect_name(k), names[k]) == 0);
+    CHECK(k == 4);
+    Phases pt = { 0 };
+    CHECK(compile(json, jlen, "tui-use", false, false, &pt, &nd) == SCC_OK);
+    CHECK(pt.n == 4 && pt.seen[1] == SCC_PHASE_RULES && pt.seen[3] == SCC_PHASE_FINISH);
+    static const char yao[] = "{\"id\": \"a\", \"input\": \"Hi\", \"assert\": {\"type\": \"contains\", \"value\": \"Hi\"}}\n"
+                              "{\"id\": \"b\", \"input\": \"Bye\", \"assert\": {\"type\": \"contains\", \"value\": \"Bye\"}}\n";
+    Phases py = { 0 };
+    CHECK(compile(yao, strlen(yao), NULL, false, false, &py, &nd) == SCC_OK);   /* Yao by shape, on the bytes */
+    CHECK(py.n == 4 && py.seen[0] == SCC_PHASE_PARSE && py.seen[3] == SCC_PHASE_FINISH);
+    CHECK(compile(yao, strlen(yao), "yao", false, false, NULL, &nd) == SCC_OK);
+    CHECK(compile(yao, strlen(yao), "scenario", false, false, NULL, &nd) == SCC_ERRORS);
+    CHECK(compile(yaml, ylen, "yao", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
+    CHECK(compile(yaml, ylen, "eliza", false, false, NULL, &nd) == SCC_ERRORS && nd > 0);
+    /* A warning fails the compilation only under the caller's -Werror. */
     static const char warned[] = "{\"zzUnknownKey\": 1, ";
     size_t wl = strlen(warned) + jlen - 1;
     char *w = sc_malloc(wl + 1);

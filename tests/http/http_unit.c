@@ -515,7 +515,7 @@ static bool alloc_run(unsigned long n, unsigned long burst, char *a, size_t *an,
 }
 
 /* Every allocation the server makes (creating it, accepting, reading,
-** decoding a chunked body, building answers) failures in turn, burst
+** decoding a chunked body, building answers) fails in turn, burst
 ** allocations in a row from there (so with burst > 1 the allocations of
 ** the error path itself fail too): each client gets its answers whole or
 ** the connection closes after the last whole one, never a wrong byte; the

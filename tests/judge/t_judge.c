@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/agentcheck.h"
 #include "runtime/judge/judge.h"
 
 static int failures;
@@ -42,6 +43,7 @@ static void expect(const char *what, const char *json, int how, const JudgeRun *
 #define E(what, json, want, part) expect(what, json, ELIZA, &run, want, part)
 #define Y(what, json, want, part) expect(what, json, YAO, &run, want, part)
 #define C(what, json, want, part) expect(what, json, CHECK, &run, want, part)
+#define CHECK_(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 
 int main(void)
 {
@@ -251,6 +253,64 @@ int main(void)
     tape_add(t, "yao_validator", vq, 1, vr, err, sizeof err);
     Y("agent, from the tape", "{\"type\":\"agent\",\"use\":\"agents:judge\",\"value\":\"is it JSON?\"}", JUDGE_FAIL,
       "not the answer");
+
+    /* ---- the check types are one table (formats/agentcheck.def) ---- */
+    /* every type is known to the judge, by its name and by each dialect's */
+    for (size_t i = 0; ac_type_name(i); i++) {
+        char what[100];
+        snprintf(what, sizeof what, "table row %s", ac_type_name(i));
+        CHECK_(ac_type_of(ac_type_name(i)) == (AcType)i);
+        JudgeResult jr;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", ac_type_name(i));
+        judge_check(o, &run, &jr);
+        if (strstr(jr.message, "unknown check type")) {
+            fprintf(stderr, "FAIL %s: %s\n", what, jr.message);
+            failures++;
+        }
+        judge_result_fini(&jr);
+        cJSON_Delete(o);
+    }
+    CHECK_(ac_type_of("vibes") == AC__UNKNOWN);
+    const char *names[AC__UNKNOWN + 1];
+    for (int d = AC_ELIZA; d <= AC_YAO; d++) {
+        size_t n = ac_dialect_names((AcDialect)d, names, sizeof names / sizeof names[0]);
+        CHECK_(n > 0 && names[n] == NULL);
+        for (size_t i = 0; i < n; i++) {
+            CHECK_(ac_dialect_type((AcDialect)d, names[i]) != AC__UNKNOWN);
+            JudgeResult jr;
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "type", names[i]);
+            if (d == AC_ELIZA)
+                judge_eliza(o, &run, &jr);
+            else
+                judge_yao(o, &run, &jr);
+            if (strstr(jr.message, "nknown")) {
+                fprintf(stderr, "FAIL dialect %d type %s: %s\n", d, names[i], jr.message);
+                failures++;
+            }
+            judge_result_fini(&jr);
+            cJSON_Delete(o);
+        }
+    }
+    /* the order the front ends list them in (their notes are unchanged) */
+    ac_dialect_names(AC_YAO, names, sizeof names / sizeof names[0]);
+    static const char *const yao_order[] = { "equals", "contains", "not_contains", "json_path", "regex", "type",
+                                             "script", "agent", "tool_called", "tool_result", NULL };
+    for (size_t i = 0; yao_order[i] || names[i]; i++)
+        CHECK_(yao_order[i] && names[i] && strcmp(yao_order[i], names[i]) == 0);
+    ac_dialect_names(AC_ELIZA, names, sizeof names / sizeof names[0]);
+    static const char *const eliza_order[] = {
+        "string_contains", "regex_match", "file_exists", "file_contains", "command_exit_code_is",
+        "trajectory_contains_action", "execution_time", "llm_judge", "conversation_length", "conversation_flow",
+        "user_satisfaction", "context_retention", NULL,
+    };
+    for (size_t i = 0; eliza_order[i] || names[i]; i++)
+        CHECK_(eliza_order[i] && names[i] && strcmp(eliza_order[i], names[i]) == 0);
+    /* a type of the other dialect is not one of this one's */
+    E("a Yao type in ElizaOS", "{\"type\":\"regex\",\"pattern\":\"x\"}", JUDGE_FAIL, "Unknown evaluator type");
+    Y("an ElizaOS type in Yao", "{\"type\":\"string_contains\",\"value\":\"x\"}", JUDGE_FAIL,
+      "unknown assertion type");
 
     cJSON_Delete(vq);
     cJSON_Delete(vr);

@@ -17,8 +17,8 @@ With --coverage, checks over the whole set instead:
   - names are unique, snake_case, equal to the file name; README.md lists each
   - every op in formats/ops.def appears in some listing, and every non-silent
     op's event kind in some playback
-  - every timeline event and tool shorthand of compiler/lower.c (EVENTS[],
-    TOOLS[]), every content block type and toolExecution event type appears
+  - every timeline event and tool shorthand of compiler/lower*.c (EVENTS[],
+    LW_TOOLS[]), every content block type and toolExecution event type appears
     in some scenario
   - no golden file is left over from a scenario or configuration that is gone
 
@@ -104,13 +104,18 @@ def c_string_array(src, decl):
 
 
 def parse_lower_tables(path):
-    with open(path, encoding='utf-8') as f:
-        src = f.read()
+    # lower.c and the files split from it (lower_*.c beside it)
+    folder = os.path.dirname(path)
+    src = ''
+    for name in [os.path.basename(path)] + sorted(n for n in os.listdir(folder)
+                                                  if n.startswith('lower_') and n.endswith('.c')):
+        with open(os.path.join(folder, name), encoding='utf-8') as f:
+            src += f.read() + '\n'
     m = re.search(r'\}\s*EVENTS\[\]\s*=\s*\{(.*?)\n\};', src, re.S)
     if not m:
         raise Failure('%s: cannot find EVENTS[]' % path)
     events = re.findall(r'\{\s*"(\w+)"\s*,\s*lower_', m.group(1))
-    m = re.search(r'ToolDef\s+TOOLS\[\]\s*=\s*\{(.*?)\n\};', src, re.S)
+    m = re.search(r'ToolDef\s+(?:LW_)?TOOLS\[\]\s*=\s*\{(.*?)\n\};', src, re.S)
     if not m:
         raise Failure('%s: cannot find TOOLS[]' % path)
     tools = re.findall(r'^\s*\{\s*"(\w+)"\s*,\s*\{', m.group(1), re.M)
