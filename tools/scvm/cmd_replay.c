@@ -30,6 +30,7 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
+#include "runtime/run/run_pool.h"
 #include "cli.h"
 
 enum { MAX_ARTIFACT = 64 << 20 };
@@ -574,7 +575,7 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
     argv[k] = NULL;
     /* tied to this scvm: killed (even by SIGKILL), the replay's run gets
     ** SIGTERM and ends its session as a cancelled run does */
-    pid_t pid = scvm_fork_tied();
+    pid_t pid = run_fork_tied();
     if (pid < 0) {
         snprintf(err, n, "fork: %s", strerror(errno));
         return -1;
@@ -589,13 +590,10 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
         execv(self, (char *const *)argv);
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(err, n, "waitpid: %s", strerror(errno));
-            return -1;
-        }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    int st = run_wait_child(pid);
+    if (st < 0)
+        snprintf(err, n, "waitpid: %s", strerror(errno));
+    return st;
 }
 
 static int fail_with(const Opts *o, const char *cmd, int code, const char *msg)

@@ -117,10 +117,6 @@ int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
 
-/* fork() for a child that plays part of a run: tied to scvm, it gets
-** SIGTERM when scvm dies (even by SIGKILL).  0 in the child, its pid (or
-** -1) in scvm.  Streams are flushed first. */
-pid_t scvm_fork_tied(void);
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
 
