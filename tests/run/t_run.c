@@ -1,7 +1,8 @@
-/* t_run.c - the run library (runtime/run/): the worker pool hands items
-** back in index order whatever -j, stops, discards and skips as
-** --fail-fast and signals need, in threads and in tied children; JUnit
-** is written with the one escaper, read for --timings and merged. */
+/* t_run.c - the run library (runtime/run/): the table of targets; the
+** worker pool hands items back in index order whatever -j, stops,
+** discards and skips as --fail-fast and signals need, in threads and in
+** tied children; JUnit is written with the one escaper, read for
+** --timings and merged. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,6 +19,8 @@
 #include "runtime/rt_cancel.h"
 #include "runtime/run/run_junit.h"
 #include "runtime/run/run_pool.h"
+#include "runtime/run/run_target.h"
+#include "runtime/rt_sim.h"
 
 static int failures;
 
@@ -252,6 +255,38 @@ static void test_processes(void)
     CHECK(run_wait_child(c) == -1 && errno == ECHILD);
 }
 
+/* ---- the table of targets ---- */
+
+static void test_targets(void)
+{
+    static const char *const NAMES[] = { "sim", "pty", "agent", "aut", "mockagent" };
+    CHECK(run_n_targets == sizeof NAMES / sizeof NAMES[0]);
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+        const RunTarget *t = run_target(NAMES[i]);
+        CHECK(t && !strcmp(t->name, NAMES[i]) && t->create);
+        /* only the simulation shares a process: -j is threads there */
+        CHECK(t && run_target_pool(t) == (i == 0 ? RUN_POOL_THREADS : RUN_POOL_PROCESSES));
+    }
+    CHECK(!run_target("count") && !run_target(NULL) && !run_target(""));
+    /* a session's options name one scenario */
+    const RunTarget *pty = run_target("pty"), *sim = run_target("sim");
+    CHECK(pty->check(RUN_OPT_CAST, false) == NULL);
+    CHECK(pty->check(0, true) == NULL);
+    CHECK(strstr(pty->check(RUN_OPT_CAST | RUN_OPT_EXPLAIN, true), "--cast records one session"));
+    CHECK(strstr(pty->check(RUN_OPT_DM_EXIT, true), "--data-model-exit"));
+    CHECK(strstr(run_target("agent")->check(RUN_OPT_EXPLAIN, true), "--explain-policy"));
+    CHECK(sim->check == NULL);
+    /* create makes the row's target from its own options */
+    Buf mem;
+    buf_init(&mem);
+    RtSimOpts so = { .mem = &mem };
+    RtTarget *t = sim->create(&so);
+    CHECK(t && t->vt && t->vt->destroy);
+    if (t)
+        t->vt->destroy(t);
+    buf_fini(&mem);
+}
+
 /* ---- JUnit ---- */
 
 static bool buf_is(const Buf *b, const char *s)
@@ -386,6 +421,7 @@ static void test_junit_merge(void)
 
 int main(void)
 {
+    test_targets();
     test_threads();
     test_processes();
     test_junit_write();
@@ -394,6 +430,6 @@ int main(void)
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     else
-        puts("run: pool and JUnit ok");
+        puts("run: targets, pool and JUnit ok");
     return failures ? 1 : 0;
 }

@@ -35,6 +35,7 @@
 #include "runtime/llm/llm_script.h"
 #include "runtime/pty/rt_pty.h"
 #include "runtime/rt_cancel.h"
+#include "runtime/run/run_target.h"
 #include "vm/vm.h"
 #include "cli.h"
 #include "scvm.h"
@@ -503,7 +504,7 @@ int scvm_agent_play(const Opts *o, const Suite *suite, uint32_t idx, const char 
         .keep_workspace = o->keep_ws, .type_delay_ms = type_delay, .ci = o->ci || scvm_ci_env(),
         .workspace = ws, .env_extra = launch.envv, .agent = &ag,
     };
-    t = rt_pty_new(&po);
+    t = run_target("agent")->create(&po);
     if (!t) {
         sc_free(quit);
         sc_free(busy);

@@ -25,6 +25,7 @@
 #include "runtime/rt_cancel.h"
 #include "runtime/run/run_junit.h"
 #include "runtime/run/run_pool.h"
+#include "runtime/run/run_target.h"
 #include "runtime/tape/tape.h"
 #include "vm/vm.h"
 #include "cli.h"
@@ -349,7 +350,7 @@ static int play_here(Run *r, const Unit *u)
     to.events = r->out;
     to.only_case = u->only;
     to.stopped = r->stopped;
-    RtTarget *t = rt_aut_new(&to);
+    RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
     VmOpts vo = { .speed = 0 };
@@ -410,7 +411,7 @@ static int play_child(Run *r, const Unit *u, const char *ev, const char *dg, con
     to.on_case = child_case;
     to.ctx = res;
     to.only_case = u->only;
-    RtTarget *t = rt_aut_new(&to);
+    RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
     VmOpts vo = { .speed = 0 };

@@ -28,6 +28,7 @@
 #include "runtime/rt_sim.h"
 #include "runtime/run/run_junit.h"
 #include "runtime/run/run_pool.h"
+#include "runtime/run/run_target.h"
 #include "vm/vm.h"
 #include "cli.h"
 #include "scvm.h"
@@ -150,7 +151,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         po.scb = scb;
         po.scb_len = scb_len;
     }
-    RtTarget *t = rt_pty_new(&po);
+    RtTarget *t = run_target("pty")->create(&po);
     if (!t) {
         sc_free(scb);
         sc_free(overlay);
@@ -277,7 +278,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     } else {
         RtSimOpts so = { .out = to_file ? NULL : stdout, .mem = to_file ? &mem : NULL,
                          .line_flush = o->realtime, .unchecked = true };
-        t = rt_sim_new(&so);
+        t = run_target("sim")->create(&so);
     }
     if (!t) {
         fputs("scvm: out of memory\n", stderr);
@@ -374,7 +375,7 @@ static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
         }
         RtSimOpts so = { .out = direct, .mem = direct ? NULL : &r->out, .line_flush = o->realtime && direct,
                          .unchecked = true };
-        t = rt_sim_new(&so);
+        t = run_target("sim")->create(&so);
     }
     if (!t) {
         r->status = SC_RUNTIME;
@@ -873,12 +874,12 @@ static void pty_skip(void *ctx, size_t k, RunSkip why)
 ** on -j; summary and JUnit as for the sim target. */
 static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
 {
-    if (o->cast)
-        return cli_usage(scvm_usage, "%s", "--cast records one session: not with a pack or a selection");
-    if (o->dm_exit)
-        return cli_usage(scvm_usage, "%s", "--data-model-exit needs one scenario: not a pack or a selection");
-    if (o->explain)
-        return cli_usage(scvm_usage, "%s", "--explain-policy needs one scenario: not a pack or a selection");
+    const RunTarget *tg = run_target(o->target);
+    unsigned given = (o->cast ? RUN_OPT_CAST : 0) | (o->dm_exit ? RUN_OPT_DM_EXIT : 0) |
+                     (o->explain ? RUN_OPT_EXPLAIN : 0);
+    const char *refused = tg && tg->check ? tg->check(given, true) : NULL;
+    if (refused)
+        return cli_usage(scvm_usage, "%s", refused);
     if (rt_cancel_install() != 0) {
         fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
         return SC_RUNTIME;
@@ -948,21 +949,22 @@ int scvm_run(const Opts *o)
         return st;
     /* A lone .scb, nothing about suites asked for: its events only. */
     bool one = !o->selecting && !suite_pack(s);
+    /* a suite: on the pool, as the target's row says (run_target.h) */
+    const RunTarget *tg = run_target(o->target);
+    int (*suite)(const Opts *, const Suite *, const uint32_t *, size_t) =
+        tg && run_target_pool(tg) == RUN_POOL_PROCESSES ? run_pty_suite : run_suite;
     if (strcmp(o->target, "aut") == 0) {
-        st = scvm_run_aut(o, s, sel, n);
+        st = scvm_run_aut(o, s, sel, n);      /* its cases, not its scenarios, are the units */
     } else if (strcmp(o->target, "agent") == 0) {
         /* a .scb alone (artifacts in DIR itself); a pack as the PTY
         ** target's suites (each scenario in DIR/<scenario>) */
-        st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);
+        st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : suite(o, s, sel, n);
+    } else if (!one) {
+        st = suite(o, s, sel, n);
     } else if (strcmp(o->target, "pty") == 0) {
-        if (!one)
-            st = run_pty_suite(o, s, sel, n);
-        else
-            st = run_pty(o, o->ops[0], suite_entry(s, 0)->name, suite_entry(s, 0)->prog);
-    } else if (one) {
-        st = run_sim(o, o->ops[0], suite_entry(s, 0)->prog);
+        st = run_pty(o, o->ops[0], suite_entry(s, 0)->name, suite_entry(s, 0)->prog);
     } else {
-        st = run_suite(o, s, sel, n);
+        st = run_sim(o, o->ops[0], suite_entry(s, 0)->prog);
     }
     sc_free(sel);
     suite_free(s);
