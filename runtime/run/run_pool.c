@@ -5,6 +5,7 @@
 ** where an item runs and what --fail-fast does to the running ones. */
 #define _DEFAULT_SOURCE 1   /* syscall(2): pidfd_open */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,6 +48,25 @@ int run_wait_child(pid_t pid)
         if (errno != EINTR)
             return -1;
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+int run_in_child(int (*fn)(void *ctx), void *ctx)
+{
+    pid_t pid = run_fork_tied();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+            dup2(nul, 2);
+        }
+        int st = fn(ctx);
+        fflush(NULL);
+        _exit(st);
+    }
+    return run_wait_child(pid);
 }
 
 /* What the pool knows of each item. */

@@ -64,6 +64,13 @@ int run_pool(const RunPool *p);
 ** child, its pid (or -1) in the caller. */
 pid_t run_fork_tied(void);
 
+/* Runs fn(ctx) in a tied child (run_fork_tied) with stdin, stdout and
+** stderr on /dev/null, and waits for it: fn's return value (the child's
+** exit status, streams flushed), 128 + the signal that ended it, or -1
+** (errno) when it cannot fork or wait.  `scvm replay` plays a recording
+** again this way: a PTY session's signal handling is process-wide. */
+int run_in_child(int (*fn)(void *ctx), void *ctx);
+
 /* Waits for child pid, retrying on EINTR: its exit status, 128 + the
 ** signal that ended it, or -1 (errno). */
 int run_wait_child(pid_t pid);
