@@ -11,6 +11,7 @@
 
 #include "formats/bc.h"
 #include "formats/suite.h"
+#include "runtime/agent/agent_run.h"
 #include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty.h"
 
@@ -136,13 +137,6 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
 /* -t agent (cmd_agent.c; docs/real-agents.md): entry idx of suite against
 ** a real agent; the single-scenario command. */
 int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx);
-
-/* What became of one scenario played against an agent. */
-typedef struct AgentOutcome {
-    struct RtPtyGoldens goldens;
-    char why[1024];             /* the run's error message, or "" */
-    char agent[96];             /* "PROFILE MODE" once the run started, else "" */
-} AgentOutcome;
 
 /* One scenario against the agent: events to out, its files beside dir,
 ** screenshots compared in goldens, artifacts (or NULL); the run's status.
