@@ -37,7 +37,7 @@ vm_cli(run.all_ops golden --status 1 --stdout ${VM_SRC}/all_ops.jsonl --twice
 vm_cli(run.allow_skipped golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl
        --stderr-has "scvm: 3 assertions not evaluated in simulation" --stderr-has "check them (allowed: --allow-skipped)"
        -- ${SCVM} run --allow-skipped all_ops.scb)
-vm_cli(run.allow_skipped_pty errors --status 2 --stdout-empty --stderr-has "--allow-skipped is for what a run does not judge"
+vm_cli(run.allow_skipped_pty errors --status 2 --stdout-empty --stderr-has "--allow-skipped needs --target sim or aut"
        -- ${SCVM} run -t pty --allow-skipped all_ops.scb -- true)
 vm_cli(run.target_sim golden --status 1 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run -t sim all_ops.scb)
 vm_cli(run.options_after golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run all_ops.scb --target=sim --allow-skipped)
@@ -105,13 +105,23 @@ vm_cli(usage.run_nofile errors --status 2 --stderr-has "no input file" -- ${SCVM
 vm_cli(usage.run_twofiles errors --status 2 --stdout-empty -- ${SCVM} run all_ops.scb demo.scb)
 vm_cli(usage.option errors --status 2 --stderr-has "unknown option '--fast'" -- ${SCVM} run --fast all_ops.scb)
 vm_cli(usage.no_value errors --status 2 --stderr-has "option '-o' needs a value" -- ${SCVM} run all_ops.scb -o)
-vm_cli(usage.target errors --status 2 --stderr-has "unknown target 'nope'" -- ${SCVM} run --target nope all_ops.scb)
+vm_cli(usage.target errors --status 2 --stderr-has "invalid --target 'nope' (sim, pty, agent or aut)" -- ${SCVM} run --target nope all_ops.scb)
 vm_cli(usage.verify_nofile errors --status 2 -- ${SCVM} verify)
 vm_cli(usage.info_option errors --status 2 -- ${SCVM} info --count all_ops.scb)
 vm_cli(usage.dis_two errors --status 2 -- ${SCVM} dis all_ops.scb demo.scb)
 vm_cli(help unit --status 0 --stdout-has "usage: scvm run" --stdout-has "exit status (docs/exit-status.md):" --stdout-has "  4  rejected: a .scb or pack failed loading or verification"
-       --stdout-has "--speed X" --stderr-empty -- ${SCVM} --help)
-vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" -- ${SCVM} run --help)
+       --stdout-has "scvm COMMAND --help" --stderr-empty -- ${SCVM} --help)
+vm_cli(help_run unit --status 0 --stdout-has "usage: scvm run" --stdout-has "--speed X" --stdout-has "aut target (-t aut"
+       --stdout-has "exit status (docs/exit-status.md):" -- ${SCVM} run --help)
+vm_cli(help_serve unit --status 0 --stdout-has "usage: scvm serve llm" --stdout-has "--max-connections N" -- ${SCVM} serve --help)
+vm_cli(usage.did_you_mean errors --status 2 --stderr-has "unknown option '--jnuit'" --stderr-has "did you mean '--junit'?"
+       --stderr-has "Try 'scvm run --help'." -- ${SCVM} run --jnuit r.xml all_ops.scb)
+vm_cli(usage.other_command errors --status 2 --stderr-has "scvm serve takes no option '--junit': it is an option of scvm run"
+       -- ${SCVM} serve llm --junit r.xml all_ops.scb)
+vm_cli(usage.command_did_you_mean errors --status 2 --stderr-has "unknown command 'rn'" --stderr-has "did you mean 'run'?"
+       -- ${SCVM} rn all_ops.scb)
+vm_cli(usage.eq_value golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --target=sim --speed=1 --allow-skipped all_ops.scb)
+vm_cli(usage.flag_value errors --status 2 --stderr-has "option '--count' takes no value" -- ${SCVM} run --count=3 all_ops.scb)
 vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.2" -- ${SCVM} --version)
 
 # ---- info and dis ----
@@ -146,6 +156,23 @@ add_test(NAME cli.exit_status
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/exit_status.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  ${PROJECT_SOURCE_DIR}/docs)
 set_tests_properties(cli.exit_status PROPERTIES LABELS "unit;docs" TIMEOUT 120)
+
+# What is made from the option tables (common/cliopt.h) is what the programs
+# accept: docs/scc.md's and docs/scvm.md's option lists (equal to
+# --generate=markdown), every listed option taken by the parser, the man
+# pages rendering without a warning, and the bash, zsh and fish completions
+# completing in each shell.  `tests/cli/options_cli.py ... --update` rewrites
+# the docs' lists.
+add_test(NAME cli.options
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/options_cli.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/share)
+set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
+
+# One colour rule for scc and scvm agent (common/color.h), on a real terminal.
+add_test(NAME cli.color
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/color.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-color)
+set_tests_properties(cli.color PROPERTIES LABELS "unit" TIMEOUT 120)
 
 # docs/events.md's event table is generated from ops.def (via bc_op_info,
 # what the writer itself reads); the check fails until it is regenerated.

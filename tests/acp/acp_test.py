@@ -628,7 +628,7 @@ def mode_raw():
     log = a.p.stderr.read().decode()
     expect(a.p.returncode == 0 and "summary: ok" in log, "SIGTERM: exit %s\n%s" % (a.p.returncode, log))
     # usage errors
-    for bad, want in ((["--listen", "127.0.0.1:1", scb], "options of serve llm"),
+    for bad, want in ((["--listen", "127.0.0.1:1", scb], "--listen is an option of serve llm, harness or rest"),
                       (["--client-timeout", "0", scb], "invalid --client-timeout"),
                       ([], "no input file"), (["--scenario", "nope", scb], "no scenario named 'nope'")):
         r = subprocess.run([SCVM, "serve", "acp", *bad], capture_output=True, text=True, stdin=subprocess.DEVNULL)

@@ -171,7 +171,7 @@ expect(p.returncode == 0 and rj['allow_skipped'] is True and rj['status'] == 'sk
        '(allowed: --allow-skipped)' in p.stderr and 'SCENARIO STATUS: \u23ed\ufe0f SKIP' in p.stderr,
        '--allow-skipped: the same skip, exit 0: %d %r' % (p.returncode, p.stderr[-200:]))
 r = scvm('run', '-t', 'pty', '--allow-skipped', 'refund.scb', '--', '/bin/cat')
-expect(r.returncode == 2 and '--allow-skipped is for what a run does not judge' in r.stderr,
+expect(r.returncode == 2 and '--allow-skipped needs --target sim or aut' in r.stderr,
        '--allow-skipped is -t aut and -t sim only: %s' % r.stderr[:200])
 
 # the live judge: each of its roles is a scenario of scvm serve llm, chosen

@@ -466,7 +466,7 @@ expect(r.returncode == 2 and 'where is the agent' in r.stderr, 'no agent: %s' % 
 r = scvm('run', '-t', 'aut', '--agent-url', url, '--report', 'rep', 'cases.scb')
 expect(r.returncode == 2 and '--results, --run-json and --junit' in r.stderr, '--report with -t aut: %s' % r.stderr[:200])
 r = scvm('run', '--tape', etape, 'cases.scb')
-expect(r.returncode == 2 and 'need --target aut' in r.stderr, '--tape without -t aut: %s' % r.stderr[:200])
+expect(r.returncode == 2 and 'needs --target aut' in r.stderr, '--tape without -t aut: %s' % r.stderr[:200])
 r = scvm('run', '-t', 'aut', '--agent-url', url, '--tape', 'nope.jsonl', 'cases.scb')
 expect(r.returncode == 3 and 'cannot read' in r.stderr, 'a missing tape: %s' % r.stderr[:200])
 write('bad.tape.jsonl', '{"tape_version":9}\n')

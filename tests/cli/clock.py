@@ -63,6 +63,6 @@ check(open(os.path.join(D, "r1.scb"), "rb").read() == open(os.path.join(D, "r2.s
 check(json.loads(run(SCVM, "info", "--json", "r1.scb").stdout)["clock"] == "reference", "info says reference")
 check("; clock" not in run(SCC, "-l", "r.yaml").stdout, "no clock line for the default")
 p = run(SCC, "--clock=later", "r.yaml")
-check(p.returncode == 2 and "--clock takes spec or reference" in p.stderr, "bad --clock: %s" % p.stderr)
+check(p.returncode == 2 and "invalid --clock 'later' (spec or reference)" in p.stderr, "bad --clock: %s" % p.stderr)
 print("clock: %d failures" % len(fails))
 sys.exit(1 if fails else 0)

@@ -516,7 +516,7 @@ def run_policy_file_and_flags(d):
     assert st == 8, (st, out)     # the file is the whole policy: it needs its policy_version
     # the policy options are the PTY target's
     st, out, err = run([SCVM, 'run', '--policy', 'over.json', scb], d)
-    assert st == 2 and 'need --target pty' in err, (st, err)
+    assert st == 2 and 'needs --target pty' in err, (st, err)
 
 
 @case

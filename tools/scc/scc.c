@@ -8,8 +8,11 @@
 **
 ** -MD/-MF write a Make/Ninja depfile; --cache-dir skips recompiling inputs
 ** whose content (and referenced files) did not change.
-** Exit statuses (docs/scc.md): 0 ok, 1 errors in a scenario, 2 usage,
-** 3 I/O error, 4 internal error (emitted bytecode failed verification). */
+** The options are one table (SCC_OPTIONS below, common/cliopt.h): the
+** parser, --help, docs/scc.md's option list, the man page and the shell
+** completions are all made from it.
+** Exit statuses (docs/exit-status.md): 0 ok, 1 errors in a scenario, 2 usage,
+** 3 I/O error, 5 internal error (emitted bytecode failed verification). */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include <dirent.h>
 #include <limits.h>
@@ -22,6 +25,9 @@
 #include <xxhash.h>
 
 #include "common/buf.h"
+#include "common/cliopt.h"
+#include "common/color.h"
+#include "common/levenshtein.h"
 #include "common/diag.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -32,6 +38,7 @@
 #include "compiler/compile.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
+#include "compiler/warnings.h"
 
 enum { MAX_SOURCE = 64 << 20 };
 enum { DF_TEXT, DF_JSON, DF_SARIF };
@@ -136,6 +143,8 @@ typedef struct Opts {
     size_t matrix_pick;       /* the ElizaOS matrix's scenario being compiled (1-based), or 0 */
     bool spec_clock;          /* --clock=spec */
     bool policy_outside;      /* --policy-outside */
+    bool help, version;       /* --help, --version */
+    int generate;             /* --generate=FORMAT: a CoFormat, or -1 */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -153,56 +162,6 @@ static void job_fini(Job *j)
 {
     sc_free(j->bytes);
     embed_list_fini(&j->files);
-}
-
-static void usage(FILE *f)
-{
-    fputs("usage: scc [options] FILE|DIR...\n"
-          "Compile Scenario-Format YAML to verified bytecode (.scb).\n"
-          "A DIR stands for every .yaml, .yml and .json file below it, in sorted order.\n"
-          "\n"
-          "  -o FILE             write the bytecode to FILE (one input; '-' = stdout)\n"
-          "                      default: each input's name with .scb for .yaml/.yml/.json\n"
-          "  -D NAME[=VALUE]     define a rules symbol (also --define); NAME alone is true\n"
-          "  -l                  list the compiled ops with times and source lines\n"
-          "                      (writes no file unless -o is given)\n"
-          "  --html              with -l: the schedule as one HTML page, lanes on a time\n"
-          "                      axis, payloads on hover\n"
-          "  -s                  strip the line table\n"
-          "  --pack              compile every input into one pack (needs -o FILE.scp):\n"
-          "                      bytecode, index and every referenced file (docs/pack.md);\n"
-          "                      an ElizaOS matrix: an entry per scenario it makes\n"
-          "  --clock=spec|reference  the clock timelines without a `clock:` key were\n"
-          "                      written for (default reference; docs/timing.md)\n"
-          "  --variant NAME:DEFS with --pack: compile each scenario also as NAME@NAME with\n"
-          "                      the defines DEFS (\"K=V,FLAG\"; repeatable); scvm -D picks\n"
-          "                      one at playback (docs/rules.md, \"Variants\")\n"
-          "  --max-file-size N   per embedded file limit, bytes (K, M, G suffixes;\n"
-          "                      default 16M)\n"
-          "  -MD                 also write a Make/Ninja depfile (OUTPUT.d unless -MF)\n"
-          "  -MF FILE            the depfile's name (implies -MD)\n"
-          "  -MT TARGET          the depfile's target (default: the output file)\n"
-          "  -MP                 add a phony rule per dependency (deleted files do not\n"
-          "                      break the build)\n"
-          "  --cache-dir DIR     reuse earlier results for unchanged inputs (content hash\n"
-          "                      of the scenario, its referenced files and the options)\n"
-          "  --check             check only: report diagnostics, write nothing\n"
-          "  --dialect=NAME      auto (default: the shape decides), scenario, tui-use, eliza or yao\n"
-          "  --policy-outside    a tui-use run.policy {path} may point outside the scenario's\n"
-          "                      folder (default: read beneath it; no '..', absolute path or\n"
-          "                      symbolic link out of it)\n"
-          "  -Werror             treat warnings as errors\n"
-          "  -Wno-NAME           disable warning NAME (unknown-key, deprecated, ...)\n"
-          "  --diagnostics-format=text|json|sarif\n"
-          "  --color=auto|always|never\n"
-          "  --help, --version\n"
-          "\n"
-          "Symbols also come from AH_SCENARIO_DEFINES=\"K=V,FLAG,N=3\"; -D wins per key.\n"
-          "\n"
-          "exit status (docs/exit-status.md):\n", f);
-#define X(name, num, text) fprintf(f, "  %d  %s\n", num, text);
-    SC_STATUSES(X)
-#undef X
 }
 
 static const char *base_name(const char *p)
@@ -478,7 +437,7 @@ static int compile_one(const char *path, const char *out, const Opts *o, Job *jo
         status = SC_RUNTIME;
         goto done;
     }
-    bool color = o->color == 1 || (o->color == -1 && isatty(STDERR_FILENO) && getenv("NO_COLOR") == NULL);
+    bool color = sc_color(o->color, STDERR_FILENO);
     bool carets = color && o->diag_format == DF_TEXT;
     /* A file can be read again for carets; stdin cannot. */
     bool free_source = !carets || strcmp(path, "-") != 0;
@@ -963,9 +922,166 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     return status;
 }
 
+
+/* ---- the option table ---- */
+
+enum { C_NO_WARN, C_HELP, C_VERSION, C_GENERATE, C_DEFINE, C_VARIANT, C_CLOCK, C_DIALECT, C_MF, C_MAX_FILE, C_DIAG, C_COLOR };
+
+#define F(field) (unsigned short)offsetof(Opts, field)
+static const CoOpt SCC_OPTS[] = {
+    { "-o", NULL, CO_STR, CO_NONEMPTY | CO_ATTACH, CV_FILE, F(out), 0, "FILE", 0, 0, 0, 0, NULL, 0, "output",
+      "write the bytecode to FILE (one input; '-' = stdout)\n"
+      "default: each input's name with .scb for .yaml/.yml/.json" },
+    { "-l", NULL, CO_COUNT, 0, 0, F(list), 0, NULL, 0, 0, 1, 0, NULL, 0, "output",
+      "list the compiled ops with times and source lines\n(writes no file unless -o is given)" },
+    { "-ll", NULL, CO_COUNT, 0, 0, F(list), 0, NULL, 0, 0, 2, 0, NULL, 0, "output",
+      "as -l, with the bytecode header first" },
+    { "--html", NULL, CO_FLAG, 0, 0, F(html), 0, NULL, 0, 0, 0, 0, NULL, 0, "output",
+      "with -l: the schedule as one HTML page, lanes on a time\naxis, payloads on hover" },
+    { "-s", NULL, CO_FLAG, 0, 0, F(strip), 0, NULL, 0, 0, 0, 0, NULL, 0, "output", "strip the line table" },
+    { "--check", NULL, CO_FLAG, 0, 0, F(check), 0, NULL, 0, 0, 0, 0, NULL, 0, "output",
+      "check only: report diagnostics, write nothing" },
+    { "--pack", NULL, CO_FLAG, 0, 0, F(pack), 0, NULL, 0, 0, 0, 0, NULL, 0, "packs",
+      "compile every input into one pack (needs -o FILE.scp):\n"
+      "bytecode, index and every referenced file (docs/pack.md);\n"
+      "an ElizaOS matrix: an entry per scenario it makes" },
+    { "--variant", NULL, CO_CALL, 0, 0, 0, 0, "NAME:DEFS", 0, 0, 0, 0, NULL, C_VARIANT, "packs",
+      "with --pack: compile each scenario also as NAME@NAME with\n"
+      "the defines DEFS (\"K=V,FLAG\"; repeatable); scvm -D picks\n"
+      "one at playback (docs/rules.md, \"Variants\")" },
+    { "--max-file-size", NULL, CO_CALL, 0, 0, 0, 0, "N", 0, 0, 0, 0, NULL, C_MAX_FILE, "packs",
+      "per embedded file limit, bytes (K, M, G suffixes;\ndefault 16M)" },
+    { "--define", "-D", CO_CALL, CO_ATTACH, 0, 0, 0, "NAME[=VALUE]", 0, 0, 0, 0, NULL, C_DEFINE, "compiling",
+      "define a rules symbol; NAME alone is true" },
+    { "--dialect", NULL, CO_CALL, 0, 0, 0, 0, "NAME", 0, 0, 0, 0, "auto|scenario|tui-use|eliza|yao", C_DIALECT,
+      "compiling", "auto (default: the shape decides), scenario, tui-use, eliza or yao" },
+    { "--clock", NULL, CO_CALL, 0, 0, 0, 0, "KIND", 0, 0, 0, 0, "spec|reference", C_CLOCK, "compiling",
+      "spec or reference: the clock timelines without a `clock:` key\nwere written for (default reference; docs/timing.md)" },
+    { "--policy-outside", NULL, CO_FLAG, 0, 0, F(policy_outside), 0, NULL, 0, 0, 0, 0, NULL, 0, "compiling",
+      "a tui-use run.policy {path} may point outside the scenario's\n"
+      "folder (default: read beneath it; no '..', absolute path or\nsymbolic link out of it)" },
+    { "-MD", NULL, CO_FLAG, 0, 0, F(md), 0, NULL, 0, 0, 0, 0, NULL, 0, "builds",
+      "also write a Make/Ninja depfile (OUTPUT.d unless -MF)" },
+    { "-MF", NULL, CO_CALL, 0, CV_FILE, 0, 0, "FILE", 0, 0, 0, 0, NULL, C_MF, "builds",
+      "the depfile's name (implies -MD)" },
+    { "-MT", NULL, CO_STR, 0, 0, F(mt), 0, "TARGET", 0, 0, 0, 0, NULL, 0, "builds",
+      "the depfile's target (default: the output file)" },
+    { "-MP", NULL, CO_FLAG, 0, 0, F(mp), 0, NULL, 0, 0, 0, 0, NULL, 0, "builds",
+      "add a phony rule per dependency (deleted files do not\nbreak the build)" },
+    { "--cache-dir", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(cache_dir), 0, "DIR", 0, 0, 0, 0, NULL, 0, "builds",
+      "reuse earlier results for unchanged inputs (content hash\n"
+      "of the scenario, its referenced files and the options)" },
+    { "-Werror", NULL, CO_FLAG, 0, 0, F(werror), 0, NULL, 0, 0, 0, 0, NULL, 0, "diagnostics",
+      "treat warnings as errors" },
+    { "-Wno-", NULL, CO_CALL, CO_PREFIX, 0, 0, 0, "NAME", 0, 0, 0, 0, NULL, C_NO_WARN, "diagnostics",
+      "disable warning NAME (docs/check.md), one of:" SCC_WARNING_LINES },
+    { "--diagnostics-format", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "text|json|sarif", C_DIAG,
+      "diagnostics", "text (default), json (one object per line) or sarif\n(SARIF 2.1.0, for code scanning)" },
+    { "--color", NULL, CO_CALL, 0, 0, 0, 0, "WHEN", 0, 0, 0, 0, "auto|always|never", C_COLOR, "diagnostics",
+      "auto (on a terminal; NO_COLOR, TERM=dumb, FORCE_COLOR and\nCLICOLOR_FORCE are heeded: docs/check.md), always or never" },
+    { "--help", "-h", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_HELP, "other", "this text" },
+    { "--version", "-v", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_VERSION, "other", "version" },
+    { "--generate", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "help|markdown|man|bash|zsh|fish", C_GENERATE,
+      "other", "print this program's help, its option list (markdown), its\n"
+               "manual page or its bash, zsh or fish completion, all made\nfrom the one option table" },
+};
+#undef F
+
+static int scc_call(void *op, const CoOpt *row, const char *as, const char *v);
+
+static const CoTable SCC_TABLE = {
+    .prog = "scc",
+    .summary = "compile agent-testing scenarios to verified bytecode",
+    .synopsis = "[options] FILE|DIR...",
+    .description = "Compile Scenario-Format YAML (and the tui-use, ElizaOS and Yao dialects) to\n"
+                   "verified bytecode (.scb), or many into one pack (.scp).\n"
+                   "A DIR stands for every .yaml, .yml and .json file below it, in sorted order.\n",
+    .opts = SCC_OPTS,
+    .n_opts = sizeof SCC_OPTS / sizeof SCC_OPTS[0],
+    .call = scc_call,
+    .on_error = "Try 'scc --help'.\n",
+    .epilogue = "Symbols also come from AH_SCENARIO_DEFINES=\"K=V,FLAG,N=3\"; -D wins per key.\n"
+                "Colour (--color=auto): FORCE_COLOR or CLICOLOR_FORCE (not empty, not 0) turn it on,\n"
+                "else NO_COLOR (not empty) or TERM=dumb off, else it is on on a terminal.\n",
+    .version = SCC_VERSION,
+};
+
+static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
+{
+    Opts *o = op;
+    switch (row->id) {
+    case C_NO_WARN: {
+        static const char *const names[] = {
+#define X(name, text) name,
+            SCC_WARNINGS(X)
+#undef X
+        };
+        const char *best = NULL;
+        unsigned bd = 3;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            if (strcmp(v, names[k]) == 0) {
+                o->no_warn[o->n_no_warn++] = v;
+                return 0;
+            }
+            unsigned d = name_distance(v, names[k], 2);
+            if (d < bd)
+                bd = d, best = names[k];
+        }
+        if (best)
+            return co_usage(&SCC_TABLE, "unknown warning '%s' in -Wno-%s; did you mean -Wno-%s?", v, v, best);
+        return co_usage(&SCC_TABLE, "unknown warning '%s' in -Wno-%s (known:%s)", v, v, SCC_WARNING_NAMES);
+    }
+    case C_HELP: o->help = true; break;
+    case C_VERSION: o->version = true; break;
+    case C_GENERATE:
+        if ((o->generate = co_format(v)) < 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (help, markdown, man, bash, zsh or fish)", as, v);
+        break;
+    case C_DEFINE:
+        if (!define(o, v))
+            return SC_USAGE;
+        break;
+    case C_VARIANT:
+        if (!variant_ok(o, v))
+            return SC_USAGE;
+        o->variants[o->n_variants++] = v;
+        break;
+    case C_CLOCK:
+        if (strcmp(v, "spec") != 0 && strcmp(v, "reference") != 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (spec or reference)", as, v);
+        o->spec_clock = v[0] == 's';
+        break;
+    case C_DIALECT:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "scenario") != 0 && strcmp(v, "tui-use") != 0 &&
+            strcmp(v, "eliza") != 0 && strcmp(v, "yao") != 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (auto, scenario, tui-use, eliza or yao)", as, v);
+        o->dialect = strcmp(v, "auto") == 0 ? NULL : v;
+        break;
+    case C_MF:
+        o->mf = v;
+        o->md = true;
+        break;
+    case C_MAX_FILE:
+        if (!parse_size(v, &o->max_file))
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (bytes, with an optional K, M or G)", as, v);
+        break;
+    case C_DIAG:
+        if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "sarif") != 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (text, json or sarif)", as, v);
+        o->diag_format = v[0] == 't' ? DF_TEXT : v[0] == 'j' ? DF_JSON : DF_SARIF;
+        break;
+    case C_COLOR:
+        if (strcmp(v, "always") != 0 && strcmp(v, "never") != 0 && strcmp(v, "auto") != 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (auto, always or never)", as, v);
+        o->color = v[1] == 'l' ? 1 : v[1] == 'e' ? 0 : -1;
+        break;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    Opts o = { .color = -1, .max_file = (size_t)16 << 20 };
+    Opts o = { .color = -1, .max_file = (size_t)16 << 20, .generate = -1 };
     symtab_init(&o.syms);
     const char **inputs = sc_calloc((size_t)argc, sizeof *inputs);
     o.no_warn = sc_calloc((size_t)argc, sizeof *o.no_warn);
@@ -979,119 +1095,24 @@ int main(int argc, char **argv)
     bool only_files = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+        const CoOpt *row;
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0)
             inputs[n_in++] = a;
-        } else if (strcmp(a, "--") == 0) {
+        else if (strcmp(a, "--") == 0)
             only_files = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            status = SC_OK;
+        else if (co_take(&SCC_TABLE, 0, argc, argv, &i, &o, &row))
             goto out;
-        } else if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) {
-            printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
-            status = SC_OK;
-            goto out;
-        } else if (strcmp(a, "-o") == 0) {
-            if (++i == argc) {
-                fputs("scc: -o needs a file name\n", stderr);
-                goto out;
-            }
-            o.out = argv[i];
-        } else if (strcmp(a, "-D") == 0 || strcmp(a, "--define") == 0) {
-            if (++i == argc) {
-                fprintf(stderr, "scc: %s needs NAME[=VALUE]\n", a);
-                goto out;
-            }
-            if (!define(&o, argv[i]))
-                goto out;
-        } else if (strncmp(a, "-D", 2) == 0) {
-            if (!define(&o, a + 2))
-                goto out;
-        } else if (strncmp(a, "--define=", 9) == 0) {
-            if (!define(&o, a + 9))
-                goto out;
-        } else if (strcmp(a, "--clock=spec") == 0 || strcmp(a, "--clock=reference") == 0) {
-            o.spec_clock = a[8] == 's';
-        } else if (strncmp(a, "--clock", 7) == 0) {
-            fprintf(stderr, "scc: --clock takes spec or reference (--clock=spec), not '%s'\n", a);
-            goto out;
-        } else if (strcmp(a, "--variant") == 0 || strncmp(a, "--variant=", 10) == 0) {
-            const char *v = a[9] == '=' ? a + 10 : (++i < argc ? argv[i] : NULL);
-            if (!v) {
-                fputs("scc: --variant needs NAME:DEFINES\n", stderr);
-                goto out;
-            }
-            if (!variant_ok(&o, v))
-                goto out;
-            o.variants[o.n_variants++] = v;
-        } else if (strcmp(a, "-l") == 0) {
-            o.list++;
-        } else if (strcmp(a, "-ll") == 0) {
-            o.list += 2;
-        } else if (strcmp(a, "--html") == 0) {
-            o.html = true;
-        } else if (strcmp(a, "-s") == 0) {
-            o.strip = true;
-        } else if (strcmp(a, "--check") == 0) {
-            o.check = true;
-        } else if (strncmp(a, "--dialect=", 10) == 0) {
-            o.dialect = strcmp(a + 10, "auto") == 0 ? NULL : a + 10;
-            if (o.dialect && strcmp(o.dialect, "scenario") != 0 && strcmp(o.dialect, "tui-use") != 0 &&
-                strcmp(o.dialect, "eliza") != 0 && strcmp(o.dialect, "yao") != 0) {
-                fputs("scc: --dialect takes auto, scenario, tui-use, eliza or yao\n", stderr);
-                goto out;
-            }
-        } else if (strcmp(a, "--policy-outside") == 0) {
-            o.policy_outside = true;
-        } else if (strcmp(a, "--pack") == 0) {
-            o.pack = true;
-        } else if (strcmp(a, "-MD") == 0) {
-            o.md = true;
-        } else if (strcmp(a, "-MP") == 0) {
-            o.mp = true;
-        } else if (strcmp(a, "-MF") == 0 || strcmp(a, "-MT") == 0 || strcmp(a, "--cache-dir") == 0 ||
-                   strcmp(a, "--max-file-size") == 0) {
-            if (++i == argc) {
-                fprintf(stderr, "scc: %s needs a value\n", a);
-                goto out;
-            }
-            if (a[1] == 'M' && a[2] == 'F')
-                o.mf = argv[i], o.md = true;
-            else if (a[1] == 'M')
-                o.mt = argv[i];
-            else if (a[2] == 'c')
-                o.cache_dir = argv[i];
-            else if (!parse_size(argv[i], &o.max_file)) {
-                fprintf(stderr, "scc: bad --max-file-size '%s' (bytes, with an optional K, M or G)\n", argv[i]);
-                goto out;
-            }
-        } else if (strcmp(a, "-Werror") == 0) {
-            o.werror = true;
-        } else if (strncmp(a, "-Wno-", 5) == 0 && a[5]) {
-            o.no_warn[o.n_no_warn++] = a + 5;
-        } else if (strcmp(a, "--diagnostics-format=json") == 0) {
-            o.diag_format = DF_JSON;
-        } else if (strcmp(a, "--diagnostics-format=sarif") == 0) {
-            o.diag_format = DF_SARIF;
-        } else if (strcmp(a, "--diagnostics-format=text") == 0) {
-            o.diag_format = DF_TEXT;
-        } else if (strncmp(a, "--color=", 8) == 0) {
-            const char *v = a + 8;
-            if (strcmp(v, "always") == 0)
-                o.color = 1;
-            else if (strcmp(v, "never") == 0)
-                o.color = 0;
-            else if (strcmp(v, "auto") == 0)
-                o.color = -1;
-            else {
-                fprintf(stderr, "scc: --color takes auto, always or never\n");
-                goto out;
-            }
-        } else {
-            fprintf(stderr, "scc: unknown option '%s'\n", a);
-            fputs("Try 'scc --help'.\n", stderr);
-            goto out;
-        }
+        if (o.help || o.version || o.generate >= 0)
+            break;
+    }
+    if (o.help || o.generate >= 0) {
+        status = co_write(stdout, &SCC_TABLE, o.help ? CO_HELP : (CoFormat)o.generate, 0);
+        goto out;
+    }
+    if (o.version) {
+        printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
+        status = SC_OK;
+        goto out;
     }
     if (n_in == 0) {
         fputs("scc: no input files\nTry 'scc --help'.\n", stderr);

@@ -26,20 +26,17 @@
 #include "runtime/mockagent/ma_agent.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/run/run_target.h"
+#include "common/color.h"
 #include "vm/vm.h"
 #include "cli.h"
 #include "scvm.h"
 
-/* --color WHEN: styles when "always", or "auto" (the default) on a
-** terminal without NO_COLOR. */
+/* --color WHEN: always, never, or auto (the default): common/color.h's
+** rule, as scc's, on stdout. */
 static bool want_color(const char *when)
 {
-    if (when && strcmp(when, "always") == 0)
-        return true;
-    if (when && strcmp(when, "never") == 0)
-        return false;
-    const char *nc = getenv("NO_COLOR");
-    return isatty(1) && !(nc && nc[0]);
+    return sc_color(when && strcmp(when, "always") == 0 ? 1 : when && strcmp(when, "never") == 0 ? 0 : -1,
+                    STDOUT_FILENO);
 }
 
 static void summary_json(const Opts *o, const PackEntry *e, const RtTarget *t, const MaStats *s, int st)

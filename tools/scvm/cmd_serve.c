@@ -289,22 +289,10 @@ int scvm_serve(const Opts *o)
     bool acp = strcmp(o->server, "acp") == 0, harness = names(o->server, "harness"), rest = names(o->server, "rest");
     if (o->n_ops == 0)
         return cli_usage(scvm_usage, "serve %s: no input file", o->server);
-    if (acp && (o->agent || o->strict_tools || o->loop || o->workspace || o->max_body || o->max_conns ||
-                o->timeout_ms || o->head_timeout_ms || o->idle_timeout_ms || o->listen_set))
-        return cli_usage(scvm_usage, "%s", "serve acp: --listen, --workspace, --agent, --strict-tools, --loop and the "
-                                           "HTTP limits are options of serve llm");
-    if (!acp && (o->client_timeout_ms || o->tool_timeout_ms))
-        return cli_usage(scvm_usage, "serve %s: --client-timeout and --tool-timeout are options of serve acp",
-                         o->server);
-    if (!harness && o->heartbeat_ms)
-        return cli_usage(scvm_usage, "serve %s: --heartbeat is an option of serve harness", o->server);
-    if (!harness && !rest && o->wall_clock)
-        return cli_usage(scvm_usage, "serve %s: --wall-clock is an option of serve harness and serve rest", o->server);
-    if (!rest && o->keepalive_ms)
-        return cli_usage(scvm_usage, "serve %s: --keepalive is an option of serve rest", o->server);
-    if ((many || harness || rest) && (o->agent || o->strict_tools || (!names(o->server, "llm") && (o->loop || o->workspace))))
-        return cli_usage(scvm_usage, "serve %s: --workspace, --agent, --strict-tools and --loop are options of serve llm%s",
-                         o->server, many ? " (--agent and --strict-tools of serve llm alone)" : "");
+    /* which option applies to which server is the option table's (options.c,
+    ** checked as the command line is read); what is left is about several */
+    if (many && (o->agent || o->strict_tools))
+        return cli_usage(scvm_usage, "serve %s: --agent and --strict-tools are options of serve llm alone", o->server);
     if (!many && (o->rest_set || o->harness_set))
         return cli_usage(scvm_usage, "serve %s: --rest-listen and --harness-listen are for serving several servers "
                          "(serve llm+rest+harness); use --listen", o->server);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common/cliopt.h"
 #include "formats/bc.h"
 #include "formats/suite.h"
 #include "runtime/agent/agent_run.h"
@@ -26,6 +27,10 @@ enum {
 ** its statuses (0-12). */
 enum { CMD_SESSION = CMD_DRIVER | CMD_EXEC, CMD_DATA_MODEL = CMD_SESSION | CMD_REPLAY | CMD_REPLAY_REPORT };
 enum { MAX_JOBS = 256 };
+/* run's targets and serve's servers, as bits: the option table says which
+** option applies to which. */
+enum { T_SIM = 1 << 0, T_PTY = 1 << 1, T_AGENT = 1 << 2, T_AUT = 1 << 3 };
+enum { S_LLM = 1 << 4, S_ACP = 1 << 5, S_HARNESS = 1 << 6, S_REST = 1 << 7 };
 
 typedef struct Opts {
     unsigned cmd;                /* one CMD_* */
@@ -92,7 +97,13 @@ typedef struct Opts {
     bool rest_set, harness_set;
 } Opts;
 
-extern const char scvm_usage[];
+/* The commands, the targets and every option (options.c): the parser,
+** --help, the man page, the completions and docs/scvm.md's lists read it. */
+extern const CoTable scvm_table;
+/* The usage lines printed after a usage error, made from scvm_table by
+** scvm_usage_init(): every command's (cmd 0), or cmd's and where its help is. */
+extern char scvm_usage[];
+void scvm_usage_init(unsigned cmd);
 
 /* Adds path to s; on failure prints "scvm: FILE: ..." (unless quiet) and
 ** returns the status, with *err filled. */

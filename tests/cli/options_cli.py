@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""options_cli.py SCC SCVM ROOT SHARE [--update] - what is made from the
+option tables (common/cliopt.h) is what the programs accept:
+
+- docs/scc.md and docs/scvm.md carry `--generate=markdown` between their
+  `<!-- options:begin -->` and `<!-- options:end -->` markers, byte for
+  byte (--update rewrites them);
+- every option those lists name, for every command, is taken by the parser
+  (none is "unknown" or "another command's");
+- the man pages (SHARE/man/man1) render with groff without a warning and
+  name every option;
+- the bash completion completes commands, options and choices; the zsh one
+  parses and hands _arguments a spec per option; the fish one completes
+  the same words through `complete -C`.
+Exit 0, or 1 listing every failure."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+scc, scvm, root, share = map(os.path.abspath, sys.argv[1:5])
+update = "--update" in sys.argv[5:]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def out(*cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, **kw)
+
+
+# ---- the docs' lists ----
+BEGIN, END = "<!-- options:begin -->\n", "<!-- options:end -->\n"
+md = {}
+for prog, doc in ((scc, "docs/scc.md"), (scvm, "docs/scvm.md")):
+    name = os.path.basename(prog)
+    gen = out(prog, "--generate=markdown")
+    check(gen.returncode == 0 and gen.stderr == "", "%s --generate=markdown: %d %s" % (name, gen.returncode, gen.stderr))
+    md[name] = gen.stdout
+    path = os.path.join(root, doc)
+    text = open(path, encoding="utf-8").read()
+    if BEGIN not in text or END not in text:
+        check(False, "%s has no %s ... %s markers" % (doc, BEGIN.strip(), END.strip()))
+        continue
+    head, rest = text.split(BEGIN, 1)
+    now, tail = rest.split(END, 1)
+    if now != gen.stdout:
+        if update:
+            open(path, "w", encoding="utf-8").write(head + BEGIN + gen.stdout + END + tail)
+            print("updated", doc)
+        else:
+            check(False, "%s's option list is not %s --generate=markdown (run this test with --update)" % (doc, name))
+
+# ---- every listed option is taken ----
+VALUES = {"N": "1", "MS": "1000", "BYTES": "1024", "X": "1", "I/N|auto": "1/1", "ADDR:PORT": "127.0.0.1:0",
+          "NAME[=VALUE]": "K=1", "NAME:DEFS": "v:K=1", "KIND": "spec", "FORMAT": "text", "WHEN": "never",
+          "HOW": "http", "NAME": "sim"}
+work = tempfile.mkdtemp(prefix="options-cli-")
+ROW = re.compile(r"^\| (`[^|]*`(?:, `[^|]*`)*) \|")
+n_opts = 0
+for name, prog in (("scc", scc), ("scvm", scvm)):
+    cmd = None
+    for line in md[name].splitlines():
+        m = re.match(r"^### `%s ?([a-z-]*)`" % name, line)
+        if m:
+            cmd = m.group(1)
+            continue
+        m = ROW.match(line)
+        if not m or cmd is None:
+            continue
+        for spelling in re.findall(r"`([^`]+)`", m.group(1)):
+            opt, _, arg = spelling.partition(" ")
+            if opt in ("--help", "-h", "--generate"):
+                continue
+            if opt.endswith("-") and arg == "" and "NAME" in opt:
+                continue
+            words = [opt] if not arg else [opt, VALUES.get(arg, "v")]
+            if opt.startswith("-Wno-"):
+                words = ["-Wno-unknown-key"]
+            argv = [prog] + ([cmd] if cmd else []) + (["llm"] if cmd == "serve" else []) + words
+            p = out(*argv, cwd=work)
+            n_opts += 1
+            bad = re.search(r"unknown option|takes no option|needs a value|takes no value", p.stderr)
+            check(not bad, "%s: the parser refuses an option its table lists: %s" % (" ".join(argv[1:]), p.stderr[:200]))
+check(n_opts > 150, "options tried: %d" % n_opts)
+shutil.rmtree(work)
+
+# ---- the warnings: every name the compiler uses is in compiler/warnings.h (so -Wno- takes it) ----
+known = set(re.findall(r'X\("([a-z-]+)", "', open(os.path.join(root, "compiler", "warnings.h")).read()))
+used = set()
+for dp, _, fs in os.walk(os.path.join(root, "compiler")):
+    for f in fs:
+        if f.endswith(".c"):
+            src = open(os.path.join(dp, f), encoding="utf-8").read()
+            used |= set(re.findall(r'\b(?:at_)?warn\([^,()]+, "([a-z-]+)"', src))
+            used |= set(re.findall(r'\.compat = "([a-z-]+)"', src))
+            used |= set(re.findall(r'diag_warn\([^,]+, "([a-z-]+)"', src))
+check(len(used) >= 8 and used <= known, "warnings the compiler gives that -Wno- does not know: %s" % sorted(used - known))
+check(known <= used, "warnings.h names warnings the compiler never gives: %s" % sorted(known - used))
+for w in sorted(known):
+    p = out(scc, "--check", "-Wno-" + w, os.path.join(root, "stdlib-scenarios", "plan_mode_exit.yaml"))
+    check(p.returncode == 0, "-Wno-%s refused: %s" % (w, p.stderr[:200]))
+p = out(scc, "--check", "-Wno-unknwn-key", os.path.join(root, "stdlib-scenarios", "plan_mode_exit.yaml"))
+check(p.returncode == 2 and "did you mean -Wno-unknown-key?" in p.stderr, "-Wno-unknwn-key: %s" % p.stderr[:200])
+
+# ---- man pages ----
+for name in ("scc", "scvm"):
+    page = os.path.join(share, "man", "man1", name + ".1")
+    g = out("groff", "-man", "-Tutf8", "-ww", "-z", page)
+    check(g.returncode == 0 and g.stderr == "", "%s.1: groff warns: %s" % (name, g.stderr[:300]))
+    text = out("groff", "-man", "-Tutf8", "-P", "-c", page).stdout
+    text = re.sub(r".\x08", "", text).replace("\u2010", "-")
+    for must in ("NAME", "SYNOPSIS", "OPTIONS", "EXIT STATUS"):
+        check(must in text, "%s.1 lacks %s" % (name, must))
+    names = set(re.findall(r"`(--?[A-Za-z][A-Za-z0-9-]*)", md[name]))
+    missing = sorted(n for n in names if n not in text)
+    check(not missing, "%s.1 lacks %s" % (name, missing[:10]))
+
+# ---- bash ----
+def bash_complete(prog, words, cword):
+    script = os.path.join(share, "bash-completion", "completions", prog)
+    arr = " ".join("'%s'" % w for w in words)
+    p = out("bash", "--norc", "-c", 'source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; _%s; printf "%%s\\n" "${COMPREPLY[@]}"'
+            % (arr, cword, prog), "bash", script)
+    check(p.returncode == 0 and p.stderr == "", "bash completion of %s: %s" % (words, p.stderr[:200]))
+    return [w for w in p.stdout.splitlines() if w]
+
+
+check(bash_complete("scvm", ["scvm", "run", "--jun"], 2) == ["--junit"], "bash: scvm run --jun")
+check(bash_complete("scvm", ["scvm", "run", "-t", ""], 3) == ["sim", "pty", "agent", "aut"], "bash: scvm run -t")
+check(bash_complete("scvm", ["scvm", "se"], 1) == ["serve"], "bash: scvm se")
+check("--max-connections" in bash_complete("scvm", ["scvm", "serve", "--max"], 2), "bash: scvm serve --max")
+check("--junit" not in bash_complete("scvm", ["scvm", "serve", "--j"], 2), "bash: serve offers run's --junit")
+check(bash_complete("scc", ["scc", "--diag"], 1) == ["--diagnostics-format"], "bash: scc --diag")
+check(bash_complete("scc", ["scc", "--dialect", "y"], 2) == ["yao"], "bash: scc --dialect y")
+
+# ---- zsh: it parses, and hands _arguments a spec per option ----
+zscript = os.path.join(share, "zsh", "site-functions", "_scvm")
+for f in (zscript, os.path.join(share, "zsh", "site-functions", "_scc")):
+    p = out("zsh", "-n", f)
+    check(p.returncode == 0 and p.stderr == "", "zsh -n %s: %s" % (f, p.stderr[:200]))
+stub = ('_arguments() { print -rl -- "$@" }; _describe() { print -rl -- "${(@P)4}" }; _files() { }; '
+        'source "$1"; words=(scvm run x); CURRENT=3; _scvm; words=(scvm r); CURRENT=2; _scvm')
+p = out("zsh", "-f", "-c", stub, "zsh", zscript)
+check(p.returncode == 0, "zsh: _scvm with stubs: %s" % p.stderr[:300])
+check("--junit=[write a JUnit XML report]:FILE:_files" in p.stdout.splitlines(), "zsh: --junit's spec")
+check("--target=[target to drive: sim (the default); pty: a real program in a pseudo-terminal (docs/pty.md; one "
+      ".scb); after FILE, '-- CMD ARGS...' names the program; agent: a real coding agent against the scripted model "
+      "(docs/real-agents.md); aut: an ElizaOS or Yao suite against the agent (docs/aut.md)]:NAME:(sim pty agent aut)"
+      in p.stdout.splitlines(), "zsh: --target's spec")
+check(any(l.startswith("run:play the scenarios") for l in p.stdout.splitlines()), "zsh: the commands")
+
+# ---- fish ----
+fscript = os.path.join(share, "fish", "vendor_completions.d", "scvm.fish")
+p = out("fish", "--no-execute", fscript)
+check(p.returncode == 0 and p.stderr == "", "fish --no-execute: %s" % p.stderr[:200])
+
+
+def fish_complete(script, line):
+    p = out("fish", "--no-config", "-c", 'source $argv[1]; complete -C "%s"' % line, script)
+    check(p.returncode == 0, "fish: %s: %s" % (line, p.stderr[:200]))
+    return [l.split("\t")[0] for l in p.stdout.splitlines()]
+
+
+check(fish_complete(fscript, "scvm run --jun") == ["--junit"], "fish: scvm run --jun")
+check(sorted(fish_complete(fscript, "scvm run -t ")) == ["agent", "aut", "pty", "sim"], "fish: scvm run -t")
+check("serve" in fish_complete(fscript, "scvm se"), "fish: scvm se")
+check(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc --diag")
+      == ["--diagnostics-format"], "fish: scc --diag")
+
+print("options_cli: %d options tried, %d failures" % (n_opts, len(failures)))
+sys.exit(1 if failures else 0)
