@@ -558,7 +558,7 @@ static void aut_skip(void *ctx, size_t k, RunSkip why)
 static void play_parallel(Run *r, const Unit *u, size_t n)
 {
     char tmp[PATH_MAX - 64];
-    int te = file_mkdtemp("scvm-aut-j", tmp, sizeof tmp), pool_te = te;
+    int te = file_mkdtemp("scvm-aut-j", tmp, sizeof tmp), made = te == 0;
     AutPar ap = { .r = r, .u = u, .tmp = tmp };
     RunPool pool = { .mode = RUN_POOL_PROCESSES, .n = n, .jobs = r->o->jobs, .ctx = &ap, .work = aut_work,
                      .emit = aut_emit, .skip = aut_skip };
@@ -568,7 +568,7 @@ static void play_parallel(Run *r, const Unit *u, size_t n)
         fprintf(stderr, "scvm: cannot start the cases' processes: %s\n", strerror(te));
         r->worst = SC_RUNTIME;
     }
-    if (te != pool_te)
+    if (made)
         file_remove_tree(tmp);
 }
 
