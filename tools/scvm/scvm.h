@@ -123,7 +123,7 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
 ** (printed: no variant matches, or -D on a fixture without variants). */
 int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 
-/* Shared by the run targets (cmd_run.c): CI mode from the environment (CI,
+/* Shared by the run targets (outcome.c): CI mode from the environment (CI,
 ** else a CI system's own variable: scvm_ci_vars, NULL-terminated); the
 ** default goldens folder of prog beside base; the folder of a path. */
 extern const char *const scvm_ci_vars[];
