@@ -9,12 +9,9 @@
 ** a verdict (skipped is not passed) unless --allow-skipped, else 0; a tape
 ** that cannot be read is 3, one that is malformed 4. */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -26,6 +23,9 @@
 #include "runtime/agent/agent_profile.h"
 #include "runtime/aut/aut_target.h"
 #include "runtime/rt_cancel.h"
+#include "runtime/run/run_junit.h"
+#include "runtime/run/run_pool.h"
+#include "runtime/run/run_target.h"
 #include "runtime/tape/tape.h"
 #include "vm/vm.h"
 #include "cli.h"
@@ -47,21 +47,6 @@ typedef struct Reports {
 static bool is_eliza(const char *type)
 {
     return !strcmp(type, "input") || !strcmp(type, "code") || !strcmp(type, "conversation");
-}
-
-static void xml(Buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': buf_puts(b, "&amp;"); break;
-        case '<': buf_puts(b, "&lt;"); break;
-        case '>': buf_puts(b, "&gt;"); break;
-        case '"': buf_puts(b, "&quot;"); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                buf_putc(b, *s);
-        }
-    }
 }
 
 /* s on one console line: line breaks, tabs and other control characters
@@ -190,20 +175,14 @@ static void on_case(void *ctx, const AutCaseResult *c)
         buf_puts(b, "]}\n");
     }
     if (r->o->junit) {
-        Buf *b = &r->junit;
-        buf_puts(b, "    <testcase classname=\"");
-        xml(b, c->scenario);
-        buf_puts(b, "\" name=\"");
-        xml(b, c->id);
-        buf_printf(b, "\" time=\"%.3f\"", (double)c->duration_ms / 1000.0);
-        if (!strcmp(status, "passed")) {
-            buf_puts(b, "/>\n");
-        } else {
-            const char *el = !strcmp(status, "failed") ? "failure" : !strcmp(status, "skipped") ? "skipped" : "error";
-            buf_printf(b, ">\n      <%s message=\"", el);
-            xml(b, c->why);
-            buf_printf(b, "\" type=\"%s\"/>\n    </testcase>\n", status);
-        }
+        JunitCase jc = {
+            .classname = c->scenario, .name = c->id, .ms = c->duration_ms, .message = c->why, .type = status,
+            .verdict = !strcmp(status, "passed")    ? JUNIT_PASSED
+                       : !strcmp(status, "failed")  ? JUNIT_FAILURE
+                       : !strcmp(status, "skipped") ? JUNIT_SKIPPED
+                                                    : JUNIT_ERROR,
+        };
+        junit_case(&r->junit, &jc);
     }
 }
 
@@ -280,15 +259,14 @@ static int write_reports(Reports *r)
     if (r->o->junit) {
         Buf b;
         buf_init(&b);
-        size_t bad = r->errors + r->timeouts;   /* a timeout is written as an <error> too */
-        buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"scvm\" tests=\"%zu\" "
-                       "failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n  <testsuite name=\"",
-                   r->cases, r->failed, bad, r->skipped, (double)r->ms / 1000.0);
-        xml(&b, r->o->ops[0]);
-        buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", r->cases,
-                   r->failed, bad, r->skipped, (double)r->ms / 1000.0);
+        /* a timeout is written as an <error> too */
+        JunitTotals t = { .tests = r->cases, .failures = r->failed, .errors = r->errors + r->timeouts,
+                          .skipped = r->skipped, .ms = r->ms };
+        junit_begin(&b, &t);
+        junit_suite_begin(&b, r->o->ops[0], &t);
         buf_put(&b, r->junit.data, r->junit.len);
-        buf_puts(&b, "  </testsuite>\n</testsuites>\n");
+        junit_suite_end(&b);
+        junit_end(&b);
         int e = b.oom ? ENOMEM : file_write_atomic(r->o->junit, b.data, b.len);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->junit, strerror(e));
@@ -372,7 +350,7 @@ static int play_here(Run *r, const Unit *u)
     to.events = r->out;
     to.only_case = u->only;
     to.stopped = r->stopped;
-    RtTarget *t = rt_aut_new(&to);
+    RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
     VmOpts vo = { .speed = 0 };
@@ -433,7 +411,7 @@ static int play_child(Run *r, const Unit *u, const char *ev, const char *dg, con
     to.on_case = child_case;
     to.ctx = res;
     to.only_case = u->only;
-    RtTarget *t = rt_aut_new(&to);
+    RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
     VmOpts vo = { .speed = 0 };
@@ -492,147 +470,106 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
     return ok;
 }
 
-/* The units, -j at a time, each in a process of its own; each one's
-** header, events, diagnostics and results are written in unit order, so
-** the output does not depend on -j.  A signal is passed on to the running
-** children and nothing new starts; --fail-fast ends the running ones and
-** lists the rest as skipped, as a run one at a time does. */
+/* The units on the run library's pool, each in a process of its own
+** (runtime/run/run_pool.h); each one's header, events, diagnostics and
+** results are written in unit order, so the output does not depend on
+** -j.  A signal is passed on to the running children and nothing new
+** starts; --fail-fast ends the running ones and lists the rest as
+** skipped, as a run one at a time does.  A child's files are tmp/ev-K
+** (events), dg-K (its stderr), rs-K (its cases' results) and tp-K (a
+** recorded tape's new state). */
+typedef struct AutPar {
+    Run *r;
+    const Unit *u;
+    const char *tmp;
+} AutPar;
+
+static void aut_paths(const AutPar *ap, size_t k, char (*p)[PATH_MAX])
+{
+    static const char *const NAME[4] = { "ev", "dg", "rs", "tp" };
+    for (int i = 0; i < 4; i++)
+        snprintf(p[i], PATH_MAX, "%s/%s-%zu", ap->tmp, NAME[i], k);
+}
+
+static int aut_work(void *ctx, size_t k)
+{
+    AutPar *ap = ctx;
+    char p[4][PATH_MAX];
+    aut_paths(ap, k, p);
+    return play_child(ap->r, &ap->u[k], p[0], p[1], p[2], p[3]);
+}
+
+/* The next unit in order has ended: out with it. */
+static bool aut_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
+{
+    AutPar *ap = ctx;
+    Run *r = ap->r;
+    const Opts *o = r->o;
+    (void)wall_ms;
+    char p[4][PATH_MAX];
+    aut_paths(ap, k, p);
+    header(r, &ap->u[k]);
+    char *d = NULL;
+    size_t dl = 0;
+    if (file_read_all(p[0], (size_t)1 << 30, &d, &dl) == 0 && dl)
+        fwrite(d, 1, dl, r->out);
+    sc_free(d);
+    fflush(r->out);
+    d = NULL;
+    dl = 0;
+    if (file_read_all(p[1], (size_t)1 << 30, &d, &dl) == 0 && dl)
+        fwrite(d, 1, dl, stderr);
+    sc_free(d);
+    bool failed = false;
+    if (!report_child(r, &ap->u[k], p[2], &failed) && !status) {
+        fprintf(stderr, "scvm: aut: the process of scenario %u's case %u left no results\n",
+                (unsigned)ap->u[k].entry, ap->u[k].only);
+        status = SC_RUNTIME;
+    }
+    if (r->tape && o->record && access(p[3], F_OK) == 0) {
+        char err[1024];
+        Tape *rec = tape_load(p[3], false, err, sizeof err);
+        if (rec)
+            tape_merge(r->tape, rec);
+        else
+            fprintf(stderr, "scvm: %s\n", err);
+        tape_free(rec);
+    }
+    if (status > r->worst)
+        r->worst = status;
+    for (int i = 0; i < 4; i++)
+        remove(p[i]);
+    if (failed && o->fail_fast && !r->stopped) {
+        /* as one at a time: the rest are not run; the running ones end */
+        r->stopped = true;
+        return true;
+    }
+    return false;
+}
+
+static void aut_skip(void *ctx, size_t k, RunSkip why)
+{
+    AutPar *ap = ctx;
+    (void)why;              /* a signal: nothing more is reported */
+    if (ap->r->stopped)
+        play_here(ap->r, &ap->u[k]);     /* listed as skipped: reaches no agent */
+}
+
 static void play_parallel(Run *r, const Unit *u, size_t n)
 {
-    const Opts *o = r->o;
     char tmp[PATH_MAX - 64];
-    pid_t *pid = sc_calloc(n, sizeof *pid);
-    int *status = sc_calloc(n, sizeof *status);
-    bool *done = sc_calloc(n, sizeof *done);
-    int te = !pid || !status || !done ? ENOMEM : file_mkdtemp("scvm-aut-j", tmp, sizeof tmp);
+    int te = file_mkdtemp("scvm-aut-j", tmp, sizeof tmp), made = te == 0;
+    AutPar ap = { .r = r, .u = u, .tmp = tmp };
+    RunPool pool = { .mode = RUN_POOL_PROCESSES, .n = n, .jobs = r->o->jobs, .ctx = &ap, .work = aut_work,
+                     .emit = aut_emit, .skip = aut_skip };
+    if (!te)
+        te = run_pool(&pool);
     if (te) {
         fprintf(stderr, "scvm: cannot start the cases' processes: %s\n", strerror(te));
         r->worst = SC_RUNTIME;
-        sc_free(pid);
-        sc_free(status);
-        sc_free(done);
-        return;
     }
-    char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp], tp[64 + sizeof tmp];
-#define PATHS(k)                                                                                                   \
-    (snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, k), snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, k),              \
-     snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, k), snprintf(tp, sizeof tp, "%s/tp-%zu", tmp, k))
-    size_t next = 0, emitted = 0, running = 0;
-    bool stop = false;
-    int passed_on = 0;
-    while (emitted < n) {
-        while (!stop && !r->stopped && running < o->jobs && next < n) {
-            PATHS(next);
-            pid_t p = scvm_fork_tied();
-            if (p == 0)
-                _exit(play_child(r, &u[next], ev, dg, rs, tp));
-            if (p < 0) {
-                status[next] = SC_RUNTIME;
-                done[next] = true;
-            } else {
-                pid[next] = p;
-                running++;
-            }
-            next++;
-        }
-        if (emitted < next && !done[emitted]) {
-            int sig = rt_cancel_signal();
-            if (sig && !passed_on) {
-                passed_on = sig;
-                stop = true;
-                for (size_t k = emitted; k < next; k++)
-                    if (!done[k] && pid[k] > 0)
-                        kill(pid[k], sig);
-            }
-            int ws;
-            pid_t p = waitpid(-1, &ws, WNOHANG);
-            if (p == 0) {
-                struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
-                poll(&pf, pf.fd >= 0 ? 1 : 0, 50);
-                continue;
-            }
-            if (p < 0 && errno == EINTR)
-                continue;
-            if (p < 0)
-                break;
-            for (size_t k = emitted; k < next; k++)
-                if (pid[k] == p && !done[k]) {
-                    status[k] = WIFEXITED(ws) ? WEXITSTATUS(ws) : SC_RUNTIME;
-                    done[k] = true;
-                    running--;
-                }
-            continue;
-        }
-        if (emitted == next) {
-            if (next < n && r->stopped) {
-                play_here(r, &u[next]);     /* listed as skipped: reaches no agent */
-                done[next] = true;
-                emitted = ++next;
-                continue;
-            }
-            break;                          /* a signal: nothing more started */
-        }
-        /* the next in order has ended: out with it */
-        size_t k = emitted++;
-        PATHS(k);
-        header(r, &u[k]);
-        char *d = NULL;
-        size_t dl = 0;
-        if (file_read_all(ev, (size_t)1 << 30, &d, &dl) == 0 && dl)
-            fwrite(d, 1, dl, r->out);
-        sc_free(d);
-        fflush(r->out);
-        d = NULL;
-        dl = 0;
-        if (file_read_all(dg, (size_t)1 << 30, &d, &dl) == 0 && dl)
-            fwrite(d, 1, dl, stderr);
-        sc_free(d);
-        bool failed = false;
-        if (!report_child(r, &u[k], rs, &failed) && !status[k]) {
-            fprintf(stderr, "scvm: aut: the process of scenario %u's case %u left no results\n",
-                    (unsigned)u[k].entry, u[k].only);
-            status[k] = SC_RUNTIME;
-        }
-        if (r->tape && o->record && access(tp, F_OK) == 0) {
-            char err[1024];
-            Tape *rec = tape_load(tp, false, err, sizeof err);
-            if (rec)
-                tape_merge(r->tape, rec);
-            else
-                fprintf(stderr, "scvm: %s\n", err);
-            tape_free(rec);
-        }
-        if (status[k] > r->worst)
-            r->worst = status[k];
-        if (failed && o->fail_fast && !r->stopped) {
-            /* as one at a time: the rest are not run; the running ones end */
-            r->stopped = true;
-            for (size_t j = emitted; j < next; j++)
-                if (!done[j] && pid[j] > 0)
-                    kill(pid[j], SIGTERM);
-            for (size_t j = emitted; j < next; j++)
-                if (!done[j] && pid[j] > 0)
-                    while (waitpid(pid[j], NULL, 0) < 0 && errno == EINTR)
-                        ;
-            running = 0;
-            for (size_t j = emitted; j < next; j++) {
-                PATHS(j);
-                remove(ev), remove(dg), remove(rs), remove(tp);
-            }
-            next = emitted;
-        }
-        remove(ev), remove(dg), remove(rs), remove(tp);
-    }
-#undef PATHS
-    /* a signal: the children still running end on it */
-    for (size_t k = 0; k < next; k++)
-        if (!done[k] && pid[k] > 0)
-            while (waitpid(pid[k], NULL, 0) < 0 && errno == EINTR)
-                ;
-    file_remove_tree(tmp);
-    sc_free(pid);
-    sc_free(status);
-    sc_free(done);
+    if (made)
+        file_remove_tree(tmp);
 }
 
 int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)

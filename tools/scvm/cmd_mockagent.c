@@ -25,6 +25,7 @@
 #include "runtime/agent/agent_profile.h"
 #include "runtime/mockagent/ma_agent.h"
 #include "runtime/rt_cancel.h"
+#include "runtime/run/run_target.h"
 #include "common/color.h"
 #include "vm/vm.h"
 #include "cli.h"
@@ -128,7 +129,7 @@ int scvm_mockagent(const Opts *o)
     MaAgentOpts mo = { .root = root, .file = e->source, .out = o->json ? NULL : stdout, .diag = stderr,
                        .color = want_color(o->color), .checkpoint_cmd = o->checkpoint_cmd, .profile = prof,
                        .timeout_ms = o->timeout_ms, .input_fd = o->stdin_prompts ? 0 : -1 };
-    if (!(t = ma_agent_new(&mo))) {
+    if (!(t = run_target("mockagent")->create(&mo))) {
         fprintf(stderr, "scvm: %s: %s\n", root, errno == ENOMEM || !errno ? "out of memory" : strerror(errno));
         st = errno == ENOMEM || !errno ? SC_RUNTIME : SC_IO;
         goto out;

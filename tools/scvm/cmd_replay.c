@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -30,6 +29,7 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
+#include "runtime/run/run_pool.h"
 #include "cli.h"
 
 enum { MAX_ARTIFACT = 64 << 20 };
@@ -517,8 +517,16 @@ static void put_summary(Buf *b, const Replay *r, bool passed, int run_status)
     buf_printf(b, ",\"run_exit_status\":%d}", run_status);
 }
 
+/* The replay's run, in a child of its own (run_in_child). */
+static int replay_run(void *ctx)
+{
+    return scvm_run(ctx);
+}
+
 /* Plays the recording again: `scvm run -t pty` on its scenario.scb, its
-** policy and its command, into r->out.  Returns the run's exit status,
+** policy and its command, into r->out, in a child process tied to this
+** one (killed, even by SIGKILL, the replay's run gets SIGTERM and ends
+** its session as a cancelled run does).  Returns the run's exit status,
 ** or -1 (err). */
 static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t n)
 {
@@ -527,75 +535,50 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
     cJSON *pol = read_json(r->dir, "policy.json");
     bool has_pol = cJSON_IsObject(pol);
     cJSON_Delete(pol);
-    char scb[PATH_MAX], polf[PATH_MAX], self[PATH_MAX], gold[PATH_MAX];
+    char scb[PATH_MAX], polf[PATH_MAX], gold[PATH_MAX];
     snprintf(gold, sizeof gold, "%.3000s/goldens", r->out);
     snprintf(scb, sizeof scb, "%.3000s/scenario.scb", r->dir);
     snprintf(polf, sizeof polf, "%.3000s/policy.json", r->dir);
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl <= 0) {
-        snprintf(err, n, "cannot find scvm itself: %s", strerror(errno));
-        return -1;
-    }
-    self[sl] = 0;
-    const char *argv[256];
-    int k = 0;
-    argv[k++] = self;
-    argv[k++] = "run";
-    argv[k++] = "-t";
-    argv[k++] = "pty";
-    argv[k++] = "--artifacts";
-    argv[k++] = r->out;
-    argv[k++] = "--goldens";
-    argv[k++] = gold;
-    if (has_pol) {
-        argv[k++] = "--policy";
-        argv[k++] = polf;
-    }
-    if (cells)
-        argv[k++] = "--cells";
-    argv[k++] = scb;
+    /* the options `scvm run -t pty --artifacts OUT --goldens OUT/goldens
+    ** [--policy FILE] [--cells] SCB [-- CMD ARGS]` gives */
+    const char *ops[1] = { scb };
+    Opts o;
+    memset(&o, 0, sizeof o);
+    o.cmd = CMD_RUN;
+    o.ops = ops;
+    o.n_ops = 1;
+    o.target = "pty";
+    o.speed = 1.0;
+    o.jobs = 1;
+    o.artifacts = r->out;
+    o.goldens = gold;
+    o.policy_file = has_pol ? polf : NULL;
+    o.cells = cells;
     /* A tui-use scenario names its command, arguments and folder itself;
     ** another ran the command recorded in run.json. */
     cJSON *scen = read_json(r->dir, "scenario.json");
     bool tuiuse = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(scen, "run"));
     cJSON_Delete(scen);
+    char *argv[256];
     if (!tuiuse && cJSON_IsString(cmd) && cmd->valuestring[0]) {
-        argv[k++] = "--";
+        int k = 0;
         argv[k++] = cmd->valuestring;
         cJSON_ArrayForEach(a, args) {
-            if (k >= 250) {
+            /* as many as the command line it replaced took */
+            if (k + 10 + 2 * has_pol + cells >= 250) {
                 snprintf(err, n, "run.json: too many arguments to replay");
                 return -1;
             }
             if (cJSON_IsString(a))
                 argv[k++] = a->valuestring;
         }
+        argv[k] = NULL;
+        o.command = argv;
     }
-    argv[k] = NULL;
-    /* tied to this scvm: killed (even by SIGKILL), the replay's run gets
-    ** SIGTERM and ends its session as a cancelled run does */
-    pid_t pid = scvm_fork_tied();
-    if (pid < 0) {
-        snprintf(err, n, "fork: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) {
-            dup2(nul, 0);
-            dup2(nul, 1);
-            dup2(nul, 2);
-        }
-        execv(self, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(err, n, "waitpid: %s", strerror(errno));
-            return -1;
-        }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    int st = run_in_child(replay_run, &o);
+    if (st < 0)
+        snprintf(err, n, "cannot run the replay: %s", strerror(errno));
+    return st;
 }
 
 static int fail_with(const Opts *o, const char *cmd, int code, const char *msg)

@@ -5,23 +5,17 @@
 ** only, as it always has; a pack or a selection prints a
 ** {"kind":"scenario"} header line before each scenario's events and a
 ** summary on stderr ("N passed, N failed, N skipped").  -j N plays
-** scenarios on worker threads into per-scenario buffers that are written
-** in index order, so the output does not depend on N or on timing. */
-#define _DEFAULT_SOURCE 1   /* syscall(2): pidfd_open */
+** scenarios on the run library's worker pool (runtime/run/run_pool.h:
+** threads for the simulation, a process each for the PTY and agent
+** targets) into per-scenario buffers or files that are written in index
+** order, so the output does not depend on N or on timing; JUnit is
+** written by runtime/run/run_junit.h. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -31,8 +25,12 @@
 #include "runtime/rt_cancel.h"
 #include "runtime/rt_clock.h"
 #include "runtime/rt_sim.h"
+#include "runtime/run/run_junit.h"
+#include "runtime/run/run_pool.h"
+#include "runtime/run/run_target.h"
 #include "vm/vm.h"
 #include "cli.h"
+#include "outcome.h"
 #include "scvm.h"
 
 /* --realtime: a monotonic clock started now; else NULL (virtual time). */
@@ -44,91 +42,7 @@ static RtClock *clock_of(const Opts *o, RtRealClock *rc)
     return &rc->clock;
 }
 
-/* Monotonic milliseconds, for the wall times JUnit reports. */
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-pid_t scvm_fork_tied(void)
-{
-    fflush(NULL);
-    pid_t parent = getpid();
-    pid_t p = fork();
-    /* scvm killed (even by SIGKILL): the child ends as on SIGTERM, its
-    ** programs and artifacts included */
-    if (p == 0 && (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) != 0 || getppid() != parent))
-        _exit(128 + SIGTERM);
-    return p;
-}
-
-/* The variables CI systems set on every job, beside (or instead of) CI:
-** Jenkins, GitLab, GitHub Actions, Buildkite, CircleCI, Azure Pipelines,
-** TeamCity. */
-const char *const scvm_ci_vars[] = { "JENKINS_URL", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE", "CIRCLECI",
-                                     "TF_BUILD", "TEAMCITY_VERSION", NULL };
-
-/* CI mode (docs/golden-screens.md): CI in the environment as CI services
-** set it ("true", "1", ...), not empty, "0" or "false"; CI unset, any of
-** scvm_ci_vars set and not empty. */
-bool scvm_ci_env(void)
-{
-    /* CI itself decides when it is set: "0" or "false" is a way out of CI
-    ** mode on a CI machine */
-    const char *v = getenv("CI");
-    if (v && *v)
-        return strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
-    for (size_t k = 0; scvm_ci_vars[k]; k++) {
-        const char *x = getenv(scvm_ci_vars[k]);
-        if (x && *x)
-            return true;
-    }
-    return false;
-}
-
-/* What became of one scenario of a suite. */
-typedef struct Result {
-    Buf out;
-    int status;            /* vm_run's */
-    uint64_t duration;     /* scaled ms of the last op */
-    bool done, skipped;
-    const char *skip_why;  /* why a skipped scenario was not run */
-    bool has_goldens;      /* the PTY target: what became of the screenshots */
-    RtPtyGoldens goldens;
-    char why[300];         /* the PTY target's error message, if any */
-    const char *props;     /* more <property> elements (escaped), or NULL */
-    Buf rec;               /* --report: its report.json record */
-    uint64_t unchecked;    /* the sim target: the assertions it did not evaluate */
-    uint64_t wall_ms;      /* how long it really took */
-} Result;
-
 /* ---- one .scb ---- */
-
-/* The goldens folder of prog by default: <base>/goldens/<scenario>/
-** <terminal profile>/screenshots, where the stdlib keeps them and
-** --artifacts writes them (the Scenario-Format's path;
-** docs/golden-screens.md). */
-void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap)
-{
-    char sc[256], prof[128];
-    rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
-    rt_pty_profile_of(prog, prof, sizeof prof);
-    snprintf(out, cap, "%s/goldens/%s/%s/screenshots", base, sc, prof);
-}
-
-/* The folder of path ("." for a bare name). */
-void scvm_folder_of(const char *path, char *out, size_t cap)
-{
-    const char *sl = strrchr(path, '/');
-    if (!sl)
-        snprintf(out, cap, ".");
-    else if (sl == path)
-        snprintf(out, cap, "/");
-    else
-        snprintf(out, cap, "%.*s", (int)(sl - path), path);
-}
 
 /* Plays prog on the PTY target: events to out, diagnostics to diag.
 ** Returns the run's status; *dm the data model's error. */
@@ -173,7 +87,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         po.scb = scb;
         po.scb_len = scb_len;
     }
-    RtTarget *t = rt_pty_new(&po);
+    RtTarget *t = run_target("pty")->create(&po);
     if (!t) {
         sc_free(scb);
         sc_free(overlay);
@@ -195,32 +109,6 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     sc_free(overlay);
     sc_free(scb);
     return st;
-}
-
-int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, char *dir, size_t dcap, char *goldens,
-                     size_t gcap, FILE **out)
-{
-    scvm_folder_of(path, dir, dcap);
-    if (o->goldens)
-        snprintf(goldens, gcap, "%s", o->goldens);
-    else
-        scvm_goldens_of(prog, dir, goldens, gcap);
-    *out = stdout;
-    if (o->output && strcmp(o->output, "-") != 0 && !(*out = fopen(o->output, "w"))) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
-        *out = stdout;
-        return SC_IO;
-    }
-    /* SIGTERM, SIGINT, SIGHUP: the session ends as on a budget, then
-    ** 128 + the signal (docs/exit-status.md). */
-    if (rt_cancel_install() != 0) {
-        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
-        if (*out != stdout)
-            fclose(*out);
-        *out = stdout;
-        return SC_RUNTIME;
-    }
-    return 0;
 }
 
 /* -t pty: the program in a PTY; events stream to stdout (or -o). */
@@ -274,19 +162,6 @@ static int run_pty(const Opts *o, const char *path, const char *name, const BcPr
     return o->dm_exit ? (int)e : st;
 }
 
-/* What the simulation did not check, for stderr and JUnit's <skipped>:
-** "3 assertions not evaluated in simulation; ..." (of how many scenarios
-** when more than one). */
-static const char *unchecked_text(uint64_t n, size_t scenarios, char *out, size_t cap)
-{
-    char in[64] = "";
-    if (scenarios > 1)
-        snprintf(in, sizeof in, " in %zu scenarios", scenarios);
-    snprintf(out, cap, "%llu assertion%s%s not evaluated in simulation; play with -t pty or -t agent to check them",
-             (unsigned long long)n, n == 1 ? "" : "s", in);
-    return out;
-}
-
 /* The sim target (or --count): events streamed to stdout unless -o names
 ** a file; then built in memory and written at the end (all or nothing). */
 static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
@@ -300,7 +175,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     } else {
         RtSimOpts so = { .out = to_file ? NULL : stdout, .mem = to_file ? &mem : NULL,
                          .line_flush = o->realtime, .unchecked = true };
-        t = rt_sim_new(&so);
+        t = run_target("sim")->create(&so);
     }
     if (!t) {
         fputs("scvm: out of memory\n", stderr);
@@ -330,7 +205,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
         st = cli_put_output(o->output, &mem);
     }
     if (!st && !o->count && rt_sim_unchecked(t)) {
-        fprintf(stderr, "scvm: %s%s\n", unchecked_text(rt_sim_unchecked(t), 1, (char[160]){ 0 }, 160),
+        fprintf(stderr, "scvm: %s%s\n", scvm_unchecked_text(rt_sim_unchecked(t), 1, (char[160]){ 0 }, 160),
                 o->allow_skipped ? " (allowed: --allow-skipped)" : ": not evaluated is not passed (--allow-skipped accepts it)");
         if (!o->allow_skipped)
             st = SC_FAILED;
@@ -343,18 +218,24 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
 /* ---- a suite ---- */
 
 
-typedef struct Runner {
+typedef struct Tally {
+    size_t passed, failed, errors, skipped;
+    int worst;
+    uint64_t unchecked;     /* the sim target: assertions not evaluated */
+    size_t unchecked_in;    /* in how many scenarios (counted as skipped) */
+} Tally;
+
+typedef struct SimRun {
     const Suite *s;
     const Opts *o;
     const uint32_t *sel;
     size_t n;
     Result *res;
-    size_t next;           /* next scenario to start */
-    bool stop;             /* --fail-fast saw a failure: start nothing after it */
-    size_t stop_at;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-} Runner;
+    bool direct;           /* one at a time, straight to stdout */
+    bool to_file, bar;
+    Buf all;               /* the -o file's contents */
+    Tally ty;
+} SimRun;
 
 static void header_line(Buf *b, const PackEntry *e, uint32_t idx)
 {
@@ -366,7 +247,7 @@ static void header_line(Buf *b, const PackEntry *e, uint32_t idx)
 }
 
 /* Plays scenario k of the selection into r->out (or straight to direct). */
-static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
+static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
 {
     const Opts *o = rn->o;
     const PackEntry *e = suite_entry(rn->s, rn->sel[k]);
@@ -391,7 +272,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
         }
         RtSimOpts so = { .out = direct, .mem = direct ? NULL : &r->out, .line_flush = o->realtime && direct,
                          .unchecked = true };
-        t = rt_sim_new(&so);
+        t = run_target("sim")->create(&so);
     }
     if (!t) {
         r->status = SC_RUNTIME;
@@ -400,9 +281,9 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     VmOpts vo = { .speed = o->speed };
     RtRealClock rc;
     RtClock *clock = clock_of(o, &rc);
-    uint64_t t0 = now_ms();
+    uint64_t t0 = run_now_ms();
     r->status = vm_run(p, t, clock, &vo);
-    r->wall_ms = now_ms() - t0;
+    r->wall_ms = run_now_ms() - t0;
     if (o->count) {
         RtCounts c;
         rt_count_counts(t, &c);
@@ -422,165 +303,7 @@ static void play(const Runner *rn, size_t k, Result *r, FILE *direct)
     t->vt->destroy(t);
 }
 
-static void *worker(void *arg)
-{
-    Runner *rn = arg;
-    for (;;) {
-        pthread_mutex_lock(&rn->mu);
-        size_t k = rn->next;
-        bool go = k < rn->n && !(rn->stop && k > rn->stop_at);
-        if (go)
-            rn->next++;
-        pthread_mutex_unlock(&rn->mu);
-        if (!go)
-            break;
-        Result *r = &rn->res[k];
-        play(rn, k, r, NULL);
-        pthread_mutex_lock(&rn->mu);
-        r->done = true;
-        if (r->status && rn->o->fail_fast && (!rn->stop || k < rn->stop_at)) {
-            rn->stop = true;
-            rn->stop_at = k;
-        }
-        pthread_cond_broadcast(&rn->cv);
-        pthread_mutex_unlock(&rn->mu);
-    }
-    return NULL;
-}
-
-static void xml_str(Buf *b, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '&': buf_puts(b, "&amp;"); break;
-        case '<': buf_puts(b, "&lt;"); break;
-        case '>': buf_puts(b, "&gt;"); break;
-        case '"': buf_puts(b, "&quot;"); break;
-        case '\'': buf_puts(b, "&apos;"); break;
-        default:
-            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-                buf_puts(b, "&#xFFFD;");   /* not allowed in XML 1.0, even escaped */
-            else
-                buf_putc(b, *p);
-        }
-    }
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-/* One <testcase>'s verdict: <failure> only for a check that did not hold
-** (status 1), <error> for every other status (a program that cannot be
-** started, a target that failed: 5, ...), <skipped> for a scenario not
-** run or whose assertions the simulation did not evaluate.  time is the
-** wall time; the scheduled time (the last op's, at the run's speed) is the
-** scheduled_time property. */
-static void junit_case(Buf *b, const char *suite, const PackEntry *e, const Result *r)
-{
-    buf_puts(b, "    <testcase classname=\"");
-    xml_str(b, suite);
-    buf_puts(b, "\" name=\"");
-    xml_str(b, e->name);
-    buf_puts(b, "\" file=\"");
-    xml_str(b, e->source);
-    if (r->skipped) {
-        buf_printf(b, "\" time=\"0.000\">\n      <skipped message=\"");
-        xml_str(b, r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)");
-        buf_puts(b, "\"/>\n    </testcase>\n");
-        return;
-    }
-    buf_printf(b, "\" time=\"%.3f\">\n      <properties><property name=\"scheduled_time\" value=\"%.3f\"/>",
-               (double)r->wall_ms / 1000.0, (double)r->duration / 1000.0);
-    if (r->has_goldens) {
-        /* the PTY target: what became of the screenshots */
-        const RtPtyGoldens *g = &r->goldens;
-        buf_printf(b, "<property name=\"goldens\" value=\"compared=%u matched=%u mismatched=%u written=%u "
-                      "missing=%u updated=%u\"/>",
-                   g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated);
-    }
-    if (r->props)
-        buf_puts(b, r->props);
-    buf_puts(b, "</properties>");
-    if (r->status == SC_FAILED) {
-        buf_puts(b, "\n      <failure message=\"");
-        xml_str(b, r->why[0] ? r->why : "a check did not hold");
-        buf_puts(b, "\" type=\"failed\"/>");
-    } else if (r->status) {
-        char m[64];
-        snprintf(m, sizeof m, "run failed (status %d)", r->status);
-        buf_puts(b, "\n      <error message=\"");
-        xml_str(b, r->why[0] ? r->why : m);
-        buf_printf(b, "\" type=\"%s\"/>", r->status == SC_RUNTIME ? "setup" : "error");
-    } else if (r->unchecked) {
-        char m[160];
-        buf_puts(b, "\n      <skipped message=\"");
-        xml_str(b, unchecked_text(r->unchecked, 1, m, sizeof m));
-        buf_puts(b, "\"/>");
-    }
-    buf_puts(b, "\n    </testcase>\n");
-}
-
-static int write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res,
-                       size_t failed, size_t errors, size_t skipped)
-{
-    Buf b;
-    buf_init(&b);
-    /* the sum of the testcases' times, as `scvm report --merge` adds the
-    ** shards' up */
-    uint64_t total = 0;
-    for (size_t k = 0; k < n; k++)
-        total += res[k].skipped ? 0 : res[k].wall_ms;
-    const char *suite = base_name(o->ops[0]);
-    buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"scvm\"");
-    buf_printf(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, failed,
-               errors, skipped, (double)total / 1000.0);
-    buf_puts(&b, "  <testsuite name=\"");
-    xml_str(&b, suite);
-    buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n", n, failed,
-               errors, skipped, (double)total / 1000.0);
-    if (o->shard_n)
-        buf_printf(&b, "    <properties><property name=\"shard\" value=\"%u/%u\"/></properties>\n", o->shard_i,
-                   o->shard_n);
-    for (size_t k = 0; k < n; k++)
-        junit_case(&b, suite, suite_entry(s, sel[k]), &res[k]);
-    buf_puts(&b, "  </testsuite>\n</testsuites>\n");
-    int e = b.oom ? ENOMEM : file_write_atomic(o->junit, b.data, b.len);
-    buf_fini(&b);
-    if (e) {
-        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->junit, strerror(e));
-        return SC_IO;
-    }
-    return 0;
-}
-
-int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
-                   const RtPtyGoldens *g, const char *why, const char *props)
-{
-    Result r;
-    memset(&r, 0, sizeof r);
-    const BcProgram *p = suite_entry(s, idx)->prog;
-    r.status = status;
-    r.duration = rt_clock_scale(p->insn[p->n_insn - 1].t, o->speed);
-    r.wall_ms = wall_ms;
-    r.done = true;
-    r.has_goldens = true;
-    r.goldens = *g;
-    r.props = props;
-    snprintf(r.why, sizeof r.why, "%s", why ? why : "");
-    return write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
-}
-
 /* Counts a finished scenario; a failure is named on stderr. */
-typedef struct Tally {
-    size_t passed, failed, errors, skipped;
-    int worst;
-    uint64_t unchecked;     /* the sim target: assertions not evaluated */
-    size_t unchecked_in;    /* in how many scenarios (counted as skipped) */
-} Tally;
-
 static void tally(Tally *t, const Opts *o, const char *name, int status, bool bar)
 {
     if (status == 0) {
@@ -615,7 +338,7 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
         }
     }
     if (o->junit) {
-        int js = write_junit(o, s, sel, n, res, t->failed, t->errors, t->skipped);
+        int js = scvm_write_junit(o, s, sel, n, res, t->failed, t->errors, t->skipped);
         if (js > t->worst)
             t->worst = js;
     }
@@ -641,13 +364,75 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
     }
     if (t->unchecked) {
         char m[200];
-        fprintf(stderr, "scvm: %s%s\n", unchecked_text(t->unchecked, t->unchecked_in, m, sizeof m),
+        fprintf(stderr, "scvm: %s%s\n", scvm_unchecked_text(t->unchecked, t->unchecked_in, m, sizeof m),
                 o->allow_skipped ? " (allowed: --allow-skipped)" : ": not evaluated is not passed (--allow-skipped accepts it)");
         if (!o->allow_skipped && t->worst < SC_FAILED)
             t->worst = SC_FAILED;
     }
     fprintf(stderr, "%zu passed, %zu failed, %zu skipped\n", t->passed, t->failed + t->errors, t->skipped);
     return t->worst;
+}
+
+/* A suite on the simulation: the pool's hooks (runtime/run/run_pool.h). */
+static int sim_work(void *ctx, size_t k)
+{
+    SimRun *rn = ctx;
+    play(rn, k, &rn->res[k], rn->direct ? stdout : NULL);
+    return rn->res[k].status;
+}
+
+static bool stop_on_failure(void *ctx, size_t k, int status)
+{
+    (void)k;
+    return status && ((SimRun *)ctx)->o->fail_fast;
+}
+
+static bool sim_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
+{
+    SimRun *rn = ctx;
+    const Opts *o = rn->o;
+    Result *r = &rn->res[k];
+    (void)status, (void)wall_ms;    /* play() keeps both */
+    if (rn->to_file)
+        buf_put(&rn->all, r->out.data, r->out.len);
+    else if (r->out.len && fwrite(r->out.data, 1, r->out.len, stdout) != r->out.len && !r->status)
+        r->status = SC_IO;
+    if (!rn->to_file)
+        fflush(stdout);
+    if (o->report) {
+        char um[160];
+        ScvmRunReport rr = {
+            .status = r->status, .duration_ms = r->duration, .events = (const char *)r->out.data,
+            .events_len = r->out.len, .unjudged = !r->status && r->unchecked,
+            .why = r->status == SC_FAILED ? "a check did not hold"
+                   : r->status            ? "the run failed"
+                   : r->unchecked         ? scvm_unchecked_text(r->unchecked, 1, um, sizeof um)
+                                          : NULL,
+        };
+        int rs = scvm_report_run(o, rn->s, rn->sel[k], &rr, &r->rec);
+        if (rs && !r->status)
+            r->status = rs;
+    }
+    buf_fini(&r->out);
+    const PackEntry *e = suite_entry(rn->s, rn->sel[k]);
+    if (!r->status && r->unchecked) {   /* nothing judged: not a pass */
+        rn->ty.skipped++;
+        rn->ty.unchecked += r->unchecked;
+        rn->ty.unchecked_in++;
+    } else {
+        tally(&rn->ty, o, e->name, r->status, rn->bar);
+    }
+    if (rn->bar)
+        scvm_progress(k + 1, rn->n, e->name);
+    return r->status && o->fail_fast;
+}
+
+static void sim_skip(void *ctx, size_t k, RunSkip why)
+{
+    SimRun *rn = ctx;
+    (void)why;
+    rn->res[k].skipped = true;
+    rn->ty.skipped++;
 }
 
 /* Plays the selected entries: a header line before each scenario's
@@ -669,93 +454,27 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         return ro;
     }
     bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = n > 1 && scvm_progress_on(o, n);
-    Buf all;
-    buf_init(&all);
-    Runner rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res };
-    pthread_mutex_init(&rn.mu, NULL);
-    pthread_cond_init(&rn.cv, NULL);
-    unsigned jobs = o->jobs > n ? (unsigned)(n ? n : 1) : o->jobs;
-    pthread_t th[MAX_JOBS];
-    unsigned started = 0;
-    bool direct = jobs <= 1 && !to_file && !o->count && !o->report;
-    if (!direct)
-        for (; started < jobs && jobs > 1; started++)
-            if (pthread_create(&th[started], NULL, worker, &rn) != 0)
-                break;
-    Tally ty = { 0 };
-    bool stopped = false;
-    for (size_t k = 0; k < n; k++) {
-        Result *r = &res[k];
-        if (stopped) {
-            r->skipped = true;
-            ty.skipped++;
-            continue;
-        }
-        if (started) {
-            pthread_mutex_lock(&rn.mu);
-            while (!r->done && !(rn.stop && k > rn.stop_at))
-                pthread_cond_wait(&rn.cv, &rn.mu);
-            pthread_mutex_unlock(&rn.mu);
-            if (!r->done) {   /* never started: --fail-fast */
-                r->skipped = true;
-                ty.skipped++;
-                stopped = true;
-                continue;
-            }
-        } else {
-            play(&rn, k, r, direct ? stdout : NULL);
-        }
-        if (to_file)
-            buf_put(&all, r->out.data, r->out.len);
-        else if (r->out.len && fwrite(r->out.data, 1, r->out.len, stdout) != r->out.len && !r->status)
-            r->status = SC_IO;
-        if (!to_file)
-            fflush(stdout);
-        if (o->report) {
-            char um[160];
-            ScvmRunReport rr = {
-                .status = r->status, .duration_ms = r->duration, .events = (const char *)r->out.data,
-                .events_len = r->out.len, .unjudged = !r->status && r->unchecked,
-                .why = r->status == SC_FAILED ? "a check did not hold"
-                       : r->status            ? "the run failed"
-                       : r->unchecked         ? unchecked_text(r->unchecked, 1, um, sizeof um)
-                                              : NULL,
-            };
-            int rs = scvm_report_run(o, s, sel[k], &rr, &r->rec);
-            if (rs && !r->status)
-                r->status = rs;
-        }
-        buf_fini(&r->out);
-        const PackEntry *e = suite_entry(s, sel[k]);
-        if (!r->status && r->unchecked) {   /* nothing judged: not a pass */
-            ty.skipped++;
-            ty.unchecked += r->unchecked;
-            ty.unchecked_in++;
-        } else {
-            tally(&ty, o, e->name, r->status, bar);
-        }
-        if (r->status && o->fail_fast)
-            stopped = true;
-        if (bar)
-            scvm_progress(k + 1, n, e->name);
+    SimRun rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res, .to_file = to_file,
+                  .bar = n > 1 && scvm_progress_on(o, n) };
+    buf_init(&rn.all);
+    /* one at a time to stdout: straight there, as it plays */
+    rn.direct = o->jobs <= 1 && !to_file && !o->count && !o->report;
+    RunPool pool = { .mode = RUN_POOL_THREADS, .n = n, .jobs = rn.direct ? 1 : o->jobs, .ctx = &rn,
+                     .work = sim_work, .finished = stop_on_failure, .emit = sim_emit, .skip = sim_skip };
+    int worst;
+    if (run_pool(&pool) != 0) {
+        fputs("scvm: out of memory\n", stderr);
+        worst = SC_RUNTIME;
+    } else {
+        if (rn.bar)
+            fputs("\r\033[K", stderr);
+        worst = finish_suite(o, s, sel, n, res, &rn.ty, &rn.all, to_file);
     }
-    pthread_mutex_lock(&rn.mu);
-    rn.stop = true;
-    rn.stop_at = 0;
-    pthread_mutex_unlock(&rn.mu);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    if (bar)
-        fputs("\r\033[K", stderr);
-    int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
     for (size_t k = 0; k < n; k++) {
         buf_fini(&res[k].out);
         buf_fini(&res[k].rec);
     }
-    pthread_mutex_destroy(&rn.mu);
-    pthread_cond_destroy(&rn.cv);
-    buf_fini(&all);
+    buf_fini(&rn.all);
     sc_free(res);
     return worst;
 }
@@ -840,31 +559,110 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
     return rt_cancel_signal() ? 128 + rt_cancel_signal() : st;
 }
 
-/* Waits until a child of ours may have exited or a signal arrived
-** (rt_cancel.h), without the race of a blocking waitpid that a signal
-** just missed: each running child's pidfd and the cancel pipe, polled
-** together.  Where pidfds are missing, polls the pipe 50 ms at a time. */
-static void wait_children(const pid_t *pid, size_t from, size_t to, const Result *res)
+/* A suite on the PTY (or agent) target, each scenario in a child: the
+** pool's hooks.  The child's files are tmp/ev-K (events), dg-K (its
+** stderr) and rs-K (the screenshots' fates and the message). */
+typedef struct PtyRun {
+    const Opts *o;
+    const Suite *s;
+    const uint32_t *sel;
+    size_t n;
+    Result *res;
+    const char *tmp;
+    bool to_file, bar;
+    Buf all, chunk, evs;
+    Tally ty;
+} PtyRun;
+
+static void pty_paths(const PtyRun *pr, size_t k, char *ev, char *dg, char *rs, size_t cap)
 {
-    struct pollfd pf[64];
-    nfds_t n = 0;
-    int cfd = rt_cancel_fd();
-    if (cfd >= 0)
-        pf[n++] = (struct pollfd){ .fd = cfd, .events = POLLIN };
-    bool all = true;
-    for (size_t k = from; k < to; k++) {
-        if (res[k].done || pid[k] <= 0)
-            continue;
-        int fd = n < sizeof pf / sizeof pf[0] ? (int)syscall(SYS_pidfd_open, pid[k], 0) : -1;
-        if (fd < 0) {
-            all = false;
-            continue;
-        }
-        pf[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+    snprintf(ev, cap, "%s/ev-%zu", pr->tmp, k);
+    snprintf(dg, cap, "%s/dg-%zu", pr->tmp, k);
+    snprintf(rs, cap, "%s/rs-%zu", pr->tmp, k);
+}
+
+static int pty_work(void *ctx, size_t k)
+{
+    PtyRun *pr = ctx;
+    char ev[PATH_MAX], dg[PATH_MAX], rs[PATH_MAX];
+    pty_paths(pr, k, ev, dg, rs, PATH_MAX);
+    return pty_child(pr->o, pr->s, pr->sel[k], pr->tmp, ev, dg, rs);
+}
+
+static bool pty_finished(void *ctx, size_t k, int status)
+{
+    (void)k;
+    return status && ((PtyRun *)ctx)->o->fail_fast;
+}
+
+/* Emits, in index order, a scenario that has finished. */
+static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
+{
+    PtyRun *pr = ctx;
+    const Opts *o = pr->o;
+    Result *r = &pr->res[k];
+    const PackEntry *e = suite_entry(pr->s, pr->sel[k]);
+    r->status = status;
+    r->wall_ms = wall_ms;
+    r->done = true;
+    r->duration = rt_clock_scale(e->prog->insn[e->prog->n_insn - 1].t, o->speed);
+    char ev[PATH_MAX], dg[PATH_MAX], rs[PATH_MAX];
+    pty_paths(pr, k, ev, dg, rs, PATH_MAX);
+    Buf *chunk = &pr->chunk, *evs = &pr->evs;
+    buf_reset(chunk);
+    header_line(chunk, e, pr->sel[k]);
+    slurp(ev, chunk);
+    FILE *rf = fopen(rs, "r");
+    if (rf) {
+        RtPtyGoldens *g = &r->goldens;
+        r->has_goldens = fscanf(rf, "%u %u %u %u %u %u ", &g->matched, &g->mismatched, &g->written, &g->missing,
+                                &g->updated, &g->recorded) == 6;
+        size_t wl = fread(r->why, 1, sizeof r->why - 1, rf);
+        r->why[wl] = 0;
+        fclose(rf);
+        remove(rs);
     }
-    poll(pf, n, all ? -1 : 50);
-    for (nfds_t i = cfd >= 0 ? 1 : 0; i < n; i++)
-        close(pf[i].fd);
+    if (pr->to_file)
+        buf_put(&pr->all, chunk->data, chunk->len);
+    else if (chunk->len && fwrite(chunk->data, 1, chunk->len, stdout) != chunk->len && !r->status)
+        r->status = SC_IO;
+    if (!pr->to_file)
+        fflush(stdout);
+    buf_reset(evs);
+    if (o->report)
+        buf_put(evs, chunk->data, chunk->len);
+    buf_reset(chunk);
+    if (slurp(dg, chunk) && chunk->len) {
+        if (pr->bar)
+            fputs("\r\033[K", stderr);
+        fwrite(chunk->data, 1, chunk->len, stderr);
+    }
+    if (o->report) {
+        char art[8192];
+        ScvmRunReport rr = {
+            .status = r->status, .duration_ms = r->duration, .events = (const char *)evs->data,
+            .events_len = evs->len, .diag = (const char *)chunk->data, .diag_len = chunk->len,
+            .artifacts = scvm_artifacts_of(o, e->name, art, sizeof art),
+            .why = r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold"
+                                      : r->status                ? "the run failed"
+                                                                 : NULL,
+        };
+        int rst = scvm_report_run(o, pr->s, pr->sel[k], &rr, &r->rec);
+        if (rst && !r->status)
+            r->status = rst;
+    }
+    tally(&pr->ty, o, e->name, r->status, pr->bar);
+    if (pr->bar)
+        scvm_progress(k + 1, pr->n, e->name);
+    return false;           /* --fail-fast: the running ones end and are reported */
+}
+
+static void pty_skip(void *ctx, size_t k, RunSkip why)
+{
+    PtyRun *pr = ctx;
+    pr->res[k].skipped = true;
+    pr->ty.skipped++;
+    pr->res[k].skip_why = why == RUN_SKIP_SIGNAL ? "not run: the run was interrupted by a signal" : NULL;
 }
 
 /* -t pty with a pack or a selection: each selected scenario in its own
@@ -873,12 +671,12 @@ static void wait_children(const pid_t *pid, size_t from, size_t to, const Result
 ** on -j; summary and JUnit as for the sim target. */
 static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
 {
-    if (o->cast)
-        return cli_usage(scvm_usage, "%s", "--cast records one session: not with a pack or a selection");
-    if (o->dm_exit)
-        return cli_usage(scvm_usage, "%s", "--data-model-exit needs one scenario: not a pack or a selection");
-    if (o->explain)
-        return cli_usage(scvm_usage, "%s", "--explain-policy needs one scenario: not a pack or a selection");
+    const RunTarget *tg = run_target(o->target);
+    unsigned given = (o->cast ? RUN_OPT_CAST : 0) | (o->dm_exit ? RUN_OPT_DM_EXIT : 0) |
+                     (o->explain ? RUN_OPT_EXPLAIN : 0);
+    const char *refused = tg && tg->check ? tg->check(given, true) : NULL;
+    if (refused)
+        return cli_usage(scvm_usage, "%s", refused);
     if (rt_cancel_install() != 0) {
         fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
         return SC_RUNTIME;
@@ -890,161 +688,42 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         return SC_IO;
     }
     Result *res = sc_calloc(n ? n : 1, sizeof *res);
-    pid_t *pid = sc_calloc(n ? n : 1, sizeof *pid);
     int ro = scvm_report_open(o);
-    if (ro || !res || !pid) {
+    if (ro || !res) {
         sc_free(res);
-        sc_free(pid);
         rmdir(tmp);
         if (ro)
             return ro;
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    bool to_file = o->output && strcmp(o->output, "-") != 0;
-    bool bar = n > 1 && scvm_progress_on(o, n);
-    Buf all, chunk, evs;
-    buf_init(&all);
-    buf_init(&chunk);
-    buf_init(&evs);
     for (size_t k = 0; k < n; k++)
         buf_init(&res[k].rec);
-    size_t next = 0, emitted = 0, running = 0;
-    Tally ty = { 0 };
-    bool stop = false;
-    int passed_on = 0;      /* the signal forwarded to the running children */
-    char ev[64 + sizeof tmp], dg[64 + sizeof tmp], rs[64 + sizeof tmp];
-    while (emitted < n) {
-        while (!stop && running < o->jobs && next < n) {
-            const PackEntry *e = suite_entry(s, sel[next]);
-            res[next].duration = rt_clock_scale(e->prog->insn[e->prog->n_insn - 1].t, o->speed);
-            snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, next);
-            snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, next);
-            snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, next);
-            res[next].wall_ms = now_ms();     /* the start, until it is reaped */
-            pid_t p = scvm_fork_tied();
-            if (p == 0)
-                _exit(pty_child(o, s, sel[next], tmp, ev, dg, rs));
-            if (p < 0) {
-                res[next].status = SC_RUNTIME;
-                res[next].wall_ms = 0;
-                res[next].done = true;
-            } else {
-                pid[next] = p;
-                running++;
-            }
-            next++;
-        }
-        /* the next to emit may still run: wait for any child */
-        while (emitted < next && !res[emitted].done) {
-            int sig = rt_cancel_signal();
-            if (sig && !passed_on) {
-                /* each running session ends as on a budget, in its own
-                ** process; nothing new starts */
-                passed_on = sig;
-                stop = true;
-                for (size_t k = emitted; k < next; k++)
-                    if (!res[k].done && pid[k] > 0)
-                        kill(pid[k], sig);
-            }
-            int ws;
-            pid_t p = waitpid(-1, &ws, WNOHANG);
-            if (p == 0) {
-                wait_children(pid, emitted, next, res);
-                continue;
-            }
-            if (p < 0 && errno == EINTR)
-                continue;
-            if (p < 0)
-                break;
-            for (size_t k = 0; k < next; k++) {
-                if (pid[k] != p || res[k].done)
-                    continue;
-                res[k].status = WIFEXITED(ws) ? WEXITSTATUS(ws) : SC_RUNTIME;
-                res[k].wall_ms = now_ms() - res[k].wall_ms;
-                res[k].done = true;
-                running--;
-                if (res[k].status && o->fail_fast)
-                    stop = true;
-            }
-            break;
-        }
-        /* emit, in index order, what has finished */
-        while (emitted < next && res[emitted].done) {
-            size_t k = emitted++;
-            Result *r = &res[k];
-            const PackEntry *e = suite_entry(s, sel[k]);
-            buf_reset(&chunk);
-            header_line(&chunk, e, sel[k]);
-            snprintf(ev, sizeof ev, "%s/ev-%zu", tmp, k);
-            snprintf(dg, sizeof dg, "%s/dg-%zu", tmp, k);
-            slurp(ev, &chunk);
-            snprintf(rs, sizeof rs, "%s/rs-%zu", tmp, k);
-            FILE *rf = fopen(rs, "r");
-            if (rf) {
-                RtPtyGoldens *g = &r->goldens;
-                r->has_goldens = fscanf(rf, "%u %u %u %u %u %u ", &g->matched, &g->mismatched, &g->written,
-                                        &g->missing, &g->updated, &g->recorded) == 6;
-                size_t wl = fread(r->why, 1, sizeof r->why - 1, rf);
-                r->why[wl] = 0;
-                fclose(rf);
-                remove(rs);
-            }
-            if (to_file)
-                buf_put(&all, chunk.data, chunk.len);
-            else if (chunk.len && fwrite(chunk.data, 1, chunk.len, stdout) != chunk.len && !r->status)
-                r->status = SC_IO;
-            if (!to_file)
-                fflush(stdout);
-            buf_reset(&evs);
-            if (o->report)
-                buf_put(&evs, chunk.data, chunk.len);
-            buf_reset(&chunk);
-            if (slurp(dg, &chunk) && chunk.len) {
-                if (bar)
-                    fputs("\r\033[K", stderr);
-                fwrite(chunk.data, 1, chunk.len, stderr);
-            }
-            if (o->report) {
-                char art[8192];
-                ScvmRunReport rr = {
-                    .status = r->status, .duration_ms = r->duration, .events = (const char *)evs.data,
-                    .events_len = evs.len, .diag = (const char *)chunk.data, .diag_len = chunk.len,
-                    .artifacts = scvm_artifacts_of(o, e->name, art, sizeof art),
-                    .why = r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold"
-                                              : r->status                ? "the run failed"
-                                                                         : NULL,
-                };
-                int rst = scvm_report_run(o, s, sel[k], &rr, &r->rec);
-                if (rst && !r->status)
-                    r->status = rst;
-            }
-            tally(&ty, o, e->name, r->status, bar);
-            if (bar)
-                scvm_progress(emitted, n, e->name);
-        }
-        if (stop && running == 0 && emitted == next) {
-            for (size_t k = next; k < n; k++) {
-                res[k].skipped = true, ty.skipped++;
-                res[k].skip_why = passed_on ? "not run: the run was interrupted by a signal" : NULL;
-            }
-            break;
-        }
-        if (emitted == next && next == n)
-            break;
+    PtyRun pr = { .o = o, .s = s, .sel = sel, .n = n, .res = res, .tmp = tmp,
+                  .to_file = o->output && strcmp(o->output, "-") != 0, .bar = n > 1 && scvm_progress_on(o, n) };
+    buf_init(&pr.all);
+    buf_init(&pr.chunk);
+    buf_init(&pr.evs);
+    RunPool pool = { .mode = RUN_POOL_PROCESSES, .n = n, .jobs = o->jobs, .ctx = &pr, .work = pty_work,
+                     .finished = pty_finished, .emit = pty_emit, .skip = pty_skip };
+    int worst;
+    if (run_pool(&pool) != 0) {
+        fputs("scvm: out of memory\n", stderr);
+        file_remove_tree(tmp);
+        worst = SC_RUNTIME;
+    } else {
+        if (pr.bar)
+            fputs("\r\033[K", stderr);
+        file_remove_tree(tmp);
+        worst = finish_suite(o, s, sel, n, res, &pr.ty, &pr.all, pr.to_file);
+        if (rt_cancel_signal())
+            worst = 128 + rt_cancel_signal();
     }
-    if (bar)
-        fputs("\r\033[K", stderr);
-    file_remove_tree(tmp);
-    int worst = finish_suite(o, s, sel, n, res, &ty, &all, to_file);
-    if (rt_cancel_signal())
-        worst = 128 + rt_cancel_signal();
-    buf_fini(&chunk);
-    buf_fini(&evs);
-    buf_fini(&all);
+    buf_fini(&pr.chunk);
+    buf_fini(&pr.evs);
+    buf_fini(&pr.all);
     for (size_t k = 0; k < n; k++)
         buf_fini(&res[k].rec);
-    sc_free(pid);
     sc_free(res);
     return worst;
 }
@@ -1067,21 +746,22 @@ int scvm_run(const Opts *o)
         return st;
     /* A lone .scb, nothing about suites asked for: its events only. */
     bool one = !o->selecting && !suite_pack(s);
+    /* a suite: on the pool, as the target's row says (run_target.h) */
+    const RunTarget *tg = run_target(o->target);
+    int (*suite)(const Opts *, const Suite *, const uint32_t *, size_t) =
+        tg && run_target_pool(tg) == RUN_POOL_PROCESSES ? run_pty_suite : run_suite;
     if (strcmp(o->target, "aut") == 0) {
-        st = scvm_run_aut(o, s, sel, n);
+        st = scvm_run_aut(o, s, sel, n);      /* its cases, not its scenarios, are the units */
     } else if (strcmp(o->target, "agent") == 0) {
         /* a .scb alone (artifacts in DIR itself); a pack as the PTY
         ** target's suites (each scenario in DIR/<scenario>) */
-        st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : run_pty_suite(o, s, sel, n);
+        st = !suite_pack(s) && n == 1 && !o->report ? scvm_run_agent(o, o->ops[0], s, sel ? sel[0] : 0) : suite(o, s, sel, n);
+    } else if (!one) {
+        st = suite(o, s, sel, n);
     } else if (strcmp(o->target, "pty") == 0) {
-        if (!one)
-            st = run_pty_suite(o, s, sel, n);
-        else
-            st = run_pty(o, o->ops[0], suite_entry(s, 0)->name, suite_entry(s, 0)->prog);
-    } else if (one) {
-        st = run_sim(o, o->ops[0], suite_entry(s, 0)->prog);
+        st = run_pty(o, o->ops[0], suite_entry(s, 0)->name, suite_entry(s, 0)->prog);
     } else {
-        st = run_suite(o, s, sel, n);
+        st = run_sim(o, o->ops[0], suite_entry(s, 0)->prog);
     }
     sc_free(sel);
     suite_free(s);

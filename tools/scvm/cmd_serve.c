@@ -14,8 +14,6 @@
 ** exits 0, or 1 when a check of the client's answers failed.  The other
 ** statuses are scvm's (common/status.h). */
 #include <errno.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +26,9 @@
 #include "runtime/harness/harness_server.h"
 #include "runtime/http/http_server.h"
 #include "runtime/rest/rest_server.h"
-#include "runtime/rt_cancel.h"
 #include "runtime/llm/llm.h"
+#include "runtime/rt_cancel.h"
+#include "runtime/run/run_pool.h"
 #include "cli.h"
 #include "scvm.h"
 
@@ -157,12 +156,15 @@ typedef struct Many {
     LlmServer *llm;
     RestServer *rest;
     HarnessServer *harness;
-    int err[3];
 } Many;
 
-static void *run_llm(void *a) { Many *m = a; m->err[0] = llm_server_run(m->llm); return NULL; }
-static void *run_rest(void *a) { Many *m = a; m->err[1] = rest_server_run(m->rest); return NULL; }
-static void *run_harness(void *a) { Many *m = a; m->err[2] = harness_server_run(m->harness); return NULL; }
+/* The servers as run_services sees them (runtime/run/run_pool.h). */
+static int run_llm(void *s) { return llm_server_run(s); }
+static int run_rest(void *s) { return rest_server_run(s); }
+static int run_harness(void *s) { return harness_server_run(s); }
+static void stop_llm(void *s) { llm_server_stop(s); }
+static void stop_rest(void *s) { rest_server_stop(s); }
+static void stop_harness(void *s) { harness_server_stop(s); }
 
 /* serve llm+rest+harness (any two or three): the servers in one process,
 ** each on its own thread and address, stopped together by a signal. */
@@ -236,27 +238,23 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     fflush(stdout);
     if (!st) {
         signal(SIGPIPE, SIG_IGN);
-        pthread_t th[3];
-        void *(*fn[3])(void *) = { run_llm, run_rest, run_harness };
-        bool started[3] = { false, false, false };
+        RunService all[3] = {
+            { run_llm, stop_llm, m.llm, 0, false },
+            { run_rest, stop_rest, m.rest, 0, false },
+            { run_harness, stop_harness, m.harness, 0, false },
+        };
+        RunService sv[3];
+        int which[3];
+        size_t n = 0;
         for (int k = 0; k < 3; k++)
-            if (want[k])
-                started[k] = pthread_create(&th[k], NULL, fn[k], &m) == 0;
-        struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
-        while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
-        }
-        if (m.llm)
-            llm_server_stop(m.llm);
-        if (m.rest)
-            rest_server_stop(m.rest);
-        if (m.harness)
-            harness_server_stop(m.harness);
-        for (int k = 0; k < 3; k++)
-            if (started[k])
-                pthread_join(th[k], NULL);
-        for (int k = 0; k < 3; k++)
-            if (m.err[k]) {
-                fprintf(stderr, "scvm: serve %s: %s\n", label[k], strerror(m.err[k]));
+            if (want[k]) {
+                which[n] = k;
+                sv[n++] = all[k];
+            }
+        run_services(sv, n);
+        for (size_t i = 0; i < n; i++)
+            if (sv[i].err) {
+                fprintf(stderr, "scvm: serve %s: %s\n", label[which[i]], strerror(sv[i].err));
                 st = SC_RUNTIME;
             }
         if (m.llm) {

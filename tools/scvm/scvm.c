@@ -21,6 +21,7 @@
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "formats/bc.h"
+#include "runtime/run/run_junit.h"
 #include "cli.h"
 
 #ifndef SCC_VERSION
@@ -310,7 +311,27 @@ static void defines_text(const PackEntry *e, char *out, size_t cap)
 /* --timings FILE: each entry's duration from a JUnit XML report (the
 ** time attribute of its <testcase>, matched by name, as scvm and most
 ** runners write it); entries it does not name get the mean of those it
-** does (1 when it names none).  Returns 0 or a status (printed). */
+** does (1 when it names none); junit_times (runtime/run/run_junit.h)
+** reads it.  Returns 0 or a status (printed). */
+typedef struct Timings {
+    const Suite *s;
+    double *w, sum;
+    bool *known;
+    unsigned n_known;
+} Timings;
+
+static void timing_of(void *ctx, const char *name, double secs)
+{
+    Timings *t = ctx;
+    int32_t i = suite_find(t->s, name);
+    if (i >= 0 && !t->known[i]) {
+        t->known[i] = true;
+        t->w[i] = secs;
+        t->sum += secs;
+        t->n_known++;
+    }
+}
+
 static int read_timings(const char *path, const Suite *s, double *w)
 {
     char *x = NULL;
@@ -321,72 +342,24 @@ static int read_timings(const char *path, const Suite *s, double *w)
         return SC_IO;
     }
     uint32_t count = suite_count(s);
-    bool *known = sc_calloc(count ? count : 1, sizeof *known);
-    if (!known) {
+    Timings t = { .s = s, .w = w, .known = sc_calloc(count ? count : 1, sizeof *t.known) };
+    if (!t.known) {
         sc_free(x);
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    double sum = 0;
-    unsigned n_known = 0, cases = 0;
-    for (char *t = x; (t = strstr(t, "<testcase")) != NULL;) {
-        char *end = strchr(t, '>');
-        if (!end)
-            break;
-        char name[512] = "", tm[64] = "";
-        static const char *const keys[2] = { " name=\"", " time=\"" };
-        char *dst[2] = { name, tm };
-        size_t cap[2] = { sizeof name, sizeof tm };
-        for (int k = 0; k < 2; k++) {
-            char *a = strstr(t, keys[k]);
-            if (!a || a > end)
-                continue;
-            a += strlen(keys[k]);
-            size_t o = 0;
-            for (; a < end && *a != '"' && o + 1 < cap[k]; a++) {
-                static const struct { const char *ent; char c; } E[] = {
-                    { "&amp;", '&' }, { "&quot;", '"' }, { "&lt;", '<' }, { "&gt;", '>' }, { "&apos;", '\'' } };
-                size_t j = 0;
-                for (; j < 5 && strncmp(a, E[j].ent, strlen(E[j].ent)) != 0; j++)
-                    ;
-                dst[k][o++] = j < 5 ? E[j].c : *a;
-                if (j < 5)
-                    a += strlen(E[j].ent) - 1;
-            }
-            dst[k][o] = 0;
-        }
-        cases++;
-        char *stop;
-        double d = strtod(tm, &stop);
-        /* the scheduled time when longer: a simulation takes no wall time
-        ** but a PTY run of the same scenario takes at least that long */
-        char *close = strstr(end, "</testcase>"), *next = strstr(end, "<testcase");
-        char *sp = strstr(end, "<property name=\"scheduled_time\" value=\"");
-        if (sp && close && end[-1] != '/' && sp < close && (!next || sp < next)) {
-            double sd = strtod(sp + strlen("<property name=\"scheduled_time\" value=\""), NULL);
-            if (sd > d && sd < 1e12)
-                d = sd;
-        }
-        int32_t i = name[0] && tm[0] && !*stop && d >= 0 && d < 1e12 ? suite_find(s, name) : -1;
-        if (i >= 0 && !known[i]) {
-            known[i] = true;
-            w[i] = d;
-            sum += d;
-            n_known++;
-        }
-        t = end + 1;
-    }
+    size_t cases = junit_times(x, timing_of, &t);
     sc_free(x);
     if (!cases) {
-        sc_free(known);
+        sc_free(t.known);
         fprintf(stderr, "scvm: %s: no <testcase> elements: not a JUnit XML report\n", path);
         return SC_USAGE;
     }
-    double mean = n_known ? sum / n_known : 1.0;
+    double mean = t.n_known ? t.sum / t.n_known : 1.0;
     for (uint32_t i = 0; i < count; i++)
-        if (!known[i])
+        if (!t.known[i])
             w[i] = mean;
-    sc_free(known);
+    sc_free(t.known);
     return 0;
 }
 

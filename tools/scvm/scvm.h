@@ -12,6 +12,7 @@
 #include "common/cliopt.h"
 #include "formats/bc.h"
 #include "formats/suite.h"
+#include "runtime/agent/agent_run.h"
 #include "runtime/pty/rt_policy.h"
 #include "runtime/pty/rt_pty.h"
 
@@ -123,16 +124,12 @@ int scvm_write_entry(const PackEntry *e, const char *dir, char *folder, size_t c
 ** (printed: no variant matches, or -D on a fixture without variants). */
 int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 
-/* Shared by the run targets (cmd_run.c): CI mode from the environment (CI,
+/* Shared by the run targets (outcome.c): CI mode from the environment (CI,
 ** else a CI system's own variable: scvm_ci_vars, NULL-terminated); the
 ** default goldens folder of prog beside base; the folder of a path. */
 extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
 
-/* fork() for a child that plays part of a run: tied to scvm, it gets
-** SIGTERM when scvm dies (even by SIGKILL).  0 in the child, its pid (or
-** -1) in scvm.  Streams are flushed first. */
-pid_t scvm_fork_tied(void);
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
 
@@ -152,13 +149,6 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
 /* -t agent (cmd_agent.c; docs/real-agents.md): entry idx of suite against
 ** a real agent; the single-scenario command. */
 int scvm_run_agent(const Opts *o, const char *path, const Suite *suite, uint32_t idx);
-
-/* What became of one scenario played against an agent. */
-typedef struct AgentOutcome {
-    struct RtPtyGoldens goldens;
-    char why[1024];             /* the run's error message, or "" */
-    char agent[96];             /* "PROFILE MODE" once the run started, else "" */
-} AgentOutcome;
 
 /* One scenario against the agent: events to out, its files beside dir,
 ** screenshots compared in goldens, artifacts (or NULL); the run's status.

@@ -1,0 +1,207 @@
+/* outcome.c - what scvm's run targets share (cmd_run.c, cmd_agent.c): a
+** single session's set-up (its folder, goldens folder, output and signals),
+** CI mode, the default goldens folder, and the JUnit report of a run's
+** results, written with runtime/run/run_junit.h.  Both commands call down
+** into this file instead of into each other. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/status.h"
+#include "runtime/pty/rt_pty.h"
+#include "runtime/rt_cancel.h"
+#include "runtime/rt_clock.h"
+#include "runtime/run/run_junit.h"
+#include "outcome.h"
+#include "scvm.h"
+
+/* The variables CI systems set on every job, beside (or instead of) CI:
+** Jenkins, GitLab, GitHub Actions, Buildkite, CircleCI, Azure Pipelines,
+** TeamCity. */
+const char *const scvm_ci_vars[] = { "JENKINS_URL", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE", "CIRCLECI",
+                                     "TF_BUILD", "TEAMCITY_VERSION", NULL };
+
+/* CI mode (docs/golden-screens.md): CI in the environment as CI services
+** set it ("true", "1", ...), not empty, "0" or "false"; CI unset, any of
+** scvm_ci_vars set and not empty. */
+bool scvm_ci_env(void)
+{
+    /* CI itself decides when it is set: "0" or "false" is a way out of CI
+    ** mode on a CI machine */
+    const char *v = getenv("CI");
+    if (v && *v)
+        return strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+    for (size_t k = 0; scvm_ci_vars[k]; k++) {
+        const char *x = getenv(scvm_ci_vars[k]);
+        if (x && *x)
+            return true;
+    }
+    return false;
+}
+
+/* The goldens folder of prog by default: <base>/goldens/<scenario>/
+** <terminal profile>/screenshots, where the stdlib keeps them and
+** --artifacts writes them (the Scenario-Format's path;
+** docs/golden-screens.md). */
+void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap)
+{
+    char sc[256], prof[128];
+    rt_pty_safe_name(prog->str[prog->meta.name].s, sc, sizeof sc);
+    rt_pty_profile_of(prog, prof, sizeof prof);
+    snprintf(out, cap, "%s/goldens/%s/%s/screenshots", base, sc, prof);
+}
+
+/* The folder of path ("." for a bare name). */
+void scvm_folder_of(const char *path, char *out, size_t cap)
+{
+    const char *sl = strrchr(path, '/');
+    if (!sl)
+        snprintf(out, cap, ".");
+    else if (sl == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(sl - path), path);
+}
+
+int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, char *dir, size_t dcap, char *goldens,
+                     size_t gcap, FILE **out)
+{
+    scvm_folder_of(path, dir, dcap);
+    if (o->goldens)
+        snprintf(goldens, gcap, "%s", o->goldens);
+    else
+        scvm_goldens_of(prog, dir, goldens, gcap);
+    *out = stdout;
+    if (o->output && strcmp(o->output, "-") != 0 && !(*out = fopen(o->output, "w"))) {
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(errno));
+        *out = stdout;
+        return SC_IO;
+    }
+    /* SIGTERM, SIGINT, SIGHUP: the session ends as on a budget, then
+    ** 128 + the signal (docs/exit-status.md). */
+    if (rt_cancel_install() != 0) {
+        fprintf(stderr, "scvm: cannot catch signals: %s\n", strerror(errno));
+        if (*out != stdout)
+            fclose(*out);
+        *out = stdout;
+        return SC_RUNTIME;
+    }
+    return 0;
+}
+
+/* What the simulation did not check, for stderr and JUnit's <skipped>:
+** "3 assertions not evaluated in simulation; ..." (of how many scenarios
+** when more than one). */
+const char *scvm_unchecked_text(uint64_t n, size_t scenarios, char *out, size_t cap)
+{
+    char in[64] = "";
+    if (scenarios > 1)
+        snprintf(in, sizeof in, " in %zu scenarios", scenarios);
+    snprintf(out, cap, "%llu assertion%s%s not evaluated in simulation; play with -t pty or -t agent to check them",
+             (unsigned long long)n, n == 1 ? "" : "s", in);
+    return out;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* One <testcase>'s verdict: <failure> only for a check that did not hold
+** (status 1), <error> for every other status (a program that cannot be
+** started, a target that failed: 5, ...), <skipped> for a scenario not
+** run or whose assertions the simulation did not evaluate.  time is the
+** wall time; the scheduled time (the last op's, at the run's speed) is the
+** scheduled_time property. */
+static void junit_case_of(Buf *b, const char *suite, const PackEntry *e, const Result *r)
+{
+    JunitCase c = { .classname = suite, .name = e->name, .file = e->source };
+    if (r->skipped) {
+        c.verdict = JUNIT_SKIPPED;
+        c.message = r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)";
+        junit_case(b, &c);
+        return;
+    }
+    Buf props;
+    buf_init(&props);
+    buf_printf(&props, "<property name=\"scheduled_time\" value=\"%.3f\"/>", (double)r->duration / 1000.0);
+    if (r->has_goldens) {
+        /* the PTY target: what became of the screenshots */
+        const RtPtyGoldens *g = &r->goldens;
+        buf_printf(&props, "<property name=\"goldens\" value=\"compared=%u matched=%u mismatched=%u written=%u "
+                           "missing=%u updated=%u\"/>",
+                   g->matched + g->mismatched, g->matched, g->mismatched, g->written, g->missing, g->updated);
+    }
+    if (r->props)
+        buf_puts(&props, r->props);
+    buf_putc(&props, 0);
+    c.ms = r->wall_ms;
+    c.props = props.oom ? "" : (const char *)props.data;
+    char m[160];
+    if (r->status == SC_FAILED) {
+        c.verdict = JUNIT_FAILURE;
+        c.message = r->why[0] ? r->why : "a check did not hold";
+        c.type = "failed";
+    } else if (r->status) {
+        snprintf(m, sizeof m, "run failed (status %d)", r->status);
+        c.verdict = JUNIT_ERROR;
+        c.message = r->why[0] ? r->why : m;
+        c.type = r->status == SC_RUNTIME ? "setup" : "error";
+    } else if (r->unchecked) {
+        c.verdict = JUNIT_SKIPPED;
+        c.message = scvm_unchecked_text(r->unchecked, 1, m, sizeof m);
+    }
+    junit_case(b, &c);
+    buf_fini(&props);
+}
+
+int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res,
+                       size_t failed, size_t errors, size_t skipped)
+{
+    Buf b;
+    buf_init(&b);
+    /* the sum of the testcases' times, as `scvm report --merge` adds the
+    ** shards' up */
+    JunitTotals t = { .tests = n, .failures = failed, .errors = errors, .skipped = skipped };
+    for (size_t k = 0; k < n; k++)
+        t.ms += res[k].skipped ? 0 : res[k].wall_ms;
+    const char *suite = base_name(o->ops[0]);
+    junit_begin(&b, &t);
+    junit_suite_begin(&b, suite, &t);
+    if (o->shard_n)
+        buf_printf(&b, "    <properties><property name=\"shard\" value=\"%u/%u\"/></properties>\n", o->shard_i,
+                   o->shard_n);
+    for (size_t k = 0; k < n; k++)
+        junit_case_of(&b, suite, suite_entry(s, sel[k]), &res[k]);
+    junit_suite_end(&b);
+    junit_end(&b);
+    int e = b.oom ? ENOMEM : file_write_atomic(o->junit, b.data, b.len);
+    buf_fini(&b);
+    if (e) {
+        fprintf(stderr, "scvm: %s: cannot write: %s\n", o->junit, strerror(e));
+        return SC_IO;
+    }
+    return 0;
+}
+
+int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
+                   const RtPtyGoldens *g, const char *why, const char *props)
+{
+    Result r;
+    memset(&r, 0, sizeof r);
+    const BcProgram *p = suite_entry(s, idx)->prog;
+    r.status = status;
+    r.duration = rt_clock_scale(p->insn[p->n_insn - 1].t, o->speed);
+    r.wall_ms = wall_ms;
+    r.done = true;
+    r.has_goldens = true;
+    r.goldens = *g;
+    r.props = props;
+    snprintf(r.why, sizeof r.why, "%s", why ? why : "");
+    return scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
+}

@@ -1,0 +1,40 @@
+/* outcome.h - what became of a run's scenarios, and its JUnit report
+** (outcome.c), shared by the run targets' commands. */
+#ifndef SC_SCVM_OUTCOME_H
+#define SC_SCVM_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "formats/suite.h"
+#include "runtime/pty/rt_pty.h"
+#include "scvm.h"
+
+/* What became of one scenario of a suite. */
+typedef struct Result {
+    Buf out;
+    int status;            /* vm_run's */
+    uint64_t duration;     /* scaled ms of the last op */
+    bool done, skipped;
+    const char *skip_why;  /* why a skipped scenario was not run */
+    bool has_goldens;      /* the PTY target: what became of the screenshots */
+    RtPtyGoldens goldens;
+    char why[300];         /* the PTY target's error message, if any */
+    const char *props;     /* more <property> elements (escaped), or NULL */
+    Buf rec;               /* --report: its report.json record */
+    uint64_t unchecked;    /* the sim target: the assertions it did not evaluate */
+    uint64_t wall_ms;      /* how long it really took */
+} Result;
+
+/* What the simulation did not check, for stderr and JUnit's <skipped>
+** (of how many scenarios when more than one).  Returns out. */
+const char *scvm_unchecked_text(uint64_t n, size_t scenarios, char *out, size_t cap);
+
+/* --junit: the selection's results (res[k] for entry sel[k]) and totals.
+** Returns 0 or SC_IO (printed). */
+int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res,
+                     size_t failed, size_t errors, size_t skipped);
+
+#endif
