@@ -8,7 +8,10 @@
 ** model gives and the tape (runtime/tape) does not have it, with the
 ** missing key, or when it needs something this runner cannot do (a V8
 ** script), with the reason; ERROR when the check itself is malformed.  A
-** check is never passed for want of an answer. */
+** check is never passed for want of an answer.  The check types are the
+** rows of formats/agentcheck.def, which the front ends and the verifier
+** read too: judge_check switches over them with no default, so a new row
+** the judge does not handle fails the build. */
 #ifndef SC_JUDGE_H
 #define SC_JUDGE_H
 

@@ -1,10 +1,17 @@
 /* rt_pty_int.h - what the PTY target's files share (not a public header).
 **
-**   rt_pty.c        policy, spawn, the event loop (pty_pump), begin/end
-**   rt_pty_ops.c    what each op means; conditions and assertions; steps
-**   rt_pty_out.c    goldens and diffs, snapshots, asciicast, artifacts
-**   rt_pty_mask.c   a golden's masks (the screen side: rt_pty_screen.c)
-**   rt_pty_ws.c     the workspace (repo.init), patches, commands */
+**   rt_pty.c         policy, spawn, begin/end, the target's vtable
+**   rt_pty_loop.c    the event loop (pty_pump): reading, writing, exits
+**   rt_pty_ops.c     what each op means; conditions and assertions; steps
+**   rt_pty_ev.c      the events a PTY run writes (runtime/events.h)
+**   rt_pty_cond.c    wait/check conditions over the screen
+**   rt_pty_out.c     goldens and diffs, snapshots, asciicast, artifacts
+**   rt_pty_mask.c    a golden's masks (the screen side: rt_pty_screen.c)
+**   rt_pty_screen.c  the libvterm screen, keys, text
+**   rt_pty_ws.c      the workspace (repo.init), patches, commands
+**   rt_pty_session.c the program's process, terminal and sandbox
+**   rt_policy.c      tui-use policies; rt_sandbox.c the sandbox itself
+**   rt_session.c     the session API (include/scc/session.h, scvm driver) */
 #ifndef SC_RT_PTY_INT_H
 #define SC_RT_PTY_INT_H
 

@@ -1,5 +1,9 @@
-/* scvm.c - the command line: one command table, one option table, one
-** parser, for run, verify, info, dis, ls, extract and serve.
+/* scvm.c - the command line: the command table and the parser, over the
+** one option table of every command, target and server (options.c,
+** common/cliopt.h), which also makes --help, the man page, the
+** completions and docs/scvm.md's option lists.  The commands are the
+** cmd_*.c files; what they run is in the layers below (runtime/run/ for
+** targets and -j, runtime/agent/ for real agents; docs/architecture.md).
 **
 ** Every command works on suites (formats/suite.h): a .scb is a suite of
 ** one, a pack a suite of its entries.  Data goes to stdout, diagnostics to
