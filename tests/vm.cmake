@@ -168,6 +168,12 @@ add_test(NAME cli.options
                  $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/share)
 set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 
+# JUnit as the dashboards read it, through a real JUnit reader (junitparser).
+add_test(NAME cli.junit
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/junit_readers.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/cli-junit)
+set_tests_properties(cli.junit PROPERTIES LABELS "unit" TIMEOUT 120)
+
 # One colour rule for scc and scvm agent (common/color.h), on a real terminal.
 add_test(NAME cli.color
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/color.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>

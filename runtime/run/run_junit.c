@@ -336,3 +336,26 @@ int junit_merge(const char *const *paths, size_t n_paths, Buf *out, size_t *case
         sc_free(suites[si]);
     return st;
 }
+
+void junit_classname(char *out, size_t cap, const char *suite, const char *scenario)
+{
+    const char *base = strrchr(suite, '/');
+    base = base ? base + 1 : suite;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    int k = snprintf(out, cap, "%.*s.", (int)n, base);
+    for (const char *c = scenario; *c && k >= 0 && (size_t)k + 1 < cap; c++)
+        out[k++] = *c == '.' ? '_' : *c;
+    if (k >= 0 && (size_t)k < cap)
+        out[k] = 0;
+}
+
+int junit_write(const char *path, const Buf *b)
+{
+    if (b->oom)
+        return ENOMEM;
+    int e = file_mkparents(path);
+    if (e)
+        return e;
+    return file_write_atomic(path, b->data ? (const void *)b->data : "", b->len);
+}

@@ -56,6 +56,16 @@ typedef struct JunitCase {
 ** without properties is an empty element. */
 void junit_case(Buf *b, const JunitCase *c);
 
+/* A testcase's classname as dashboards read it (Jenkins, GitLab,
+** Buildkite: package.class): the suite file's stem, a dot, the scenario,
+** with the scenario's own dots as '_' ("suite.scp", "a.b" -> "suite.a_b"),
+** so every scenario of a pack is a class of one package. */
+void junit_classname(char *out, size_t cap, const char *suite, const char *scenario);
+
+/* Writes a report to path, atomically, creating its missing folders
+** (--junit out/reports/x.xml).  Returns 0 or an errno. */
+int junit_write(const char *path, const Buf *b);
+
 /* --timings: calls each(ctx, name, seconds) for every <testcase> of xml
 ** with a name and a time (entities decoded; the scheduled_time property
 ** instead when it is longer: a simulation takes no wall time but a PTY

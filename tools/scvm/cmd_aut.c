@@ -175,8 +175,10 @@ static void on_case(void *ctx, const AutCaseResult *c)
         buf_puts(b, "]}\n");
     }
     if (r->o->junit) {
+        char cls[512];
+        junit_classname(cls, sizeof cls, r->o->ops[0], c->scenario);
         JunitCase jc = {
-            .classname = c->scenario, .name = c->id, .ms = c->duration_ms, .message = c->why, .type = status,
+            .classname = cls, .name = c->id, .ms = c->duration_ms, .message = c->why, .type = status,
             .verdict = !strcmp(status, "passed")    ? JUNIT_PASSED
                        : !strcmp(status, "failed")  ? JUNIT_FAILURE
                        : !strcmp(status, "skipped") ? JUNIT_SKIPPED
@@ -267,7 +269,7 @@ static int write_reports(Reports *r)
         buf_put(&b, r->junit.data, r->junit.len);
         junit_suite_end(&b);
         junit_end(&b);
-        int e = b.oom ? ENOMEM : file_write_atomic(r->o->junit, b.data, b.len);
+        int e = junit_write(r->o->junit, &b);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->junit, strerror(e));
             st = SC_IO;

@@ -120,7 +120,9 @@ static const char *base_name(const char *p)
 ** scheduled_time property. */
 static void junit_case_of(Buf *b, const char *suite, const PackEntry *e, const Result *r)
 {
-    JunitCase c = { .classname = suite, .name = e->name, .file = e->source };
+    char cls[512];
+    junit_classname(cls, sizeof cls, suite, e->name);
+    JunitCase c = { .classname = cls, .name = e->name, .file = e->source };
     if (r->skipped) {
         c.verdict = JUNIT_SKIPPED;
         c.message = r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)";
@@ -180,7 +182,7 @@ int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         junit_case_of(&b, suite, suite_entry(s, sel[k]), &res[k]);
     junit_suite_end(&b);
     junit_end(&b);
-    int e = b.oom ? ENOMEM : file_write_atomic(o->junit, b.data, b.len);
+    int e = junit_write(o->junit, &b);
     buf_fini(&b);
     if (e) {
         fprintf(stderr, "scvm: %s: cannot write: %s\n", o->junit, strerror(e));
