@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/aut/aut_target.h"
 #include "runtime/harness/harness_server.h"
 #include "runtime/mockagent/ma_agent.h"
 #include "runtime/player.h"
@@ -19,13 +20,12 @@
 #include "runtime/rest/rest_server.h"
 #include "runtime/rt_sim.h"
 
-static const Player *const players[] = { &rt_sim_player, &rt_pty_player, &harness_player, &rest_player, &ma_player };
+static const Player *const players[] = { &rt_sim_player, &rt_pty_player, &harness_player, &rest_player, &ma_player, &aut_player };
 enum { N_PLAYERS = sizeof players / sizeof players[0] };
 
 /* Players that still give ops their meaning with code of their own. */
 static const char *const not_converted[] = {
     "acp (runtime/acp/acp_agent.c: live play and history replay)",
-    "aut (runtime/aut/aut_target.c)",
     "llm_script (runtime/llm/llm_script.c)",
 };
 
