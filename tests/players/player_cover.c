@@ -14,19 +14,21 @@
 
 #include "runtime/aut/aut_target.h"
 #include "runtime/harness/harness_server.h"
+#include "runtime/llm/llm_script.h"
 #include "runtime/mockagent/ma_agent.h"
 #include "runtime/player.h"
 #include "runtime/pty/rt_pty.h"
 #include "runtime/rest/rest_server.h"
 #include "runtime/rt_sim.h"
 
-static const Player *const players[] = { &rt_sim_player, &rt_pty_player, &harness_player, &rest_player, &ma_player, &aut_player };
+static const Player *const players[] = {
+    &rt_sim_player, &rt_pty_player, &harness_player, &rest_player, &ma_player, &llm_script_player, &aut_player,
+};
 enum { N_PLAYERS = sizeof players / sizeof players[0] };
 
 /* Players that still give ops their meaning with code of their own. */
 static const char *const not_converted[] = {
     "acp (runtime/acp/acp_agent.c: live play and history replay)",
-    "llm_script (runtime/llm/llm_script.c)",
 };
 
 /* Reports each op pl leaves uncovered, or covers twice over (a handler and
