@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/acp/acp_agent.h"
 #include "runtime/aut/aut_target.h"
 #include "runtime/harness/harness_server.h"
 #include "runtime/llm/llm_script.h"
@@ -23,13 +24,13 @@
 
 static const Player *const players[] = {
     &rt_sim_player, &rt_pty_player, &harness_player, &rest_player, &ma_player, &llm_script_player, &aut_player,
+    &acp_live_player, &acp_history_player,
 };
 enum { N_PLAYERS = sizeof players / sizeof players[0] };
 
-/* Players that still give ops their meaning with code of their own. */
-static const char *const not_converted[] = {
-    "acp (runtime/acp/acp_agent.c: live play and history replay)",
-};
+/* Players that still give ops their meaning with code of their own (none
+** today: a player added without a table goes here until it has one). */
+static const char *const not_converted[] = { NULL };
 
 /* Reports each op pl leaves uncovered, or covers twice over (a handler and
 ** a reason); returns how many. */
@@ -95,12 +96,15 @@ static void render(FILE *f)
         if (!n)
             fputs("Plays every op.\n", f);
     }
-    fputs("\n## Players not yet converted\n\n"
-          "These still give ops their meaning with a switch or an if-chain of their own, which this\n"
-          "check does not see: a new op must be looked at there by hand.\n\n",
-          f);
-    for (size_t i = 0; i < sizeof not_converted / sizeof not_converted[0]; i++)
+    fputs("\n## Players not yet converted\n\n", f);
+    if (not_converted[0])
+        fputs("These still give ops their meaning with a switch or an if-chain of their own, which this\n"
+              "check does not see: a new op must be looked at there by hand.\n\n",
+              f);
+    for (size_t i = 0; not_converted[i]; i++)
         fprintf(f, "- %s\n", not_converted[i]);
+    if (!not_converted[0])
+        fputs("None: every player above has a table.\n", f);
 }
 
 static char *slurp(FILE *f, size_t *n)
@@ -128,7 +132,7 @@ static int check(const char *path)
     int bad = 0;
     for (int i = 0; i < N_PLAYERS; i++)
         bad += check_player(players[i], stderr);
-    for (size_t i = 0; i < sizeof not_converted / sizeof not_converted[0]; i++)
+    for (size_t i = 0; not_converted[i]; i++)
         printf("player_cover: not yet converted: %s\n", not_converted[i]);
     FILE *want = tmpfile(), *have = fopen(path, "rb");
     if (!want || !have) {
