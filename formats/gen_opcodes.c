@@ -176,7 +176,19 @@ static void gen_doc(void)
         emit_cell(o->synopsis);
         emit(" |\n");
     }
-    emit("\nIn `fields`, `-` marks an operand that is not a field of the playback event.\n");
+    emit("\nIn `fields`, `-` marks an operand that is not a field of the playback event.\n\n"
+         "## Adding an op: the players\n\n"
+         "The VM gives an op no meaning (`vm/vm.c`); the players do. Each player declares one\n"
+         "table (`runtime/player.h`): for every op either a handler or the reason it ignores\n"
+         "the op, or a whole class of ops by their `OPF_*` flag (`terminal-only`, `agent-test`,\n"
+         "...), and calls `player_op()` instead of a switch of its own. So after adding a row\n"
+         "to `formats/ops.def`, ctest `players.cover` fails for every player that has not said\n"
+         "what it does with the new op, naming the player and the op; give it a handler or a\n"
+         "reason in that player's table (a class already declared ignored covers the op with\n"
+         "no change), then regenerate [players.md](players.md), the op-by-player matrix the\n"
+         "test checks. The simulation needs no change: its events come from the op's row.\n"
+         "Players not yet converted to a table are listed at the end of players.md; look at\n"
+         "their code by hand.\n");
 }
 
 static int write_file(const char *path)

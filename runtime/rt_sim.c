@@ -29,7 +29,7 @@ typedef struct Sim {
     EventsOps *ev;
     bool unchecked;         /* opts.unchecked: a not_evaluated event per check */
     uint64_t n_unchecked;
-    uint64_t at_ms;         /* of the op whose checks are being listed */
+    uint64_t at_ms;         /* of the op being played */
 } Sim;
 
 static int sim_flush(Sim *s)
@@ -104,18 +104,16 @@ static void list_unchecked(Sim *s, const BcProgram *p, const BcInsn *in)
     unchecked_event(s, bc_op_info[in->op].event, check, cl, subject, sl);
 }
 
-static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
+/* An op's playback event: every op has one, from its row of ops.def
+** (events.c), except the silent ones. */
+static int sim_event(void *ctx, const BcProgram *p, const BcInsn *in)
 {
-    Sim *s = (Sim *)t;
-    s->n.ops++;
-    if (bc_op_info[in->op].flags & OPF_SILENT)
-        return 0;
+    Sim *s = ctx;
     Buf *b = s->out;
     size_t start = b->len;
-    if (!events_op_write(s->ev, b, p, in, at_ms))
+    if (!events_op_write(s->ev, b, p, in, s->at_ms))
         return SC_RUNTIME;
     if (s->unchecked && (bc_op_info[in->op].flags & OPF_CHECK)) {
-        s->at_ms = at_ms;
         list_unchecked(s, p, in);
         if (b->oom)
             return SC_RUNTIME;
@@ -125,6 +123,22 @@ static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at
     if ((s->f || s->discard) && (b->len >= SIM_FLUSH || s->line_flush))
         return sim_flush(s);
     return 0;
+}
+
+/* The simulation's table (runtime/player.h): driven by ops.def's columns,
+** so a new op gets its event with no change here. */
+const Player rt_sim_player = {
+    .name = "sim",
+    .ignore = { { OPF_SILENT, "silent in ops.def: no playback event" } },
+    .every = sim_event,
+};
+
+static int sim_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
+{
+    Sim *s = (Sim *)t;
+    s->n.ops++;
+    s->at_ms = at_ms;
+    return player_op(&rt_sim_player, s, p, in);
 }
 
 static int sim_end(RtTarget *t, const BcProgram *p)

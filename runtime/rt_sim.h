@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
+#include "player.h"
 #include "rt.h"
 
 typedef struct RtSimOpts {
@@ -61,5 +62,8 @@ uint64_t rt_sim_unchecked(const RtTarget *t);   /* not_evaluated events written 
 RtTarget *rt_count_new(void);
 /* Only for targets from rt_count_new. */
 void rt_count_counts(const RtTarget *t, RtCounts *out);
+
+/* The simulation's op table (player.h): for the coverage test. */
+extern const Player rt_sim_player;
 
 #endif

@@ -5,9 +5,10 @@
 ** There is no per-opcode code here: what an op *means* belongs to the
 ** target, and the only thing the loop itself must know about an op (does
 ** it end the program?) is a flag in ops.def.  So a new opcode needs no
-** change in this file, and there is no switch for -Wswitch to check; the
-** targets that interpret ops one by one carry that switch (the simulation
-** needs none: its events come from the table-driven runtime/events.c). */
+** change in this file.  Each target (and each server that plays a program
+** on its own clock) declares in a table what every op means to it, or why
+** it ignores the op, and plays it with player_op() (runtime/player.h); the
+** test players.cover fails for an op some table does not cover. */
 #include "vm.h"
 #include "runtime/rt_clock.h"
 

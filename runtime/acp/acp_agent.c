@@ -1048,6 +1048,429 @@ static void tool_fs_finish(Srv *s, Sess *ss, const BcInsn *r)
     tool_close(ss);
 }
 
+/* ---- what each op becomes: live play and history replay (runtime/player.h) ---- */
+
+/* The state a handler plays an op in.  A live handler returns 0 when the
+** op is done (play moves to the next) and ACP_HOLD when it is not: it
+** waits for the client's answer, or it has moved ss->pc itself. */
+typedef struct AcpPlay {
+    Srv *s;
+    Sess *ss;
+    uint64_t now;
+} AcpPlay;
+
+enum { ACP_HOLD = 1 };
+
+/* Shared by live play and history replay. */
+
+static int op_llm_begin(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Sess *ss = ((AcpPlay *)ctx)->ss;
+    ss->resp_meta = bc_val(p, in->a[0]).tag == BC_V_MAP ? in->a[0] : UINT32_MAX;
+    return 0;
+}
+
+static int op_llm_end(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    ((AcpPlay *)ctx)->ss->resp_meta = UINT32_MAX;
+    return 0;
+}
+
+static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    play_text(c->s, c->ss, in, "agent_thought_chunk");
+    return 0;
+}
+
+static int op_assistant(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    play_text(c->s, c->ss, in, "agent_message_chunk");
+    return 0;
+}
+
+static int op_tool_result(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    if (c->ss->tool_open)
+        tool_result(c->s, c->ss, in);
+    return 0;
+}
+
+static int op_plan_update(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    show_plan(c->s, c->ss, in);
+    return 0;
+}
+
+/* Live play only: the client is asked, and answers. */
+
+static int op_llm_error(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    /* retried by the agent when its response goes on, else the turn's end */
+    bool more = scn_error_retried(p, ss->pc, ss->turn_end);
+    if (!s->o.quiet)
+        logf_(s, "scenario '%s' line %u: model error %s (%u)%s", p->str[p->meta.name].s, (unsigned)in->line,
+              p->str[in->a[0]].s, (unsigned)in->a[1], more ? ", retried" : ": the prompt fails");
+    if (!more) {
+        ss->stop_error = true;
+        ss->llm_meta_err = p->str[in->a[2]].s;
+        ss->pc = ss->turn_end;
+        return ACP_HOLD;
+    }
+    return 0;
+}
+
+static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    tool_begin(ss, in);
+    const char *cmd = jstr(ss->tool_args, "cmd");
+    if (s->cl_term && cmd && !strcmp(acp_tool_kind(ss->tool_name), "execute") && ss->tool_args) {
+        cJSON *tp = sess_params(ss);
+        cJSON_AddStringToObject(tp, "command", "sh");
+        cJSON *args = cJSON_AddArrayToObject(tp, "args");
+        cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
+        cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
+        char cwd[PATH_MAX];
+        const char *ac = jstr(ss->tool_args, "cwd");
+        abs_path(ss, ac ? ac : ".", cwd, sizeof cwd);
+        cJSON_AddStringToObject(tp, "cwd", cwd);
+        cJSON_AddNumberToObject(tp, "outputByteLimit", 1048576);
+        ss->tool_exit = INT_MIN;
+        call(s, ss, ST_TCREATE, "terminal/create", tp);
+        return ACP_HOLD;
+    }
+    int fk = fs_tool(ss->tool_name);
+    const char *fpath = tool_path(ss->tool_args);
+    const cJSON *content = jget(ss->tool_args, "content");
+    if (fk && fpath &&
+        ((fk == FS_READ && s->cl_read) || (fk == FS_WRITE && s->cl_write && cJSON_IsString(content)) ||
+         (fk == FS_EDIT && s->cl_read && s->cl_write))) {
+        /* the client does it: fs/read_text_file, fs/write_text_file, or both */
+        tool_announce(s, ss, "in_progress", NULL);
+        ss->tool_fs = true;
+        ss->tool_fs_kind = fk;
+        ss->tool_exit = INT_MIN;
+        abs_path(ss, fpath, ss->edit_path, sizeof ss->edit_path);
+        cJSON *fp = sess_params(ss);
+        cJSON_AddStringToObject(fp, "path", ss->edit_path);
+        if (fk == FS_WRITE) {
+            buf_reset(&ss->edit_new);
+            buf_puts(&ss->edit_new, content->valuestring);
+            buf_putc(&ss->edit_new, 0);
+            ss->edit_new.len--;
+            cJSON_AddStringToObject(fp, "content", content->valuestring);
+            call(s, ss, ST_FS_WRITE, "fs/write_text_file", fp);
+        } else {
+            const cJSON *off = jget(ss->tool_args, "offset"), *lim = jget(ss->tool_args, "limit");
+            if (fk == FS_READ && cJSON_IsNumber(off) && off->valuedouble >= 0)
+                cJSON_AddNumberToObject(fp, "line", off->valuedouble + 1);
+            if (fk == FS_READ && cJSON_IsNumber(lim) && lim->valuedouble > 0)
+                cJSON_AddNumberToObject(fp, "limit", lim->valuedouble);
+            call(s, ss, ST_FS_READ, "fs/read_text_file", fp);
+        }
+        return ACP_HOLD;
+    }
+    tool_announce(s, ss, "in_progress", NULL);
+    return 0;
+}
+
+static int op_tool_progress(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    tool_progress(c->s, c->ss, in, !c->ss->tool_term);
+    return 0;
+}
+
+static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    const char *path = p->str[in->a[0]].s;
+    abs_path(ss, path, ss->edit_path, sizeof ss->edit_path);
+    if (s->cl_write && s->cl_read) {
+        cJSON *rp = sess_params(ss);
+        cJSON_AddStringToObject(rp, "path", ss->edit_path);
+        call(s, ss, ST_EDIT_READ, "fs/read_text_file", rp);
+        return ACP_HOLD;
+    }
+    /* the client cannot do it: the edit is only shown */
+    check_skip(s, ss, in->line, "agentEdits: the client does not offer fs.readTextFile and fs.writeTextFile");
+    show_edit(s, ss, in);
+    return 0;
+}
+
+static int op_file_reads(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    cJSON *files = val_json(p, in->a[0]);
+    int n = cJSON_GetArraySize(files);
+    if (!s->cl_read) {
+        if (ss->sub == 0)
+            for (int i = 0; i < n; i++)
+                check_skip(s, ss, in->line, "agentFileReads: the client does not offer fs.readTextFile");
+        ss->sub = (uint32_t)n;
+    }
+    if (ss->sub < (uint32_t)n) {
+        const cJSON *f = cJSON_GetArrayItem(files, (int)ss->sub);
+        cJSON *rp = sess_params(ss);
+        char full[PATH_MAX];
+        abs_path(ss, jstr(f, "path") ? jstr(f, "path") : "", full, sizeof full);
+        cJSON_AddStringToObject(rp, "path", full);
+        cJSON_Delete(files);
+        call(s, ss, ST_READ, "fs/read_text_file", rp);
+        return ACP_HOLD;
+    }
+    cJSON_Delete(files);
+    ss->sub = 0;
+    return 0;
+}
+
+static int op_permission(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    cJSON *k = val_json(p, in->a[0]);
+    cJSON *rp = sess_params(ss);
+    cJSON *tc = cJSON_CreateObject();
+    const cJSON *stc = jget(k, "toolCall");
+    const char *tid = jstr(stc, "toolCallId");
+    char gen[64];
+    if (!tid && ss->tool_open)
+        tid = ss->tool_id;
+    if (!tid) {
+        snprintf(gen, sizeof gen, "scvm-permission-%u", ++ss->n_calls);
+        tid = gen;
+    }
+    cJSON_AddStringToObject(tc, "toolCallId", tid);
+    const char *title = jstr(stc, "title");
+    if (title)
+        cJSON_AddStringToObject(tc, "title", title);
+    const char *kind = jstr(stc, "kind");
+    if (kind)
+        cJSON_AddStringToObject(tc, "kind", valid_kind(kind) ? kind : acp_tool_kind(kind));
+    static const char *const pass[] = { "status", "rawInput", "locations", "content" };
+    for (size_t i = 0; i < 4; i++)
+        if (jget(stc, pass[i]))
+            cJSON_AddItemToObject(tc, pass[i], cJSON_Duplicate(jget(stc, pass[i]), true));
+    cJSON_AddItemToObject(rp, "toolCall", tc);
+    cJSON *opts = cJSON_AddArrayToObject(rp, "options");
+    const cJSON *o;
+    cJSON_ArrayForEach(o, jget(k, "options"))
+    {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "optionId", jstr(o, "id") ? jstr(o, "id") : "");
+        cJSON_AddStringToObject(x, "name", jstr(o, "label") ? jstr(o, "label") : (jstr(o, "id") ? jstr(o, "id") : ""));
+        cJSON_AddStringToObject(x, "kind", jstr(o, "kind") ? jstr(o, "kind") : "allow_once");
+        cJSON_AddItemToArray(opts, x);
+    }
+    cJSON_Delete(k);
+    call(s, ss, ST_PERM, "session/request_permission", rp);
+    return ACP_HOLD;
+}
+
+static int op_user_cancel(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    AcpPlay *c = ctx;
+    Sess *ss = c->ss;
+    ss->st = ST_CANCEL;
+    ss->await = INT64_MAX;          /* no call: the client's notification ends it */
+    ss->timed_out = false;
+    ss->deadline = c->now + (c->s->o.client_timeout_ms ? c->s->o.client_timeout_ms : 30000);
+    return ACP_HOLD;
+}
+
+static int op_assert(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Srv *s = c->s;
+    Sess *ss = c->ss;
+    BcVal v = bc_val(p, in->a[0]);
+    ScnAssertEnv env = { .root = ss->cwd };
+    ScnAssertResult r = { 0 };
+    Buf msgs;
+    buf_init(&msgs);
+    scn_assert_eval(p, &v, &env, &msgs, &r);
+    buf_putc(&msgs, 0);
+    s->c->passed += r.passed;
+    s->c->skipped += r.skipped;
+    if (r.failed) {
+        s->c->failed += r.failed - 1;
+        check_fail(s, ss, in->line, "assert:\n%s", msgs.oom ? "" : (const char *)msgs.data);
+    }
+    buf_fini(&msgs);
+    return 0;
+}
+
+static int op_log(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Srv *s = ((AcpPlay *)ctx)->s;
+    if (!s->o.quiet)
+        logf_(s, "scenario '%s': log: %s", p->str[p->meta.name].s, p->str[in->a[0]].s);
+    return 0;
+}
+
+/* History replay only: the ops before sessionStart as updates, at once;
+** nothing is asked of the client. */
+
+static int hist_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    play_user(c->s, c->ss, in);
+    return 0;
+}
+
+/* completed or failed as its result says */
+static int hist_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Sess *ss = c->ss;
+    const char *status = "completed";
+    for (uint32_t j = (uint32_t)(in - p->insn) + 1; j < ss->tt.hist_end; j++) {
+        if (p->insn[j].op == OP_TOOL_RESULT) {
+            status = result_status(p->str[p->insn[j].a[1]].s);
+            break;
+        }
+        if (p->insn[j].op != OP_TOOL_PROGRESS)
+            break;
+    }
+    tool_begin(ss, in);
+    tool_announce(c->s, ss, status, NULL);
+    return 0;
+}
+
+static int hist_tool_progress(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    tool_progress(c->s, c->ss, in, false);
+    return 0;
+}
+
+static int hist_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    AcpPlay *c = ctx;
+    show_edit(c->s, c->ss, in);
+    return 0;
+}
+
+static int hist_set_mode(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    AcpPlay *c = ctx;
+    Sess *ss = c->ss;
+    cJSON *u = upd("current_mode_update");
+    cJSON_AddStringToObject(u, "currentModeId", p->str[in->a[0]].s);
+    update(c->s, ss, u);
+    if (ss->modes)
+        cJSON_ReplaceItemInObjectCaseSensitive(ss->modes, "currentModeId", cJSON_CreateString(p->str[in->a[0]].s));
+    return 0;
+}
+
+#define HARNESS_SIDE "the harness's, not the agent's"
+#define AGENT_TEST "agent-test cases: checks of the agent under test, never played by an agent"
+#define TERMINAL "terminal ops (tui-use): never in an ACP timeline"
+#define NOT_HISTORY "not part of a loaded session's history: nothing is asked of the client"
+
+/* Live play (a prompt turn) and history replay (session/load) share the
+** handlers of the ops both show the same way. */
+const Player acp_live_player = {
+    .name = "acp",
+    .op = {
+        [OP_LLM_BEGIN] = { op_llm_begin, NULL },
+        [OP_LLM_END] = { op_llm_end, NULL },
+        [OP_THINK] = { op_think, NULL },
+        [OP_ASSISTANT] = { op_assistant, NULL },
+        [OP_LLM_ERROR] = { op_llm_error, NULL },
+        [OP_TOOL_START] = { op_tool_start, NULL },
+        [OP_TOOL_PROGRESS] = { op_tool_progress, NULL },
+        [OP_TOOL_RESULT] = { op_tool_result, NULL },
+        [OP_FILE_EDIT] = { op_file_edit, NULL },
+        [OP_FILE_READS] = { op_file_reads, NULL },
+        [OP_PERMISSION] = { op_permission, NULL },
+        [OP_PLAN_UPDATE] = { op_plan_update, NULL },
+        [OP_USER_CANCEL] = { op_user_cancel, NULL },
+        [OP_ASSERT] = { op_assert, NULL },
+        [OP_LOG] = { op_log, NULL },
+        [OP_USER_INPUT] = { NULL, "the prompt itself, or one more input of this turn: the client's" },
+        [OP_USER_COMMAND] = { NULL, HARNESS_SIDE },
+        [OP_USER_EDITS] = { NULL, HARNESS_SIDE },
+        [OP_SET_MODE] = { NULL, "the client's call, checked when it comes" },
+        [OP_SET_MODEL] = { NULL, "the client's call, checked when it comes" },
+        [OP_STATUS] = { NULL, HARNESS_SIDE },
+        [OP_SCREENSHOT] = { NULL, HARNESS_SIDE },
+        [OP_MERGE] = { NULL, HARNESS_SIDE },
+        [OP_COMPLETE] = { NULL, HARNESS_SIDE },
+        [OP_INITIALIZE] = { NULL, "answered when the client's initialize comes" },
+        [OP_SESSION_START] = { NULL, "the history's end: answered at session/new or session/load" },
+        [OP_END] = { NULL, "the turn's end is the server's, not the op's" },
+    },
+    .ignore = {
+        { OPF_TERM, TERMINAL },
+        { OPF_AGENTTEST, AGENT_TEST },
+    },
+};
+
+const Player acp_history_player = {
+    .name = "acp-history",
+    .op = {
+        [OP_USER_INPUT] = { hist_user_input, NULL },
+        [OP_LLM_BEGIN] = { op_llm_begin, NULL },
+        [OP_LLM_END] = { op_llm_end, NULL },
+        [OP_THINK] = { op_think, NULL },
+        [OP_ASSISTANT] = { op_assistant, NULL },
+        [OP_TOOL_START] = { hist_tool_start, NULL },
+        [OP_TOOL_PROGRESS] = { hist_tool_progress, NULL },
+        [OP_TOOL_RESULT] = { op_tool_result, NULL },
+        [OP_FILE_EDIT] = { hist_file_edit, NULL },
+        [OP_PLAN_UPDATE] = { op_plan_update, NULL },
+        [OP_SET_MODE] = { hist_set_mode, NULL },
+        [OP_LLM_ERROR] = { NULL, NOT_HISTORY },
+        [OP_FILE_READS] = { NULL, NOT_HISTORY },
+        [OP_PERMISSION] = { NULL, NOT_HISTORY },
+        [OP_USER_CANCEL] = { NULL, NOT_HISTORY },
+        [OP_ASSERT] = { NULL, NOT_HISTORY },
+        [OP_LOG] = { NULL, NOT_HISTORY },
+        [OP_SET_MODEL] = { NULL, NOT_HISTORY },
+        [OP_INITIALIZE] = { NULL, NOT_HISTORY },
+        [OP_END] = { NULL, NOT_HISTORY },
+        [OP_SESSION_START] = { NULL, "the history's end" },
+        [OP_USER_COMMAND] = { NULL, HARNESS_SIDE },
+        [OP_USER_EDITS] = { NULL, HARNESS_SIDE },
+        [OP_STATUS] = { NULL, HARNESS_SIDE },
+        [OP_SCREENSHOT] = { NULL, HARNESS_SIDE },
+        [OP_MERGE] = { NULL, HARNESS_SIDE },
+        [OP_COMPLETE] = { NULL, HARNESS_SIDE },
+    },
+    .ignore = {
+        { OPF_TERM, TERMINAL },
+        { OPF_AGENTTEST, AGENT_TEST },
+    },
+};
+
 /* Runs the session's ops until one waits or is not due.  *wake gets the
 ** earliest time it must run again (UINT64_MAX: only on a message). */
 static void play(Srv *s, Sess *ss, uint64_t *wake)
@@ -1397,225 +1820,9 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 ss->pc++;
             continue;
         }
-        switch ((BcOp)in->op) {
-        case OP_LLM_BEGIN:
-            ss->resp_meta = p->insn[ss->pc].a[0];
-            if (bc_val(p, ss->resp_meta).tag != BC_V_MAP)
-                ss->resp_meta = UINT32_MAX;
-            break;
-        case OP_LLM_END:
-            ss->resp_meta = UINT32_MAX;
-            break;
-        case OP_THINK:
-            play_text(s, ss, in, "agent_thought_chunk");
-            break;
-        case OP_ASSISTANT:
-            play_text(s, ss, in, "agent_message_chunk");
-            break;
-        case OP_LLM_ERROR: {
-            /* retried by the agent when its response goes on, else the turn's end */
-            bool more = scn_error_retried(p, ss->pc, ss->turn_end);
-            if (!s->o.quiet)
-                logf_(s, "scenario '%s' line %u: model error %s (%u)%s", p->str[p->meta.name].s, (unsigned)in->line,
-                      p->str[in->a[0]].s, (unsigned)in->a[1], more ? ", retried" : ": the prompt fails");
-            if (!more) {
-                ss->stop_error = true;
-                ss->llm_meta_err = p->str[in->a[2]].s;
-                ss->pc = ss->turn_end;
-                continue;
-            }
-            break;
-        }
-        case OP_TOOL_START: {
-            tool_begin(ss, in);
-            const char *cmd = jstr(ss->tool_args, "cmd");
-            if (s->cl_term && cmd && !strcmp(acp_tool_kind(ss->tool_name), "execute") && ss->tool_args) {
-                cJSON *tp = sess_params(ss);
-                cJSON_AddStringToObject(tp, "command", "sh");
-                cJSON *args = cJSON_AddArrayToObject(tp, "args");
-                cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
-                cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
-                char cwd[PATH_MAX];
-                const char *ac = jstr(ss->tool_args, "cwd");
-                abs_path(ss, ac ? ac : ".", cwd, sizeof cwd);
-                cJSON_AddStringToObject(tp, "cwd", cwd);
-                cJSON_AddNumberToObject(tp, "outputByteLimit", 1048576);
-                ss->tool_exit = INT_MIN;
-                call(s, ss, ST_TCREATE, "terminal/create", tp);
-                continue;
-            }
-            int fk = fs_tool(ss->tool_name);
-            const char *fpath = tool_path(ss->tool_args);
-            const cJSON *content = jget(ss->tool_args, "content");
-            if (fk && fpath &&
-                ((fk == FS_READ && s->cl_read) || (fk == FS_WRITE && s->cl_write && cJSON_IsString(content)) ||
-                 (fk == FS_EDIT && s->cl_read && s->cl_write))) {
-                /* the client does it: fs/read_text_file, fs/write_text_file, or both */
-                tool_announce(s, ss, "in_progress", NULL);
-                ss->tool_fs = true;
-                ss->tool_fs_kind = fk;
-                ss->tool_exit = INT_MIN;
-                abs_path(ss, fpath, ss->edit_path, sizeof ss->edit_path);
-                cJSON *fp = sess_params(ss);
-                cJSON_AddStringToObject(fp, "path", ss->edit_path);
-                if (fk == FS_WRITE) {
-                    buf_reset(&ss->edit_new);
-                    buf_puts(&ss->edit_new, content->valuestring);
-                    buf_putc(&ss->edit_new, 0);
-                    ss->edit_new.len--;
-                    cJSON_AddStringToObject(fp, "content", content->valuestring);
-                    call(s, ss, ST_FS_WRITE, "fs/write_text_file", fp);
-                } else {
-                    const cJSON *off = jget(ss->tool_args, "offset"), *lim = jget(ss->tool_args, "limit");
-                    if (fk == FS_READ && cJSON_IsNumber(off) && off->valuedouble >= 0)
-                        cJSON_AddNumberToObject(fp, "line", off->valuedouble + 1);
-                    if (fk == FS_READ && cJSON_IsNumber(lim) && lim->valuedouble > 0)
-                        cJSON_AddNumberToObject(fp, "limit", lim->valuedouble);
-                    call(s, ss, ST_FS_READ, "fs/read_text_file", fp);
-                }
-                continue;
-            }
-            tool_announce(s, ss, "in_progress", NULL);
-            break;
-        }
-        case OP_TOOL_PROGRESS:
-            tool_progress(s, ss, in, !ss->tool_term);
-            break;
-        case OP_TOOL_RESULT:
-            if (ss->tool_open)
-                tool_result(s, ss, in);
-            break;
-        case OP_FILE_EDIT: {
-            const char *path = p->str[in->a[0]].s;
-            abs_path(ss, path, ss->edit_path, sizeof ss->edit_path);
-            if (s->cl_write && s->cl_read) {
-                cJSON *rp = sess_params(ss);
-                cJSON_AddStringToObject(rp, "path", ss->edit_path);
-                call(s, ss, ST_EDIT_READ, "fs/read_text_file", rp);
-                continue;
-            }
-            /* the client cannot do it: the edit is only shown */
-            check_skip(s, ss, in->line, "agentEdits: the client does not offer fs.readTextFile and fs.writeTextFile");
-            show_edit(s, ss, in);
-            break;
-        }
-        case OP_FILE_READS: {
-            cJSON *files = val_json(p, in->a[0]);
-            int n = cJSON_GetArraySize(files);
-            if (!s->cl_read) {
-                if (ss->sub == 0)
-                    for (int i = 0; i < n; i++)
-                        check_skip(s, ss, in->line, "agentFileReads: the client does not offer fs.readTextFile");
-                ss->sub = (uint32_t)n;
-            }
-            if (ss->sub < (uint32_t)n) {
-                const cJSON *f = cJSON_GetArrayItem(files, (int)ss->sub);
-                cJSON *rp = sess_params(ss);
-                char full[PATH_MAX];
-                abs_path(ss, jstr(f, "path") ? jstr(f, "path") : "", full, sizeof full);
-                cJSON_AddStringToObject(rp, "path", full);
-                cJSON_Delete(files);
-                call(s, ss, ST_READ, "fs/read_text_file", rp);
-                continue;
-            }
-            cJSON_Delete(files);
-            ss->sub = 0;
-            break;
-        }
-        case OP_PERMISSION: {
-            cJSON *k = val_json(p, in->a[0]);
-            cJSON *rp = sess_params(ss);
-            cJSON *tc = cJSON_CreateObject();
-            const cJSON *stc = jget(k, "toolCall");
-            const char *tid = jstr(stc, "toolCallId");
-            char gen[64];
-            if (!tid && ss->tool_open)
-                tid = ss->tool_id;
-            if (!tid) {
-                snprintf(gen, sizeof gen, "scvm-permission-%u", ++ss->n_calls);
-                tid = gen;
-            }
-            cJSON_AddStringToObject(tc, "toolCallId", tid);
-            const char *title = jstr(stc, "title");
-            if (title)
-                cJSON_AddStringToObject(tc, "title", title);
-            const char *kind = jstr(stc, "kind");
-            if (kind)
-                cJSON_AddStringToObject(tc, "kind", valid_kind(kind) ? kind : acp_tool_kind(kind));
-            static const char *const pass[] = { "status", "rawInput", "locations", "content" };
-            for (size_t i = 0; i < 4; i++)
-                if (jget(stc, pass[i]))
-                    cJSON_AddItemToObject(tc, pass[i], cJSON_Duplicate(jget(stc, pass[i]), true));
-            cJSON_AddItemToObject(rp, "toolCall", tc);
-            cJSON *opts = cJSON_AddArrayToObject(rp, "options");
-            const cJSON *o;
-            cJSON_ArrayForEach(o, jget(k, "options"))
-            {
-                cJSON *x = cJSON_CreateObject();
-                cJSON_AddStringToObject(x, "optionId", jstr(o, "id") ? jstr(o, "id") : "");
-                cJSON_AddStringToObject(x, "name", jstr(o, "label") ? jstr(o, "label") : (jstr(o, "id") ? jstr(o, "id") : ""));
-                cJSON_AddStringToObject(x, "kind", jstr(o, "kind") ? jstr(o, "kind") : "allow_once");
-                cJSON_AddItemToArray(opts, x);
-            }
-            cJSON_Delete(k);
-            call(s, ss, ST_PERM, "session/request_permission", rp);
+        AcpPlay c = { s, ss, now };
+        if (player_op(&acp_live_player, &c, p, in) == ACP_HOLD)
             continue;
-        }
-        case OP_PLAN_UPDATE:
-            show_plan(s, ss, in);
-            break;
-        case OP_USER_CANCEL:
-            ss->st = ST_CANCEL;
-            ss->await = INT64_MAX;          /* no call: the client's notification ends it */
-            ss->timed_out = false;
-            ss->deadline = now + (s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
-            continue;
-        case OP_ASSERT: {
-            BcVal v = bc_val(p, in->a[0]);
-            ScnAssertEnv env = { .root = ss->cwd };
-            ScnAssertResult r = { 0 };
-            Buf msgs;
-            buf_init(&msgs);
-            scn_assert_eval(p, &v, &env, &msgs, &r);
-            buf_putc(&msgs, 0);
-            s->c->passed += r.passed;
-            s->c->skipped += r.skipped;
-            if (r.failed) {
-                s->c->failed += r.failed - 1;
-                check_fail(s, ss, in->line, "assert:\n%s", msgs.oom ? "" : (const char *)msgs.data);
-            }
-            buf_fini(&msgs);
-            break;
-        }
-        case OP_LOG:
-            if (!s->o.quiet)
-                logf_(s, "scenario '%s': log: %s", p->str[p->meta.name].s, p->str[in->a[0]].s);
-            break;
-        case OP_USER_INPUT:   /* the prompt itself, or one more input of this turn */
-        case OP_USER_COMMAND: /* the harness's, not the agent's */
-        case OP_USER_EDITS:
-        case OP_SET_MODE:     /* the client's calls, checked when they come */
-        case OP_SET_MODEL:
-        case OP_STATUS:
-        case OP_SCREENSHOT:
-        case OP_MERGE:
-        case OP_COMPLETE:
-        case OP_INITIALIZE:
-        case OP_SESSION_START:
-        case OP_END:
-        case OP_KEY:
-        case OP_TYPE_TEXT:
-        case OP_RESIZE:
-        case OP_STEP:
-        case OP_WAIT:
-        case OP_CHECK:
-        case OP_TERMINATE:
-        /* agent-test cases: checks of the agent under test, never played by an agent */
-        case OP_CASE:
-        case OP_EVAL:
-        case OP__COUNT:
-            break;
-        }
         ss->pc++;
     }
 }
@@ -1625,65 +1832,9 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
 static void replay_history(Srv *s, Sess *ss)
 {
     const BcProgram *p = ss->p;
-    for (uint32_t i = 0; i < ss->tt.hist_end; i++) {
-        const BcInsn *in = &p->insn[i];
-        switch (in->op) {
-        case OP_USER_INPUT:
-            play_user(s, ss, in);
-            break;
-        case OP_LLM_BEGIN:
-            ss->resp_meta = bc_val(p, in->a[0]).tag == BC_V_MAP ? in->a[0] : UINT32_MAX;
-            break;
-        case OP_LLM_END:
-            ss->resp_meta = UINT32_MAX;
-            break;
-        case OP_THINK:
-            play_text(s, ss, in, "agent_thought_chunk");
-            break;
-        case OP_ASSISTANT:
-            play_text(s, ss, in, "agent_message_chunk");
-            break;
-        case OP_TOOL_START: {
-            /* completed or failed as its result says */
-            const char *status = "completed";
-            for (uint32_t j = i + 1; j < ss->tt.hist_end; j++) {
-                if (p->insn[j].op == OP_TOOL_RESULT) {
-                    status = result_status(p->str[p->insn[j].a[1]].s);
-                    break;
-                }
-                if (p->insn[j].op != OP_TOOL_PROGRESS)
-                    break;
-            }
-            tool_begin(ss, in);
-            tool_announce(s, ss, status, NULL);
-            break;
-        }
-        case OP_TOOL_PROGRESS:
-            tool_progress(s, ss, in, false);
-            break;
-        case OP_TOOL_RESULT:
-            if (ss->tool_open)
-                tool_result(s, ss, in);
-            break;
-        case OP_FILE_EDIT:
-            show_edit(s, ss, in);
-            break;
-        case OP_PLAN_UPDATE:
-            show_plan(s, ss, in);
-            break;
-        case OP_SET_MODE: {
-            cJSON *u = upd("current_mode_update");
-            cJSON_AddStringToObject(u, "currentModeId", p->str[in->a[0]].s);
-            update(s, ss, u);
-            if (ss->modes)
-                cJSON_ReplaceItemInObjectCaseSensitive(ss->modes, "currentModeId",
-                                                       cJSON_CreateString(p->str[in->a[0]].s));
-            break;
-        }
-        default:
-            break;
-        }
-    }
+    AcpPlay c = { s, ss, 0 };
+    for (uint32_t i = 0; i < ss->tt.hist_end; i++)
+        player_op(&acp_history_player, &c, p, &p->insn[i]);
     tool_close(ss);
     ss->resp_meta = UINT32_MAX;
 }

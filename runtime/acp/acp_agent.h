@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "formats/suite.h"
+#include "runtime/player.h"
 
 typedef struct AcpServeOpts {
     double speed;               /* multiplies scripted times; 0 = no waiting */
@@ -61,5 +62,10 @@ int acp_serve(const Suite *s, const AcpServeOpts *o, int in_fd, int out_fd, AcpC
 ** execute, think, fetch, switch_mode, other): scenario names and the real
 ** agents' own (Bash, Edit, run_shell_command ...), case-insensitive. */
 const char *acp_tool_kind(const char *tool);
+
+/* The op tables of live play (a prompt turn) and of history replay
+** (session/load), which share handlers (runtime/player.h): for the
+** coverage test. */
+extern const Player acp_live_player, acp_history_player;
 
 #endif

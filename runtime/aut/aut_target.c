@@ -1120,17 +1120,49 @@ static void dialogue(AutT *t)
     }
 }
 
+/* ---- what each op becomes (runtime/player.h) ---- */
+
+static int op_case(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    case_begin(ctx, p, in);
+    return 0;
+}
+
+static int op_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    turn(ctx, p, in);
+    return 0;
+}
+
+static int op_eval(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    check(ctx, p, in);
+    return 0;
+}
+
+/* The rest of a scenario is not the agent's: the agent under test is real
+** and answers for itself. */
+const Player aut_player = {
+    .name = "aut",
+    .op = {
+        [OP_CASE] = { op_case, NULL },
+        [OP_USER_INPUT] = { op_user_input, NULL },
+        [OP_EVAL] = { op_eval, NULL },
+        [OP_END] = { NULL, "the run's end is a_end's" },
+    },
+    .ignore = {
+        { OPF_AGENT, "the agent's side: the real agent under test answers for itself" },
+        { OPF_USER, "only prompts (USER_INPUT) reach the agent under test" },
+        { OPF_HARNESS, "harness and terminal control: not the agent's" },
+        { OPF_ACP, "ACP structure: the agent is reached over HTTP, not ACP" },
+    },
+};
+
 static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
 {
     (void)at_ms;
     AutT *t = (AutT *)base;
-    /* the rest of a scenario is not the agent's */
-    if (in->op == OP_CASE)
-        case_begin(t, p, in);
-    else if (in->op == OP_USER_INPUT)
-        turn(t, p, in);
-    else if (in->op == OP_EVAL)
-        check(t, p, in);
+    player_op(&aut_player, t, p, in);
     if (t->o.events)
         fflush(t->o.events);
     return 0;

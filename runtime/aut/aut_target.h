@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "runtime/aut/aut.h"
+#include "runtime/player.h"
 #include "runtime/rt.h"
 #include "runtime/tape/tape.h"
 
@@ -74,5 +75,8 @@ RtTarget *rt_aut_new(const AutTargetOpts *o);
 void rt_aut_counts(const RtTarget *t, AutCounts *out);
 /* Whether fail_fast stopped it (the next scenario's target then starts stopped). */
 bool rt_aut_stopped(const RtTarget *t);
+
+/* The aut target's op table (runtime/player.h): for the coverage test. */
+extern const Player aut_player;
 
 #endif

@@ -164,6 +164,125 @@ static void turn_end(HarnessServer *h, const char *error, uint64_t t)
     h->running = false;
 }
 
+/* ---- what each op becomes (docs/serve-harness.md) ---- */
+
+/* A handler returns 0 to go on with the turn, HS_STOP when the turn has
+** ended at this op (runtime/player.h). */
+enum { HS_STOP = 1 };
+
+static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Ev e = { .type = "reasoning", .content = p->str[in->a[0]].s, .is_error = -1 };
+    emit(ctx, &e, in->t);
+    return 0;
+}
+
+static int op_assistant(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    if (p->str[in->a[0]].len) {
+        Ev e = { .type = "text", .content = p->str[in->a[0]].s, .is_error = -1 };
+        emit(ctx, &e, in->t);
+    }
+    return 0;
+}
+
+static int op_llm_error(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    HarnessServer *h = ctx;
+    if (!scn_error_retried(p, h->pc, h->end)) {
+        turn_end(h, p->str[in->a[2]].s, in->t);
+        return HS_STOP;
+    }
+    return 0;       /* retried by the agent: the response goes on */
+}
+
+static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    HarnessServer *h = ctx;
+    BcVal idv = bc_val(p, in->a[2]);
+    if (idv.tag == BC_V_STR)
+        snprintf(h->tool_id, sizeof h->tool_id, "%s", p->str[idv.n].s);
+    else
+        snprintf(h->tool_id, sizeof h->tool_id, "toolu_scvm_%u", ++h->n_tools);
+    status(h, "running_tool", p->str[in->a[0]].s, in->t);
+    Buf args;
+    buf_init(&args);
+    bc_val_json(p, in->a[1], &args);
+    buf_putc(&args, 0);
+    Ev e = { .type = "tool_call", .id = h->tool_id, .name = p->str[in->a[0]].s,
+             .input = args.oom ? "{}" : (const char *)args.data, .is_error = -1 };
+    emit(h, &e, in->t);
+    buf_fini(&args);
+    return 0;
+}
+
+static int op_tool_result(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    HarnessServer *h = ctx;
+    char *out = val_text(p, in->a[2]);
+    const char *st = p->str[in->a[1]].s;
+    bool err = !strcmp(st, "error") || !strcmp(st, "failed") || !strcmp(st, "failure");
+    Ev e = { .type = "tool_result", .id = h->tool_id, .result = out ? out : "", .is_error = err };
+    emit(h, &e, in->t);
+    sc_free(out);
+    status(h, "thinking", NULL, in->t);
+    return 0;
+}
+
+static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    HarnessServer *h = ctx;
+    char input[1024], id[64];
+    Buf path;
+    buf_init(&path);
+    buf_json_str(&path, p->str[in->a[0]].s, p->str[in->a[0]].len);
+    buf_putc(&path, 0);
+    snprintf(input, sizeof input, "{\"path\":%s,\"linesAdded\":%u,\"linesRemoved\":%u}",
+             path.oom ? "\"\"" : (const char *)path.data, (unsigned)in->a[1], (unsigned)in->a[2]);
+    buf_fini(&path);
+    snprintf(id, sizeof id, "toolu_scvm_%u", ++h->n_tools);
+    status(h, "running_tool", "agentEdits", in->t);
+    Ev c = { .type = "tool_call", .id = id, .name = "agentEdits", .input = input, .is_error = -1 };
+    emit(h, &c, in->t);
+    Ev r = { .type = "tool_result", .id = id, .result = "", .is_error = 0 };
+    emit(h, &r, in->t);
+    status(h, "thinking", NULL, in->t);
+    return 0;
+}
+
+#define NO_EVENT "no harness event (docs/serve-harness.md, \"What each op becomes\")"
+
+const Player harness_player = {
+    .name = "harness",
+    .op = {
+        [OP_THINK] = { op_think, NULL },
+        [OP_ASSISTANT] = { op_assistant, NULL },
+        [OP_LLM_ERROR] = { op_llm_error, NULL },
+        [OP_TOOL_START] = { op_tool_start, NULL },
+        [OP_TOOL_RESULT] = { op_tool_result, NULL },
+        [OP_FILE_EDIT] = { op_file_edit, NULL },
+        [OP_STATUS] = { NULL, NO_EVENT },
+        [OP_LLM_BEGIN] = { NULL, "the response's frame: " NO_EVENT },
+        [OP_LLM_END] = { NULL, "the response's frame: " NO_EVENT },
+        [OP_TOOL_PROGRESS] = { NULL, NO_EVENT },
+        [OP_PLAN_UPDATE] = { NULL, NO_EVENT },
+        [OP_FILE_READS] = { NULL, NO_EVENT },
+        [OP_PERMISSION] = { NULL, NO_EVENT },
+        [OP_SCREENSHOT] = { NULL, NO_EVENT },
+        [OP_LOG] = { NULL, NO_EVENT },
+        [OP_ASSERT] = { NULL, NO_EVENT },
+        [OP_MERGE] = { NULL, NO_EVENT },
+        [OP_COMPLETE] = { NULL, NO_EVENT },
+        [OP_END] = { NULL, "the turn's end is the server's, not the op's" },
+    },
+    .ignore = {
+        { OPF_USER, "the user's side: prompts come in as requests, the rest is not the agent's" },
+        { OPF_ACP, "ACP structure: no harness event" },
+        { OPF_TERM, "terminal ops (tui-use): never in an agent's timeline" },
+        { OPF_AGENTTEST, "agent-test cases: checks of the agent under test, never played" },
+    },
+};
+
 /* Plays the ops of the turn that are due; returns when the next is due
 ** (UINT64_MAX: none). */
 static uint64_t play(HarnessServer *h, uint64_t now)
@@ -180,104 +299,8 @@ static uint64_t play(HarnessServer *h, uint64_t now)
             due += rt_clock_scale(in->t - h->t_script0, h->o.speed);
         if (due > now)
             return due;
-        switch ((BcOp)in->op) {
-        case OP_THINK: {
-            Ev e = { .type = "reasoning", .content = p->str[in->a[0]].s, .is_error = -1 };
-            emit(h, &e, in->t);
-            break;
-        }
-        case OP_ASSISTANT:
-            if (p->str[in->a[0]].len) {
-                Ev e = { .type = "text", .content = p->str[in->a[0]].s, .is_error = -1 };
-                emit(h, &e, in->t);
-            }
-            break;
-        case OP_LLM_ERROR: {
-            if (!scn_error_retried(p, h->pc, h->end)) {
-                turn_end(h, p->str[in->a[2]].s, in->t);
-                return UINT64_MAX;
-            }
-            break;      /* retried by the agent: the response goes on */
-        }
-        case OP_TOOL_START: {
-            BcVal idv = bc_val(p, in->a[2]);
-            if (idv.tag == BC_V_STR)
-                snprintf(h->tool_id, sizeof h->tool_id, "%s", p->str[idv.n].s);
-            else
-                snprintf(h->tool_id, sizeof h->tool_id, "toolu_scvm_%u", ++h->n_tools);
-            status(h, "running_tool", p->str[in->a[0]].s, in->t);
-            Buf args;
-            buf_init(&args);
-            bc_val_json(p, in->a[1], &args);
-            buf_putc(&args, 0);
-            Ev e = { .type = "tool_call", .id = h->tool_id, .name = p->str[in->a[0]].s,
-                     .input = args.oom ? "{}" : (const char *)args.data, .is_error = -1 };
-            emit(h, &e, in->t);
-            buf_fini(&args);
-            break;
-        }
-        case OP_TOOL_RESULT: {
-            char *out = val_text(p, in->a[2]);
-            const char *st = p->str[in->a[1]].s;
-            bool err = !strcmp(st, "error") || !strcmp(st, "failed") || !strcmp(st, "failure");
-            Ev e = { .type = "tool_result", .id = h->tool_id, .result = out ? out : "", .is_error = err };
-            emit(h, &e, in->t);
-            sc_free(out);
-            status(h, "thinking", NULL, in->t);
-            break;
-        }
-        case OP_FILE_EDIT: {
-            char input[1024], id[64];
-            Buf path;
-            buf_init(&path);
-            buf_json_str(&path, p->str[in->a[0]].s, p->str[in->a[0]].len);
-            buf_putc(&path, 0);
-            snprintf(input, sizeof input, "{\"path\":%s,\"linesAdded\":%u,\"linesRemoved\":%u}",
-                     path.oom ? "\"\"" : (const char *)path.data, (unsigned)in->a[1], (unsigned)in->a[2]);
-            buf_fini(&path);
-            snprintf(id, sizeof id, "toolu_scvm_%u", ++h->n_tools);
-            status(h, "running_tool", "agentEdits", in->t);
-            Ev c = { .type = "tool_call", .id = id, .name = "agentEdits", .input = input, .is_error = -1 };
-            emit(h, &c, in->t);
-            Ev r = { .type = "tool_result", .id = id, .result = "", .is_error = 0 };
-            emit(h, &r, in->t);
-            status(h, "thinking", NULL, in->t);
-            break;
-        }
-        /* no harness event: docs/serve-harness.md, "What each op becomes" */
-        case OP_STATUS:
-        case OP_LLM_BEGIN:
-        case OP_LLM_END:
-        case OP_TOOL_PROGRESS:
-        case OP_PLAN_UPDATE:
-        case OP_FILE_READS:
-        case OP_PERMISSION:
-        case OP_USER_INPUT:
-        case OP_USER_COMMAND:
-        case OP_USER_EDITS:
-        case OP_USER_CANCEL:
-        case OP_SET_MODE:
-        case OP_SET_MODEL:
-        case OP_SCREENSHOT:
-        case OP_LOG:
-        case OP_ASSERT:
-        case OP_MERGE:
-        case OP_COMPLETE:
-        case OP_INITIALIZE:
-        case OP_SESSION_START:
-        case OP_END:
-        case OP_KEY:
-        case OP_TYPE_TEXT:
-        case OP_RESIZE:
-        case OP_STEP:
-        case OP_WAIT:
-        case OP_CHECK:
-        case OP_TERMINATE:
-        case OP_CASE:
-        case OP_EVAL:
-        case OP__COUNT:
-            break;
-        }
+        if (player_op(&harness_player, h, p, in) == HS_STOP)
+            return UINT64_MAX;
         h->pc++;
     }
     return UINT64_MAX;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "formats/suite.h"
+#include "runtime/player.h"
 
 typedef struct HarnessOpts {
     const char *host, *port;    /* NULL: 127.0.0.1, 8080 */
@@ -60,5 +61,8 @@ int harness_server_run(HarnessServer *h);
 int harness_server_adopt(HarnessServer *h, int fd);
 int harness_server_run_until_idle(HarnessServer *h);
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c);
+
+/* The harness server's op table (runtime/player.h): for the coverage test. */
+extern const Player harness_player;
 
 #endif

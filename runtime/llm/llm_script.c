@@ -41,20 +41,6 @@ static LlmResp *new_resp(LlmResp **arr, uint32_t *n, uint32_t *cap)
     return r;
 }
 
-/* A response starting at in: where its steps, tools, edits begin, and the
-** asserts pending since the last one (from pending0 to n_asserts) as its. */
-static void resp_open(LlmResp *r, const BcInsn *in, uint32_t step0, uint32_t tool0, uint32_t edit0,
-                      uint32_t pending0, uint32_t n_asserts)
-{
-    r->t0 = in->t;
-    r->step0 = step0;
-    r->tool0 = tool0;
-    r->edit0 = edit0;
-    r->assert0 = pending0;
-    r->n_asserts = n_asserts - pending0;
-    r->line = in->line;
-}
-
 static bool meta_get(const LlmScript *s, const LlmResp *r, const char *key, BcVal *out);
 
 const char *llm_fault_name(LlmFault f)
@@ -90,6 +76,156 @@ static void finish_resp(LlmScript *s, LlmResp *r)
     r->n_attempts = lead + (body || lead == 0 ? 1 : 0);
 }
 
+/* ---- the walk: what each op adds to the responses (runtime/player.h) ---- */
+
+typedef struct Walk {
+    U32Vec steps, tools, asserts, edits;
+    LlmResp *arr;
+    uint32_t n, cap;
+    int64_t cur;          /* response being filled by steps (inside LLM_BEGIN..END) */
+    int64_t attach;       /* response that following tool uses join */
+    uint32_t pending0;
+} Walk;
+
+/* A new response at in, holding the asserts pending since the last one. */
+static LlmResp *walk_resp(Walk *w, const BcInsn *in)
+{
+    LlmResp *r = new_resp(&w->arr, &w->n, &w->cap);
+    if (!r)
+        return NULL;
+    r->t0 = in->t;
+    r->step0 = w->steps.n;
+    r->tool0 = w->tools.n;
+    r->edit0 = w->edits.n;
+    r->assert0 = w->pending0;
+    r->n_asserts = w->asserts.n - w->pending0;
+    r->line = in->line;
+    w->pending0 = w->asserts.n;
+    return r;
+}
+
+static int op_llm_begin(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Walk *w = ctx;
+    LlmResp *r = walk_resp(w, in);
+    if (!r)
+        return ENOMEM;
+    r->meta = in->a[0];
+    r->has_meta = bc_val(p, in->a[0]).tag == BC_V_MAP;
+    w->cur = w->n - 1;
+    w->attach = -1;
+    return 0;
+}
+
+static int op_step(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Walk *w = ctx;
+    if (w->cur >= 0) {
+        if (!vec_push(&w->steps, (uint32_t)(in - p->insn)))
+            return ENOMEM;
+        w->arr[w->cur].n_steps++;
+    }
+    return 0;
+}
+
+static int op_llm_end(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    Walk *w = ctx;
+    if (w->cur >= 0) {
+        w->arr[w->cur].dur = in->t - w->arr[w->cur].t0;
+        w->attach = w->cur;
+        w->cur = -1;
+    }
+    return 0;
+}
+
+static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Walk *w = ctx;
+    if (w->attach < 0) {
+        /* A tool use with no llmResponse before it: its own response. */
+        if (!walk_resp(w, in))
+            return ENOMEM;
+        w->attach = w->n - 1;
+    }
+    if (!vec_push(&w->tools, (uint32_t)(in - p->insn)))
+        return ENOMEM;
+    w->arr[w->attach].n_tools++;
+    return 0;
+}
+
+/* agentEdits after an llmResponse: sent as the agent's edit tool when its
+** profile maps them (llm.h) */
+static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Walk *w = ctx;
+    if (w->attach >= 0) {
+        if (!vec_push(&w->edits, (uint32_t)(in - p->insn)))
+            return ENOMEM;
+        w->arr[w->attach].n_edits++;
+    }
+    return 0;
+}
+
+static int op_assert(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Walk *w = ctx;
+    return vec_push(&w->asserts, (uint32_t)(in - p->insn)) ? 0 : ENOMEM;
+}
+
+/* A user action (or the session boundary) ends the run of tool uses that
+** join the last llmResponse. */
+static int op_user(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    ((Walk *)ctx)->attach = -1;
+    return 0;
+}
+
+#define NOT_A_RESPONSE "not part of a response the mock LLM server sends"
+
+const Player llm_script_player = {
+    .name = "llm",
+    .op = {
+        [OP_LLM_BEGIN] = { op_llm_begin, NULL },
+        [OP_THINK] = { op_step, NULL },
+        [OP_ASSISTANT] = { op_step, NULL },
+        [OP_LLM_ERROR] = { op_step, NULL },
+        [OP_LLM_END] = { op_llm_end, NULL },
+        [OP_TOOL_START] = { op_tool_start, NULL },
+        [OP_FILE_EDIT] = { op_file_edit, NULL },
+        [OP_ASSERT] = { op_assert, NULL },
+        [OP_USER_INPUT] = { op_user, NULL },
+        [OP_USER_COMMAND] = { op_user, NULL },
+        [OP_USER_EDITS] = { op_user, NULL },
+        [OP_USER_CANCEL] = { op_user, NULL },
+        [OP_SET_MODE] = { op_user, NULL },
+        [OP_SET_MODEL] = { op_user, NULL },
+        [OP_KEY] = { op_user, NULL },
+        [OP_TYPE_TEXT] = { op_user, NULL },
+        [OP_RESIZE] = { op_user, NULL },
+        [OP_SESSION_START] = { op_user, NULL },
+        [OP_TOOL_RESULT] = { NULL, "the client runs the tool and sends its result" },
+        [OP_TOOL_PROGRESS] = { NULL, "the client runs the tool: its output is the client's" },
+        [OP_STATUS] = { NULL, NOT_A_RESPONSE },
+        [OP_PLAN_UPDATE] = { NULL, NOT_A_RESPONSE },
+        [OP_FILE_READS] = { NULL, NOT_A_RESPONSE },
+        [OP_PERMISSION] = { NULL, NOT_A_RESPONSE },
+        [OP_SCREENSHOT] = { NULL, NOT_A_RESPONSE },
+        [OP_LOG] = { NULL, NOT_A_RESPONSE },
+        [OP_MERGE] = { NULL, NOT_A_RESPONSE },
+        [OP_COMPLETE] = { NULL, NOT_A_RESPONSE },
+        [OP_INITIALIZE] = { NULL, NOT_A_RESPONSE },
+        [OP_END] = { NULL, NOT_A_RESPONSE },
+    },
+    .ignore = {
+        { OPF_TERM, "terminal control (tui-use): not an LLM's" },
+        { OPF_AGENTTEST, "agent-test cases: checks of the agent under test" },
+    },
+};
+
 int llm_script_init(LlmScript *s, const BcProgram *prog)
 {
     memset(s, 0, sizeof *s);
@@ -106,83 +242,24 @@ int llm_script_init(LlmScript *s, const BcProgram *prog)
         (co.tag == BC_V_FALSE || co.tag == BC_V_TRUE))
         s->coalesce = co.tag == BC_V_TRUE;
 
-    U32Vec steps = { 0 }, tools = { 0 }, asserts = { 0 }, edits = { 0 };
-    LlmResp *arr = NULL;
-    uint32_t n = 0, cap = 0;
-    int64_t cur = -1;     /* response being filled by steps (inside LLM_BEGIN..END) */
-    int64_t attach = -1;  /* response that following tool uses join */
-    uint32_t pending0 = 0;
+    Walk w = { .cur = -1, .attach = -1 };
     bool ok = true;
-    for (uint32_t i = 0; ok && i < prog->n_insn; i++) {
-        const BcInsn *in = &prog->insn[i];
-        LlmResp *r;
-        unsigned op = in->op;
-        /* Not a switch: only these ops matter here, and ops added for other
-        ** targets (terminal keys, waits, ...) must not need a change. */
-        if (op == OP_LLM_BEGIN) {
-            if (!(r = new_resp(&arr, &n, &cap))) {
-                ok = false;
-                break;
-            }
-            resp_open(r, in, steps.n, tools.n, edits.n, pending0, asserts.n);
-            r->meta = in->a[0];
-            r->has_meta = bc_val(prog, in->a[0]).tag == BC_V_MAP;
-            pending0 = asserts.n;
-            cur = n - 1;
-            attach = -1;
-        } else if (op == OP_THINK || op == OP_ASSISTANT || op == OP_LLM_ERROR) {
-            if (cur >= 0) {
-                ok = vec_push(&steps, i);
-                arr[cur].n_steps++;
-            }
-        } else if (op == OP_LLM_END) {
-            if (cur >= 0) {
-                arr[cur].dur = in->t - arr[cur].t0;
-                attach = cur;
-                cur = -1;
-            }
-        } else if (op == OP_TOOL_START) {
-            if (attach < 0) {
-                /* A tool use with no llmResponse before it: its own response. */
-                if (!(r = new_resp(&arr, &n, &cap))) {
-                    ok = false;
-                    break;
-                }
-                resp_open(r, in, steps.n, tools.n, edits.n, pending0, asserts.n);
-                pending0 = asserts.n;
-                attach = n - 1;
-            }
-            ok = vec_push(&tools, i);
-            arr[attach].n_tools++;
-        } else if (op == OP_FILE_EDIT) {
-            /* agentEdits after an llmResponse: sent as the agent's edit
-            ** tool when its profile maps them (llm.h) */
-            if (attach >= 0) {
-                ok = vec_push(&edits, i);
-                arr[attach].n_edits++;
-            }
-        } else if (op == OP_ASSERT) {
-            ok = vec_push(&asserts, i);
-        } else if ((bc_op_info[op].flags & OPF_USER) || op == OP_SESSION_START) {
-            /* a user action (or the session boundary) ends the run of tool
-            ** uses that join the last llmResponse */
-            attach = -1;
-        }
-    }
-    s->resp = arr;
-    s->n_resp = n;
-    s->steps = steps.v;
-    s->tools = tools.v;
-    s->asserts = asserts.v;
-    s->edits = edits.v;
-    s->assert_tail0 = pending0;
-    s->n_assert_tail = asserts.n - pending0;
+    for (uint32_t i = 0; ok && i < prog->n_insn; i++)
+        ok = player_op(&llm_script_player, &w, prog, &prog->insn[i]) == 0;
+    s->resp = w.arr;
+    s->n_resp = w.n;
+    s->steps = w.steps.v;
+    s->tools = w.tools.v;
+    s->asserts = w.asserts.v;
+    s->edits = w.edits.v;
+    s->assert_tail0 = w.pending0;
+    s->n_assert_tail = w.asserts.n - w.pending0;
     if (!ok) {
         llm_script_fini(s);
         return ENOMEM;
     }
-    for (uint32_t k = 0; k < n; k++)
-        finish_resp(s, &arr[k]);
+    for (uint32_t k = 0; k < w.n; k++)
+        finish_resp(s, &w.arr[k]);
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "formats/bc.h"
+#include "runtime/player.h"
 
 typedef enum LlmFault {
     LLM_FAULT_NONE,
@@ -74,5 +75,8 @@ bool llm_resp_meta_int(const LlmScript *s, const LlmResp *r, const char *key, in
 
 /* "cut", "reset", "refuse"; "" for LLM_FAULT_NONE, "unknown". */
 const char *llm_fault_name(LlmFault f);
+
+/* The walk's op table (runtime/player.h): for the coverage test. */
+extern const Player llm_script_player;
 
 #endif

@@ -235,8 +235,9 @@ int ma_agent_check(const BcProgram *p, const AgentProfile *prof, const char *roo
     return st;
 }
 
-static int tool_start(MaAgent *a, const BcProgram *p, const BcInsn *in)
+static int tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    MaAgent *a = ctx;
     if (a->pending)
         ma_tool_result_fini(&a->res);
     a->pending = false;
@@ -275,10 +276,11 @@ static int tool_start(MaAgent *a, const BcProgram *p, const BcInsn *in)
     return checkpoint(a, in->line, what);
 }
 
-static void tool_result(MaAgent *a, const BcProgram *p, const BcInsn *in)
+static int tool_result(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    MaAgent *a = ctx;
     if (!a->pending || a->tool_sym != in->a[0])
-        return;
+        return 0;
     a->pending = false;
     a->st.checks++;
     const char *want = p->str[in->a[1]].s;
@@ -316,12 +318,14 @@ static void tool_result(MaAgent *a, const BcProgram *p, const BcInsn *in)
     }
     buf_fini(&why);
     ma_tool_result_fini(&a->res);
+    return 0;
 }
 
 /* ---- agentEdits ---- */
 
-static int file_edit(MaAgent *a, const BcProgram *p, const BcInsn *in)
+static int file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    MaAgent *a = ctx;
     const char *path = p->str[in->a[0]].s;
     uint64_t add = in->a[1], rm = in->a[2];
     a->st.edits++;
@@ -386,8 +390,9 @@ static int file_edit(MaAgent *a, const BcProgram *p, const BcInsn *in)
 
 /* ---- assert ---- */
 
-static int assert_op(MaAgent *a, const BcProgram *p, const BcInsn *in)
+static int assert_op(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    MaAgent *a = ctx;
     a->st.asserts++;
     BcVal v = bc_val(p, in->a[0]);
     ScnAssertEnv env = { .root = a->o.root };
@@ -524,10 +529,11 @@ static int ma_begin(RtTarget *t, const BcProgram *p)
     return 0;
 }
 
-static void plan(MaAgent *a, const BcProgram *p, const BcInsn *in)
+static int plan(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    MaAgent *a = ctx;
     if (!a->o.out)
-        return;
+        return 0;
     BcVal list = bc_val(p, in->a[1]);
     fprintf(a->o.out, "%s(plan)%s\n", style(a, DIM), style(a, OFF));
     const unsigned char *q = list.tag == BC_V_ARRAY ? list.p : NULL;
@@ -541,81 +547,84 @@ static void plan(MaAgent *a, const BcProgram *p, const BcInsn *in)
                 p->str[c.n].s);
     }
     fflush(a->o.out);
+    return 0;
 }
+
+/* ---- what each op becomes ---- */
+
+static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    print_lines(ctx, "(thinking) ", p->str[in->a[0]].s, p->str[in->a[0]].len, DIM);
+    return 0;
+}
+
+static int op_assistant(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    print_lines(ctx, "", p->str[in->a[0]].s, p->str[in->a[0]].len, "");
+    return 0;
+}
+
+static int op_llm_error(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    MaAgent *a = ctx;
+    if (a->o.out) {
+        fprintf(a->o.out, "%s(llm error) %s %u: %s%s\n", style(a, RED), p->str[in->a[0]].s, (unsigned)in->a[1],
+                p->str[in->a[2]].s, style(a, OFF));
+        fflush(a->o.out);
+    }
+    return 0;
+}
+
+static int op_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    MaAgent *a = ctx;
+    return a->o.input_fd >= 0 ? user_input(a, p, in) : 0;
+}
+
+#define USER_SIDE "the user's side: the test executor's, typed into the program under test"
+
+const Player ma_player = {
+    .name = "mockagent",
+    .op = {
+        [OP_THINK] = { op_think, NULL },
+        [OP_ASSISTANT] = { op_assistant, NULL },
+        [OP_LLM_ERROR] = { op_llm_error, NULL },
+        [OP_PLAN_UPDATE] = { plan, NULL },
+        [OP_TOOL_START] = { tool_start, NULL },
+        [OP_TOOL_RESULT] = { tool_result, NULL },
+        [OP_FILE_EDIT] = { file_edit, NULL },
+        [OP_ASSERT] = { assert_op, NULL },
+        [OP_USER_INPUT] = { op_user_input, NULL },
+        [OP_TOOL_PROGRESS] = { NULL, "simulated tool output: the real tool's output stands instead" },
+        [OP_LLM_BEGIN] = { NULL, "the response's frame" },
+        [OP_LLM_END] = { NULL, "the response's frame" },
+        [OP_USER_COMMAND] = { NULL, USER_SIDE },
+        [OP_USER_EDITS] = { NULL, USER_SIDE },
+        [OP_USER_CANCEL] = { NULL, USER_SIDE },
+        [OP_SET_MODE] = { NULL, USER_SIDE },
+        [OP_SET_MODEL] = { NULL, USER_SIDE },
+        [OP_STATUS] = { NULL, "the harness's" },
+        [OP_SCREENSHOT] = { NULL, "the harness's" },
+        [OP_LOG] = { NULL, "the harness's" },
+        [OP_MERGE] = { NULL, "the harness's" },
+        [OP_COMPLETE] = { NULL, "the harness's" },
+        [OP_FILE_READS] = { NULL, "the ACP structure's" },
+        [OP_PERMISSION] = { NULL, "the ACP structure's" },
+        [OP_END] = { NULL, "the run's end is ma_end's" },
+    },
+    .ignore = {
+        { OPF_ACP, "the ACP structure's" },
+        { OPF_TERM, "terminal ops (tui-use): never in a Scenario-Format timeline" },
+        { OPF_AGENTTEST, "agent-test cases: checks of the agent under test, never played by an agent" },
+    },
+};
 
 static int ma_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
 {
-    MaAgent *a = (MaAgent *)t;
     (void)at_ms;
     if (rt_cancel_signal())
         return 128 + rt_cancel_signal();
-    switch ((BcOp)in->op) {
-    case OP_THINK:
-        print_lines(a, "(thinking) ", p->str[in->a[0]].s, p->str[in->a[0]].len, DIM);
-        break;
-    case OP_ASSISTANT:
-        print_lines(a, "", p->str[in->a[0]].s, p->str[in->a[0]].len, "");
-        break;
-    case OP_LLM_ERROR:
-        if (a->o.out) {
-            fprintf(a->o.out, "%s(llm error) %s %u: %s%s\n", style(a, RED), p->str[in->a[0]].s, (unsigned)in->a[1],
-                    p->str[in->a[2]].s, style(a, OFF));
-            fflush(a->o.out);
-        }
-        break;
-    case OP_PLAN_UPDATE:
-        plan(a, p, in);
-        break;
-    case OP_TOOL_START:
-        return tool_start(a, p, in);
-    case OP_TOOL_RESULT:
-        tool_result(a, p, in);
-        break;
-    case OP_FILE_EDIT:
-        return file_edit(a, p, in);
-    case OP_ASSERT:
-        return assert_op(a, p, in);
-    case OP_USER_INPUT:
-        if (a->o.input_fd >= 0)
-            return user_input(a, p, in);
-        break;
-    /* simulated tool output: the real tool's output stands instead */
-    case OP_TOOL_PROGRESS:
-    /* the response's frame */
-    case OP_LLM_BEGIN:
-    case OP_LLM_END:
-    /* the user's side: the test executor's, typed into the program under test */
-    case OP_USER_COMMAND:
-    case OP_USER_EDITS:
-    case OP_USER_CANCEL:
-    case OP_SET_MODE:
-    case OP_SET_MODEL:
-    /* the harness and the ACP structure */
-    case OP_STATUS:
-    case OP_SCREENSHOT:
-    case OP_LOG:
-    case OP_MERGE:
-    case OP_COMPLETE:
-    case OP_FILE_READS:
-    case OP_PERMISSION:
-    case OP_INITIALIZE:
-    case OP_SESSION_START:
-    case OP_END:
-    /* terminal ops (tui-use): never in a Scenario-Format timeline */
-    case OP_KEY:
-    case OP_TYPE_TEXT:
-    case OP_RESIZE:
-    case OP_STEP:
-    case OP_WAIT:
-    case OP_CHECK:
-    case OP_TERMINATE:
-    /* agent-test cases: checks of the agent under test, never played by an agent */
-    case OP_CASE:
-    case OP_EVAL:
-    case OP__COUNT:
-        break;
-    }
-    return 0;
+    return player_op(&ma_player, (MaAgent *)t, p, in);
 }
 
 static int ma_end(RtTarget *t, const BcProgram *p)

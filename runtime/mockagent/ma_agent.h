@@ -29,6 +29,7 @@
 
 #include "common/buf.h"
 #include "formats/bc.h"
+#include "runtime/player.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/rt.h"
 #include "runtime/rt_clock.h"
@@ -72,5 +73,8 @@ typedef struct MaClock {
     RtRealClock real;
 } MaClock;
 void ma_clock_init(MaClock *c);
+
+/* The mock agent's op table (runtime/player.h): for the coverage test. */
+extern const Player ma_player;
 
 #endif

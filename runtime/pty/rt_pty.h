@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
+#include "runtime/player.h"
 #include "runtime/rt.h"
 
 /* The data model's stable error codes and exit statuses. */
@@ -173,5 +174,8 @@ const char *rt_pty_artifacts(const RtTarget *t);
 
 /* After the run: the error (PTY_E_OK on success) and its message. */
 PtyErr rt_pty_result(const RtTarget *t, const char **message);
+
+/* The PTY target's op table (runtime/player.h): for the coverage test. */
+extern const Player rt_pty_player;
 
 #endif

@@ -603,6 +603,275 @@ void pty_agent_finish(Pty *t)
     buf_fini(&why);
 }
 
+/* ---- the terminal's op handlers (runtime/player.h) ---- */
+
+/* A prompt: typed, then submitted with Enter. */
+static int op_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    const BcStr *s = &p->str[in->a[1]];
+    t->n_inputs++;
+    if (t->o.agent)
+        return agent_input(t, s);
+    ev_op(t);
+    ev_end(t);
+    if (!can_type(t, "userInputs"))
+        return SC_FAILED;
+    type_text(t, s->s, s->len);
+    pty_screen_key(t->scr, "Enter");
+    return 0;
+}
+
+static int op_type_text(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    const BcStr *s = &p->str[in->a[0]];
+    action_json(t, "text", "text", s->s, s->len);
+    ev_op(t);
+    ev_end(t);
+    if (!can_type(t, "text"))
+        return SC_FAILED;
+    type_text(t, s->s, s->len);
+    return 0;
+}
+
+static int op_key(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    const BcStr *s = &p->str[in->a[0]];
+    action_json(t, "key", "key", s->s, s->len);
+    ev_op(t);
+    ev_end(t);
+    if (!can_type(t, "key"))
+        return SC_FAILED;
+    if (!pty_screen_key(t->scr, s->s)) {
+        pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
+        return SC_FAILED;
+    }
+    return 0;
+}
+
+static int op_user_cancel(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    Pty *t = ctx;
+    ev_op(t);
+    ev_str(t, "key", t->o.cancel_key, strlen(t->o.cancel_key));
+    ev_end(t);
+    pty_screen_key(t->scr, t->o.cancel_key);
+    return 0;
+}
+
+static int op_resize(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    Pty *t = ctx;
+    int rows = (int)in->a[0], cols = (int)in->a[1];
+    Buf *b = &t->step_action;
+    buf_reset(b);
+    buf_printf(b, "{\"type\":\"resize\",\"payload\":{\"rows\":%d,\"cols\":%d}}", rows, cols);
+    pty_screen_resize(t->scr, rows, cols);
+    pty_session_resize(t->sess, rows, cols);
+    t->rows = rows;
+    t->cols = cols;
+    t->last_change = pty_now_ms();
+    if (t->cast_on) {
+        char r[32];
+        int k = snprintf(r, sizeof r, "%dx%d", cols, rows);
+        pty_cast_event(t, 'r', r, (size_t)k);
+    }
+    ev_op(t);
+    ev_end(t);
+    return 0;
+}
+
+static int op_step(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    Pty *t = ctx;
+    pty_step_finish(t);
+    if (++t->n_steps > t->max_steps) {
+        pty_fail(t, PTY_E_TIMEOUT, "step budget exceeded: more than %llu steps", (unsigned long long)t->max_steps);
+        return SC_FAILED;
+    }
+    t->in_step = true;
+    t->step_failed = false;
+    t->step_id = in->a[0];
+    t->step_name = in->a[1];
+    t->step_timeout = in->a[2];
+    t->step_retries = in->a[3];
+    t->step_start = pty_now_ms();
+    t->step_attempts = 1;
+    ev_op(t);
+    ev_end(t);
+    return 0;
+}
+
+static int op_wait(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    Buf *b = &t->step_action;
+    buf_reset(b);
+    buf_puts(b, "{\"type\":\"wait\",\"payload\":{\"condition\":");
+    bc_val_json(p, in->a[0], b);
+    buf_puts(b, "}}");
+    return run_condition(t, in->a[0], true);
+}
+
+static int op_check(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    return run_condition(ctx, in->a[0], false);
+}
+
+static int op_terminate(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    Pty *t = ctx;
+    action_json(t, "terminate", NULL, NULL, 0);
+    ev_op(t);
+    ev_end(t);
+    pty_session_kill(t->sess, TERM_GRACE_MS);
+    pty_pump(t, pty_now_ms(), NULL, NULL);
+    return 0;
+}
+
+static int op_screenshot(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    settle(t);
+    pty_screenshot(t, p->str[in->a[0]].s);
+    return 0;
+}
+
+static int op_assert(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    return sf_assert(ctx, in->a[0]);
+}
+
+static int op_user_command(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    if (!pty_ws_user_command(t, p->str[in->a[0]].s,
+                             bc_val(p, in->a[1]).tag == BC_V_STR ? p->str[bc_val(p, in->a[1]).n].s : NULL))
+        return SC_FAILED;
+    return 0;
+}
+
+static int op_user_edits(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    if (!pty_ws_user_edits(ctx, p->str[in->a[0]].s))
+        return SC_FAILED;
+    return 0;
+}
+
+static int op_end(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    Pty *t = ctx;
+    int st = 0;
+    pty_step_finish(t);
+    if (t->o.agent)
+        st = agent_end(t);
+    if (!t->tuiuse && !st)
+        st = sf_expect(t);
+    return st;
+}
+
+/* LOG and STATUS: recorded as their own event. */
+static int op_record(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    (void)in;
+    Pty *t = ctx;
+    ev_op(t);
+    ev_end(t);
+    return 0;
+}
+
+/* The agent's and the protocol's side of the timeline: a mock agent or LLM
+** server plays these; the terminal only records that they were due. */
+static int op_timeline(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    Pty *t = ctx;
+    const BcOpInfo *oi = &bc_op_info[in->op];
+    if (!(oi->flags & OPF_SILENT)) {
+        ev_begin(t, "timeline");
+        ev_str(t, "event", oi->event, strlen(oi->event));
+        ev_end(t);
+    }
+    return 0;
+}
+
+/* The ends of an agent's work the terminal waits for when a mock agent
+** plays alongside (--agent), then recorded as the others are. */
+static int op_timeline_wait(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Pty *t = ctx;
+    int st;
+    if (t->o.agent && t->o.agent->ready && (st = agent_wait(t, in)) != 0)
+        return st;
+    return op_timeline(ctx, p, in);
+}
+
+/* Agent-test cases (the ElizaOS and Yao front ends) need a target that
+** talks to an agent and evaluates their checks; the terminal does neither,
+** and ignoring the checks would pass without testing. */
+static int op_agent_test(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    pty_fail(ctx, PTY_E_CLI_INVALID_ARG, "%s: an agent-test case (ElizaOS, Yao) does not run on the PTY target",
+             bc_op_info[in->op].name);
+    return SC_FAILED;
+}
+
+const Player rt_pty_player = {
+    .name = "pty",
+    .op = {
+        [OP_USER_INPUT] = { op_user_input, NULL },
+        [OP_TYPE_TEXT] = { op_type_text, NULL },
+        [OP_KEY] = { op_key, NULL },
+        [OP_USER_CANCEL] = { op_user_cancel, NULL },
+        [OP_RESIZE] = { op_resize, NULL },
+        [OP_STEP] = { op_step, NULL },
+        [OP_WAIT] = { op_wait, NULL },
+        [OP_CHECK] = { op_check, NULL },
+        [OP_TERMINATE] = { op_terminate, NULL },
+        [OP_SCREENSHOT] = { op_screenshot, NULL },
+        [OP_ASSERT] = { op_assert, NULL },
+        [OP_USER_COMMAND] = { op_user_command, NULL },
+        [OP_USER_EDITS] = { op_user_edits, NULL },
+        [OP_END] = { op_end, NULL },
+        [OP_LOG] = { op_record, NULL },
+        [OP_STATUS] = { op_record, NULL },
+        [OP_LLM_END] = { op_timeline_wait, NULL },
+        [OP_TOOL_RESULT] = { op_timeline_wait, NULL },
+        [OP_FILE_EDIT] = { op_timeline_wait, NULL },
+        [OP_LLM_BEGIN] = { op_timeline, NULL },
+        [OP_THINK] = { op_timeline, NULL },
+        [OP_ASSISTANT] = { op_timeline, NULL },
+        [OP_LLM_ERROR] = { op_timeline, NULL },
+        [OP_TOOL_START] = { op_timeline, NULL },
+        [OP_TOOL_PROGRESS] = { op_timeline, NULL },
+        [OP_PLAN_UPDATE] = { op_timeline, NULL },
+        [OP_FILE_READS] = { op_timeline, NULL },
+        [OP_PERMISSION] = { op_timeline, NULL },
+        [OP_SET_MODE] = { op_timeline, NULL },
+        [OP_SET_MODEL] = { op_timeline, NULL },
+        [OP_MERGE] = { op_timeline, NULL },
+        [OP_COMPLETE] = { op_timeline, NULL },
+        [OP_INITIALIZE] = { op_timeline, NULL },
+        [OP_SESSION_START] = { op_timeline, NULL },
+        [OP_CASE] = { op_agent_test, NULL },
+        [OP_EVAL] = { op_agent_test, NULL },
+    },
+};
+
 int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
 {
     (void)at_ms;
@@ -610,189 +879,7 @@ int pty_op(RtTarget *rt, const BcProgram *p, const BcInsn *in, uint64_t at_ms)
     if (t->err)
         return SC_FAILED;
     t->op = in;
-    const BcOpInfo *oi = &bc_op_info[in->op];
-    int st = 0;
-    switch ((BcOp)in->op) {
-    case OP_USER_INPUT: {
-        /* A prompt: typed, then submitted with Enter. */
-        const BcStr *s = &p->str[in->a[1]];
-        t->n_inputs++;
-        if (t->o.agent) {
-            st = agent_input(t, s);
-            break;
-        }
-        ev_op(t);
-        ev_end(t);
-        if (!can_type(t, "userInputs")) {
-            st = SC_FAILED;
-            break;
-        }
-        type_text(t, s->s, s->len);
-        pty_screen_key(t->scr, "Enter");
-        break;
-    }
-    case OP_TYPE_TEXT: {
-        const BcStr *s = &p->str[in->a[0]];
-        action_json(t, "text", "text", s->s, s->len);
-        ev_op(t);
-        ev_end(t);
-        if (!can_type(t, "text")) {
-            st = SC_FAILED;
-            break;
-        }
-        type_text(t, s->s, s->len);
-        break;
-    }
-    case OP_KEY: {
-        const BcStr *s = &p->str[in->a[0]];
-        action_json(t, "key", "key", s->s, s->len);
-        ev_op(t);
-        ev_end(t);
-        if (!can_type(t, "key")) {
-            st = SC_FAILED;
-            break;
-        }
-        if (!pty_screen_key(t->scr, s->s)) {
-            pty_fail(t, PTY_E_CLI_INVALID_ARG, "unknown key name '%s'", s->s);
-            st = SC_FAILED;
-        }
-        break;
-    }
-    case OP_USER_CANCEL:
-        ev_op(t);
-        ev_str(t, "key", t->o.cancel_key, strlen(t->o.cancel_key));
-        ev_end(t);
-        pty_screen_key(t->scr, t->o.cancel_key);
-        break;
-    case OP_RESIZE: {
-        int rows = (int)in->a[0], cols = (int)in->a[1];
-        Buf *b = &t->step_action;
-        buf_reset(b);
-        buf_printf(b, "{\"type\":\"resize\",\"payload\":{\"rows\":%d,\"cols\":%d}}", rows, cols);
-        pty_screen_resize(t->scr, rows, cols);
-        pty_session_resize(t->sess, rows, cols);
-        t->rows = rows;
-        t->cols = cols;
-        t->last_change = pty_now_ms();
-        if (t->cast_on) {
-            char r[32];
-            int k = snprintf(r, sizeof r, "%dx%d", cols, rows);
-            pty_cast_event(t, 'r', r, (size_t)k);
-        }
-        ev_op(t);
-        ev_end(t);
-        break;
-    }
-    case OP_STEP:
-        pty_step_finish(t);
-        if (++t->n_steps > t->max_steps) {
-            pty_fail(t, PTY_E_TIMEOUT, "step budget exceeded: more than %llu steps", (unsigned long long)t->max_steps);
-            st = SC_FAILED;
-            break;
-        }
-        t->in_step = true;
-        t->step_failed = false;
-        t->step_id = in->a[0];
-        t->step_name = in->a[1];
-        t->step_timeout = in->a[2];
-        t->step_retries = in->a[3];
-        t->step_start = pty_now_ms();
-        t->step_attempts = 1;
-        ev_op(t);
-        ev_end(t);
-        break;
-    case OP_WAIT: {
-        Buf *b = &t->step_action;
-        buf_reset(b);
-        buf_puts(b, "{\"type\":\"wait\",\"payload\":{\"condition\":");
-        bc_val_json(p, in->a[0], b);
-        buf_puts(b, "}}");
-        st = run_condition(t, in->a[0], true);
-        break;
-    }
-    case OP_CHECK:
-        st = run_condition(t, in->a[0], false);
-        break;
-    case OP_TERMINATE:
-        action_json(t, "terminate", NULL, NULL, 0);
-        ev_op(t);
-        ev_end(t);
-        pty_session_kill(t->sess, TERM_GRACE_MS);
-        pty_pump(t, pty_now_ms(), NULL, NULL);
-        break;
-    case OP_SCREENSHOT:
-        settle(t);
-        pty_screenshot(t, p->str[in->a[0]].s);
-        break;
-    case OP_ASSERT:
-        st = sf_assert(t, in->a[0]);
-        break;
-    case OP_USER_COMMAND:
-        if (!pty_ws_user_command(t, p->str[in->a[0]].s,
-                                 bc_val(p, in->a[1]).tag == BC_V_STR ? p->str[bc_val(p, in->a[1]).n].s : NULL))
-            st = SC_FAILED;
-        break;
-    case OP_USER_EDITS:
-        if (!pty_ws_user_edits(t, p->str[in->a[0]].s))
-            st = SC_FAILED;
-        break;
-    case OP_END:
-        pty_step_finish(t);
-        if (t->o.agent)
-            st = agent_end(t);
-        if (!t->tuiuse && !st)
-            st = sf_expect(t);
-        break;
-    case OP_LOG:
-        ev_op(t);
-        ev_end(t);
-        break;
-    case OP_STATUS:
-        ev_op(t);
-        ev_end(t);
-        break;
-    /* The agent's and the protocol's side of the timeline: a mock agent
-    ** or LLM server plays these; the terminal only records that they
-    ** were due. */
-    case OP_LLM_END:
-    case OP_TOOL_RESULT:
-    case OP_FILE_EDIT:
-        if (t->o.agent && t->o.agent->ready && (st = agent_wait(t, in)) != 0)
-            break;
-        /* fall through */
-    case OP_LLM_BEGIN:
-    case OP_THINK:
-    case OP_ASSISTANT:
-    case OP_LLM_ERROR:
-    case OP_TOOL_START:
-    case OP_TOOL_PROGRESS:
-    case OP_PLAN_UPDATE:
-    case OP_FILE_READS:
-    case OP_PERMISSION:
-    case OP_SET_MODE:
-    case OP_SET_MODEL:
-    case OP_MERGE:
-    case OP_COMPLETE:
-    case OP_INITIALIZE:
-    case OP_SESSION_START:
-        if (!(oi->flags & OPF_SILENT)) {
-            ev_begin(t, "timeline");
-            ev_str(t, "event", oi->event, strlen(oi->event));
-            ev_end(t);
-        }
-        break;
-    /* Agent-test cases (the ElizaOS and Yao front ends) need a target that
-    ** talks to an agent and evaluates their checks; the terminal does
-    ** neither, and ignoring the checks would pass without testing. */
-    case OP_CASE:
-    case OP_EVAL:
-        pty_fail(t, PTY_E_CLI_INVALID_ARG, "%s: an agent-test case (ElizaOS, Yao) does not run on the PTY target",
-                 oi->name);
-        st = SC_FAILED;
-        break;
-    case OP__COUNT:
-        break;
-    }
+    int st = player_op(&rt_pty_player, t, p, in);
     if (t->sess)
         pty_flush_out(t);
     return st ? st : t->err ? SC_FAILED : 0;

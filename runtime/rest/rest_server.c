@@ -170,158 +170,235 @@ static const char *status_name(const char *s)
     return NULL;
 }
 
+/* ---- what each op becomes (docs/serve-rest.md, "Events") ---- */
+
+/* The state of one rendering: the tool in progress, and the event (and the
+** status it sets) the op's handler made, if any. */
+typedef struct Render {
+    char tool[128], exec_id[64];
+    unsigned n_exec;
+    cJSON *j;
+    const char *st;
+} Render;
+
+static int op_status(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->st = status_name(p->str[in->a[0]].s);
+    c->j = ev_new("status");
+    cJSON_AddStringToObject(c->j, "status", p->str[in->a[0]].s);
+    return 0;
+}
+
+static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("thought");
+    cJSON_AddStringToObject(c->j, "thought", p->str[in->a[0]].s);
+    return 0;
+}
+
+/* ASSISTANT and LOG: an info line. */
+static int op_info(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("log");
+    cJSON_AddStringToObject(c->j, "level", "info");
+    cJSON_AddStringToObject(c->j, "message", p->str[in->a[0]].s);
+    cJSON_AddNullToObject(c->j, "tool_execution_id");
+    return 0;
+}
+
+static int op_llm_error(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("error");
+    cJSON_AddStringToObject(c->j, "message", p->str[in->a[2]].s);
+    cJSON_AddStringToObject(c->j, "error_type", p->str[in->a[0]].s);
+    cJSON_AddNumberToObject(c->j, "status_code", in->a[1]);
+    return 0;
+}
+
+static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    snprintf(c->tool, sizeof c->tool, "%s", p->str[in->a[0]].s);
+    BcVal idv = bc_val(p, in->a[2]);
+    if (idv.tag == BC_V_STR)
+        snprintf(c->exec_id, sizeof c->exec_id, "%.63s", p->str[idv.n].s);
+    else
+        snprintf(c->exec_id, sizeof c->exec_id, "tool_exec_%u", ++c->n_exec);
+    cJSON *j = c->j = ev_new("tool_use");
+    cJSON_AddStringToObject(j, "tool_name", c->tool);
+    cJSON *args = val_json(p, in->a[1]);
+    cJSON_AddItemToObject(j, "tool_args", args ? args : cJSON_CreateObject());
+    cJSON_AddStringToObject(j, "tool_execution_id", c->exec_id);
+    cJSON_AddStringToObject(j, "status", "started");
+    return 0;
+}
+
+static int op_tool_progress(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    const char *stream = p->str[in->a[2]].s;
+    cJSON *j = c->j = ev_new("log");
+    cJSON_AddStringToObject(j, "level", strcmp(stream, "stderr") == 0 ? "warn" : "info");
+    cJSON_AddStringToObject(j, "message", p->str[in->a[1]].s);
+    cJSON_AddStringToObject(j, "stream", stream);
+    cJSON_AddStringToObject(j, "tool_execution_id", c->exec_id);
+    return 0;
+}
+
+static int op_tool_result(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    const char *rs = p->str[in->a[1]].s;
+    bool failed = !strcmp(rs, "error") || !strcmp(rs, "failed") || !strcmp(rs, "failure");
+    cJSON *j = c->j = ev_new("tool_result");
+    cJSON_AddStringToObject(j, "tool_name", p->str[in->a[0]].s);
+    BcVal ov = bc_val(p, in->a[2]);
+    if (ov.tag == BC_V_STR) {
+        cJSON_AddStringToObject(j, "tool_output", p->str[ov.n].s);
+    } else if (ov.tag == BC_V_NULL) {
+        cJSON_AddStringToObject(j, "tool_output", "");
+    } else {
+        Buf b;
+        buf_init(&b);
+        bc_val_json(p, in->a[2], &b);
+        buf_putc(&b, 0);
+        cJSON_AddStringToObject(j, "tool_output", b.oom ? "" : (const char *)b.data);
+        buf_fini(&b);
+    }
+    cJSON_AddStringToObject(j, "tool_execution_id", c->exec_id);
+    cJSON_AddStringToObject(j, "status", failed ? "failed" : "completed");
+    return 0;
+}
+
+static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("file_edit");
+    cJSON_AddStringToObject(c->j, "file_path", p->str[in->a[0]].s);
+    cJSON_AddNumberToObject(c->j, "lines_added", in->a[1]);
+    cJSON_AddNumberToObject(c->j, "lines_removed", in->a[2]);
+    return 0;
+}
+
+static int op_plan_update(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("plan");
+    cJSON_AddItemToObject(c->j, "entries", val_json(p, in->a[1]));
+    return 0;
+}
+
+static int op_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("user_input");
+    cJSON_AddStringToObject(c->j, "text", p->str[in->a[1]].s);
+    return 0;
+}
+
+static int op_permission(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    cJSON *k = val_json(p, in->a[0]);
+    c->j = ev_new("permission_request");
+    cJSON_AddItemToObject(c->j, "request", k ? k : cJSON_CreateObject());
+    return 0;
+}
+
+static int op_file_reads(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("file_reads");
+    cJSON_AddItemToObject(c->j, "files", val_json(p, in->a[0]));
+    return 0;
+}
+
+static int op_set_mode(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new(in->op == OP_SET_MODE ? "mode_change" : "model_change");
+    cJSON_AddStringToObject(c->j, in->op == OP_SET_MODE ? "mode_id" : "model_id", p->str[in->a[0]].s);
+    return 0;
+}
+
+static int op_user_command(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("user_command");
+    cJSON_AddStringToObject(c->j, "cmd", p->str[in->a[0]].s);
+    return 0;
+}
+
+static int op_user_edits(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    Render *c = ctx;
+    c->j = ev_new("user_edits");
+    cJSON_AddStringToObject(c->j, "patch", p->str[in->a[0]].s);
+    return 0;
+}
+
+/* USER_CANCEL, MERGE and COMPLETE: an event of the op's own name, alone. */
+static int op_bare(void *ctx, const BcProgram *p, const BcInsn *in)
+{
+    (void)p;
+    Render *c = ctx;
+    c->j = ev_new(in->op == OP_USER_CANCEL ? "cancel" : in->op == OP_MERGE ? "merge" : "complete");
+    return 0;
+}
+
+const Player rest_player = {
+    .name = "rest",
+    .op = {
+        [OP_STATUS] = { op_status, NULL },
+        [OP_THINK] = { op_think, NULL },
+        [OP_ASSISTANT] = { op_info, NULL },
+        [OP_LLM_ERROR] = { op_llm_error, NULL },
+        [OP_TOOL_START] = { op_tool_start, NULL },
+        [OP_TOOL_PROGRESS] = { op_tool_progress, NULL },
+        [OP_TOOL_RESULT] = { op_tool_result, NULL },
+        [OP_FILE_EDIT] = { op_file_edit, NULL },
+        [OP_PLAN_UPDATE] = { op_plan_update, NULL },
+        [OP_LOG] = { op_info, NULL },
+        [OP_USER_INPUT] = { op_user_input, NULL },
+        [OP_PERMISSION] = { op_permission, NULL },
+        [OP_FILE_READS] = { op_file_reads, NULL },
+        [OP_SET_MODE] = { op_set_mode, NULL },
+        [OP_SET_MODEL] = { op_set_mode, NULL },
+        [OP_USER_COMMAND] = { op_user_command, NULL },
+        [OP_USER_EDITS] = { op_user_edits, NULL },
+        [OP_USER_CANCEL] = { op_bare, NULL },
+        [OP_MERGE] = { op_bare, NULL },
+        [OP_COMPLETE] = { op_bare, NULL },
+        [OP_SCREENSHOT] = { NULL, "harness-only: no REST event" },
+        [OP_ASSERT] = { NULL, "harness-only: no REST event" },
+        [OP_LLM_BEGIN] = { NULL, "the response's frame: no REST event" },
+        [OP_LLM_END] = { NULL, "the response's frame: no REST event" },
+        [OP_END] = { NULL, "the session's end is the server's, not the op's" },
+    },
+    .ignore = {
+        { OPF_ACP, "ACP structure: no REST event" },
+        { OPF_TERM, "terminal ops (tui-use): never in an agent's timeline" },
+        { OPF_AGENTTEST, "agent-test cases: checks of the agent under test, never played" },
+    },
+};
+
 /* The events of program p, each op at its time (docs/serve-rest.md,
 ** "Events"). */
 static int render(RestServer *r, Sess *s)
 {
     const BcProgram *p = s->p;
-    char tool[128] = "", exec_id[64] = "";
-    unsigned n_exec = 0;
+    Render c = { .n_exec = 0 };
     for (uint32_t i = 0; i < p->n_insn; i++) {
         const BcInsn *in = &p->insn[i];
         uint64_t due = r->o.speed > 0 ? rt_clock_scale(in->t, r->o.speed) : 0;
-        cJSON *j = NULL;
-        const char *st = NULL;
-        switch ((BcOp)in->op) {
-        case OP_STATUS:
-            st = status_name(p->str[in->a[0]].s);
-            j = ev_new("status");
-            cJSON_AddStringToObject(j, "status", p->str[in->a[0]].s);
-            break;
-        case OP_THINK:
-            j = ev_new("thought");
-            cJSON_AddStringToObject(j, "thought", p->str[in->a[0]].s);
-            break;
-        case OP_ASSISTANT:
-            j = ev_new("log");
-            cJSON_AddStringToObject(j, "level", "info");
-            cJSON_AddStringToObject(j, "message", p->str[in->a[0]].s);
-            cJSON_AddNullToObject(j, "tool_execution_id");
-            break;
-        case OP_LLM_ERROR:
-            j = ev_new("error");
-            cJSON_AddStringToObject(j, "message", p->str[in->a[2]].s);
-            cJSON_AddStringToObject(j, "error_type", p->str[in->a[0]].s);
-            cJSON_AddNumberToObject(j, "status_code", in->a[1]);
-            break;
-        case OP_TOOL_START: {
-            snprintf(tool, sizeof tool, "%s", p->str[in->a[0]].s);
-            BcVal idv = bc_val(p, in->a[2]);
-            if (idv.tag == BC_V_STR)
-                snprintf(exec_id, sizeof exec_id, "%.63s", p->str[idv.n].s);
-            else
-                snprintf(exec_id, sizeof exec_id, "tool_exec_%u", ++n_exec);
-            j = ev_new("tool_use");
-            cJSON_AddStringToObject(j, "tool_name", tool);
-            cJSON *args = val_json(p, in->a[1]);
-            cJSON_AddItemToObject(j, "tool_args", args ? args : cJSON_CreateObject());
-            cJSON_AddStringToObject(j, "tool_execution_id", exec_id);
-            cJSON_AddStringToObject(j, "status", "started");
-            break;
-        }
-        case OP_TOOL_PROGRESS: {
-            const char *stream = p->str[in->a[2]].s;
-            j = ev_new("log");
-            cJSON_AddStringToObject(j, "level", strcmp(stream, "stderr") == 0 ? "warn" : "info");
-            cJSON_AddStringToObject(j, "message", p->str[in->a[1]].s);
-            cJSON_AddStringToObject(j, "stream", stream);
-            cJSON_AddStringToObject(j, "tool_execution_id", exec_id);
-            break;
-        }
-        case OP_TOOL_RESULT: {
-            const char *rs = p->str[in->a[1]].s;
-            bool failed = !strcmp(rs, "error") || !strcmp(rs, "failed") || !strcmp(rs, "failure");
-            j = ev_new("tool_result");
-            cJSON_AddStringToObject(j, "tool_name", p->str[in->a[0]].s);
-            BcVal ov = bc_val(p, in->a[2]);
-            if (ov.tag == BC_V_STR) {
-                cJSON_AddStringToObject(j, "tool_output", p->str[ov.n].s);
-            } else if (ov.tag == BC_V_NULL) {
-                cJSON_AddStringToObject(j, "tool_output", "");
-            } else {
-                Buf b;
-                buf_init(&b);
-                bc_val_json(p, in->a[2], &b);
-                buf_putc(&b, 0);
-                cJSON_AddStringToObject(j, "tool_output", b.oom ? "" : (const char *)b.data);
-                buf_fini(&b);
-            }
-            cJSON_AddStringToObject(j, "tool_execution_id", exec_id);
-            cJSON_AddStringToObject(j, "status", failed ? "failed" : "completed");
-            break;
-        }
-        case OP_FILE_EDIT:
-            j = ev_new("file_edit");
-            cJSON_AddStringToObject(j, "file_path", p->str[in->a[0]].s);
-            cJSON_AddNumberToObject(j, "lines_added", in->a[1]);
-            cJSON_AddNumberToObject(j, "lines_removed", in->a[2]);
-            break;
-        case OP_PLAN_UPDATE:
-            j = ev_new("plan");
-            cJSON_AddItemToObject(j, "entries", val_json(p, in->a[1]));
-            break;
-        case OP_LOG:
-            j = ev_new("log");
-            cJSON_AddStringToObject(j, "level", "info");
-            cJSON_AddStringToObject(j, "message", p->str[in->a[0]].s);
-            cJSON_AddNullToObject(j, "tool_execution_id");
-            break;
-        case OP_USER_INPUT:
-            j = ev_new("user_input");
-            cJSON_AddStringToObject(j, "text", p->str[in->a[1]].s);
-            break;
-        case OP_PERMISSION: {
-            cJSON *k = val_json(p, in->a[0]);
-            j = ev_new("permission_request");
-            cJSON_AddItemToObject(j, "request", k ? k : cJSON_CreateObject());
-            break;
-        }
-        case OP_FILE_READS:
-            j = ev_new("file_reads");
-            cJSON_AddItemToObject(j, "files", val_json(p, in->a[0]));
-            break;
-        case OP_SET_MODE:
-        case OP_SET_MODEL:
-            j = ev_new(in->op == OP_SET_MODE ? "mode_change" : "model_change");
-            cJSON_AddStringToObject(j, in->op == OP_SET_MODE ? "mode_id" : "model_id", p->str[in->a[0]].s);
-            break;
-        case OP_USER_COMMAND:
-            j = ev_new("user_command");
-            cJSON_AddStringToObject(j, "cmd", p->str[in->a[0]].s);
-            break;
-        case OP_USER_EDITS:
-            j = ev_new("user_edits");
-            cJSON_AddStringToObject(j, "patch", p->str[in->a[0]].s);
-            break;
-        case OP_USER_CANCEL:
-            j = ev_new("cancel");
-            break;
-        case OP_MERGE:
-            j = ev_new("merge");
-            break;
-        case OP_COMPLETE:
-            j = ev_new("complete");
-            break;
-        case OP_SCREENSHOT:
-        case OP_ASSERT:
-        case OP_LLM_BEGIN:
-        case OP_LLM_END:
-        case OP_INITIALIZE:
-        case OP_SESSION_START:
-        case OP_END:
-        case OP_KEY:
-        case OP_TYPE_TEXT:
-        case OP_RESIZE:
-        case OP_STEP:
-        case OP_WAIT:
-        case OP_CHECK:
-        case OP_TERMINATE:
-        case OP_CASE:
-        case OP_EVAL:
-        case OP__COUNT:
-            break;      /* harness-only, structure, or the terminal's */
-        }
-        if (j && ev_add(r, s, j, due, in->t, st) != 0)
+        c.j = NULL;
+        c.st = NULL;
+        player_op(&rest_player, &c, p, in);
+        if (c.j && ev_add(r, s, c.j, due, in->t, c.st) != 0)
             return ENOMEM;
     }
     return 0;

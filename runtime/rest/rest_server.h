@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "formats/suite.h"
+#include "runtime/player.h"
 
 typedef struct RestOpts {
     const char *host, *port;    /* NULL: 127.0.0.1, 38180 (the reference's port) */
@@ -51,5 +52,8 @@ int rest_server_run(RestServer *r);
 int rest_server_adopt(RestServer *r, int fd);
 int rest_server_run_until_idle(RestServer *r);
 void rest_server_counts(const RestServer *r, RestCounts *c);
+
+/* The REST server's op table (runtime/player.h): for the coverage test. */
+extern const Player rest_player;
 
 #endif
