@@ -168,6 +168,13 @@ add_test(NAME cli.options
                  $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/share)
 set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 
+# The README's "Using it" block, run as written beside a copy of the sources
+# (servers started, asked and stopped; nothing written into the sources).
+add_test(NAME docs.readme
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/readme_run.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme)
+set_tests_properties(docs.readme PROPERTIES LABELS "docs;pty;server" TIMEOUT 600 RUN_SERIAL TRUE)
+
 # JUnit as the dashboards read it, through a real JUnit reader (junitparser).
 add_test(NAME cli.junit
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/junit_readers.py $<TARGET_FILE:scc>

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""readme_run.py ROOT BIN WORK - the README's "Using it" block, run as
+written in a fresh folder beside a copy of the sources it names
+(stdlib-scenarios/, tests/mockagent/), with build/bin/ the build's
+programs.  Every line must exit 0; a server line must say where it
+listens, answer (GET /health for serve llm, the harness's and REST API's
+own endpoints), and stop on SIGTERM (serve llm, asked nothing, with its
+documented INCOMPLETE, exit 1); serve acp, given no client, ends.  The
+copied sources must be byte for byte as before: the README writes nothing
+into them.  Skipped, and said so: the first line (the build this test
+runs in) and the real agent's last line (agents.claude_code plays
+docs/real-agents.md's own).  Exit 0 or 1."""
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.request
+
+root, bindir, work = map(os.path.abspath, sys.argv[1:4])
+fails = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        fails.append(what)
+
+
+readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+block = readme.split("## Using it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+lines = [l for l in block.splitlines() if l.strip()]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(os.path.join(work, "build"))
+os.symlink(bindir, os.path.join(work, "build", "bin"))
+shutil.copytree(os.path.join(root, "stdlib-scenarios"), os.path.join(work, "stdlib-scenarios"), symlinks=True)
+shutil.copytree(os.path.join(root, "tests", "mockagent"), os.path.join(work, "tests", "mockagent"), symlinks=True)
+
+
+def tree_hash(d):
+    h = hashlib.sha256()
+    for dp, dns, fns in sorted(os.walk(d)):
+        dns.sort()
+        for f in sorted(fns):
+            p = os.path.join(dp, f)
+            h.update(os.path.relpath(p, d).encode() + b"\0")
+            if not os.path.islink(p):
+                h.update(open(p, "rb").read())
+    return h.hexdigest()
+
+
+before = {d: tree_hash(os.path.join(work, d)) for d in ("stdlib-scenarios", "tests")}
+env = dict(os.environ, NO_COLOR="1")
+ran = 0
+for line in lines:
+    cmd = line.split("  #")[0].strip()
+    if cmd.startswith("cmake ") or " -t agent " in cmd:
+        print("skip " + cmd)
+        continue
+    ran += 1
+    serve = re.search(r"scvm serve (llm|harness|rest) ", cmd)
+    if not serve:
+        p = subprocess.run(["bash", "-c", "set -e; " + cmd], cwd=work, env=env, capture_output=True, text=True,
+                           timeout=300, stdin=subprocess.DEVNULL)
+        check(p.returncode == 0, "%s -> %d %s" % (cmd, p.returncode, p.stderr[-300:]))
+        continue
+    p = subprocess.Popen(["bash", "-c", "exec " + cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    first = p.stdout.readline()
+    m = re.match(r"listening on (http://\S+)", first)
+    check(m is not None, "%s: %r" % (cmd, first))
+    if m:
+        path = {"llm": "/health", "harness": "/events", "rest": "/api/v1/sessions"}[serve.group(1)]
+        try:
+            with urllib.request.urlopen(m.group(1) + path, timeout=30) as r:
+                check(r.status == 200, "%s: GET %s -> %d" % (cmd, path, r.status))
+        except Exception as e:   # the SSE stream of /events: its head is the answer
+            check(serve.group(1) == "harness" and "timed out" in str(e), "%s: GET %s: %s" % (cmd, path, e))
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    want = 1 if serve.group(1) == "llm" else 0
+    check(p.returncode == want and (want == 0 or "summary: INCOMPLETE" in err),
+          "%s: stopped on SIGTERM -> %d %s" % (cmd, p.returncode, err[-200:]))
+check(ran >= 15, "README lines run: %d" % ran)
+check(os.path.isdir(os.path.join(work, "out")), "the PTY run's artifacts are in out/")
+after = {d: tree_hash(os.path.join(work, d)) for d in ("stdlib-scenarios", "tests")}
+check(after == before, "nothing written into the sources")
+sys.exit(1 if fails else 0)
