@@ -509,6 +509,8 @@ void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
 
 int harness_server_run(HarnessServer *h) { return http_server_run(h->http); }
 
+HttpServer *harness_server_http(HarnessServer *h) { return h->http; }
+
 int harness_server_adopt(HarnessServer *h, int fd) { return http_server_adopt(h->http, fd, "fd"); }
 
 int harness_server_run_until_idle(HarnessServer *h) { return http_server_run_until_idle(h->http); }

@@ -69,29 +69,6 @@ int run_in_child(int (*fn)(void *ctx), void *ctx)
     return run_wait_child(pid);
 }
 
-static void *service_main(void *arg)
-{
-    RunService *sv = arg;
-    sv->err = sv->run(sv->s);
-    return NULL;
-}
-
-void run_services(RunService *sv, size_t n)
-{
-    enum { MAX_SERVICES = 16 };
-    pthread_t th[MAX_SERVICES];
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        sv[k].started = pthread_create(&th[k], NULL, service_main, &sv[k]) == 0;
-    struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
-    while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
-    }
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        sv[k].stop(sv[k].s);
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        if (sv[k].started)
-            pthread_join(th[k], NULL);
-}
-
 /* What the pool knows of each item. */
 typedef struct Slot {
     int status;
