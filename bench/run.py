@@ -550,21 +550,27 @@ def wrk_ms(v):
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else float("nan")
 
 
-def wrk_once(scvm, scb, lua, seconds):
+def wrk_once(scvm, scb, lua, seconds, idle=0):
     """One server, one wrk run against it; the server is always stopped.
-    Its log goes to a file: a pipe nobody reads could fill and block it."""
+    Its log goes to a file: a pipe nobody reads could fill and block it.
+    idle: that many connections opened first and held, silent, during the
+    run (the idle timeout is raised so they stay)."""
     log = scb + ".log"
     with open(log, "w") as lf:
         p = subprocess.Popen([scvm, "serve", "llm", "--listen", "127.0.0.1:0", "--speed", "0", "--loop",
-                              "--quiet", scb], stdout=subprocess.PIPE, stderr=lf, text=True)
+                              "--quiet", "--idle-timeout", "600000", scb], stdout=subprocess.PIPE, stderr=lf,
+                             text=True)
+    held = []
     try:
         sel = selectors.DefaultSelector()
         sel.register(p.stdout, selectors.EVENT_READ)
         if not sel.select(timeout=10):
             die("scvm serve llm did not say it was listening within 10 s")
-        m = re.match(r"listening on (http://[0-9.]+:\d+)", p.stdout.readline())
+        m = re.match(r"listening on (http://([0-9.]+):(\d+))", p.stdout.readline())
         if not m:
             die("scvm serve llm did not start")
+        for _ in range(idle):
+            held.append(socket.create_connection((m.group(2), int(m.group(3)))))
         try:
             r = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", lua,
                                 m.group(1) + "/v1/chat/completions"],
@@ -581,6 +587,8 @@ def wrk_once(scvm, scb, lua, seconds):
         errs = re.search(r"Socket errors: (.*)", out)
         res = rps, p99, reqs, int(bad.group(1)) if bad else 0, errs.group(1) if errs else ""
     finally:
+        for c in held:
+            c.close()
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
         try:
@@ -627,6 +635,18 @@ def serve_rows(t, scc, scvm, work, seconds, runs):
     if runs > 1:
         t.add(f"  all {runs} runs (k/s, p99 ms): "
               + "; ".join(f"{r[0] / 1e3:.1f}, {r[1]:.2f}" for r in res), "")
+    # Issue 35 item 2: the same beside 1,000 idle connections, runs
+    # alternated with runs without them, in the same run of bench/run.py
+    pairs = [(wrk_once(scvm, scb, lua, seconds, 1000), wrk_once(scvm, scb, lua, seconds)) for _ in range(runs)]
+    rps_i = statistics.median(a[0] for a, _ in pairs)
+    rps_0 = statistics.median(b[0] for _, b in pairs)
+    p99_i = statistics.median(a[1] for a, _ in pairs)
+    p99_0 = statistics.median(b[1] for _, b in pairs)
+    ok = rps_i >= 0.9 * rps_0 and p99_i <= 1.1 * p99_0
+    t.add(f"  the same beside 1,000 idle connections ({runs} runs, alternated)",
+          f"{rps_i / 1e3:.1f} k/s, p99 {p99_i:.2f} ms", f"none idle: {rps_0 / 1e3:.1f} k/s, p99 {p99_0:.2f} ms",
+          f"{rps_i / rps_0:.2f}x, p99 {p99_i / p99_0:.2f}x" if rps_0 and p99_0 else "",
+          ">= 0.9x, p99 <= 1.1x", status(ok))
 
 
 def abuse_rows(t, scc, scvm, work):
