@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "runtime/http/http_json.h"
@@ -49,11 +50,8 @@ static void logf_(HarnessServer *h, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve harness: ", h->log);
-    vfprintf(h->log, fmt, ap);
-    fputc('\n', h->log);
+    sc_log_line(h->log, "scvm serve harness: ", fmt, ap);
     va_end(ap);
-    fflush(h->log);
 }
 
 /* ---- subscribers ---- */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/buf.h"
 #include "common/sc_alloc.h"
 
@@ -145,14 +146,7 @@ static void sigs_restore(HttpServer *s)
     s->sigs_on = false;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-uint64_t http_server_now(void) { return now_ms(); }
+uint64_t http_server_now(void) { return sc_now_ms(); }
 
 unsigned long http_fd_limit(void)
 {
@@ -424,7 +418,7 @@ void http_server_pause(HttpServer *s, unsigned ms)
             s->conns[i]->dead = true;
             touch(s, s->conns[i]);
         }
-    uint64_t until = now_ms() + (ms ? ms : 1);
+    uint64_t until = sc_now_ms() + (ms ? ms : 1);
     if (until > s->paused_until)
         s->paused_until = until;
 }
@@ -1077,14 +1071,14 @@ int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t
 {
     for (size_t i = 0; i < s->n_conns; i++)
         if (s->conns[i]->stream && s->conns[i]->sid == stream_id && !s->conns[i]->dead)
-            return stream_add(s, s->conns[i], data, n, end, now_ms());
+            return stream_add(s, s->conns[i], data, n, end, sc_now_ms());
     return ENOENT;
 }
 
 size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, size_t n)
 {
     size_t k = 0;
-    uint64_t now = now_ms();
+    uint64_t now = sc_now_ms();
     for (size_t i = 0; group && i < s->n_conns; i++) {
         Conn *c = s->conns[i];
         if (c->stream && c->group == group && !c->dead)
@@ -1108,7 +1102,7 @@ int http_server_adopt(HttpServer *s, int fd, const char *peer)
     c->fd = fd;
     buf_init(&c->in);
     http_plan_init(&c->plan);
-    c->last_ms = now_ms();
+    c->last_ms = sc_now_ms();
     snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "adopted");
     conn_add(s, c);
     return 0;
@@ -1253,7 +1247,7 @@ static int run_loop(HttpServer *const *v, size_t n, int stop_fd, bool until_idle
     int result = 0;
     bool stop = false;
     while (!stop) {
-        uint64_t now = now_ms(), soonest = UINT64_MAX;
+        uint64_t now = sc_now_ms(), soonest = UINT64_MAX;
         for (size_t i = 0; i < n; i++) {
             HttpServer *s = v[i];
             uint64_t t = s->o.tick ? s->o.tick(s->o.ctx, now) : UINT64_MAX;
@@ -1278,7 +1272,7 @@ static int run_loop(HttpServer *const *v, size_t n, int stop_fd, bool until_idle
             result = errno;
             break;
         }
-        now = now_ms();
+        now = sc_now_ms();
         bool accept_ready[HTTP_SERVER_MANY] = { false };
         for (int e = 0; e < k; e++) {
             void *p = evs[e].data.ptr;

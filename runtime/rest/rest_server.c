@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "runtime/http/http_json.h"
@@ -88,11 +89,8 @@ static void logf_(RestServer *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve rest: ", r->log);
-    vfprintf(r->log, fmt, ap);
-    fputc('\n', r->log);
+    sc_log_line(r->log, "scvm serve rest: ", fmt, ap);
     va_end(ap);
-    fflush(r->log);
 }
 
 /* ---- time stamps ---- */

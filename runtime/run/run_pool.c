@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/rt_cancel.h"
@@ -24,9 +25,7 @@
 
 uint64_t run_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return sc_now_ms();
 }
 
 pid_t run_fork_tied(void)
