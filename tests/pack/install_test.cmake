@@ -47,6 +47,13 @@ if(NOT rc EQUAL 1 OR NOT err MATCHES "has no golden")
   message(FATAL_ERROR "without --source-dir the goldens should be missing (${rc}): ${err}")
 endif()
 unset(ENV{CI})
+# and its repo.dir: the workspace is seeded from beside the source
+run(${WORK}/prefix/bin/scvm run -t pty --source-dir ${SRC}/seeded -o ${WORK}/seeded.jsonl ${WORK}/build/seeded.scb)
+execute_process(COMMAND ${WORK}/prefix/bin/scvm run -t pty -o ${WORK}/seeded2.jsonl ${WORK}/build/seeded.scb
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 3 OR NOT err MATCHES "cannot copy repo.dir 'repo'")
+  message(FATAL_ERROR "without --source-dir repo.dir should not be found (${rc}): ${err}")
+endif()
 run(${WORK}/build/consumer ${WORK}/build/suite.scp)
 if(NOT OUT MATCHES "2 scenarios" OR NOT OUT MATCHES "bugfix_with_tests: [0-9]+ events" OR NOT OUT MATCHES "session: ok")
   message(FATAL_ERROR "unexpected consumer output: ${OUT}")
