@@ -19,7 +19,7 @@ step.  The workflow's other run steps run in a fresh clone of the
 committed project, as GitHub runs them (bash -e, CI=true,
 GITHUB_ACTIONS=true), and the JUnit reports they write are read with
 junitparser: one testcase each, passed, classname suite.SCENARIO, file the
-source's path from the repository's root.  Exit 0 or 1."""
+source's path from the repository's root, <system-out> the transcript's end.  Exit 0 or 1."""
 import json
 import os
 import re
@@ -177,6 +177,8 @@ if workflow:
             f = c._elem.get("file")
             check(f == "scenarios/%s.yaml" % scenario, "%s.xml: file is the source from the repository's root: %s"
                   % (target, f))
+            check("hello world" in (c.system_out or ""), "%s.xml: <system-out> holds the transcript's end: %r"
+                  % (target, c.system_out))
         check(os.path.exists(os.path.join(clone, "reports", target, "index.html")),
               "the HTML report: reports/%s/index.html" % target)
 sh.stdin.close()

@@ -299,5 +299,11 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
     r.goldens = *g;
     r.props = props;
     snprintf(r.why, sizeof r.why, "%s", why ? why : "");
-    return scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
+    buf_init(&r.sysout);
+    char msg[sizeof r.why + 2];
+    snprintf(msg, sizeof msg, "%s\n", r.why);
+    scvm_system_out(&r.sysout, o->artifacts, status, msg, r.why[0] ? strlen(msg) : 0);
+    int st = scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
+    buf_fini(&r.sysout);
+    return st;
 }
