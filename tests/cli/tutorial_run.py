@@ -159,6 +159,12 @@ if workflow:
             continue
         if s.get("name") == "Build scc and scvm":
             print("skip %s (the build this test runs in)" % s["name"])
+            # what it installs are the libraries scripts/setup-deps.sh names
+            deps = open(os.path.join(root, "scripts", "setup-deps.sh"), encoding="utf-8").read()
+            libs = set(re.findall(r"\b(lib[a-z0-9]+-dev)\b", deps.split("pkgs+=", 1)[0])) | {"cmake", "pkg-config"}
+            inst = set(re.findall(r"apt-get install[^\n]*", s["run"])[0].split()) if "apt-get install" in s["run"] else set()
+            check(libs <= inst, "the build step installs the build's packages (scripts/setup-deps.sh): missing %s"
+                  % sorted(libs - inst))
             continue
         script = "\n".join(npm_line(l.strip()) or l for l in s["run"].splitlines())
         p = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=clone, env=ci_env,
