@@ -245,3 +245,10 @@ set_tests_properties(cli.shard_timings PROPERTIES LABELS "unit" TIMEOUT 120)
 add_test(NAME cli.progress COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/progress.py
          $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-progress)
 set_tests_properties(cli.progress PROPERTIES LABELS "pty" TIMEOUT 300)
+
+# scvm's runners take sources and folders: compiled in memory, cached
+# (tests/cli/sources.py; docs/scvm.md, "Sources, not only compiled files").
+add_test(NAME cli.sources
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/sources.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/cli-sources)
+set_tests_properties(cli.sources PROPERTIES LABELS "unit" TIMEOUT 300)
