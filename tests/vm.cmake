@@ -172,8 +172,10 @@ set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 # (servers started, asked and stopped; nothing written into the sources).
 add_test(NAME docs.readme
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/readme_run.py ${PROJECT_SOURCE_DIR}
-                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme)
-set_tests_properties(docs.readme PROPERTIES LABELS "docs;pty;server" TIMEOUT 600 RUN_SERIAL TRUE)
+                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme
+                 ${CMAKE_CURRENT_BINARY_DIR}/agents-npm/node_modules)
+set_tests_properties(docs.readme PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "docs;pty;server;agents" TIMEOUT 600
+                     RUN_SERIAL TRUE)
 
 # docs/tutorial.md, every block run in one bash session as a reader runs it,
 # its outputs compared; Claude Code from agents.npm_ci (tests/agents.cmake),
