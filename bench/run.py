@@ -545,6 +545,31 @@ def serve_scenario(path):
         f.write("\n".join(lines) + "\n")
 
 
+def subscribe(port, request, n, state):
+    """n connections to port, each sending request, then read without
+    blocking; each with its own state() (the selector's data)."""
+    sel = selectors.DefaultSelector()
+    socks = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port))
+        c.sendall(request)
+        c.setblocking(False)
+        st = state()
+        sel.register(c, selectors.EVENT_READ, st)
+        socks.append((c, st))
+    return sel, socks
+
+
+def ready_reads(sel):
+    """(state, bytes, time) for each subscriber with data, waiting at most 50 ms."""
+    for key, _ in sel.select(0.05):
+        try:
+            d = key.fileobj.recv(65536)
+        except BlockingIOError:
+            continue
+        yield key.data, d, time.perf_counter()
+
+
 def wrk_ms(v):
     m = re.match(r"([0-9.]+)(us|ms|s)$", v)
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else float("nan")
@@ -990,25 +1015,12 @@ def fanout_once(scvm, scb, subs, speed):
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = int(p.stdout.readline().rsplit(":", 1)[1])
     rss0 = rss_kb(p.pid)
-    sel = selectors.DefaultSelector()
-    socks = []
-    for _ in range(subs):
-        c = socket.create_connection(("127.0.0.1", port))
-        c.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        c.setblocking(False)
-        st = {"buf": b"", "frames": [], "connected": False}
-        sel.register(c, selectors.EVENT_READ, st)
-        socks.append((c, st))
+    sel, socks = subscribe(port, b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n", subs,
+                           lambda: {"buf": b"", "frames": [], "connected": False})
 
     def pump(until, stop):
         while time.perf_counter() < until and not stop():
-            for key, _ in sel.select(0.05):
-                st = key.data
-                try:
-                    d = key.fileobj.recv(65536)
-                except BlockingIOError:
-                    continue
-                now = time.perf_counter()
+            for st, d, now in ready_reads(sel):
                 st["buf"] += d
                 while True:
                     k = st["buf"].find(b"data: ")
@@ -1101,26 +1113,13 @@ def rest_fanout_rows(t, scc, scvm, work, subs):
     q.recv(4096)
     q.close()
     t_create = time.perf_counter()
-    sel = selectors.DefaultSelector()
-    socks = []
-    for _ in range(subs):
-        c = socket.create_connection(("127.0.0.1", port))
-        c.sendall(b"GET /api/v1/sessions/00000000000000000000000001/events HTTP/1.1\r\nHost: x\r\n\r\n")
-        c.setblocking(False)
-        st = {"buf": b"", "ids": [], "at": []}
-        sel.register(c, selectors.EVENT_READ, st)
-        socks.append((c, st))
+    sel, socks = subscribe(port, b"GET /api/v1/sessions/00000000000000000000000001/events HTTP/1.1\r\nHost: x\r\n\r\n",
+                           subs, lambda: {"buf": b"", "ids": [], "at": []})
     t_joined = time.perf_counter()
     want = 104                  # queued, running, the user input, 100 texts, completed
     end = time.perf_counter() + 60
     while time.perf_counter() < end and not all(len(st["ids"]) >= want for _, st in socks):
-        for key, _ in sel.select(0.05):
-            st = key.data
-            try:
-                d = key.fileobj.recv(65536)
-            except BlockingIOError:
-                continue
-            now = time.perf_counter()
+        for st, d, now in ready_reads(sel):
             st["buf"] += d
             while True:
                 k = st["buf"].find(b"id: ")
