@@ -61,7 +61,8 @@ void rt_pty_safe_name(const char *label, char *out, size_t n)
 static int write_file(const char *path, const void *data, size_t len)
 {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return ENAMETOOLONG;
     char *sl = strrchr(dir, '/');
     if (sl && sl != dir) {
         *sl = 0;
