@@ -141,8 +141,28 @@ finally:
     _, log = srv.communicate(timeout=10)
 expect('tool results: 1 checked, 0 mismatched' in log, "the mock checked Claude's tool result: %s" %
        [l for l in log.splitlines() if 'tool results' in l])
-time.sleep(0.5)
-left = subprocess.run(['pgrep', '-f', BIN], capture_output=True, text=True).stdout
+
+
+def ours():
+    """Claude processes of this test: its binary, with this test's TMP in
+    their environment (TMPDIR, or a HOME below it: another test may run the
+    same binary meanwhile)."""
+    pids = subprocess.run(['pgrep', '-f', BIN], capture_output=True, text=True).stdout.split()
+    mine = []
+    for pid in pids:
+        try:
+            with open('/proc/%s/environ' % pid, 'rb') as f:
+                if TMP.encode() in f.read():
+                    mine.append(pid)
+        except OSError:
+            pass            # gone meanwhile
+    return mine
+
+
+deadline = time.monotonic() + 10
+while ours() and time.monotonic() < deadline:
+    time.sleep(0.05)        # a process being reaped: its exit is not an event we can wait on here
+left = ours()
 expect(not left and os.listdir(TMP) == [], 'no Claude process and no HOME left: %r %s' % (left, os.listdir(TMP)))
 
 # ---------- usage ----------
