@@ -83,6 +83,15 @@ static inline void jw_end(JsonW *w)
     w->after_key = false;
 }
 
+/* A newline after a top-level value, and the next one starts a new line
+** without a comma (JSON Lines: events, --json listings). */
+static inline void jw_nl(JsonW *w)
+{
+    buf_putc(w->b, '\n');
+    if (!w->depth)
+        w->first[0] = true;
+}
+
 /* "key": -- key is a plain name, written as is. */
 static inline void jw_key(JsonW *w, const char *key)
 {
@@ -159,6 +168,18 @@ static inline void jw_raw(JsonW *w, const char *json, size_t n)
 /* Before a value the caller appends to w->b itself (bc_val_json, ...). */
 static inline void jw_value(JsonW *w) { jw_sep_(w); }
 
+/* A 64-bit hash as a string of 16 lower-case hex digits ("%016llx"). */
+static inline void jw_hex64(JsonW *w, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char t[18];
+    t[0] = t[17] = '"';
+    for (int i = 16; i >= 1; i--, v >>= 4)
+        t[i] = hex[v & 15];
+    jw_sep_(w);
+    buf_put(w->b, t, sizeof t);
+}
+
 /* A string written in parts: jw_str_begin, any number of jw_str_part
 ** (each escaped), jw_str_end. */
 static inline void jw_str_begin(JsonW *w)
@@ -179,5 +200,8 @@ static inline void jw_knull(JsonW *w, const char *key) { jw_key(w, key); jw_null
 static inline void jw_kraw(JsonW *w, const char *key, const char *json, size_t n) { jw_key(w, key); jw_raw(w, json, n); }
 static inline void jw_kobj(JsonW *w, const char *key) { jw_key(w, key); jw_obj(w); }
 static inline void jw_karr(JsonW *w, const char *key) { jw_key(w, key); jw_arr(w); }
+static inline void jw_khex64(JsonW *w, const char *key, uint64_t v) { jw_key(w, key); jw_hex64(w, v); }
+/* key, then a value the caller appends to w->b itself */
+static inline void jw_kvalue(JsonW *w, const char *key) { jw_key(w, key); jw_value(w); }
 
 #endif

@@ -255,6 +255,22 @@ static void test_jsonw(void)
     jw_u64(&w, 1);
     jw_null(&w);
     CHECK(buf_eq(&b, "1,null"));
+    /* JSON Lines, hashes, a value the caller appends after its key */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_khex64(&w, "h", 0xabcULL);
+    jw_kvalue(&w, "v");
+    buf_puts(&b, "[1]");
+    jw_khex64(&w, "m", UINT64_MAX);
+    jw_end(&w);
+    jw_nl(&w);
+    jw_arr(&w);
+    jw_hex64(&w, 0);
+    jw_end(&w);
+    jw_nl(&w);
+    CHECK(buf_eq(&b, "{\"h\":\"0000000000000abc\",\"v\":[1],\"m\":\"ffffffffffffffff\"}\n"
+                     "[\"0000000000000000\"]\n"));
     /* escaping: buf_json_esc is buf_json_str without the quotes */
     Buf q;
     buf_init(&q);
