@@ -114,10 +114,33 @@ static inline void jw_str(JsonW *w, const char *s, size_t n)
     buf_json_str(w->b, s, n);
 }
 
+/* A key that is text (a path, a name from the input), escaped; _lossy as
+** jw_str_lossy. */
+static inline void jw_key_str(JsonW *w, const char *s, size_t n)
+{
+    jw_str(w, s, n);
+    buf_putc(w->b, ':');
+    w->after_key = true;
+}
+static inline void jw_key_lossy(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_lossy(w->b, s, n);
+    buf_putc(w->b, ':');
+    w->after_key = true;
+}
+
 static inline void jw_null(JsonW *w)
 {
     jw_sep_(w);
     buf_put(w->b, "null", 4);
+}
+
+/* Any bytes: invalid UTF-8 becomes U+FFFD (program output, paths). */
+static inline void jw_str_lossy(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_lossy(w->b, s, n);
 }
 
 /* s NULL: null */

@@ -333,7 +333,7 @@ static void explain(Pty *t)
         if (json) {
             buf_printf(&b, "{\"protocol_version\":2,\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":",
                        pty_err_code(t->err));
-            events_str_lossy(&b, t->msg, strlen(t->msg));
+            buf_json_str_lossy(&b, t->msg, strlen(t->msg));
             buf_puts(&b, "}}\n");
         } else {
             buf_printf(&b, "denied: %s: %s\n", pty_err_code(t->err), t->msg);
@@ -341,7 +341,7 @@ static void explain(Pty *t)
     } else if (t->sbx) {
         if (json) {
             buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
-            events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_json_str_lossy(&b, t->exe, strlen(t->exe));
             buf_puts(&b, ",\"policy\":");
             buf_puts(&b, t->policy_json ? t->policy_json : "null");
             buf_puts(&b, ",\"enforced\":");
@@ -360,11 +360,11 @@ static void explain(Pty *t)
                                         "environment is the default allowlist";
         if (json) {
             buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
-            events_str_lossy(&b, t->exe, strlen(t->exe));
+            buf_json_str_lossy(&b, t->exe, strlen(t->exe));
             buf_puts(&b, ",\"policy\":");
             buf_puts(&b, t->policy_json ? t->policy_json : "null");
             buf_puts(&b, ",\"enforced\":null,\"note\":");
-            events_str_lossy(&b, why, strlen(why));
+            buf_json_str_lossy(&b, why, strlen(why));
             buf_puts(&b, "}\n");
         } else {
             buf_printf(&b, "allowed: %s\n%s\n", t->exe, why);

@@ -171,7 +171,7 @@ static void assertion_result(Pty *t, const char *type, bool passed, const char *
         buf_puts(b, "{\"condition\":");
         bc_val_json(t->p, val, b);
         buf_puts(b, ",\"screen\":");
-        events_str_lossy(b, (const char *)txt.data, txt.len);
+        buf_json_str_lossy(b, (const char *)txt.data, txt.len);
         buf_putc(b, '}');
         buf_fini(&txt);
     } else {

@@ -175,7 +175,7 @@ static void note_event(scc_session *s, const char *type, const char *msg, size_t
     buf_json_str(&s->events, type, strlen(type));
     if (msg) {
         buf_puts(&s->events, ",\"message\":");
-        events_str_lossy(&s->events, msg, n);
+        buf_json_str_lossy(&s->events, msg, n);
     }
     buf_putc(&s->events, '}');
 }
@@ -633,7 +633,7 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     pty_screen_snapshot_json(s->scr, snap, with_cells != 0, &b);
     size_t whole = pty_session_exited(s->sess) && s->eof ? s->delta.len : utf8_whole(&s->delta);
     buf_puts(&b, ",\"transcript_delta\":");
-    events_str_lossy(&b, s->delta.data ? (const char *)s->delta.data : "", whole);
+    buf_json_str_lossy(&b, s->delta.data ? (const char *)s->delta.data : "", whole);
     buf_puts(&b, ",\"events\":[");
     if (s->events.len)
         buf_put(&b, s->events.data, s->events.len);
