@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -186,6 +187,29 @@ static inline void jw_raw(JsonW *w, const char *json, size_t n)
 {
     jw_sep_(w);
     buf_put(w->b, json, n);
+}
+
+/* The members of a compact JSON object text ("{...}", from another
+** writer) into the object open in w; "{}" adds nothing. */
+static inline void jw_members(JsonW *w, const char *obj, size_t n)
+{
+    if (n <= 2)
+        return;
+    jw_sep_(w);
+    buf_put(w->b, obj + 1, n - 2);
+}
+
+/* A double as "%.17g" (it reads back the same); not finite: null, as JSON
+** has no inf or nan. */
+static inline void jw_f64(JsonW *w, double v)
+{
+    if (v != v || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+        jw_null(w);
+        return;
+    }
+    char t[32];
+    int n = snprintf(t, sizeof t, "%.17g", v);
+    jw_raw(w, t, (size_t)n);
 }
 
 /* Before a value the caller appends to w->b itself (bc_val_json, ...). */

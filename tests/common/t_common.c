@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -271,6 +272,24 @@ static void test_jsonw(void)
     jw_nl(&w);
     CHECK(buf_eq(&b, "{\"h\":\"0000000000000abc\",\"v\":[1],\"m\":\"ffffffffffffffff\"}\n"
                      "[\"0000000000000000\"]\n"));
+    /* an object's members spliced in; doubles, not finite as null */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "v", 2);
+    jw_members(&w, "{}", 2);
+    jw_members(&w, "{\"a\":1}", 7);
+    jw_key(&w, "f");
+    jw_arr(&w);
+    jw_f64(&w, 0.5);
+    jw_f64(&w, 3);
+    jw_f64(&w, INFINITY);
+    jw_f64(&w, -INFINITY);
+    jw_f64(&w, NAN);
+    jw_f64(&w, 0.1);
+    jw_end(&w);
+    jw_end(&w);
+    CHECK(buf_eq(&b, "{\"v\":2,\"a\":1,\"f\":[0.5,3,null,null,null,0.10000000000000001]}"));
     /* escaping: buf_json_esc is buf_json_str without the quotes */
     Buf q;
     buf_init(&q);
