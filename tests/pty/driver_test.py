@@ -193,6 +193,14 @@ def protocol_errors_keep_the_session(d):
     assert r['request_id'] == 'a', r
     r = drv.raw('{"protocol_version":1,"request_id":7,"action":{"type":"observe"}}\n')
     assert r['error']['code'] == 'E_PROTOCOL_VERSION_MISMATCH' and r['request_id'] == 7, r
+    # a request_id JSON cannot echo (1e999 reads as infinity) comes back as null: the
+    # response was `"request_id":inf`, not JSON (issue 34 item 5, jsonw's jw_f64)
+    drv.p.stdin.write(b'{"protocol_version":2,"request_id":1e999,"action":{"type":"observe"}}\n')
+    drv.p.stdin.flush()
+    r = drv.line()
+    assert r['status'] == 'ok' and r['request_id'] is None, r
+    r = drv.raw('{"protocol_version":2,"request_id":0.5,"action":{"type":"observe"}}\n')
+    assert r['request_id'] == 0.5, r
     r = drv.raw('[1,2]\n')
     assert r['error']['code'] == 'E_PROTOCOL', r
     r = drv.raw('\n   \n{"protocol_version":2,"action":{"type":"observe"}}\n')   # blank lines are skipped
