@@ -18,10 +18,10 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
-#include "formats/pack.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 #include "runtime/rt_proc.h"
+#include "runtime/scn_assert.h"
 
 typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
 
@@ -1168,6 +1168,24 @@ static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t a
     return 0;
 }
 
+/* rel without its "." and empty parts ("a/./b", "a//b": "a/b"), as
+** file_write_beneath takes it; NUL-terminated. */
+static void plain_rel(const char *rel, Buf *out)
+{
+    buf_reset(out);
+    for (const char *p = rel; *p;) {
+        const char *sl = strchr(p, '/');
+        size_t n = sl ? (size_t)(sl - p) : strlen(p);
+        if (n && !(n == 1 && p[0] == '.')) {
+            if (out->len)
+                buf_putc(out, '/');
+            buf_put(out, p, n);
+        }
+        p += n + (sl != NULL);
+    }
+    buf_putc(out, 0);
+}
+
 /* The scenario's ElizaOS metadata: its judgment strategy, and its
 ** virtual_fs written into a fresh folder (unless --workspace names one). */
 static int a_begin(RtTarget *base, const BcProgram *p)
@@ -1202,20 +1220,27 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     t->workspace = t->tmp;
     const cJSON *f;
     int st = 0;
-    /* the compiler checked the paths; a shipped fixture is checked again,
-    ** and written below the workspace's descriptor, never through a link */
+    /* every path by the one workspace path policy (scn_path_resolve, as
+    ** the Scenario-Format's), written below the workspace's descriptor,
+    ** never through a link */
     int dfd = open(t->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    Buf full, rel;
+    buf_init(&full);
+    buf_init(&rel);
     cJSON_ArrayForEach(f, files) {
         const char *name = f->string;
         while (name && name[0] == '.' && name[1] == '/')
             name += 2;
-        if (!name || !pack_path_ok(name, strlen(name)) || !cJSON_IsString(f)) {
+        if (!name || !cJSON_IsString(f) || scn_path_resolve(t->tmp, name, &full)) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
             st = SC_FAILED;
             continue;
         }
-        int e = dfd < 0 ? errno : file_write_beneath(dfd, name, f->valuestring, strlen(f->valuestring), 0644);
+        plain_rel(name, &rel);
+        int e = dfd < 0 ? errno
+                : rel.oom ? ENOMEM
+                          : file_write_beneath(dfd, (const char *)rel.data, f->valuestring, strlen(f->valuestring), 0644);
         if (e) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: %s/%s: cannot write: %s\n", t->tmp, name, strerror(e));
@@ -1224,6 +1249,8 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     }
     if (dfd >= 0)
         close(dfd);
+    buf_fini(&full);
+    buf_fini(&rel);
     cJSON_Delete(files);
     return st;
 }
