@@ -26,6 +26,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/fnv1a.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
@@ -483,38 +484,52 @@ static int choose(Replay *r, const Opts *o, char *err, size_t n)
     return 0;
 }
 
-static void put_filters(Buf *b, const Replay *r)
+static void put_filters(JsonW *w, const Replay *r)
 {
-    buf_putc(b, '[');
-    bool first = true;
+    jw_arr(w);
     for (int i = 0; i < N_FILTERS; i++)
-        if (r->filters & (1u << i)) {
-            buf_printf(b, "%s\"%s\"", first ? "" : ",", FILTERS[i]);
-            first = false;
-        }
-    buf_putc(b, ']');
+        if (r->filters & (1u << i))
+            jw_cstr(w, FILTERS[i]);
+    jw_end(w);
 }
 
-static void put_summary(Buf *b, const Replay *r, bool passed, int run_status)
+/* "rules": the rules applied, as JSON */
+static void put_rules(JsonW *w, const Replay *r)
 {
     char *rules = cJSON_PrintUnformatted(r->rules_json);
-    buf_printf(b, "{\"replay_version\":1,\"status\":\"%s\",\"source\":\"%s\",\"strict\":%s,\"filters\":",
-               passed ? "passed" : "failed", r->source, r->strict ? "true" : "false");
-    put_filters(b, r);
-    buf_printf(b, ",\"rules\":%s", rules ? rules : "[]");
+    jw_kraw(w, "rules", rules ? rules : "[]", strlen(rules ? rules : "[]"));
     free(rules);
+}
+
+/* "index": N, or null when the difference has none */
+static void put_index(JsonW *w, long index)
+{
+    if (index >= 0)
+        jw_ki64(w, "index", index);
+    else
+        jw_knull(w, "index");
+}
+
+/* replay.json's members, in the object open in w. */
+static void put_summary(JsonW *w, const Replay *r, bool passed, int run_status)
+{
+    jw_ku64(w, "replay_version", 1);
+    jw_kcstr(w, "status", passed ? "passed" : "failed");
+    jw_kcstr(w, "source", r->source);
+    jw_kbool(w, "strict", r->strict);
+    jw_key(w, "filters");
+    put_filters(w, r);
+    put_rules(w, r);
     if (passed) {
-        buf_puts(b, ",\"mismatch\":null");
+        jw_knull(w, "mismatch");
     } else {
-        buf_printf(b, ",\"mismatch\":{\"kind\":\"%s\",\"index\":", r->kind);
-        if (r->index >= 0)
-            buf_printf(b, "%ld}", r->index);
-        else
-            buf_puts(b, "null}");
+        jw_kobj(w, "mismatch");
+        jw_kcstr(w, "kind", r->kind);
+        put_index(w, r->index);
+        jw_end(w);
     }
-    buf_printf(b, ",\"replay_dir\":");
-    buf_json_str(b, r->out, strlen(r->out));
-    buf_printf(b, ",\"run_exit_status\":%d}", run_status);
+    jw_kcstr(w, "replay_dir", r->out);
+    jw_ki64(w, "run_exit_status", run_status);
 }
 
 /* The replay's run, in a child of its own (run_in_child). */
@@ -586,10 +601,17 @@ static int fail_with(const Opts *o, const char *cmd, int code, const char *msg)
     if (o->json) {
         Buf b;
         buf_init(&b);
-        buf_printf(&b, "{\"protocol_version\":%d,\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":",
-                   SCC_PROTOCOL_VERSION, scc_error_code(code));
-        buf_json_str(&b, msg, strlen(msg));
-        buf_puts(&b, "}}\n");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+        jw_kcstr(&w, "status", "error");
+        jw_kobj(&w, "error");
+        jw_kcstr(&w, "code", scc_error_code(code));
+        jw_kcstr(&w, "message", msg);
+        jw_end(&w);
+        jw_end(&w);
+        jw_nl(&w);
         cli_put_stdout(&b);
         buf_fini(&b);
     }
@@ -669,18 +691,26 @@ int scvm_replay(const Opts *o)
     Buf b, path;
     buf_init(&b);
     buf_init(&path);
-    put_summary(&b, &r, !d, run_status);
-    buf_putc(&b, '\n');
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    put_summary(&w, &r, !d, run_status);
+    jw_end(&w);
+    jw_nl(&w);
     buf_printf(&path, "%s/replay.json", r.out);
     buf_putc(&path, 0);
     int we = file_write_atomic((const char *)path.data, b.data, b.len);
     buf_reset(&b);
-    char *rules = cJSON_PrintUnformatted(r.rules_json);
-    buf_printf(&b, "{\"normalization_version\":1,\"filters\":");
-    put_filters(&b, &r);
-    buf_printf(&b, ",\"strict\":%s,\"source\":\"%s\",\"rules\":%s}\n", r.strict ? "true" : "false", r.source,
-               rules ? rules : "[]");
-    free(rules);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "normalization_version", 1);
+    jw_key(&w, "filters");
+    put_filters(&w, &r);
+    jw_kbool(&w, "strict", r.strict);
+    jw_kcstr(&w, "source", r.source);
+    put_rules(&w, &r);
+    jw_end(&w);
+    jw_nl(&w);
     buf_reset(&path);
     buf_printf(&path, "%s/normalization.json", r.out);
     buf_putc(&path, 0);
@@ -690,14 +720,16 @@ int scvm_replay(const Opts *o)
     buf_putc(&path, 0);
     if (d) {
         buf_reset(&b);
-        buf_puts(&b, "{\"code\":\"E_REPLAY_MISMATCH\",\"message\":");
-        buf_json_str(&b, r.message, strlen(r.message));
-        buf_printf(&b, ",\"context\":{\"kind\":\"%s\",\"index\":", r.kind);
-        if (r.index >= 0)
-            buf_printf(&b, "%ld", r.index);
-        else
-            buf_puts(&b, "null");
-        buf_puts(&b, "}}\n");
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "code", "E_REPLAY_MISMATCH");
+        jw_kcstr(&w, "message", r.message);
+        jw_kobj(&w, "context");
+        jw_kcstr(&w, "kind", r.kind);
+        put_index(&w, r.index);
+        jw_end(&w);
+        jw_end(&w);
+        jw_nl(&w);
         we = we ? we : file_write_atomic((const char *)path.data, b.data, b.len);
     } else {
         unlink((const char *)path.data);
@@ -705,19 +737,18 @@ int scvm_replay(const Opts *o)
     /* the report */
     buf_reset(&b);
     if (o->json) {
-        buf_printf(&b, "{\"protocol_version\":%d,", SCC_PROTOCOL_VERSION);
-        Buf s;
-        buf_init(&s);
-        put_summary(&s, &r, !d, run_status);
-        buf_put(&b, s.data + 1, s.len - 1);
-        buf_fini(&s);
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+        put_summary(&w, &r, !d, run_status);
         if (d) {
-            b.len--;
-            buf_puts(&b, ",\"error\":{\"code\":\"E_REPLAY_MISMATCH\",\"message\":");
-            buf_json_str(&b, r.message, strlen(r.message));
-            buf_puts(&b, "}}");
+            jw_kobj(&w, "error");
+            jw_kcstr(&w, "code", "E_REPLAY_MISMATCH");
+            jw_kcstr(&w, "message", r.message);
+            jw_end(&w);
         }
-        buf_putc(&b, '\n');
+        jw_end(&w);
+        jw_nl(&w);
     } else if (d) {
         buf_printf(&b, "replay: failed: %s\nfirst difference (%s): %s\n", r.out, r.kind, r.message);
     } else {
