@@ -150,6 +150,8 @@ int scc_session_explain(const scc_session_config *cfg, char **json, char *err, s
         if (p.sbx) {
             jw_value(&w);
             sandbox_explain(p.sbx, &b, true);
+            if (b.len && b.data[b.len - 1] == '\n')
+                b.len--;        /* one line, as `scvm run -t pty --explain-policy --json` */
         } else {
             jw_obj(&w);
             jw_kcstr(&w, "sandbox", "none");

@@ -314,6 +314,9 @@ def policy_flags_and_refusals(d):
     c, out, err = run([SCVM, 'driver', '--stdio', '--json', '--explain-policy', '--', cat], cwd=d)
     e = json.loads(out)
     assert c == 0 and e['allowed'] is True and e['protocol_version'] == PV, (c, out, err)
+    # one line, as `scvm run -t pty --explain-policy --json` (the sandbox's plan ended
+    # with a newline inside the object: the answer was two lines)
+    assert out.count('\n') == 1 and out.endswith('}\n'), out[-200:]
     assert e['policy']['sandbox'] == 'seatbelt' and e['policy']['network'] == 'disabled', e
     assert e['policy']['exec']['allowed_executables'] == [cat] and e['command'] == cat, e
     c, out, err = run([SCVM, 'exec', '--json', '--explain-policy', '--no-sandbox', '--ack-unsafe-sandbox',
