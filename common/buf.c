@@ -194,6 +194,24 @@ void buf_json_str(Buf *b, const char *s, size_t n)
     buf_putc(b, '"');
 }
 
+void buf_json_str_html(Buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            buf_json_esc(b, s + run, i - run);
+            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            buf_put(b, e, 6);
+            run = i + 1;
+        }
+    }
+    buf_json_esc(b, s + run, n - run);
+    buf_putc(b, '"');
+}
+
 void buf_json_str_lossy(Buf *b, const char *s, size_t n)
 {
     if (utf8_valid((const unsigned char *)s, n, NULL)) {

@@ -144,6 +144,13 @@ static inline void jw_str_lossy(JsonW *w, const char *s, size_t n)
     buf_json_str_lossy(w->b, s, n);
 }
 
+/* A string that can sit in an HTML <script> element: < > & escaped too. */
+static inline void jw_str_html(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_html(w->b, s, n);
+}
+
 /* s NULL: null */
 static inline void jw_cstr(JsonW *w, const char *s)
 {

@@ -25,6 +25,7 @@
 
 #include "common/fileio.h"
 #include "common/fnv1a.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_svg.h"
 #include "runtime/pty/rt_pty.h"
@@ -40,24 +41,6 @@
 
 static void esc(Buf *out, const char *s, size_t n) { term_xml_esc(out, s, n); }
 static void escs(Buf *out, const char *s) { if (s) term_xml_esc(out, s, strlen(s)); }
-
-/* A JSON string for a script: quoted, and < > & escaped too. */
-static void js_str(Buf *out, const char *s, size_t n)
-{
-    buf_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            buf_putc(out, '\\');
-            buf_putc(out, c);
-        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            buf_printf(out, "\\u%04x", c);
-        } else {
-            buf_putc(out, c);
-        }
-    }
-    buf_putc(out, '"');
-}
 
 static const char *verdict_of(int status, bool skipped)
 {
@@ -189,16 +172,28 @@ static bool capture(PtyScreen *scr, uint64_t ms, Dict *d, Buf *frames, Buf *tmp,
     bool cv, alt;
     term_shot_size(shot, &rows, &cols);
     term_shot_cursor(shot, &cr, &cc, &cv, &alt);
-    buf_printf(frames, "%s[%" PRIu64 ",%d,%d,%d,%d,[", frames->len ? ",\n" : "", ms, cols, cr, cc, cv ? 1 : 0);
+    /* [ms, cols, cursor row, cursor col, visible, [row ids]], a frame a line */
+    if (frames->len)
+        buf_puts(frames, ",\n");
+    JsonW w;
+    jw_init(&w, frames);
+    jw_arr(&w);
+    jw_u64(&w, ms);
+    jw_i64(&w, cols);
+    jw_i64(&w, cr);
+    jw_i64(&w, cc);
+    jw_u64(&w, cv ? 1 : 0);
+    jw_arr(&w);
     bool ok = true;
     for (int r = 0; r < rows && ok; r++) {
         buf_reset(tmp);
         term_svg_row(shot, r, tmp);
         uint32_t id = dict_id(d, tmp->data ? (const char *)tmp->data : "", tmp->len);
         ok = id != UINT32_MAX;
-        buf_printf(frames, "%s%u", r ? "," : "", (unsigned)id);
+        jw_u64(&w, id);
     }
-    buf_puts(frames, "]]");
+    jw_end(&w);
+    jw_end(&w);
     term_shot_free(shot);
     return ok && !frames->oom;
 }
@@ -313,7 +308,7 @@ bool report_cast_player(const char *cast, size_t len, Buf *out)
         for (size_t i = 0; i < d.n; i++) {
             if (i)
                 buf_puts(out, ",\n");
-            js_str(out, d.s[i], d.len[i]);
+            buf_json_str_html(out, d.s[i], d.len[i]);
         }
         buf_puts(out, "],\n\"frames\":[\n");
         buf_put(out, frames.data, frames.len);

@@ -272,6 +272,14 @@ static void test_jsonw(void)
     jw_nl(&w);
     CHECK(buf_eq(&b, "{\"h\":\"0000000000000abc\",\"v\":[1],\"m\":\"ffffffffffffffff\"}\n"
                      "[\"0000000000000000\"]\n"));
+    /* strings for an HTML <script> */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_arr(&w);
+    jw_str_html(&w, "</script><a href=\"x\">&amp;\n", 27);
+    jw_str_html(&w, "", 0);
+    jw_end(&w);
+    CHECK(buf_eq(&b, "[\"\\u003c/script\\u003e\\u003ca href=\\\"x\\\"\\u003e\\u0026amp;\\u000a\",\"\"]"));
     /* an object's members spliced in; doubles, not finite as null */
     buf_reset(&b);
     jw_init(&w, &b);
