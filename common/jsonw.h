@@ -11,7 +11,9 @@
 ** The writer does not check that what it is told makes sense (a key in an
 ** array, a value where a key belongs): encoders are tested by their
 ** output.  Nesting deeper than JW_MAX_DEPTH is not tracked (commas may be
-** missing below it); no encoder comes near.  Out of memory is the Buf's
+** missing below it): an encoder that can go deeper (the tape's canonical
+** form of any JSON cJSON reads) writes the deeper value after jw_value
+** with a fresh JsonW on the same Buf.  Out of memory is the Buf's
 ** oom flag, as for every Buf writer.  Output is compact: no blanks. */
 #ifndef SC_JSONW_H
 #define SC_JSONW_H
