@@ -748,45 +748,53 @@ void report_run_record(const ReportRun *r, Buf *out)
         cJSON_Delete(ev[i].j);
     }
     sc_free(ev);
-    buf_printf(out, "{\"index\":%u,\"name\":", (unsigned)r->index);
-    buf_json_str(out, r->name ? r->name : "", r->name ? strlen(r->name) : 0);
-    buf_puts(out, ",\"source\":");
-    buf_json_str(out, r->source ? r->source : "", r->source ? strlen(r->source) : 0);
-    buf_printf(out, ",\"verdict\":\"%s\",\"status\":%d,\"duration_ms\":%" PRIu64 ",\"ran_ms\":",
-               verdict_of(r->status, r->skipped || r->unjudged), r->status, r->duration_ms);
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ku64(&w, "index", r->index);
+    jw_kcstr(&w, "name", r->name ? r->name : "");
+    jw_kcstr(&w, "source", r->source ? r->source : "");
+    jw_kcstr(&w, "verdict", verdict_of(r->status, r->skipped || r->unjudged));
+    jw_ki64(&w, "status", r->status);
+    jw_ku64(&w, "duration_ms", r->duration_ms);
     long long ran = ran_ms(r);
     if (ran >= 0)
-        buf_printf(out, "%lld", ran);
+        jw_ki64(&w, "ran_ms", ran);
     else
-        buf_puts(out, "null");
-    buf_printf(out, ",\"events\":%zu,\"screenshots\":%zu,\"screenshots_bad\":%zu,\"why\":", n, shots, bad);
-    if (r->why && *r->why)
-        buf_json_str(out, r->why, strlen(r->why));
-    else
-        buf_puts(out, "null");
-    buf_puts(out, ",\"page\":");
+        jw_knull(&w, "ran_ms");
+    jw_ku64(&w, "events", n);
+    jw_ku64(&w, "screenshots", shots);
+    jw_ku64(&w, "screenshots_bad", bad);
+    jw_kcstr(&w, "why", r->why && *r->why ? r->why : NULL);
     if (r->skipped) {
-        buf_puts(out, "null");
+        jw_knull(&w, "page");
     } else {
         char page[256];
         report_page_name(r, page, sizeof page);
-        buf_json_str(out, page, strlen(page));
+        jw_kcstr(&w, "page", page);
     }
-    buf_putc(out, '}');
+    jw_end(&w);
 }
 
 void report_json(const char *suite, const char *target, const Buf *records, size_t n, Buf *out)
 {
-    buf_printf(out, "{\"report_version\":%d,\"suite\":", REPORT_VERSION);
-    buf_json_str(out, suite, strlen(suite));
-    buf_puts(out, ",\"target\":");
-    buf_json_str(out, target, strlen(target));
-    buf_puts(out, ",\"runs\":[\n");
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ki64(&w, "report_version", REPORT_VERSION);
+    jw_kcstr(&w, "suite", suite);
+    jw_kcstr(&w, "target", target);
+    /* a run a line */
+    jw_karr(&w, "runs");
     for (size_t i = 0; i < n; i++) {
+        jw_value(&w);
+        buf_putc(out, '\n');
         buf_put(out, records[i].data, records[i].len);
-        buf_puts(out, i + 1 < n ? ",\n" : "\n");
     }
-    buf_puts(out, "]}\n");
+    buf_putc(out, '\n');
+    jw_end(&w);
+    jw_end(&w);
+    jw_nl(&w);
 }
 
 static cJSON *parse_report(const char *json, size_t len, char *err, size_t errlen)
