@@ -182,6 +182,18 @@ static void on_case(void *ctx, const AutCaseResult *c)
     }
 }
 
+/* The totals, as run.json's summary and the results' last line have them. */
+static void put_totals(JsonW *w, const Reports *r)
+{
+    jw_ku64(w, "total", r->cases);
+    jw_ku64(w, "passed", r->passed);
+    jw_ku64(w, "failed", r->failed);
+    jw_ku64(w, "skipped", r->skipped);
+    jw_ku64(w, "not_judged", r->unjudged);
+    jw_ku64(w, "errors", r->errors);
+    jw_ku64(w, "timeouts", r->timeouts);
+}
+
 static int write_reports(Reports *r)
 {
     int st = 0;
@@ -214,13 +226,7 @@ static int write_reports(Reports *r)
         }
         jw_ku64(&w, "duration_ms", r->ms);
         jw_kobj(&w, "summary");
-        jw_ku64(&w, "total", r->cases);
-        jw_ku64(&w, "passed", r->passed);
-        jw_ku64(&w, "failed", r->failed);
-        jw_ku64(&w, "skipped", r->skipped);
-        jw_ku64(&w, "not_judged", r->unjudged);
-        jw_ku64(&w, "errors", r->errors);
-        jw_ku64(&w, "timeouts", r->timeouts);
+        put_totals(&w, r);
         jw_end(&w);
         /* each record line, without its "type" member, on a line of its own */
         jw_karr(&w, "cases");
@@ -258,13 +264,7 @@ static int write_reports(Reports *r)
         buf_put(&b, r->results.data, r->results.len);
         jw_obj(&w);
         jw_kcstr(&w, "type", "summary");
-        jw_ku64(&w, "total", r->cases);
-        jw_ku64(&w, "passed", r->passed);
-        jw_ku64(&w, "failed", r->failed);
-        jw_ku64(&w, "skipped", r->skipped);
-        jw_ku64(&w, "not_judged", r->unjudged);
-        jw_ku64(&w, "errors", r->errors);
-        jw_ku64(&w, "timeouts", r->timeouts);
+        put_totals(&w, r);
         jw_ku64(&w, "duration_ms", r->ms);
         jw_end(&w);
         jw_nl(&w);

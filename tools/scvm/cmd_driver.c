@@ -63,9 +63,7 @@ static void interrupted_msg(char *msg, size_t n)
              sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "?");
 }
 
-/* Prints a data-model error as the one JSON line (json) or a diagnostic,
-** and returns its code. */
-static int report_error(const Opts *o, const char *cmd, int code, const char *msg)
+int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg)
 {
     if (o->json) {
         Buf b;
@@ -130,9 +128,9 @@ static char *effective_policy(const Opts *o, int *code, char *msg, size_t n)
 static int common_checks(const Opts *o, const char *cmd)
 {
     if (!o->command || !o->command[0])
-        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "no program: give it after '--'");
+        return scvm_report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "no program: give it after '--'");
     if (o->n_ops)
-        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "the program goes after '--'");
+        return scvm_report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "the program goes after '--'");
     return 0;
 }
 
@@ -398,14 +396,14 @@ static int start(const Opts *o, const char *cmd, scc_session **s, char *art, siz
     char msg[1024];
     char *policy = effective_policy(o, &code, msg, sizeof msg);
     if (!policy)
-        return report_error(o, cmd, code, msg);
+        return scvm_report_error(o, cmd, code, msg);
     /* What scvm writes itself: the artifacts section and fs_strict_write
     ** (docs/tui-use.md, "The policy, field by field"). */
     PtyWrites wr = { .artifacts = o->artifacts, .resolve = true };
     code = (int)pty_policy_writes(policy, &wr, art, an, msg, sizeof msg);
     if (code) {
         free(policy);
-        return report_error(o, cmd, code, msg);
+        return scvm_report_error(o, cmd, code, msg);
     }
     scc_session_config c;
     config_of(o, policy, &c);
@@ -417,7 +415,7 @@ static int start(const Opts *o, const char *cmd, scc_session **s, char *art, siz
     int rc = scc_session_spawn(&c, s, msg, sizeof msg);
     free(policy);
     if (rc)
-        return report_error(o, cmd, rc, msg);
+        return scvm_report_error(o, cmd, rc, msg);
     return 0;
 }
 
@@ -429,7 +427,7 @@ int scvm_exec(const Opts *o)
     if (rc)
         return rc;
     if (rt_cancel_install() != 0)
-        return report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
+        return scvm_report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
     scc_session *s = NULL;
     char art_dir[PATH_MAX];
     rc = start(o, "exec", &s, art_dir, sizeof art_dir);
@@ -696,7 +694,7 @@ static bool flush_responses(Driver *d)
 int scvm_driver(const Opts *o)
 {
     if (!o->stdio || !o->json)
-        return report_error(o, "driver", SCC_E_CLI_INVALID_ARG,
+        return scvm_report_error(o, "driver", SCC_E_CLI_INVALID_ARG,
                             "the driver speaks NDJSON on stdin and stdout: give --stdio --json");
     int rc = common_checks(o, "driver");
     if (rc)
@@ -707,7 +705,7 @@ int scvm_driver(const Opts *o)
     /* TERM, INT and HUP end the session as the end of input does, with
     ** status "interrupted" and exit 128 + N (docs/driver.md) */
     if (rt_cancel_install() != 0)
-        return report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
+        return scvm_report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
     Driver d = { .o = o };
     buf_init(&d.out);
     char art_dir[PATH_MAX];

@@ -596,29 +596,6 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
     return st;
 }
 
-static int fail_with(const Opts *o, const char *cmd, int code, const char *msg)
-{
-    if (o->json) {
-        Buf b;
-        buf_init(&b);
-        JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
-        jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
-        jw_kcstr(&w, "status", "error");
-        jw_kobj(&w, "error");
-        jw_kcstr(&w, "code", scc_error_code(code));
-        jw_kcstr(&w, "message", msg);
-        jw_end(&w);
-        jw_end(&w);
-        jw_nl(&w);
-        cli_put_stdout(&b);
-        buf_fini(&b);
-    }
-    fprintf(stderr, "scvm %s: %s: %s\n", cmd, scc_error_code(code), msg);
-    return code;
-}
-
 static const char *dir_of(const Opts *o)
 {
     if (o->artifacts && o->n_ops == 0)
@@ -634,25 +611,25 @@ int scvm_replay(const Opts *o)
     r.dir = dir_of(o);
     char err[1024];
     if (!r.dir)
-        return fail_with(o, "replay", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
+        return scvm_report_error(o, "replay", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
     if (o->strict && o->n_normalize)
-        return fail_with(o, "replay", SCC_E_CLI_INVALID_ARG, "--strict and --normalize: choose one");
+        return scvm_report_error(o, "replay", SCC_E_CLI_INVALID_ARG, "--strict and --normalize: choose one");
     cJSON *run = read_json(r.dir, "run.json");
     if (!cJSON_IsObject(run)) {
         snprintf(err, sizeof err, "%s/run.json: %s", r.dir, exists(r.dir, "run.json") ? "not a RunResult" : "missing");
         cJSON_Delete(run);
-        return fail_with(o, "replay", exists(r.dir, "run.json") ? SCC_E_PROTOCOL : SCC_E_IO, err);
+        return scvm_report_error(o, "replay", exists(r.dir, "run.json") ? SCC_E_PROTOCOL : SCC_E_IO, err);
     }
     if (!exists(r.dir, "scenario.scb")) {
         cJSON_Delete(run);
         snprintf(err, sizeof err, "%s/scenario.scb: missing: only a single scenario's run with --artifacts keeps "
                                   "what a replay plays", r.dir);
-        return fail_with(o, "replay", SCC_E_IO, err);
+        return scvm_report_error(o, "replay", SCC_E_IO, err);
     }
     if (choose(&r, o, err, sizeof err) < 0) {
         cJSON_Delete(run);
         cJSON_Delete(r.rules_json);
-        return fail_with(o, "replay", err[0] == 'u' ? SCC_E_CLI_INVALID_ARG : SCC_E_PROTOCOL, err);
+        return scvm_report_error(o, "replay", err[0] == 'u' ? SCC_E_CLI_INVALID_ARG : SCC_E_PROTOCOL, err);
     }
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(run, "run_id");
     char safe[48];
@@ -678,7 +655,7 @@ int scvm_replay(const Opts *o)
         if (run_status < 0) {
             cJSON_Delete(run);
             cJSON_Delete(r.rules_json);
-            return fail_with(o, "replay", SCC_E_IO, err);
+            return scvm_report_error(o, "replay", SCC_E_IO, err);
         }
         if (!exists(r.out, "run.json"))
             d = mismatch(&r, "run", -1, "the replay wrote no run.json (its run exited %d)", run_status);
@@ -762,7 +739,7 @@ int scvm_replay(const Opts *o)
     cJSON_Delete(r.rules_json);
     if (we) {
         snprintf(err, sizeof err, "%.900s: cannot write: %s", r.out, strerror(we));
-        return fail_with(o, "replay", SCC_E_IO, err);
+        return scvm_report_error(o, "replay", SCC_E_IO, err);
     }
     return d ? SCC_E_REPLAY_MISMATCH : wo ? SCC_E_IO : 0;
 }
@@ -772,7 +749,7 @@ int scvm_replay_report(const Opts *o)
 {
     const char *dir = dir_of(o);
     if (!dir)
-        return fail_with(o, "replay-report", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
+        return scvm_report_error(o, "replay-report", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
     DIR *dd = opendir(dir);
     char best[PATH_MAX] = "", err[PATH_MAX + 64];
     struct timespec bt = { 0, 0 };
@@ -793,7 +770,7 @@ int scvm_replay_report(const Opts *o)
         closedir(dd);
     if (!best[0]) {
         snprintf(err, sizeof err, "%.1000s: no replay-*/replay.json: run 'scvm replay %.1000s' first", dir, dir);
-        return fail_with(o, "replay-report", SCC_E_IO, err);
+        return scvm_report_error(o, "replay-report", SCC_E_IO, err);
     }
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%.2000s/%.1000s", dir, best);
@@ -803,7 +780,7 @@ int scvm_replay_report(const Opts *o)
         cJSON_Delete(sum);
         cJSON_Delete(diff);
         snprintf(err, sizeof err, "%.3000s/replay.json: not a ReplaySummary", sub);
-        return fail_with(o, "replay-report", SCC_E_PROTOCOL, err);
+        return scvm_report_error(o, "replay-report", SCC_E_PROTOCOL, err);
     }
     bool passed = strcmp(status->valuestring, "passed") == 0;
     Buf b;
