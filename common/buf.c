@@ -1,6 +1,7 @@
 /* buf.c - growable byte buffer, varints, JSON string escaping, UTF-8 check. */
 #include "buf.h"
 #include "sc_alloc.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -191,4 +192,48 @@ void buf_json_str(Buf *b, const char *s, size_t n)
     buf_putc(b, '"');
     buf_json_esc(b, s, n);
     buf_putc(b, '"');
+}
+
+void buf_json_str_html(Buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            buf_json_esc(b, s + run, i - run);
+            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            buf_put(b, e, 6);
+            run = i + 1;
+        }
+    }
+    buf_json_esc(b, s + run, n - run);
+    buf_putc(b, '"');
+}
+
+void buf_json_str_lossy(Buf *b, const char *s, size_t n)
+{
+    if (utf8_valid((const unsigned char *)s, n, NULL)) {
+        buf_json_str(b, s, n);
+        return;
+    }
+    Buf tmp;
+    buf_init(&tmp);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_char(u + i, n - i, &cp);
+        if (len) {
+            buf_put(&tmp, u + i, len);
+            i += len;
+        } else {
+            buf_put(&tmp, "\xEF\xBF\xBD", 3);
+            i++;
+        }
+    }
+    buf_json_str(b, (const char *)tmp.data, tmp.len);
+    if (tmp.oom)
+        b->oom = true;
+    buf_fini(&tmp);
 }

@@ -58,6 +58,13 @@ static inline void buf_varint(Buf *b, uint64_t v)
 }
 void buf_json_str(Buf *b, const char *s, size_t n);  /* quoted, escaped */
 void buf_json_esc(Buf *b, const char *s, size_t n);  /* escaped, without the quotes */
+/* buf_json_str of arbitrary bytes: invalid UTF-8 becomes U+FFFD, so
+** program output can be recorded as JSON. */
+void buf_json_str_lossy(Buf *b, const char *s, size_t n);
+/* buf_json_str that writes < > & and every control character as \u00XX
+** (\u003c, \u000a, ...), so the JSON can sit in an HTML <script>
+** element (no "</script>" in it). */
+void buf_json_str_html(Buf *b, const char *s, size_t n);
 
 /* Decoding: read an LEB128 varint from [*p, end).  Returns false on
 ** truncation, on an encoding longer than 10 bytes / overflowing 64 bits, or

@@ -1,6 +1,7 @@
 /* diag.c - recording and printing diagnostics. */
 #include "diag.h"
 #include "buf.h"
+#include "jsonw.h"
 #include "sc_alloc.h"
 
 #include <stdarg.h>
@@ -210,20 +211,17 @@ void diags_print_json(const Diags *d, FILE *out)
     for (size_t i = 0; i < d->n; i++) {
         const Diag *g = &d->v[i];
         buf_reset(&b);
-        buf_puts(&b, "{\"file\":");
-        if (g->file)
-            buf_json_str(&b, g->file, strlen(g->file));
-        else
-            buf_puts(&b, "null");
-        buf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"message\":",
-                   g->line, g->col, level_name(g->level));
-        buf_json_str(&b, g->msg, strlen(g->msg));
-        buf_puts(&b, ",\"flag\":");
-        if (g->flag)
-            buf_json_str(&b, g->flag, strlen(g->flag));
-        else
-            buf_puts(&b, "null");
-        buf_puts(&b, "}\n");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "file", g->file);
+        jw_ku64(&w, "line", g->line);
+        jw_ku64(&w, "column", g->col);
+        jw_kcstr(&w, "severity", level_name(g->level));
+        jw_kcstr(&w, "message", g->msg);
+        jw_kcstr(&w, "flag", g->flag);
+        jw_end(&w);
+        jw_nl(&w);
         fwrite(b.data, 1, b.len, out);
     }
     buf_fini(&b);

@@ -11,7 +11,9 @@
 ** The writer does not check that what it is told makes sense (a key in an
 ** array, a value where a key belongs): encoders are tested by their
 ** output.  Nesting deeper than JW_MAX_DEPTH is not tracked (commas may be
-** missing below it); no encoder comes near.  Out of memory is the Buf's
+** missing below it): an encoder that can go deeper (the tape's canonical
+** form of any JSON cJSON reads) writes the deeper value after jw_value
+** with a fresh JsonW on the same Buf.  Out of memory is the Buf's
 ** oom flag, as for every Buf writer.  Output is compact: no blanks. */
 #ifndef SC_JSONW_H
 #define SC_JSONW_H
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -83,6 +86,15 @@ static inline void jw_end(JsonW *w)
     w->after_key = false;
 }
 
+/* A newline after a top-level value, and the next one starts a new line
+** without a comma (JSON Lines: events, --json listings). */
+static inline void jw_nl(JsonW *w)
+{
+    buf_putc(w->b, '\n');
+    if (!w->depth)
+        w->first[0] = true;
+}
+
 /* "key": -- key is a plain name, written as is. */
 static inline void jw_key(JsonW *w, const char *key)
 {
@@ -105,10 +117,40 @@ static inline void jw_str(JsonW *w, const char *s, size_t n)
     buf_json_str(w->b, s, n);
 }
 
+/* A key that is text (a path, a name from the input), escaped; _lossy as
+** jw_str_lossy. */
+static inline void jw_key_str(JsonW *w, const char *s, size_t n)
+{
+    jw_str(w, s, n);
+    buf_putc(w->b, ':');
+    w->after_key = true;
+}
+static inline void jw_key_lossy(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_lossy(w->b, s, n);
+    buf_putc(w->b, ':');
+    w->after_key = true;
+}
+
 static inline void jw_null(JsonW *w)
 {
     jw_sep_(w);
     buf_put(w->b, "null", 4);
+}
+
+/* Any bytes: invalid UTF-8 becomes U+FFFD (program output, paths). */
+static inline void jw_str_lossy(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_lossy(w->b, s, n);
+}
+
+/* A string that can sit in an HTML <script> element: < > & escaped too. */
+static inline void jw_str_html(JsonW *w, const char *s, size_t n)
+{
+    jw_sep_(w);
+    buf_json_str_html(w->b, s, n);
 }
 
 /* s NULL: null */
@@ -156,8 +198,43 @@ static inline void jw_raw(JsonW *w, const char *json, size_t n)
     buf_put(w->b, json, n);
 }
 
+/* The members of a compact JSON object text ("{...}", from another
+** writer) into the object open in w; "{}" adds nothing. */
+static inline void jw_members(JsonW *w, const char *obj, size_t n)
+{
+    if (n <= 2)
+        return;
+    jw_sep_(w);
+    buf_put(w->b, obj + 1, n - 2);
+}
+
+/* A double as "%.17g" (it reads back the same); not finite: null, as JSON
+** has no inf or nan. */
+static inline void jw_f64(JsonW *w, double v)
+{
+    if (v != v || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+        jw_null(w);
+        return;
+    }
+    char t[32];
+    int n = snprintf(t, sizeof t, "%.17g", v);
+    jw_raw(w, t, (size_t)n);
+}
+
 /* Before a value the caller appends to w->b itself (bc_val_json, ...). */
 static inline void jw_value(JsonW *w) { jw_sep_(w); }
+
+/* A 64-bit hash as a string of 16 lower-case hex digits ("%016llx"). */
+static inline void jw_hex64(JsonW *w, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char t[18];
+    t[0] = t[17] = '"';
+    for (int i = 16; i >= 1; i--, v >>= 4)
+        t[i] = hex[v & 15];
+    jw_sep_(w);
+    buf_put(w->b, t, sizeof t);
+}
 
 /* A string written in parts: jw_str_begin, any number of jw_str_part
 ** (each escaped), jw_str_end. */
@@ -179,5 +256,8 @@ static inline void jw_knull(JsonW *w, const char *key) { jw_key(w, key); jw_null
 static inline void jw_kraw(JsonW *w, const char *key, const char *json, size_t n) { jw_key(w, key); jw_raw(w, json, n); }
 static inline void jw_kobj(JsonW *w, const char *key) { jw_key(w, key); jw_obj(w); }
 static inline void jw_karr(JsonW *w, const char *key) { jw_key(w, key); jw_arr(w); }
+static inline void jw_khex64(JsonW *w, const char *key, uint64_t v) { jw_key(w, key); jw_hex64(w, v); }
+/* key, then a value the caller appends to w->b itself */
+static inline void jw_kvalue(JsonW *w, const char *key) { jw_key(w, key); jw_value(w); }
 
 #endif

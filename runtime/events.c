@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
-#include "common/utf8.h"
 
 /* How an operand is written; from its operand letter. */
 typedef enum FieldKind { FK_STR, FK_VAL, FK_UINT } FieldKind;
@@ -164,7 +163,7 @@ static void put_key(Buf *b, const char *key)
 void events_str(Buf *b, const char *key, const char *s, size_t n)
 {
     put_key(b, key);
-    events_str_lossy(b, s, n);
+    buf_json_str_lossy(b, s, n);
 }
 
 void events_int(Buf *b, const char *key, int64_t v)
@@ -187,30 +186,4 @@ void events_bool(Buf *b, const char *key, bool v)
 void events_end(Buf *b)
 {
     buf_put(b, "}\n", 2);
-}
-
-void events_str_lossy(Buf *b, const char *s, size_t n)
-{
-    if (utf8_valid((const unsigned char *)s, n, NULL)) {
-        buf_json_str(b, s, n);
-        return;
-    }
-    Buf tmp;
-    buf_init(&tmp);
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t len = utf8_char(u + i, n - i, &cp);
-        if (len) {
-            buf_put(&tmp, u + i, len);
-            i += len;
-        } else {
-            buf_put(&tmp, "\xEF\xBF\xBD", 3);
-            i++;
-        }
-    }
-    buf_json_str(b, (const char *)tmp.data, tmp.len);
-    if (tmp.oom)
-        b->oom = true;
-    buf_fini(&tmp);
 }

@@ -54,7 +54,4 @@ void events_bool(Buf *b, const char *key, bool v);
 /* Ends the line: "}\n". */
 void events_end(Buf *b);
 
-/* A JSON string of arbitrary bytes: invalid UTF-8 becomes U+FFFD. */
-void events_str_lossy(Buf *b, const char *s, size_t n);
-
 #endif

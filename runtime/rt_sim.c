@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "events.h"
 #include "scn_assert.h"
@@ -64,19 +65,24 @@ static int sim_begin(RtTarget *t, const BcProgram *p)
 static void unchecked_event(Sim *s, const char *op, const char *check, size_t check_len, const char *subject,
                             size_t subject_len)
 {
-    Buf *b = s->out;
-    buf_printf(b, "{\"at_ms\":%llu,\"kind\":\"not_evaluated\",\"op\":\"%s\",\"check\":",
-               (unsigned long long)s->at_ms, op);
+    JsonW w;
+    jw_init(&w, s->out);
+    jw_obj(&w);
+    jw_ku64(&w, "at_ms", s->at_ms);
+    jw_kcstr(&w, "kind", "not_evaluated");
+    jw_kcstr(&w, "op", op);
+    jw_key(&w, "check");
     if (check)
-        buf_json_str(b, check, check_len);
+        jw_str(&w, check, check_len);
     else
-        buf_puts(b, "null");
-    buf_puts(b, ",\"subject\":");
+        jw_null(&w);
+    jw_key(&w, "subject");
     if (subject)
-        buf_json_str(b, subject, subject_len);
+        jw_str(&w, subject, subject_len);
     else
-        buf_puts(b, "null");
-    buf_puts(b, "}\n");
+        jw_null(&w);
+    jw_end(&w);
+    jw_nl(&w);
     s->n_unchecked++;
 }
 

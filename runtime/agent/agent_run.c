@@ -168,9 +168,14 @@ static void drain(void *ctx, uint64_t t0, Buf *out)
         unsigned long long at = strtoull(s, NULL, 10);
         const char *j = tab + 1;
         /* {"at_ms":N,"kind":"agent",<the server's members>} */
-        buf_printf(out, "{\"at_ms\":%llu,\"kind\":\"agent\",", at > t0 ? at - t0 : 0);
-        buf_put(out, j + 1, (size_t)(nl - j - 1));
-        buf_putc(out, '\n');
+        JsonW w;
+        jw_init(&w, out);
+        jw_obj(&w);
+        jw_ku64(&w, "at_ms", at > t0 ? at - t0 : 0);
+        jw_kcstr(&w, "kind", "agent");
+        jw_members(&w, j, (size_t)(nl - j));
+        jw_end(&w);
+        jw_nl(&w);
         s = nl + 1;
     }
     buf_reset(&a->queue);

@@ -18,11 +18,12 @@
 #include "common/monotime.h"
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
-#include "formats/pack.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 #include "runtime/rt_proc.h"
+#include "runtime/scn_assert.h"
 
 typedef enum { V_PASSED, V_FAILED, V_SKIPPED, V_ERROR } CaseVerdict;
 
@@ -58,6 +59,7 @@ typedef struct AutT {
     JudgeAction **acts;
     size_t n_turns;
     Buf line;
+    JsonW jw;                   /* the event being written to line */
     char *type;
     char error[32];                 /* the E_AUT_* of an error verdict */
     char **msgs;                    /* the checks' messages and verdicts */
@@ -96,21 +98,22 @@ static JudgeRun judge_run(AutT *t)
 static void emit_begin(AutT *t, const char *kind)
 {
     buf_reset(&t->line);
-    buf_printf(&t->line, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)(sc_now_ms() - t->t0), kind);
+    jw_init(&t->jw, &t->line);
+    jw_obj(&t->jw);
+    jw_ku64(&t->jw, "at_ms", sc_now_ms() - t->t0);
+    jw_kcstr(&t->jw, "kind", kind);
 }
 
+/* s NULL: null */
 static void emit_str(AutT *t, const char *key, const char *s)
 {
-    buf_printf(&t->line, ",\"%s\":", key);
-    if (s)
-        buf_json_str(&t->line, s, strlen(s));
-    else
-        buf_puts(&t->line, "null");
+    jw_kcstr(&t->jw, key, s);
 }
 
 static void emit_end(AutT *t)
 {
-    buf_puts(&t->line, "}\n");
+    jw_end(&t->jw);
+    jw_nl(&t->jw);
     if (t->o.events && !t->line.oom)
         fwrite(t->line.data, 1, t->line.len, t->o.events);
 }
@@ -231,7 +234,7 @@ static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
     buf_putc(&out, 0);
     emit_begin(t, "code");
     emit_str(t, "lang", l);
-    buf_printf(&t->line, ",\"exit_code\":%d", ws);
+    jw_ki64(&t->jw, "exit_code", ws);
     emit_str(t, "output", (const char *)out.data);
     emit_end(t);
     if (late) {
@@ -428,15 +431,15 @@ static void play_turn(AutT *t, const char *text)
     emit_begin(t, "turn");
     emit_str(t, "input", text);
     emit_str(t, "text", r->text);
-    buf_puts(&t->line, ",\"actions\":[");
+    jw_karr(&t->jw, "actions");
     for (size_t i = 0; i < r->n_actions; i++) {
-        buf_puts(&t->line, i ? ",{\"name\":" : "{\"name\":");
-        buf_json_str(&t->line, r->actions[i].name, strlen(r->actions[i].name));
-        buf_puts(&t->line, ",\"input\":");
-        buf_json_str(&t->line, r->actions[i].input, strlen(r->actions[i].input));
-        buf_putc(&t->line, '}');
+        jw_obj(&t->jw);
+        jw_kcstr(&t->jw, "name", r->actions[i].name);
+        jw_kcstr(&t->jw, "input", r->actions[i].input);
+        jw_end(&t->jw);
     }
-    buf_printf(&t->line, "],\"ms\":%llu", (unsigned long long)r->ms);
+    jw_end(&t->jw);
+    jw_ku64(&t->jw, "ms", r->ms);
     emit_str(t, "stop", r->stop);
     if (e) {
         emit_str(t, "error", aut_err_name(e));
@@ -468,7 +471,7 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
         ** ("FAIL -> Test FAILED, stop"): the later turns are not sent */
         t->halted = true;
         emit_begin(t, "halted");
-        buf_printf(&t->line, ",\"after_turn\":%zu", t->n_turns);
+        jw_ku64(&t->jw, "after_turn", t->n_turns);
         emit_str(t, "why", "a turn failed: the case's later turns are not sent (Yao stops at the first failing turn)");
         emit_end(t);
         return;
@@ -552,9 +555,8 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
         BcVal v = bc_val(p, in->a[0]);
         bc_val_json_at(p, &v, &j);
         emit_begin(t, "check");
-        buf_puts(&t->line, ",\"check\":");
-        buf_put(&t->line, j.data, j.len);
-        buf_printf(&t->line, ",\"line\":%u", (unsigned)in->line);
+        jw_kraw(&t->jw, "check", (const char *)j.data, j.len);
+        jw_ku64(&t->jw, "line", in->line);
         emit_end(t);
         buf_fini(&j);
         return;
@@ -607,7 +609,7 @@ static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeRes
     emit_begin(t, "check");
     emit_str(t, "type", type);
     emit_str(t, "scope", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope")));
-    buf_printf(&t->line, ",\"line\":%u", line);
+    jw_ku64(&t->jw, "line", line);
     emit_str(t, "verdict", judge_verdict_name(r.verdict));
     emit_str(t, "message", r.message);
     if (r.key[0]) {
@@ -769,7 +771,7 @@ static void cp_event(AutT *t, const Pending *c, const char *verdict, const char 
     emit_str(t, "type", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "type")));
     emit_str(t, "scope", "checkpoint");
     emit_str(t, "id", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->ck, "id")));
-    buf_printf(&t->line, ",\"line\":%u", c->line);
+    jw_ku64(&t->jw, "line", c->line);
     emit_str(t, "verdict", verdict);
     emit_str(t, "message", message);
     emit_end(t);
@@ -907,7 +909,7 @@ static int terminated(AutT *t, const cJSON *conv)
             if (yn < 0) {
                 emit_begin(t, "termination");
                 emit_str(t, "type", type);
-                buf_printf(&t->line, ",\"turn\":%zu", t->n_turns);
+                jw_ku64(&t->jw, "turn", t->n_turns);
                 emit_str(t, "verdict", judge_verdict_name(jr.verdict));
                 emit_str(t, "message", jr.message);
                 if (jr.key[0]) {
@@ -939,7 +941,7 @@ static int terminated(AutT *t, const cJSON *conv)
         if (hit) {
             emit_begin(t, "termination");
             emit_str(t, "type", type);
-            buf_printf(&t->line, ",\"turn\":%zu", t->n_turns);
+            jw_ku64(&t->jw, "turn", t->n_turns);
             emit_str(t, "by", by);
             emit_end(t);
             return 1;
@@ -1050,7 +1052,7 @@ static void dialogue(AutT *t)
             cJSON_Delete(rq);
         }
         emit_begin(t, "simulator");
-        buf_printf(&t->line, ",\"turn\":%u", turn + 1);
+        jw_ku64(&t->jw, "turn", (uint64_t)turn + 1);
         if (cJSON_IsArray(script))
             emit_str(t, "from", "script");
         if (!rp) {
@@ -1070,7 +1072,7 @@ static void dialogue(AutT *t)
                                              : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rp, "message"));
         bool goal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rp, "goal_achieved"));
         emit_str(t, "message", msg);
-        buf_printf(&t->line, ",\"goal_achieved\":%s", goal ? "true" : "false");
+        jw_kbool(&t->jw, "goal_achieved", goal);
         emit_end(t);
         if (t->yao && goal) {
             if (!all_required_reached(t))
@@ -1162,6 +1164,24 @@ static int a_op(RtTarget *base, const BcProgram *p, const BcInsn *in, uint64_t a
     return 0;
 }
 
+/* rel without its "." and empty parts ("a/./b", "a//b": "a/b"), as
+** file_write_beneath takes it; NUL-terminated. */
+static void plain_rel(const char *rel, Buf *out)
+{
+    buf_reset(out);
+    for (const char *p = rel; *p;) {
+        const char *sl = strchr(p, '/');
+        size_t n = sl ? (size_t)(sl - p) : strlen(p);
+        if (n && !(n == 1 && p[0] == '.')) {
+            if (out->len)
+                buf_putc(out, '/');
+            buf_put(out, p, n);
+        }
+        p += n + (sl != NULL);
+    }
+    buf_putc(out, 0);
+}
+
 /* The scenario's ElizaOS metadata: its judgment strategy, and its
 ** virtual_fs written into a fresh folder (unless --workspace names one). */
 static int a_begin(RtTarget *base, const BcProgram *p)
@@ -1196,20 +1216,27 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     t->workspace = t->tmp;
     const cJSON *f;
     int st = 0;
-    /* the compiler checked the paths; a shipped fixture is checked again,
-    ** and written below the workspace's descriptor, never through a link */
+    /* every path by the one workspace path policy (scn_path_resolve, as
+    ** the Scenario-Format's), written below the workspace's descriptor,
+    ** never through a link */
     int dfd = open(t->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    Buf full, rel;
+    buf_init(&full);
+    buf_init(&rel);
     cJSON_ArrayForEach(f, files) {
         const char *name = f->string;
         while (name && name[0] == '.' && name[1] == '/')
             name += 2;
-        if (!name || !pack_path_ok(name, strlen(name)) || !cJSON_IsString(f)) {
+        if (!name || !cJSON_IsString(f) || scn_path_resolve(t->tmp, name, &full)) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: virtual_fs path '%s' refused: it leaves the workspace\n", name ? name : "");
             st = SC_FAILED;
             continue;
         }
-        int e = dfd < 0 ? errno : file_write_beneath(dfd, name, f->valuestring, strlen(f->valuestring), 0644);
+        plain_rel(name, &rel);
+        int e = dfd < 0 ? errno
+                : rel.oom ? ENOMEM
+                          : file_write_beneath(dfd, (const char *)rel.data, f->valuestring, strlen(f->valuestring), 0644);
         if (e) {
             if (t->o.warn)
                 fprintf(t->o.warn, "scvm: aut: %s/%s: cannot write: %s\n", t->tmp, name, strerror(e));
@@ -1218,6 +1245,8 @@ static int a_begin(RtTarget *base, const BcProgram *p)
     }
     if (dfd >= 0)
         close(dfd);
+    buf_fini(&full);
+    buf_fini(&rel);
     cJSON_Delete(files);
     return st;
 }

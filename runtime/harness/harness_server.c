@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jsonw.h"
 #include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
@@ -262,18 +263,23 @@ static int op_tool_result(void *ctx, const BcProgram *p, const BcInsn *in)
 static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     HarnessServer *h = ctx;
-    char input[1024], id[64];
-    Buf path;
-    buf_init(&path);
-    buf_json_str(&path, p->str[in->a[0]].s, p->str[in->a[0]].len);
-    buf_putc(&path, 0);
-    snprintf(input, sizeof input, "{\"path\":%s,\"linesAdded\":%u,\"linesRemoved\":%u}",
-             path.oom ? "\"\"" : (const char *)path.data, (unsigned)in->a[1], (unsigned)in->a[2]);
-    buf_fini(&path);
+    char id[64];
+    Buf input;
+    buf_init(&input);
+    JsonW w;
+    jw_init(&w, &input);
+    jw_obj(&w);
+    jw_kstr(&w, "path", p->str[in->a[0]].s, p->str[in->a[0]].len);
+    jw_ku64(&w, "linesAdded", in->a[1]);
+    jw_ku64(&w, "linesRemoved", in->a[2]);
+    jw_end(&w);
+    buf_putc(&input, 0);
     snprintf(id, sizeof id, "toolu_scvm_%u", ++h->n_tools);
     status(h, "running_tool", "agentEdits", in->t);
-    Ev c = { .type = "tool_call", .id = id, .name = "agentEdits", .input = input, .is_error = -1 };
+    Ev c = { .type = "tool_call", .id = id, .name = "agentEdits",
+             .input = input.oom ? "{}" : (const char *)input.data, .is_error = -1 };
     emit(h, &c, in->t);
+    buf_fini(&input);
     Ev r = { .type = "tool_result", .id = id, .result = "", .is_error = 0 };
     emit(h, &r, in->t);
     status(h, "thinking", NULL, in->t);

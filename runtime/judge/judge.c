@@ -31,6 +31,7 @@
 #include "formats/agentcheck.h"
 #include "formats/term/term_regex.h"
 #include "runtime/rt_proc.h"
+#include "runtime/scn_assert.h"
 
 void judge_result_fini(JudgeResult *r)
 {
@@ -99,21 +100,14 @@ static bool regex_search(const char *pat, bool icase, const char *text, char *er
 
 /* ---------- the workspace ---------- */
 
-/* path inside the workspace: relative, "./" stripped, no ".." part. */
-static bool in_workspace(const JudgeRun *run, const char *path, char *out, size_t n)
+/* path inside the workspace into full, by the one path policy
+** (scn_path_resolve: relative, no '..', not out through a symbolic link);
+** NULL, or why it is refused. */
+static const char *in_workspace(const JudgeRun *run, const char *path, Buf *full)
 {
-    if (!run->workspace || !path || path[0] == '/')
-        return false;
-    while (path[0] == '.' && path[1] == '/')
-        path += 2;
-    for (const char *p = path; *p;) {
-        const char *s = strchr(p, '/');
-        size_t l = s ? (size_t)(s - p) : strlen(p);
-        if (l == 2 && p[0] == '.' && p[1] == '.')
-            return false;
-        p += l + (s ? 1 : 0);
-    }
-    return (size_t)snprintf(out, n, "%s/%s", run->workspace, path) < n;
+    if (!run->workspace)
+        return "there is no workspace";
+    return scn_path_resolve(run->workspace, path, full);
 }
 
 /* Runs command with sh -c in the workspace; its exit code, or -1 (with
@@ -596,7 +590,7 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
     const char *v = cJSON_IsString(value) ? value->valuestring : vtext ? vtext : "";
     const cJSON *csj = cJSON_GetObjectItemCaseSensitive(ck, "case_sensitive");
     bool cs = !cJSON_IsBool(csj) || cJSON_IsTrue(csj);      /* explicit in the language; absent: sensitive */
-    char path[4096], why[256];
+    char why[256];
     switch (ac_type_of(type)) {   /* formats/agentcheck.def: no default, -Wswitch-enum names a new type */
     case AC_CONTAINS:
     case AC_NOT_CONTAINS: {
@@ -699,22 +693,29 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         const char *p = str(ck, "path");
         bool fc = type[5] == 'c';
         struct stat st;
+        Buf full;
+        buf_init(&full);
+        const char *refused = p ? in_workspace(run, p, &full) : NULL;
+        const char *fpath = (const char *)full.data;
         if (!p || (fc && !cJSON_IsString(value))) {
             set(out, JUDGE_ERROR, "%s: no %s", type, p ? "value" : "path");
-        } else if (!in_workspace(run, p, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        } else if (refused || stat(fpath, &st) != 0 || !S_ISREG(st.st_mode)) {
             set(out, JUDGE_FAIL, "%s: '%.200s' %s", type, p,
-                p[0] == '/' ? "is absolute (only workspace paths count)" : "does not exist in the workspace");
+                p[0] == '/' ? "is absolute (only workspace paths count)"
+                : refused   ? refused
+                            : "does not exist in the workspace");
         } else if (!fc) {
             set(out, JUDGE_PASS, "file_exists: '%.200s' exists", p);
         } else {
             char *data = NULL;
             size_t len = 0;
-            int e = file_read_all(path, (size_t)64 << 20, &data, &len);
+            int e = file_read_all(fpath, (size_t)64 << 20, &data, &len);
             bool hit = !e && memmem(data, len, v, strlen(v)) != NULL;
             set(out, hit ? JUDGE_PASS : JUDGE_FAIL, "file_contains: '%.200s' %s '%.200s'", p,
                 e ? "cannot be read, so does not contain" : hit ? "contains" : "does not contain", v);
             sc_free(data);
         }
+        buf_fini(&full);
         break;
     }
     case AC_COMMAND_EXIT_CODE_IS: {

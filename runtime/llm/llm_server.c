@@ -98,9 +98,12 @@ static void logf_(LlmServer *s, const char *fmt, ...)
         vsnprintf(m, sizeof m, fmt, ap);
         Buf b;
         buf_init(&b);
-        buf_puts(&b, "{\"message\":");
-        buf_json_str(&b, m, strlen(m));
-        buf_puts(&b, "}\n");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "message", m);
+        jw_end(&w);
+        jw_nl(&w);
         if (!b.oom)
             fwrite(b.data, 1, b.len, s->o.log);
         buf_fini(&b);
@@ -1189,6 +1192,17 @@ static void journal_clear(LlmServer *s)
     s->j_first = s->j_n = 0;
 }
 
+/* "status":N, or "status":null,"reset":true for a connection reset. */
+static void put_status(JsonW *w, int status, bool reset)
+{
+    if (reset) {
+        jw_knull(w, "status");
+        jw_kbool(w, "reset", true);
+    } else {
+        jw_ki64(w, "status", status);
+    }
+}
+
 /* One request as the journal keeps it: what came in (method, target,
 ** body, up to JOURNAL_BODY_MAX bytes) and what it got (status, the
 ** scenario, session and response that answered, or why not). */
@@ -1197,21 +1211,20 @@ static void journal_add(LlmServer *s, const HttpReq *r, const char *body, size_t
 {
     Buf b;
     buf_init(&b);
-    buf_printf(&b, "{\"seq\":%llu,\"method\":", (unsigned long long)++s->j_seq);
-    buf_json_str(&b, r->method, r->method_len);
-    buf_puts(&b, ",\"target\":");
-    buf_json_str(&b, r->target, r->target_len);
-    buf_puts(&b, ",\"body\":");
-    buf_json_str(&b, body ? body : "", blen > JOURNAL_BODY_MAX ? JOURNAL_BODY_MAX : blen);
-    if (blen > JOURNAL_BODY_MAX)
-        buf_printf(&b, ",\"body_bytes\":%zu,\"body_truncated\":true", blen);
-    if (reset)
-        buf_puts(&b, ",\"status\":null,\"reset\":true");
-    else
-        buf_printf(&b, ",\"status\":%d", status);
-    buf_puts(&b, ",\"answer\":");
-    buf_json_str(&b, note, strlen(note));
-    buf_putc(&b, '}');
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "seq", ++s->j_seq);
+    jw_kstr(&w, "method", r->method, r->method_len);
+    jw_kstr(&w, "target", r->target, r->target_len);
+    jw_kstr(&w, "body", body ? body : "", blen > JOURNAL_BODY_MAX ? JOURNAL_BODY_MAX : blen);
+    if (blen > JOURNAL_BODY_MAX) {
+        jw_ku64(&w, "body_bytes", blen);
+        jw_kbool(&w, "body_truncated", true);
+    }
+    put_status(&w, status, reset);
+    jw_kcstr(&w, "answer", note);
+    jw_end(&w);
     buf_putc(&b, 0);
     if (b.oom) {
         buf_fini(&b);
@@ -1239,18 +1252,27 @@ static void journal_serve(Ctx *x, bool is_get, bool is_delete)
     }
     Buf b;
     buf_init(&b);
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
     if (is_delete) {
-        buf_printf(&b, "{\"cleared\":%zu}", s->j_n);
+        jw_ku64(&w, "cleared", s->j_n);
         journal_clear(s);
         s->j_dropped = 0;
     } else {
-        buf_puts(&b, "{\"requests\":[");
+        /* a request a line */
+        jw_karr(&w, "requests");
         for (size_t i = 0; i < s->j_n; i++) {
-            buf_puts(&b, i ? ",\n" : "\n");
+            jw_value(&w);
+            buf_putc(&b, '\n');
             buf_puts(&b, s->journal[(s->j_first + i) % JOURNAL_MAX]);
         }
-        buf_printf(&b, "%s],\"dropped\":%llu}", s->j_n ? "\n" : "", (unsigned long long)s->j_dropped);
+        if (s->j_n)
+            buf_putc(&b, '\n');
+        jw_end(&w);
+        jw_ku64(&w, "dropped", s->j_dropped);
     }
+    jw_end(&w);
     http_plan_reset(hx->plan);
     if (b.oom || llm_render_json((const char *)b.data, b.len, x->q.keep_alive, hx->plan) != 0) {
         http_plan_reset(hx->plan);
@@ -1350,10 +1372,17 @@ static void handle(LlmServer *s, HttpExchange *hx)
             server_error(&x, LLM_API_GEMINI, 405, NULL, "scvm serve: use POST for this endpoint");
         } else if (count) {
             /* an estimate, as for every API: a quarter of the body's bytes */
-            char j[64];
-            int jl = snprintf(j, sizeof j, "{\"totalTokens\":%zu}", (blen + 3) / 4);
+            Buf j;
+            buf_init(&j);
+            JsonW w;
+            jw_init(&w, &j);
+            jw_obj(&w);
+            jw_ku64(&w, "totalTokens", (blen + 3) / 4);
+            jw_end(&w);
             http_plan_reset(hx->plan);
-            if (llm_render_json(j, (size_t)jl, x.q.keep_alive, hx->plan) != 0) {
+            int rc = j.oom ? -1 : llm_render_json((const char *)j.data, j.len, x.q.keep_alive, hx->plan);
+            buf_fini(&j);
+            if (rc != 0) {
                 http_plan_reset(hx->plan);
                 hx->keep_alive = false;
             }
@@ -1394,19 +1423,16 @@ log:
         /* one object per request: the journal's, with the peer, without the body */
         Buf b;
         buf_init(&b);
-        buf_puts(&b, "{\"peer\":");
-        buf_json_str(&b, hx->peer, strlen(hx->peer));
-        buf_puts(&b, ",\"method\":");
-        buf_json_str(&b, r->method, r->method_len);
-        buf_puts(&b, ",\"target\":");
-        buf_json_str(&b, r->target, r->target_len);
-        if (hx->plan->abort == HTTP_ABORT_RESET)
-            buf_puts(&b, ",\"status\":null,\"reset\":true");
-        else
-            buf_printf(&b, ",\"status\":%d", hx->plan->status);
-        buf_puts(&b, ",\"answer\":");
-        buf_json_str(&b, x.note, strlen(x.note));
-        buf_puts(&b, "}\n");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "peer", hx->peer);
+        jw_kstr(&w, "method", r->method, r->method_len);
+        jw_kstr(&w, "target", r->target, r->target_len);
+        put_status(&w, hx->plan->status, hx->plan->abort == HTTP_ABORT_RESET);
+        jw_kcstr(&w, "answer", x.note);
+        jw_end(&w);
+        jw_nl(&w);
         if (!b.oom)
             fwrite(b.data, 1, b.len, s->o.log);
         fflush(s->o.log);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "runtime/events.h"
 #include "runtime/rt_clock.h"
@@ -324,31 +325,49 @@ static void read_budgets(Pty *t)
 static int pty_end(RtTarget *rt, const BcProgram *p);
 
 /* --explain-policy: what will be enforced, or why the run is refused. */
+/* The JSON answer's head: {"protocol_version":2,"allowed":true,"command":..,"policy":.. */
+static void explain_head(const Pty *t, JsonW *w)
+{
+    jw_obj(w);
+    jw_ku64(w, "protocol_version", 2);
+    jw_kbool(w, "allowed", true);
+    jw_key(w, "command");
+    jw_str_lossy(w, t->exe, strlen(t->exe));
+    const char *pol = t->policy_json ? t->policy_json : "null";
+    jw_kraw(w, "policy", pol, strlen(pol));
+}
+
 static void explain(Pty *t)
 {
     Buf b;
     buf_init(&b);
+    JsonW w;
+    jw_init(&w, &b);
     bool json = t->o.explain_json;
     if (t->err) {
         if (json) {
-            buf_printf(&b, "{\"protocol_version\":2,\"allowed\":false,\"error\":{\"code\":\"%s\",\"message\":",
-                       pty_err_code(t->err));
-            events_str_lossy(&b, t->msg, strlen(t->msg));
-            buf_puts(&b, "}}\n");
+            jw_obj(&w);
+            jw_ku64(&w, "protocol_version", 2);
+            jw_kbool(&w, "allowed", false);
+            jw_kobj(&w, "error");
+            jw_kcstr(&w, "code", pty_err_code(t->err));
+            jw_key(&w, "message");
+            jw_str_lossy(&w, t->msg, strlen(t->msg));
+            jw_end(&w);
+            jw_end(&w);
+            jw_nl(&w);
         } else {
             buf_printf(&b, "denied: %s: %s\n", pty_err_code(t->err), t->msg);
         }
     } else if (t->sbx) {
         if (json) {
-            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
-            events_str_lossy(&b, t->exe, strlen(t->exe));
-            buf_puts(&b, ",\"policy\":");
-            buf_puts(&b, t->policy_json ? t->policy_json : "null");
-            buf_puts(&b, ",\"enforced\":");
+            explain_head(t, &w);
+            jw_kvalue(&w, "enforced");
             sandbox_explain(t->sbx, &b, true);
             if (b.len && b.data[b.len - 1] == '\n')
                 b.len--;
-            buf_puts(&b, "}\n");
+            jw_end(&w);
+            jw_nl(&w);
         } else {
             buf_printf(&b, "allowed: %s\n", t->exe);
             sandbox_explain(t->sbx, &b, false);
@@ -359,13 +378,12 @@ static void explain(Pty *t)
                                       : "no tui-use policy: no sandbox; the command must exist and the "
                                         "environment is the default allowlist";
         if (json) {
-            buf_puts(&b, "{\"protocol_version\":2,\"allowed\":true,\"command\":");
-            events_str_lossy(&b, t->exe, strlen(t->exe));
-            buf_puts(&b, ",\"policy\":");
-            buf_puts(&b, t->policy_json ? t->policy_json : "null");
-            buf_puts(&b, ",\"enforced\":null,\"note\":");
-            events_str_lossy(&b, why, strlen(why));
-            buf_puts(&b, "}\n");
+            explain_head(t, &w);
+            jw_knull(&w, "enforced");
+            jw_key(&w, "note");
+            jw_str_lossy(&w, why, strlen(why));
+            jw_end(&w);
+            jw_nl(&w);
         } else {
             buf_printf(&b, "allowed: %s\n%s\n", t->exe, why);
         }

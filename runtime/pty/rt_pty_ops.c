@@ -10,6 +10,7 @@
 #include <termios.h>
 #include <string.h>
 
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/cond.h"
 #include "rt_pty_cond.h"
@@ -109,28 +110,31 @@ void pty_step_finish(Pty *t)
     const BcProgram *p = t->p;
     Buf *b = &t->steps;
     if (b->len)
-        buf_putc(b, ',');
-    buf_puts(b, "{\"step_id\":");
-    buf_json_str(b, p->str[t->step_id].s, p->str[t->step_id].len);
-    buf_puts(b, ",\"name\":");
-    buf_json_str(b, p->str[t->step_name].s, p->str[t->step_name].len);
-    const char *status = !t->step_failed ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored";
-    buf_printf(b, ",\"status\":\"%s\",\"attempts\":%u,\"started_at_ms\":%llu,\"ended_at_ms\":%llu,\"action\":",
-               status, t->step_attempts ? t->step_attempts : 1, (unsigned long long)(t->step_start - t->t0),
-               (unsigned long long)pty_elapsed(t));
+        buf_putc(b, ',');       /* run.json's "steps" list */
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_kstr(&w, "step_id", p->str[t->step_id].s, p->str[t->step_id].len);
+    jw_kstr(&w, "name", p->str[t->step_name].s, p->str[t->step_name].len);
+    jw_kcstr(&w, "status", !t->step_failed ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored");
+    jw_ku64(&w, "attempts", t->step_attempts ? t->step_attempts : 1);
+    jw_ku64(&w, "started_at_ms", t->step_start - t->t0);
+    jw_ku64(&w, "ended_at_ms", pty_elapsed(t));
     if (t->step_action.len)
-        buf_put(b, t->step_action.data, t->step_action.len);
+        jw_kraw(&w, "action", (const char *)t->step_action.data, t->step_action.len);
     else
-        buf_puts(b, "null");
-    buf_puts(b, ",\"assertions\":[");
-    buf_put(b, t->step_asserts.data, t->step_asserts.len);
-    buf_putc(b, ']');
+        jw_knull(&w, "action");
+    /* the assertions' records, comma-separated already */
+    jw_karr(&w, "assertions");
+    jw_raw(&w, (const char *)t->step_asserts.data, t->step_asserts.len);
+    jw_end(&w);
     if (t->step_failed) {
-        buf_printf(b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
-        buf_json_str(b, t->msg, strlen(t->msg));
-        buf_puts(b, "}");
+        jw_kobj(&w, "error");
+        jw_kcstr(&w, "code", pty_err_code(t->err));
+        jw_kcstr(&w, "message", t->msg);
+        jw_end(&w);
     }
-    buf_putc(b, '}');
+    jw_end(&w);
     buf_reset(&t->step_asserts);
     buf_reset(&t->step_action);
     t->in_step = false;
@@ -139,14 +143,16 @@ void pty_step_finish(Pty *t)
 
 static void action_json(Pty *t, const char *type, const char *key, const char *s, size_t n)
 {
-    Buf *b = &t->step_action;
-    buf_reset(b);
-    buf_printf(b, "{\"type\":\"%s\",\"payload\":{", type);
-    if (key) {
-        buf_printf(b, "\"%s\":", key);
-        buf_json_str(b, s, n);
-    }
-    buf_puts(b, "}}");
+    buf_reset(&t->step_action);
+    JsonW w;
+    jw_init(&w, &t->step_action);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", type);
+    jw_kobj(&w, "payload");
+    if (key)
+        jw_kstr(&w, key, s, n);
+    jw_end(&w);
+    jw_end(&w);
 }
 
 /* Records an assertion result (also as an event). */
@@ -154,30 +160,30 @@ static void assertion_result(Pty *t, const char *type, bool passed, const char *
 {
     Buf *b = &t->step_asserts;
     if (b->len)
-        buf_putc(b, ',');
-    buf_puts(b, "{\"type\":");
-    buf_json_str(b, type, strlen(type));
-    buf_printf(b, ",\"passed\":%s,\"message\":", passed ? "true" : "false");
-    if (message)
-        buf_json_str(b, message, strlen(message));
-    else
-        buf_puts(b, "null");
-    buf_puts(b, ",\"details\":");
+        buf_putc(b, ',');       /* the step's "assertions" list */
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", type);
+    jw_kbool(&w, "passed", passed);
+    jw_kcstr(&w, "message", message);
+    jw_key(&w, "details");
     if (!passed) {
         /* The screen at the time of failure. */
         Buf txt;
         buf_init(&txt);
         pty_screen_text(t->scr, &txt);
-        buf_puts(b, "{\"condition\":");
+        jw_obj(&w);
+        jw_kvalue(&w, "condition");
         bc_val_json(t->p, val, b);
-        buf_puts(b, ",\"screen\":");
-        events_str_lossy(b, (const char *)txt.data, txt.len);
-        buf_putc(b, '}');
+        jw_key(&w, "screen");
+        jw_str_lossy(&w, (const char *)txt.data, txt.len);
+        jw_end(&w);
         buf_fini(&txt);
     } else {
-        buf_puts(b, "null");
+        jw_null(&w);
     }
-    buf_putc(b, '}');
+    jw_end(&w);
 }
 
 /* Waits for a {type, payload} condition until the step's deadline.
@@ -673,9 +679,16 @@ static int op_resize(void *ctx, const BcProgram *p, const BcInsn *in)
     (void)p;
     Pty *t = ctx;
     int rows = (int)in->a[0], cols = (int)in->a[1];
-    Buf *b = &t->step_action;
-    buf_reset(b);
-    buf_printf(b, "{\"type\":\"resize\",\"payload\":{\"rows\":%d,\"cols\":%d}}", rows, cols);
+    buf_reset(&t->step_action);
+    JsonW w;
+    jw_init(&w, &t->step_action);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "resize");
+    jw_kobj(&w, "payload");
+    jw_ki64(&w, "rows", rows);
+    jw_ki64(&w, "cols", cols);
+    jw_end(&w);
+    jw_end(&w);
     pty_screen_resize(t->scr, rows, cols);
     pty_session_resize(t->sess, rows, cols);
     t->rows = rows;
@@ -716,11 +729,16 @@ static int op_step(void *ctx, const BcProgram *p, const BcInsn *in)
 static int op_wait(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     Pty *t = ctx;
-    Buf *b = &t->step_action;
-    buf_reset(b);
-    buf_puts(b, "{\"type\":\"wait\",\"payload\":{\"condition\":");
-    bc_val_json(p, in->a[0], b);
-    buf_puts(b, "}}");
+    buf_reset(&t->step_action);
+    JsonW w;
+    jw_init(&w, &t->step_action);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "wait");
+    jw_kobj(&w, "payload");
+    jw_kvalue(&w, "condition");
+    bc_val_json(p, in->a[0], &t->step_action);
+    jw_end(&w);
+    jw_end(&w);
     return run_condition(t, in->a[0], true);
 }
 

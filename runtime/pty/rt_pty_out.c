@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_svg.h"
@@ -647,11 +648,10 @@ static void ensure_ids(Pty *t)
 /* The data model's Events of the terminal's own happenings since the last
 ** record ({type, message?, details?}): scvm's op events, with their times
 ** and pids, are the event stream's (stdout, -o), not an observation's. */
-static void observe_events(Pty *t, Buf *b)
+static void observe_events(Pty *t, JsonW *w)
 {
     static const char *const kinds[] = { "query", "title", "altscreen", "bell", "invalid_utf8", "unhandled",
                                          "pty_eof", "exit", "error", NULL };
-    bool first = true;
     size_t i = t->obs_ev_off;
     while (i < t->events.len) {
         const char *line = (const char *)t->events.data + i;
@@ -664,15 +664,15 @@ static void observe_events(Pty *t, Buf *b)
         for (int k = 0; cJSON_IsString(kind) && kinds[k] && !keep; k++)
             keep = strcmp(kind->valuestring, kinds[k]) == 0;
         if (keep) {
-            buf_puts(b, first ? "{\"type\":" : ",{\"type\":");
-            first = false;
-            events_str_lossy(b, kind->valuestring, strlen(kind->valuestring));
+            jw_obj(w);
+            jw_key(w, "type");
+            jw_str_lossy(w, kind->valuestring, strlen(kind->valuestring));
             const cJSON *detail = cJSON_GetObjectItemCaseSensitive(ev, "detail");
             if (!cJSON_IsString(detail))
                 detail = cJSON_GetObjectItemCaseSensitive(ev, "message");
             if (cJSON_IsString(detail)) {
-                buf_puts(b, ",\"message\":");
-                events_str_lossy(b, detail->valuestring, strlen(detail->valuestring));
+                jw_key(w, "message");
+                jw_str_lossy(w, detail->valuestring, strlen(detail->valuestring));
             }
             cJSON_DeleteItemFromObjectCaseSensitive(ev, "at_ms");
             cJSON_DeleteItemFromObjectCaseSensitive(ev, "kind");
@@ -681,12 +681,11 @@ static void observe_events(Pty *t, Buf *b)
             if (cJSON_GetArraySize(ev) > 0) {
                 char *d = cJSON_PrintUnformatted(ev);
                 if (d) {
-                    buf_puts(b, ",\"details\":");
-                    buf_puts(b, d);
+                    jw_kraw(w, "details", d, strlen(d));
                     free(d);
                 }
             }
-            buf_putc(b, '}');
+            jw_end(w);
         }
         cJSON_Delete(ev);
     }
@@ -700,19 +699,27 @@ static void pty_observe(Pty *t, const Buf *screen)
     ensure_ids(t);
     Buf *b = &t->observations;
     t->last_obs = b->len;
-    buf_printf(b, "{\"protocol_version\":2,\"run_id\":\"%s\",\"session_id\":\"%s\",\"timestamp_ms\":%llu,\"screen\":",
-               t->run_id, t->session_id, (unsigned long long)pty_elapsed(t));
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_ku64(&w, "protocol_version", 2);
+    jw_kcstr(&w, "run_id", t->run_id);
+    jw_kcstr(&w, "session_id", t->session_id);
+    jw_ku64(&w, "timestamp_ms", pty_elapsed(t));
+    jw_kvalue(&w, "screen");
     if (screen)
         buf_put(b, screen->data, screen->len);
     else
         pty_screen_snapshot_json(t->scr, "final", false, b);
     size_t tr = t->transcript.len;
-    buf_puts(b, ",\"transcript_delta\":");
-    events_str_lossy(b, t->transcript.data ? (const char *)t->transcript.data + t->obs_tr_off : "", tr - t->obs_tr_off);
+    jw_key(&w, "transcript_delta");
+    jw_str_lossy(&w, t->transcript.data ? (const char *)t->transcript.data + t->obs_tr_off : "", tr - t->obs_tr_off);
     t->obs_tr_off = tr;
-    buf_puts(b, ",\"events\":[");
-    observe_events(t, b);
-    buf_puts(b, "]}\n");
+    jw_karr(&w, "events");
+    observe_events(t, &w);
+    jw_end(&w);
+    jw_end(&w);
+    jw_nl(&w);
 }
 
 void pty_snapshot(Pty *t, const char *why)
@@ -745,10 +752,19 @@ void pty_cast_begin(Pty *t)
 {
     if (!t->cast_on)
         return;
-    buf_printf(&t->cast, "{\"version\":2,\"width\":%d,\"height\":%d,\"env\":{\"TERM\":\"xterm-256color\"},\"title\":",
-               t->cols, t->rows);
-    events_str_lossy(&t->cast, t->scenario, strlen(t->scenario));
-    buf_puts(&t->cast, "}\n");
+    JsonW w;
+    jw_init(&w, &t->cast);
+    jw_obj(&w);
+    jw_ku64(&w, "version", 2);
+    jw_ki64(&w, "width", t->cols);
+    jw_ki64(&w, "height", t->rows);
+    jw_kobj(&w, "env");
+    jw_kcstr(&w, "TERM", "xterm-256color");
+    jw_end(&w);
+    jw_key(&w, "title");
+    jw_str_lossy(&w, t->scenario, strlen(t->scenario));
+    jw_end(&w);
+    jw_nl(&w);
 }
 
 void pty_cast_event(Pty *t, char code, const char *s, size_t n)
@@ -778,9 +794,11 @@ void pty_cast_event(Pty *t, char code, const char *s, size_t n)
         s = (const char *)tmp.data;
         n = tmp.len;
     }
+    /* An event line as asciinema writes it, with a blank after each comma
+    ** (the compact JsonW has none): [seconds, "o", "text"] */
     uint64_t ms = pty_elapsed(t);
     buf_printf(&t->cast, "[%llu.%03llu, \"%c\", ", (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), code);
-    events_str_lossy(&t->cast, s ? s : "", n);
+    buf_json_str_lossy(&t->cast, s ? s : "", n);
     buf_puts(&t->cast, "]\n");
     buf_fini(&tmp);
 }
@@ -822,8 +840,8 @@ static void random_id(char *out, size_t n)
 ** (docs/driver.md, "Replay"). */
 static void normalization_record(Pty *t, Buf *b)
 {
-    static const char *const all = "[\"snapshot_id\",\"run_id\",\"run_timestamps\",\"step_timestamps\","
-                                   "\"observation_timestamp\",\"session_id\",\"events\"]";
+    static const char *const all[] = { "snapshot_id", "run_id", "run_timestamps", "step_timestamps",
+                                       "observation_timestamp", "session_id", "events" };
     cJSON *pol = t->policy_json ? cJSON_Parse(t->policy_json) : NULL;
     const cJSON *rp = cJSON_GetObjectItemCaseSensitive(pol, "replay");
     const cJSON *strict = cJSON_GetObjectItemCaseSensitive(rp, "strict");
@@ -832,9 +850,30 @@ static void normalization_record(Pty *t, Buf *b)
     char *f = cJSON_IsArray(filters) ? cJSON_PrintUnformatted(filters) : NULL;
     char *r = cJSON_IsArray(rules) ? cJSON_PrintUnformatted(rules) : NULL;
     bool is_strict = cJSON_IsTrue(strict);
-    buf_printf(b, "{\"normalization_version\":1,\"filters\":%s,\"strict\":%s,\"source\":\"%s\",\"rules\":%s}\n",
-               is_strict ? "[]" : f ? f : all, is_strict ? "true" : "false",
-               is_strict ? "none" : (f || r) ? "policy" : "default", is_strict ? "[]" : r ? r : "[]");
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_ku64(&w, "normalization_version", 1);
+    jw_key(&w, "filters");
+    if (is_strict) {
+        jw_raw(&w, "[]", 2);
+    } else if (f) {
+        jw_raw(&w, f, strlen(f));
+    } else {
+        jw_arr(&w);
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+            jw_cstr(&w, all[i]);
+        jw_end(&w);
+    }
+    jw_kbool(&w, "strict", is_strict);
+    jw_kcstr(&w, "source", is_strict ? "none" : (f || r) ? "policy" : "default");
+    jw_key(&w, "rules");
+    if (!is_strict && r)
+        jw_raw(&w, r, strlen(r));
+    else
+        jw_raw(&w, "[]", 2);
+    jw_end(&w);
+    jw_nl(&w);
     free(f);
     free(r);
     cJSON_Delete(pol);
@@ -929,74 +968,96 @@ void pty_out_finish(Pty *t)
         buf_fini(&h);
         buf_reset(&b);
     }
-    buf_printf(&b, "{\"run_result_version\":1,\"protocol_version\":2,\"run_id\":\"%s\",\"status\":\"%s\","
-               "\"started_at_ms\":0,\"ended_at_ms\":%llu,\"command\":",
-               run_id, status, (unsigned long long)pty_elapsed(t));
-    events_str_lossy(&b, t->exe, strlen(t->exe));
-    buf_puts(&b, ",\"args\":[");
-    for (size_t i = 1; i < t->argv.n; i++) {
-        if (i > 1)
-            buf_putc(&b, ',');
-        events_str_lossy(&b, t->argv.v[i], strlen(t->argv.v[i]));
-    }
-    buf_puts(&b, "],\"cwd\":");
-    events_str_lossy(&b, t->cwd, strlen(t->cwd));
-    buf_puts(&b, ",\"policy\":");
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "run_result_version", 1);
+    jw_ku64(&w, "protocol_version", 2);
+    jw_kcstr(&w, "run_id", run_id);
+    jw_kcstr(&w, "status", status);
+    jw_ku64(&w, "started_at_ms", 0);
+    jw_ku64(&w, "ended_at_ms", pty_elapsed(t));
+    jw_key(&w, "command");
+    jw_str_lossy(&w, t->exe, strlen(t->exe));
+    jw_karr(&w, "args");
+    for (size_t i = 1; i < t->argv.n; i++)
+        jw_str_lossy(&w, t->argv.v[i], strlen(t->argv.v[i]));
+    jw_end(&w);
+    jw_key(&w, "cwd");
+    jw_str_lossy(&w, t->cwd, strlen(t->cwd));
+    jw_kvalue(&w, "policy");
     put_policy(t, p, &cfg, &b);
-    buf_puts(&b, ",\"scenario\":");
+    jw_kvalue(&w, "scenario");
     if (vget(t, &cfg, "scenario", &v))
         bc_val_json_at(p, &v, &b);
     else
         buf_puts(&b, "null");
-    buf_puts(&b, ",\"steps\":[");
-    buf_put(&b, t->steps.data, t->steps.len);
-    buf_puts(&b, "],\"final_observation\":");
-    if (t->scr && t->observations.len) {
-        buf_put(&b, t->observations.data + t->last_obs, t->observations.len - t->last_obs - 1);
-    } else {
-        buf_puts(&b, "null");
-    }
+    /* the steps' records, comma-separated already */
+    jw_karr(&w, "steps");
+    jw_raw(&w, (const char *)t->steps.data, t->steps.len);
+    jw_end(&w);
+    jw_key(&w, "final_observation");
+    if (t->scr && t->observations.len)
+        jw_raw(&w, (const char *)t->observations.data + t->last_obs, t->observations.len - t->last_obs - 1);
+    else
+        jw_null(&w);
     /* screenshots by what became of them: compared (matched or
     ** mismatched), written (new, local run), missing (CI), updated
     ** (--update-goldens), recorded (no goldens folder) */
-    buf_puts(&b, ",\"goldens\":{\"dir\":");
+    jw_kobj(&w, "goldens");
+    jw_key(&w, "dir");
     if (t->o.goldens)
-        events_str_lossy(&b, t->o.goldens, strlen(t->o.goldens));
+        jw_str_lossy(&w, t->o.goldens, strlen(t->o.goldens));
     else
-        buf_puts(&b, "null");
-    buf_printf(&b, ",\"compared\":%u,\"matched\":%u,\"mismatched\":%u,\"written\":%u,\"missing\":%u,"
-                   "\"updated\":%u,\"recorded\":%u}",
-               t->gold_matched + t->gold_mismatched, t->gold_matched, t->gold_mismatched, t->gold_written,
-               t->gold_missing, t->gold_updated, t->gold_recorded);
-    if (t->agent_report.len) {
-        buf_puts(&b, ",\"agent\":");
-        buf_put(&b, t->agent_report.data, t->agent_report.len);
-    }
-    buf_puts(&b, ",\"exit_status\":");
+        jw_null(&w);
+    jw_ku64(&w, "compared", t->gold_matched + t->gold_mismatched);
+    jw_ku64(&w, "matched", t->gold_matched);
+    jw_ku64(&w, "mismatched", t->gold_mismatched);
+    jw_ku64(&w, "written", t->gold_written);
+    jw_ku64(&w, "missing", t->gold_missing);
+    jw_ku64(&w, "updated", t->gold_updated);
+    jw_ku64(&w, "recorded", t->gold_recorded);
+    jw_end(&w);
+    if (t->agent_report.len)
+        jw_kraw(&w, "agent", (const char *)t->agent_report.data, t->agent_report.len);
+    jw_key(&w, "exit_status");
     if (t->sess && pty_session_exited(t->sess)) {
         int code = pty_session_exit_code(t->sess);
-        buf_printf(&b, "{\"success\":%s,\"exit_code\":", code == 0 ? "true" : "false");
+        jw_obj(&w);
+        jw_kbool(&w, "success", code == 0);
+        jw_key(&w, "exit_code");
         if (code >= 0)
-            buf_printf(&b, "%d,\"signal\":null", code);
+            jw_i64(&w, code);
         else
-            buf_printf(&b, "null,\"signal\":%d", pty_session_exit_signal(t->sess));
-        buf_printf(&b, ",\"terminated_by_harness\":%s}", pty_session_killed_by_us(t->sess) ? "true" : "false");
+            jw_null(&w);
+        jw_key(&w, "signal");
+        if (code >= 0)
+            jw_null(&w);
+        else
+            jw_i64(&w, pty_session_exit_signal(t->sess));
+        jw_kbool(&w, "terminated_by_harness", pty_session_killed_by_us(t->sess));
+        jw_end(&w);
     } else {
-        buf_puts(&b, "null");
+        jw_null(&w);
     }
     if (t->err) {
-        buf_printf(&b, ",\"error\":{\"code\":\"%s\",\"message\":", pty_err_code(t->err));
-        events_str_lossy(&b, t->msg, strlen(t->msg));
-        buf_printf(&b, ",\"context\":{\"exit_status\":%d,\"scenario\":",
-                   t->err == PTY_E_INTERRUPTED ? 128 + t->cancel_sig : (int)t->err);
-        events_str_lossy(&b, t->scenario, strlen(t->scenario));
+        jw_kobj(&w, "error");
+        jw_kcstr(&w, "code", pty_err_code(t->err));
+        jw_key(&w, "message");
+        jw_str_lossy(&w, t->msg, strlen(t->msg));
+        jw_kobj(&w, "context");
+        jw_ki64(&w, "exit_status", t->err == PTY_E_INTERRUPTED ? 128 + t->cancel_sig : (int)t->err);
+        jw_key(&w, "scenario");
+        jw_str_lossy(&w, t->scenario, strlen(t->scenario));
         if (t->in_step || t->steps.len) {
-            buf_puts(&b, ",\"step_id\":");
-            events_str_lossy(&b, p->str[t->step_id].s, p->str[t->step_id].len);
+            jw_key(&w, "step_id");
+            jw_str_lossy(&w, p->str[t->step_id].s, p->str[t->step_id].len);
         }
-        buf_puts(&b, "}}");
+        jw_end(&w);
+        jw_end(&w);
     }
-    buf_puts(&b, "}\n");
+    jw_end(&w);
+    jw_nl(&w);
     /* run.json names the other files, so it is written last: a run killed
     ** before the end leaves no run.json that promises what is not there.
     ** Its checksum goes into checksums.json, written just before it. */
@@ -1019,15 +1080,15 @@ void pty_out_finish(Pty *t)
     ** model's map of path to a 64-bit checksum (FNV-1a, hex). */
     qsort(t->written.v, t->written.n, sizeof *t->written.v, cmp_str);
     buf_reset(&b);
-    buf_puts(&b, "{");
+    jw_init(&w, &b);
+    jw_obj(&w);
     for (size_t i = 0; i < t->written.n; i++) {
         char *tab = strchr(t->written.v[i], '\t');
-        if (i)
-            buf_putc(&b, ',');
-        events_str_lossy(&b, t->written.v[i], (size_t)(tab - t->written.v[i]));
-        buf_printf(&b, ":\"%s\"", tab + 1);
+        jw_key_lossy(&w, t->written.v[i], (size_t)(tab - t->written.v[i]));
+        jw_cstr(&w, tab + 1);
     }
-    buf_puts(&b, "}\n");
+    jw_end(&w);
+    jw_nl(&w);
     if (t->o.artifacts) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/checksums.json", t->o.artifacts);

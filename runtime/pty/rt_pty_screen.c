@@ -12,6 +12,7 @@
 #include <string.h>
 #include <vterm.h>
 
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_keys.h"
 #include "runtime/pty/rt_pty_mask.h"
@@ -690,39 +691,53 @@ bool pty_screen_golden(const PtyScreen *s, const PtyMasks *masks, Buf *out)
     return ok;
 }
 
-static void json_color(Buf *b, const VTermColor *c, bool fg)
+static void json_color(JsonW *w, const VTermColor *c, bool fg)
 {
-    if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c))
-        buf_puts(b, "\"default\"");
-    else if (VTERM_COLOR_IS_INDEXED(c))
-        buf_printf(b, c->indexed.idx < 16 ? "{\"ansi16\":%u}" : "{\"ansi256\":%u}", (unsigned)c->indexed.idx);
-    else
-        buf_printf(b, "{\"rgb\":{\"r\":%u,\"g\":%u,\"b\":%u}}", c->rgb.red, c->rgb.green, c->rgb.blue);
+    if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c)) {
+        jw_cstr(w, "default");
+    } else if (VTERM_COLOR_IS_INDEXED(c)) {
+        jw_obj(w);
+        jw_ku64(w, c->indexed.idx < 16 ? "ansi16" : "ansi256", c->indexed.idx);
+        jw_end(w);
+    } else {
+        jw_obj(w);
+        jw_kobj(w, "rgb");
+        jw_ku64(w, "r", c->rgb.red);
+        jw_ku64(w, "g", c->rgb.green);
+        jw_ku64(w, "b", c->rgb.blue);
+        jw_end(w);
+        jw_end(w);
+    }
 }
 
 void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool with_cells, Buf *out)
 {
     PtyCursor cur = pty_screen_cursor(s);
-    buf_puts(out, "{\"snapshot_version\":1,\"snapshot_id\":");
-    buf_json_str(out, snapshot_id, strlen(snapshot_id));
-    buf_printf(out, ",\"rows\":%d,\"cols\":%d,\"cursor\":{\"row\":%d,\"col\":%d,\"visible\":%s}"
-               ",\"alternate_screen\":%s,\"lines\":[",
-               s->rows, s->cols, cur.row, cur.col, cur.visible ? "true" : "false",
-               s->alt ? "true" : "false");
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ku64(&w, "snapshot_version", 1);
+    jw_kcstr(&w, "snapshot_id", snapshot_id);
+    jw_ki64(&w, "rows", s->rows);
+    jw_ki64(&w, "cols", s->cols);
+    jw_kobj(&w, "cursor");
+    jw_ki64(&w, "row", cur.row);
+    jw_ki64(&w, "col", cur.col);
+    jw_kbool(&w, "visible", cur.visible);
+    jw_end(&w);
+    jw_kbool(&w, "alternate_screen", s->alt);
+    jw_karr(&w, "lines");
     Buf line;
     buf_init(&line);
     for (int r = 0; r < s->rows; r++) {
         pty_screen_line(s, r, &line);
-        if (r)
-            buf_putc(out, ',');
-        buf_json_str(out, (const char *)line.data, line.len);
+        jw_str(&w, (const char *)line.data, line.len);
     }
-    buf_putc(out, ']');
+    jw_end(&w);
     if (with_cells) {
-        buf_puts(out, ",\"cells\":[");
+        jw_karr(&w, "cells");
         for (int r = 0; r < s->rows; r++) {
-            buf_puts(out, r ? ",[" : "[");
-            bool first = true;
+            jw_arr(&w);
             for (int col = 0; col < s->cols; col++) {
                 VTermScreenCell c;
                 get_cell(s, r, col, &c);
@@ -730,22 +745,26 @@ void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool 
                     continue;
                 buf_reset(&line);
                 cell_text(&c, &line);
-                buf_puts(out, first ? "{\"ch\":" : ",{\"ch\":");
-                first = false;
-                buf_json_str(out, (const char *)line.data, line.len);
-                buf_printf(out, ",\"width\":%d,\"style\":{\"fg\":", c.width > 1 ? c.width : 1);
-                json_color(out, &c.fg, true);
-                buf_puts(out, ",\"bg\":");
-                json_color(out, &c.bg, false);
-                buf_printf(out, ",\"bold\":%s,\"italic\":%s,\"underline\":%s,\"inverse\":%s}}",
-                           c.attrs.bold ? "true" : "false", c.attrs.italic ? "true" : "false",
-                           c.attrs.underline ? "true" : "false", c.attrs.reverse ? "true" : "false");
+                jw_obj(&w);
+                jw_kstr(&w, "ch", (const char *)line.data, line.len);
+                jw_ki64(&w, "width", c.width > 1 ? c.width : 1);
+                jw_kobj(&w, "style");
+                jw_key(&w, "fg");
+                json_color(&w, &c.fg, true);
+                jw_key(&w, "bg");
+                json_color(&w, &c.bg, false);
+                jw_kbool(&w, "bold", c.attrs.bold);
+                jw_kbool(&w, "italic", c.attrs.italic);
+                jw_kbool(&w, "underline", c.attrs.underline);
+                jw_kbool(&w, "inverse", c.attrs.reverse);
+                jw_end(&w);
+                jw_end(&w);
             }
-            buf_putc(out, ']');
+            jw_end(&w);
         }
-        buf_putc(out, ']');
+        jw_end(&w);
     }
-    buf_putc(out, '}');
+    jw_end(&w);
     if (line.oom)
         out->oom = true;
     buf_fini(&line);

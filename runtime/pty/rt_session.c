@@ -27,6 +27,7 @@
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
 #include "formats/cond.h"
@@ -139,16 +140,24 @@ int scc_session_explain(const scc_session_config *cfg, char **json, char *err, s
     if (rc == SCC_E_OK) {
         Buf b;
         buf_init(&b);
-        buf_puts(&b, "{\"allowed\":true,\"command\":");
-        buf_json_str(&b, p.exe, strlen(p.exe));
-        buf_puts(&b, ",\"policy\":");
-        buf_puts(&b, p.json);
-        buf_puts(&b, ",\"enforced\":");
-        if (p.sbx)
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kbool(&w, "allowed", true);
+        jw_kcstr(&w, "command", p.exe);
+        jw_kraw(&w, "policy", p.json, strlen(p.json));
+        jw_key(&w, "enforced");
+        if (p.sbx) {
+            jw_value(&w);
             sandbox_explain(p.sbx, &b, true);
-        else
-            buf_puts(&b, "{\"sandbox\":\"none\"}");
-        buf_putc(&b, '}');
+            if (b.len && b.data[b.len - 1] == '\n')
+                b.len--;        /* one line, as `scvm run -t pty --explain-policy --json` */
+        } else {
+            jw_obj(&w);
+            jw_kcstr(&w, "sandbox", "none");
+            jw_end(&w);
+        }
+        jw_end(&w);
         if (b.oom) {
             rc = diag_errf(err, errlen, SCC_E_INTERNAL, "out of memory");
         } else if ((*json = malloc(b.len + 1))) {
@@ -170,14 +179,16 @@ static void note_event(scc_session *s, const char *type, const char *msg, size_t
     if (s->events.len > MAX_EVENTS_BYTES)
         return;         /* nobody observes: keep the first megabyte */
     if (s->events.len)
-        buf_putc(&s->events, ',');
-    buf_puts(&s->events, "{\"type\":");
-    buf_json_str(&s->events, type, strlen(type));
+        buf_putc(&s->events, ',');      /* the observation's "events" list */
+    JsonW w;
+    jw_init(&w, &s->events);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", type);
     if (msg) {
-        buf_puts(&s->events, ",\"message\":");
-        events_str_lossy(&s->events, msg, n);
+        jw_key(&w, "message");
+        jw_str_lossy(&w, msg, n);
     }
-    buf_putc(&s->events, '}');
+    jw_end(&w);
 }
 
 static void screen_out(const char *b, size_t n, void *user)
@@ -256,13 +267,20 @@ static void note_exit(scc_session *s)
     if (s->events.len > MAX_EVENTS_BYTES)
         return;
     if (s->events.len)
-        buf_putc(&s->events, ',');
+        buf_putc(&s->events, ',');      /* the observation's "events" list */
     int code = pty_session_exit_code(s->sess);
+    JsonW w;
+    jw_init(&w, &s->events);
+    jw_obj(&w);
+    jw_kcstr(&w, "type", "exit");
+    jw_kobj(&w, "details");
     if (code >= 0)
-        buf_printf(&s->events, "{\"type\":\"exit\",\"details\":{\"exit_code\":%d", code);
+        jw_ki64(&w, "exit_code", code);
     else
-        buf_printf(&s->events, "{\"type\":\"exit\",\"details\":{\"signal\":%d", pty_session_exit_signal(s->sess));
-    buf_printf(&s->events, ",\"terminated_by_harness\":%s}}", pty_session_killed_by_us(s->sess) ? "true" : "false");
+        jw_ki64(&w, "signal", pty_session_exit_signal(s->sess));
+    jw_kbool(&w, "terminated_by_harness", pty_session_killed_by_us(s->sess));
+    jw_end(&w);
+    jw_end(&w);
 }
 
 /* Runs the loop until fd is readable (1), cond holds (1), the screen has
@@ -628,16 +646,23 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     buf_init(&b);
     char snap[40];
     uuid4(snap);
-    buf_printf(&b, "{\"protocol_version\":%d,\"run_id\":\"%s\",\"session_id\":\"%s\",\"timestamp_ms\":%llu,\"screen\":",
-               SCC_PROTOCOL_VERSION, s->run_id, s->id, (unsigned long long)(pty_now_ms() - s->t0));
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+    jw_kcstr(&w, "run_id", s->run_id);
+    jw_kcstr(&w, "session_id", s->id);
+    jw_ku64(&w, "timestamp_ms", pty_now_ms() - s->t0);
+    jw_kvalue(&w, "screen");
     pty_screen_snapshot_json(s->scr, snap, with_cells != 0, &b);
     size_t whole = pty_session_exited(s->sess) && s->eof ? s->delta.len : utf8_whole(&s->delta);
-    buf_puts(&b, ",\"transcript_delta\":");
-    events_str_lossy(&b, s->delta.data ? (const char *)s->delta.data : "", whole);
-    buf_puts(&b, ",\"events\":[");
-    if (s->events.len)
-        buf_put(&b, s->events.data, s->events.len);
-    buf_puts(&b, "]}");
+    jw_key(&w, "transcript_delta");
+    jw_str_lossy(&w, s->delta.data ? (const char *)s->delta.data : "", whole);
+    /* the events' records, comma-separated already */
+    jw_karr(&w, "events");
+    jw_raw(&w, (const char *)s->events.data, s->events.len);
+    jw_end(&w);
+    jw_end(&w);
     if (b.oom) {
         buf_fini(&b);
         return SCC_E_INTERNAL;

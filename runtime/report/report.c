@@ -25,6 +25,7 @@
 
 #include "common/fileio.h"
 #include "common/fnv1a.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_svg.h"
 #include "runtime/pty/rt_pty.h"
@@ -40,24 +41,6 @@
 
 static void esc(Buf *out, const char *s, size_t n) { term_xml_esc(out, s, n); }
 static void escs(Buf *out, const char *s) { if (s) term_xml_esc(out, s, strlen(s)); }
-
-/* A JSON string for a script: quoted, and < > & escaped too. */
-static void js_str(Buf *out, const char *s, size_t n)
-{
-    buf_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            buf_putc(out, '\\');
-            buf_putc(out, c);
-        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            buf_printf(out, "\\u%04x", c);
-        } else {
-            buf_putc(out, c);
-        }
-    }
-    buf_putc(out, '"');
-}
 
 static const char *verdict_of(int status, bool skipped)
 {
@@ -189,16 +172,28 @@ static bool capture(PtyScreen *scr, uint64_t ms, Dict *d, Buf *frames, Buf *tmp,
     bool cv, alt;
     term_shot_size(shot, &rows, &cols);
     term_shot_cursor(shot, &cr, &cc, &cv, &alt);
-    buf_printf(frames, "%s[%" PRIu64 ",%d,%d,%d,%d,[", frames->len ? ",\n" : "", ms, cols, cr, cc, cv ? 1 : 0);
+    /* [ms, cols, cursor row, cursor col, visible, [row ids]], a frame a line */
+    if (frames->len)
+        buf_puts(frames, ",\n");
+    JsonW w;
+    jw_init(&w, frames);
+    jw_arr(&w);
+    jw_u64(&w, ms);
+    jw_i64(&w, cols);
+    jw_i64(&w, cr);
+    jw_i64(&w, cc);
+    jw_u64(&w, cv ? 1 : 0);
+    jw_arr(&w);
     bool ok = true;
     for (int r = 0; r < rows && ok; r++) {
         buf_reset(tmp);
         term_svg_row(shot, r, tmp);
         uint32_t id = dict_id(d, tmp->data ? (const char *)tmp->data : "", tmp->len);
         ok = id != UINT32_MAX;
-        buf_printf(frames, "%s%u", r ? "," : "", (unsigned)id);
+        jw_u64(&w, id);
     }
-    buf_puts(frames, "]]");
+    jw_end(&w);
+    jw_end(&w);
     term_shot_free(shot);
     return ok && !frames->oom;
 }
@@ -313,7 +308,7 @@ bool report_cast_player(const char *cast, size_t len, Buf *out)
         for (size_t i = 0; i < d.n; i++) {
             if (i)
                 buf_puts(out, ",\n");
-            js_str(out, d.s[i], d.len[i]);
+            buf_json_str_html(out, d.s[i], d.len[i]);
         }
         buf_puts(out, "],\n\"frames\":[\n");
         buf_put(out, frames.data, frames.len);
@@ -753,45 +748,53 @@ void report_run_record(const ReportRun *r, Buf *out)
         cJSON_Delete(ev[i].j);
     }
     sc_free(ev);
-    buf_printf(out, "{\"index\":%u,\"name\":", (unsigned)r->index);
-    buf_json_str(out, r->name ? r->name : "", r->name ? strlen(r->name) : 0);
-    buf_puts(out, ",\"source\":");
-    buf_json_str(out, r->source ? r->source : "", r->source ? strlen(r->source) : 0);
-    buf_printf(out, ",\"verdict\":\"%s\",\"status\":%d,\"duration_ms\":%" PRIu64 ",\"ran_ms\":",
-               verdict_of(r->status, r->skipped || r->unjudged), r->status, r->duration_ms);
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ku64(&w, "index", r->index);
+    jw_kcstr(&w, "name", r->name ? r->name : "");
+    jw_kcstr(&w, "source", r->source ? r->source : "");
+    jw_kcstr(&w, "verdict", verdict_of(r->status, r->skipped || r->unjudged));
+    jw_ki64(&w, "status", r->status);
+    jw_ku64(&w, "duration_ms", r->duration_ms);
     long long ran = ran_ms(r);
     if (ran >= 0)
-        buf_printf(out, "%lld", ran);
+        jw_ki64(&w, "ran_ms", ran);
     else
-        buf_puts(out, "null");
-    buf_printf(out, ",\"events\":%zu,\"screenshots\":%zu,\"screenshots_bad\":%zu,\"why\":", n, shots, bad);
-    if (r->why && *r->why)
-        buf_json_str(out, r->why, strlen(r->why));
-    else
-        buf_puts(out, "null");
-    buf_puts(out, ",\"page\":");
+        jw_knull(&w, "ran_ms");
+    jw_ku64(&w, "events", n);
+    jw_ku64(&w, "screenshots", shots);
+    jw_ku64(&w, "screenshots_bad", bad);
+    jw_kcstr(&w, "why", r->why && *r->why ? r->why : NULL);
     if (r->skipped) {
-        buf_puts(out, "null");
+        jw_knull(&w, "page");
     } else {
         char page[256];
         report_page_name(r, page, sizeof page);
-        buf_json_str(out, page, strlen(page));
+        jw_kcstr(&w, "page", page);
     }
-    buf_putc(out, '}');
+    jw_end(&w);
 }
 
 void report_json(const char *suite, const char *target, const Buf *records, size_t n, Buf *out)
 {
-    buf_printf(out, "{\"report_version\":%d,\"suite\":", REPORT_VERSION);
-    buf_json_str(out, suite, strlen(suite));
-    buf_puts(out, ",\"target\":");
-    buf_json_str(out, target, strlen(target));
-    buf_puts(out, ",\"runs\":[\n");
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ki64(&w, "report_version", REPORT_VERSION);
+    jw_kcstr(&w, "suite", suite);
+    jw_kcstr(&w, "target", target);
+    /* a run a line */
+    jw_karr(&w, "runs");
     for (size_t i = 0; i < n; i++) {
+        jw_value(&w);
+        buf_putc(out, '\n');
         buf_put(out, records[i].data, records[i].len);
-        buf_puts(out, i + 1 < n ? ",\n" : "\n");
     }
-    buf_puts(out, "]}\n");
+    buf_putc(out, '\n');
+    jw_end(&w);
+    jw_end(&w);
+    jw_nl(&w);
 }
 
 static cJSON *parse_report(const char *json, size_t len, char *err, size_t errlen)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/sha256.h"
 
@@ -62,28 +63,6 @@ void tape_free(Tape *t)
 
 /* ---------- canonical JSON and keys ---------- */
 
-static void canon_str(const char *s, Buf *out)
-{
-    buf_putc(out, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': buf_puts(out, "\\\""); break;
-        case '\\': buf_puts(out, "\\\\"); break;
-        case '\b': buf_puts(out, "\\b"); break;
-        case '\f': buf_puts(out, "\\f"); break;
-        case '\n': buf_puts(out, "\\n"); break;
-        case '\r': buf_puts(out, "\\r"); break;
-        case '\t': buf_puts(out, "\\t"); break;
-        default:
-            if (*p < 0x20)
-                buf_printf(out, "\\u%04x", *p);
-            else
-                buf_putc(out, *p);
-        }
-    }
-    buf_putc(out, '"');
-}
-
 /* The shortest of %.1g .. %.17g that reads back as the same double;
 ** integers up to 2^53 without a fraction or exponent. */
 static void canon_num(double d, Buf *out)
@@ -111,52 +90,60 @@ static int by_name(const void *a, const void *b)
     return strcmp(x->string, y->string);
 }
 
-void tape_canonical(const cJSON *v, Buf *out)
+static void canonical(const cJSON *v, JsonW *w)
 {
+    if ((cJSON_IsArray(v) || cJSON_IsObject(v)) && w->depth >= JW_MAX_DEPTH) {
+        /* deeper than one writer tracks (a request may nest as deep as
+        ** cJSON reads): the rest in a writer of its own, on the same Buf */
+        jw_value(w);
+        JsonW in;
+        jw_init(&in, w->b);
+        canonical(v, &in);
+        return;
+    }
     if (cJSON_IsNull(v) || !v) {
-        buf_puts(out, "null");
+        jw_null(w);
     } else if (cJSON_IsTrue(v)) {
-        buf_puts(out, "true");
+        jw_bool(w, true);
     } else if (cJSON_IsFalse(v)) {
-        buf_puts(out, "false");
+        jw_bool(w, false);
     } else if (cJSON_IsNumber(v)) {
-        canon_num(v->valuedouble, out);
+        jw_value(w);
+        canon_num(v->valuedouble, w->b);
     } else if (cJSON_IsString(v)) {
-        canon_str(v->valuestring, out);
+        jw_cstr(w, v->valuestring);
     } else if (cJSON_IsArray(v)) {
-        buf_putc(out, '[');
+        jw_arr(w);
         const cJSON *c;
-        bool first = true;
-        cJSON_ArrayForEach(c, v) {
-            if (!first)
-                buf_putc(out, ',');
-            first = false;
-            tape_canonical(c, out);
-        }
-        buf_putc(out, ']');
+        cJSON_ArrayForEach(c, v) canonical(c, w);
+        jw_end(w);
     } else if (cJSON_IsObject(v)) {
         int n = cJSON_GetArraySize(v), k = 0;
         const cJSON **m = sc_calloc(n ? (size_t)n : 1, sizeof *m);
         if (!m) {
-            out->oom = true;
+            w->b->oom = true;
             return;
         }
         const cJSON *c;
         cJSON_ArrayForEach(c, v) m[k++] = c;
         qsort(m, (size_t)n, sizeof *m, by_name);
-        buf_putc(out, '{');
+        jw_obj(w);
         for (int i = 0; i < n; i++) {
-            if (i)
-                buf_putc(out, ',');
-            canon_str(m[i]->string, out);
-            buf_putc(out, ':');
-            tape_canonical(m[i], out);
+            jw_key_str(w, m[i]->string, strlen(m[i]->string));
+            canonical(m[i], w);
         }
-        buf_putc(out, '}');
+        jw_end(w);
         sc_free(m);
     } else {
-        buf_puts(out, "null");
+        jw_null(w);
     }
+}
+
+void tape_canonical(const cJSON *v, Buf *out)
+{
+    JsonW w;
+    jw_init(&w, out);
+    canonical(v, &w);
 }
 
 void tape_key(const char *kind, const cJSON *request, char key[65])
@@ -423,7 +410,12 @@ static int by_entry(const void *a, const void *b)
 
 void tape_write(const Tape *t, Buf *out)
 {
-    buf_printf(out, "{\"tape_version\":%d}\n", TAPE_VERSION);
+    JsonW w;
+    jw_init(&w, out);
+    jw_obj(&w);
+    jw_ki64(&w, "tape_version", TAPE_VERSION);
+    jw_end(&w);
+    jw_nl(&w);
     const Entry **order = sc_calloc(t->n ? t->n : 1, sizeof *order);
     if (!order) {
         out->oom = true;
@@ -434,13 +426,16 @@ void tape_write(const Tape *t, Buf *out)
     qsort(order, t->n, sizeof *order, by_entry);
     for (size_t i = 0; i < t->n; i++) {
         const Entry *e = order[i];
-        buf_puts(out, "{\"kind\":");
-        canon_str(e->kind, out);
-        buf_printf(out, ",\"key\":\"%s\",\"n\":%u,\"request\":", e->key, e->n);
-        tape_canonical(e->request, out);
-        buf_puts(out, ",\"reply\":");
-        tape_canonical(e->reply, out);
-        buf_puts(out, "}\n");
+        jw_obj(&w);
+        jw_kcstr(&w, "kind", e->kind);
+        jw_kcstr(&w, "key", e->key);
+        jw_ku64(&w, "n", e->n);
+        jw_key(&w, "request");
+        canonical(e->request, &w);
+        jw_key(&w, "reply");
+        canonical(e->reply, &w);
+        jw_end(&w);
+        jw_nl(&w);
     }
     sc_free(order);
 }

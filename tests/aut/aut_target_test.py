@@ -291,6 +291,40 @@ checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'c
 expect(('file_exists', 'passed') in checks and p.returncode == 0, 'virtual_fs is the workspace: %s' % checks)
 expect(set(f for f in os.listdir('/tmp') if f.startswith('scvm-aut-')) == before, 'and it is gone afterwards')
 
+# virtual_fs paths go through the one workspace path policy (scn_path_resolve):
+# 'x/./y.txt' and 'a//b.txt' are inside the workspace and written as x/y.txt and
+# a/b.txt (the pack-path rule aut used before refused them as "leaving the
+# workspace"); '../escape.txt' is refused with the same words as before
+def vfs_scenario(name, files):
+    write(name + '.scenario.yaml', """name: '%s'
+description: 'virtual_fs paths'
+environment:
+  type: local
+setup:
+  virtual_fs:
+%s
+run:
+  - name: look
+    input: 'What should we do about issue 42?'
+    evaluations:
+      - type: file_exists
+        path: x/y.txt
+      - type: file_exists
+        path: a/b.txt
+judgment:
+  strategy: all_pass
+""" % (name, ''.join("    '%s': 'hi'\n" % f for f in files)))
+    scc('-o', name + '.scb', name + '.scenario.yaml')
+    return scvm('run', '-t', 'aut', '--via', 'acp', name + '.scb', '--',
+                SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+p = vfs_scenario('vfs_plain', ['x/./y.txt', 'a//b.txt'])
+checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
+expect(checks == [('file_exists', 'passed'), ('file_exists', 'passed')] and p.returncode == 0,
+       'virtual_fs x/./y.txt and a//b.txt are written plainly: %s %s' % (checks, p.stderr[-300:]))
+p = vfs_scenario('vfs_escape', ['x/y.txt', 'a/b.txt', '../escape.txt'])
+expect(p.returncode != 0 and "virtual_fs path '../escape.txt' refused: it leaves the workspace" in p.stderr,
+       'virtual_fs ../escape.txt is refused: %d %s' % (p.returncode, p.stderr[-300:]))
+
 # judgment any_pass: one evaluation passing is enough (ElizaOS's rule)
 write('anypass.scenario.yaml', """name: 'Any will do'
 description: 'one of two'

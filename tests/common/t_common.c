@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -255,6 +256,48 @@ static void test_jsonw(void)
     jw_u64(&w, 1);
     jw_null(&w);
     CHECK(buf_eq(&b, "1,null"));
+    /* JSON Lines, hashes, a value the caller appends after its key */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_khex64(&w, "h", 0xabcULL);
+    jw_kvalue(&w, "v");
+    buf_puts(&b, "[1]");
+    jw_khex64(&w, "m", UINT64_MAX);
+    jw_end(&w);
+    jw_nl(&w);
+    jw_arr(&w);
+    jw_hex64(&w, 0);
+    jw_end(&w);
+    jw_nl(&w);
+    CHECK(buf_eq(&b, "{\"h\":\"0000000000000abc\",\"v\":[1],\"m\":\"ffffffffffffffff\"}\n"
+                     "[\"0000000000000000\"]\n"));
+    /* strings for an HTML <script> */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_arr(&w);
+    jw_str_html(&w, "</script><a href=\"x\">&amp;\n", 27);
+    jw_str_html(&w, "", 0);
+    jw_end(&w);
+    CHECK(buf_eq(&b, "[\"\\u003c/script\\u003e\\u003ca href=\\\"x\\\"\\u003e\\u0026amp;\\u000a\",\"\"]"));
+    /* an object's members spliced in; doubles, not finite as null */
+    buf_reset(&b);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "v", 2);
+    jw_members(&w, "{}", 2);
+    jw_members(&w, "{\"a\":1}", 7);
+    jw_key(&w, "f");
+    jw_arr(&w);
+    jw_f64(&w, 0.5);
+    jw_f64(&w, 3);
+    jw_f64(&w, INFINITY);
+    jw_f64(&w, -INFINITY);
+    jw_f64(&w, NAN);
+    jw_f64(&w, 0.1);
+    jw_end(&w);
+    jw_end(&w);
+    CHECK(buf_eq(&b, "{\"v\":2,\"a\":1,\"f\":[0.5,3,null,null,null,0.10000000000000001]}"));
     /* escaping: buf_json_esc is buf_json_str without the quotes */
     Buf q;
     buf_init(&q);

@@ -138,6 +138,31 @@ def main():
     code, log = srv.stop()
     expect(code == 0 and "summary:" in log, "exit %s: %s" % (code, log))  # None: SIGTERM did not stop it
 
+    # an edit of a long path: its tool_call input is whole JSON (it was built in
+    # 1 KiB, so a path this long cut it short: the frame was not JSON)
+    long_path = "/".join(["folder%03d" % k for k in range(150)]) + "/file.txt"
+    yml = os.path.join(WORK, "harness_longpath.yaml")
+    with open(yml, "w") as f:
+        f.write("name: harness_longpath\ntimeline:\n  - userInputs:\n      - relativeTime: 0\n"
+                "        input: 'edit'\n  - agentEdits: { path: '%s', linesAdded: 2, linesRemoved: 3 }\n"
+                "  - llmResponse:\n      - assistant:\n          - [10, 'Done.']\n" % long_path)
+    longpath = os.path.join(WORK, "harness_longpath.scb")
+    subprocess.run([SCC, "-o", longpath, yml], check=True)
+    srv = Server("--speed", "0", "--heartbeat", "100000", longpath)
+    a = Sub(srv.port)
+    request(srv.port, "POST", "/prompt", b'{"content": "edit"}')
+    frames, end = [], time.time() + 60
+    while time.time() < end and not any('"state":"idle"' in f for f in frames):
+        frames = [f[6:] for f in a.frames(0.2) if f.startswith("data: ")]
+    calls = [f for f in frames if '"name":"agentEdits"' in f]
+    try:
+        got = json.loads(calls[0])["input"] if calls else None
+    except ValueError:
+        got = None
+    expect(got == {"path": long_path, "linesAdded": 2, "linesRemoved": 3},
+           "a %d-byte path's edit: %s" % (len(long_path), calls[0][-120:] if calls else frames[-3:]))
+    srv.stop()
+
     # ---- busy, cancel, heartbeat ----
     srv = Server("--speed", "1", "--heartbeat", "200", paced)
     a = Sub(srv.port)

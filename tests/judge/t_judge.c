@@ -76,6 +76,26 @@ int main(void)
     E("file_exists missing", "{\"type\":\"file_exists\",\"path\":\"other.txt\"}", JUDGE_FAIL, "does not exist");
     E("file_exists absolute", "{\"type\":\"file_exists\",\"path\":\"/etc/passwd\"}", JUDGE_FAIL, "absolute");
     E("file_exists ..", "{\"type\":\"file_exists\",\"path\":\"../x\"}", JUDGE_FAIL, NULL);
+    /* the one workspace path policy (scn_path_resolve): a link out of the
+    ** workspace is refused (the judge's own copy of the policy followed it
+    ** and passed), '..' says why, a link inside still counts */
+    char outside[] = "/tmp/t_judge-out-XXXXXX", lk[512];
+    CHECK_(mkdtemp(outside) != NULL);
+    snprintf(p, sizeof p, "%s/secret.txt", outside);
+    f = fopen(p, "w");
+    fputs("world\n", f);
+    fclose(f);
+    snprintf(lk, sizeof lk, "%s/out", ws);
+    CHECK_(symlink(p, lk) == 0);
+    snprintf(lk, sizeof lk, "%s/in", ws);
+    CHECK_(symlink("notes.txt", lk) == 0);
+    E("file_exists link out", "{\"type\":\"file_exists\",\"path\":\"out\"}", JUDGE_FAIL, "symbolic link");
+    E("file_contains link out", "{\"type\":\"file_contains\",\"path\":\"out\",\"value\":\"world\"}", JUDGE_FAIL,
+      "out of the workspace");
+    E("file_exists link in", "{\"type\":\"file_exists\",\"path\":\"in\"}", JUDGE_PASS, NULL);
+    E("file_exists .. why", "{\"type\":\"file_exists\",\"path\":\"a/../notes.txt\"}", JUDGE_FAIL, "without '..'");
+    unlink(p);
+    rmdir(outside);
     E("file_contains", "{\"type\":\"file_contains\",\"path\":\"notes.txt\",\"value\":\"world\"}", JUDGE_PASS, NULL);
     E("file_contains no", "{\"type\":\"file_contains\",\"path\":\"notes.txt\",\"value\":\"World\"}", JUDGE_FAIL,
       "does not contain");

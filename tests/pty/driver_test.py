@@ -193,6 +193,14 @@ def protocol_errors_keep_the_session(d):
     assert r['request_id'] == 'a', r
     r = drv.raw('{"protocol_version":1,"request_id":7,"action":{"type":"observe"}}\n')
     assert r['error']['code'] == 'E_PROTOCOL_VERSION_MISMATCH' and r['request_id'] == 7, r
+    # a request_id JSON cannot echo (1e999 reads as infinity) comes back as null: the
+    # response was `"request_id":inf`, not JSON (issue 34 item 5, jsonw's jw_f64)
+    drv.p.stdin.write(b'{"protocol_version":2,"request_id":1e999,"action":{"type":"observe"}}\n')
+    drv.p.stdin.flush()
+    r = drv.line()
+    assert r['status'] == 'ok' and r['request_id'] is None, r
+    r = drv.raw('{"protocol_version":2,"request_id":0.5,"action":{"type":"observe"}}\n')
+    assert r['request_id'] == 0.5, r
     r = drv.raw('[1,2]\n')
     assert r['error']['code'] == 'E_PROTOCOL', r
     r = drv.raw('\n   \n{"protocol_version":2,"action":{"type":"observe"}}\n')   # blank lines are skipped
@@ -306,6 +314,9 @@ def policy_flags_and_refusals(d):
     c, out, err = run([SCVM, 'driver', '--stdio', '--json', '--explain-policy', '--', cat], cwd=d)
     e = json.loads(out)
     assert c == 0 and e['allowed'] is True and e['protocol_version'] == PV, (c, out, err)
+    # one line, as `scvm run -t pty --explain-policy --json` (the sandbox's plan ended
+    # with a newline inside the object: the answer was two lines)
+    assert out.count('\n') == 1 and out.endswith('}\n'), out[-200:]
     assert e['policy']['sandbox'] == 'seatbelt' and e['policy']['network'] == 'disabled', e
     assert e['policy']['exec']['allowed_executables'] == [cat] and e['command'] == cat, e
     c, out, err = run([SCVM, 'exec', '--json', '--explain-policy', '--no-sandbox', '--ack-unsafe-sandbox',

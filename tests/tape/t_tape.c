@@ -44,6 +44,24 @@ static void test_canonical(void)
     CHECK(strcmp(key, key2) != 0);
     cJSON_Delete(k2);
     cJSON_Delete(j);
+    /* as deep as cJSON reads (its nesting limit, 1000): every comma there,
+    ** as the hand-written canonical writer had it */
+    Buf deep;
+    buf_init(&deep);
+    for (int i = 0; i < 499; i++)
+        buf_puts(&deep, "[1,{\"k\":");
+    buf_puts(&deep, "2");
+    for (int i = 0; i < 499; i++)
+        buf_puts(&deep, "},3]");
+    buf_putc(&deep, 0);
+    cJSON *dj = cJSON_Parse((const char *)deep.data);
+    CHECK(dj != NULL);
+    buf_reset(&b);
+    tape_canonical(dj, &b);
+    buf_putc(&b, 0);
+    CHECK(dj && strcmp((char *)b.data, (const char *)deep.data) == 0);
+    cJSON_Delete(dj);
+    buf_fini(&deep);
     buf_fini(&b);
 }
 

@@ -32,6 +32,7 @@
 #include "common/levenshtein.h"
 #include "common/diag.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "formats/bc.h"
@@ -107,7 +108,7 @@ static size_t sarif_rule(const char *code)
 /* The artifact location of a path: relative to %SRCROOT% when beneath it,
 ** else an absolute file:// URI; percent-encoded (RFC 3986: unreserved
 ** characters and '/' as they are), never a "//" inside. */
-static void sarif_uri(Buf *b, const char *file)
+static void sarif_uri(JsonW *w, const char *file)
 {
     char real[PATH_MAX];
     const char *p = file, *base = NULL;
@@ -131,21 +132,26 @@ static void sarif_uri(Buf *b, const char *file)
         else
             buf_printf(&u, "%%%02X", ch);
     }
-    buf_puts(b, "{\"uri\":");
-    buf_json_str(b, u.data ? (const char *)u.data : "", u.len);
+    jw_obj(w);
+    jw_kstr(w, "uri", u.data ? (const char *)u.data : "", u.len);
     if (base)
-        buf_puts(b, ",\"uriBaseId\":\"%SRCROOT%\"");
-    buf_putc(b, '}');
+        jw_kcstr(w, "uriBaseId", base);
+    jw_end(w);
     buf_fini(&u);
 }
 
-static void sarif_physical(Buf *b, const Diag *g)
+static void sarif_physical(JsonW *w, const Diag *g)
 {
-    buf_puts(b, "{\"artifactLocation\":");
-    sarif_uri(b, g->file ? g->file : "");
-    if (g->line)
-        buf_printf(b, ",\"region\":{\"startLine\":%u,\"startColumn\":%u}", g->line, g->col ? g->col : 1);
-    buf_putc(b, '}');
+    jw_obj(w);
+    jw_key(w, "artifactLocation");
+    sarif_uri(w, g->file ? g->file : "");
+    if (g->line) {
+        jw_kobj(w, "region");
+        jw_ku64(w, "startLine", g->line);
+        jw_ku64(w, "startColumn", g->col ? g->col : 1);
+        jw_end(w);
+    }
+    jw_end(w);
 }
 
 static void sarif_add(const Diags *d)
@@ -155,33 +161,49 @@ static void sarif_add(const Diags *d)
         if (g->level == DIAG_NOTE)
             continue;
         size_t r = sarif_rule(g->code);
+        /* a result a line, compact, in the laid-out document */
         buf_puts(&sarif, sarif_n++ ? ",\n    " : "\n    ");
-        buf_printf(&sarif, "{\"ruleId\":\"scc/%s\",\"ruleIndex\":%zu", SARIF_RULES[r].code, r);
-        buf_printf(&sarif, ",\"level\":\"%s\",\"message\":{\"text\":", g->level == DIAG_ERROR ? "error" : "warning");
-        buf_json_str(&sarif, g->msg, strlen(g->msg));
-        buf_puts(&sarif, "},\"locations\":[{\"physicalLocation\":");
-        sarif_physical(&sarif, g);
-        buf_puts(&sarif, "}]");
+        JsonW w;
+        jw_init(&w, &sarif);
+        jw_obj(&w);
+        char rule[80];
+        snprintf(rule, sizeof rule, "scc/%s", SARIF_RULES[r].code);
+        jw_kcstr(&w, "ruleId", rule);
+        jw_ku64(&w, "ruleIndex", r);
+        jw_kcstr(&w, "level", g->level == DIAG_ERROR ? "error" : "warning");
+        jw_kobj(&w, "message");
+        jw_kcstr(&w, "text", g->msg);
+        jw_end(&w);
+        jw_karr(&w, "locations");
+        jw_obj(&w);
+        jw_key(&w, "physicalLocation");
+        sarif_physical(&w, g);
+        jw_end(&w);
+        jw_end(&w);
         /* the rule, the file and the message: the same finding after lines move */
         Buf key;
         buf_init(&key);
         buf_printf(&key, "%s\n%s\n%s", SARIF_RULES[r].code, g->file ? base_name(g->file) : "", g->msg);
-        buf_printf(&sarif, ",\"partialFingerprints\":{\"sccFinding/v1\":\"%016llx\"}",
-                   (unsigned long long)XXH64(key.data ? key.data : (const unsigned char *)"", key.len, 0));
+        jw_kobj(&w, "partialFingerprints");
+        jw_khex64(&w, "sccFinding/v1", XXH64(key.data ? key.data : (const unsigned char *)"", key.len, 0));
+        jw_end(&w);
         buf_fini(&key);
         size_t k = i + 1;
         if (k < d->n && d->v[k].level == DIAG_NOTE) {
-            buf_puts(&sarif, ",\"relatedLocations\":[");
+            jw_karr(&w, "relatedLocations");
             for (; k < d->n && d->v[k].level == DIAG_NOTE; k++) {
-                buf_printf(&sarif, "%s{\"id\":%zu,\"message\":{\"text\":", k > i + 1 ? "," : "", k - i - 1);
-                buf_json_str(&sarif, d->v[k].msg, strlen(d->v[k].msg));
-                buf_puts(&sarif, "},\"physicalLocation\":");
-                sarif_physical(&sarif, &d->v[k]);
-                buf_putc(&sarif, '}');
+                jw_obj(&w);
+                jw_ku64(&w, "id", k - i - 1);
+                jw_kobj(&w, "message");
+                jw_kcstr(&w, "text", d->v[k].msg);
+                jw_end(&w);
+                jw_key(&w, "physicalLocation");
+                sarif_physical(&w, &d->v[k]);
+                jw_end(&w);
             }
-            buf_putc(&sarif, ']');
+            jw_end(&w);
         }
-        buf_putc(&sarif, '}');
+        jw_end(&w);
     }
 }
 

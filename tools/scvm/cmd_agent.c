@@ -109,11 +109,16 @@ static int agents_map(const Opts *o, bool unmap)
                 unmap ? "maps no scenario tool to" : "does not map", o->ops[2]);
         st = SC_FAILED;
     } else {
-        printf("{\"tool\":");
         Buf q;
         buf_init(&q);
-        buf_json_str(&q, (const char *)name.data, name.len);
-        printf("%.*s,\"args\":%.*s}\n", (int)q.len, (const char *)q.data, (int)out.len, (const char *)out.data);
+        JsonW w;
+        jw_init(&w, &q);
+        jw_obj(&w);
+        jw_kstr(&w, "tool", (const char *)name.data, name.len);
+        jw_kraw(&w, "args", (const char *)out.data, out.len);
+        jw_end(&w);
+        jw_nl(&w);
+        fwrite(q.data, 1, q.len, stdout);
         buf_fini(&q);
     }
     buf_fini(&name);

@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/agent/agent_profile.h"
@@ -143,36 +144,29 @@ static void on_case(void *ctx, const AutCaseResult *c)
                 strcmp(status, "passed") ? ": " : "", strcmp(status, "passed") ? one_line(c->why, why, sizeof why) : "");
     }
     if (r->o->results || r->o->run_json) {
-        Buf *b = &r->results;
-        buf_puts(b, "{\"type\":\"result\",\"id\":");
-        buf_json_str(b, c->id, strlen(c->id));
-        buf_puts(b, ",\"scenario\":");
-        buf_json_str(b, c->scenario, strlen(c->scenario));
-        buf_printf(b, ",\"status\":\"%s\",", status);
+        JsonW w;
+        jw_init(&w, &r->results);
+        jw_obj(&w);
+        jw_kcstr(&w, "type", "result");
+        jw_kcstr(&w, "id", c->id);
+        jw_kcstr(&w, "scenario", c->scenario);
+        jw_kcstr(&w, "status", status);
         if (!strcmp(status, "skipped"))
-            buf_printf(b, "\"not_judged\":%s,", unjudged ? "true" : "false");
-        buf_printf(b, "\"duration_ms\":%llu,\"input\":", (unsigned long long)c->duration_ms);
-        if (c->input)
-            buf_json_str(b, c->input, strlen(c->input));
-        else
-            buf_puts(b, "null");
-        buf_puts(b, ",\"output\":");
-        if (c->output)
-            buf_json_str(b, c->output, strlen(c->output));
-        else
-            buf_puts(b, "null");
-        buf_puts(b, ",\"error\":");
-        if (strcmp(status, "passed") != 0 && c->why && *c->why)
-            buf_json_str(b, c->why, strlen(c->why));
-        else
-            buf_puts(b, "null");
-        buf_puts(b, ",\"checks\":[");
+            jw_kbool(&w, "not_judged", unjudged);
+        jw_ku64(&w, "duration_ms", c->duration_ms);
+        jw_kcstr(&w, "input", c->input);
+        jw_kcstr(&w, "output", c->output);
+        jw_kcstr(&w, "error", strcmp(status, "passed") != 0 && c->why && *c->why ? c->why : NULL);
+        jw_karr(&w, "checks");
         for (unsigned i = 0; i < c->checks; i++) {
-            buf_printf(b, "%s{\"verdict\":\"%s\",\"message\":", i ? "," : "", c->verdicts[i]);
-            buf_json_str(b, c->messages[i], strlen(c->messages[i]));
-            buf_putc(b, '}');
+            jw_obj(&w);
+            jw_kcstr(&w, "verdict", c->verdicts[i]);
+            jw_kcstr(&w, "message", c->messages[i]);
+            jw_end(&w);
         }
-        buf_puts(b, "]}\n");
+        jw_end(&w);
+        jw_end(&w);
+        jw_nl(&w);
     }
     if (r->o->junit) {
         char cls[512];
@@ -188,6 +182,18 @@ static void on_case(void *ctx, const AutCaseResult *c)
     }
 }
 
+/* The totals, as run.json's summary and the results' last line have them. */
+static void put_totals(JsonW *w, const Reports *r)
+{
+    jw_ku64(w, "total", r->cases);
+    jw_ku64(w, "passed", r->passed);
+    jw_ku64(w, "failed", r->failed);
+    jw_ku64(w, "skipped", r->skipped);
+    jw_ku64(w, "not_judged", r->unjudged);
+    jw_ku64(w, "errors", r->errors);
+    jw_ku64(w, "timeouts", r->timeouts);
+}
+
 static int write_reports(Reports *r)
 {
     int st = 0;
@@ -196,45 +202,48 @@ static int write_reports(Reports *r)
         Buf b;
         buf_init(&b);
         bool failed = r->failed + r->errors + r->timeouts > 0;
-        buf_printf(&b, "{\"run_result_version\":1,\"target\":\"aut\",\"status\":\"%s\",\"allow_skipped\":%s,",
-                   failed ? "failed" : r->unjudged ? "skipped" : "passed", r->o->allow_skipped ? "true" : "false");
-        buf_printf(&b, "\"judge\":\"%s\",\"via\":", r->o->record ? "record" : r->o->judge_url ? "live" : "tape");
-        const char *via = r->o->via ? r->o->via : "none";
-        buf_json_str(&b, via, strlen(via));
-        buf_puts(&b, ",\"agent\":");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_ku64(&w, "run_result_version", 1);
+        jw_kcstr(&w, "target", "aut");
+        jw_kcstr(&w, "status", failed ? "failed" : r->unjudged ? "skipped" : "passed");
+        jw_kbool(&w, "allow_skipped", r->o->allow_skipped);
+        jw_kcstr(&w, "judge", r->o->record ? "record" : r->o->judge_url ? "live" : "tape");
+        jw_kcstr(&w, "via", r->o->via ? r->o->via : "none");
+        jw_key(&w, "agent");
         if (r->o->agent_url) {
-            buf_json_str(&b, r->o->agent_url, strlen(r->o->agent_url));
+            jw_cstr(&w, r->o->agent_url);
         } else if (r->o->agent) {
-            buf_json_str(&b, r->o->agent, strlen(r->o->agent));   /* the profile */
+            jw_cstr(&w, r->o->agent);   /* the profile */
         } else if (r->o->command) {
-            buf_putc(&b, '[');
-            for (char *const *a = r->o->command; *a; a++) {
-                if (a != r->o->command)
-                    buf_putc(&b, ',');
-                buf_json_str(&b, *a, strlen(*a));
-            }
-            buf_putc(&b, ']');
+            jw_arr(&w);
+            for (char *const *a = r->o->command; *a; a++)
+                jw_cstr(&w, *a);
+            jw_end(&w);
         } else {
-            buf_puts(&b, "null");
+            jw_null(&w);
         }
-        buf_printf(&b, ",\"duration_ms\":%llu,\"summary\":{\"total\":%zu,\"passed\":%zu,\"failed\":%zu,"
-                       "\"skipped\":%zu,\"not_judged\":%zu,\"errors\":%zu,\"timeouts\":%zu},\"cases\":[",
-                   (unsigned long long)r->ms, r->cases, r->passed, r->failed, r->skipped, r->unjudged, r->errors,
-                   r->timeouts);
-        /* each record line, without its "type" member */
+        jw_ku64(&w, "duration_ms", r->ms);
+        jw_kobj(&w, "summary");
+        put_totals(&w, r);
+        jw_end(&w);
+        /* each record line, without its "type" member, on a line of its own */
+        jw_karr(&w, "cases");
         const char *p = (const char *)r->results.data, *end = p ? p + r->results.len : NULL;
-        bool first = true;
         while (p && p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             const char *rec = strstr(p, ",\"id\":");
             if (rec && nl && rec < nl) {
-                buf_puts(&b, first ? "\n{" : ",\n{");
+                jw_value(&w);
+                buf_puts(&b, "\n{");
                 buf_put(&b, rec + 1, (size_t)(nl - rec - 1));
-                first = false;
             }
             p = nl ? nl + 1 : end;
         }
-        buf_puts(&b, "]}\n");
+        jw_end(&w);
+        jw_end(&w);
+        jw_nl(&w);
         int e = b.oom ? ENOMEM : file_write_atomic(r->o->run_json, b.data, b.len);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->run_json, strerror(e));
@@ -245,12 +254,20 @@ static int write_reports(Reports *r)
     if (r->o->results) {
         Buf b;
         buf_init(&b);
-        buf_printf(&b, "{\"type\":\"start\",\"total_cases\":%zu}\n", r->cases);
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "type", "start");
+        jw_ku64(&w, "total_cases", r->cases);
+        jw_end(&w);
+        jw_nl(&w);
         buf_put(&b, r->results.data, r->results.len);
-        buf_printf(&b, "{\"type\":\"summary\",\"total\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,"
-                       "\"not_judged\":%zu,\"errors\":%zu,\"timeouts\":%zu,\"duration_ms\":%llu}\n",
-                   r->cases, r->passed, r->failed, r->skipped, r->unjudged, r->errors, r->timeouts,
-                   (unsigned long long)r->ms);
+        jw_obj(&w);
+        jw_kcstr(&w, "type", "summary");
+        put_totals(&w, r);
+        jw_ku64(&w, "duration_ms", r->ms);
+        jw_end(&w);
+        jw_nl(&w);
         int e = b.oom ? ENOMEM : file_write_atomic(r->o->results, b.data, b.len);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", r->o->results, strerror(e));
@@ -335,11 +352,15 @@ static void header(Run *r, const Unit *u)
     const PackEntry *e = suite_entry(r->s, u->entry);
     Buf h;
     buf_init(&h);
-    buf_printf(&h, "{\"kind\":\"scenario\",\"index\":%u,\"name\":", (unsigned)u->entry);
-    buf_json_str(&h, e->name, strlen(e->name));
-    buf_puts(&h, ",\"source\":");
-    buf_json_str(&h, e->source, strlen(e->source));
-    buf_puts(&h, "}\n");
+    JsonW w;
+    jw_init(&w, &h);
+    jw_obj(&w);
+    jw_kcstr(&w, "kind", "scenario");
+    jw_ku64(&w, "index", u->entry);
+    jw_kcstr(&w, "name", e->name);
+    jw_kcstr(&w, "source", e->source);
+    jw_end(&w);
+    jw_nl(&w);
     fwrite(h.data, 1, h.len, r->out);
     buf_fini(&h);
 }

@@ -20,6 +20,7 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "include/scc/session.h"
@@ -46,13 +47,12 @@ static const char *code_name(int code)
     return code == E_INTERRUPTED ? "E_INTERRUPTED" : scc_error_code(code);
 }
 
-static void put_error(Buf *b, int code, const char *msg)
+static void put_error(JsonW *w, int code, const char *msg)
 {
-    buf_puts(b, "{\"code\":");
-    buf_json_str(b, code_name(code), strlen(code_name(code)));
-    buf_puts(b, ",\"message\":");
-    buf_json_str(b, msg, strlen(msg));
-    buf_putc(b, '}');
+    jw_obj(w);
+    jw_kcstr(w, "code", code_name(code));
+    jw_kcstr(w, "message", msg);
+    jw_end(w);
 }
 
 /* "interrupted by signal 15 (SIGTERM)", as the PTY target says it. */
@@ -63,16 +63,20 @@ static void interrupted_msg(char *msg, size_t n)
              sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "?");
 }
 
-/* Prints a data-model error as the one JSON line (json) or a diagnostic,
-** and returns its code. */
-static int report_error(const Opts *o, const char *cmd, int code, const char *msg)
+int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg)
 {
     if (o->json) {
         Buf b;
         buf_init(&b);
-        buf_printf(&b, "{\"protocol_version\":%d,\"status\":\"error\",\"error\":", SCC_PROTOCOL_VERSION);
-        put_error(&b, code, msg);
-        buf_puts(&b, "}\n");
+        JsonW w;
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+        jw_kcstr(&w, "status", "error");
+        jw_key(&w, "error");
+        put_error(&w, code, msg);
+        jw_end(&w);
+        jw_nl(&w);
         cli_put_stdout(&b);
         buf_fini(&b);
     }
@@ -124,9 +128,9 @@ static char *effective_policy(const Opts *o, int *code, char *msg, size_t n)
 static int common_checks(const Opts *o, const char *cmd)
 {
     if (!o->command || !o->command[0])
-        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "no program: give it after '--'");
+        return scvm_report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "no program: give it after '--'");
     if (o->n_ops)
-        return report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "the program goes after '--'");
+        return scvm_report_error(o, cmd, SCC_E_CLI_INVALID_ARG, "the program goes after '--'");
     return 0;
 }
 
@@ -148,20 +152,24 @@ static int explain(const char *cmd, const scc_session_config *c)
     int rc = scc_session_explain(c, &json, err, sizeof err);
     Buf b;
     buf_init(&b);
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
     if (rc == SCC_E_OK) {
-        buf_printf(&b, "{\"protocol_version\":%d,", SCC_PROTOCOL_VERSION);
-        buf_puts(&b, json + 1);
+        jw_members(&w, json, strlen(json));
     } else {
-        buf_printf(&b, "{\"protocol_version\":%d,\"allowed\":false,\"error\":", SCC_PROTOCOL_VERSION);
-        put_error(&b, rc, err);
-        buf_putc(&b, '}');
+        jw_kbool(&w, "allowed", false);
+        jw_key(&w, "error");
+        put_error(&w, rc, err);
         fprintf(stderr, "scvm %s: denied: %s: %s\n", cmd, scc_error_code(rc), err);
     }
-    buf_putc(&b, '\n');
-    int w = cli_put_stdout(&b);
+    jw_end(&w);
+    jw_nl(&w);
+    int wr = cli_put_stdout(&b);
     buf_fini(&b);
     free(json);
-    return rc ? rc : w ? SCC_E_IO : 0;
+    return rc ? rc : wr ? SCC_E_IO : 0;
 }
 
 /* ---- --artifacts DIR: the data model's artifacts of a session ---- */
@@ -239,9 +247,22 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
     buf_putc(&b, '\n');
     art_put(a, "policy.json", b.data, b.len);
     buf_reset(&b);
-    buf_puts(&b, "{\"normalization_version\":1,\"filters\":[\"snapshot_id\",\"run_id\",\"run_timestamps\","
-                 "\"step_timestamps\",\"observation_timestamp\",\"session_id\",\"events\"],\"strict\":false,"
-                 "\"source\":\"default\",\"rules\":[]}\n");
+    static const char *const filters[] = { "snapshot_id", "run_id", "run_timestamps", "step_timestamps",
+                                           "observation_timestamp", "session_id", "events" };
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "normalization_version", 1);
+    jw_karr(&w, "filters");
+    for (size_t i = 0; i < sizeof filters / sizeof *filters; i++)
+        jw_cstr(&w, filters[i]);
+    jw_end(&w);
+    jw_kbool(&w, "strict", false);
+    jw_kcstr(&w, "source", "default");
+    jw_karr(&w, "rules");
+    jw_end(&w);
+    jw_end(&w);
+    jw_nl(&w);
     art_put(a, "normalization.json", b.data, b.len);
     art_put(a, "events.jsonl", a->events.data, a->events.len);
     if (a->actions.len)
@@ -258,12 +279,15 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
         lines[k++] = l;
     qsort(lines, k, sizeof *lines, cmp_line);
     buf_reset(&b);
-    buf_putc(&b, '{');
+    jw_init(&w, &b);
+    jw_obj(&w);
     for (size_t i = 0; i < k; i++) {
         char *tab = strchr(lines[i], '\t');
-        buf_printf(&b, "%s\"%.*s\":\"%s\"", i ? "," : "", (int)(tab - lines[i]), lines[i], tab + 1);
+        jw_key_str(&w, lines[i], (size_t)(tab - lines[i]));
+        jw_cstr(&w, tab + 1);
     }
-    buf_puts(&b, "}\n");
+    jw_end(&w);
+    jw_nl(&w);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%.3000s/checksums.json", a->dir);
     int e = file_mkparents(path);
@@ -301,14 +325,22 @@ static void art_fini(Art *a)
     buf_fini(&a->sums);
 }
 
-static void put_exit_status(Buf *b, const scc_exit_status *st)
+static void put_exit_status(JsonW *w, const scc_exit_status *st)
 {
-    buf_printf(b, "{\"success\":%s,", st->exited && st->exit_code == 0 ? "true" : "false");
+    jw_obj(w);
+    jw_kbool(w, "success", st->exited && st->exit_code == 0);
+    jw_key(w, "exit_code");
     if (st->exit_code >= 0)
-        buf_printf(b, "\"exit_code\":%d,\"signal\":null,", st->exit_code);
+        jw_i64(w, st->exit_code);
     else
-        buf_printf(b, "\"exit_code\":null,\"signal\":%d,", st->signal);
-    buf_printf(b, "\"terminated_by_harness\":%s}", st->terminated_by_harness ? "true" : "false");
+        jw_null(w);
+    jw_key(w, "signal");
+    if (st->exit_code >= 0)
+        jw_null(w);
+    else
+        jw_i64(w, st->signal);
+    jw_kbool(w, "terminated_by_harness", st->terminated_by_harness);
+    jw_end(w);
 }
 
 /* The RunResult of a session that has ended. */
@@ -318,41 +350,41 @@ static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *st
     char *obs = NULL;
     scc_session_observe(s, o->cells, &obs);
     art_observation(art, obs);
-    buf_printf(b, "{\"run_result_version\":1,\"protocol_version\":%d,\"run_id\":\"%s\",\"status\":\"%s\","
-                  "\"started_at_ms\":%llu,\"ended_at_ms\":%llu,\"command\":",
-               SCC_PROTOCOL_VERSION, scc_session_run_id(s), status, (unsigned long long)t0, (unsigned long long)t1);
-    buf_json_str(b, o->command[0], strlen(o->command[0]));
-    buf_puts(b, ",\"args\":[");
-    for (int i = 1; o->command[i]; i++) {
-        if (i > 1)
-            buf_putc(b, ',');
-        buf_json_str(b, o->command[i], strlen(o->command[i]));
-    }
-    buf_puts(b, "],\"cwd\":");
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_ku64(&w, "run_result_version", 1);
+    jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+    jw_kcstr(&w, "run_id", scc_session_run_id(s));
+    jw_kcstr(&w, "status", status);
+    jw_ku64(&w, "started_at_ms", t0);
+    jw_ku64(&w, "ended_at_ms", t1);
+    jw_kcstr(&w, "command", o->command[0]);
+    jw_karr(&w, "args");
+    for (int i = 1; o->command[i]; i++)
+        jw_cstr(&w, o->command[i]);
+    jw_end(&w);
+    jw_key(&w, "cwd");
     char cwd[4096];
     /* --cwd, else the policy's fs.working_dir (rt_policy.c checked it), else ours */
     cJSON *pj = o->cwd ? NULL : cJSON_Parse(scc_session_policy(s));
     const cJSON *wd = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pj, "fs"), "working_dir");
     const char *c = o->cwd ? o->cwd : cJSON_IsString(wd) ? wd->valuestring : getcwd(cwd, sizeof cwd);
-    if (c)
-        buf_json_str(b, c, strlen(c));
-    else
-        buf_puts(b, "null");
+    jw_cstr(&w, c);
     cJSON_Delete(pj);
-    buf_puts(b, ",\"policy\":");
-    buf_puts(b, scc_session_policy(s));
-    buf_puts(b, ",\"final_observation\":");
-    buf_puts(b, obs ? obs : "null");
-    buf_puts(b, ",\"exit_status\":");
+    const char *pol = scc_session_policy(s);
+    jw_kraw(&w, "policy", pol, strlen(pol));
+    jw_kraw(&w, "final_observation", obs ? obs : "null", strlen(obs ? obs : "null"));
+    jw_key(&w, "exit_status");
     if (st->exited)
-        put_exit_status(b, st);
+        put_exit_status(&w, st);
     else
-        buf_puts(b, "null");
+        jw_null(&w);
     if (err_code) {
-        buf_puts(b, ",\"error\":");
-        put_error(b, err_code, err_msg);
+        jw_key(&w, "error");
+        put_error(&w, err_code, err_msg);
     }
-    buf_putc(b, '}');
+    jw_end(&w);
     free(obs);
 }
 
@@ -364,14 +396,14 @@ static int start(const Opts *o, const char *cmd, scc_session **s, char *art, siz
     char msg[1024];
     char *policy = effective_policy(o, &code, msg, sizeof msg);
     if (!policy)
-        return report_error(o, cmd, code, msg);
+        return scvm_report_error(o, cmd, code, msg);
     /* What scvm writes itself: the artifacts section and fs_strict_write
     ** (docs/tui-use.md, "The policy, field by field"). */
     PtyWrites wr = { .artifacts = o->artifacts, .resolve = true };
     code = (int)pty_policy_writes(policy, &wr, art, an, msg, sizeof msg);
     if (code) {
         free(policy);
-        return report_error(o, cmd, code, msg);
+        return scvm_report_error(o, cmd, code, msg);
     }
     scc_session_config c;
     config_of(o, policy, &c);
@@ -383,7 +415,7 @@ static int start(const Opts *o, const char *cmd, scc_session **s, char *art, siz
     int rc = scc_session_spawn(&c, s, msg, sizeof msg);
     free(policy);
     if (rc)
-        return report_error(o, cmd, rc, msg);
+        return scvm_report_error(o, cmd, rc, msg);
     return 0;
 }
 
@@ -395,7 +427,7 @@ int scvm_exec(const Opts *o)
     if (rc)
         return rc;
     if (rt_cancel_install() != 0)
-        return report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
+        return scvm_report_error(o, "exec", SCC_E_INTERNAL, "cannot catch signals");
     scc_session *s = NULL;
     char art_dir[PATH_MAX];
     rc = start(o, "exec", &s, art_dir, sizeof art_dir);
@@ -482,19 +514,24 @@ typedef struct Driver {
     scc_session *s;
     Art art;
     Buf out;
+    JsonW w;                    /* the response being written to out */
     unsigned long long seq;
 } Driver;
 
 static void respond_begin(Driver *d, const cJSON *req_id, const char *status)
 {
-    buf_printf(&d->out, "{\"protocol_version\":%d,\"request_id\":", SCC_PROTOCOL_VERSION);
+    JsonW *w = &d->w;
+    jw_init(w, &d->out);
+    jw_obj(w);
+    jw_ki64(w, "protocol_version", SCC_PROTOCOL_VERSION);
+    jw_key(w, "request_id");
     if (cJSON_IsString(req_id))
-        buf_json_str(&d->out, req_id->valuestring, strlen(req_id->valuestring));
+        jw_cstr(w, req_id->valuestring);
     else if (cJSON_IsNumber(req_id))
-        buf_printf(&d->out, "%.17g", req_id->valuedouble);
+        jw_f64(w, req_id->valuedouble);
     else
-        buf_puts(&d->out, "null");
-    buf_printf(&d->out, ",\"status\":\"%s\"", status);
+        jw_null(w);
+    jw_kcstr(w, "status", status);
 }
 
 static void respond_observation(Driver *d)
@@ -502,23 +539,26 @@ static void respond_observation(Driver *d)
     char *obs = NULL;
     if (scc_session_observe(d->s, d->o->cells, &obs) == SCC_E_OK && obs) {
         art_observation(&d->art, obs);
-        buf_puts(&d->out, ",\"observation\":");
-        buf_puts(&d->out, obs);
+        jw_kraw(&d->w, "observation", obs, strlen(obs));
     }
     free(obs);
 }
 
 static void respond_end(Driver *d, uint64_t started)
 {
-    buf_printf(&d->out, ",\"action_metrics\":{\"sequence\":%llu,\"duration_ms\":%llu}}\n", d->seq,
-               (unsigned long long)(pty_now_ms() - started));
+    jw_kobj(&d->w, "action_metrics");
+    jw_ku64(&d->w, "sequence", d->seq);
+    jw_ku64(&d->w, "duration_ms", pty_now_ms() - started);
+    jw_end(&d->w);
+    jw_end(&d->w);
+    jw_nl(&d->w);
 }
 
 static void respond_error(Driver *d, const cJSON *req_id, int code, const char *msg, uint64_t started, bool observe)
 {
     respond_begin(d, req_id, "error");
-    buf_puts(&d->out, ",\"error\":");
-    put_error(&d->out, code, msg);
+    jw_key(&d->w, "error");
+    put_error(&d->w, code, msg);
     if (observe && d->s)
         respond_observation(d);
     respond_end(d, started);
@@ -622,8 +662,8 @@ static void handle(Driver *d, const char *line, size_t len)
         scc_session_wait_exit(d->s, 1000, &st);
         respond_begin(d, rid, "ok");
         respond_observation(d);
-        buf_puts(&d->out, ",\"exit_status\":");
-        put_exit_status(&d->out, &st);
+        jw_key(&d->w, "exit_status");
+        put_exit_status(&d->w, &st);
         respond_end(d, t0);
         goto done;
     } else {
@@ -654,7 +694,7 @@ static bool flush_responses(Driver *d)
 int scvm_driver(const Opts *o)
 {
     if (!o->stdio || !o->json)
-        return report_error(o, "driver", SCC_E_CLI_INVALID_ARG,
+        return scvm_report_error(o, "driver", SCC_E_CLI_INVALID_ARG,
                             "the driver speaks NDJSON on stdin and stdout: give --stdio --json");
     int rc = common_checks(o, "driver");
     if (rc)
@@ -665,7 +705,7 @@ int scvm_driver(const Opts *o)
     /* TERM, INT and HUP end the session as the end of input does, with
     ** status "interrupted" and exit 128 + N (docs/driver.md) */
     if (rt_cancel_install() != 0)
-        return report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
+        return scvm_report_error(o, "driver", SCC_E_INTERNAL, "cannot catch signals");
     Driver d = { .o = o };
     buf_init(&d.out);
     char art_dir[PATH_MAX];

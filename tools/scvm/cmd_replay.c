@@ -26,6 +26,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/fnv1a.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
@@ -483,38 +484,52 @@ static int choose(Replay *r, const Opts *o, char *err, size_t n)
     return 0;
 }
 
-static void put_filters(Buf *b, const Replay *r)
+static void put_filters(JsonW *w, const Replay *r)
 {
-    buf_putc(b, '[');
-    bool first = true;
+    jw_arr(w);
     for (int i = 0; i < N_FILTERS; i++)
-        if (r->filters & (1u << i)) {
-            buf_printf(b, "%s\"%s\"", first ? "" : ",", FILTERS[i]);
-            first = false;
-        }
-    buf_putc(b, ']');
+        if (r->filters & (1u << i))
+            jw_cstr(w, FILTERS[i]);
+    jw_end(w);
 }
 
-static void put_summary(Buf *b, const Replay *r, bool passed, int run_status)
+/* "rules": the rules applied, as JSON */
+static void put_rules(JsonW *w, const Replay *r)
 {
     char *rules = cJSON_PrintUnformatted(r->rules_json);
-    buf_printf(b, "{\"replay_version\":1,\"status\":\"%s\",\"source\":\"%s\",\"strict\":%s,\"filters\":",
-               passed ? "passed" : "failed", r->source, r->strict ? "true" : "false");
-    put_filters(b, r);
-    buf_printf(b, ",\"rules\":%s", rules ? rules : "[]");
+    jw_kraw(w, "rules", rules ? rules : "[]", strlen(rules ? rules : "[]"));
     free(rules);
+}
+
+/* "index": N, or null when the difference has none */
+static void put_index(JsonW *w, long index)
+{
+    if (index >= 0)
+        jw_ki64(w, "index", index);
+    else
+        jw_knull(w, "index");
+}
+
+/* replay.json's members, in the object open in w. */
+static void put_summary(JsonW *w, const Replay *r, bool passed, int run_status)
+{
+    jw_ku64(w, "replay_version", 1);
+    jw_kcstr(w, "status", passed ? "passed" : "failed");
+    jw_kcstr(w, "source", r->source);
+    jw_kbool(w, "strict", r->strict);
+    jw_key(w, "filters");
+    put_filters(w, r);
+    put_rules(w, r);
     if (passed) {
-        buf_puts(b, ",\"mismatch\":null");
+        jw_knull(w, "mismatch");
     } else {
-        buf_printf(b, ",\"mismatch\":{\"kind\":\"%s\",\"index\":", r->kind);
-        if (r->index >= 0)
-            buf_printf(b, "%ld}", r->index);
-        else
-            buf_puts(b, "null}");
+        jw_kobj(w, "mismatch");
+        jw_kcstr(w, "kind", r->kind);
+        put_index(w, r->index);
+        jw_end(w);
     }
-    buf_printf(b, ",\"replay_dir\":");
-    buf_json_str(b, r->out, strlen(r->out));
-    buf_printf(b, ",\"run_exit_status\":%d}", run_status);
+    jw_kcstr(w, "replay_dir", r->out);
+    jw_ki64(w, "run_exit_status", run_status);
 }
 
 /* The replay's run, in a child of its own (run_in_child). */
@@ -581,22 +596,6 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
     return st;
 }
 
-static int fail_with(const Opts *o, const char *cmd, int code, const char *msg)
-{
-    if (o->json) {
-        Buf b;
-        buf_init(&b);
-        buf_printf(&b, "{\"protocol_version\":%d,\"status\":\"error\",\"error\":{\"code\":\"%s\",\"message\":",
-                   SCC_PROTOCOL_VERSION, scc_error_code(code));
-        buf_json_str(&b, msg, strlen(msg));
-        buf_puts(&b, "}}\n");
-        cli_put_stdout(&b);
-        buf_fini(&b);
-    }
-    fprintf(stderr, "scvm %s: %s: %s\n", cmd, scc_error_code(code), msg);
-    return code;
-}
-
 static const char *dir_of(const Opts *o)
 {
     if (o->artifacts && o->n_ops == 0)
@@ -612,25 +611,25 @@ int scvm_replay(const Opts *o)
     r.dir = dir_of(o);
     char err[1024];
     if (!r.dir)
-        return fail_with(o, "replay", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
+        return scvm_report_error(o, "replay", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
     if (o->strict && o->n_normalize)
-        return fail_with(o, "replay", SCC_E_CLI_INVALID_ARG, "--strict and --normalize: choose one");
+        return scvm_report_error(o, "replay", SCC_E_CLI_INVALID_ARG, "--strict and --normalize: choose one");
     cJSON *run = read_json(r.dir, "run.json");
     if (!cJSON_IsObject(run)) {
         snprintf(err, sizeof err, "%s/run.json: %s", r.dir, exists(r.dir, "run.json") ? "not a RunResult" : "missing");
         cJSON_Delete(run);
-        return fail_with(o, "replay", exists(r.dir, "run.json") ? SCC_E_PROTOCOL : SCC_E_IO, err);
+        return scvm_report_error(o, "replay", exists(r.dir, "run.json") ? SCC_E_PROTOCOL : SCC_E_IO, err);
     }
     if (!exists(r.dir, "scenario.scb")) {
         cJSON_Delete(run);
         snprintf(err, sizeof err, "%s/scenario.scb: missing: only a single scenario's run with --artifacts keeps "
                                   "what a replay plays", r.dir);
-        return fail_with(o, "replay", SCC_E_IO, err);
+        return scvm_report_error(o, "replay", SCC_E_IO, err);
     }
     if (choose(&r, o, err, sizeof err) < 0) {
         cJSON_Delete(run);
         cJSON_Delete(r.rules_json);
-        return fail_with(o, "replay", err[0] == 'u' ? SCC_E_CLI_INVALID_ARG : SCC_E_PROTOCOL, err);
+        return scvm_report_error(o, "replay", err[0] == 'u' ? SCC_E_CLI_INVALID_ARG : SCC_E_PROTOCOL, err);
     }
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(run, "run_id");
     char safe[48];
@@ -656,7 +655,7 @@ int scvm_replay(const Opts *o)
         if (run_status < 0) {
             cJSON_Delete(run);
             cJSON_Delete(r.rules_json);
-            return fail_with(o, "replay", SCC_E_IO, err);
+            return scvm_report_error(o, "replay", SCC_E_IO, err);
         }
         if (!exists(r.out, "run.json"))
             d = mismatch(&r, "run", -1, "the replay wrote no run.json (its run exited %d)", run_status);
@@ -669,18 +668,26 @@ int scvm_replay(const Opts *o)
     Buf b, path;
     buf_init(&b);
     buf_init(&path);
-    put_summary(&b, &r, !d, run_status);
-    buf_putc(&b, '\n');
+    JsonW w;
+    jw_init(&w, &b);
+    jw_obj(&w);
+    put_summary(&w, &r, !d, run_status);
+    jw_end(&w);
+    jw_nl(&w);
     buf_printf(&path, "%s/replay.json", r.out);
     buf_putc(&path, 0);
     int we = file_write_atomic((const char *)path.data, b.data, b.len);
     buf_reset(&b);
-    char *rules = cJSON_PrintUnformatted(r.rules_json);
-    buf_printf(&b, "{\"normalization_version\":1,\"filters\":");
-    put_filters(&b, &r);
-    buf_printf(&b, ",\"strict\":%s,\"source\":\"%s\",\"rules\":%s}\n", r.strict ? "true" : "false", r.source,
-               rules ? rules : "[]");
-    free(rules);
+    jw_init(&w, &b);
+    jw_obj(&w);
+    jw_ku64(&w, "normalization_version", 1);
+    jw_key(&w, "filters");
+    put_filters(&w, &r);
+    jw_kbool(&w, "strict", r.strict);
+    jw_kcstr(&w, "source", r.source);
+    put_rules(&w, &r);
+    jw_end(&w);
+    jw_nl(&w);
     buf_reset(&path);
     buf_printf(&path, "%s/normalization.json", r.out);
     buf_putc(&path, 0);
@@ -690,14 +697,16 @@ int scvm_replay(const Opts *o)
     buf_putc(&path, 0);
     if (d) {
         buf_reset(&b);
-        buf_puts(&b, "{\"code\":\"E_REPLAY_MISMATCH\",\"message\":");
-        buf_json_str(&b, r.message, strlen(r.message));
-        buf_printf(&b, ",\"context\":{\"kind\":\"%s\",\"index\":", r.kind);
-        if (r.index >= 0)
-            buf_printf(&b, "%ld", r.index);
-        else
-            buf_puts(&b, "null");
-        buf_puts(&b, "}}\n");
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_kcstr(&w, "code", "E_REPLAY_MISMATCH");
+        jw_kcstr(&w, "message", r.message);
+        jw_kobj(&w, "context");
+        jw_kcstr(&w, "kind", r.kind);
+        put_index(&w, r.index);
+        jw_end(&w);
+        jw_end(&w);
+        jw_nl(&w);
         we = we ? we : file_write_atomic((const char *)path.data, b.data, b.len);
     } else {
         unlink((const char *)path.data);
@@ -705,19 +714,18 @@ int scvm_replay(const Opts *o)
     /* the report */
     buf_reset(&b);
     if (o->json) {
-        buf_printf(&b, "{\"protocol_version\":%d,", SCC_PROTOCOL_VERSION);
-        Buf s;
-        buf_init(&s);
-        put_summary(&s, &r, !d, run_status);
-        buf_put(&b, s.data + 1, s.len - 1);
-        buf_fini(&s);
+        jw_init(&w, &b);
+        jw_obj(&w);
+        jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
+        put_summary(&w, &r, !d, run_status);
         if (d) {
-            b.len--;
-            buf_puts(&b, ",\"error\":{\"code\":\"E_REPLAY_MISMATCH\",\"message\":");
-            buf_json_str(&b, r.message, strlen(r.message));
-            buf_puts(&b, "}}");
+            jw_kobj(&w, "error");
+            jw_kcstr(&w, "code", "E_REPLAY_MISMATCH");
+            jw_kcstr(&w, "message", r.message);
+            jw_end(&w);
         }
-        buf_putc(&b, '\n');
+        jw_end(&w);
+        jw_nl(&w);
     } else if (d) {
         buf_printf(&b, "replay: failed: %s\nfirst difference (%s): %s\n", r.out, r.kind, r.message);
     } else {
@@ -731,7 +739,7 @@ int scvm_replay(const Opts *o)
     cJSON_Delete(r.rules_json);
     if (we) {
         snprintf(err, sizeof err, "%.900s: cannot write: %s", r.out, strerror(we));
-        return fail_with(o, "replay", SCC_E_IO, err);
+        return scvm_report_error(o, "replay", SCC_E_IO, err);
     }
     return d ? SCC_E_REPLAY_MISMATCH : wo ? SCC_E_IO : 0;
 }
@@ -741,7 +749,7 @@ int scvm_replay_report(const Opts *o)
 {
     const char *dir = dir_of(o);
     if (!dir)
-        return fail_with(o, "replay-report", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
+        return scvm_report_error(o, "replay-report", SCC_E_CLI_INVALID_ARG, "give one artifacts folder (DIR or --artifacts DIR)");
     DIR *dd = opendir(dir);
     char best[PATH_MAX] = "", err[PATH_MAX + 64];
     struct timespec bt = { 0, 0 };
@@ -762,7 +770,7 @@ int scvm_replay_report(const Opts *o)
         closedir(dd);
     if (!best[0]) {
         snprintf(err, sizeof err, "%.1000s: no replay-*/replay.json: run 'scvm replay %.1000s' first", dir, dir);
-        return fail_with(o, "replay-report", SCC_E_IO, err);
+        return scvm_report_error(o, "replay-report", SCC_E_IO, err);
     }
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%.2000s/%.1000s", dir, best);
@@ -772,7 +780,7 @@ int scvm_replay_report(const Opts *o)
         cJSON_Delete(sum);
         cJSON_Delete(diff);
         snprintf(err, sizeof err, "%.3000s/replay.json: not a ReplaySummary", sub);
-        return fail_with(o, "replay-report", SCC_E_PROTOCOL, err);
+        return scvm_report_error(o, "replay-report", SCC_E_PROTOCOL, err);
     }
     bool passed = strcmp(status->valuestring, "passed") == 0;
     Buf b;

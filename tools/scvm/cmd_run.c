@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/pty/rt_pty.h"
@@ -195,10 +196,16 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
     if (!st && o->count) {
         RtCounts n;
         rt_count_counts(t, &n);
-        if (o->json)
-            buf_printf(&mem, "{\"events\":%llu,\"ops\":%llu,\"string_bytes\":%llu}\n",
-                       (unsigned long long)n.events, (unsigned long long)n.ops, (unsigned long long)n.bytes);
-        else
+        if (o->json) {
+            JsonW w;
+            jw_init(&w, &mem);
+            jw_obj(&w);
+            jw_ku64(&w, "events", n.events);
+            jw_ku64(&w, "ops", n.ops);
+            jw_ku64(&w, "string_bytes", n.bytes);
+            jw_end(&w);
+            jw_nl(&w);
+        } else
             buf_printf(&mem, "%llu events\n", (unsigned long long)n.events);
         st = cli_put_output(o->output, &mem);
     } else if (!st && to_file) {
@@ -239,11 +246,15 @@ typedef struct SimRun {
 
 static void header_line(Buf *b, const PackEntry *e, uint32_t idx)
 {
-    buf_printf(b, "{\"kind\":\"scenario\",\"index\":%u,\"name\":", (unsigned)idx);
-    buf_json_str(b, e->name, strlen(e->name));
-    buf_puts(b, ",\"source\":");
-    buf_json_str(b, e->source, strlen(e->source));
-    buf_puts(b, "}\n");
+    JsonW w;
+    jw_init(&w, b);
+    jw_obj(&w);
+    jw_kcstr(&w, "kind", "scenario");
+    jw_ku64(&w, "index", idx);
+    jw_kcstr(&w, "name", e->name);
+    jw_kcstr(&w, "source", e->source);
+    jw_end(&w);
+    jw_nl(&w);
 }
 
 /* Plays scenario k of the selection into r->out (or straight to direct). */
@@ -288,10 +299,14 @@ static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
         RtCounts c;
         rt_count_counts(t, &c);
         if (o->json) {
-            buf_puts(&r->out, "{\"name\":");
-            buf_json_str(&r->out, e->name, strlen(e->name));
-            buf_printf(&r->out, ",\"events\":%llu,\"ops\":%llu}\n", (unsigned long long)c.events,
-                       (unsigned long long)c.ops);
+            JsonW w;
+            jw_init(&w, &r->out);
+            jw_obj(&w);
+            jw_kcstr(&w, "name", e->name);
+            jw_ku64(&w, "events", c.events);
+            jw_ku64(&w, "ops", c.ops);
+            jw_end(&w);
+            jw_nl(&w);
         } else {
             buf_printf(&r->out, "%s: %llu events\n", e->name, (unsigned long long)c.events);
         }

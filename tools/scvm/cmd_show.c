@@ -11,21 +11,27 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "formats/bc.h"
 #include "cli.h"
 #include "scvm.h"
 
-static void json_tags(Buf *b, const PackEntry *e)
+static void json_tags(JsonW *w, const PackEntry *e)
 {
-    buf_putc(b, '[');
-    for (uint32_t t = 0; t < e->n_tags; t++) {
-        if (t)
-            buf_putc(b, ',');
-        buf_json_str(b, e->tags[t], strlen(e->tags[t]));
-    }
-    buf_putc(b, ']');
+    jw_arr(w);
+    for (uint32_t t = 0; t < e->n_tags; t++)
+        jw_cstr(w, e->tags[t]);
+    jw_end(w);
+}
+
+/* The tags as a JSON array on a text line. */
+static void text_tags(Buf *b, const PackEntry *e)
+{
+    JsonW w;
+    jw_init(&w, b);
+    json_tags(&w, e);
 }
 
 static uint64_t count_events(const BcProgram *p)
@@ -62,20 +68,23 @@ int scvm_verify(const Opts *o)
         Buf b;
         buf_init(&b);
         if (o->json) {
-            buf_puts(&b, "{\"file\":");
-            buf_json_str(&b, path, strlen(path));
+            JsonW w;
+            jw_init(&w, &b);
+            jw_obj(&w);
+            jw_kcstr(&w, "file", path);
+            jw_kbool(&w, "ok", !st);
             if (st) {
-                buf_printf(&b, ",\"ok\":false,\"status\":%d,\"code\":\"%s\"", st, e.code);
+                jw_ki64(&w, "status", st);
+                jw_kcstr(&w, "code", e.code);
                 if (e.entry >= 0)
-                    buf_printf(&b, ",\"entry\":%d", (int)e.entry);
-                buf_puts(&b, ",\"message\":");
-                buf_json_str(&b, e.msg, strlen(e.msg));
-                buf_puts(&b, "}\n");
+                    jw_ki64(&w, "entry", e.entry);
+                jw_kcstr(&w, "message", e.msg);
             } else if (p) {
-                buf_printf(&b, ",\"ok\":true,\"kind\":\"pack\",\"scenarios\":%u}\n", (unsigned)p->n_entries);
-            } else {
-                buf_puts(&b, ",\"ok\":true}\n");
+                jw_kcstr(&w, "kind", "pack");
+                jw_ku64(&w, "scenarios", p->n_entries);
             }
+            jw_end(&w);
+            jw_nl(&w);
         } else if (p) {
             size_t files = 0;
             for (uint32_t k = 0; k < p->n_entries; k++)
@@ -118,31 +127,39 @@ static void info_program(const Opts *o, const char *path, const BcProgram *p, Bu
     const BcMeta *m = &p->meta;
     uint64_t events = count_events(p), duration = p->insn[p->n_insn - 1].t;
     if (o->json) {
-        buf_puts(b, "{\"file\":");
-        buf_json_str(b, path, strlen(path));
-        buf_printf(b, ",\"version\":\"%u.%u\",\"flags\":%u,\"lines\":%s,\"dict\":%s", p->version_major,
-                   p->version_minor, (unsigned)p->flags, (p->flags & BC_FLAG_LINES) ? "true" : "false",
-                   (p->flags & BC_FLAG_DICT) ? "true" : "false");
-        buf_printf(b, ",\"file_size\":%zu,\"content_size\":%zu,\"checksum\":\"%016llx\"", p->file_size,
-                   p->content_size, (unsigned long long)p->checksum);
-        buf_puts(b, ",\"name\":");
-        buf_json_str(b, p->str[m->name].s, p->str[m->name].len);
-        buf_puts(b, ",\"source\":");
-        buf_json_str(b, p->str[m->source].s, p->str[m->source].len);
-        buf_puts(b, ",\"prompt\":");
+        JsonW w;
+        jw_init(&w, b);
+        jw_obj(&w);
+        jw_kcstr(&w, "file", path);
+        char ver[24];
+        snprintf(ver, sizeof ver, "%u.%u", p->version_major, p->version_minor);
+        jw_kcstr(&w, "version", ver);
+        jw_ku64(&w, "flags", p->flags);
+        jw_kbool(&w, "lines", p->flags & BC_FLAG_LINES);
+        jw_kbool(&w, "dict", p->flags & BC_FLAG_DICT);
+        jw_ku64(&w, "file_size", p->file_size);
+        jw_ku64(&w, "content_size", p->content_size);
+        jw_khex64(&w, "checksum", p->checksum);
+        jw_kstr(&w, "name", p->str[m->name].s, p->str[m->name].len);
+        jw_kstr(&w, "source", p->str[m->source].s, p->str[m->source].len);
+        jw_kvalue(&w, "prompt");
         bc_val_json(p, m->prompt, b);
-        buf_puts(b, ",\"tags\":");
+        jw_kvalue(&w, "tags");
         bc_val_json(p, m->tags, b);
-        buf_printf(b, ",\"term_width\":%u,\"term_height\":%u", (unsigned)m->term_width, (unsigned)m->term_height);
-        buf_printf(b, ",\"strings\":%u,\"values\":%u,\"ops\":%u,\"events\":%llu,\"duration_ms\":%llu",
-                   (unsigned)p->n_str, (unsigned)p->n_val, (unsigned)p->n_insn, (unsigned long long)events,
-                   (unsigned long long)duration);
-        buf_printf(b, ",\"clock\":\"%s\"", clock_of(p));
-        buf_puts(b, ",\"config\":");
+        jw_ku64(&w, "term_width", m->term_width);
+        jw_ku64(&w, "term_height", m->term_height);
+        jw_ku64(&w, "strings", p->n_str);
+        jw_ku64(&w, "values", p->n_val);
+        jw_ku64(&w, "ops", p->n_insn);
+        jw_ku64(&w, "events", events);
+        jw_ku64(&w, "duration_ms", duration);
+        jw_kcstr(&w, "clock", clock_of(p));
+        jw_kvalue(&w, "config");
         bc_val_json(p, m->config, b);
-        buf_puts(b, ",\"defines\":");
+        jw_kvalue(&w, "defines");
         bc_val_json(p, m->defines, b);
-        buf_puts(b, "}\n");
+        jw_end(&w);
+        jw_nl(&w);
         return;
     }
     info_line(b, "file", cli_display_name(path));
@@ -183,21 +200,26 @@ static void info_entry(const Opts *o, const char *path, int32_t idx, const PackE
     const BcProgram *g = e->prog;
     uint64_t events = count_events(g), duration = g->insn[g->n_insn - 1].t;
     if (o->json) {
-        buf_puts(b, "{\"file\":");
-        buf_json_str(b, path, strlen(path));
-        buf_printf(b, ",\"index\":%d,\"name\":", (int)idx);
-        buf_json_str(b, e->name, strlen(e->name));
-        buf_puts(b, ",\"source\":");
-        buf_json_str(b, e->source, strlen(e->source));
-        buf_puts(b, ",\"prompt\":");
+        JsonW w;
+        jw_init(&w, b);
+        jw_obj(&w);
+        jw_kcstr(&w, "file", path);
+        jw_ki64(&w, "index", idx);
+        jw_kcstr(&w, "name", e->name);
+        jw_kcstr(&w, "source", e->source);
+        jw_kvalue(&w, "prompt");
         bc_val_json(g, g->meta.prompt, b);
-        buf_puts(b, ",\"tags\":");
-        json_tags(b, e);
-        buf_printf(b, ",\"hash\":\"%016llx\",\"source_hash\":\"%016llx\",\"code_size\":%zu,\"files\":%u,"
-                      "\"ops\":%u,\"events\":%llu,\"duration_ms\":%llu}\n",
-                   (unsigned long long)e->hash, (unsigned long long)e->source_hash, e->code_size,
-                   (unsigned)e->n_files, (unsigned)g->n_insn, (unsigned long long)events,
-                   (unsigned long long)duration);
+        jw_key(&w, "tags");
+        json_tags(&w, e);
+        jw_khex64(&w, "hash", e->hash);
+        jw_khex64(&w, "source_hash", e->source_hash);
+        jw_ku64(&w, "code_size", e->code_size);
+        jw_ku64(&w, "files", e->n_files);
+        jw_ku64(&w, "ops", g->n_insn);
+        jw_ku64(&w, "events", events);
+        jw_ku64(&w, "duration_ms", duration);
+        jw_end(&w);
+        jw_nl(&w);
         return;
     }
     buf_printf(b, "%-12s %s\n%-12s %d\n%-12s ", "file", cli_display_name(path), "index", (int)idx, "name");
@@ -207,7 +229,7 @@ static void info_entry(const Opts *o, const char *path, int32_t idx, const PackE
     buf_printf(b, "\n%-12s ", "prompt");
     bc_val_json(g, g->meta.prompt, b);
     buf_printf(b, "\n%-12s ", "tags");
-    json_tags(b, e);
+    text_tags(b, e);
     buf_printf(b, "\n%-12s %016llx\n%-12s %016llx\n%-12s %zu bytes\n%-12s %u\n%-12s %u\n%-12s %llu\n%-12s %llu\n",
                "hash", (unsigned long long)e->hash, "source_hash", (unsigned long long)e->source_hash, "code",
                e->code_size, "files", (unsigned)e->n_files, "ops", (unsigned)g->n_insn, "events",
@@ -225,15 +247,28 @@ static void info_pack(const Opts *o, const char *path, const Pack *p, Buf *b)
             file_bytes += p->entries[k].files[f].len;
     }
     if (o->json) {
-        buf_puts(b, "{\"file\":");
-        buf_json_str(b, path, strlen(path));
-        buf_printf(b, ",\"kind\":\"pack\",\"version\":\"%u.%u\",\"flags\":%u,\"dictionary\":%u,\"frames\":%u,"
-                      "\"file_size\":%zu,\"content_size\":%zu,\"index_size\":%zu,\"checksum\":\"%016llx\","
-                      "\"scenarios\":%u,\"blobs\":%u,\"files\":%zu,\"code_bytes\":%zu,\"file_bytes\":%zu}\n",
-                   p->version_major, p->version_minor, (unsigned)p->flags, (unsigned)p->dict_size,
-                   (unsigned)p->n_frames, p->file_size, p->content_size, p->index_size,
-                   (unsigned long long)p->checksum, (unsigned)p->n_entries, (unsigned)p->n_blobs, files,
-                   code_bytes, file_bytes);
+        JsonW w;
+        jw_init(&w, b);
+        jw_obj(&w);
+        jw_kcstr(&w, "file", path);
+        jw_kcstr(&w, "kind", "pack");
+        char ver[24];
+        snprintf(ver, sizeof ver, "%u.%u", p->version_major, p->version_minor);
+        jw_kcstr(&w, "version", ver);
+        jw_ku64(&w, "flags", p->flags);
+        jw_ku64(&w, "dictionary", p->dict_size);
+        jw_ku64(&w, "frames", p->n_frames);
+        jw_ku64(&w, "file_size", p->file_size);
+        jw_ku64(&w, "content_size", p->content_size);
+        jw_ku64(&w, "index_size", p->index_size);
+        jw_khex64(&w, "checksum", p->checksum);
+        jw_ku64(&w, "scenarios", p->n_entries);
+        jw_ku64(&w, "blobs", p->n_blobs);
+        jw_ku64(&w, "files", files);
+        jw_ku64(&w, "code_bytes", code_bytes);
+        jw_ku64(&w, "file_bytes", file_bytes);
+        jw_end(&w);
+        jw_nl(&w);
         return;
     }
     buf_printf(b, "%-12s %s\n%-12s pack\n%-12s %u.%u\n", "file", cli_display_name(path), "kind", "version",
@@ -344,32 +379,39 @@ int scvm_ls(const Opts *o)
     for (size_t k = 0; k < n; k++) {
         const PackEntry *e = suite_entry(s, sel[k]);
         if (o->json) {
-            buf_printf(&b, "{\"index\":%u,\"name\":", (unsigned)sel[k]);
-            buf_json_str(&b, e->name, strlen(e->name));
-            buf_puts(&b, ",\"source\":");
-            buf_json_str(&b, e->source, strlen(e->source));
-            buf_puts(&b, ",\"tags\":");
-            json_tags(&b, e);
-            buf_puts(&b, ",\"prompt\":");
+            JsonW w;
+            jw_init(&w, &b);
+            jw_obj(&w);
+            jw_ku64(&w, "index", sel[k]);
+            jw_kcstr(&w, "name", e->name);
+            jw_kcstr(&w, "source", e->source);
+            jw_key(&w, "tags");
+            json_tags(&w, e);
+            jw_key(&w, "prompt");
             if (e->prompt)
-                buf_json_str(&b, e->prompt, e->prompt_len);
+                jw_str(&w, e->prompt, e->prompt_len);
             else
-                buf_puts(&b, "null");
-            buf_printf(&b, ",\"hash\":\"%016llx\",\"source_hash\":\"%016llx\",\"code_size\":%zu,\"files\":[",
-                       (unsigned long long)e->hash, (unsigned long long)e->source_hash, e->code_size);
+                jw_null(&w);
+            jw_khex64(&w, "hash", e->hash);
+            jw_khex64(&w, "source_hash", e->source_hash);
+            jw_ku64(&w, "code_size", e->code_size);
+            jw_karr(&w, "files");
             for (uint32_t f = 0; f < e->n_files; f++) {
-                buf_puts(&b, f ? ",{\"path\":" : "{\"path\":");
-                buf_json_str(&b, e->files[f].path, strlen(e->files[f].path));
-                buf_printf(&b, ",\"size\":%zu,\"executable\":%s,\"hash\":\"%016llx\"}", e->files[f].len,
-                           (e->files[f].mode & PACK_FILE_EXEC) ? "true" : "false",
-                           (unsigned long long)e->files[f].hash);
+                jw_obj(&w);
+                jw_kcstr(&w, "path", e->files[f].path);
+                jw_ku64(&w, "size", e->files[f].len);
+                jw_kbool(&w, "executable", e->files[f].mode & PACK_FILE_EXEC);
+                jw_khex64(&w, "hash", e->files[f].hash);
+                jw_end(&w);
             }
-            buf_puts(&b, "]}\n");
+            jw_end(&w);
+            jw_end(&w);
+            jw_nl(&w);
             continue;
         }
         buf_printf(&b, "%5u  %-*s  %-*s  ", (unsigned)sel[k], (int)wn, e->name, (int)ws, e->source);
         if (e->n_tags)
-            json_tags(&b, e);
+            text_tags(&b, e);
         else
             buf_putc(&b, '-');
         buf_puts(&b, "  ");

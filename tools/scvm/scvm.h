@@ -226,6 +226,11 @@ int scvm_serve(const Opts *o);
 /* cmd_driver.c: driver --stdio --json, exec --json (docs/driver.md) */
 /* The acknowledgement flags given (--no-sandbox, --ack-unsafe-*, ...). */
 void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
+/* A data-model error (tui-use's E_* codes): with --json the one JSON line
+** {"protocol_version","status":"error","error":{code,message}} on stdout;
+** always a diagnostic "scvm CMD: CODE: msg" on stderr.  Returns code.
+** For scvm driver, exec and replay. */
+int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg);
 int scvm_driver(const Opts *o);
 int scvm_exec(const Opts *o);
 /* cmd_replay.c: replay DIR, replay-report DIR (docs/driver.md, "Replay") */
