@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cliopt.c - command-line options as data: the parser and the writers of
 ** help, docs, man pages and completions (cliopt.h). */
 #include "cliopt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cliopt.h - command-line options as data.
 **
 ** A program describes its commands, the scopes an option may be limited

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower.c - Scenario-Format tree -> ops on the reference playback clock.
 **
 ** One walk over the (rules-resolved) tree: the top-level sections are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower.h - a resolved Scenario-Format tree -> bytecode.
 **
 ** Checks the schema (every event of the spec, unknown keys warned,

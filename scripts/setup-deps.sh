@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages scc/scvm need to build and test, when they are
 # missing. Safe to run repeatedly: does nothing when everything is present.
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # VM, runtime and scvm tests.  vm_fixtures writes the .scb inputs (built
 # with the bytecode builder, so they track the format) into VM_FIX; every
 # scvm test runs there, so paths in messages are short and stable.
@@ -209,6 +210,10 @@ set_tests_properties(vm.scn_assert_unit PROPERTIES LABELS "unit" TIMEOUT 60)
 # The folders are layers: no include crosses one the wrong way (README, "Layout").
 add_test(NAME cli.layers COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/layers.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.layers PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# Every source file names its license in an SPDX line (tests/cli/spdx.py --fix adds it).
+add_test(NAME cli.spdx COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/spdx.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.spdx PROPERTIES LABELS "unit" TIMEOUT 60)
 
 # docs/dialects.md: what scc says about files in other dialects.
 add_test(NAME vm.doc_dialects

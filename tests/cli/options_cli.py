@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """options_cli.py SCC SCVM ROOT SHARE [--update] - what is made from the
 option tables (common/cliopt.h) is what the programs accept:
 

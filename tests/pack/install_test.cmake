@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # install_test.cmake - cmake --install to a fresh prefix, build a consumer
 # project against it, run its program, and check incremental rebuilds.
 file(REMOVE_RECURSE ${WORK})

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc.c - the scenario compiler's command line.
 **
 **   scc [options] FILE...       compile each FILE to FILE.scb (or -o)

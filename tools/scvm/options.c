@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c - scvm's commands, run's targets and every option, as one
 ** table (common/cliopt.h).  The parser (scvm.c), --help, docs/scvm.md's
 ** option lists, the man page and the shell completions are made from it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scvm.c - the command line: the command table and the parser, over the
 ** one option table of every command, target and server (options.c,
 ** common/cliopt.h), which also makes --help, the man page, the
