@@ -38,6 +38,7 @@
 #include "formats/bc.h"
 #include "formats/bc_write.h"
 #include "formats/pack.h"
+#include "formats/version.h"
 #include "compiler/compile.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
@@ -1382,8 +1383,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (o.version) {
-        printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
-        status = SC_OK;
+        status = sc_version_write(stdout, "scc") == 0 ? SC_OK : SC_IO;
         goto out;
     }
     if (n_in == 0) {
