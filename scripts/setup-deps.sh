@@ -14,6 +14,7 @@ pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')
+pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error
 pkgs+=(bash-completion zsh fish groff-base) # cli.completions, cli.man: the generated completions load in each shell; the man pages render
 pkgs+=(chromium fonts-dejavu-core fonts-wqy-microhei) # report tests: headless Chromium screenshots the pictures (a monospace and a CJK font, so reference PNGs match)
 
