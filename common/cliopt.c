@@ -576,6 +576,11 @@ static void roff(FILE *f, const char *s, size_t n)
     }
 }
 
+void co_roff_text(FILE *f, const char *s)
+{
+    roff(f, s, strlen(s));
+}
+
 static void roff_lines(FILE *f, const char *s)
 {
     roff(f, s, strlen(s));

@@ -135,4 +135,9 @@ int co_format(const char *name);
 ** (common/status.h).  Deterministic.  Returns 0, or SC_IO when f fails. */
 int co_write(FILE *f, const CoTable *t, CoFormat fmt, unsigned cmd);
 
+/* s as roff text, as the man pages write it (dashes and backslashes escaped, a
+** leading dot or quote defused), for another page made from a table
+** (scenario-format(5), compiler/format_man.c). */
+void co_roff_text(FILE *f, const char *s);
+
 #endif

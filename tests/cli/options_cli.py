@@ -123,6 +123,28 @@ for name in ("scc", "scvm"):
     missing = sorted(n for n in names if n not in text)
     check(not missing, "%s.1 lacks %s" % (name, missing[:10]))
 
+# ---- scenario-format(5): made from the compiler's tables, it names every key, event, tool, dialect, warning ----
+page = os.path.join(share, "man", "man5", "scenario-format.5")
+gen = out(scc, "--generate=scenario-man")
+check(gen.returncode == 0 and open(page).read() == gen.stdout, "scenario-format.5 is not scc --generate=scenario-man")
+g = out("groff", "-man", "-Tutf8", "-ww", "-z", page)
+check(g.returncode == 0 and g.stderr == "", "scenario-format.5: groff warns: %s" % g.stderr[:300])
+text = re.sub(r".\x08", "", out("groff", "-man", "-Tutf8", "-P", "-c", page).stdout).replace("\u2010", "-")
+lower = open(os.path.join(root, "compiler", "lower.c"), encoding="utf-8").read()
+events = re.findall(r'^    \{ "([A-Za-z]+)", lower_', lower, re.M)
+top = re.findall(r'^    \{ "([A-Za-z]+)", "', lower[lower.index("TOP[] = {"):], re.M)
+tools = re.findall(r'^    \{ "([A-Za-z]+)", \{', open(os.path.join(root, "compiler", "lower_content.c")).read(), re.M)
+dialects = re.findall(r'^    \{ "([a-z-]+)", [a-z_A-Z]+, ', open(os.path.join(root, "compiler", "compile.c")).read(), re.M)
+check(len(events) > 20 and len(top) > 10 and len(tools) > 15 and len(dialects) >= 4 and len(known) >= 8,
+      "scenario-format: the tables were not found (%d events, %d keys, %d tools, %d dialects)"
+      % (len(events), len(top), len(tools), len(dialects)))
+for kind, names in (("event", events), ("top-level key", top), ("tool", tools), ("dialect", dialects),
+                    ("warning", sorted(known))):
+    missing = [n for n in names if not re.search(r"(^|\W)%s(\W|$)" % re.escape(n), text)]
+    check(not missing, "scenario-format.5 lacks the %ss %s" % (kind, missing))
+for must in ("NAME", "SYNOPSIS", "TOP-LEVEL KEYS", "TIMELINE EVENTS", "SEE ALSO"):
+    check(must in text, "scenario-format.5 lacks %s" % must)
+
 # ---- bash ----
 def bash_complete(prog, words, cword):
     script = os.path.join(share, "bash-completion", "completions", prog)

@@ -8,7 +8,7 @@
   library, headers, CMake package, scc.pc, man pages, the three shells'
   completions and the docs, and lintian finds no error in it;
 - `dpkg -i` installs it; from the installed paths `scc --check` and
-  `scvm run --allow-skipped` take a stdlib scenario, `man -w` finds both
+  `scvm run --allow-skipped` take a stdlib scenario, `man -w` finds the three
   pages, bash-completion's loader finds the completion and completes,
   a tiny program builds against the installed library through pkg-config
   and through find_package(scc) and runs;
@@ -83,7 +83,7 @@ for line in contents.splitlines():
 files = [x for x in paths if not x.endswith("/")]
 dirs = [x.rstrip("/") for x in paths if x.endswith("/") and x != "/"]
 for must in ("/usr/bin/scc", "/usr/bin/scvm", "/usr/include/scc/scc.h", "/usr/include/scc/session.h",
-             "/usr/share/man/man1/scc.1.gz", "/usr/share/man/man1/scvm.1.gz",
+             "/usr/share/man/man1/scc.1.gz", "/usr/share/man/man1/scvm.1.gz", "/usr/share/man/man5/scenario-format.5.gz",
              "/usr/share/bash-completion/completions/scc", "/usr/share/bash-completion/completions/scvm",
              "/usr/share/zsh/vendor-completions/_scvm", "/usr/share/fish/vendor_completions.d/scvm.fish",
              "/usr/share/doc/scc/copyright", "/usr/share/doc/scc/changelog.gz", "/usr/share/doc/scc/README.md",
@@ -129,9 +129,10 @@ try:
               "installed scvm run --allow-skipped: %d %s %s" % (p.returncode, p.stdout[:200], p.stderr[:300]))
         v1, v2 = run("/usr/bin/scc", "--version").stdout, run("/usr/bin/scvm", "--version").stdout
         check(v1.split("\n", 1)[1:] == v2.split("\n", 1)[1:] and v1.startswith("scc (scc) "), "installed versions differ")
-        for page in ("scc", "scvm"):
-            p = run("man", "-w", page, env=env)
-            check(p.stdout.strip() == "/usr/share/man/man1/%s.1.gz" % page, "man -w %s: %r" % (page, p.stdout))
+        for sec, page in (("1", "scc"), ("1", "scvm"), ("5", "scenario-format")):
+            p = run("man", "-w", sec, page, env=env)
+            check(p.stdout.strip() == "/usr/share/man/man%s/%s.%s.gz" % (sec, page, sec),
+                  "man -w %s %s: %r" % (sec, page, p.stdout))
         p = run("bash", "-c", 'MANWIDTH=80 MANPAGER=cat man scvm 2>&1 | grep -c "EXIT STATUS"', env=env)
         check(p.stdout.strip() not in ("", "0"), "man scvm does not render its EXIT STATUS: %r" % p.stdout)
         # Tab: bash-completion loads the completion on first use, from where the package put it.
