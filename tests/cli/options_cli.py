@@ -10,9 +10,13 @@ option tables (common/cliopt.h) is what the programs accept:
   (none is "unknown" or "another command's");
 - the man pages (SHARE/man/man1) render with groff without a warning and
   name every option;
-- the bash completion completes commands, options and choices; the zsh one
-  parses and hands _arguments a spec per option; the fish one completes
-  the same words through `complete -C`.
+- the bash completion completes commands, options and choices, serve's
+  servers, scvm's agent profiles (as `scvm agents` lists them) and file
+  arguments by extension; the zsh one parses and hands _arguments a spec
+  per option and argument; the fish one completes the same words through
+  `complete -C`;
+- scenario-format(5) renders and names every key, event, tool, dialect
+  and warning of the compiler's tables.
 Exit 0, or 1 listing every failure."""
 import os
 import re
@@ -146,11 +150,20 @@ for must in ("NAME", "SYNOPSIS", "TOP-LEVEL KEYS", "TIMELINE EVENTS", "SEE ALSO"
     check(must in text, "scenario-format.5 lacks %s" % must)
 
 # ---- bash ----
+# A folder of files to complete among, and the programs on PATH (the
+# completions ask scvm for its agent profiles).
+files = tempfile.mkdtemp(prefix="options-cli-files-")
+for f in ("a.scb", "b.scp", "c.txt", "d.yaml", "e.json", "f.jsonl", "g.yml", "h.xml"):
+    open(os.path.join(files, f), "w").close()
+os.mkdir(os.path.join(files, "sub"))
+ENV = dict(os.environ, PATH=os.path.dirname(scvm) + os.pathsep + os.environ.get("PATH", ""))
+
+
 def bash_complete(prog, words, cword):
     script = os.path.join(share, "bash-completion", "completions", prog)
     arr = " ".join("'%s'" % w for w in words)
     p = out("bash", "--norc", "-c", 'source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; _%s; printf "%%s\\n" "${COMPREPLY[@]}"'
-            % (arr, cword, prog), "bash", script)
+            % (arr, cword, prog), "bash", script, cwd=files, env=ENV)
     check(p.returncode == 0 and p.stderr == "", "bash completion of %s: %s" % (words, p.stderr[:200]))
     return [w for w in p.stdout.splitlines() if w]
 
@@ -162,6 +175,18 @@ check("--max-connections" in bash_complete("scvm", ["scvm", "serve", "--max"], 2
 check("--junit" not in bash_complete("scvm", ["scvm", "serve", "--j"], 2), "bash: serve offers run's --junit")
 check(bash_complete("scc", ["scc", "--diag"], 1) == ["--diagnostics-format"], "bash: scc --diag")
 check(bash_complete("scc", ["scc", "--dialect", "y"], 2) == ["yao"], "bash: scc --dialect y")
+# serve's servers, the agent profiles (as scvm agents lists them), files by extension
+check(bash_complete("scvm", ["scvm", "serve", ""], 2) == ["llm", "acp", "harness", "rest"], "bash: scvm serve")
+check(bash_complete("scvm", ["scvm", "serve", "llm", ""], 3) == ["a.scb", "b.scp", "sub"], "bash: scvm serve llm FILE")
+check(bash_complete("scvm", ["scvm", "run", "--junit", "r.xml", ""], 4) == ["a.scb", "b.scp", "sub"],
+      "bash: scvm run --junit r.xml FILE")
+agents = [l.split()[0] for l in out(scvm, "agents").stdout.splitlines() if l.strip()]
+check(len(agents) >= 5 and bash_complete("scvm", ["scvm", "run", "--agent", ""], 3) == agents + ["e.json"],
+      "bash: scvm run --agent: %s" % bash_complete("scvm", ["scvm", "run", "--agent", ""], 3))
+check(bash_complete("scvm", ["scvm", "serve", "--agent", "cl"], 3) == ["claude-code"], "bash: scvm serve --agent cl")
+check(sorted(bash_complete("scc", ["scc", ""], 1)) == ["d.yaml", "e.json", "f.jsonl", "g.yml", "sub"], "bash: scc FILE")
+check(bash_complete("scvm", ["scvm", "agents", ""], 2) == ["list", "show", "map", "unmap"], "bash: scvm agents")
+check(bash_complete("scvm", ["scvm", "replay", ""], 2) == ["sub"], "bash: scvm replay DIR")
 
 # ---- zsh: it parses, and hands _arguments a spec per option ----
 zscript = os.path.join(share, "zsh", "site-functions", "_scvm")
@@ -178,6 +203,13 @@ check("--target=[target to drive: sim (the default); pty: a real program in a ps
       "(docs/real-agents.md); aut: an ElizaOS or Yao suite against the agent (docs/aut.md)]:NAME:(sim pty agent aut)"
       in p.stdout.splitlines(), "zsh: --target's spec")
 check(any(l.startswith("run:play the scenarios") for l in p.stdout.splitlines()), "zsh: the commands")
+check("*:file:_files -g \"*.(scb|scp)\"" in p.stdout.splitlines(), "zsh: run's files by extension")
+check(any(l.startswith("--agent=[") and l.endswith(":NAME|FILE:_scvm_listed") for l in p.stdout.splitlines()),
+      "zsh: --agent's profiles")
+stub = ('compadd() { shift; print -rl -- "${(@P)1}" }; _files() { }; source "$1"; words=(scvm run --agent ""); '
+        'CURRENT=4; prog=scvm; _scvm_listed')
+p = out("zsh", "-f", "-c", stub, "zsh", zscript, env=ENV)
+check(p.stdout.split() == agents, "zsh: _scvm_listed: %r %s" % (p.stdout, p.stderr[:200]))
 
 # ---- fish ----
 fscript = os.path.join(share, "fish", "vendor_completions.d", "scvm.fish")
@@ -186,7 +218,7 @@ check(p.returncode == 0 and p.stderr == "", "fish --no-execute: %s" % p.stderr[:
 
 
 def fish_complete(script, line):
-    p = out("fish", "--no-config", "-c", 'source $argv[1]; complete -C "%s"' % line, script)
+    p = out("fish", "--no-config", "-c", 'source $argv[1]; complete -C "%s"' % line, script, cwd=files, env=ENV)
     check(p.returncode == 0, "fish: %s: %s" % (line, p.stderr[:200]))
     return [l.split("\t")[0] for l in p.stdout.splitlines()]
 
@@ -196,6 +228,13 @@ check(sorted(fish_complete(fscript, "scvm run -t ")) == ["agent", "aut", "pty", 
 check("serve" in fish_complete(fscript, "scvm se"), "fish: scvm se")
 check(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc --diag")
       == ["--diagnostics-format"], "fish: scc --diag")
+check(sorted(fish_complete(fscript, "scvm serve ")) == ["a.scb", "acp", "b.scp", "harness", "llm", "rest", "sub/"],
+      "fish: scvm serve: %s" % fish_complete(fscript, "scvm serve "))
+check(sorted(fish_complete(fscript, "scvm run --agent ")) == sorted(agents + ["e.json", "sub/"]),
+      "fish: scvm run --agent: %s" % fish_complete(fscript, "scvm run --agent "))
+check(sorted(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc "))
+      == ["d.yaml", "e.json", "f.jsonl", "g.yml", "sub/"], "fish: scc FILE")
+shutil.rmtree(files)
 
 print("options_cli: %d options tried, %d failures" % (n_opts, len(failures)))
 sys.exit(1 if failures else 0)

@@ -1281,6 +1281,8 @@ static const CoTable SCC_TABLE = {
                 "Colour (--color=auto): FORCE_COLOR or CLICOLOR_FORCE (not empty, not 0) turn it on,\n"
                 "else NO_COLOR (not empty) or TERM=dumb off, else it is on on a terminal.\n",
     .version = SCC_VERSION,
+    .args = &(const CoArgs){ 0, NULL, "yaml|yml|json|jsonl" },
+    .n_args = 1,
 };
 
 static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
