@@ -15,8 +15,27 @@ pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')
 pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error
+pkgs+=(dpkg-dev)   # ship.static: apt-get source cjson (dpkg-source) for the static binaries' cJSON
 pkgs+=(bash-completion zsh fish groff-base) # cli.completions, cli.man: the generated completions load in each shell; the man pages render
 pkgs+=(chromium fonts-dejavu-core fonts-wqy-microhei) # report tests: headless Chromium screenshots the pictures (a monospace and a CJK font, so reference PNGs match)
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+
+# ship.static builds cJSON from Debian's source package (apt-get source
+# cjson): that needs a deb-src entry beside the deb ones.
+if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    echo "setup-deps: adding deb-src entries (/etc/apt/sources.list.d/scc-deb-src.sources)" >&2
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+      $sudo tee /etc/apt/sources.list.d/scc-deb-src.sources >/dev/null
+  elif [ -f /etc/apt/sources.list ]; then
+    echo "setup-deps: adding deb-src lines (/etc/apt/sources.list.d/scc-deb-src.list)" >&2
+    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/scc-deb-src.list >/dev/null
+  fi
+  $sudo apt-get update -qq
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -29,8 +48,5 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "setup-deps: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

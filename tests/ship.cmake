@@ -15,3 +15,10 @@ set_tests_properties(ship.deb PROPERTIES LABELS "ship" TIMEOUT 900 RUN_SERIAL TR
 add_test(NAME ship.action
          COMMAND ${Python3_EXECUTABLE} ${SHIP_SRC}/action_test.py ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/ship-action)
 set_tests_properties(ship.action PROPERTIES LABELS "ship" TIMEOUT 1200 RUN_SERIAL TRUE)
+
+# The static binaries (-DSCC_STATIC=ON): built in their own folder, then
+# played in a root that holds nothing but them (a chroot): --check, run,
+# serve llm on loopback, -t pty with a static program.
+add_test(NAME ship.static
+         COMMAND ${Python3_EXECUTABLE} ${SHIP_SRC}/static_test.py ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/ship-static)
+set_tests_properties(ship.static PROPERTIES LABELS "ship;pty;server" TIMEOUT 1500)
