@@ -355,6 +355,35 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     else:
         t.add(f"skipped: no corpus at {o.corpus}", "")
 
+    # ---- scc --pack DIR: linear in the number of scenarios (issue 35 item 0) ----
+    t.section("scc --pack DIR of N small scenarios in one folder (wall time, process included)")
+    pack_ns = [200, 1000] if o.quick else [1000, 20000, 100000]
+    per_first = None
+    for n in pack_ns:
+        d = os.path.join(work, "packdir-%d" % n)
+        os.makedirs(d, exist_ok=True)
+        for i in range(n):
+            with open(os.path.join(d, "s%06d.yaml" % i), "w") as f:
+                f.write("name: s%06d\ntimeline:\n  - llmResponse:\n      - assistant:\n"
+                        "          - relativeTime: 10\n            content: \"hello %d\"\n" % (i, i))
+        old = time.time() - 3600      # a checked-out suite's folder (compiler/embed.c keeps its listing)
+        os.utime(d, (old, old))
+        t0 = time.perf_counter()
+        r = subprocess.run([scc, "--pack", "-o", d + ".scp", d], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        secs = time.perf_counter() - t0
+        if r.returncode != 0:
+            die(f"scc --pack {d} failed ({r.returncode}): {r.stderr.strip()[-800:]}")
+        per = secs / n
+        per_first = per_first or per
+        growth = per / per_first
+        t.add(f"scc --pack, {n:,} scenarios", f"{secs:.2f} s", f"{per * 1e6:.0f} us per scenario",
+              f"{growth:.2f}x the {pack_ns[0]:,}-row's per-scenario time" if n != pack_ns[0] else "",
+              "20,000 < 5 s; growth <= 1.5x" if n != pack_ns[0] else "",
+              status((n != 20000 or secs < 5) and growth <= 1.5) if n != pack_ns[0] else "")
+        shutil.rmtree(d)
+        os.unlink(d + ".scp")
+
     # ---- .scb size ----
     t.section(".scb size / YAML size (default scc: line table kept)")
     for name, ys in [(f"{human(os.path.getsize(p))} scenario", [p]) for p in sizes] + \
@@ -522,21 +551,27 @@ def wrk_ms(v):
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else float("nan")
 
 
-def wrk_once(scvm, scb, lua, seconds):
+def wrk_once(scvm, scb, lua, seconds, idle=0):
     """One server, one wrk run against it; the server is always stopped.
-    Its log goes to a file: a pipe nobody reads could fill and block it."""
+    Its log goes to a file: a pipe nobody reads could fill and block it.
+    idle: that many connections opened first and held, silent, during the
+    run (the idle timeout is raised so they stay)."""
     log = scb + ".log"
     with open(log, "w") as lf:
         p = subprocess.Popen([scvm, "serve", "llm", "--listen", "127.0.0.1:0", "--speed", "0", "--loop",
-                              "--quiet", scb], stdout=subprocess.PIPE, stderr=lf, text=True)
+                              "--quiet", "--idle-timeout", "600000", scb], stdout=subprocess.PIPE, stderr=lf,
+                             text=True)
+    held = []
     try:
         sel = selectors.DefaultSelector()
         sel.register(p.stdout, selectors.EVENT_READ)
         if not sel.select(timeout=10):
             die("scvm serve llm did not say it was listening within 10 s")
-        m = re.match(r"listening on (http://[0-9.]+:\d+)", p.stdout.readline())
+        m = re.match(r"listening on (http://([0-9.]+):(\d+))", p.stdout.readline())
         if not m:
             die("scvm serve llm did not start")
+        for _ in range(idle):
+            held.append(socket.create_connection((m.group(2), int(m.group(3)))))
         try:
             r = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", lua,
                                 m.group(1) + "/v1/chat/completions"],
@@ -553,6 +588,8 @@ def wrk_once(scvm, scb, lua, seconds):
         errs = re.search(r"Socket errors: (.*)", out)
         res = rps, p99, reqs, int(bad.group(1)) if bad else 0, errs.group(1) if errs else ""
     finally:
+        for c in held:
+            c.close()
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
         try:
@@ -599,6 +636,18 @@ def serve_rows(t, scc, scvm, work, seconds, runs):
     if runs > 1:
         t.add(f"  all {runs} runs (k/s, p99 ms): "
               + "; ".join(f"{r[0] / 1e3:.1f}, {r[1]:.2f}" for r in res), "")
+    # Issue 35 item 2: the same beside 1,000 idle connections, runs
+    # alternated with runs without them, in the same run of bench/run.py
+    pairs = [(wrk_once(scvm, scb, lua, seconds, 1000), wrk_once(scvm, scb, lua, seconds)) for _ in range(runs)]
+    rps_i = statistics.median(a[0] for a, _ in pairs)
+    rps_0 = statistics.median(b[0] for _, b in pairs)
+    p99_i = statistics.median(a[1] for a, _ in pairs)
+    p99_0 = statistics.median(b[1] for _, b in pairs)
+    ok = rps_i >= 0.9 * rps_0 and p99_i <= 1.1 * p99_0
+    t.add(f"  the same beside 1,000 idle connections ({runs} runs, alternated)",
+          f"{rps_i / 1e3:.1f} k/s, p99 {p99_i:.2f} ms", f"none idle: {rps_0 / 1e3:.1f} k/s, p99 {p99_0:.2f} ms",
+          f"{rps_i / rps_0:.2f}x, p99 {p99_i / p99_0:.2f}x" if rps_0 and p99_0 else "",
+          ">= 0.9x, p99 <= 1.1x", status(ok))
 
 
 def abuse_rows(t, scc, scvm, work):

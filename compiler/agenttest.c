@@ -49,6 +49,18 @@ bool at_suggest(At *t, const YNode *n, const char *word, const char *const *list
     return fe_suggest(&f, n, word, list);
 }
 
+void at_unknown_type(At *t, const YNode *n, const char *ty, int dialect, const char *what, const char *who)
+{
+    at_err(t, n, "unknown %s '%s'", what, ty);
+    const char *types[AC__UNKNOWN + 1];
+    ac_dialect_names((AcDialect)dialect, types, sizeof types / sizeof types[0]);
+    at_suggest(t, n, ty, types);
+    char list[600] = "";
+    for (size_t i = 0; types[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", types[i]);
+    at_note(t, n, "%s knows: %s", who, list);
+}
+
 /* ---- getters ---- */
 
 void at_check_keys(At *t, const YNode *map, const char *what, const char *const *keys)

@@ -32,6 +32,10 @@ void at_warn(At *t, const char *flag, const YNode *n, const char *fmt, ...) __at
 void at_note(At *t, const YNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "did you mean 'x'?" at n when a name of list is close to word (fe_kit.h). */
 bool at_suggest(At *t, const YNode *n, const char *word, const char *const *list);
+/* A check type dialect (an AcDialect of formats/agentcheck.h) does not
+** know, at n: "unknown WHAT 'ty'", "did you mean", and a note listing
+** what WHO knows (agentcheck.def's column of that dialect). */
+void at_unknown_type(At *t, const YNode *n, const char *ty, int dialect, const char *what, const char *who);
 
 /* ---- nodes ---- */
 static inline bool at_is_map(const YNode *n) { return n && n->kind == YN_MAP; }

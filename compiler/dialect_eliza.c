@@ -211,14 +211,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "retention_turns", at_int(t, ev, "retention_turns", false, 1, INT32_MAX, W));
         at_put_node(&c, "memory_accuracy_threshold", at_num(t, ev, "memory_accuracy_threshold", 0, 1, W));
     } else {
-        at_err(t, type, "unknown evaluation type '%s'", ty);
-        const char *types[AC__UNKNOWN + 1];     /* agentcheck.def's ElizaOS column */
-        ac_dialect_names(AC_ELIZA, types, sizeof types / sizeof types[0]);
-        at_suggest(t, type, ty, types);
-        char list[600] = "";
-        for (size_t i = 0; types[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", types[i]);
-        at_note(t, type, "ElizaOS's schema knows: %s", list);
+        at_unknown_type(t, type, ty, AC_ELIZA, "evaluation type", "ElizaOS's schema");
         return;
     }
     const YNode *desc = at_str(t, ev, "description", false, W);
@@ -788,12 +781,8 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     m.name = pick ? cs(&e, pick->name) : name ? bcb_str(b, name->u.s, name->n) : cs(&e, "");
     m.source = cs(&e, source_name ? source_name : "");
     m.prompt = bcb_null(b);
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.defines = bcb_val_end(b);
+    m.tags = bcb_empty_array(b);
+    m.defines = bcb_empty_map(b);
     m.config = config;
     bcb_set_meta(b, &m);
     return diags->errors == errors_before && !diags_failed(diags);

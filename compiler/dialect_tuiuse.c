@@ -775,12 +775,8 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     sc_free(ids.v);
 
     /* metadata */
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.defines = bcb_val_end(b);
+    m.tags = bcb_empty_array(b);
+    m.defines = bcb_empty_map(b);
     m.prompt = t.null_val;
     m.source = cs(&t, o->source_name ? o->source_name : "");
     /* config: what the PTY target reads (run, policy, terminal), plus the

@@ -176,14 +176,7 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
                          "assertion type: schema\")");
         return;
     } else {
-        at_err(t, where, "unknown assertion type '%s'", ty);
-        const char *types[AC__UNKNOWN + 1];     /* agentcheck.def's Yao column */
-        ac_dialect_names(AC_YAO, types, sizeof types / sizeof types[0]);
-        at_suggest(t, where, ty, types);
-        char list[300] = "";
-        for (size_t i = 0; types[i]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", types[i]);
-        at_note(t, where, "Yao knows: %s", list);
+        at_unknown_type(t, where, ty, AC_YAO, "assertion type", "Yao");
         return;
     }
     if (map) {
@@ -815,12 +808,8 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     m.name = bcb_str(b, base, nl);
     m.source = bcb_cstr(b, base);
     m.prompt = bcb_null(b);
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.defines = bcb_val_end(b);
+    m.tags = bcb_empty_array(b);
+    m.defines = bcb_empty_map(b);
     bcb_val_begin(b);
     bcb_val_map(b, 2);
     bcb_val_key(b, bcb_cstr(b, "dialect"));

@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <xxhash.h>
 
 #include "common/fileio.h"
@@ -335,6 +337,56 @@ static bool golden_keep(const char *name, const void *arg)
     return true;
 }
 
+/* The last folder listed, kept while the folder is unchanged: a pack of N
+** scenarios in one folder reads it once, not twice per scenario (which made
+** `scc --pack DIR` quadratic).  "Unchanged" is the same device, inode and
+** modification time; a listing taken less than two seconds after the
+** folder last changed is not kept, since a change within the same clock
+** tick would leave the time as it was (git's "racily clean" rule).  One
+** entry behind a lock: the compiler is a library, and callers may be
+** threads. */
+typedef struct Listing {
+    char path[PATH_MAX];
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+    char **names;
+    size_t n;
+} Listing;
+
+static Listing listing;
+static atomic_flag listing_lock = ATOMIC_FLAG_INIT;
+
+static void listing_drop(Listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        sc_free(l->names[i]);
+    sc_free(l->names);
+    l->names = NULL;
+    l->n = 0;
+    l->path[0] = 0;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* The first name in l's sorted listing that is not below key (of len
+** bytes) in its first len bytes: the names beginning with key follow it. */
+static size_t first_with(const Listing *l, const char *key, size_t len)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strncmp(l->names[mid], key, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Goldens: siblings named STEM.SUFFIX, except other scenario sources and
 ** scc's own outputs.  Returns the sorted names (caller frees each and the
 ** array), or NULL when there are none. */
@@ -342,20 +394,74 @@ static char **golden_names(const char *base, const char *scenario_path, size_t *
 {
     const char *b = strrchr(scenario_path, '/');
     b = b ? b + 1 : scenario_path;
-    char stem[NAME_MAX + 1];
-    snprintf(stem, sizeof stem, "%s", b);
+    char stem[NAME_MAX + 2];
+    snprintf(stem, sizeof stem - 1, "%s", b);
     char *dot = strrchr(stem, '.');
     if (dot)
         *dot = 0;
     size_t sl = strlen(stem);
+    stem[sl] = '.';      /* the goldens begin "STEM.": the key, for a moment */
+    stem[sl + 1] = 0;
     *count = 0;
-    DIR *dd = opendir(base);
-    if (!dd)
+    struct stat st;
+    if (stat(base, &st) != 0 || !S_ISDIR(st.st_mode))
         return NULL;
+    while (atomic_flag_test_and_set_explicit(&listing_lock, memory_order_acquire))
+        ;
+    Listing *l = &listing;
+    if (!l->names || strcmp(l->path, base) != 0 || l->dev != st.st_dev || l->ino != st.st_ino ||
+        !same_time(l->mtime, st.st_mtim)) {
+        listing_drop(l);
+        DIR *dd = opendir(base);
+        bool oom = !dd;
+        char **all = dd ? sorted_entries(dd, NULL, NULL, &l->n, &oom) : NULL;
+        if (oom) {
+            atomic_flag_clear_explicit(&listing_lock, memory_order_release);
+            return NULL;
+        }
+        l->names = all;
+        snprintf(l->path, sizeof l->path, "%s", base);
+        l->dev = st.st_dev;
+        l->ino = st.st_ino;
+        l->mtime = st.st_mtim;
+    }
+    size_t i = first_with(l, stem, sl + 1), end = i;
+    while (end < l->n && strncmp(l->names[end], stem, sl + 1) == 0)
+        end++;
+    stem[sl] = 0;
     GoldenFilter f = { stem, sl, b };
-    bool oom;
-    char **names = sorted_entries(dd, golden_keep, &f, count, &oom);
-    return oom ? NULL : names;
+    char **names = NULL;
+    size_t k = 0, cap = 0;
+    bool oom = false;
+    for (; i < end && !oom; i++) {
+        if (!golden_keep(l->names[i], &f))
+            continue;
+        if (k == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **v = sc_realloc(names, cap * sizeof *v);
+            oom = !v;
+            if (v)
+                names = v;
+        }
+        if (!oom && !(names[k] = sc_strdup(l->names[i])))
+            oom = true;
+        if (!oom)
+            k++;
+    }
+    /* a folder changed less than two seconds ago may change again within
+    ** its clock tick: list it afresh next time */
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0 || now.tv_sec - st.st_mtim.tv_sec < 2)
+        listing_drop(l);
+    atomic_flag_clear_explicit(&listing_lock, memory_order_release);
+    if (oom) {
+        while (k)
+            sc_free(names[--k]);
+        sc_free(names);
+        return NULL;
+    }
+    *count = k;
+    return names;
 }
 
 static void base_of(const char *scenario_path, char *base, size_t cap)

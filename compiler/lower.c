@@ -619,9 +619,7 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     } else if (is_seq(tags)) {
         m.tags = lw_val_of(&l, tags);
     } else {
-        bcb_val_begin(b);
-        bcb_val_array(b, 0);
-        m.tags = bcb_val_end(b);
+        m.tags = bcb_empty_array(b);
     }
     const YNode *sec;
     if ((sec = ymap_get(root, "repo")))

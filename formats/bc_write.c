@@ -349,6 +349,20 @@ uint32_t bcb_val_end(BcBuilder *b)
     return i;
 }
 
+uint32_t bcb_empty_array(BcBuilder *b)
+{
+    bcb_val_begin(b);
+    bcb_val_array(b, 0);
+    return bcb_val_end(b);
+}
+
+uint32_t bcb_empty_map(BcBuilder *b)
+{
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    return bcb_val_end(b);
+}
+
 uint32_t bcb_null(BcBuilder *b)
 {
     bcb_val_begin(b);

@@ -35,6 +35,8 @@ uint32_t bcb_val_end(BcBuilder *b);
 /* Shorthands for one-scalar values. */
 uint32_t bcb_null(BcBuilder *b);
 uint32_t bcb_strval(BcBuilder *b, uint32_t str_index);
+uint32_t bcb_empty_array(BcBuilder *b);
+uint32_t bcb_empty_map(BcBuilder *b);
 
 /* Appends an op at absolute time t (ms, must not be before the previous
 ** op's) from source line:col (0:0 = synthetic).  The operands follow as

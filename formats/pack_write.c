@@ -50,13 +50,74 @@ typedef struct WEntry {
     uint32_t n_files;
 } WEntry;
 
+/* Where to look for a blob or a name: an open-addressed table of
+** positions (stored plus one; 0 is an empty slot) probed from a hash, so
+** an entry is found among N in constant time (a linear scan made a pack of
+** N scenarios quadratic).  The caller compares what the slot leads to. */
+typedef struct Index {
+    uint32_t *slot;
+    size_t cap;       /* a power of two; at most half full */
+} Index;
+
 struct PackWriter {
     Blob *blobs;
     size_t n_blobs, cap_blobs;
     WEntry *entries;
     size_t n_entries, cap_entries;
+    Index blob_ix, name_ix;
     char err[512];
 };
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+    return XXH64(s, len, 0x6e616d65);
+}
+
+/* The first slot for hash h in ix: one that holds a position for the
+** caller to compare, or the empty slot that ends its probe sequence. */
+static size_t index_first(const Index *ix, uint64_t h)
+{
+    return (size_t)h & (ix->cap - 1);
+}
+
+static size_t index_next(const Index *ix, size_t i)
+{
+    return (i + 1) & (ix->cap - 1);
+}
+
+/* Room for n positions in ix (rehashing what it holds with key(w, pos)). */
+static bool index_reserve(PackWriter *w, Index *ix, size_t n, uint64_t (*key)(const PackWriter *, uint32_t))
+{
+    if (ix->cap && n * 2 <= ix->cap)
+        return true;
+    size_t cap = ix->cap ? ix->cap * 2 : 64;
+    while (n * 2 > cap)
+        cap *= 2;
+    uint32_t *slot = sc_calloc(cap, sizeof *slot);
+    if (!slot)
+        return false;
+    Index grown = { slot, cap };
+    for (size_t i = 0; i < ix->cap; i++)
+        if (ix->slot[i]) {
+            size_t j = index_first(&grown, key(w, ix->slot[i] - 1));
+            while (slot[j])
+                j = index_next(&grown, j);
+            slot[j] = ix->slot[i];
+        }
+    sc_free(ix->slot);
+    *ix = grown;
+    return true;
+}
+
+static uint64_t blob_key(const PackWriter *w, uint32_t pos)
+{
+    return w->blobs[pos].hash;
+}
+
+static uint64_t name_key(const PackWriter *w, uint32_t pos)
+{
+    return name_hash(w->entries[pos].name, strlen(w->entries[pos].name));
+}
 
 static bool fail(PackWriter *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(PackWriter *w, const char *fmt, ...)
@@ -93,6 +154,8 @@ void pack_writer_free(PackWriter *w)
     for (size_t i = 0; i < w->n_blobs; i++)
         sc_free(w->blobs[i].data);
     sc_free(w->blobs);
+    sc_free(w->blob_ix.slot);
+    sc_free(w->name_ix.slot);
     for (size_t i = 0; i < w->n_entries; i++)
         entry_fini(&w->entries[i]);
     sc_free(w->entries);
@@ -108,9 +171,14 @@ const char *pack_writer_error(const PackWriter *w)
 static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
 {
     uint64_t h = XXH64(data, len, 0);
-    for (size_t i = 0; i < w->n_blobs; i++)
-        if (w->blobs[i].hash == h && w->blobs[i].len == len && (len == 0 || memcmp(w->blobs[i].data, data, len) == 0))
-            return (uint32_t)i;
+    if (w->n_blobs >= UINT32_MAX - 1 || !index_reserve(w, &w->blob_ix, w->n_blobs + 1, blob_key))
+        return UINT32_MAX;
+    size_t at = index_first(&w->blob_ix, h);
+    for (; w->blob_ix.slot[at]; at = index_next(&w->blob_ix, at)) {
+        const Blob *b = &w->blobs[w->blob_ix.slot[at] - 1];
+        if (b->hash == h && b->len == len && (len == 0 || memcmp(b->data, data, len) == 0))
+            return w->blob_ix.slot[at] - 1;
+    }
     if (w->n_blobs == w->cap_blobs) {
         size_t cap = w->cap_blobs ? w->cap_blobs * 2 : 32;
         Blob *v = sc_realloc(w->blobs, cap * sizeof *v);
@@ -125,6 +193,7 @@ static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
     if (len)
         memcpy(c, data, len);
     w->blobs[w->n_blobs] = (Blob){ c, len, h };
+    w->blob_ix.slot[at] = (uint32_t)w->n_blobs + 1;
     return (uint32_t)w->n_blobs++;
 }
 
@@ -167,11 +236,18 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
         fail(w, "'%s' is not a relative source path", in->source);
         goto out;
     }
-    for (size_t i = 0; i < w->n_entries; i++)
-        if (strcmp(w->entries[i].name, name->s) == 0) {
-            fail(w, "duplicate scenario name '%s' in %s and %s", name->s, w->entries[i].source, in->source);
+    if (w->n_entries >= UINT32_MAX - 1 || !index_reserve(w, &w->name_ix, w->n_entries + 1, name_key)) {
+        fail(w, "out of memory");
+        goto out;
+    }
+    size_t at = index_first(&w->name_ix, name_hash(name->s, name->len));
+    for (; w->name_ix.slot[at]; at = index_next(&w->name_ix, at)) {
+        const WEntry *o = &w->entries[w->name_ix.slot[at] - 1];
+        if (strcmp(o->name, name->s) == 0) {
+            fail(w, "duplicate scenario name '%s' in %s and %s", name->s, o->source, in->source);
             goto out;
         }
+    }
     if (w->n_entries == w->cap_entries) {
         size_t cap = w->cap_entries ? w->cap_entries * 2 : 32;
         WEntry *v = sc_realloc(w->entries, cap * sizeof *v);
@@ -253,6 +329,7 @@ bool pack_writer_add(PackWriter *w, const PackEntryIn *in)
             fail(w, "%s: '%s' is embedded twice", in->source, e.files[i].path);
             goto out;
         }
+    w->name_ix.slot[at] = (uint32_t)w->n_entries + 1;     /* nothing else probed it since */
     w->entries[w->n_entries++] = e;
     memset(&e, 0, sizeof e);
     ok = true;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/sc_alloc.h"
 #include "rt_cancel.h"
 
@@ -47,13 +48,6 @@ struct RtProc {
 /* What init reports on the error pipe when it cannot set the namespace up
 ** (not an errno value): the caller tries the next way. */
 #define NS_SETUP (-1)
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void report(int errfd, int e)
 {
@@ -471,9 +465,9 @@ void rt_proc_close(RtProc *p)
     } else {
         /* init sweeps, then ends: wait for that (its status pipe's EOF),
         ** then make sure */
-        uint64_t deadline = now_ms() + 10000;
+        uint64_t deadline = sc_now_ms() + 10000;
         for (;;) {
-            uint64_t now = now_ms();
+            uint64_t now = sc_now_ms();
             char b[64];
             ssize_t n = read(p->status_fd, b, sizeof b);
             if (n == 0 || now >= deadline)
@@ -531,13 +525,13 @@ static int run(char *const argv[], char *const envp[], const char *dir, unsigned
     }
     if (op[0] >= 0)
         fcntl(op[0], F_SETFL, fcntl(op[0], F_GETFL) | O_NONBLOCK);
-    uint64_t start = now_ms();
+    uint64_t start = sc_now_ms();
     bool eof = op[0] < 0, done = false;
     int wstatus = 0;
     size_t kept = 0;
     char chunk[8192];
     while (!done) {
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         if (rt_proc_reap(p, &wstatus)) {
             res->end = WIFEXITED(wstatus) ? RT_PROC_EXITED : RT_PROC_SIGNALED;
             res->code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus);
@@ -570,9 +564,9 @@ static int run(char *const argv[], char *const envp[], const char *dir, unsigned
     rt_proc_close(p);
     /* what the tree wrote before it went: every writer is dead, so the
     ** pipe ends (the bound only guards against a descriptor passed on) */
-    uint64_t until = now_ms() + 1000;
+    uint64_t until = sc_now_ms() + 1000;
     while (!eof) {
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         if (now >= until)
             break;
         struct pollfd pf = { .fd = op[0], .events = POLLIN };

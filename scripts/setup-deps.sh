@@ -12,6 +12,7 @@ pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
 pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
 pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
+pkgs+=(strace)      # pack.linear: the system calls a pack build makes per scenario, counted
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')
 pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error

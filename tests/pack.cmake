@@ -46,3 +46,9 @@ add_test(NAME pack.prompt_agree
          COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/prompt_agree.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                  $<TARGET_FILE:match_prompt> ${PACK_DIR})
 set_tests_properties(pack.prompt_agree PROPERTIES LABELS "server" TIMEOUT 120)
+
+# scc --pack DIR is linear: the folder listed a fixed number of times and a
+# bounded number of system calls per scenario (strace -c, not a clock).
+add_test(NAME pack.linear
+         COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_linear.py $<TARGET_FILE:scc> ${PACK_DIR}/linear)
+set_tests_properties(pack.linear PROPERTIES LABELS "unit" TIMEOUT 300)

@@ -175,6 +175,15 @@ add_test(NAME docs.readme
                  $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme)
 set_tests_properties(docs.readme PROPERTIES LABELS "docs;pty;server" TIMEOUT 600 RUN_SERIAL TRUE)
 
+# docs/tutorial.md, every block run in one bash session as a reader runs it,
+# its outputs compared; Claude Code from agents.npm_ci (tests/agents.cmake),
+# the workflow's run steps in a clone of the tutorial's project.
+add_test(NAME docs.tutorial
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/tutorial_run.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/agents-npm/node_modules
+                 ${CMAKE_CURRENT_BINARY_DIR}/docs-tutorial)
+set_tests_properties(docs.tutorial PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "docs;pty;agents" TIMEOUT 600)
+
 # JUnit as the dashboards read it, through a real JUnit reader (junitparser).
 add_test(NAME cli.junit
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/junit_readers.py $<TARGET_FILE:scc>

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/logline.h"
+#include "common/monotime.h"
 #include "common/base64.h"
 #include "common/fileio.h"
 #include "common/levenshtein.h"
@@ -117,23 +119,13 @@ typedef struct Srv {
     AcpCounts *c;
 } Srv;
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void logf_(Srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(Srv *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve acp: ", s->log);
-    vfprintf(s->log, fmt, ap);
-    fputc('\n', s->log);
+    sc_log_line(s->log, "scvm serve acp: ", fmt, ap);
     va_end(ap);
-    fflush(s->log);
 }
 
 /* ---- output ---- */
@@ -239,7 +231,7 @@ static void call(Srv *s, Sess *ss, St st, const char *method, cJSON *params)
         ss->st = st;
         ss->await = id;
         ss->timed_out = false;
-        ss->deadline = now_ms() + (s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
+        ss->deadline = sc_now_ms() + (s->o.client_timeout_ms ? s->o.client_timeout_ms : 30000);
     }
 }
 
@@ -994,7 +986,7 @@ static void term_finish_start(Srv *s, Sess *ss)
     const cJSON *to = jget(ss->tool_args, "timeout");
     int64_t scripted = jint(to, 1, 86400000, 0);
     uint64_t ms = scripted ? (uint64_t)scripted : s->o.tool_timeout_ms ? s->o.tool_timeout_ms : 600000;
-    ss->deadline = now_ms() + ms;
+    ss->deadline = sc_now_ms() + ms;
 }
 
 /* Which file tool the client can do for the agent: readFile, writeFile,
@@ -1478,7 +1470,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
 {
     while (ss->prompting && !s->io_err) {
         const BcProgram *p = ss->p;
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         if (ss->await >= 0) {
             if (!ss->reply && !ss->reply_err) {
                 if (now < ss->deadline) {
@@ -2278,7 +2270,7 @@ static void on_prompt(Srv *s, const cJSON *id, const cJSON *params)
                   ss->cur_turn + 1, (unsigned)first->line, (const char *)text.data);
     }
     buf_fini(&text);
-    ss->t_wall0 = now_ms();
+    ss->t_wall0 = sc_now_ms();
     ss->prompting = true;
     ss->cancelled = ss->stop_error = false;
     ss->st = ST_OPS;
@@ -2487,7 +2479,7 @@ int acp_serve(const Suite *suite, const AcpServeOpts *o, int in_fd, int out_fd, 
         if (eof)
             break;      /* the client is gone: what is left cannot be answered */
         struct pollfd pf[2] = { { .fd = in_fd, .events = POLLIN }, { .fd = o->cancel_fd, .events = POLLIN } };
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         int timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 : wake - now > INT_MAX ? INT_MAX : (int)(wake - now);
         int r = poll(pf, o->cancel_fd >= 0 ? 2 : 1, timeout);
         if (r < 0) {

@@ -2,8 +2,10 @@
 /* agent_launch.c - a real agent's launch from its profile (agent_launch.h). */
 #include "runtime/agent/agent_launch.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -97,6 +99,22 @@ static int push_expanded(char ***v, size_t *n, const char *pfx, const char *t, c
     return push_str(v, n, b.oom ? NULL : (char *)b.data, err, cap);
 }
 
+/* --agent-bin as a path the agent's PTY can exec: the agent starts in its
+** workspace, so a relative path with a slash (node_modules/...) is taken
+** from scvm's folder, where the user wrote it; a bare name is looked up on
+** PATH as given. */
+static char *bin_path(const char *bin)
+{
+    char cwd[PATH_MAX];
+    if (bin[0] == '/' || !strchr(bin, '/') || !getcwd(cwd, sizeof cwd))
+        return sc_strdup(bin);
+    Buf b;
+    buf_init(&b);
+    buf_printf(&b, "%s/%s", cwd, bin);
+    buf_putc(&b, 0);
+    return b.oom ? NULL : (char *)b.data;
+}
+
 int agent_launch_prepare(const AgentProfile *prof, bool interactive, const cJSON *vars, const char *home,
                          const char *ws, const char *bin, char *const *extra, AgentLaunch *out, char *err,
                          size_t cap)
@@ -105,7 +123,7 @@ int agent_launch_prepare(const AgentProfile *prof, bool interactive, const cJSON
     int st = write_files(prof, vars, home, ws, err, cap);
     size_t argc = 0, envc = 0;
     if (!st && bin)
-        st = push_str(&out->argv, &argc, sc_strdup(bin), err, cap);
+        st = push_str(&out->argv, &argc, bin_path(bin), err, cap);
     else if (!st)
         st = push_expanded(&out->argv, &argc, "", agent_profile_get(prof, "command")->valuestring, vars, ws, prof,
                            "command", err, cap);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/jsonw.h"
@@ -75,19 +76,12 @@ struct AgentRun {
     Agent a;
 };
 
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* ---- the server's side (its thread) ---- */
 
 static void on_event(void *ctx, const char *json, size_t len)
 {
     Agent *a = ctx;
-    uint64_t now = mono_ms();
+    uint64_t now = sc_now_ms();
     cJSON *j = cJSON_ParseWithLength(json, len);
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
     pthread_mutex_lock(&a->mu);

@@ -26,6 +26,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/monotime.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -72,13 +73,6 @@ const char *aut_err_name(AutErr e)
     static const char *const n[] = { "OK", "E_AUT_START", "E_AUT_TIMEOUT", "E_AUT_PROTOCOL", "E_AUT_EXITED",
                                      "E_AUT_CANCELLED" };
     return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "E_AUT";
-}
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 static unsigned budget(const Aut *a)
@@ -278,7 +272,7 @@ static cJSON *acp_read(Aut *a, uint64_t deadline, AutErr *e, char *err, size_t e
             *e = AUT_E_PROTOCOL;
             return NULL;
         }
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         if (now >= deadline) {
             snprintf(err, errlen, "no answer from the agent in %u ms", budget(a));
             *e = AUT_E_TIMEOUT;
@@ -381,7 +375,7 @@ static AutErr acp_call(Aut *a, const char *method, cJSON *params, cJSON **result
         snprintf(err, errlen, "cannot write to the agent: %s", strerror(errno));
         return AUT_E_EXITED;
     }
-    uint64_t deadline = now_ms() + budget(a);
+    uint64_t deadline = sc_now_ms() + budget(a);
     for (;;) {
         AutErr e = AUT_OK;
         cJSON *j = acp_read(a, deadline, &e, err, errlen);
@@ -520,11 +514,11 @@ static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char
                          size_t errlen)
 {
     unsigned quiet = a->c.quiet_ms ? a->c.quiet_ms : 500;
-    uint64_t last = now_ms();
+    uint64_t last = sc_now_ms();
     bool got = false;
     char b[16384];
     for (;;) {
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         if (now >= deadline) {
             if (need_text && !screen_has(a, need_text))
                 snprintf(err, errlen, "'%s' (the agent's ready text) was not on the screen within %u ms", need_text,
@@ -555,7 +549,7 @@ static AutErr pty_settle(Aut *a, uint64_t deadline, bool need_output, const char
                 pty_screen_feed(a->scr, b, (size_t)n);
                 if (a->out.len < REPLY_MAX)
                     buf_put(&a->out, b, (size_t)n);
-                last = now_ms();
+                last = sc_now_ms();
                 got = true;
                 continue;
             }
@@ -688,9 +682,9 @@ static bool agent_prepare(Aut *a, char *err, size_t errlen)
 ** together, and takes them for a paste). */
 static void pty_pump_for(Aut *a, unsigned ms, bool first_only)
 {
-    uint64_t until = now_ms() + ms;
+    uint64_t until = sc_now_ms() + ms;
     char b[16384];
-    for (uint64_t now; (now = now_ms()) < until;) {
+    for (uint64_t now; (now = sc_now_ms()) < until;) {
         struct pollfd pf = { .fd = pty_session_fd(a->ps), .events = POLLIN };
         if (poll(&pf, 1, (int)(until - now)) <= 0)
             continue;
@@ -730,7 +724,7 @@ static bool pty_open(Aut *a, char *err, size_t errlen)
     }
     /* its banner and first prompt are not the first turn's reply; an
     ** agent's TUI is ready when its ready text shows */
-    AutErr e = pty_settle(a, now_ms() + budget(a), false, a->ready, err, errlen);
+    AutErr e = pty_settle(a, sc_now_ms() + budget(a), false, a->ready, err, errlen);
     buf_reset(&a->out);
     return e == AUT_OK;
 }
@@ -806,7 +800,7 @@ static AutErr agent_turn(Aut *a, const char *input, AutReply *r, char *err, size
     pty_pump_for(a, a->type_delay > 50 ? a->type_delay : 50, false);
     buf_reset(&a->out);
     pty_screen_key(a->scr, "Enter");
-    AutErr e = pty_settle(a, now_ms() + budget(a), true, a->ready, err, errlen);
+    AutErr e = pty_settle(a, sc_now_ms() + budget(a), true, a->ready, err, errlen);
     Buf s;
     buf_init(&s);
     pty_screen_text(a->scr, &s);
@@ -828,7 +822,7 @@ static AutErr pty_turn(Aut *a, const char *input, AutReply *r, char *err, size_t
     pty_screen_key(a->scr, "Enter");
     /* quiet after output that is more than the terminal's echo of the
     ** input (its line is left out of the reply) */
-    uint64_t deadline = now_ms() + budget(a);
+    uint64_t deadline = sc_now_ms() + budget(a);
     AutErr e;
     char *t = NULL;
     for (;;) {
@@ -928,11 +922,11 @@ Aut *aut_open(const AutConfig *c, char *err, size_t errlen)
 AutErr aut_turn(Aut *a, const char *input, AutReply *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    uint64_t t0 = now_ms();
+    uint64_t t0 = sc_now_ms();
     AutErr e = a->c.kind == AUT_HTTP  ? http_turn(a, input, r, err, errlen)
                : a->c.kind == AUT_ACP ? acp_turn(a, input, r, err, errlen)
                                       : pty_turn(a, input, r, err, errlen);
-    r->ms = now_ms() - t0;
+    r->ms = sc_now_ms() - t0;
     if (!r->text)
         r->text = sc_strdup("");
     return e;

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/monotime.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
@@ -82,13 +83,6 @@ typedef struct AutT {
     const char *limit_what;         /* what case_deadline is, for its message */
 } AutT;
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static cJSON *ask_judge(void *ctx, const char *kind, const cJSON *request, char *why, size_t n);
 
 /* What the checks of this case are decided on: the conversation so far,
@@ -103,7 +97,7 @@ static JudgeRun judge_run(AutT *t)
 static void emit_begin(AutT *t, const char *kind)
 {
     buf_reset(&t->line);
-    buf_printf(&t->line, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)(now_ms() - t->t0), kind);
+    buf_printf(&t->line, "{\"at_ms\":%llu,\"kind\":\"%s\"", (unsigned long long)(sc_now_ms() - t->t0), kind);
 }
 
 static void emit_str(AutT *t, const char *key, const char *s)
@@ -165,7 +159,7 @@ static void case_end(AutT *t)
         AutCaseResult r = {
             .scenario = t->scenario, .id = t->id, .type = t->type, .verdict = VERDICT[t->v],
             .error = t->v == V_ERROR ? t->error : NULL, .why = t->why, .input = last ? last->input : NULL,
-            .output = t->transcript ? t->transcript : last ? last->text : NULL, .duration_ms = now_ms() - t->case_t0, .checks = t->n_checks,
+            .output = t->transcript ? t->transcript : last ? last->text : NULL, .duration_ms = sc_now_ms() - t->case_t0, .checks = t->n_checks,
             .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
             .judgment = t->judgment, .on_purpose = t->v == V_SKIPPED && t->on_purpose,
         };
@@ -279,7 +273,7 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     t->why[0] = 0;
     t->error[0] = 0;
     t->unsupported = false;
-    t->case_t0 = now_ms();
+    t->case_t0 = sc_now_ms();
     t->scenario = p->str[p->meta.name].s;
     const char *type = p->str[in->a[1]].s;
     t->type = sc_strdup(type);
@@ -392,7 +386,7 @@ static unsigned turn_budget(const AutT *t, bool turn, int *by)
         *by = BY_TURN_LIMIT;
     }
     if (t->case_deadline) {
-        uint64_t now = now_ms();
+        uint64_t now = sc_now_ms();
         uint64_t left = now < t->case_deadline ? t->case_deadline - now : 0;
         if (left <= tb) {
             tb = (unsigned)left;
@@ -592,7 +586,7 @@ static void check(AutT *t, const BcProgram *p, const BcInsn *in)
 /* Decides one check now: its event, its message kept, the case worsened. */
 static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
 {
-    uint64_t dur = now_ms() - t->case_t0;
+    uint64_t dur = sc_now_ms() - t->case_t0;
     const char *scope = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope"));
     JudgeRun run = judge_run(t);
     run.duration_ms = dur;
@@ -1267,7 +1261,7 @@ RtTarget *rt_aut_new(const AutTargetOpts *o)
     t->base.vt = &AUT_VT;
     t->o = *o;
     t->stopped = o->stopped;
-    t->t0 = now_ms();
+    t->t0 = sc_now_ms();
     buf_init(&t->line);
     return &t->base;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "runtime/http/http_json.h"
@@ -50,11 +51,8 @@ static void logf_(HarnessServer *h, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve harness: ", h->log);
-    vfprintf(h->log, fmt, ap);
-    fputc('\n', h->log);
+    sc_log_line(h->log, "scvm serve harness: ", fmt, ap);
     va_end(ap);
-    fflush(h->log);
 }
 
 /* ---- subscribers ---- */
@@ -509,6 +507,8 @@ int harness_server_listen(HarnessServer *h, char *bound, size_t cap)
 void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
 
 int harness_server_run(HarnessServer *h) { return http_server_run(h->http); }
+
+HttpServer *harness_server_http(HarnessServer *h) { return h->http; }
 
 int harness_server_adopt(HarnessServer *h, int fd) { return http_server_adopt(h->http, fd, "fd"); }
 

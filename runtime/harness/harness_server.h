@@ -54,6 +54,8 @@ int harness_server_listen(HarnessServer *h, char *bound, size_t cap);
 /* Asks a running server to stop (async-signal-safe). */
 void harness_server_stop(HarnessServer *h);
 int harness_server_run(HarnessServer *h);
+/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+struct HttpServer *harness_server_http(HarnessServer *h);
 /* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
 ** harness_server_adopt takes fd, a connected socket, as a connection (takes
 ** ownership; http_server_adopt), and harness_server_run_until_idle serves until

@@ -7,6 +7,7 @@
 ** servers' own decoder (http_chunked), a body without either runs to the
 ** end of the connection. */
 #define _GNU_SOURCE     /* memmem */
+#include "common/monotime.h"
 #include "runtime/http/http_client.h"
 
 #include <errno.h>
@@ -75,13 +76,6 @@ too_long:
     return false;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* Waits for fd to be ready for events; 1 ready, 0 deadline, -1 cancelled
 ** or failed. */
 static int wait_fd(int fd, short events, uint64_t deadline, int cancel_fd)
@@ -89,7 +83,7 @@ static int wait_fd(int fd, short events, uint64_t deadline, int cancel_fd)
     for (;;) {
         int ms = -1;
         if (deadline) {
-            uint64_t now = now_ms();
+            uint64_t now = sc_now_ms();
             if (now >= deadline)
                 return 0;
             ms = (int)(deadline - now > 60000 ? 60000 : deadline - now);
@@ -182,7 +176,7 @@ int http_request(const char *method, const char *url, const char *headers, const
     HttpUrl u;
     if (!http_url_parse(url, &u, err, errlen))
         return -1;
-    uint64_t deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+    uint64_t deadline = timeout_ms ? sc_now_ms() + timeout_ms : 0;
     int fd = dial(&u, deadline, cancel_fd, err, errlen);
     if (fd < 0)
         return fd;

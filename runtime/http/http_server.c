@@ -8,7 +8,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/buf.h"
 #include "common/sc_alloc.h"
 
@@ -60,16 +61,36 @@ typedef struct Conn {
     bool stream;            /* an open stream: its plan grows by pushes */
     uint64_t sid;           /* the id of its current answer */
     unsigned group;         /* its broadcast group (0: none) */
-    uint64_t wake_ms;       /* the next item or deadline, as of this poll */
+    uint64_t wake_ms;       /* the next item or deadline (its key in the timer heap) */
     bool refusal;           /* a 503 for a client above max_conns, in a REFUSE_SLOTS slot */
     size_t held;            /* bytes of its answer counted in HttpServer.answers */
+    /* the loop's view (see "the loop" below) */
+    HttpServer *srv;        /* its server (several may share one loop) */
+    uint32_t ev;            /* the epoll events it is registered for */
+    uint32_t re;            /* the events of this turn */
+    size_t hix;             /* its place in the timer heap (SIZE_MAX: none) */
+    size_t dix;             /* its place in the dirty list (SIZE_MAX: not there) */
+    bool active;            /* in this turn's list of connections to step */
+    bool in_ep;             /* registered in its server's epoll instance */
+    size_t cix;             /* its place in HttpServer.conns (SIZE_MAX: none) */
 } Conn;
 
 struct HttpServer {
     HttpServerOpts o;
     Conn **conns;
     size_t n_conns;
-    struct pollfd *pfds;
+    /* the loop: connections by their next wake-up (a binary heap), those
+    ** changed since their events and wake-up were last worked out, and
+    ** this turn's to step; the epoll instance of the loop serving it */
+    Conn **heap;
+    size_t n_heap;
+    Conn **dirty;
+    size_t n_dirty, cap_dirty;
+    Conn **act;
+    size_t n_act;
+    int epfd;                       /* -1: not being served */
+    bool lfd_polled;                /* lfd is in epfd */
+    char tag_listen, tag_wake;      /* their addresses mark the listener's and the wake pipe's events */
     int lfd;
     struct sockaddr_storage addr;   /* the address listened on (its actual port) */
     socklen_t addr_len;
@@ -126,14 +147,7 @@ static void sigs_restore(HttpServer *s)
     s->sigs_on = false;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-uint64_t http_server_now(void) { return now_ms(); }
+uint64_t http_server_now(void) { return sc_now_ms(); }
 
 unsigned long http_fd_limit(void)
 {
@@ -187,25 +201,46 @@ HttpServer *http_server_new(const HttpServerOpts *o)
         s->o.max_conns = (unsigned)room;
     s->lfd = -1;
     s->wake[0] = s->wake[1] = -1;
-    s->conns = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS, sizeof *s->conns);
-    s->pfds = sc_calloc((size_t)s->o.max_conns + REFUSE_SLOTS + 2, sizeof *s->pfds);
+    size_t slots = (size_t)s->o.max_conns + REFUSE_SLOTS;
+    s->conns = sc_calloc(slots, sizeof *s->conns);
+    s->heap = sc_calloc(slots, sizeof *s->heap);
+    s->dirty = sc_calloc(slots, sizeof *s->dirty);
+    s->cap_dirty = slots;
+    s->act = sc_calloc(slots, sizeof *s->act);
+    s->epfd = -1;
     s->rbuf = sc_malloc(READ_CHUNK);
-    if (!s->conns || !s->pfds || !s->rbuf) {
+    if (!s->conns || !s->heap || !s->dirty || !s->act || !s->rbuf) {
         http_server_free(s);
         return NULL;
     }
     return s;
 }
 
+static void heap_remove(HttpServer *s, Conn *c);
+static void dirty_remove(HttpServer *s, Conn *c);
+static void touch(HttpServer *s, Conn *c);
+
 static void conn_free(HttpServer *s, Conn *c)
 {
     if (!c)
         return;
+    /* out of every list first: what the callback below does (a push to
+    ** another stream) never meets it */
+    heap_remove(s, c);
+    dirty_remove(s, c);
+    if (c->cix != SIZE_MAX) {
+        Conn *last = s->conns[--s->n_conns];
+        s->conns[c->cix] = last;
+        last->cix = c->cix;
+        c->cix = SIZE_MAX;
+    }
     if (c->stream) {
         c->stream = false;
         if (s->o.stream_closed)
             s->o.stream_closed(s->o.ctx, c->sid);
     }
+    if (c->in_ep)       /* explicitly: a forked child may hold the descriptor a moment */
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     if (c->fd >= 0)
         close(c->fd);
     if (c->refusal)
@@ -231,7 +266,9 @@ void http_server_free(HttpServer *s)
     if (s->wake[1] >= 0)
         close(s->wake[1]);
     sc_free(s->conns);
-    sc_free(s->pfds);
+    sc_free(s->heap);
+    sc_free(s->dirty);
+    sc_free(s->act);
     sc_free(s->rbuf);
     sc_free(s);
 }
@@ -369,15 +406,20 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap)
 void http_server_pause(HttpServer *s, unsigned ms)
 {
     if (s->lfd >= 0) {
+        if (s->lfd_polled)
+            epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL);
+        s->lfd_polled = false;
         close(s->lfd);
         s->lfd = -1;
     }
     /* idle keep-alive connections go too, as when a server goes down: a
     ** client's next request needs a new connection, and meets the refusal */
     for (size_t i = 0; i < s->n_conns; i++)
-        if (s->conns[i]->state == C_READ && !s->conns[i]->in.len)
+        if (s->conns[i]->state == C_READ && !s->conns[i]->in.len) {
             s->conns[i]->dead = true;
-    uint64_t until = now_ms() + (ms ? ms : 1);
+            touch(s, s->conns[i]);
+        }
+    uint64_t until = sc_now_ms() + (ms ? ms : 1);
     if (until > s->paused_until)
         s->paused_until = until;
 }
@@ -414,6 +456,129 @@ static void on_signal(int sig)
         (void)w;
     }
     errno = saved;
+}
+
+/* ---- the loop's bookkeeping ----
+** One epoll instance serves one server or several (http_server_run_many).
+** Nothing is done per connection on a turn unless it has an event or is
+** due: a connection's events and next wake-up are worked out again only
+** when something changed it (it was stepped, pushed to, paused, made), and
+** it waits in a binary heap keyed by that wake-up, so 1,000 idle
+** connections cost nothing while one client is served (poll(2) of them
+** all was half the server's time). */
+
+static bool heap_less(const Conn *a, const Conn *b)
+{
+    return a->wake_ms < b->wake_ms;
+}
+
+static void heap_put(HttpServer *s, size_t i, Conn *c)
+{
+    s->heap[i] = c;
+    c->hix = i;
+}
+
+static void heap_up(HttpServer *s, size_t i)
+{
+    Conn *c = s->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(c, s->heap[p]))
+            break;
+        heap_put(s, i, s->heap[p]);
+        i = p;
+    }
+    heap_put(s, i, c);
+}
+
+static void heap_down(HttpServer *s, size_t i)
+{
+    Conn *c = s->heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const Conn *best = c;
+        if (l < s->n_heap && heap_less(s->heap[l], best))
+            m = l, best = s->heap[l];
+        if (l + 1 < s->n_heap && heap_less(s->heap[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        heap_put(s, i, s->heap[m]);
+        i = m;
+    }
+    heap_put(s, i, c);
+}
+
+/* c waits in the heap until wake (UINT64_MAX: out of it). */
+static void heap_set(HttpServer *s, Conn *c, uint64_t wake)
+{
+    c->wake_ms = wake;
+    if (wake == UINT64_MAX) {
+        heap_remove(s, c);
+        return;
+    }
+    if (c->hix == SIZE_MAX) {
+        c->hix = s->n_heap++;
+        s->heap[c->hix] = c;
+    }
+    heap_up(s, c->hix);
+    heap_down(s, c->hix);
+}
+
+static void heap_remove(HttpServer *s, Conn *c)
+{
+    size_t i = c->hix;
+    if (i == SIZE_MAX)
+        return;
+    c->hix = SIZE_MAX;
+    Conn *last = s->heap[--s->n_heap];
+    if (i == s->n_heap)
+        return;
+    heap_put(s, i, last);
+    heap_up(s, i);
+    heap_down(s, last->hix);
+}
+
+/* c changed: its events and wake-up are worked out before the loop waits. */
+static void touch(HttpServer *s, Conn *c)
+{
+    if (c->dix != SIZE_MAX)
+        return;
+    if (s->n_dirty == s->cap_dirty) {
+        /* (tombstones: more entries than connections between two settles,
+        ** when many are accepted and evicted in one turn) */
+        size_t cap = s->cap_dirty * 2;
+        Conn **v = sc_realloc(s->dirty, cap * sizeof *v);
+        if (!v) {
+            c->dead = true;     /* it cannot be timed: it goes with the next settle's sweep */
+            return;
+        }
+        s->dirty = v;
+        s->cap_dirty = cap;
+    }
+    c->dix = s->n_dirty;
+    s->dirty[s->n_dirty++] = c;
+}
+
+/* (a tombstone: settle walks the list in order, so connections are
+** registered in the order they came and served in that order) */
+static void dirty_remove(HttpServer *s, Conn *c)
+{
+    if (c->dix == SIZE_MAX)
+        return;
+    s->dirty[c->dix] = NULL;
+    c->dix = SIZE_MAX;
+}
+
+/* c joins s's connections (the caller checked there is room), to be
+** registered and timed before the loop next waits. */
+static void conn_add(HttpServer *s, Conn *c)
+{
+    c->srv = s;
+    c->hix = c->dix = SIZE_MAX;
+    c->cix = s->n_conns;
+    s->conns[s->n_conns++] = c;
+    touch(s, c);
 }
 
 /* ---- connections ---- */
@@ -846,7 +1011,6 @@ static void accept_all(HttpServer *s, uint64_t now)
             close(fd);
             continue;
         }
-        size_t slot = s->n_conns;
         bool full = s->n_conns - s->n_refusing >= s->o.max_conns;
         size_t v = full ? victim(s) : SIZE_MAX;
         if (full && v != SIZE_MAX) {
@@ -856,17 +1020,11 @@ static void accept_all(HttpServer *s, uint64_t now)
                                                              : "closing a connection that sent nothing for a new one");
             conn_free(s, old);
             s->evicted++;
-            slot = v;
         }
         Conn *c = conn_new(fd, &ss, now);
-        if (!c) {
-            if (slot != s->n_conns)   /* the victim's slot: fill it with the last */
-                s->conns[slot] = s->conns[--s->n_conns];
+        if (!c)
             continue;
-        }
-        s->conns[slot] = c;
-        if (slot == s->n_conns)
-            s->n_conns++;
+        conn_add(s, c);
         if (full && v == SIZE_MAX) {
             if (s->o.notice)
                 s->o.notice(s->o.ctx, c->peer, "every connection busy: 503");
@@ -892,6 +1050,7 @@ static int stream_add(HttpServer *s, Conn *c, const void *data, size_t n, bool e
         if (s->o.notice)
             s->o.notice(s->o.ctx, c->peer, "closing a stream whose client does not read (backlog full)");
         c->dead = true;
+        touch(s, c);
         return ENOBUFS;
     }
     uint64_t at = now - c->start_ms;
@@ -901,11 +1060,11 @@ static int stream_add(HttpServer *s, Conn *c, const void *data, size_t n, bool e
         http_plan_chunk_end(&c->plan, at);
         c->stream = false;
     }
+    touch(s, c);      /* its next item is due now: stepped on the next turn */
     if (http_plan_error(&c->plan)) {
         c->dead = true;
         return ENOMEM;
     }
-    c->wake_ms = now;
     return 0;
 }
 
@@ -913,14 +1072,14 @@ int http_server_push(HttpServer *s, uint64_t stream_id, const void *data, size_t
 {
     for (size_t i = 0; i < s->n_conns; i++)
         if (s->conns[i]->stream && s->conns[i]->sid == stream_id && !s->conns[i]->dead)
-            return stream_add(s, s->conns[i], data, n, end, now_ms());
+            return stream_add(s, s->conns[i], data, n, end, sc_now_ms());
     return ENOENT;
 }
 
 size_t http_server_broadcast(HttpServer *s, unsigned group, const void *data, size_t n)
 {
     size_t k = 0;
-    uint64_t now = now_ms();
+    uint64_t now = sc_now_ms();
     for (size_t i = 0; group && i < s->n_conns; i++) {
         Conn *c = s->conns[i];
         if (c->stream && c->group == group && !c->dead)
@@ -944,10 +1103,100 @@ int http_server_adopt(HttpServer *s, int fd, const char *peer)
     c->fd = fd;
     buf_init(&c->in);
     http_plan_init(&c->plan);
-    c->last_ms = now_ms();
+    c->last_ms = sc_now_ms();
     snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "adopted");
-    s->conns[s->n_conns++] = c;
+    conn_add(s, c);
     return 0;
+}
+
+enum { MAX_EVENTS = 256 };
+
+/* c's events and next wake-up worked out again, its registration made to
+** match (added the first time).  False when it cannot be registered. */
+static bool refresh(HttpServer *s, Conn *c)
+{
+    uint32_t ev = 0;
+    if (!c->peer_closed && !c->over_budget && c->in.len < in_cap(s))
+        ev |= EPOLLIN;
+    if (c->state == C_SEND && c->sent < c->avail)
+        ev |= EPOLLOUT;
+    if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items)
+        heap_set(s, c, c->start_ms + c->plan.items[c->item].at_ms);
+    else
+        heap_set(s, c, deadline(s, c));
+    if (c->in_ep && ev == c->ev)
+        return true;
+    struct epoll_event e = { .events = ev, .data.ptr = c };
+    if (epoll_ctl(s->epfd, c->in_ep ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &e) != 0)
+        return false;
+    c->in_ep = true;
+    c->ev = ev;
+    return true;
+}
+
+/* Every changed connection: the dead freed, the rest timed and registered
+** (what a freed stream's callback pushes elsewhere is settled too). */
+static void settle(HttpServer *s)
+{
+    for (size_t i = 0; i < s->n_dirty; i++) {    /* n_dirty grows as callbacks touch others */
+        Conn *c = s->dirty[i];
+        if (!c)
+            continue;
+        s->dirty[i] = NULL;
+        c->dix = SIZE_MAX;
+        if (!c->dead && !refresh(s, c))
+            c->dead = true;
+        if (c->dead)
+            conn_free(s, c);
+    }
+    s->n_dirty = 0;
+}
+
+/* The listener is watched while new connections can be taken. */
+static void listen_interest(HttpServer *s, uint64_t now)
+{
+    bool want = s->lfd >= 0 && s->n_refusing < REFUSE_SLOTS && now >= s->accept_after;
+    if (want == s->lfd_polled)
+        return;
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = &s->tag_listen };
+    if (epoll_ctl(s->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, s->lfd, &e) == 0)
+        s->lfd_polled = want;
+}
+
+/* One turn's work for a connection with an event or a due wake-up. */
+static void conn_turn(HttpServer *s, Conn *c, uint64_t now)
+{
+    uint32_t re = c->re;
+    c->re = 0;
+    c->active = false;
+    if (c->dead) {
+        touch(s, c);
+        return;
+    }
+    if (re & (EPOLLIN | EPOLLHUP | EPOLLERR))
+        conn_read(s, c, now);
+    if (!c->dead)
+        conn_step(s, c, now);
+    /* both directions gone (or an error): nothing more can be delivered,
+    ** and level-triggered epoll would report it on every turn */
+    if (!c->dead && (re & (EPOLLHUP | EPOLLERR)) && c->peer_closed)
+        c->dead = true;
+    if (!c->dead && c->state != C_DRAIN && now >= deadline(s, c)) {
+        if (c->state == C_READ && c->in.len && !c->have_head) {
+            /* a head that does not arrive: 408, then close */
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, c->peer, "request head not complete in time (408)");
+            answer_and_close(s, c, 408, "the request head did not arrive in time", now);
+            if (!c->dead)
+                conn_step(s, c, now);
+        } else {
+            if (s->o.notice)
+                s->o.notice(s->o.ctx, c->peer, c->state == C_READ && !c->in.len ? "closing an idle connection"
+                                                                                : "closing a stalled connection");
+            c->dead = true;
+        }
+    }
+    touch(s, c);
 }
 
 /* run_loop's end in until_idle mode: every connection left has had the
@@ -963,113 +1212,138 @@ static bool only_time_left(const HttpServer *s)
     return true;
 }
 
-static int run_loop(HttpServer *s, bool until_idle)
+static void add_or_note(int epfd, int fd, void *tag)
 {
-    /* (until_idle: a fuzz target's server, which never listened, leaves
-    ** the process's signals alone) */
-    if (!until_idle)
-        sigs_catch(s);  /* normally done by http_server_listen already */
+    struct epoll_event e = { .events = EPOLLIN, .data.ptr = tag };
+    epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &e);
+}
 
-    int result = 0;
-    for (;;) {
-        uint64_t now = now_ms();
-        int timeout = -1;
-        uint64_t soonest = s->o.tick ? s->o.tick(s->o.ctx, now) : UINT64_MAX;
-        struct pollfd *pf = s->pfds;
-        pf[0].fd = s->wake[0];
-        pf[0].events = POLLIN;
-        pf[1].fd = s->n_refusing < REFUSE_SLOTS && now >= s->accept_after ? s->lfd : -1;
-        pf[1].events = POLLIN;
-        pf[1].revents = 0;
-        for (size_t i = 0; i < s->n_conns; i++) {
-            Conn *c = s->conns[i];
-            short ev = 0;
-            if (!c->peer_closed && !c->over_budget && c->in.len < in_cap(s))
-                ev |= POLLIN;
-            if (c->state == C_SEND && c->sent < c->avail)
-                ev |= POLLOUT;
-            if (c->state == C_SEND && c->sent == c->avail && c->item < c->plan.n_items)
-                c->wake_ms = c->start_ms + c->plan.items[c->item].at_ms;
-            else
-                c->wake_ms = deadline(s, c);
-            if (c->wake_ms < soonest)
-                soonest = c->wake_ms;
-            pf[2 + i].fd = c->fd;
-            pf[2 + i].events = ev;
-            pf[2 + i].revents = 0;
+/* The loop of servers v[0..n) (until_idle: one, see
+** http_server_run_until_idle), until a stop, a signal, stop_fd (not -1)
+** readable, or a server's failure (its errno in err[i]). */
+static int run_loop(HttpServer *const *v, size_t n, int stop_fd, bool until_idle, int *err)
+{
+    int epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0)
+        return errno;
+    char tag_stop = 0;
+    for (size_t i = 0; i < n; i++) {
+        HttpServer *s = v[i];
+        s->epfd = epfd;
+        s->lfd_polled = false;
+        /* (until_idle: a fuzz target's server, which never listened,
+        ** leaves the process's signals alone) */
+        if (!until_idle)
+            sigs_catch(s);  /* normally done by http_server_listen already */
+        if (s->wake[0] >= 0)
+            add_or_note(epfd, s->wake[0], &s->tag_wake);
+        for (size_t k = 0; k < s->n_conns; k++) {   /* adopted before the run */
+            s->conns[k]->in_ep = false;
+            touch(s, s->conns[k]);
         }
-        if (s->paused_until && s->paused_until < soonest)
-            soonest = s->paused_until;
-        if (s->accept_after > now && s->accept_after < soonest)
-            soonest = s->accept_after;
+    }
+    if (stop_fd >= 0)
+        add_or_note(epfd, stop_fd, &tag_stop);
+    struct epoll_event evs[MAX_EVENTS];
+    int result = 0;
+    bool stop = false;
+    while (!stop) {
+        uint64_t now = sc_now_ms(), soonest = UINT64_MAX;
+        for (size_t i = 0; i < n; i++) {
+            HttpServer *s = v[i];
+            uint64_t t = s->o.tick ? s->o.tick(s->o.ctx, now) : UINT64_MAX;
+            settle(s);
+            if (t < soonest)
+                soonest = t;
+            if (s->n_heap && s->heap[0]->wake_ms < soonest)
+                soonest = s->heap[0]->wake_ms;
+            if (s->paused_until && s->paused_until < soonest)
+                soonest = s->paused_until;
+            if (s->accept_after > now && s->accept_after < soonest)
+                soonest = s->accept_after;
+            listen_interest(s, now);
+        }
+        int timeout = -1;
         if (soonest != UINT64_MAX)
             timeout = soonest <= now ? 0 : soonest - now > 60000 ? 60000 : (int)(soonest - now);
-        if (until_idle && timeout != 0 && only_time_left(s))
+        if (until_idle && timeout != 0 && only_time_left(v[0]))
             break;
-        int n = poll(pf, 2 + s->n_conns, timeout);
-        if (n < 0 && errno != EINTR) {
+        int k = epoll_wait(epfd, evs, MAX_EVENTS, timeout);
+        if (k < 0 && errno != EINTR) {
             result = errno;
             break;
         }
-        now = now_ms();
-        if (n > 0 && (pf[0].revents & POLLIN)) {
-            char b[64];
-            while (read(s->wake[0], b, sizeof b) > 0) {
-            }
-            break;
-        }
-        if (s->paused_until && now >= s->paused_until && (result = resume(s)) != 0)
-            break;
-        size_t n_before = s->n_conns;
-        for (size_t i = 0; i < n_before; i++) {
-            Conn *c = s->conns[i];
-            short re = n > 0 ? pf[2 + i].revents : 0;
-            /* A connection with no event and nothing due is not stepped:
-            ** with 1,000 slow clients, re-parsing every partial head on
-            ** each wake-up was 7% of the server's time (perf, llm.abuse). */
-            if (!re && now < c->wake_ms)
+        now = sc_now_ms();
+        bool accept_ready[HTTP_SERVER_MANY] = { false };
+        for (int e = 0; e < k; e++) {
+            void *p = evs[e].data.ptr;
+            if (p == &tag_stop) {
+                stop = true;
                 continue;
-            if (re & (POLLIN | POLLHUP | POLLERR))
-                conn_read(s, c, now);
-            if (re & POLLNVAL)
-                c->dead = true;
-            if (!c->dead)
-                conn_step(s, c, now);
-            if (!c->dead && c->state != C_DRAIN && now >= deadline(s, c)) {
-                if (c->state == C_READ && c->in.len && !c->have_head) {
-                    /* a head that does not arrive: 408, then close */
-                    if (s->o.notice)
-                        s->o.notice(s->o.ctx, c->peer, "request head not complete in time (408)");
-                    answer_and_close(s, c, 408, "the request head did not arrive in time", now);
-                    if (!c->dead)
-                        conn_step(s, c, now);
-                } else {
-                    if (s->o.notice)
-                        s->o.notice(s->o.ctx, c->peer, c->state == C_READ && !c->in.len
-                                                           ? "closing an idle connection"
-                                                           : "closing a stalled connection");
-                    c->dead = true;
+            }
+            bool mine = false;
+            for (size_t i = 0; i < n && !mine; i++) {
+                if (p == &v[i]->tag_wake) {
+                    char b[64];
+                    while (read(v[i]->wake[0], b, sizeof b) > 0) {
+                    }
+                    stop = mine = true;
+                } else if (p == &v[i]->tag_listen) {
+                    accept_ready[i] = mine = true;
                 }
             }
+            if (mine)
+                continue;
+            Conn *c = p;
+            HttpServer *s = c->srv;
+            c->re |= evs[e].events;
+            if (!c->active) {
+                c->active = true;
+                s->act[s->n_act++] = c;
+            }
         }
-        /* the dead go first: their slots are free for what is accepted now */
-        size_t k = 0;
-        for (size_t i = 0; i < s->n_conns; i++) {
-            if (s->conns[i]->dead)
-                conn_free(s, s->conns[i]);
-            else
-                s->conns[k++] = s->conns[i];
+        if (stop)
+            break;
+        for (size_t i = 0; i < n && !stop; i++) {
+            HttpServer *s = v[i];
+            if (s->paused_until && now >= s->paused_until && (err[i] = resume(s)) != 0) {
+                result = err[i];
+                stop = true;
+                break;
+            }
+            while (s->n_heap && s->heap[0]->wake_ms <= now) {
+                Conn *c = s->heap[0];
+                heap_remove(s, c);
+                if (!c->active) {
+                    c->active = true;
+                    s->act[s->n_act++] = c;
+                }
+            }
+            for (size_t a = 0; a < s->n_act; a++)
+                conn_turn(s, s->act[a], now);
+            s->n_act = 0;
+            /* the dead go first: their slots are free for what is accepted now */
+            settle(s);
+            /* (a handler may have paused the listener: then it is not polled) */
+            if (accept_ready[i] && s->lfd >= 0 && s->lfd_polled)
+                accept_all(s, now);
         }
-        s->n_conns = k;
-        /* (a handler may have paused the listener: pf[1] is stale then) */
-        if (n > 0 && (pf[1].revents & POLLIN) && s->lfd >= 0 && pf[1].fd == s->lfd)
-            accept_all(s, now);
     }
-
-    sigs_restore(s);
-    for (size_t i = 0; i < s->n_conns; i++)
-        conn_free(s, s->conns[i]);
-    s->n_conns = 0;
+    for (size_t i = 0; i < n; i++) {
+        HttpServer *s = v[i];
+        sigs_restore(s);
+        for (size_t a = 0; a < s->n_act; a++)
+            s->act[a]->active = false;
+        s->n_act = 0;
+        while (s->n_conns)
+            conn_free(s, s->conns[s->n_conns - 1]);
+        s->n_dirty = 0;
+        if (s->lfd_polled && s->lfd >= 0)
+            epoll_ctl(epfd, EPOLL_CTL_DEL, s->lfd, NULL);
+        s->lfd_polled = false;
+        s->epfd = -1;
+    }
+    close(epfd);
     return result;
 }
 
@@ -1077,10 +1351,24 @@ int http_server_run(HttpServer *s)
 {
     if (s->lfd < 0 && !s->paused_until)
         return EINVAL;
-    return run_loop(s, false);
+    int err = 0;
+    return run_loop(&s, 1, -1, false, &err);
+}
+
+int http_server_run_many(HttpServer *const *v, size_t n, int stop_fd, int *err)
+{
+    if (!n || n > HTTP_SERVER_MANY)
+        return EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        err[i] = 0;
+        if (v[i]->lfd < 0 && !v[i]->paused_until)
+            return EINVAL;
+    }
+    return run_loop(v, n, stop_fd, false, err);
 }
 
 int http_server_run_until_idle(HttpServer *s)
 {
-    return run_loop(s, true);
+    int err = 0;
+    return run_loop(&s, 1, -1, true, &err);
 }

@@ -3,7 +3,9 @@
 ** listening, accepting, reading requests, answering them with timed
 ** plans (http_plan.h), keep-alive, limits, and stopping on a signal.
 **
-** One thread and poll(2).  A connection reads a request (head bounded by
+** One thread and epoll(7), with the connections in a heap by their next
+** wake-up, so idle connections cost nothing per turn; several servers may
+** share the loop (http_server_run_many).  A connection reads a request (head bounded by
 ** max_head, body by max_body), hands it to the handler, which fills a plan
 ** in one go, and then only copies the plan's due bytes to the socket, so
 ** timing costs one poll timeout and nothing per byte.  Input is bounded per
@@ -136,6 +138,19 @@ int http_server_listen(HttpServer *s, char *bound, size_t cap);
 ** SIGPIPE is ignored meanwhile.  Open connections are closed on return.
 ** Returns 0, or an errno when the loop itself failed. */
 int http_server_run(HttpServer *s);
+
+/* The most servers http_server_run_many serves together. */
+#define HTTP_SERVER_MANY 8
+
+/* Serves v[0..n) (each listening, each made with no_signals) in one loop
+** on this thread: one epoll instance, each server's connections timed and
+** stepped as http_server_run does (what `scvm serve llm+rest+harness`
+** runs).  Returns when stop_fd (not -1; e.g. rt_cancel_fd()) is readable,
+** http_server_stop() is called for any of them, or one fails: 0, or the
+** errno of the loop itself; err[i] gets server i's own errno (its listener
+** could not be opened again after a pause), 0 otherwise.  EINVAL for n 0
+** or above HTTP_SERVER_MANY, or a server that is not listening. */
+int http_server_run_many(HttpServer *const *v, size_t n, int stop_fd, int *err);
 
 /* The monotonic clock of tick, in ms. */
 uint64_t http_server_now(void);

@@ -74,6 +74,8 @@ int llm_server_listen(LlmServer *s, char *bound, size_t cap);
 ** then restored) or llm_server_stop().  SIGPIPE is ignored.  Returns 0, or
 ** an errno when the loop itself failed (poll, accept resources). */
 int llm_server_run(LlmServer *s);
+/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+struct HttpServer *llm_server_http(LlmServer *s);
 
 /* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
 ** llm_server_adopt takes fd, a connected socket, as a connection (takes

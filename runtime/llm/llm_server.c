@@ -275,6 +275,8 @@ int llm_server_run(LlmServer *s)
     return http_server_run(s->http);
 }
 
+HttpServer *llm_server_http(LlmServer *s) { return s->http; }
+
 int llm_server_adopt(LlmServer *s, int fd) { return http_server_adopt(s->http, fd, "fd"); }
 
 int llm_server_run_until_idle(LlmServer *s) { return http_server_run_until_idle(s->http); }

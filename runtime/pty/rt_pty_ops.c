@@ -34,6 +34,11 @@ static void cond_why(Pty *t, const Cond *c, char *out, size_t n)
 
 static uint64_t per_attempt(const Pty *t)
 {
+    if (!(t->in_step && t->step_timeout) && t->o.agent)
+        /* a real agent shows its answer when its turn ends, which may take
+        ** its turn timeout (on a busy machine a node program's last frame
+        ** came 5 s after the last response: agents.qwen_code_faults) */
+        return t->o.agent->wait_ms > DEFAULT_TIMEOUT_MS ? t->o.agent->wait_ms : DEFAULT_TIMEOUT_MS;
     uint64_t to = t->in_step && t->step_timeout ? t->step_timeout : DEFAULT_TIMEOUT_MS;
     return to < t->max_wait_ms ? to : t->max_wait_ms;
 }

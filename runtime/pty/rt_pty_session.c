@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/sc_alloc.h"
 #include "runtime/rt_proc.h"
 
@@ -114,9 +115,7 @@ static void drain_chld_pipe(void)
 
 uint64_t pty_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return sc_now_ms();
 }
 
 /* In the program's process, after before_tty: a terminal from the

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "runtime/http/http_json.h"
@@ -89,11 +90,8 @@ static void logf_(RestServer *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("scvm serve rest: ", r->log);
-    vfprintf(r->log, fmt, ap);
-    fputc('\n', r->log);
+    sc_log_line(r->log, "scvm serve rest: ", fmt, ap);
     va_end(ap);
-    fflush(r->log);
 }
 
 /* ---- time stamps ---- */
@@ -1117,6 +1115,8 @@ int rest_server_listen(RestServer *r, char *bound, size_t cap)
 void rest_server_stop(RestServer *r) { http_server_stop(r->http); }
 
 int rest_server_run(RestServer *r) { return http_server_run(r->http); }
+
+HttpServer *rest_server_http(RestServer *r) { return r->http; }
 
 int rest_server_adopt(RestServer *r, int fd) { return http_server_adopt(r->http, fd, "fd"); }
 

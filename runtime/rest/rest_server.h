@@ -45,6 +45,8 @@ int rest_server_listen(RestServer *r, char *bound, size_t cap);
 /* Asks a running server to stop (async-signal-safe). */
 void rest_server_stop(RestServer *r);
 int rest_server_run(RestServer *r);
+/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+struct HttpServer *rest_server_http(RestServer *r);
 /* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
 ** rest_server_adopt takes fd, a connected socket, as a connection (takes
 ** ownership; http_server_adopt), and rest_server_run_until_idle serves until

@@ -78,7 +78,7 @@ void junit_case(Buf *b, const JunitCase *c)
         junit_esc(b, c->file);
     }
     buf_printf(b, "\" time=\"%.3f\"", (double)c->ms / 1000.0);
-    if (!c->props && c->verdict == JUNIT_PASSED) {
+    if (!c->props && !c->system_out && c->verdict == JUNIT_PASSED) {
         buf_puts(b, "/>\n");
         return;
     }
@@ -94,6 +94,11 @@ void junit_case(Buf *b, const JunitCase *c)
         if (c->type)
             buf_printf(b, "\" type=\"%s", c->type);
         buf_puts(b, "\"/>");
+    }
+    if (c->system_out) {
+        buf_puts(b, "\n      <system-out>");
+        junit_esc(b, c->system_out);
+        buf_puts(b, "</system-out>");
     }
     buf_puts(b, "\n    </testcase>\n");
 }

@@ -51,6 +51,7 @@ typedef struct JunitCase {
     JunitVerdict verdict;
     const char *message;    /* the <failure>/<error>/<skipped> message */
     const char *type;       /* its type attribute, or NULL */
+    const char *system_out; /* <system-out> text (escaped here), or NULL: none */
 } JunitCase;
 
 /* One <testcase>, indented four blanks, ending in a newline; a passed case

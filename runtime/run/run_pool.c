@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/monotime.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/rt_cancel.h"
@@ -25,9 +26,7 @@
 
 uint64_t run_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return sc_now_ms();
 }
 
 pid_t run_fork_tied(void)
@@ -68,29 +67,6 @@ int run_in_child(int (*fn)(void *ctx), void *ctx)
         _exit(st);
     }
     return run_wait_child(pid);
-}
-
-static void *service_main(void *arg)
-{
-    RunService *sv = arg;
-    sv->err = sv->run(sv->s);
-    return NULL;
-}
-
-void run_services(RunService *sv, size_t n)
-{
-    enum { MAX_SERVICES = 16 };
-    pthread_t th[MAX_SERVICES];
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        sv[k].started = pthread_create(&th[k], NULL, service_main, &sv[k]) == 0;
-    struct pollfd pf = { .fd = rt_cancel_fd(), .events = POLLIN };
-    while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
-    }
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        sv[k].stop(sv[k].s);
-    for (size_t k = 0; k < n && k < MAX_SERVICES; k++)
-        if (sv[k].started)
-            pthread_join(th[k], NULL);
 }
 
 /* What the pool knows of each item. */

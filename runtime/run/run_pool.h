@@ -72,22 +72,6 @@ pid_t run_fork_tied(void);
 ** again this way: a PTY session's signal handling is process-wide. */
 int run_in_child(int (*fn)(void *ctx), void *ctx);
 
-/* A long-running service (a server's loop) for run_services. */
-typedef struct RunService {
-    int (*run)(void *s);        /* until stop(); 0 or an errno */
-    void (*stop)(void *s);      /* makes run() return (any thread) */
-    void *s;
-    int err;                    /* out: run()'s return */
-    bool started;               /* out: its thread started */
-} RunService;
-
-/* Runs each service on a thread of its own until a signal arrives
-** (rt_cancel.h, which must be installed), then stops them all and waits
-** for them.  A service whose
-** thread cannot start does not run (started false).  `scvm serve
-** llm+rest+harness` until one loop serves them all. */
-void run_services(RunService *sv, size_t n);
-
 /* Waits for child pid, retrying on EINTR: its exit status, 128 + the
 ** signal that ended it, or -1 (errno). */
 int run_wait_child(pid_t pid);

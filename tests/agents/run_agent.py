@@ -69,6 +69,15 @@ def play(scb, env, extra=()):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
 
 
+def transcript_tail(arts):
+    """What the agent showed last (its transcript's tail), for a failure."""
+    try:
+        with open(os.path.join(arts, "transcript.log"), "rb") as f:
+            return "\n  the agent's transcript, its end:\n" + f.read()[-1500:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def faults():
     """The survive_faults scenario: the agent retries each fault."""
     shutil.rmtree(WORK, ignore_errors=True)
@@ -92,7 +101,8 @@ def faults():
         subprocess.run([SCC, "-o", scb, src], check=True)
         return scb
 
-    p = play(compiled("survive_faults", body), env)
+    arts = os.path.join(WORK, "artifacts")
+    p = play(compiled("survive_faults", body), env, ["--artifacts", arts])
     if AGENT == "gemini-cli":
         check("Gemini CLI gives up on the cut stream: the run fails, the agent exited 1",
               p.returncode == 1 and "the agent exited with 1" in p.stderr and
@@ -100,9 +110,10 @@ def faults():
         # without the cut: the reset and the refusal are retried
         cut = body.index("  - llmResponse:")
         rest = body.index("  - llmResponse:", cut + 1)
-        p = play(compiled("survive_reset_refuse", body[:cut] + body[rest:]), env)
+        shutil.rmtree(arts, ignore_errors=True)
+        p = play(compiled("survive_reset_refuse", body[:cut] + body[rest:]), env, ["--artifacts", arts])
     check("the agent retried every fault and showed the answer after them (exit %d)" % p.returncode,
-          p.returncode == 0, p.stderr)
+          p.returncode == 0, p.stderr + transcript_tail(arts))
     check("nothing of the run is left, the user's HOME untouched",
           os.listdir(tmp) == [] and os.listdir(user_home) == [], str(os.listdir(tmp) + os.listdir(user_home)))
     print("%s faults: %s" % (AGENT, "all checks passed" if not fails else "%d failed" % len(fails)))

@@ -21,7 +21,8 @@ foreach(f bin/scc bin/scvm include/scc/scc.h include/scc/session.h lib/pkgconfig
 endforeach()
 # The consumer's scenarios: copies, so the test can touch them.
 file(COPY ${SCEN}/bugfix_with_tests.yaml ${SCEN}/user_edits_concurrent.yaml ${SCEN}/seed ${SCEN}/terminal
-     ${SCEN}/patches DESTINATION ${WORK}/scen)
+     ${SCEN}/patches ${SCEN}/pty_bash_session.yaml DESTINATION ${WORK}/scen)
+file(COPY ${SCEN}/goldens/pty_bash_session DESTINATION ${WORK}/scen/goldens)
 # A sanitized libscc.a needs the sanitizer runtimes in the consumer too.
 set(flags)
 if(SAN)
@@ -34,6 +35,26 @@ foreach(f suite.scp bugfix_with_tests.scb bugfix_with_tests.scb.d suite.scp.d)
     message(FATAL_ERROR "not built: ${f}")
   endif()
 endforeach()
+# A .scb built into the build tree plays on the PTY target as its source
+# does: --source-dir finds its goldens beside the source (CI mode: compared,
+# never written); without it they are looked for beside the .scb, where
+# there are none.
+set(ENV{CI} true)
+run(${WORK}/prefix/bin/scvm run -t pty --source-dir ${WORK}/scen -o ${WORK}/pty.jsonl
+    ${WORK}/build/pty_bash_session.scb)
+execute_process(COMMAND ${WORK}/prefix/bin/scvm run -t pty -o ${WORK}/pty2.jsonl ${WORK}/build/pty_bash_session.scb
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "has no golden")
+  message(FATAL_ERROR "without --source-dir the goldens should be missing (${rc}): ${err}")
+endif()
+unset(ENV{CI})
+# and its repo.dir: the workspace is seeded from beside the source
+run(${WORK}/prefix/bin/scvm run -t pty --source-dir ${SRC}/seeded -o ${WORK}/seeded.jsonl ${WORK}/build/seeded.scb)
+execute_process(COMMAND ${WORK}/prefix/bin/scvm run -t pty -o ${WORK}/seeded2.jsonl ${WORK}/build/seeded.scb
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 3 OR NOT err MATCHES "cannot copy repo.dir 'repo'")
+  message(FATAL_ERROR "without --source-dir repo.dir should not be found (${rc}): ${err}")
+endif()
 run(${WORK}/build/consumer ${WORK}/build/suite.scp)
 if(NOT OUT MATCHES "2 scenarios" OR NOT OUT MATCHES "bugfix_with_tests: [0-9]+ events" OR NOT OUT MATCHES "session: ok")
   message(FATAL_ERROR "unexpected consumer output: ${OUT}")

@@ -286,6 +286,9 @@ def main():
         hs.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         expect(b": connected" in hs.recv(4096), "harness /events")
         hs.close()
+        # one loop serves the three (http_server_run_many): no thread of their own
+        tasks = os.listdir("/proc/%d/task" % p.pid)
+        expect(len(tasks) == 1, "three servers on one thread: %d threads" % len(tasks))
     p.terminate()
     try:
         p.wait(10)

@@ -256,40 +256,7 @@ static void test_processes(void)
     CHECK(run_wait_child(c) == -1 && errno == ECHILD);
 }
 
-/* ---- services and a child of its own ---- */
-
-typedef struct Svc {
-    int fd[2];
-    int ret;
-} Svc;
-
-static int svc_run(void *s)
-{
-    Svc *v = s;
-    char c;
-    while (read(v->fd[0], &c, 1) < 0 && errno == EINTR) {
-    }
-    return v->ret;
-}
-
-static void svc_stop(void *s)
-{
-    Svc *v = s;
-    char c = 1;
-    CHECK(write(v->fd[1], &c, 1) == 1);
-}
-
-/* after test_processes: its SIGTERM is still recorded, so the services are
-** stopped as soon as they run */
-static void test_services(void)
-{
-    Svc a = { .ret = 0 }, b = { .ret = EIO };
-    CHECK(pipe(a.fd) == 0 && pipe(b.fd) == 0);
-    RunService sv[2] = { { svc_run, svc_stop, &a, -1, false }, { svc_run, svc_stop, &b, -1, false } };
-    run_services(sv, 2);
-    CHECK(sv[0].started && sv[1].started && sv[0].err == 0 && sv[1].err == EIO);
-    close(a.fd[0]), close(a.fd[1]), close(b.fd[0]), close(b.fd[1]);
-}
+/* ---- a child of its own ---- */
 
 static int child_three(void *ctx)
 {
@@ -482,7 +449,6 @@ int main(void)
     test_targets();
     test_threads();
     test_processes();
-    test_services();
     test_in_child();
     test_junit_write();
     test_junit_times();

@@ -783,9 +783,10 @@ static int walk_dir(PathList *out, const char *dir, const char *rel, int depth, 
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        size_t dl = strlen(dir), n = dl + strlen(e->d_name) + 2;
+        const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";      /* "DIR/" names DIR/x, not DIR//x */
         char *p = sc_malloc(n);
-        if (!p || !paths_add(&here, (snprintf(p, n, "%s/%s", dir, e->d_name), p)))
+        if (!p || !paths_add(&here, (snprintf(p, n, "%s%s%s", dir, sep, e->d_name), p)))
             status = SC_RUNTIME;
         sc_free(p);
     }
@@ -1009,6 +1010,56 @@ static uint64_t options_hash(int argc, char **argv)
     return h;
 }
 
+/* A set of strings by hash (open addressing, at most half full): whether a
+** JSON file is data some scenario embeds is one lookup, not a walk over
+** every scenario's files (which made a pack of N JSON scenarios quadratic). */
+typedef struct StrSet {
+    char **slot;
+    size_t cap, n;
+} StrSet;
+
+static size_t strset_at(const StrSet *s, const char *k)
+{
+    size_t i = (size_t)XXH64(k, strlen(k), 0) & (s->cap - 1);
+    while (s->slot[i] && strcmp(s->slot[i], k) != 0)
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static bool strset_has(const StrSet *s, const char *k)
+{
+    return s->cap && s->slot[strset_at(s, k)];
+}
+
+static bool strset_add(StrSet *s, const char *k)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        StrSet g = { sc_calloc(s->cap ? s->cap * 2 : 64, sizeof *g.slot), s->cap ? s->cap * 2 : 64, s->n };
+        if (!g.slot)
+            return false;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slot[i])
+                g.slot[strset_at(&g, s->slot[i])] = s->slot[i];
+        sc_free(s->slot);
+        *s = g;
+    }
+    size_t i = strset_at(s, k);
+    if (s->slot[i])
+        return true;
+    if (!(s->slot[i] = sc_strdup(k)))
+        return false;
+    s->n++;
+    return true;
+}
+
+static void strset_fini(StrSet *s)
+{
+    for (size_t i = 0; i < s->cap; i++)
+        sc_free(s->slot[i]);
+    sc_free(s->slot);
+    *s = (StrSet){ 0 };
+}
+
 /* --pack: every file into one pack at o->out. */
 static int build_pack(const PathList *files, const size_t *root, const Opts *o)
 {
@@ -1026,6 +1077,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     ** references (a terminalRef's JSON under a packed folder is data, not a
     ** scenario).  Entries are then added in the inputs' sorted order. */
     Job *jobs = sc_calloc(files->n ? files->n : 1, sizeof *jobs);
+    StrSet embedded = { 0 };      /* the real paths of the files scenarios embed */
     size_t nv = o->n_variants;
     Job *vjobs = sc_calloc(files->n && nv ? files->n * nv : 1, sizeof *vjobs);
     int *st = sc_calloc(files->n ? files->n : 1, sizeof *st);
@@ -1050,12 +1102,8 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
             }
             if (json) {
                 char real[PATH_MAX];
-                if (realpath(path, real))
-                    for (size_t k = 0; k < files->n && !skip[i]; k++)
-                        for (size_t f = 0; f < jobs[k].files.n && !skip[i]; f++) {
-                            char rf[PATH_MAX];
-                            skip[i] = realpath(jobs[k].files.v[f].full, rf) && strcmp(rf, real) == 0;
-                        }
+                if (realpath(path, real) && strset_has(&embedded, real))
+                    skip[i] = true;
                 if (skip[i])
                     continue;
             }
@@ -1088,6 +1136,13 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
             st[i] = compile_one(path, NULL, o, &jobs[i]);
             if (st[i] > status)
                 status = st[i];
+            for (size_t f = 0; f < jobs[i].files.n; f++) {
+                char rf[PATH_MAX];
+                if (realpath(jobs[i].files.v[f].full, rf) && !strset_add(&embedded, rf)) {
+                    fputs("scc: out of memory\n", stderr);
+                    status = SC_RUNTIME;
+                }
+            }
             /* --variant: the same file again for each define set; a
             ** Scenario-Format scenario becomes NAME@VARIANT (tui-use has no
             ** rules: its variants compile to the plain program and it is
@@ -1157,6 +1212,7 @@ static int build_pack(const PathList *files, const size_t *root, const Opts *o)
     for (size_t i = 0; vjobs && nv && i < files->n * nv; i++)
         job_fini(&vjobs[i]);
     sc_free(jobs);
+    strset_fini(&embedded);
     sc_free(vjobs);
     sc_free(st);
     sc_free(skip);

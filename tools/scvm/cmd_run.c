@@ -520,6 +520,8 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         int st = scvm_write_entry(e, root, dir, sizeof dir);
         if (st)
             return st;
+    } else if (o->source_dir) {     /* a .scb: its files are where its source is */
+        snprintf(dir, sizeof dir, "%s", o->source_dir);
     } else {
         scvm_folder_of(o->ops[0], dir, sizeof dir);
     }
@@ -530,7 +532,10 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         snprintf(goldens, sizeof goldens, "%s/%s/%s/screenshots", o->goldens, sc, prof);
     } else {
         char base[4096];
-        scvm_folder_of(o->ops[0], base, sizeof base);
+        if (o->source_dir)
+            snprintf(base, sizeof base, "%s", o->source_dir);
+        else
+            scvm_folder_of(o->ops[0], base, sizeof base);
         scvm_goldens_of(e->prog, base, goldens, sizeof goldens);
     }
     const char *arts = scvm_artifacts_of(o, e->name, art, sizeof art);
@@ -638,6 +643,11 @@ static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
             fputs("\r\033[K", stderr);
         fwrite(chunk->data, 1, chunk->len, stderr);
     }
+    {
+        char art[8192];
+        scvm_system_out(&r->sysout, scvm_artifacts_of(o, e->name, art, sizeof art), r->status,
+                         (const char *)chunk->data, chunk->len);
+    }
     if (o->report) {
         char art[8192];
         ScvmRunReport rr = {
@@ -698,8 +708,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         buf_init(&res[k].rec);
+        buf_init(&res[k].sysout);
+    }
     PtyRun pr = { .o = o, .s = s, .sel = sel, .n = n, .res = res, .tmp = tmp,
                   .to_file = o->output && strcmp(o->output, "-") != 0, .bar = n > 1 && scvm_progress_on(o, n) };
     buf_init(&pr.all);
@@ -723,8 +735,10 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     buf_fini(&pr.chunk);
     buf_fini(&pr.evs);
     buf_fini(&pr.all);
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         buf_fini(&res[k].rec);
+        buf_fini(&res[k].sysout);
+    }
     sc_free(res);
     return worst;
 }

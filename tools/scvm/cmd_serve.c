@@ -29,7 +29,6 @@
 #include "runtime/rest/rest_server.h"
 #include "runtime/llm/llm.h"
 #include "runtime/rt_cancel.h"
-#include "runtime/run/run_pool.h"
 #include "cli.h"
 #include "scvm.h"
 
@@ -159,16 +158,9 @@ typedef struct Many {
     HarnessServer *harness;
 } Many;
 
-/* The servers as run_services sees them (runtime/run/run_pool.h). */
-static int run_llm(void *s) { return llm_server_run(s); }
-static int run_rest(void *s) { return rest_server_run(s); }
-static int run_harness(void *s) { return harness_server_run(s); }
-static void stop_llm(void *s) { llm_server_stop(s); }
-static void stop_rest(void *s) { rest_server_stop(s); }
-static void stop_harness(void *s) { harness_server_stop(s); }
-
 /* serve llm+rest+harness (any two or three): the servers in one process,
-** each on its own thread and address, stopped together by a signal. */
+** each on its own address, served by one loop on this thread
+** (http_server_run_many), stopped together by a signal. */
 static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, size_t n_only)
 {
     Many m = { 0 };
@@ -239,23 +231,24 @@ static int serve_many(const Opts *o, const Suite *suite, const uint32_t *only, s
     fflush(stdout);
     if (!st) {
         signal(SIGPIPE, SIG_IGN);
-        RunService all[3] = {
-            { run_llm, stop_llm, m.llm, 0, false },
-            { run_rest, stop_rest, m.rest, 0, false },
-            { run_harness, stop_harness, m.harness, 0, false },
-        };
-        RunService sv[3];
-        int which[3];
+        HttpServer *all[3] = { m.llm ? llm_server_http(m.llm) : NULL, m.rest ? rest_server_http(m.rest) : NULL,
+                               m.harness ? harness_server_http(m.harness) : NULL };
+        HttpServer *sv[3];
+        int which[3], errs[3] = { 0 };
         size_t n = 0;
         for (int k = 0; k < 3; k++)
             if (want[k]) {
                 which[n] = k;
                 sv[n++] = all[k];
             }
-        run_services(sv, n);
+        int le = http_server_run_many(sv, n, rt_cancel_fd(), errs);
+        if (le && !errs[0] && !errs[n > 1] && !errs[n > 2 ? 2 : 0]) {
+            fprintf(stderr, "scvm: serve: %s\n", strerror(le));
+            st = SC_RUNTIME;
+        }
         for (size_t i = 0; i < n; i++)
-            if (sv[i].err) {
-                fprintf(stderr, "scvm: serve %s: %s\n", label[which[i]], strerror(sv[i].err));
+            if (errs[i]) {
+                fprintf(stderr, "scvm: serve %s: %s\n", label[which[i]], strerror(errs[i]));
                 st = SC_RUNTIME;
             }
         if (m.llm) {

@@ -75,6 +75,9 @@ static const CoOpt ROWS[] = {
       "run options", "as -j (Yao's spelling)" },
     { "--junit", NULL, CO_STR, CO_SUITE | CO_NONEMPTY, CV_FILE, F(junit), 0, "FILE", CMD_RUN, 0, 0, 0, NULL, 0,
       "run options", "write a JUnit XML report" },
+    { "--source-dir", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(source_dir), 0, "DIR", CMD_RUN, 0, 0, 0, NULL, 0,
+      "run options", "the folder of the scenarios' sources: JUnit's file is their path\nfrom its repository's root; "
+                     "goldens and a .scb's repo.dir\nand patches are found there (docs/scvm.md)" },
     { "--report", NULL, CO_STR, CO_SUITE | CO_NONEMPTY, CV_DIR, F(report), 0, "DIR", CMD_RUN, 0, 0, 0, NULL, 0,
       "run options", "write the HTML report: DIR/index.html, a page per run,\nreport.json (docs/report.md)" },
     { "--fail-fast", NULL, CO_FLAG, CO_SUITE, 0, F(fail_fast), 0, NULL, CMD_RUN, 0, 0, 0, NULL, 0, "run options",

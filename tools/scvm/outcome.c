@@ -5,13 +5,16 @@
 ** results, written with runtime/run/run_junit.h.  Both commands call down
 ** into this file instead of into each other. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/pty/rt_pty.h"
 #include "runtime/rt_cancel.h"
@@ -56,6 +59,40 @@ void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t 
     snprintf(out, cap, "%s/goldens/%s/%s/screenshots", base, sc, prof);
 }
 
+/* The git work tree dir lies in: the nearest folder at or above it that
+** holds a .git (a folder, or a worktree's file); false when none does. */
+static bool git_toplevel(const char *dir, char *top, size_t cap)
+{
+    char p[PATH_MAX + 8];
+    if (cap < PATH_MAX || !realpath(dir, top))
+        return false;
+    for (;;) {
+        struct stat st;
+        snprintf(p, sizeof p, "%s/.git", strcmp(top, "/") == 0 ? "" : top);
+        if (lstat(p, &st) == 0)
+            return true;
+        char *sl = strrchr(top, '/');
+        if (!sl || sl == top)
+            return false;
+        *sl = 0;
+    }
+}
+
+const char *scvm_source_path(const Opts *o, const char *source, char *out, size_t cap)
+{
+    if (!o->source_dir)
+        return source;
+    char top[PATH_MAX], dir[PATH_MAX];
+    if (git_toplevel(o->source_dir, top, sizeof top) && realpath(o->source_dir, dir)) {
+        size_t tl = strlen(top);
+        const char *rel = dir[tl] == '/' ? dir + tl + 1 : "";
+        snprintf(out, cap, "%s%s%s", rel, *rel ? "/" : "", source);
+    } else {
+        snprintf(out, cap, "%s/%s", o->source_dir, source);
+    }
+    return out;
+}
+
 /* The folder of path ("." for a bare name). */
 void scvm_folder_of(const char *path, char *out, size_t cap)
 {
@@ -71,7 +108,10 @@ void scvm_folder_of(const char *path, char *out, size_t cap)
 int scvm_one_session(const Opts *o, const char *path, const BcProgram *prog, char *dir, size_t dcap, char *goldens,
                      size_t gcap, FILE **out)
 {
-    scvm_folder_of(path, dir, dcap);
+    if (o->source_dir)          /* its repo.dir, patches and goldens are where its source is */
+        snprintf(dir, dcap, "%s", o->source_dir);
+    else
+        scvm_folder_of(path, dir, dcap);
     if (o->goldens)
         snprintf(goldens, gcap, "%s", o->goldens);
     else
@@ -119,11 +159,12 @@ static const char *base_name(const char *p)
 ** run or whose assertions the simulation did not evaluate.  time is the
 ** wall time; the scheduled time (the last op's, at the run's speed) is the
 ** scheduled_time property. */
-static void junit_case_of(Buf *b, const char *suite, const PackEntry *e, const Result *r)
+static void junit_case_of(Buf *b, const Opts *o, const char *suite, const PackEntry *e, const Result *r)
 {
-    char cls[512];
+    char cls[512], file[PATH_MAX];
     junit_classname(cls, sizeof cls, suite, e->name);
-    JunitCase c = { .classname = cls, .name = e->name, .file = e->source };
+    JunitCase c = { .classname = cls, .name = e->name, .file = scvm_source_path(o, e->source, file, sizeof file),
+                    .system_out = r->sysout.len && !r->sysout.oom ? (const char *)r->sysout.data : NULL };
     if (r->skipped) {
         c.verdict = JUNIT_SKIPPED;
         c.message = r->skip_why ? r->skip_why : "not run: an earlier scenario failed (--fail-fast)";
@@ -163,6 +204,59 @@ static void junit_case_of(Buf *b, const char *suite, const PackEntry *e, const R
     buf_fini(&props);
 }
 
+/* The tail of a terminal's transcript as text: CSI, OSC and other escape
+** sequences and carriage returns dropped, from a line's start. */
+static void transcript_tail(Buf *out, const char *t, size_t n)
+{
+    size_t i = n > 2048 ? n - 2048 : 0;
+    while (i > 0 && i < n && t[i - 1] != '\n')   /* from a line's start */
+        i++;
+    while (i < n) {
+        unsigned char c = (unsigned char)t[i++];
+        if (c == 0x1b && i < n) {
+            unsigned char k = (unsigned char)t[i++];
+            if (k == '[') {                      /* CSI: parameters, then a final byte */
+                while (i < n && !((unsigned char)t[i] >= 0x40 && (unsigned char)t[i] <= 0x7e))
+                    i++;
+                i++;
+            } else if (k == ']' || k == 'P' || k == '_') {   /* OSC, DCS, APC: to BEL or ST */
+                while (i < n && t[i] != 0x07 && !(t[i] == 0x1b && i + 1 < n && t[i + 1] == '\\'))
+                    i++;
+                i += i < n && t[i] == 0x07 ? 1 : 2;
+            } else if (k == '(' || k == ')') {   /* a character set: one more byte */
+                i++;
+            }
+        } else if (c != '\r' && c != 0x07) {
+            buf_putc(out, (char)c);
+        }
+    }
+}
+
+void scvm_system_out(Buf *out, const char *artifacts, int status, const char *diag, size_t n)
+{
+    buf_reset(out);
+    if (artifacts) {
+        char p[PATH_MAX + 32], *data;
+        size_t len;
+        snprintf(p, sizeof p, "%s/transcript.log", artifacts);
+        if (file_read_all(p, (size_t)64 << 20, &data, &len) == 0) {
+            if (len) {
+                buf_puts(out, "transcript (its end):\n");
+                transcript_tail(out, data, len);
+                if (out->len && out->data[out->len - 1] != '\n')
+                    buf_putc(out, '\n');
+            }
+            sc_free(data);
+        }
+    }
+    if (status && n) {
+        buf_puts(out, "diagnostics:\n");
+        buf_put(out, diag, n);
+    }
+    if (out->len)
+        buf_putc(out, 0);
+}
+
 int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res,
                        size_t failed, size_t errors, size_t skipped)
 {
@@ -180,7 +274,7 @@ int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         buf_printf(&b, "    <properties><property name=\"shard\" value=\"%u/%u\"/></properties>\n", o->shard_i,
                    o->shard_n);
     for (size_t k = 0; k < n; k++)
-        junit_case_of(&b, suite, suite_entry(s, sel[k]), &res[k]);
+        junit_case_of(&b, o, suite, suite_entry(s, sel[k]), &res[k]);
     junit_suite_end(&b);
     junit_end(&b);
     int e = junit_write(o->junit, &b);
@@ -206,5 +300,11 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
     r.goldens = *g;
     r.props = props;
     snprintf(r.why, sizeof r.why, "%s", why ? why : "");
-    return scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
+    buf_init(&r.sysout);
+    char msg[sizeof r.why + 2];
+    snprintf(msg, sizeof msg, "%s\n", r.why);
+    scvm_system_out(&r.sysout, o->artifacts, status, msg, r.why[0] ? strlen(msg) : 0);
+    int st = scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
+    buf_fini(&r.sysout);
+    return st;
 }

@@ -27,11 +27,20 @@ typedef struct Result {
     Buf rec;               /* --report: its report.json record */
     uint64_t unchecked;    /* the sim target: the assertions it did not evaluate */
     uint64_t wall_ms;      /* how long it really took */
+    Buf sysout;            /* JUnit <system-out>: the transcript's tail, a failure's diagnostics (NUL-ended, or empty) */
 } Result;
 
 /* What the simulation did not check, for stderr and JUnit's <skipped>
 ** (of how many scenarios when more than one).  Returns out. */
 const char *scvm_unchecked_text(uint64_t n, size_t scenarios, char *out, size_t cap);
+
+/* JUnit's <system-out> of a PTY or agent run, into out (NUL-ended; left
+** empty when there is nothing to say): the last 2 KiB of the run's
+** transcript, its escape sequences and carriage returns taken out
+** (artifacts: the run's artifacts folder, or NULL: none kept), then, when
+** status is not 0, the run's diagnostics (diag[0..n): the failure's
+** message and a golden mismatch's diff). */
+void scvm_system_out(Buf *out, const char *artifacts, int status, const char *diag, size_t n);
 
 /* --junit: the selection's results (res[k] for entry sel[k]) and totals.
 ** Returns 0 or SC_IO (printed). */

@@ -67,6 +67,7 @@ typedef struct Opts {
     bool type_delay_set;
     /* the agent target */
     const char *agent, *agent_bin;
+    const char *source_dir;      /* --source-dir: where the scenarios' sources are */
     bool interactive;
     unsigned turn_timeout_ms;
     /* the mock agent (scvm agent) */
@@ -133,6 +134,11 @@ bool scvm_ci_env(void);
 
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
+/* A scenario's source path as JUnit's file: with --source-dir DIR, DIR/source
+** from the root of the git work tree DIR is in (found by its .git, no
+** process), else DIR/source; without it, source as the file records it.
+** Returns out or source. */
+const char *scvm_source_path(const Opts *o, const char *source, char *out, size_t cap);
 
 /* One scenario's session on the PTY or agent target: its folder (dir),
 ** its goldens folder (--goldens, else the default beside it), the event
