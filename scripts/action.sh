@@ -3,7 +3,8 @@
 # The GitHub action's steps (action.yml at the repository's root; docs/install.md):
 #   action.sh install   install the Debian package of the action's own commit:
 #                       SCC_DEB if given (a .deb made by `cpack -G DEB` from
-#                       this commit), else built here from the action's sources
+#                       this commit), else built here from the action's sources;
+#                       with SCC_STATIC=true, the static binaries instead, on PATH
 #   action.sh check     scc --check with SARIF into SCC_SARIF
 #   action.sh run       a pack (SCC_PATHS: a .scp, or scenarios and folders
 #                       packed first) played by scvm run with JUnit and the
@@ -33,19 +34,47 @@ project_version() {
 # expansion: an input cannot run a command).
 words() { W=(); read -r -d '' -a W <<<"${1:-}" || true; }
 
+# The Debian packages a build of this commit needs.
+build_deps() {
+  local need=() p
+  for p in build-essential cmake pkg-config libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    say "installing ${need[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+  fi
+}
+
+# The static binaries of this commit (docs/install.md), put on PATH for the
+# steps after this one: one folder, nothing installed into the system.
+install_static() {
+  build_deps dpkg-dev
+  "$here/scripts/deb-src.sh"   # cJSON comes from its Debian source package
+  local b="$tmp/scc-static-build" bin="$tmp/scc-bin"
+  cmake -S "$here" -B "$b" -DCMAKE_BUILD_TYPE=Release -DSCC_STATIC=ON -DSCC_BUILD_TESTS=OFF -DSCC_WERROR=OFF >&2
+  cmake --build "$b" --target scc scvm --parallel "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" >&2
+  mkdir -p "$bin"
+  cp "$b/bin/scc" "$b/bin/scvm" "$bin/"
+  echo "$bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
+  local v want
+  v=$("$bin/scc" --version | sed -n '1s/^scc (scc) //p')
+  want=$(project_version)
+  [ "$v" = "$want" ] || { say "built scc $v; this action's commit is $want"; exit 2; }
+  say "$bin/scc $v (static)"
+  { echo "version=$v"; echo "scc=$bin/scc"; } >>"$out"
+}
+
 cmd_install() {
+  if [ "${SCC_STATIC:-false}" = true ]; then
+    install_static
+    return
+  fi
   local deb=${SCC_DEB:-}
   if [ -z "$deb" ]; then
     # Build the package of this commit: only what is installed (no tests).
-    local need=() p
-    for p in build-essential cmake pkg-config libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev; do
-      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-    done
-    if [ ${#need[@]} -gt 0 ]; then
-      say "installing ${need[*]}"
-      $sudo apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
-    fi
+    build_deps
     local b="$tmp/scc-build"
     cmake -S "$here" -B "$b" -DCMAKE_BUILD_TYPE=Release -DSCC_BUILD_TESTS=OFF -DSCC_WERROR=OFF \
           -DCMAKE_INSTALL_PREFIX=/usr >&2
@@ -67,7 +96,7 @@ cmd_install() {
     exit 2
   fi
   say "$(command -v scc) $v"
-  { echo "deb=$deb"; echo "version=$v"; } >>"$out"
+  { echo "deb=$deb"; echo "version=$v"; echo "scc=$(command -v scc)"; } >>"$out"
 }
 
 cmd_check() {

@@ -25,18 +25,8 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 
 # ship.static builds cJSON from Debian's source package (apt-get source
-# cjson): that needs a deb-src entry beside the deb ones.
-if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    echo "setup-deps: adding deb-src entries (/etc/apt/sources.list.d/scc-deb-src.sources)" >&2
-    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
-      $sudo tee /etc/apt/sources.list.d/scc-deb-src.sources >/dev/null
-  elif [ -f /etc/apt/sources.list ]; then
-    echo "setup-deps: adding deb-src lines (/etc/apt/sources.list.d/scc-deb-src.list)" >&2
-    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $sudo tee /etc/apt/sources.list.d/scc-deb-src.list >/dev/null
-  fi
-  $sudo apt-get update -qq
-fi
+# cjson): that needs deb-src entries beside the deb ones.
+"$(dirname "$0")/deb-src.sh"
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,6 +17,8 @@ run here as GitHub's runner runs a composite action's steps:
   (uploaded all the same) names it relative to the workspace;
 - run mode (with the package the first run built) packs the scenarios,
   plays them with JUnit and the HTML report, both uploaded;
+- with static: true, the static binaries are built and put on PATH
+  (GITHUB_PATH) for the check, and nothing is installed;
 - a bad mode stops before anything is installed; an input cannot run a
   command.
 The package is installed into the machine: under the lock ship.deb takes
@@ -62,6 +64,7 @@ def run_action(name, inputs, workspace):
     for d in (temp, files):
         os.makedirs(d, exist_ok=True)
     steps, status, summary, log = {}, "success", "", []
+    added_path, added_env = [], {}   # GITHUB_PATH and GITHUB_ENV: for the steps after the one that wrote them
     ctx = {"github.workspace": workspace, "runner.temp": temp, "github.action_path": root}
 
     def value(expr):
@@ -127,14 +130,19 @@ def run_action(name, inputs, workspace):
         open(sum_file, "w").close()
         script = os.path.join(files, "step-%d.sh" % k)
         open(script, "w").write(step["run"])
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.path.join(work, name),
+        path_file, env_file = os.path.join(files, "path-%d" % k), os.path.join(files, "env-%d" % k)
+        open(path_file, "w").close()
+        open(env_file, "w").close()
+        env = {"PATH": os.pathsep.join(added_path + [os.environ.get("PATH", "/usr/bin:/bin")]),
+               "HOME": os.path.join(work, name),
                "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
                "GITHUB_WORKSPACE": workspace, "GITHUB_ACTION_PATH": root, "GITHUB_OUTPUT": out_file,
-               "GITHUB_STEP_SUMMARY": sum_file, "GITHUB_ENV": os.path.join(files, "env"),
-               "GITHUB_PATH": os.path.join(files, "path"), "RUNNER_TEMP": temp, "RUNNER_OS": "Linux",
+               "GITHUB_STEP_SUMMARY": sum_file, "GITHUB_ENV": env_file,
+               "GITHUB_PATH": path_file, "RUNNER_TEMP": temp, "RUNNER_OS": "Linux",
                "RUNNER_ARCH": "X64", "GITHUB_SHA": "0" * 40, "GITHUB_REPOSITORY": "example/scenarios",
                "GITHUB_RUN_ID": "1", "GITHUB_JOB": "test", "GITHUB_ACTION": sid,
                "CMAKE_BUILD_PARALLEL_LEVEL": "2"}
+        env.update(added_env)
         env.update({k2: subst(v) for k2, v in (step.get("env") or {}).items()})
         cwd = subst(step.get("working-directory", workspace))
         t0 = time.monotonic()
@@ -146,6 +154,12 @@ def run_action(name, inputs, workspace):
             if eq:
                 outputs[key] = val
         summary += open(sum_file).read()
+        # Lines of GITHUB_PATH go in front of PATH, the latest first; GITHUB_ENV's NAME=VALUE lines into the env.
+        added_path = [l for l in reversed(open(path_file).read().splitlines()) if l] + added_path
+        for line in open(env_file).read().splitlines():
+            key, eq, val = line.partition("=")
+            if eq:
+                added_env[key] = val
         steps[sid] = {"outcome": "success" if p.returncode == 0 else "failure", "outputs": outputs,
                       "status": p.returncode, "stderr": p.stderr}
         log.append((sid, "exit %d in %.1f s" % (p.returncode, time.monotonic() - t0)))
@@ -190,6 +204,21 @@ try:
     check(steps["step0"]["outcome"] == "failure" and "mode must be check or run, not lint" in steps["step0"]["stderr"],
           "badmode: %s" % steps["step0"])
     check(steps["install"]["outcome"] == "skipped" and not installed(), "badmode: the install ran")
+
+    # static: the static binaries of this commit on PATH, nothing installed into the system.
+    ws = fresh_workspace("static")
+    steps, outs, summary = run_action("static", {"paths": "scenarios", "static": "true", "upload-sarif": "false"}, ws)
+    inst = steps["install"]
+    check(inst["outcome"] == "success", "static: install failed: %s" % inst.get("stderr", "")[-1500:])
+    scc_path = inst["outputs"].get("scc", "")
+    check(scc_path.startswith(os.path.join(work, "static", "runner-temp")) and not installed(),
+          "static: scc is %r (package installed: %s)" % (scc_path, installed()))
+    if os.path.isfile(scc_path):
+        p = subprocess.run(["ldd", scc_path], capture_output=True, text=True)
+        check("not a dynamic executable" in p.stdout + p.stderr, "static: ldd %s: %s" % (scc_path, p.stdout + p.stderr))
+    check(steps["check"]["outcome"] == "success" and os.path.isfile(outs["sarif"]),
+          "static: the check through PATH: %s" % steps["check"].get("stderr", "")[-500:])
+    check(not any(s.get("uses") for s in steps.values()), "static: upload-sarif false still uploads")
 
     # check, building the package of this commit from the action's sources.
     ws = fresh_workspace("check")
