@@ -546,9 +546,120 @@ def serve_scenario(path):
         f.write("\n".join(lines) + "\n")
 
 
+def subscribe(port, request, n, state):
+    """n connections to port, each sending request, then read without
+    blocking; each with its own state() (the selector's data)."""
+    sel = selectors.DefaultSelector()
+    socks = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port))
+        c.sendall(request)
+        c.setblocking(False)
+        st = state()
+        sel.register(c, selectors.EVENT_READ, st)
+        socks.append((c, st))
+    return sel, socks
+
+
+def ready_reads(sel):
+    """(state, bytes, time) for each subscriber with data, waiting at most 50 ms."""
+    for key, _ in sel.select(0.05):
+        try:
+            d = key.fileobj.recv(65536)
+        except BlockingIOError:
+            continue
+        yield key.data, d, time.perf_counter()
+
+
 def wrk_ms(v):
     m = re.match(r"([0-9.]+)(us|ms|s)$", v)
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else float("nan")
+
+
+def wrk_run(url, lua, seconds):
+    """wrk -t2 -c32 against url: (responses/s, p99 ms, responses, not 2xx, socket errors)."""
+    try:
+        r = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", lua, url],
+                           capture_output=True, text=True, timeout=seconds + 30)
+    except subprocess.TimeoutExpired:
+        die(f"wrk did not finish within {seconds + 30} s")
+    if r.returncode != 0:
+        die(f"wrk failed ({r.returncode}): {r.stderr.strip()[:300]}")
+    out = r.stdout
+    rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
+    p99 = wrk_ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
+    reqs = int(re.search(r"(\d+) requests in", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errs = re.search(r"Socket errors: (.*)", out)
+    return rps, p99, reqs, int(bad.group(1)) if bad else 0, errs.group(1) if errs else ""
+
+
+def served_body(scvm, scb):
+    """The body scvm serve llm streams for WRK_LUA's request (chunked
+    framing removed): the bytes nginx is given to serve."""
+    import http.client
+    p = subprocess.Popen([scvm, "serve", "llm", "--listen", "127.0.0.1:0", "--speed", "0", "--loop", "--quiet",
+                          scb], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        m = re.match(r"listening on http://([0-9.]+):(\d+)", p.stdout.readline())
+        if not m:
+            die("scvm serve llm did not start")
+        c = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=30)
+        body = re.search(r"wrk.body = '(.*)'", WRK_LUA).group(1)
+        c.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        return c.getresponse().read()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=10)
+
+
+def nginx_once(work, body, lua, seconds):
+    """nginx, one worker, sendfile, serving body as a static file to the
+    same POST (error_page 405 =200), wrk against it as against scvm."""
+    import http.client
+    d = os.path.join(work, "nginx")
+    root = os.path.join(d, "root", "v1", "chat")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "completions"), "wb") as f:
+        f.write(body)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    temp = "".join(f"    {k}_temp_path {d}/{k};\n" for k in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    conf = os.path.join(d, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(("user root;\n" if os.geteuid() == 0 else "") +   # the worker reads what we wrote
+                f"worker_processes 1;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n"
+                "events { worker_connections 1024; }\n"
+                "http {\n    access_log off;\n    sendfile on;\n    tcp_nopush on;\n    tcp_nodelay on;\n"
+                "    keepalive_requests 1000000;\n    default_type text/event-stream;\n" + temp +
+                f"    server {{\n        listen 127.0.0.1:{port};\n        root {d}/root;\n"
+                "        location / { error_page 405 =200 $uri; }\n    }\n}\n")
+    p = subprocess.Popen(["nginx", "-c", conf, "-p", d], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                c.request("POST", "/v1/chat/completions", "{}", {"Content-Type": "application/json"})
+                got = c.getresponse()
+                sent = got.read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            die("nginx did not answer: " + p.stderr.read().decode(errors="replace")[-300:] if p.poll() is not None
+                else "nginx did not answer within 5 s")
+        if got.status != 200 or sent != body:
+            die(f"nginx answered {got.status} with other bytes ({len(sent)} of {len(body)})")
+        return wrk_run(f"http://127.0.0.1:{port}/v1/chat/completions", lua, seconds)
+    finally:
+        p.send_signal(signal.SIGQUIT)
+        try:
+            p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
 
 
 def wrk_once(scvm, scb, lua, seconds, idle=0):
@@ -572,21 +683,7 @@ def wrk_once(scvm, scb, lua, seconds, idle=0):
             die("scvm serve llm did not start")
         for _ in range(idle):
             held.append(socket.create_connection((m.group(2), int(m.group(3)))))
-        try:
-            r = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", lua,
-                                m.group(1) + "/v1/chat/completions"],
-                               capture_output=True, text=True, timeout=seconds + 30)
-        except subprocess.TimeoutExpired:
-            die(f"wrk did not finish within {seconds + 30} s")
-        if r.returncode != 0:
-            die(f"wrk failed ({r.returncode}): {r.stderr.strip()[:300]}")
-        out = r.stdout
-        rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", out).group(1))
-        p99 = wrk_ms(re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1))
-        reqs = int(re.search(r"(\d+) requests in", out).group(1))
-        bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-        errs = re.search(r"Socket errors: (.*)", out)
-        res = rps, p99, reqs, int(bad.group(1)) if bad else 0, errs.group(1) if errs else ""
+        res = wrk_run(m.group(1) + "/v1/chat/completions", lua, seconds)
     finally:
         for c in held:
             c.close()
@@ -636,6 +733,20 @@ def serve_rows(t, scc, scvm, work, seconds, runs):
     if runs > 1:
         t.add(f"  all {runs} runs (k/s, p99 ms): "
               + "; ".join(f"{r[0] / 1e3:.1f}, {r[1]:.2f}" for r in res), "")
+    # Issue 35 item 2: nginx (1 worker, sendfile) serving the same bytes,
+    # runs alternated with scvm's, in this run
+    if shutil.which("nginx"):
+        body = served_body(scvm, scb)
+        pairs = [(wrk_once(scvm, scb, lua, seconds), nginx_once(work, body, lua, seconds)) for _ in range(runs)]
+        s_rps = statistics.median(a[0] for a, _ in pairs)
+        n_rps = statistics.median(b[0] for _, b in pairs)
+        n_p99 = statistics.median(b[1] for _, b in pairs)
+        t.add(f"  nginx, 1 worker, sendfile, the same {len(body):,} bytes ({runs} runs, alternated)",
+              f"{n_rps / 1e3:.1f} k/s, p99 {n_p99:.2f} ms", f"scvm in the same runs: {s_rps / 1e3:.1f} k/s",
+              f"{s_rps / n_rps:.2f}x nginx" if n_rps else "", ">= 1.0x nginx", status(s_rps >= n_rps))
+    else:
+        t.add("  nginx: skipped, not installed (scripts/setup-deps.sh installs nginx-light)", "", "", "",
+              ">= 1.0x nginx", "skipped")
     # Issue 35 item 2: the same beside 1,000 idle connections, runs
     # alternated with runs without them, in the same run of bench/run.py
     pairs = [(wrk_once(scvm, scb, lua, seconds, 1000), wrk_once(scvm, scb, lua, seconds)) for _ in range(runs)]
@@ -905,25 +1016,12 @@ def fanout_once(scvm, scb, subs, speed):
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = int(p.stdout.readline().rsplit(":", 1)[1])
     rss0 = rss_kb(p.pid)
-    sel = selectors.DefaultSelector()
-    socks = []
-    for _ in range(subs):
-        c = socket.create_connection(("127.0.0.1", port))
-        c.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        c.setblocking(False)
-        st = {"buf": b"", "frames": [], "connected": False}
-        sel.register(c, selectors.EVENT_READ, st)
-        socks.append((c, st))
+    sel, socks = subscribe(port, b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n", subs,
+                           lambda: {"buf": b"", "frames": [], "connected": False})
 
     def pump(until, stop):
         while time.perf_counter() < until and not stop():
-            for key, _ in sel.select(0.05):
-                st = key.data
-                try:
-                    d = key.fileobj.recv(65536)
-                except BlockingIOError:
-                    continue
-                now = time.perf_counter()
+            for st, d, now in ready_reads(sel):
                 st["buf"] += d
                 while True:
                     k = st["buf"].find(b"data: ")
@@ -1016,26 +1114,13 @@ def rest_fanout_rows(t, scc, scvm, work, subs):
     q.recv(4096)
     q.close()
     t_create = time.perf_counter()
-    sel = selectors.DefaultSelector()
-    socks = []
-    for _ in range(subs):
-        c = socket.create_connection(("127.0.0.1", port))
-        c.sendall(b"GET /api/v1/sessions/00000000000000000000000001/events HTTP/1.1\r\nHost: x\r\n\r\n")
-        c.setblocking(False)
-        st = {"buf": b"", "ids": [], "at": []}
-        sel.register(c, selectors.EVENT_READ, st)
-        socks.append((c, st))
+    sel, socks = subscribe(port, b"GET /api/v1/sessions/00000000000000000000000001/events HTTP/1.1\r\nHost: x\r\n\r\n",
+                           subs, lambda: {"buf": b"", "ids": [], "at": []})
     t_joined = time.perf_counter()
     want = 104                  # queued, running, the user input, 100 texts, completed
     end = time.perf_counter() + 60
     while time.perf_counter() < end and not all(len(st["ids"]) >= want for _, st in socks):
-        for key, _ in sel.select(0.05):
-            st = key.data
-            try:
-                d = key.fileobj.recv(65536)
-            except BlockingIOError:
-                continue
-            now = time.perf_counter()
+        for st, d, now in ready_reads(sel):
             st["buf"] += d
             while True:
                 k = st["buf"].find(b"id: ")

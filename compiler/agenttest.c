@@ -77,38 +77,35 @@ const YNode *at_req(At *t, const YNode *map, const char *key, const char *what)
     return v;
 }
 
-const YNode *at_str(At *t, const YNode *map, const char *key, bool required, const char *what)
+/* The value at key of map (required: an error when it is missing) when it
+** is of the kind is() accepts; else an error naming want, and NULL. */
+static const YNode *at_kind(At *t, const YNode *map, const char *key, bool required, const char *what,
+                            bool (*is)(const YNode *), const char *want)
 {
     const YNode *v = required ? at_req(t, map, key, what) : at_is_map(map) ? ymap_get(map, key) : NULL;
-    if (v && !at_is_str(v)) {
-        at_err(t, v, "'%s' in %s must be a string, not %s", key, what, ykind_name(v));
+    if (v && !is(v)) {
+        at_err(t, v, "'%s' in %s must be %s, not %s", key, what, want, ykind_name(v));
         return NULL;
     }
     return v;
 }
 
+const YNode *at_str(At *t, const YNode *map, const char *key, bool required, const char *what)
+{
+    return at_kind(t, map, key, required, what, at_is_str, "a string");
+}
+
 const YNode *at_bool(At *t, const YNode *map, const char *key, const char *what)
 {
-    const YNode *v = at_is_map(map) ? ymap_get(map, key) : NULL;
-    if (v && !at_is_bool(v)) {
-        at_err(t, v, "'%s' in %s must be true or false, not %s", key, what, ykind_name(v));
-        return NULL;
-    }
-    return v;
+    return at_kind(t, map, key, false, what, at_is_bool, "true or false");
 }
 
 const YNode *at_int(At *t, const YNode *map, const char *key, bool required, int64_t lo, int64_t hi,
                     const char *what)
 {
-    const YNode *v = required ? at_req(t, map, key, what) : at_is_map(map) ? ymap_get(map, key) : NULL;
-    if (!v)
-        return NULL;
-    if (!at_is_int(v)) {
-        at_err(t, v, "'%s' in %s must be an integer, not %s", key, what, ykind_name(v));
-        return NULL;
-    }
-    int64_t i = yint(v);
-    if (i < lo || i > hi) {
+    const YNode *v = at_kind(t, map, key, required, what, at_is_int, "an integer");
+    int64_t i = v ? yint(v) : 0;
+    if (v && (i < lo || i > hi)) {
         at_err(t, v, "'%s' in %s must be %" PRId64 "..%" PRId64 ", not %" PRId64, key, what, lo, hi, i);
         return NULL;
     }
@@ -117,15 +114,9 @@ const YNode *at_int(At *t, const YNode *map, const char *key, bool required, int
 
 const YNode *at_num(At *t, const YNode *map, const char *key, double lo, double hi, const char *what)
 {
-    const YNode *v = at_is_map(map) ? ymap_get(map, key) : NULL;
-    if (!v)
-        return NULL;
-    if (!at_is_num(v)) {
-        at_err(t, v, "'%s' in %s must be a number, not %s", key, what, ykind_name(v));
-        return NULL;
-    }
-    double f = yfloat(v);
-    if (!(f >= lo && f <= hi)) {
+    const YNode *v = at_kind(t, map, key, false, what, at_is_num, "a number");
+    double f = v ? yfloat(v) : 0;
+    if (v && !(f >= lo && f <= hi)) {
         at_err(t, v, "'%s' in %s must be %g..%g, not %s", key, what, lo, hi, v->u.s);
         return NULL;
     }
@@ -134,13 +125,9 @@ const YNode *at_num(At *t, const YNode *map, const char *key, double lo, double 
 
 const YNode *at_strs(At *t, const YNode *map, const char *key, bool required, uint32_t min_n, const char *what)
 {
-    const YNode *v = required ? at_req(t, map, key, what) : at_is_map(map) ? ymap_get(map, key) : NULL;
+    const YNode *v = at_kind(t, map, key, required, what, at_is_seq, "a list of strings");
     if (!v)
         return NULL;
-    if (!at_is_seq(v)) {
-        at_err(t, v, "'%s' in %s must be a list of strings, not %s", key, what, ykind_name(v));
-        return NULL;
-    }
     bool ok = true;
     for (uint32_t i = 0; i < v->n; i++) {
         if (!at_is_str(&v->u.items[i])) {
@@ -158,12 +145,7 @@ const YNode *at_strs(At *t, const YNode *map, const char *key, bool required, ui
 
 const YNode *at_map(At *t, const YNode *map, const char *key, bool required, const char *what)
 {
-    const YNode *v = required ? at_req(t, map, key, what) : at_is_map(map) ? ymap_get(map, key) : NULL;
-    if (v && !at_is_map(v)) {
-        at_err(t, v, "'%s' in %s must be a mapping, not %s", key, what, ykind_name(v));
-        return NULL;
-    }
-    return v;
+    return at_kind(t, map, key, required, what, at_is_map, "a mapping");
 }
 
 bool at_enum(At *t, const YNode *s, const char *what, const char *const *vals)

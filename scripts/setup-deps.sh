@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
 pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second terminal emulator
 pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
+pkgs+=(nginx-light) # bench/run.py: serve llm against nginx serving the same bytes (issue 35 item 2); not left running as a service (below)
 pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
 pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
@@ -40,4 +41,22 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 echo "setup-deps: installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# nginx is a program the benchmark starts on a port of its own, never a
+# service: while it installs, a policy-rc.d (if there is none) keeps
+# invoke-rc.d and deb-systemd-invoke from starting it on port 80, and a
+# systemd machine does not start it at boot either.
+nginx_new=false
+policy_ours=false
+case " ${missing[*]} " in *" nginx-light "*) nginx_new=true ;; esac
+if $nginx_new && [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+  $sudo chmod 755 /usr/sbin/policy-rc.d
+  policy_ours=true
+fi
+status=0
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" || status=$?
+$policy_ours && $sudo rm -f /usr/sbin/policy-rc.d
+if $nginx_new && command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+  $sudo systemctl disable --now nginx >/dev/null 2>&1 || true
+fi
+exit $status

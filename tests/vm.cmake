@@ -172,8 +172,10 @@ set_tests_properties(cli.options PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 # (servers started, asked and stopped; nothing written into the sources).
 add_test(NAME docs.readme
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/readme_run.py ${PROJECT_SOURCE_DIR}
-                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme)
-set_tests_properties(docs.readme PROPERTIES LABELS "docs;pty;server" TIMEOUT 600 RUN_SERIAL TRUE)
+                 $<TARGET_FILE_DIR:scvm> ${CMAKE_CURRENT_BINARY_DIR}/docs-readme
+                 ${CMAKE_CURRENT_BINARY_DIR}/agents-npm/node_modules)
+set_tests_properties(docs.readme PROPERTIES FIXTURES_REQUIRED agents_npm LABELS "docs;pty;server;agents" TIMEOUT 600
+                     RUN_SERIAL TRUE)
 
 # docs/tutorial.md, every block run in one bash session as a reader runs it,
 # its outputs compared; Claude Code from agents.npm_ci (tests/agents.cmake),
@@ -257,3 +259,10 @@ set_tests_properties(cli.shard_timings PROPERTIES LABELS "unit" TIMEOUT 120)
 add_test(NAME cli.progress COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/progress.py
          $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-progress)
 set_tests_properties(cli.progress PROPERTIES LABELS "pty" TIMEOUT 300)
+
+# scvm's runners take sources and folders: compiled in memory, cached
+# (tests/cli/sources.py; docs/scvm.md, "Sources, not only compiled files").
+add_test(NAME cli.sources
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/sources.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR}/stdlib-scenarios ${CMAKE_CURRENT_BINARY_DIR}/cli-sources)
+set_tests_properties(cli.sources PROPERTIES LABELS "unit" TIMEOUT 300)

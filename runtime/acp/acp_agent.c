@@ -27,6 +27,7 @@
 #include "common/sc_alloc.h"
 #include "common/textdiff.h"
 #include "formats/bc.h"
+#include "runtime/bc_cjson.h"
 #include "runtime/llm/llm_toolres.h"
 #include "runtime/rt_clock.h"
 #include "runtime/scn_assert.h"
@@ -284,16 +285,6 @@ static void check_skip(Srv *s, const Sess *ss, uint32_t line, const char *what)
 
 /* ---- program values ---- */
 
-static cJSON *val_json(const BcProgram *p, uint32_t k)
-{
-    Buf b;
-    buf_init(&b);
-    bc_val_json(p, k, &b);
-    cJSON *j = b.oom ? NULL : cJSON_ParseWithLength((const char *)b.data, b.len);
-    buf_fini(&b);
-    return j;
-}
-
 static const cJSON *jget(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -316,7 +307,7 @@ static int64_t jint(const cJSON *v, int64_t lo, int64_t hi, int64_t dflt)
 /* The program's resolved acp section (or NULL), owned by the caller. */
 static cJSON *acp_config(const BcProgram *p)
 {
-    cJSON *cfg = val_json(p, p->meta.config);
+    cJSON *cfg = bc_val_cjson(p, p->meta.config);
     cJSON *a = cfg ? cJSON_DetachItemFromObjectCaseSensitive(cfg, "acp") : NULL;
     cJSON_Delete(cfg);
     return a;
@@ -334,7 +325,7 @@ static int32_t first_op(const BcProgram *p, uint8_t op)
 static cJSON *session_start(const BcProgram *p)
 {
     int32_t i = first_op(p, OP_SESSION_START);
-    return i < 0 ? NULL : val_json(p, p->insn[i].a[0]);
+    return i < 0 ? NULL : bc_val_cjson(p, p->insn[i].a[0]);
 }
 
 /* ---- tools ---- */
@@ -527,7 +518,7 @@ static void chunk(Srv *s, Sess *ss, const char *kind, cJSON *b)
     cJSON *u = upd(kind);
     cJSON_AddItemToObject(u, "content", b);
     if (ss->resp_meta != UINT32_MAX) {
-        cJSON *m = val_json(ss->p, ss->resp_meta);
+        cJSON *m = bc_val_cjson(ss->p, ss->resp_meta);
         if (cJSON_IsObject(m))
             cJSON_AddItemToObject(u, "_meta", m);
         else
@@ -577,7 +568,7 @@ static void play_text(Srv *s, Sess *ss, const BcInsn *in, const char *kind)
 {
     const BcProgram *p = ss->p;
     if (in->op == OP_ASSISTANT && p->insn && in->a[1] < p->n_val) {
-        cJSON *b = val_json(p, in->a[1]);
+        cJSON *b = bc_val_cjson(p, in->a[1]);
         if (cJSON_IsObject(b)) {
             char why[512] = "";
             cJSON *blk = acp_block(s, ss, b, why, sizeof why);
@@ -598,7 +589,7 @@ static void play_text(Srv *s, Sess *ss, const BcInsn *in, const char *kind)
 /* The user's input op as user_message_chunk updates (history replay). */
 static void play_user(Srv *s, Sess *ss, const BcInsn *in)
 {
-    cJSON *v = val_json(ss->p, in->a[2]);
+    cJSON *v = bc_val_cjson(ss->p, in->a[2]);
     if (cJSON_IsArray(v)) {
         const cJSON *b;
         cJSON_ArrayForEach(b, v)
@@ -633,7 +624,7 @@ static void show_edit(Srv *s, Sess *ss, const BcInsn *in)
 static void show_plan(Srv *s, Sess *ss, const BcInsn *in)
 {
     cJSON *u = upd("plan");
-    cJSON *e = val_json(ss->p, in->a[1]);
+    cJSON *e = bc_val_cjson(ss->p, in->a[1]);
     cJSON_AddItemToObject(u, "entries", e ? e : cJSON_CreateArray());
     update(s, ss, u);
 }
@@ -693,8 +684,8 @@ static void tool_begin(Sess *ss, const BcInsn *in)
     tool_close(ss);
     ss->tool_open = true;
     snprintf(ss->tool_name, sizeof ss->tool_name, "%s", p->str[in->a[0]].s);
-    ss->tool_args = val_json(p, in->a[1]);
-    cJSON *idj = val_json(p, in->a[2]);
+    ss->tool_args = bc_val_cjson(p, in->a[1]);
+    cJSON *idj = bc_val_cjson(p, in->a[2]);
     if (cJSON_IsString(idj))
         snprintf(ss->tool_id, sizeof ss->tool_id, "%s", idj->valuestring);
     else
@@ -743,7 +734,7 @@ static void tool_result(Srv *s, Sess *ss, const BcInsn *in)
     cJSON *u = upd("tool_call_update");
     cJSON_AddStringToObject(u, "toolCallId", ss->tool_id);
     cJSON_AddStringToObject(u, "status", result_status(p->str[in->a[1]].s));
-    cJSON *out = val_json(p, in->a[2]);
+    cJSON *out = bc_val_cjson(p, in->a[2]);
     if (cJSON_IsString(out))
         buf_puts(&ss->tool_text, out->valuestring);
     if (ss->tool_text.len)
@@ -863,7 +854,7 @@ static cJSON *prompt_answer(Srv *s, Sess *ss)
     cJSON *r = cJSON_CreateObject();
     cJSON *exp = NULL;
     if (ss->ui != UINT32_MAX) {
-        cJSON *x = val_json(ss->p, ss->p->insn[ss->ui].a[3]);
+        cJSON *x = bc_val_cjson(ss->p, ss->p->insn[ss->ui].a[3]);
         exp = cJSON_DetachItemFromObjectCaseSensitive(x, "expectedResponse");
         cJSON_Delete(x);
     }
@@ -1215,7 +1206,7 @@ static int op_file_reads(void *ctx, const BcProgram *p, const BcInsn *in)
     AcpPlay *c = ctx;
     Srv *s = c->s;
     Sess *ss = c->ss;
-    cJSON *files = val_json(p, in->a[0]);
+    cJSON *files = bc_val_cjson(p, in->a[0]);
     int n = cJSON_GetArraySize(files);
     if (!s->cl_read) {
         if (ss->sub == 0)
@@ -1243,7 +1234,7 @@ static int op_permission(void *ctx, const BcProgram *p, const BcInsn *in)
     AcpPlay *c = ctx;
     Srv *s = c->s;
     Sess *ss = c->ss;
-    cJSON *k = val_json(p, in->a[0]);
+    cJSON *k = bc_val_cjson(p, in->a[0]);
     cJSON *rp = sess_params(ss);
     cJSON *tc = cJSON_CreateObject();
     const cJSON *stc = jget(k, "toolCall");
@@ -1513,7 +1504,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
             }
             switch (st) {
             case ST_READ: {
-                cJSON *files = val_json(p, in->a[0]);
+                cJSON *files = bc_val_cjson(p, in->a[0]);
                 const cJSON *f = cJSON_GetArrayItem(files, (int)ss->sub);
                 const char *path = jstr(f, "path"), *want = jstr(f, "expectedContent");
                 const char *got = jstr(res, "content");
@@ -1587,7 +1578,7 @@ static void play(Srv *s, Sess *ss, uint64_t *wake)
                 break;
             }
             case ST_PERM: {
-                cJSON *k = val_json(p, in->a[0]);
+                cJSON *k = bc_val_cjson(p, in->a[0]);
                 const char *outcome = jstr(jget(res, "outcome"), "outcome"), *opt = jstr(jget(res, "outcome"), "optionId");
                 /* what the script expects: decision, or granted: the first allow_once / reject_once */
                 const char *w_out = NULL, *w_opt = NULL;
@@ -1877,7 +1868,7 @@ static void on_initialize(Srv *s, const cJSON *id, const cJSON *params)
         cJSON_Delete(a);
         int32_t k = first_op(p, OP_INITIALIZE);
         if (k >= 0) {
-            cJSON *v = val_json(p, p->insn[k].a[0]);
+            cJSON *v = bc_val_cjson(p, p->insn[k].a[0]);
             /* the client's request against the scripted one */
             const cJSON *req = jget(v, "request");
             char where[512] = "";
@@ -2035,7 +2026,7 @@ static cJSON *script_meta(const Sess *ss)
         for (uint32_t i = ss->tt.start[k]; i < ss->tt.start[k + 1]; i++) {
             const BcInsn *in = &p->insn[i];
             if (in->op == OP_USER_INPUT && !prompt)
-                prompt = val_json(p, in->a[2]);
+                prompt = bc_val_cjson(p, in->a[2]);
             else if (in->op == OP_SET_MODE)
                 cJSON_AddItemToArray(modes, cJSON_CreateString(p->str[in->a[0]].s));
             else if (in->op == OP_SET_MODEL)
@@ -2072,7 +2063,7 @@ static void send_commands(Srv *s, Sess *ss)
         const BcInsn *in = &p->insn[i];
         if (in->op != OP_TOOL_START || strcasecmp(p->str[in->a[0]].s, "slashCommand") != 0)
             continue;
-        cJSON *args = val_json(p, in->a[1]);
+        cJSON *args = bc_val_cjson(p, in->a[1]);
         const char *c = jstr(args, "command");
         if (c) {
             c += *c == '/';

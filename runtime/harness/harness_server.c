@@ -43,6 +43,11 @@ struct HarnessServer {
     uint64_t t_wall0, t_script0;
     char tool_id[128];
     unsigned n_tools;           /* generated tool ids */
+    /* the text block being streamed: consecutive plain assistant chunks,
+    ** sent as one `text` event when the block stops (the harness's
+    ** OnText(completeText) on ContentBlockStopEvent) */
+    Buf block;
+    bool in_block;
     HarnessCounts c;
 };
 
@@ -157,8 +162,28 @@ static uint64_t now_t(const HarnessServer *h)
     return h->pc > h->tt.start[h->next_turn - 1] ? h->p->insn[h->pc - 1].t : h->t_script0;
 }
 
+/* The text block stops: its one `text` event, with all its chunks. */
+static void block_stop(HarnessServer *h, uint64_t t)
+{
+    if (!h->in_block)
+        return;
+    h->in_block = false;
+    buf_putc(&h->block, 0);
+    if (!h->block.oom && h->block.len > 1) {
+        Ev e = { .type = "text", .content = (const char *)h->block.data, .is_error = -1 };
+        emit(h, &e, t);
+    }
+    buf_reset(&h->block);
+}
+
 static void turn_end(HarnessServer *h, const char *error, uint64_t t)
 {
+    /* a cancelled or failed turn's block never stopped: the harness sends
+    ** no text for it; a turn that ends well stops it */
+    if (error)
+        h->in_block = false, buf_reset(&h->block);
+    else
+        block_stop(h, t);
     status(h, error ? "error" : "idle", error, t);
     h->running = false;
 }
@@ -178,6 +203,13 @@ static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
 
 static int op_assistant(void *ctx, const BcProgram *p, const BcInsn *in)
 {
+    HarnessServer *h = ctx;
+    if (bc_val(p, in->a[1]).tag == BC_V_NULL) {     /* plain text: a delta of the block */
+        buf_put(&h->block, p->str[in->a[0]].s, p->str[in->a[0]].len);
+        h->in_block = true;
+        return 0;
+    }
+    block_stop(h, in->t);       /* a rich block is a block of its own */
     if (p->str[in->a[0]].len) {
         Ev e = { .type = "text", .content = p->str[in->a[0]].s, .is_error = -1 };
         emit(ctx, &e, in->t);
@@ -298,6 +330,11 @@ static uint64_t play(HarnessServer *h, uint64_t now)
             due += rt_clock_scale(in->t - h->t_script0, h->o.speed);
         if (due > now)
             return due;
+        /* what ends a text block: the next content (reasoning, a tool
+        ** call or result, an edit, a rich block) or the response's end */
+        if (h->in_block && in->op != OP_ASSISTANT && (in->op == OP_LLM_END || in->op == OP_END ||
+                                                      (harness_player.op[in->op].fn != NULL && in->op != OP_LLM_ERROR)))
+            block_stop(h, in->t);
         if (player_op(&harness_player, h, p, in) == HS_STOP)
             return UINT64_MAX;
         h->pc++;
@@ -463,6 +500,7 @@ HarnessServer *harness_server_new(const Suite *s, const HarnessOpts *o, int *err
         *err = ENOMEM;
         return NULL;
     }
+    buf_init(&h->block);
     h->suite = s;
     h->o = *o;      /* o->only (NULL: every entry) is what the prompts choose among */
     h->log = o->log ? o->log : stderr;
@@ -489,6 +527,7 @@ void harness_server_free(HarnessServer *h)
     http_server_free(h->http);
     scn_turns_fini(&h->tt);
     sc_free(h->subs);
+    buf_fini(&h->block);
     sc_free(h);
 }
 

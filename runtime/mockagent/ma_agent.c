@@ -253,7 +253,7 @@ static int tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
         fflush(a->o.out);
         cJSON_free(shown);
     }
-    MaEnv env = { .root = a->o.root, .timeout_ms = a->o.timeout_ms };
+    MaEnv env = { .root = a->real_root, .timeout_ms = a->o.timeout_ms };   /* absolute: a tool that runs a program in the folder passes it paths below it */
     ma_tool_result_init(&a->res);
     int rc = ma_tool_exec(&env, name, args, &a->res);
     cJSON_Delete(args);

@@ -21,6 +21,7 @@
 #include "common/logline.h"
 #include "common/sc_alloc.h"
 #include "formats/bc.h"
+#include "runtime/bc_cjson.h"
 #include "runtime/http/http_json.h"
 #include "runtime/http/http_server.h"
 #include "runtime/rt_clock.h"
@@ -118,16 +119,6 @@ static void iso_ts(const RestServer *r, uint64_t t, char *out, size_t cap)
 }
 
 /* ---- a session's events ---- */
-
-static cJSON *val_json(const BcProgram *p, uint32_t k)
-{
-    Buf b;
-    buf_init(&b);
-    bc_val_json(p, k, &b);
-    cJSON *j = b.oom ? NULL : cJSON_ParseWithLength((const char *)b.data, b.len);
-    buf_fini(&b);
-    return j;
-}
 
 static int ev_add(RestServer *r, Sess *s, cJSON *j, uint64_t due, uint64_t t, const char *status)
 {
@@ -229,7 +220,7 @@ static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
         snprintf(c->exec_id, sizeof c->exec_id, "tool_exec_%u", ++c->n_exec);
     cJSON *j = c->j = ev_new("tool_use");
     cJSON_AddStringToObject(j, "tool_name", c->tool);
-    cJSON *args = val_json(p, in->a[1]);
+    cJSON *args = bc_val_cjson(p, in->a[1]);
     cJSON_AddItemToObject(j, "tool_args", args ? args : cJSON_CreateObject());
     cJSON_AddStringToObject(j, "tool_execution_id", c->exec_id);
     cJSON_AddStringToObject(j, "status", "started");
@@ -287,7 +278,7 @@ static int op_plan_update(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     Render *c = ctx;
     c->j = ev_new("plan");
-    cJSON_AddItemToObject(c->j, "entries", val_json(p, in->a[1]));
+    cJSON_AddItemToObject(c->j, "entries", bc_val_cjson(p, in->a[1]));
     return 0;
 }
 
@@ -302,7 +293,7 @@ static int op_user_input(void *ctx, const BcProgram *p, const BcInsn *in)
 static int op_permission(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     Render *c = ctx;
-    cJSON *k = val_json(p, in->a[0]);
+    cJSON *k = bc_val_cjson(p, in->a[0]);
     c->j = ev_new("permission_request");
     cJSON_AddItemToObject(c->j, "request", k ? k : cJSON_CreateObject());
     return 0;
@@ -312,7 +303,7 @@ static int op_file_reads(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     Render *c = ctx;
     c->j = ev_new("file_reads");
-    cJSON_AddItemToObject(c->j, "files", val_json(p, in->a[0]));
+    cJSON_AddItemToObject(c->j, "files", bc_val_cjson(p, in->a[0]));
     return 0;
 }
 

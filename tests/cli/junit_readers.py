@@ -70,6 +70,17 @@ check(p.returncode == 0 and files and all(f.startswith(prefix) and os.path.exist
       "--source-dir: file from the repository's root (%s...): %s" % (prefix, files[:2]))
 check(not any(c.system_out for c in cases), "the simulation writes no <system-out>")
 
+# a folder of sources run directly (scvm compiles them): file is each
+# source's path from the repository's root, no option needed
+src_xml = os.path.join(work, "sources.xml")
+p = subprocess.run([scvm, "run", "--allow-skipped", "--junit", src_xml, "-o", os.devnull, stdlib],
+                   capture_output=True, text=True, env=dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache")))
+cases = [c for suite in JUnitXml.fromfile(src_xml) for c in suite] if os.path.exists(src_xml) else []
+files = [c._elem.get("file") for c in cases]
+check(p.returncode == 0 and files and all(f.startswith(prefix) and f.endswith(".yaml") and
+                                          os.path.exists(os.path.join(top or "/", f)) for f in files),
+      "sources run directly: file from the repository's root (%s...): %s %s" % (prefix, files[:2], p.stderr[-300:]))
+
 # <system-out> on the PTY target: the transcript's tail and a failure's diff
 scn = os.path.join(work, "shot.yaml")
 with open(scn, "w") as f:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""readme_run.py ROOT BIN WORK - the README's "Using it" block, run as
+"""readme_run.py ROOT BIN WORK NODE_MODULES - the README's "Using it" block, run as
 written in a fresh folder beside a copy of the sources it names
 (stdlib-scenarios/, tests/mockagent/), with build/bin/ the build's
 programs.  Every line must exit 0; a server line must say where it
@@ -8,9 +8,10 @@ listens, answer (GET /health for serve llm, the harness's and REST API's
 own endpoints), and stop on SIGTERM (serve llm, asked nothing, with its
 documented INCOMPLETE, exit 1); serve acp, given no client, ends.  The
 copied sources must be byte for byte as before: the README writes nothing
-into them.  Skipped, and said so: the first line (the build this test
-runs in) and the real agent's last line (agents.claude_code plays
-docs/real-agents.md's own).  Exit 0 or 1."""
+into them.  The real agent's line runs Claude Code as the suite installs
+it (agents.npm_ci: NODE_MODULES), found as `claude` on PATH as a user's
+install would be.  Skipped, and said so: the first line (the build this
+test runs in).  Exit 0 or 1."""
 import hashlib
 import os
 import re
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import urllib.request
 
-root, bindir, work = map(os.path.abspath, sys.argv[1:4])
+root, bindir, work, node_modules = map(os.path.abspath, sys.argv[1:5])
 fails = []
 
 
@@ -53,11 +54,17 @@ def tree_hash(d):
 
 
 before = {d: tree_hash(os.path.join(work, d)) for d in ("stdlib-scenarios", "tests")}
-env = dict(os.environ, NO_COLOR="1")
+# Claude Code on PATH as `claude`, as its npm install puts it there
+agent_bin = os.path.join(work, "agent-bin")
+os.makedirs(agent_bin)
+os.symlink(os.path.join(node_modules, "@anthropic-ai", "claude-code-linux-" +
+                        {"x86_64": "x64", "aarch64": "arm64"}.get(os.uname().machine, "x64"), "claude"),
+           os.path.join(agent_bin, "claude"))
+env = dict(os.environ, NO_COLOR="1", PATH=agent_bin + ":" + os.environ.get("PATH", "/usr/bin:/bin"))
 ran = 0
 for line in lines:
     cmd = line.split("  #")[0].strip()
-    if cmd.startswith("cmake ") or " -t agent " in cmd:
+    if cmd.startswith("cmake "):
         print("skip " + cmd)
         continue
     ran += 1

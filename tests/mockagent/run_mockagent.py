@@ -78,6 +78,17 @@ def pass_():
     assert (st2, out2, err2) == (st, out, err), 'a second run differs'
 
 
+@case('relative_cwd')
+def relative_cwd():
+    """--cwd as a relative path (the README's form): sed and runCmd's cwd
+    work below it."""
+    os.makedirs(os.path.join(WORK, 'rel'), exist_ok=True)
+    st, out, err = agent(['--speed', '0', '--cwd', 'rel', scb('relative_cwd')], cwd=WORK)
+    assert st == 0 and err == 'scvm agent: 3 tools, 0 edits, 4 checks: 4 passed, 0 failed\n', \
+        'exit %d\n%s\n%s' % (st, out, err)
+    assert read(os.path.join(WORK, 'rel', 'src', 'a.py')) == 'x = 2\n'
+
+
 def ws2():
     w = os.path.join(WORK, 'w2')
     os.makedirs(w, exist_ok=True)

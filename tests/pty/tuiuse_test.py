@@ -536,16 +536,22 @@ def run_policy_file_and_flags(d):
 
 @case
 def data_model_exit_for_a_scenario_that_does_not_parse(d):
-    """--data-model-exit: 7 (E_TERMINAL_PARSE) for a scenario that does not parse, 10 for one not there."""
+    """--data-model-exit: 7 (E_TERMINAL_PARSE) for a scenario that does not
+    parse (a source with errors, a broken .scb), 10 for one not there; a
+    source that compiles plays (scvm compiles it: docs/scvm.md)."""
     with open(os.path.join(d, 'source.json'), 'w') as f:
         json.dump(scenario('src', '/bin/cat', [], [step('text', {'text': 'x'})]), f)
+    with open(os.path.join(d, 'broken.json'), 'w') as f:
+        f.write('{"scenario_version": 1, "run": ')
     with open(os.path.join(d, 'junk.scb'), 'wb') as f:
         f.write(b'\x19\x93\r\n\x1a\n' + b'\0' * 64)
-    for name in ('source.json', 'junk.scb'):
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', 'source.json'], d)
+    assert st == 0, ('source.json', st, err)
+    for name, msg, own in (('broken.json', 'error', 1), ('junk.scb', 'rejected', 4)):
         st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', name], d)
-        assert st == 7 and 'rejected' in err, (name, st, err)
+        assert st == 7 and msg in err, (name, st, err)
         st, out, err = run([SCVM, 'run', '-t', 'pty', name], d)
-        assert st == 4, (name, st)       # scvm's own table without the option
+        assert st == own, (name, st)       # scvm's own table without the option
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', 'missing.scb'], d)
     assert st == 10 and 'cannot read' in err, (st, err)
 

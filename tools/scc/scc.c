@@ -41,6 +41,7 @@
 #include "formats/version.h"
 #include "compiler/compile.h"
 #include "compiler/format_man.h"
+#include "compiler/sources.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
 #include "compiler/warnings.h"
@@ -702,229 +703,6 @@ static char *with_suffix(const char *p, const char *suffix)
     return c;
 }
 
-/* Paths: a file, or every scenario file below a directory (sorted,
-** dot-entries and symbolic links to directories skipped). */
-typedef struct PathList {
-    char **v;
-    size_t n, cap;
-} PathList;
-
-static bool paths_add(PathList *l, const char *p)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **v = sc_realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        l->v = v;
-        l->cap = cap;
-    }
-    size_t n = strlen(p);
-    char *c = sc_malloc(n + 1);
-    if (!c)
-        return false;
-    memcpy(c, p, n + 1);
-    l->v[l->n++] = c;
-    return true;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool scenario_ext(const char *name)
-{
-    size_t n = strlen(name);
-    return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) || (n > 4 && strcmp(name + n - 4, ".yml") == 0) ||
-           (n > 5 && strcmp(name + n - 5, ".json") == 0) || (n > 6 && strcmp(name + n - 6, ".jsonl") == 0);
-}
-
-/* Is rel (a path below a DIR input) excluded by a pattern of --exclude or
-** the DIR's .sccignore?  As in .gitignore: a pattern with a '/' (a leading
-** one included) matches the path from the DIR (fnmatch, FNM_PATHNAME), one
-** without matches the name at any depth; a trailing '/' matches only
-** folders, and an excluded folder is not walked.  docs/check.md, "Which
-** files". */
-static bool excluded(const char *rel, bool is_dir, const char *const *pat, size_t n)
-{
-    const char *base = strrchr(rel, '/');
-    base = base ? base + 1 : rel;
-    for (size_t k = 0; k < n; k++) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s", pat[k][0] == '/' ? pat[k] + 1 : pat[k]);
-        size_t len = strlen(p);
-        bool dir_only = len && p[len - 1] == '/';
-        if (dir_only)
-            p[--len] = 0;
-        if (!len || (dir_only && !is_dir))
-            continue;
-        bool anchored = pat[k][0] == '/' || strchr(p, '/');
-        if (anchored ? fnmatch(p, rel, FNM_PATHNAME) == 0 : fnmatch(p, base, 0) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* Walks dir (rel: its path below the input, "" at the top), adding the
-** scenario files below it in sorted order, skipping dot-entries, symbolic
-** links to folders and what the patterns exclude. */
-static int walk_dir(PathList *out, const char *dir, const char *rel, int depth, const char *const *pat, size_t n_pat)
-{
-    if (depth > 64)
-        return 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "scc: %s: %s\n", dir, strerror(errno));
-        return SC_IO;
-    }
-    PathList here = { 0 };
-    int status = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t dl = strlen(dir), n = dl + strlen(e->d_name) + 2;
-        const char *sep = dl && dir[dl - 1] == '/' ? "" : "/";      /* "DIR/" names DIR/x, not DIR//x */
-        char *p = sc_malloc(n);
-        if (!p || !paths_add(&here, (snprintf(p, n, "%s%s%s", dir, sep, e->d_name), p)))
-            status = SC_RUNTIME;
-        sc_free(p);
-    }
-    closedir(d);
-    if (here.n)
-        qsort(here.v, here.n, sizeof *here.v, cmp_str);
-    for (size_t i = 0; i < here.n; i++) {
-        struct stat st;
-        const char *name = strrchr(here.v[i], '/') + 1;
-        char r[PATH_MAX];
-        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", name);
-        if (lstat(here.v[i], &st) != 0 || excluded(r, S_ISDIR(st.st_mode), pat, n_pat)) {
-            sc_free(here.v[i]);
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            int s = walk_dir(out, here.v[i], r, depth + 1, pat, n_pat);
-            if (s > status)
-                status = s;
-        } else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && scenario_ext(here.v[i])) {
-            if (!paths_add(out, here.v[i]))
-                status = SC_RUNTIME;
-        }
-        sc_free(here.v[i]);
-    }
-    sc_free(here.v);
-    return status;
-}
-
-/* DIR/.sccignore's patterns (a glob per line; blank lines and '#' lines
-** skipped) appended to *pat.  0, or a status (printed). */
-static int read_sccignore(const char *dir, const char ***pat, size_t *n, char **keep)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/.sccignore", dir);
-    char *text = NULL;
-    size_t len = 0;
-    int e = file_read_all(path, 1 << 20, &text, &len);
-    if (e == ENOENT)
-        return 0;
-    if (e) {
-        fprintf(stderr, "scc: %s: %s\n", path, strerror(e));
-        return SC_IO;
-    }
-    *keep = text;
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        size_t l = strlen(line);
-        while (l && (line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t'))
-            line[--l] = 0;
-        if (!l || line[0] == '#')
-            continue;
-        const char **np = sc_realloc(*pat, (*n + 1) * sizeof *np);
-        if (!np)
-            return SC_RUNTIME;
-        *pat = np;
-        (*pat)[(*n)++] = line;
-    }
-    return 0;
-}
-
-/* What a file found below a DIR input is when it is certainly data, not a
-** scenario (docs/check.md, "Which files"): a CI workflow, a Compose file,
-** package.json, a JSON Schema, tui-use's other documents...; NULL when it
-** may be a scenario (then it is compiled, and an error says what is wrong).
-** name_line, name_col: where its top-level "name" key is (1:1 if none). */
-static const char *data_file(const char *path, unsigned *name_line, unsigned *name_col)
-{
-    static const struct {
-        const char *k1, *k2, *k3, *what;
-    } SHAPES[] = {
-        { "$schema", NULL, NULL, "a JSON Schema" },
-        { "width", "height", NULL, "a Terminal-Config (what a scenario's terminalRef names)" },
-        { "on", "jobs", NULL, "a GitHub Actions workflow" },
-        { "true", "jobs", NULL, "a GitHub Actions workflow" },
-        { "stages", NULL, NULL, "a GitLab CI configuration" },
-        { "services", NULL, NULL, "a Compose file" },
-        { "version", "dependencies", NULL, "a package.json" },
-        { "version", "devDependencies", NULL, "a package.json" },
-        { "version", "scripts", NULL, "a package.json" },
-        { "compilerOptions", NULL, NULL, "a tsconfig.json" },
-        { "apiVersion", "kind", NULL, "a Kubernetes manifest" },
-        { "openapi", NULL, NULL, "an OpenAPI description" },
-        { "swagger", NULL, NULL, "an OpenAPI description" },
-        { "repos", NULL, NULL, "a pre-commit configuration" },
-        { "updates", "version", NULL, "a Dependabot configuration" },
-        { "policy_version", NULL, NULL, "a tui-use Policy (a scenario's run.policy refers to it)" },
-        { "normalization_version", NULL, NULL, "a tui-use NormalizationRecord" },
-        { "replay_version", NULL, NULL, "a tui-use ReplaySummary" },
-        { "run_result_version", NULL, NULL, "a tui-use RunResult" },
-        { "snapshot_version", NULL, NULL, "a tui-use ScreenSnapshot" },
-    };
-    *name_line = *name_col = 1;
-    char *src = NULL;
-    size_t len = 0;
-    if (file_read_all(path, MAX_SOURCE, &src, &len) != 0)
-        return NULL;
-    const char *what = NULL;
-    size_t n = strlen(path);
-    if (n > 6 && strcmp(path + n - 6, ".jsonl") == 0) {
-        /* the first line says whose: Yao's cases have "id" or "input" (as
-        ** compile.c and yao_detect read them), the rest is data */
-        src[strcspn(src, "\n")] = 0;
-        if (strstr(src, "\"protocol_version\""))
-            what = "tui-use driver protocol messages (NDJSON)";
-        else if (!strstr(src, "\"id\"") && !strstr(src, "\"input\""))
-            what = "JSON Lines data (not Yao test cases)";
-        sc_free(src);
-        return what;
-    }
-    Arena *a = arena_new();
-    Diags d;
-    diags_init(&d);
-    YDoc doc;
-    if (a && yaml_parse(src, len, path, a, &d, &doc) && doc.root) {
-        const YNode *r = doc.root;
-        if (r->kind == YN_MAP && !ymap_get(r, "timeline") && !ymap_get(r, "steps") && !ymap_get(r, "run")) {
-            for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0] && !what; i++)
-                if (ymap_get(r, SHAPES[i].k1) && (!SHAPES[i].k2 || ymap_get(r, SHAPES[i].k2)))
-                    what = SHAPES[i].what;
-        } else if (r->kind == YN_SEQ && r->n && r->u.items[0].kind == YN_MAP && ymap_get(&r->u.items[0], "entry") &&
-                   ymap_get(&r->u.items[0], "id")) {
-            what = "pre-commit hook definitions";
-        }
-        for (uint32_t i = 0; r->kind == YN_MAP && i < r->n; i++)
-            if (yscalar_is(&r->u.pairs[i].key, "name")) {
-                *name_line = r->u.pairs[i].key.line;
-                *name_col = r->u.pairs[i].key.col;
-            }
-    }
-    diags_fini(&d);
-    arena_free(a);
-    sc_free(src);
-    return what;
-}
-
 static bool define(Opts *o, const char *def)
 {
     const char *why = NULL;
@@ -1061,7 +839,7 @@ static void strset_fini(StrSet *s)
 }
 
 /* --pack: every file into one pack at o->out. */
-static int build_pack(const PathList *files, const size_t *root, const Opts *o)
+static int build_pack(const SccPaths *files, const size_t *root, const Opts *o)
 {
     int status = SC_OK;
     PackWriter *w = pack_writer_new();
@@ -1498,7 +1276,7 @@ int main(int argc, char **argv)
         goto out;
     }
     status = SC_OK;
-    PathList files = { 0 };
+    SccPaths files = { 0 };
     size_t *root = sc_calloc((size_t)argc + 1, sizeof *root), n_root = 0;
     bool *walked = NULL;      /* found below a DIR input (not named) */
     for (size_t i = 0; i < n_in; i++) {
@@ -1511,15 +1289,24 @@ int main(int argc, char **argv)
             int s = pat ? 0 : SC_RUNTIME;
             if (pat)
                 memcpy(pat, o.excludes, o.n_excludes * sizeof *pat);
-            if (!s)
-                s = read_sccignore(inputs[i], &pat, &n_pat, &keep);
-            if (!s)
-                s = walk_dir(&files, inputs[i], "", 0, pat, n_pat);
+            char bad[PATH_MAX + 16];
+            int e = 0;
+            if (!s && (e = scc_read_ignore(inputs[i], &pat, &n_pat, &keep)) != 0)
+                snprintf(bad, sizeof bad, "%s/.sccignore", inputs[i]);
+            if (!s && !e)
+                e = scc_walk_sources(&files, inputs[i], pat, n_pat, bad, sizeof bad);
+            if (e == ENOMEM) {
+                fputs("scc: out of memory\n", stderr);
+                s = SC_RUNTIME;
+            } else if (e) {
+                fprintf(stderr, "scc: %s: %s\n", bad, strerror(e));
+                s = SC_IO;
+            }
             sc_free(pat);
             sc_free(keep);
             if (s > status)
                 status = s;
-        } else if (!paths_add(&files, inputs[i])) {
+        } else if (!scc_paths_add(&files, inputs[i])) {
             status = SC_RUNTIME;
         }
 
@@ -1560,16 +1347,19 @@ int main(int argc, char **argv)
         char *keep = NULL;
         if (pat) {
             memcpy(pat, o.excludes, o.n_excludes * sizeof *pat);
-            if (read_sccignore(".", &pat, &n_pat, &keep) != 0)
+            int e = scc_read_ignore(".", &pat, &n_pat, &keep);
+            if (e) {
+                fprintf(stderr, "scc: ./.sccignore: %s\n", strerror(e));
                 status = SC_IO;
+            }
         }
         for (size_t i = 0, j = 0, n = files.n; pat && i < n; i++) {
             const char *rel = strncmp(files.v[i], "./", 2) == 0 ? files.v[i] + 2 : files.v[i];
-            bool out = excluded(rel, false, pat, n_pat);
+            bool out = scc_excluded(rel, false, pat, n_pat);
             for (const char *sl = strchr(rel, '/'); sl && !out; sl = strchr(sl + 1, '/')) {
                 char dir[PATH_MAX];   /* a folder on its way, as the walk would meet it */
                 snprintf(dir, sizeof dir, "%.*s", (int)(sl - rel), rel);
-                out = excluded(dir, true, pat, n_pat);
+                out = scc_excluded(dir, true, pat, n_pat);
             }
             if (!walked[i] && out) {
                 sc_free(files.v[i]);
@@ -1588,7 +1378,7 @@ int main(int argc, char **argv)
     ** left out with a note; a named file is always compiled */
     for (size_t i = 0, j = 0, n = files.n; walked && i < n; i++) {
         unsigned nl, nc;
-        const char *what = walked[i] ? data_file(files.v[i], &nl, &nc) : NULL;
+        const char *what = walked[i] ? scc_data_file(files.v[i], MAX_SOURCE, &nl, &nc) : NULL;
         if (what) {
             if (o.diag_format == DF_TEXT)
                 fprintf(stderr, "scc: note: %s: skipped: %s, not a scenario\n", files.v[i], what);
@@ -1714,8 +1504,8 @@ int main(int argc, char **argv)
             if (strcmp(named[j].name, named[k].name) != 0)
                 continue;
             unsigned l1, c1, l2, c2;
-            data_file(named[j].path, &l1, &c1);
-            data_file(named[k].path, &l2, &c2);
+            scc_data_file(named[j].path, MAX_SOURCE, &l1, &c1);
+            scc_data_file(named[k].path, MAX_SOURCE, &l2, &c2);
             diag_add(&dup, DIAG_ERROR, named[k].path, l2, c2, NULL,
                      "a second scenario named '%s': packs and scvm tell scenarios apart by name (--pack refuses this)",
                      named[k].name);

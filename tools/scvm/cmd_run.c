@@ -751,11 +751,11 @@ int scvm_run(const Opts *o)
     int st = scvm_open(o, "run", &s, &sel, &n);
     /* --data-model-exit: the data model's statuses from the first
     ** refusal on, loading included.  A scenario that does not parse
-    ** (not a .scb or pack, or one that fails verification) is
-    ** E_TERMINAL_PARSE, 7: the data model's parse failure (docs/pty.md,
-    ** "Exit statuses"). */
+    ** (a source with errors, not a .scb or pack, or one that fails
+    ** verification) is E_TERMINAL_PARSE, 7: the data model's parse failure
+    ** (docs/pty.md, "Exit statuses"). */
     if (st && o->dm_exit && (strcmp(o->target, "pty") == 0 || strcmp(o->target, "agent") == 0))
-        return st == SC_REJECTED ? PTY_E_TERMINAL_PARSE : st == SC_IO ? PTY_E_IO
+        return st == SC_REJECTED || st == SC_FAILED ? PTY_E_TERMINAL_PARSE : st == SC_IO ? PTY_E_IO
                : st == SC_USAGE  ? PTY_E_CLI_INVALID_ARG : PTY_E_INTERNAL;
     if (st)
         return st;

@@ -300,8 +300,12 @@ int scvm_serve(const Opts *o)
     }
     int st = 0;
     SuiteErr e;
-    for (size_t i = 0; i < o->n_ops && !st; i++)
-        st = scvm_add(suite, o->ops[i], false, &e);
+    bool sources = true;      /* every input a source: the defines are resolved at load */
+    for (size_t i = 0; i < o->n_ops && !st; i++) {
+        bool src = scvm_is_source(o->ops[i]);
+        sources = sources && src;
+        st = src ? scvm_add_source(suite, o, o->ops[i], false, &e) : scvm_add(suite, o->ops[i], false, &e);
+    }
     if (!st && suite_count(suite) == 0) {
         fprintf(stderr, "scvm: serve %s: no scenarios in the inputs\n", o->server);
         st = SC_USAGE;
@@ -318,7 +322,7 @@ int scvm_serve(const Opts *o)
         uint32_t count = suite_count(suite);
         bool *allowed = sc_calloc(count ? count : 1, sizeof *allowed);
         st = allowed ? 0 : SC_RUNTIME;
-        if (!st && (o->n_defines || getenv("AH_SCENARIO_DEFINES")))
+        if (!st && !sources && (o->n_defines || getenv("AH_SCENARIO_DEFINES")))
             st = scvm_variants(o, suite, allowed);
         else
             for (uint32_t i = 0; i < count && allowed; i++)

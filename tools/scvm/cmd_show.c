@@ -57,7 +57,7 @@ int scvm_verify(const Opts *o)
             if (!o->json)
                 fprintf(stderr, "scvm: %s: out of memory\n", cli_display_name(path));
         } else {
-            st = scvm_add(s, path, o->json, &e);
+            st = scvm_add(s, path, o->json, &e);   /* compiled files: a source is checked with scc --check */
         }
         const Pack *p = st ? NULL : suite_pack(s);
         Buf b;

@@ -16,6 +16,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "compiler/sources.h"
 #include "runtime/pty/rt_pty.h"
 #include "runtime/rt_cancel.h"
 #include "runtime/rt_clock.h"
@@ -159,11 +160,27 @@ static const char *base_name(const char *p)
 ** run or whose assertions the simulation did not evaluate.  time is the
 ** wall time; the scheduled time (the last op's, at the run's speed) is the
 ** scheduled_time property. */
-static void junit_case_of(Buf *b, const Opts *o, const char *suite, const PackEntry *e, const Result *r)
+/* A source file compiled by scvm itself (srcload.c): its path from the
+** root of the git work tree it is in, else as given. */
+static const char *source_file(const char *input, char *out, size_t cap)
+{
+    char dir[PATH_MAX], top[PATH_MAX], real[PATH_MAX];
+    scvm_folder_of(input, dir, sizeof dir);
+    if (!realpath(input, real) || !git_toplevel(dir, top, sizeof top))
+        return input;
+    size_t tl = strlen(top);
+    snprintf(out, cap, "%s", strncmp(real, top, tl) == 0 && real[tl] == '/' ? real + tl + 1 : input);
+    return out;
+}
+
+static void junit_case_of(Buf *b, const Opts *o, const char *suite, const char *input, const PackEntry *e,
+                          const Result *r)
 {
     char cls[512], file[PATH_MAX];
     junit_classname(cls, sizeof cls, suite, e->name);
-    JunitCase c = { .classname = cls, .name = e->name, .file = scvm_source_path(o, e->source, file, sizeof file),
+    const char *path = !o->source_dir && input && scc_source_ext(input) ? source_file(input, file, sizeof file)
+                                                                        : scvm_source_path(o, e->source, file, sizeof file);
+    JunitCase c = { .classname = cls, .name = e->name, .file = path,
                     .system_out = r->sysout.len && !r->sysout.oom ? (const char *)r->sysout.data : NULL };
     if (r->skipped) {
         c.verdict = JUNIT_SKIPPED;
@@ -274,7 +291,7 @@ int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         buf_printf(&b, "    <properties><property name=\"shard\" value=\"%u/%u\"/></properties>\n", o->shard_i,
                    o->shard_n);
     for (size_t k = 0; k < n; k++)
-        junit_case_of(&b, o, suite, suite_entry(s, sel[k]), &res[k]);
+        junit_case_of(&b, o, suite, suite_entry_input(s, sel[k]), suite_entry(s, sel[k]), &res[k]);
     junit_suite_end(&b);
     junit_end(&b);
     int e = junit_write(o->junit, &b);

@@ -473,9 +473,12 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
         return SC_RUNTIME;
     }
     SuiteErr e;
-    int st = scvm_add(s, o->ops[0], false, &e);
+    /* a source (or a folder of them) is compiled with the defines: they are
+    ** resolved already, nothing is left to choose among */
+    bool source = scvm_is_source(o->ops[0]);
+    int st = source ? scvm_add_source(s, o, o->ops[0], false, &e) : scvm_add(s, o->ops[0], false, &e);
     bool *allowed = NULL;
-    if (!st && sel && (o->n_defines || getenv("AH_SCENARIO_DEFINES"))) {
+    if (!st && sel && !source && (o->n_defines || getenv("AH_SCENARIO_DEFINES"))) {
         allowed = sc_calloc(suite_count(s) ? suite_count(s) : 1, sizeof *allowed);
         st = allowed ? scvm_variants(o, s, allowed) : SC_RUNTIME;
         if (!allowed)

@@ -111,6 +111,12 @@ void scvm_usage_init(unsigned cmd);
 /* Adds path to s; on failure prints "scvm: FILE: ..." (unless quiet) and
 ** returns the status, with *err filled. */
 int scvm_add(Suite *s, const char *path, bool quiet, SuiteErr *err);
+/* path is a scenario source (.yaml, .yml, .json, .jsonl) or a folder. */
+bool scvm_is_source(const char *path);
+/* Compiles the source path (or every scenario below the folder path) in
+** memory, with o's defines, and adds the programs to s (srcload.c): 0, or
+** a status (printed; SC_FAILED when a scenario has errors). */
+int scvm_add_source(Suite *s, const Opts *o, const char *path, bool quiet, SuiteErr *err);
 /* A new suite of the one FILE operand (SC_USAGE unless there is exactly
 ** one) and, when sel is non-NULL, its selection.  Returns 0 or a status
 ** (printed; nothing to free). */
