@@ -177,9 +177,12 @@ check(bash_complete("scc", ["scc", "--diag"], 1) == ["--diagnostics-format"], "b
 check(bash_complete("scc", ["scc", "--dialect", "y"], 2) == ["yao"], "bash: scc --dialect y")
 # serve's servers, the agent profiles (as scvm agents lists them), files by extension
 check(bash_complete("scvm", ["scvm", "serve", ""], 2) == ["llm", "acp", "harness", "rest"], "bash: scvm serve")
-check(bash_complete("scvm", ["scvm", "serve", "llm", ""], 3) == ["a.scb", "b.scp", "sub"], "bash: scvm serve llm FILE")
-check(bash_complete("scvm", ["scvm", "run", "--junit", "r.xml", ""], 4) == ["a.scb", "b.scp", "sub"],
+SOURCES_AND_COMPILED = ["a.scb", "b.scp", "d.yaml", "e.json", "f.jsonl", "g.yml", "sub"]
+check(sorted(bash_complete("scvm", ["scvm", "serve", "llm", ""], 3)) == SOURCES_AND_COMPILED,
+      "bash: scvm serve llm FILE: %s" % bash_complete("scvm", ["scvm", "serve", "llm", ""], 3))
+check(sorted(bash_complete("scvm", ["scvm", "run", "--junit", "r.xml", ""], 4)) == SOURCES_AND_COMPILED,
       "bash: scvm run --junit r.xml FILE")
+check(bash_complete("scvm", ["scvm", "verify", ""], 2) == ["a.scb", "b.scp", "sub"], "bash: scvm verify FILE")
 agents = [l.split()[0] for l in out(scvm, "agents").stdout.splitlines() if l.strip()]
 check(len(agents) >= 5 and bash_complete("scvm", ["scvm", "run", "--agent", ""], 3) == agents + ["e.json"],
       "bash: scvm run --agent: %s" % bash_complete("scvm", ["scvm", "run", "--agent", ""], 3))
@@ -203,7 +206,7 @@ check("--target=[target to drive: sim (the default); pty: a real program in a ps
       "(docs/real-agents.md); aut: an ElizaOS or Yao suite against the agent (docs/aut.md)]:NAME:(sim pty agent aut)"
       in p.stdout.splitlines(), "zsh: --target's spec")
 check(any(l.startswith("run:play the scenarios") for l in p.stdout.splitlines()), "zsh: the commands")
-check("*:file:_files -g \"*.(scb|scp)\"" in p.stdout.splitlines(), "zsh: run's files by extension")
+check("*:file:_files -g \"*.(scb|scp|yaml|yml|json|jsonl)\"" in p.stdout.splitlines(), "zsh: run's files by extension")
 check(any(l.startswith("--agent=[") and l.endswith(":NAME|FILE:_scvm_listed") for l in p.stdout.splitlines()),
       "zsh: --agent's profiles")
 stub = ('compadd() { shift; print -rl -- "${(@P)1}" }; _files() { }; source "$1"; words=(scvm run --agent ""); '
@@ -228,8 +231,10 @@ check(sorted(fish_complete(fscript, "scvm run -t ")) == ["agent", "aut", "pty", 
 check("serve" in fish_complete(fscript, "scvm se"), "fish: scvm se")
 check(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc --diag")
       == ["--diagnostics-format"], "fish: scc --diag")
-check(sorted(fish_complete(fscript, "scvm serve ")) == ["a.scb", "acp", "b.scp", "harness", "llm", "rest", "sub/"],
+check(sorted(fish_complete(fscript, "scvm serve ")) == sorted(["acp", "harness", "llm", "rest", "sub/"] + SOURCES_AND_COMPILED[:-1]),
       "fish: scvm serve: %s" % fish_complete(fscript, "scvm serve "))
+check(sorted(fish_complete(fscript, "scvm dis ")) == ["a.scb", "b.scp", "sub/"], "fish: scvm dis: %s"
+      % fish_complete(fscript, "scvm dis "))
 check(sorted(fish_complete(fscript, "scvm run --agent ")) == sorted(agents + ["e.json", "sub/"]),
       "fish: scvm run --agent: %s" % fish_complete(fscript, "scvm run --agent "))
 check(sorted(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc "))

@@ -510,8 +510,10 @@ char scvm_usage[4096];
 
 /* How the commands' arguments complete in a shell (common/cliopt.h). */
 static const CoArgs ARGS[] = {
-    { CMD_RUN | CMD_VERIFY | CMD_INFO | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT | CMD_REPORT, NULL, "scb|scp" },
-    { CMD_SERVE, "llm|acp|harness|rest", "scb|scp" },
+    /* the commands that take sources too (docs/scvm.md, "Sources, not only compiled files") */
+    { CMD_RUN | CMD_INFO | CMD_LS | CMD_MOCKAGENT, NULL, "scb|scp|yaml|yml|json|jsonl" },
+    { CMD_SERVE, "llm|acp|harness|rest", "scb|scp|yaml|yml|json|jsonl" },
+    { CMD_VERIFY | CMD_DIS | CMD_EXTRACT | CMD_REPORT, NULL, "scb|scp" },
     { CMD_AGENTS, "list|show|map|unmap", "" },
     { CMD_TAPE, "check|ls|key|add", NULL },
     { CMD_REPLAY | CMD_REPLAY_REPORT, NULL, "/" },
