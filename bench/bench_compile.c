@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_compile.c - scc's compile pipeline in-process, on bytes in memory.
 **
 ** scc_compile() (compiler/compile.c), the pipeline scc runs: YAML tree,

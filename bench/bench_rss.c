@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_rss.c - runs a command and prints its peak resident set size.
 **
 **   bench_rss CMD [ARG...]      prints: maxrss_kb N, status N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_util.h - what every benchmark program shares: a monotonic clock,
 ** reading the input files once, and "median of N timed runs after a
 ** warm-up", where each run repeats the work until it lasts long enough to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_vm.c - load + verify + play, in-process through the libraries
 ** (process start would dominate a 1 KB scenario).  Never links libyaml.
 **

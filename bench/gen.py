@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """gen.py - deterministic synthetic scenarios for the benchmarks.
 
 The scenarios have the shapes and proportions of the real corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pty_roundtrip.c - issue 5's speed figure: N round trips of "type a line
 ** into `tr a-z A-Z`, wait until the upper-cased line is on the screen".
 **

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """run.py - every benchmark, one table (docs/performance.md).
 
     python3 bench/run.py [--build DIR] [--quick] [--markdown] [--corpus DIR]

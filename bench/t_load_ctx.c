@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_load_ctx.c - bc_load_with / bc_load_file_with through one BcLoadCtx
 ** give exactly what bc_load / bc_load_file give: the same program for good
 ** input, the same error code and message for bad input, again and again

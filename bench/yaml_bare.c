@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yaml_bare.c - the libyaml baseline: yaml_parser_parse() over every event
 ** of the same bytes scc compiles, and nothing else (no tree, no copies).
 ** This is the ceiling for any libyaml-based compiler; bench/run.py reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c - bump allocator made of growing blocks. */
 #include "arena.h"
 #include "sc_alloc.h"

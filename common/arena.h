@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.h - bump allocator: one per compilation, freed with one call.
 **
 ** Everything a compilation builds (YAML nodes, interned scalars, diagnostics

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* base64.c - base64 decoding, checking and encoding (base64.h). */
 #include "base64.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* base64.h - the one base64 (RFC 4648 section 4, the standard alphabet):
 ** the compiler checks scenario data with it, the targets decode with it
 ** (and encode files they send, the ACP agent's images), so what compiled is what decodes.  Spaces, tabs, CR and LF anywhere

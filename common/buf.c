@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.c - growable byte buffer, varints, JSON string escaping, UTF-8 check. */
 #include "buf.h"
 #include "sc_alloc.h"

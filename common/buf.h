@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.h - growable byte buffer and the varint/JSON helpers built on it. */
 #ifndef SC_BUF_H
 #define SC_BUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cliopt.h - command-line options as data.
 **
 ** A program describes its commands, the scopes an option may be limited
@@ -50,8 +51,11 @@ enum {
     CO_MARK = 1 << 5,     /* the program's own mark (scvm: a PTY option) */
 };
 
-/* How a value is completed in a shell (and what it is, in docs). */
-typedef enum CoValue { CV_WORD, CV_FILE, CV_DIR, CV_CMD } CoValue;
+/* How a value is completed in a shell (and what it is, in docs).
+** CV_LISTED: a name the program lists (the first word of each line
+** `PROG LIST_CMD` prints: scvm's agent profiles), or a file of the
+** table's list_ext. */
+typedef enum CoValue { CV_WORD, CV_FILE, CV_DIR, CV_CMD, CV_LISTED } CoValue;
 
 typedef struct CoOpt {
     const char *name;     /* "--output" (a row's main spelling) */
@@ -81,6 +85,16 @@ typedef struct CoName {
                           ** "needs --target %s" or "is an option of serve %s" */
 } CoName;
 
+/* How a command's arguments (the words that are not options) complete:
+** the first one's words ("llm|acp|harness|rest"), or NULL; then files by
+** extension: "scb|scp" (and folders, to reach them), "/" folders only,
+** "" nothing, NULL any file. */
+typedef struct CoArgs {
+    unsigned cmds;     /* the commands (bits) it describes; 0: a program without commands */
+    const char *first;
+    const char *ext;
+} CoArgs;
+
 typedef struct CoTable {
     const char *prog;        /* "scvm" */
     const char *summary;     /* one line: the man page's NAME */
@@ -97,6 +111,10 @@ typedef struct CoTable {
     const char *epilogue;    /* after the options in help: environment and such */
     const char *after_statuses; /* after the exit statuses in help and the man page */
     const char *version;     /* for the man page's footer */
+    const CoArgs *args;      /* the completion of arguments, by command; a command without a row: any file */
+    size_t n_args;
+    const char *list_cmd;    /* CV_LISTED: the command that lists the names ("agents") */
+    const char *list_ext;    /* CV_LISTED: or a file with this extension ("json") */
 } CoTable;
 
 /* Prints "PROG: MESSAGE\n" and t->on_error to stderr; returns SC_USAGE. */
@@ -133,5 +151,10 @@ int co_format(const char *name);
 ** ignored.  Every format ends with what it needs of the exit statuses
 ** (common/status.h).  Deterministic.  Returns 0, or SC_IO when f fails. */
 int co_write(FILE *f, const CoTable *t, CoFormat fmt, unsigned cmd);
+
+/* s as roff text, as the man pages write it (dashes and backslashes escaped, a
+** leading dot or quote defused), for another page made from a table
+** (scenario-format(5), compiler/format_man.c). */
+void co_roff_text(FILE *f, const char *s);
 
 #endif

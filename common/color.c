@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* color.c - whether to colour output (color.h). */
 #include "color.h"
 

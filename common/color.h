@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* color.h - whether to colour output, one rule for scc and scvm.
 **
 ** mode: 1 (--color=always) and 0 (--color=never) decide.  -1 (auto, the

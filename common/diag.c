@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diag.c - recording and printing diagnostics. */
 #include "diag.h"
 #include "buf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diag.h - compiler diagnostics: recorded by library code, printed by main.
 **
 ** GNU form, 1-based: "file:line:col: error: message [-Wname]".  A line of 0

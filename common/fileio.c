@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fileio.c - whole-file reads and atomic writes. */
 #define _XOPEN_SOURCE 700     /* nftw */
 #define _DEFAULT_SOURCE 1     /* syscall(2): openat2 */

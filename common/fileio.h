@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fileio.h - whole-file reads and all-or-nothing writes. */
 #ifndef SC_FILEIO_H
 #define SC_FILEIO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fnv1a.h - FNV-1a, the one definition of it in the tree.  64 bits: the
 ** checksum of the tui-use data model's checksums.json (ptybox computes it
 ** so: the PTY target's artifacts, scvm driver/exec's and scvm replay's

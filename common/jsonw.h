@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* jsonw.h - the JSON writer every encoder uses: commas, nesting, keys
 ** and string escaping in one place, appended to a Buf.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* levenshtein.c - edit distance over Unicode scalar values. */
 #include "levenshtein.h"
 

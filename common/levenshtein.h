@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* levenshtein.h - edit distances.  text_levenshtein: between two texts, as
 ** the reference's scenario matcher counts it (notes/reference-semantics.md
 ** §7): over Unicode scalar values, case-sensitive, no normalisation, no cap;

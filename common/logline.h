@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* logline.h - one line of a server's log: its prefix ("scvm serve rest: "),
 ** the message, a newline, flushed (a log read by a test or a person while
 ** the server runs must not wait in a buffer). */

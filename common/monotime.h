@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* monotime.h - the monotonic clock in milliseconds, the one every loop,
 ** deadline and timeout here reads (CLOCK_MONOTONIC: never steps back). */
 #ifndef SC_MONOTIME_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sc_alloc.c - allocation hook with fault injection for tests. */
 #include "sc_alloc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sc_alloc.h - the one allocation hook every module goes through.
 **
 ** Tests set sc_alloc_fail_after to make the Nth allocation fail, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h - SHA-256 (FIPS 180-4), for keys that name content: the tape's
 ** entries are found by the hash of their request (runtime/tape). */
 #ifndef SC_SHA256_H

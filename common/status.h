@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.h - the one table of exit statuses.
 **
 ** scc and scvm exit with these numbers, the VM and every target return

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textdiff.c - bounded line diffs and quoting (textdiff.h). */
 #include <string.h>
 

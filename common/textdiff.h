@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* textdiff.h - how every check shows text that differs: a line diff of
 ** expected and actual (the tool results of the mock LLM server, the
 ** answers of an ACP client), and quoted text, both bounded so a huge text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* utf8.h - the one UTF-8 check: well-formed means no overlongs, no
 ** surrogates, nothing above U+10FFFF (RFC 3629). */
 #ifndef SC_UTF8_H

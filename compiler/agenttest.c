@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agenttest.c - shared by the ElizaOS and Yao front ends (agenttest.h);
 ** its diagnostics are the front ends' kit's (fe_kit.h). */
 #include "agenttest.h"

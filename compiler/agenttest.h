@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agenttest.h - what the ElizaOS and Yao front ends share (dialect_eliza.c,
 ** dialect_yao.c): located diagnostics, typed field getters over the YAML
 ** tree, and the checks they lower to (EVAL values of the agent-check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compile.c - the one compile pipeline (compile.h). */
 #define _GNU_SOURCE     /* memmem */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compile.h - the one compile pipeline: scenario bytes -> bytecode.
 **
 ** Parse (YAML, which also reads JSON), pick the front end from the table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_eliza.c - ElizaOS scenario YAML -> bytecode (dialect_eliza.h).
 **
 **   checks     the scenario as ElizaOS's zod schema does (required keys,

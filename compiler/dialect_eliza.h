@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_eliza.h - the ElizaOS front end: an ElizaOS `.scenario.yaml`
 ** (elizaos scenario run) -> bytecode with CASE, USER_INPUT and EVAL ops.
 **

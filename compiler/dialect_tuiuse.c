@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_tuiuse.c - tui-use scenario -> bytecode (dialect_tuiuse.h).
 **
 **   checks     the scenario, run, policy (inline, or a file read here and

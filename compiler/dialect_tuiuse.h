@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_tuiuse.h - the tui-use front end: a tui-use scenario (JSON, or
 ** YAML as ptybox also reads it) -> the same bytecode as Scenario-Format,
 ** through the builder (bc_write.h), for the PTY target.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_yao.c - Yao agent-test JSON Lines -> bytecode (dialect_yao.h).
 **
 **   reads      one case per line, as Yao's loader does (types.go: blank and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect_yao.h - the Yao front end: a Yao agent-test JSON Lines file
 ** (`yao agent test -i FILE`, `yao agent eval`) -> bytecode with CASE,
 ** USER_INPUT and EVAL ops.

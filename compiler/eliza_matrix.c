@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eliza_matrix.c - ElizaOS scenario matrices (eliza_matrix.h). */
 #include "eliza_matrix.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* eliza_matrix.h - ElizaOS scenario matrices (`elizaos scenario matrix`):
 ** a `*.matrix.yaml` names a base scenario and parameters, each a path into
 ** it with a list of values; every combination of values, run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c - collects and reads the files a scenario references (embed.h).
 **
 ** Paths are checked twice: lexically (no absolute path, no '..' leaving the

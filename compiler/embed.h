@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.h - the files a scenario references, for packs and depfiles.
 **
 ** Collected from the resolved YAML tree: terminalRef, repo.dir (every file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fe_kit.c - diagnostics and suggestions shared by the front ends (fe_kit.h). */
 #include "fe_kit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fe_kit.h - the kit every front end uses: Scenario-Format (lower.c),
 ** tui-use (dialect_tuiuse.c), ElizaOS and Yao (through agenttest.h:
 ** dialect_eliza.c, eliza_matrix.c, dialect_yao.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower.c - Scenario-Format tree -> ops on the reference playback clock.
 **
 ** One walk over the (rules-resolved) tree: the top-level sections are
@@ -46,31 +47,32 @@ static const struct Event {
     const char *name;
     EvFn fn;
     unsigned where;
+    const char *help; /* one line, for scenario-format(5) (format_man.c) */
 } EVENTS[] = {
-    { "llmResponse", lower_llm, IN_TIMELINE },
-    { "agentToolUse", lower_tool_use, IN_TIMELINE | IN_AGENT },
-    { "agentEdits", lower_edits, IN_TIMELINE | IN_AGENT },
-    { "agentActions", lower_actions, IN_TIMELINE },
-    { "userActions", lower_actions, IN_TIMELINE },
-    { "agentPlan", lower_plan, IN_TIMELINE | IN_AGENT },
-    { "setMode", lower_mode, IN_TIMELINE | IN_AGENT | IN_USER },
-    { "setModel", lower_mode, IN_TIMELINE | IN_AGENT | IN_USER },
-    { "userInputs", lower_inputs, IN_TIMELINE | IN_USER },
-    { "userEdits", lower_user_edits, IN_TIMELINE | IN_USER },
-    { "userCommand", lower_user_command, IN_TIMELINE | IN_USER },
-    { "userCancelSession", lower_cancel, IN_TIMELINE | IN_USER },
-    { "baseTimeDelta", lower_delta, IN_TIMELINE },
-    { "advanceMs", lower_delta, IN_TIMELINE },
-    { "screenshot", lower_screenshot, IN_TIMELINE },
-    { "log", lower_log, IN_TIMELINE },
-    { "assert", lower_assert, IN_TIMELINE },
-    { "complete", lower_complete, IN_TIMELINE },
-    { "merge", lower_merge, IN_TIMELINE },
-    { "status", lower_status, IN_TIMELINE },
-    { "sessionStart", lower_session_start, IN_TIMELINE },
-    { "initialize", lower_initialize, IN_TIMELINE },
-    { "agentFileReads", lower_file_reads, IN_TIMELINE | IN_AGENT },
-    { "agentPermissionRequest", lower_permission, IN_TIMELINE | IN_AGENT },
+    { "llmResponse", lower_llm, IN_TIMELINE, "the model's answer: think and assistant steps, or an error" },
+    { "agentToolUse", lower_tool_use, IN_TIMELINE | IN_AGENT, "a tool call: toolName, args, progress steps, result" },
+    { "agentEdits", lower_edits, IN_TIMELINE | IN_AGENT, "the agent edits a file: path, linesAdded, linesRemoved" },
+    { "agentActions", lower_actions, IN_TIMELINE, "a list of agent events, in order" },
+    { "userActions", lower_actions, IN_TIMELINE, "a list of user events, in order" },
+    { "agentPlan", lower_plan, IN_TIMELINE | IN_AGENT, "the agent's plan: entries with content, priority, status" },
+    { "setMode", lower_mode, IN_TIMELINE | IN_AGENT | IN_USER, "the session's mode changes (modeId)" },
+    { "setModel", lower_mode, IN_TIMELINE | IN_AGENT | IN_USER, "the session's model changes (modelId; needs acp.unstable)" },
+    { "userInputs", lower_inputs, IN_TIMELINE | IN_USER, "the user's prompts: [ms, input] or {relativeTime, input}" },
+    { "userEdits", lower_user_edits, IN_TIMELINE | IN_USER, "the user applies a patch file" },
+    { "userCommand", lower_user_command, IN_TIMELINE | IN_USER, "the user runs a command (cmd, cwd; or program and args)" },
+    { "userCancelSession", lower_cancel, IN_TIMELINE | IN_USER, "the user cancels the session" },
+    { "baseTimeDelta", lower_delta, IN_TIMELINE, "moves the clock by milliseconds" },
+    { "advanceMs", lower_delta, IN_TIMELINE, "moves the clock by milliseconds" },
+    { "screenshot", lower_screenshot, IN_TIMELINE, "a screenshot, by its label (compared with its golden)" },
+    { "log", lower_log, IN_TIMELINE, "a log message" },
+    { "assert", lower_assert, IN_TIMELINE, "checks: fs, text, json, git" },
+    { "complete", lower_complete, IN_TIMELINE, "the session completes" },
+    { "merge", lower_merge, IN_TIMELINE, "the session's work is merged" },
+    { "status", lower_status, IN_TIMELINE, "the session's status" },
+    { "sessionStart", lower_session_start, IN_TIMELINE, "an ACP session starts (sessionId)" },
+    { "initialize", lower_initialize, IN_TIMELINE, "the ACP initialize exchange" },
+    { "agentFileReads", lower_file_reads, IN_TIMELINE | IN_AGENT, "the agent reads files, with their expected content" },
+    { "agentPermissionRequest", lower_permission, IN_TIMELINE | IN_AGENT, "the agent asks for a permission; the decision" },
 };
 enum { N_EVENTS = sizeof EVENTS / sizeof EVENTS[0] };
 
@@ -434,10 +436,53 @@ static void load_terminal(L *l, const YNode *ref, BcMeta *m)
     cJSON_Delete(j);
 }
 
-static const char *const TOP_KEYS[] = {
-    "name", "tags", "terminalRef", "compat", "repo", "ah", "server", "acp", "timeline", "expect",
-    "initialPrompt", "clock", NULL
+/* The top-level keys, with a line each for scenario-format(5); `rules` is
+** taken out before lowering (rules.c). */
+static const struct TopKey {
+    const char *name, *help;
+} TOP[] = {
+    { "name", "the scenario's identifier (required)" },
+    { "tags", "a list of strings" },
+    { "terminalRef", "a Terminal-Config JSON file {name, width, height}" },
+    { "compat", "{allowInlineTerminal, allowTypeSteps}" },
+    { "repo", "the workspace's repository: init, branch, dir, files" },
+    { "ah", "Agent Harbor's command: cmd, flags, env" },
+    { "server", "the mock server: mode, llmApiStyle" },
+    { "acp", "ACP: capabilities, cwd, mcpServers, unstable" },
+    { "timeline", "the events, in order (below)" },
+    { "expect", "{exitCode, artifacts}" },
+    { "initialPrompt", "the prompt when there is no userInputs (legacy)" },
+    { "clock", "the clock the timeline was written for: spec or reference" },
 };
+enum { N_TOP = sizeof TOP / sizeof TOP[0] };
+static const char *TOP_KEYS[N_TOP + 1];
+
+static void top_keys_init(void)
+{
+    for (size_t i = 0; i < N_TOP; i++)
+        TOP_KEYS[i] = TOP[i].name;
+}
+
+const char *lower_top_key(size_t i, const char **help)
+{
+    if (i >= N_TOP)
+        return NULL;
+    *help = TOP[i].help;
+    return TOP[i].name;
+}
+
+const char *lower_event(size_t i, const char **help, const char **also_in)
+{
+    if (i >= N_EVENTS)
+        return NULL;
+    *help = EVENTS[i].help;
+    unsigned w = EVENTS[i].where & (IN_AGENT | IN_USER);
+    *also_in = w == (IN_AGENT | IN_USER) ? "agentActions, userActions"
+             : w == IN_AGENT             ? "agentActions"
+             : w == IN_USER              ? "userActions"
+                                         : NULL;
+    return EVENTS[i].name;
+}
 
 static uint32_t defines_value(L *l)
 {
@@ -513,6 +558,8 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     }
     if (!ymap_get(root, "timeline") && !ymap_get(root, "events") && !ymap_get(root, "assertions"))
         return no_timeline(&l, root);
+    if (!TOP_KEYS[0])
+        top_keys_init();
     for (uint32_t i = 0; i < root->n; i++) {
         const YNode *k = &root->u.pairs[i].key;
         if (strcmp(k->u.s, "events") == 0 || strcmp(k->u.s, "assertions") == 0) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower.h - a resolved Scenario-Format tree -> bytecode.
 **
 ** Checks the schema (every event of the spec, unknown keys warned,
@@ -29,5 +30,12 @@ typedef struct LowerOpts {
 /* Emits the scenario into b.  Records every problem found in diags and
 ** returns false when any error was recorded. */
 bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *diags);
+
+/* The Scenario-Format's vocabulary, as the lowering knows it, for
+** scenario-format(5) (format_man.h): the i-th top-level key or timeline
+** event and its one line of help (for an event, also the lists it may
+** stand in: "agentActions", or NULL); NULL past the last. */
+const char *lower_top_key(size_t i, const char **help);
+const char *lower_event(size_t i, const char **help, const char **also_in);
 
 #endif

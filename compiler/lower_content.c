@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower_content.c - Scenario-Format content (lower_int.h): content blocks
 ** and plans, thinking/assistant steps, llmResponse, tool use and the tool
 ** shorthands, edits, plan and mode events. */

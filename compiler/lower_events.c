@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower_events.c - Scenario-Format user, harness and control events
 ** (lower_int.h): userInputs, userEdits, userCommand, cancel,
 ** baseTimeDelta, screenshot, log, assert, complete, merge, status,

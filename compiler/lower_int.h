@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower_int.h - what the files of the Scenario-Format front end share
 ** (lower.c: the timeline and the top level; lower_util.c: reading the tree,
 ** values and ops, paths; lower_content.c: content blocks, steps,

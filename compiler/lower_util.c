@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lower_util.c - the Scenario-Format front end's helpers (lower_int.h):
 ** reading typed fields of the tree, values and ops on the playback clock
 ** (with the spec clock's pending ops), referenced paths. */

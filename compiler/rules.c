@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rules.c - the symbol table (-D, AH_SCENARIO_DEFINES) and `rules` resolution.
 **
 ** Code map:

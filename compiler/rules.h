@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rules.h - symbols (-D, AH_SCENARIO_DEFINES) and `rules` resolution.
 **
 ** The semantics, and where they depart from the reference implementation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sources.c - which files below a folder are scenarios (sources.h). */
 #include "sources.h"
 

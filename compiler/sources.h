@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sources.h - which files below a folder are scenarios: the one rule
 ** `scc --check DIR`, `scc --pack DIR` and scvm's runners (a folder given
 ** to `scvm run`, `serve`, `ls`...) follow (docs/check.md, "Which files").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* warnings.h - the warnings scc can give, by the name -Wno-NAME turns off.
 **
 ** Every warning a front end emits (warn(), at_warn(), diag_warn() with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yaml_tree.c - libyaml events -> arena tree with positions and core-schema types.
 **
 ** One pass over yaml_parser_parse() events.  Open collections live on a

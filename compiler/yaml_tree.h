@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yaml_tree.h - YAML text -> a tree of nodes with 1-based line:col.
 **
 ** Built from libyaml's event stream straight into the compilation's arena;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yaml_value.c - a YAML node as a bytecode value (yaml_value.h). */
 #include "yaml_value.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* yaml_value.h - a YAML node as a bytecode value (the VAL_* encoding of
 ** docs/bytecode.md), for both front ends: what the Scenario-Format and
 ** tui-use record verbatim (metadata, arguments, policies) is one encoding. */

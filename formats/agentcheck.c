@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agentcheck.c - the agent-check language of EVAL (agentcheck.h).
 **
 ** The check types are agentcheck.def; here each has its fields.  The front

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agentcheck.h - the agent-check language: the value an EVAL op carries
 ** (docs/bytecode.md, "Agent checks"; docs/eliza.md, docs/yao.md).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc.h - the compiled scenario (.scb): opcodes, the loaded program, values.
 **
 ** The container is specified in docs/bytecode.md.  bc_load() checks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_dict.c - the built-in zstd dictionary of .scb 1.1 (BC_FLAG_DICT).
 **
 ** A compiled scenario is small (the corpus's payloads are 0.2-2 KB), and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_html.c - the compiled schedule as a picture (scc -l --html): one
 ** self-contained HTML page, no script and nothing fetched.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_info.c - the opcode table (from ops.def), track, flag and error names.
 **
 ** bc_op_info[] is entirely static const data: the `fields` column is split

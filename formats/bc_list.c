@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_list.c - the listing (scc -l, scvm dis), in the spirit of luac -l and
 ** SQLite's EXPLAIN: one line per op, operands decoded, deterministic text
 ** (golden files compare it byte for byte).

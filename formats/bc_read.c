@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_read.c - bc_load: checks the container, decompresses, verifies.
 **
 ** Three passes, each bounded by bytes already checked:

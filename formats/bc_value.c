@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_value.c - reading values of a verified program: decode, map lookup,
 ** compact JSON.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_write.c - BcBuilder: interns strings, dedups values, checks ops against
 ** ops.def, and serialises everything into a .scb (docs/bytecode.md).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_write.h - building a .scb: string pool, values, code, line table, meta.
 **
 ** The compiler (and every dialect front end) emits through this builder.

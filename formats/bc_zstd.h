@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_zstd.h - zstd contexts that allocate through sc_malloc, so the
 ** allocation-failure tests reach inside zstd too; the built-in dictionary.  Include after
 ** <zstd.h> with ZSTD_STATIC_LINKING_ONLY defined (ZSTD_customMem). */

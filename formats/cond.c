@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cond.c - the wait/check condition language (cond.h). */
 #include "cond.h"
 

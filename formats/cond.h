@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cond.h - the wait/check condition language: a {type, payload} value of
 ** a program, as WAIT and CHECK carry it (docs/pty.md, "Conditions").
 **

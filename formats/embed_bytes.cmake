@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # embed_bytes.cmake - writes a C array holding a file's bytes, at build time:
 #   cmake -DIN=file -DOUT=file.c -DNAME=symbol -P embed_bytes.cmake
 # The output defines `const unsigned char NAME[]` and `const size_t NAME_len`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_opcodes.c - build-time generator that reads ops.def (and only ops.def).
 **
 **   gen_opcodes fields OUT    bc_fields.h: each op's `fields` split into a

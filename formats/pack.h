@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack.h - packs (.scp): many compiled scenarios and the files they
 ** reference, in one hermetic file.
 **

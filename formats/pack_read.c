@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack_read.c - pack_load: checks a pack completely before anything uses it.
 **
 ** In order, each step bounded by what the previous one checked:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack_write.c - building a pack: index, deduplicated blobs, compression.
 **
 ** Entries keep the order they were added in (scc adds them sorted by source

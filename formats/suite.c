@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* suite.c - the one loader (suite.h): .scb files and packs as one list
 ** of verified entries, selection, prompt matching. */
 #include "formats/suite.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* suite.h - the one loader: compiled scenarios from .scb files and packs,
 ** as one list of entries, with selection and prompt matching.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc_api.c - the installed C API (include/scc/scc.h) over the one loader
 ** (formats/suite.h).  A .scb is a suite of one scenario; events come
 ** from the simulation target, so they are byte-for-byte what `scvm run`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bc_cjson.h - a program's value (formats/bc.h) as a cJSON tree, for the
 ** players that build protocol messages with cJSON (ACP, REST). */
 #ifndef SC_BC_CJSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* events.c - the one JSONL event writer (events.h).
 **
 ** The op table is one loop over ops.def's table: at creation each op's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* events.h - the one JSONL event writer (docs/events.md).  Every target
 ** writes its events as lines of one shape:
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* player.c - how a player's table covers an op (player.h). */
 #include "player.h"
 

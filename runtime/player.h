@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* player.h - the one contract between a program and the code that plays it.
 **
 ** A player is anything that gives ops a meaning: the simulation's event

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt.h - the one interface between the VM and the targets it drives.
 **
 ** A target receives every op at its scheduled time; the clock is separate

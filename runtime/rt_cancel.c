@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_cancel.c - cancelling a run by signal (rt_cancel.h). */
 #include "rt_cancel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_cancel.h - cancelling a run by signal: SIGTERM, SIGINT and SIGHUP are
 ** recorded instead of ending the process, so the run stops the way a
 ** budget stops it (programs terminated and reaped, artifacts finished)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_clock.c - time scaling, and the virtual and CLOCK_MONOTONIC clocks
 ** behind RtClock. */
 #include "rt_clock.h"

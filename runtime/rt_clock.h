@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_clock.h - the two clocks: virtual (simulation) and real time.
 **
 ** The virtual clock makes simulation instant and exactly repeatable: it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_proc.c - a command under an init of ours, in a PID namespace where
 ** the kernel allows it, a subreaper otherwise (rt_proc.h).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_proc.h - running a command so that nothing it starts outlives it.
 **
 ** Every command a run starts (the mock agent's runCmd, an ElizaOS code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_sim.c - the simulation target (JSONL playback events) and the
 ** counting sink.
 **

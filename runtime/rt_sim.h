@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_sim.h - the simulation target and the counting sink.
 **
 ** The simulation target turns every op into one playback event, a JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_assert.c - the Scenario-Format `assert` (scn_assert.h): the path
 ** policy, the file-system, JSON-file and git checks, and text.contains
 ** through the target's callback.  The values come from a verified program

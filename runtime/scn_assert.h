@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_assert.h - the Scenario-Format `assert`, evaluated one way for every
 ** target (the PTY target before its next op, the mock LLM server before
 ** its next response).

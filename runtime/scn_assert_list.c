@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_assert_list.c - the checks an `assert` holds, listed without
 ** evaluating them: what a target that evaluates nothing (the simulation)
 ** reports as not evaluated.  It lives in sc_runtime, apart from the

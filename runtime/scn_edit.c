@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_edit.c - the agentEdits rule (scn_edit.h). */
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_edit.h - the one rule that turns an `agentEdits {path, linesAdded,
 ** linesRemoved}` into file content, for every target that performs it (the
 ** mock LLM server's edit tool call, the ACP agent's fs/write_text_file, the

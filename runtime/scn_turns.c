@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_turns.c - a program's timeline as prompt turns (scn_turns.h). */
 #include <errno.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_turns.h - a program's timeline as prompt turns, the one rule every
 ** server that is prompted turn by turn plays by (the ACP agent, the
 ** harness event server; docs/serve-acp.md, "Prompts and turns").

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: install what is missing, build, compile every stdlib
 # scenario to bytecode, verify them, and play one in simulation.
 # Usage: scripts/demo.sh [SCENARIO-NAME]   (default: bugfix_with_tests)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A long fuzz run that counts the processor's time, not the clock's.
 #
 #   scripts/fuzz-long.sh BUILD-FUZZ TARGET CPU-SECONDS [libFuzzer options...]

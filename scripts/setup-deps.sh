@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages scc/scvm need to build and test, when they are
 # missing. Safe to run repeatedly: does nothing when everything is present.
 set -euo pipefail
@@ -15,8 +16,18 @@ pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 pkgs+=(strace)      # pack.linear: the system calls a pack build makes per scenario, counted
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')
+pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error
+pkgs+=(dpkg-dev)   # ship.static: apt-get source cjson (dpkg-source) for the static binaries' cJSON
 pkgs+=(bash-completion zsh fish groff-base) # cli.completions, cli.man: the generated completions load in each shell; the man pages render
 pkgs+=(chromium fonts-dejavu-core fonts-wqy-microhei) # report tests: headless Chromium screenshots the pictures (a monospace and a CJK font, so reference PNGs match)
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+
+# ship.static builds cJSON from Debian's source package (apt-get source
+# cjson): that needs deb-src entries beside the deb ones.
+"$(dirname "$0")/deb-src.sh"
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -29,9 +40,6 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "setup-deps: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # nginx is a program the benchmark starts on a port of its own, never a
 # service: while it installs, a policy-rc.d (if there is none) keeps

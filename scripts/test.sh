@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the whole test suite twice: a normal -Werror build, then the same
 # suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Usage: scripts/test.sh            (from anywhere; installs missing packages)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scvm serve acp (docs/serve-acp.md): the mock ACP agent driven by real
 # clients.  The official ACP SDK is pinned twice in tests/acp/package.json
 # (2.4.0's app API, 1.9.0's ClientSideConnection) and installed by `npm ci`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Real agents under test (docs/real-agents.md): the agents' npm packages,
 # pinned in tests/agents/package-lock.json, installed into the build tree by
 # `npm ci`, each driven against scvm serve llm.

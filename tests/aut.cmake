@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The agent under test (runtime/aut): over HTTP against `scvm serve llm`,
 # over ACP against `scvm serve acp`, in a PTY against a shell loop.
 add_executable(t_aut ${CMAKE_CURRENT_SOURCE_DIR}/aut/t_aut.c)

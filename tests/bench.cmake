@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The benchmarks in quick mode (small sizes, one run), so they cannot rot:
 # every program builds, runs and prints its table, the pack rows and the
 # scvm serve llm row included (1 s of wrk; the row says skipped without

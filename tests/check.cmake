@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scc --check as a linter: output formats (text with carets, JSON, SARIF
 # validated by the official multitool) and use from git hooks.
 add_test(NAME check_output_formats

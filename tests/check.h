@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.h - the one CHECK of the C unit tests.  A condition that does not
 ** hold is printed as `FILE:LINE: check failed: COND` (CHECKF adds a
 ** printf-style message after it) and counted in `failures`; the test goes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # common/: base64, UTF-8, edit distance, string copies.
 add_executable(common_unit ${CMAKE_CURRENT_SOURCE_DIR}/common/t_common.c)
 target_link_libraries(common_unit PRIVATE sc_common)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Compiler front-end tests: YAML tree + rules, data-driven.
 set(SCC_COMPILER_DIR ${PROJECT_SOURCE_DIR}/compiler)
 

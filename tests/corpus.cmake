@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The shared corpus of real scenario files: expected outcome of every file,
 # and playback parity with the reference for every file it accepts.
 # Skipped (exit 77) when ../shared/corpus is absent.

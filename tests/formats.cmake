@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # formats/ tests: round trip, bad bytecode (one case per error), robustness
 # (every byte flipped / every truncation, under ASan in the sanitizer
 # build), allocation-failure injection, and the opcode doc check.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fuzzing.  Seeds and findings are replayed by a plain main() (fuzz_replay.c)
 # in every build; -DSCC_FUZZ=ON (with clang) also builds the libFuzzer
 # binaries.  Every target is one call of sc_fuzz_target below.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scvm serve harness (docs/serve-harness.md): the Go harness's event
 # contract, with raw sockets and the pinned `eventsource` npm package
 # (tests/harness/package.json, installed by `npm ci` into the build tree).

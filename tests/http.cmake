@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # runtime/http (docs/http.md): plans, SSE frames and the connection loop
 # over loopback sockets.
 add_executable(http_unit ${CMAKE_CURRENT_SOURCE_DIR}/http/http_unit.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Processes, signals and temporary files (docs/security.md, "Processes and
 # signals"): nothing a run starts outlives it, a signal at any moment ends
 # a command the documented way, and no temporary of ours is left behind.

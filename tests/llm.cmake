@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scvm serve llm (docs/serve-llm.md): unit tests of the pure parts, raw
 # HTTP tests, and the official OpenAI and Anthropic SDKs (pinned in
 # tests/llm/package-lock.json, installed by `npm ci` into the build tree)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scvm agent, the mock agent (docs/mock-agent.md): its tools on their own
 # (ma_unit.c), the scenarios of tests/mockagent/ compiled by scc and played
 # in fresh work folders (run_mockagent.py, one ctest per case), the mock

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """npm_setup.py SRC DEST - installs the npm packages pinned by SRC's
 package.json and package-lock.json into DEST/node_modules with `npm ci`
 (or `npm install` with the same lock when npm ci refuses it),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Packs (docs/pack.md): the container, scc --pack, scvm's pack commands,
 # the installed C API and CMake package.  Everything runs in PACK_DIR.
 set(PACK_SRC ${CMAKE_CURRENT_SOURCE_DIR}/pack)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The players' op tables (runtime/player.h): every op of ops.def is handled
 # or declared ignored by every converted player, docs/players.md is the
 # matrix they make, and the check itself reports a missing op.

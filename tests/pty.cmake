@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # PTY target tests (label pty): layer unit tests in C, and scenarios played
 # against real programs by scvm -t pty (tests/pty/cli_test.py).  No test
 # asserts on timing; every wait inside is event-driven with generous

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The pictures (issue 19): screens as SVG/HTML (formats/term/term_svg.c),
 # the schedule as HTML (scc -l --html), and headless Chromium looking at
 # them as a person would.  Refresh the expected SVG with

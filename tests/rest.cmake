@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scvm serve rest (docs/serve-rest.md): the Agent Harbor REST mock with raw
 # requests and SSE subscribers, and the pinned `eventsource` npm package
 # (installed for the harness tests, tests/harness/package.json) reconnecting

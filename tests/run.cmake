@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The run library (runtime/run/): the worker pool behind every target's -j
 # and the one JUnit module (tests/run/t_run.c).
 add_executable(t_run ${CMAKE_CURRENT_SOURCE_DIR}/run/t_run.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """sse_util.py - what the tests of scvm's HTTP servers share
 (tests/harness, tests/rest): starting a server on a free port and reading
 a chunked Server-Sent Events answer as it arrives, on a raw socket, so the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Golden tests for stdlib-scenarios/: one test per scenario (listing,
 # playback and metadata goldens, determinism, events vs YAML) and one
 # whole-set coverage test.  Runner and goldens: tests/stdlib/ (README.md).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """testlib.py - what the Python tests share (import it as sse_util is
 imported: tests/ on sys.path).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # VM, runtime and scvm tests.  vm_fixtures writes the .scb inputs (built
 # with the bytecode builder, so they track the format) into VM_FIX; every
 # scvm test runs there, so paths in messages are short and stable.
@@ -122,7 +123,6 @@ vm_cli(usage.command_did_you_mean errors --status 2 --stderr-has "unknown comman
        -- ${SCVM} rn all_ops.scb)
 vm_cli(usage.eq_value golden --status 0 --stdout ${VM_SRC}/all_ops.jsonl -- ${SCVM} run --target=sim --speed=1 --allow-skipped all_ops.scb)
 vm_cli(usage.flag_value errors --status 2 --stderr-has "option '--count' takes no value" -- ${SCVM} run --count=3 all_ops.scb)
-vm_cli(version unit --status 0 --stdout-text "scvm (scc) ${PROJECT_VERSION}, bytecode 1.2" -- ${SCVM} --version)
 
 # ---- info and dis ----
 vm_cli(info.text golden --status 0 --stdout-has "name         \"all_ops\"\n" --stdout-has "events       35\n"
@@ -220,6 +220,18 @@ set_tests_properties(vm.scn_assert_unit PROPERTIES LABELS "unit" TIMEOUT 60)
 # The folders are layers: no include crosses one the wrong way (README, "Layout").
 add_test(NAME cli.layers COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/layers.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.layers PROPERTIES LABELS "unit" TIMEOUT 60)
+
+# One version (the CMake project's), printed alike by scc and scvm with the
+# format versions they write and read, each checked against real files;
+# CHANGELOG.md's newest entry is that version.
+add_test(NAME cli.version
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/version.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_VERSION} ${CMAKE_CURRENT_BINARY_DIR}/cli-version)
+set_tests_properties(cli.version PROPERTIES LABELS "unit;docs" TIMEOUT 120)
+
+# Every source file names its license in an SPDX line (tests/cli/spdx.py --fix adds it).
+add_test(NAME cli.spdx COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/spdx.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.spdx PROPERTIES LABELS "unit" TIMEOUT 60)
 
 # docs/dialects.md: what scc says about files in other dialects.
 add_test(NAME vm.doc_dialects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vm.c - the dispatch loop: begin the target, hand it each op at its
 ** scaled time (rt_clock_scale, the one scaling every target uses) once the
 ** clock has reached it, stop after END or the first nonzero status, end.

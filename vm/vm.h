@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vm.h - the scenario interpreter: plays a verified program against a target.
 **
 ** The program comes from bc_load(), which already checked the container and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_keys.c - key names -> TermKey (term_keys.h).  Shared by the PTY
 ** target (which encodes keys through libvterm for the program's modes)
 ** and the compiler's tui-use front end (which rejects unknown names with

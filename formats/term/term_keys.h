@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_keys.h - key names ("Enter", "Ctrl+C", "F5", "x") -> a key and
 ** modifiers, without libvterm, so the compiler checks key names with the
 ** same table the PTY target presses them with.

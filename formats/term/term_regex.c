@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_regex.c - recursive-descent compiler to NFA code, and a Pike VM
 ** that advances all threads in lock step over the text (O(text x code)).
 ** Jumps are relative, so a fragment can be moved (to insert the SPLIT of a

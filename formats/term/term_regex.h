@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_regex.h - a small regular-expression engine that runs in linear
 ** time (Thompson NFA simulated Pike-VM style: no backtracking, so no
 ** ReDoS), for screen and line conditions.

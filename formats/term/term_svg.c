@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_svg.c - golden text -> cell grid -> SVG / HTML (term_svg.h).
 **
 ** Parsing follows docs/golden-screens.md: `size`, `cursor`, `alt`, the

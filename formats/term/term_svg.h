@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* term_svg.h - a screen as a picture: the golden text format
 ** (docs/golden-screens.md) read back into a cell grid and drawn as a
 ** self-contained SVG, or an HTML page around it, without a browser.

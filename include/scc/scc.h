@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc/scc.h - the scc C API: open compiled scenarios, verify, iterate events.
 **
 ** A "suite" is a loaded .scb (one scenario) or pack (.scp, many scenarios

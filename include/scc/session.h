@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc/session.h - drive a program in a pseudo-terminal: spawn it under a
 ** tui-use policy, send keys, text and resizes, observe its screen, wait for
 ** conditions and for its exit, terminate it (docs/driver.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* acp_agent.c - the mock ACP agent (acp_agent.h; docs/serve-acp.md).
 **
 ** One client, one thread, one poll loop.  Each session plays its turns as

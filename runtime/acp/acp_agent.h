@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* acp_agent.h - the mock ACP agent: a suite's scenarios played as the agent
 ** side of the Agent Client Protocol v1 (newline-delimited JSON-RPC 2.0) for
 ** the client under test, over a pair of file descriptors (scvm serve acp:

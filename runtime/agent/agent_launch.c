@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_launch.c - a real agent's launch from its profile (agent_launch.h). */
 #include "runtime/agent/agent_launch.h"
 

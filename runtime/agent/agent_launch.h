@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_launch.h - a real agent's launch from its profile (agent_profile.h;
 ** docs/real-agents.md, "Profiles"): the profile's files written, its
 ** command line and its environment expanded with the launch variables

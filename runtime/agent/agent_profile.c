@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_profile.c - agent profiles: loading, validation, templates, the
 ** tool vocabulary both ways, detection (agent_profile.h). */
 #include "agent_profile.h"

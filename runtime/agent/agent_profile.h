@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_profile.h - how a real coding agent is launched and which tools it
 ** has: a profile is a JSON data file (docs/real-agents.md, "Profiles").
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_run.c - one scenario against a real coding agent (agent_run.h):
 ** the mock LLM server on a thread, the agent in a PTY, the verdict.  It
 ** was tools/scvm/cmd_agent.c's scvm_agent_play; the VM's part stays with

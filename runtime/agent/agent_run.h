@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_run.h - one scenario against a real coding agent, with one
 ** verdict (docs/real-agents.md): the orchestration beside the agent
 ** profiles it reads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aut.c - an agent under test, over HTTP, ACP or a PTY (aut.h).
 **
 ** HTTP keeps the conversation (user inputs and the agent's answers) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aut.h - an agent under test: something a test sends input to and judges
 ** by what comes back (ElizaOS and Yao suites, issue 18; docs/aut.md).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aut_target.c - the agent-under-test target (aut_target.h). */
 #define _GNU_SOURCE     /* strcasestr */
 #include "runtime/aut/aut_target.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* aut_target.h - the agent-under-test target (scvm run -t aut; docs/aut.md):
 ** the cases of a compiled ElizaOS or Yao suite played against a real agent.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness_server.c - the harness event server (harness_server.h;
 ** docs/serve-harness.md).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* harness_server.h - the harness event server (`scvm serve harness`,
 ** docs/serve-harness.md): the HTTP contract of the Go harness a terminal
 ** UI talks to (GET /events as Server-Sent Events, POST /prompt, POST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_client.c - one HTTP/1.1 request with a deadline (http_client.h).
 **
 ** The response head is read up to its blank line (at most 64 KiB), its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_client.h - one HTTP/1.1 request, blocking, with a deadline.
 **
 ** For talking to an agent under test that serves an HTTP API (an

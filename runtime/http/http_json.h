@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_json.h - a request body that must be one JSON value, strictly:
 ** well-formed UTF-8 (RFC 8259 section 8.1), one value, and nothing after
 ** it but blanks.  cJSON alone accepts trailing bytes ("{}garbage") and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_parse.c - HTTP/1.1 request heads (RFC 9112), strictly: CRLF line
 ** ends, token methods and header names, no obs-fold, one Content-Length,
 ** no Transfer-Encoding together with Content-Length (request smuggling).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_parse.h - a strict, bounded HTTP/1.1 request-head parser.
 **
 ** Pure functions over a byte buffer: no allocation, no I/O, so they are

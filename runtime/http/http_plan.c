@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_plan.c - timed HTTP responses (http_plan.h). */
 #include "http_plan.h"
 

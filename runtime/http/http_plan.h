@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_plan.h - a timed HTTP response: the whole response (head and
 ** body) in one buffer, cut into items, each due at a time.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_server.c - the connection loop (http_server.h). */
 #include "http_server.h"
 

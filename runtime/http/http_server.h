@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_server.h - the connection loop every HTTP server here shares:
 ** listening, accepting, reading requests, answering them with timed
 ** plans (http_plan.h), keep-alive, limits, and stopping on a signal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_sse.c - Server-Sent Events frames (http_sse.h). */
 #include "http_sse.h"
 

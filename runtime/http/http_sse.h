@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_sse.h - Server-Sent Events frames (the WHATWG HTML "event stream"
 ** format), written into a Buf that a server sends as chunks of a plan
 ** (http_plan.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* judge.c - ElizaOS evaluations and Yao assertions (judge.h, docs/judge.md).
 **
 ** Where ElizaOS has two engines that disagree, the enhanced one (its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* judge.h - the checks of ElizaOS evaluations and Yao assertions, over what
 ** an agent under test answered (runtime/aut) (docs/judge.md).
 **

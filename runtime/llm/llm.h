@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm.h - the mock LLM API server behind `scvm serve llm`.
 **
 ** Serves the llmResponse events of verified programs over HTTP/1.1 as the

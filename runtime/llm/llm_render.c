@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_render.c - encoders: a scripted response as OpenAI Chat Completions,
 ** OpenAI Responses or Anthropic Messages, streamed (SSE over chunked
 ** transfer coding) or whole, and the APIs' error shapes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_render.h - one scripted response rendered as the bytes an API sends.
 **
 ** The result is a plan (runtime/http/http_plan.h): the full HTTP response

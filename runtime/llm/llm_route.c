@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_route.c - the last user text of a request (llm_route.h). */
 #include "llm_route.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_route.h - the text a request is matched on (the matching itself is
 ** formats/suite.h's suite_best_prompt).  A pure function, unit-tested. */
 #ifndef SC_LLM_ROUTE_H

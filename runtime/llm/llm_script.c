@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_script.c - walks a verified program once and lists the responses the
 ** mock LLM server plays (llm_script.h says what belongs to a response). */
 #include "llm_script.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_script.h - a verified program seen as the mock LLM server sees it:
 ** the list of responses it scripts, in order.
 **

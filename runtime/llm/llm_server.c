@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_server.c - the mock LLM API server: routing, sessions,
 ** assertions, strict tools, the summary.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_toolres.c - tool results read from requests and compared with the
 ** scenario's expectations (llm_toolres.h). */
 #include "llm_toolres.h"

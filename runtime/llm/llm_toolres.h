@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_toolres.h - the tool results an agent sends back, read from its
 ** request, and their comparison with what the scenario expects
 ** (agentToolUse `result` and `status`).  Pure functions, unit-tested.

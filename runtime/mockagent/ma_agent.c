@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_agent.c - the mock agent target (ma_agent.h): the transcript, tool
 ** calls executed and checked, agentEdits, asserts, checkpoints, and the
 ** cancellable clock. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_agent.h - the mock agent as a target (runtime/rt.h): the VM hands it
 ** the scenario's ops at their times and it plays the agent's side for
 ** real (docs/mock-agent.md):

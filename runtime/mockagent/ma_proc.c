@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_proc.c - running a command for the mock agent (ma_proc.h), on the
 ** one runner every command of a run goes through (runtime/rt_proc.h): the
 ** command and everything it started (a `setsid -f` daemon included) are

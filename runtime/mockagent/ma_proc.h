@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_proc.h - the mock agent's child processes: a command run to its end
 ** or its timeout with stdout and stderr captured, under rt_proc's init (a
 ** PID namespace where the kernel allows it) whose whole tree is killed when

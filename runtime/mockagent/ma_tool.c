@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_tool.c - the mock agent's tools (ma_tool.h): argument checks, the
 ** path policy for reading and writing, a sorted walk of the work folder,
 ** and one executor per tool. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_tool.h - the mock agent's tools (docs/mock-agent.md, "Tools"): the
 ** Scenario-Format's tool calls executed for real in a work folder, with
 ** deterministic results (listings sorted, paths relative to the folder).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_policy.c - a tui-use Policy checked and planned (rt_policy.h). */
 #include "rt_policy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_policy.h - a tui-use Policy (JSON) checked and turned into what a
 ** spawn needs: the command resolved and allowed, argv, the environment,
 ** the sandbox planned, the budgets (docs/pty.md, "Policy").

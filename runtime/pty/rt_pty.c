@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty.c - the PTY target (rt_pty.h): policy, the command and its
 ** environment, budgets, and the run's begin and end.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty.h - the PTY target: plays a scenario against a real program in a
 ** pseudo-terminal whose screen libvterm keeps (docs/pty.md).
 **

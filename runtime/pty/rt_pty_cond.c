@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_cond.c - a condition on a screen and a session (rt_pty_cond.h). */
 #include "rt_pty_cond.h"
 

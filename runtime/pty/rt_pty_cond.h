@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_cond.h - evaluating a wait/check condition (formats/cond.h) on a
 ** screen and a session: one evaluator for the PTY target's steps and the
 ** session API's waits (scc/session.h), so a condition means the same in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_ev.c - the small pieces every part of the PTY target uses: the
 ** run's error (pty_fail), its event lines (on runtime/events.c, so an op's
 ** event is the one every target writes), reading the scenario's values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_int.h - what the PTY target's files share (not a public header).
 **
 **   rt_pty.c         policy, spawn, begin/end, the target's vtable

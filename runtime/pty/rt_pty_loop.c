@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_loop.c - the PTY target's event loop: feeding the program's
 ** output to the screen, writing queued input, noticing the exit, and
 ** waiting (pty_pump) until a condition holds or a deadline passes.  The

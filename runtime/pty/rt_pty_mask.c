@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_mask.c - a golden's `masks` section: read and checked, matched
 ** against a row's text, and applied to the golden's own rows.  The screen
 ** side (cells, attributes, the cursor) is rt_pty_screen.c's

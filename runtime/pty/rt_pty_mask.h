@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_mask.h - masks in golden screens (docs/golden-screens.md,
 ** "Masks"): a golden's optional `masks` section lists regular expressions
 ** (formats/term/term_regex.h, the linear-time engine of the screen

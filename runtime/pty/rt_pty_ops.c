@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_ops.c - what each op means on a real terminal: typing, keys,
 ** resizes, steps, and the conditions that waits and checks evaluate.
 **

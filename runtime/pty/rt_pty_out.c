@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_out.c - what a PTY run leaves behind: screenshots compared with
 ** goldens (unified diff on mismatch, --update-goldens rewrites them),
 ** ScreenSnapshot files, the asciicast v2 recording, and the tui-use

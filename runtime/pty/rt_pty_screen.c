@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_screen.c - libvterm behind rt_pty_screen.h: feeding, replies to
 ** terminal queries, keys, and the three renderings (text, golden, JSON).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_screen.h - the terminal screen of a PTY session: libvterm (state +
 ** screen layers) behind a small interface.
 **

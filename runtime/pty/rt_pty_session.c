@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_session.c - spawning a program in a PTY, its exit, and cleanup
 ** that leaves no zombie and no orphan (rt_pty_session.h).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_session.h - a program running in a pseudo-terminal: spawn, I/O,
 ** exit, cleanup.  No terminal emulation here (rt_pty_screen.h does that).
 **

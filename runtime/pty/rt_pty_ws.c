@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_pty_ws.c - the workspace a Scenario-Format run plays in: `repo.init`
 ** makes a temporary git repository (branch, `dir` copied, inline `files`
 ** as text or base64), the program runs inside it, and `assert`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_sandbox.c - the Linux sandbox for tui-use policies (rt_sandbox.h).
 **
 ** Everything that can fail for a reason a user must read (a path that does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_sandbox.h - the Linux sandbox that enforces a tui-use policy on the
 ** program and everything it starts (docs/pty.md, "Sandbox"; the table of
 ** what holds by which mechanism: docs/security.md, "The sandbox").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_session.c - the installed session API (include/scc/session.h): a
 ** program in a PTY (rt_pty_session.c) with its libvterm screen
 ** (rt_pty_screen.c), started under a tui-use policy given as JSON and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - the HTML run report (report.h, docs/report.md).
 **
 ** A run page is drawn from what the run left: its event lines (the JSONL

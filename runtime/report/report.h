@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h - the HTML run report (scvm run --report DIR; docs/report.md).
 **
 ** A report folder holds, for a suite (a pack, a selection, or one .scb):

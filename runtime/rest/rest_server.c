@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rest_server.c - the Agent Harbor REST mock (rest_server.h;
 ** docs/serve-rest.md).
 **

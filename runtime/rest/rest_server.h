@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rest_server.h - the Agent Harbor REST mock (`scvm serve rest`,
 ** docs/serve-rest.md): the subset of the Agent Harbor REST API
 ** (specs/Public/REST-Service/API.md) a UI watching sessions uses, for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_junit.c - JUnit XML written, read and merged (run_junit.h).  Before
 ** this file the report was written in two places with two escapers that
 ** disagreed (the aut target dropped control characters and left ' as

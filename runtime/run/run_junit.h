@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_junit.h - JUnit XML, the one place it is written, read and merged
 ** (docs/ci.md): `scvm run --junit` on every target, `--timings` (the
 ** times of an earlier report, to balance shards) and `scvm report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_pool.c - the one worker pool (run_pool.h): threads for targets that
 ** share a process, forked children for those that need one each.  It
 ** replaces the three loops tools/scvm had (the simulation's threads, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_pool.h - the one worker pool behind every target's -j
 ** (docs/architecture.md, "The run library").
 **

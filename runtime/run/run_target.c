@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_target.c - the table of targets (run_target.h).  Before it, which
 ** target a name meant, how -j ran it and what it refused were an if-chain
 ** in tools/scvm/cmd_run.c and a runner of its own per target. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_target.h - the table of targets a program plays on
 ** (docs/architecture.md, "The run library").  One row per target: its
 ** name (`scvm run -t NAME`; the mock agent is `scvm agent`), how to make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.c - recorded replies keyed by their request (tape.h, docs/tape.md).
 **
 ** Entries live in an array; lookups are linear over it, which is fine for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.h - recorded replies for the parts of a test that would ask a live
 ** model: an LLM judge's verdict, a simulated user's next message, Yao's
 ** simulator turn (docs/tape.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // acp_client.mjs - an ACP client built on the official TypeScript SDK
 // (@agentclientprotocol/sdk 2.4.0's app API, or 1.9.0's ClientSideConnection
 // with --sdk 1) that plays the client side of a scenario against

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """acp_test.py MODE --scc SCC --scvm SCVM --work DIR [--modules DIR] [--corpus DIR]
 
 Drives `scvm serve acp` (docs/serve-acp.md) with real clients:

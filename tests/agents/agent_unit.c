@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* agent_unit.c - unit tests of agent profiles (runtime/agent/agent_profile.h:
 ** validation, templates, the tool vocabulary both ways, detection) and of
 ** tool results read from requests and compared (runtime/llm/llm_toolres.h). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fake_agent.py - a small coding agent for the tests of `scvm run -t agent`
 that need no npm package: it speaks the Anthropic Messages API (whole
 answers, not streamed) to $FAKE_BASE_URL with $FAKE_KEY, runs the tools the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fake_test.py - `scvm run -t agent` (docs/real-agents.md) against a small
 agent of ours (fake_agent.py, profile fake-agent.json), so every verdict,
 diff and error of the orchestrator is checked fast and without npm: a pass

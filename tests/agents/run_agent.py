@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """run_agent.py - a real coding agent (its npm package pinned in
 tests/agents/package-lock.json) plays the scenario of docs/real-agents.md
 (```yaml example=fix_typo```) through `scvm run -t agent`

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """aut_agents_test.py SCC SCVM NODE_MODULES WORK - `scvm run -t aut --via pty
 --agent claude-code` (docs/aut.md, "A real agent's TUI"): Claude Code, as
 npm installs it at its pinned version, typed into in a PTY from its shipped

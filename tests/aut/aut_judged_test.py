@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """aut_judged_test.py SCC SCVM WORK - issue 30, "no run is green unless
 something was judged", for `scvm run -t aut` (docs/aut.md):
 

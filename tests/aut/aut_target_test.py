@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """aut_target_test.py SCC SCVM WORK - `scvm run -t aut` (docs/aut.md): a
 compiled Yao suite and a compiled ElizaOS scenario played against agents
 that `scvm serve llm` (HTTP) and `scvm serve acp` (ACP on stdio) script.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """aut_test.py T_AUT SCC SCVM WORK - runtime/aut, the agent under test, over
 each of its three ways, against real counterparts:
 

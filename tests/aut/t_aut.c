@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_aut.c - drives runtime/aut from the command line for tests/aut/aut_test.py:
 **
 **   t_aut http|acp|pty|pty-profile TIMEOUT_MS TARGET... ';;' INPUT...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Golden diagnostics in every format scc writes: GNU text with colour and
 carets (--color=always), JSON lines, and SARIF 2.1.0; plus, when the
 pinned official SARIF multitool can be installed, its validation of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scc --check as people use it in hooks: the plain git hook script
 (scripts/pre-commit) and the pre-commit framework through the repository's
 .pre-commit-hooks.yaml (`pre-commit try-repo`).  A commit with a broken

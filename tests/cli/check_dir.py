@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_dir.py SCC STDLIB WORK - `scc --check DIR` chooses files as
 `scc --pack DIR` does, by one rule (docs/check.md, "Which files"): the
 project's own stdlib-scenarios/ passes (its terminal configs are data a

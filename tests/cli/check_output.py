@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scc's output file: written atomically when it is a regular file, written
 in place (never replaced) when it is a FIFO or a device, refused when it is
 a directory, and left untouched when the compilation fails.

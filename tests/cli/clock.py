@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """clock.py SCC SCVM WORK - the two clocks (docs/timing.md, "Two clocks").
 
 The spec clock is chosen by `clock: spec` in the file or --clock=spec (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """color.py SCC SCVM ROOT WORK - one colour rule for scc and scvm agent
 (common/color.h, docs/check.md "Colour"), on a real terminal (script(1))
 and off one: NO_COLOR set and not empty turns colour off (an empty one does

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """exit_status.py - one table of exit statuses (common/status.h).
 
 usage: exit_status.py SCC SCVM DOCS_DIR

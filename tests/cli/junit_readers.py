@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """junit_readers.py SCC SCVM STDLIB WORK - scvm's JUnit reports as the
 dashboards read them (Jenkins, GitLab, Buildkite), through a real JUnit
 reader (junitparser, Debian's python3-junitparser): --junit into a folder

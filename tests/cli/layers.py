@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """layers.py ROOT - the folders are layers (README, "Layout").
 
 Every #include "X/..." in common/ formats/ compiler/ vm/ runtime/ tools/

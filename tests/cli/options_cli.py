@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """options_cli.py SCC SCVM ROOT SHARE [--update] - what is made from the
 option tables (common/cliopt.h) is what the programs accept:
 
@@ -9,9 +10,13 @@ option tables (common/cliopt.h) is what the programs accept:
   (none is "unknown" or "another command's");
 - the man pages (SHARE/man/man1) render with groff without a warning and
   name every option;
-- the bash completion completes commands, options and choices; the zsh one
-  parses and hands _arguments a spec per option; the fish one completes
-  the same words through `complete -C`.
+- the bash completion completes commands, options and choices, serve's
+  servers, scvm's agent profiles (as `scvm agents` lists them) and file
+  arguments by extension; the zsh one parses and hands _arguments a spec
+  per option and argument; the fish one completes the same words through
+  `complete -C`;
+- scenario-format(5) renders and names every key, event, tool, dialect
+  and warning of the compiler's tables.
 Exit 0, or 1 listing every failure."""
 import os
 import re
@@ -122,12 +127,43 @@ for name in ("scc", "scvm"):
     missing = sorted(n for n in names if n not in text)
     check(not missing, "%s.1 lacks %s" % (name, missing[:10]))
 
+# ---- scenario-format(5): made from the compiler's tables, it names every key, event, tool, dialect, warning ----
+page = os.path.join(share, "man", "man5", "scenario-format.5")
+gen = out(scc, "--generate=scenario-man")
+check(gen.returncode == 0 and open(page).read() == gen.stdout, "scenario-format.5 is not scc --generate=scenario-man")
+g = out("groff", "-man", "-Tutf8", "-ww", "-z", page)
+check(g.returncode == 0 and g.stderr == "", "scenario-format.5: groff warns: %s" % g.stderr[:300])
+text = re.sub(r".\x08", "", out("groff", "-man", "-Tutf8", "-P", "-c", page).stdout).replace("\u2010", "-")
+lower = open(os.path.join(root, "compiler", "lower.c"), encoding="utf-8").read()
+events = re.findall(r'^    \{ "([A-Za-z]+)", lower_', lower, re.M)
+top = re.findall(r'^    \{ "([A-Za-z]+)", "', lower[lower.index("TOP[] = {"):], re.M)
+tools = re.findall(r'^    \{ "([A-Za-z]+)", \{', open(os.path.join(root, "compiler", "lower_content.c")).read(), re.M)
+dialects = re.findall(r'^    \{ "([a-z-]+)", [a-z_A-Z]+, ', open(os.path.join(root, "compiler", "compile.c")).read(), re.M)
+check(len(events) > 20 and len(top) > 10 and len(tools) > 15 and len(dialects) >= 4 and len(known) >= 8,
+      "scenario-format: the tables were not found (%d events, %d keys, %d tools, %d dialects)"
+      % (len(events), len(top), len(tools), len(dialects)))
+for kind, names in (("event", events), ("top-level key", top), ("tool", tools), ("dialect", dialects),
+                    ("warning", sorted(known))):
+    missing = [n for n in names if not re.search(r"(^|\W)%s(\W|$)" % re.escape(n), text)]
+    check(not missing, "scenario-format.5 lacks the %ss %s" % (kind, missing))
+for must in ("NAME", "SYNOPSIS", "TOP-LEVEL KEYS", "TIMELINE EVENTS", "SEE ALSO"):
+    check(must in text, "scenario-format.5 lacks %s" % must)
+
 # ---- bash ----
+# A folder of files to complete among, and the programs on PATH (the
+# completions ask scvm for its agent profiles).
+files = tempfile.mkdtemp(prefix="options-cli-files-")
+for f in ("a.scb", "b.scp", "c.txt", "d.yaml", "e.json", "f.jsonl", "g.yml", "h.xml"):
+    open(os.path.join(files, f), "w").close()
+os.mkdir(os.path.join(files, "sub"))
+ENV = dict(os.environ, PATH=os.path.dirname(scvm) + os.pathsep + os.environ.get("PATH", ""))
+
+
 def bash_complete(prog, words, cword):
     script = os.path.join(share, "bash-completion", "completions", prog)
     arr = " ".join("'%s'" % w for w in words)
     p = out("bash", "--norc", "-c", 'source "$1"; COMP_WORDS=(%s); COMP_CWORD=%d; _%s; printf "%%s\\n" "${COMPREPLY[@]}"'
-            % (arr, cword, prog), "bash", script)
+            % (arr, cword, prog), "bash", script, cwd=files, env=ENV)
     check(p.returncode == 0 and p.stderr == "", "bash completion of %s: %s" % (words, p.stderr[:200]))
     return [w for w in p.stdout.splitlines() if w]
 
@@ -139,6 +175,21 @@ check("--max-connections" in bash_complete("scvm", ["scvm", "serve", "--max"], 2
 check("--junit" not in bash_complete("scvm", ["scvm", "serve", "--j"], 2), "bash: serve offers run's --junit")
 check(bash_complete("scc", ["scc", "--diag"], 1) == ["--diagnostics-format"], "bash: scc --diag")
 check(bash_complete("scc", ["scc", "--dialect", "y"], 2) == ["yao"], "bash: scc --dialect y")
+# serve's servers, the agent profiles (as scvm agents lists them), files by extension
+check(bash_complete("scvm", ["scvm", "serve", ""], 2) == ["llm", "acp", "harness", "rest"], "bash: scvm serve")
+SOURCES_AND_COMPILED = ["a.scb", "b.scp", "d.yaml", "e.json", "f.jsonl", "g.yml", "sub"]
+check(sorted(bash_complete("scvm", ["scvm", "serve", "llm", ""], 3)) == SOURCES_AND_COMPILED,
+      "bash: scvm serve llm FILE: %s" % bash_complete("scvm", ["scvm", "serve", "llm", ""], 3))
+check(sorted(bash_complete("scvm", ["scvm", "run", "--junit", "r.xml", ""], 4)) == SOURCES_AND_COMPILED,
+      "bash: scvm run --junit r.xml FILE")
+check(bash_complete("scvm", ["scvm", "verify", ""], 2) == ["a.scb", "b.scp", "sub"], "bash: scvm verify FILE")
+agents = [l.split()[0] for l in out(scvm, "agents").stdout.splitlines() if l.strip()]
+check(len(agents) >= 5 and bash_complete("scvm", ["scvm", "run", "--agent", ""], 3) == agents + ["e.json"],
+      "bash: scvm run --agent: %s" % bash_complete("scvm", ["scvm", "run", "--agent", ""], 3))
+check(bash_complete("scvm", ["scvm", "serve", "--agent", "cl"], 3) == ["claude-code"], "bash: scvm serve --agent cl")
+check(sorted(bash_complete("scc", ["scc", ""], 1)) == ["d.yaml", "e.json", "f.jsonl", "g.yml", "sub"], "bash: scc FILE")
+check(bash_complete("scvm", ["scvm", "agents", ""], 2) == ["list", "show", "map", "unmap"], "bash: scvm agents")
+check(bash_complete("scvm", ["scvm", "replay", ""], 2) == ["sub"], "bash: scvm replay DIR")
 
 # ---- zsh: it parses, and hands _arguments a spec per option ----
 zscript = os.path.join(share, "zsh", "site-functions", "_scvm")
@@ -155,6 +206,13 @@ check("--target=[target to drive: sim (the default); pty: a real program in a ps
       "(docs/real-agents.md); aut: an ElizaOS or Yao suite against the agent (docs/aut.md)]:NAME:(sim pty agent aut)"
       in p.stdout.splitlines(), "zsh: --target's spec")
 check(any(l.startswith("run:play the scenarios") for l in p.stdout.splitlines()), "zsh: the commands")
+check("*:file:_files -g \"*.(scb|scp|yaml|yml|json|jsonl)\"" in p.stdout.splitlines(), "zsh: run's files by extension")
+check(any(l.startswith("--agent=[") and l.endswith(":NAME|FILE:_scvm_listed") for l in p.stdout.splitlines()),
+      "zsh: --agent's profiles")
+stub = ('compadd() { shift; print -rl -- "${(@P)1}" }; _files() { }; source "$1"; words=(scvm run --agent ""); '
+        'CURRENT=4; prog=scvm; _scvm_listed')
+p = out("zsh", "-f", "-c", stub, "zsh", zscript, env=ENV)
+check(p.stdout.split() == agents, "zsh: _scvm_listed: %r %s" % (p.stdout, p.stderr[:200]))
 
 # ---- fish ----
 fscript = os.path.join(share, "fish", "vendor_completions.d", "scvm.fish")
@@ -163,7 +221,7 @@ check(p.returncode == 0 and p.stderr == "", "fish --no-execute: %s" % p.stderr[:
 
 
 def fish_complete(script, line):
-    p = out("fish", "--no-config", "-c", 'source $argv[1]; complete -C "%s"' % line, script)
+    p = out("fish", "--no-config", "-c", 'source $argv[1]; complete -C "%s"' % line, script, cwd=files, env=ENV)
     check(p.returncode == 0, "fish: %s: %s" % (line, p.stderr[:200]))
     return [l.split("\t")[0] for l in p.stdout.splitlines()]
 
@@ -173,6 +231,15 @@ check(sorted(fish_complete(fscript, "scvm run -t ")) == ["agent", "aut", "pty", 
 check("serve" in fish_complete(fscript, "scvm se"), "fish: scvm se")
 check(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc --diag")
       == ["--diagnostics-format"], "fish: scc --diag")
+check(sorted(fish_complete(fscript, "scvm serve ")) == sorted(["acp", "harness", "llm", "rest", "sub/"] + SOURCES_AND_COMPILED[:-1]),
+      "fish: scvm serve: %s" % fish_complete(fscript, "scvm serve "))
+check(sorted(fish_complete(fscript, "scvm dis ")) == ["a.scb", "b.scp", "sub/"], "fish: scvm dis: %s"
+      % fish_complete(fscript, "scvm dis "))
+check(sorted(fish_complete(fscript, "scvm run --agent ")) == sorted(agents + ["e.json", "sub/"]),
+      "fish: scvm run --agent: %s" % fish_complete(fscript, "scvm run --agent "))
+check(sorted(fish_complete(os.path.join(share, "fish", "vendor_completions.d", "scc.fish"), "scc "))
+      == ["d.yaml", "e.json", "f.jsonl", "g.yml", "sub/"], "fish: scc FILE")
+shutil.rmtree(files)
 
 print("options_cli: %d options tried, %d failures" % (n_opts, len(failures)))
 sys.exit(1 if failures else 0)

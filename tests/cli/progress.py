@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """progress.py SCC SCVM REPO WORK - the progress line (docs/scvm.md,
 "Progress"): drawn on a terminal only, and never among the events.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """readme_docs.py ROOT - the README's table of documentation lists every
 page in docs/, and every page it lists exists.  Exit 0 or 1."""
 import os, re, sys

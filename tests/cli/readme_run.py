@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """readme_run.py ROOT BIN WORK NODE_MODULES - the README's "Using it" block, run as
 written in a fresh folder beside a copy of the sources it names
 (stdlib-scenarios/, tests/mockagent/), with build/bin/ the build's

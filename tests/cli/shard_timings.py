@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """shard_timings.py SCC SCVM WORK - `scvm run --shard I/N --timings JUNIT`
 and `scvm report --merge` (docs/ci.md): the shards of the stdlib pack balanced by the durations of a
 full run's JUnit report are exactly the longest-first assignment (each

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scvm's runners take scenario sources and folders (issue 33 item 1;
 docs/scvm.md, "Sources, not only compiled files").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tutorial_run.py ROOT BIN NODE_MODULES WORK - docs/tutorial.md, run as a
 reader runs it: every block in order, in one bash session in a fresh
 folder, with BIN (the build's scc and scvm) first on PATH.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_common.c - common/: the one base64, the one UTF-8 check, the edit
 ** distance over what they decode, sc_strdup/sc_strndup, and the JSON
 ** writer. */

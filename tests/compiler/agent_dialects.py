@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The ElizaOS and Yao front ends through scc and scvm, without the corpus:
 detection and --dialect, every evaluation kept as an EVAL with its source
 position, byte-identical output, packs mixing dialects, the 1.2 version

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Damaged ElizaOS and Yao files never crash, hang or fail silently: every
 truncation at a line boundary and a fixed, seeded set of byte mutations
 (deletions, duplications, swaps, flips to structural characters) of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_eval_order.py - no call in the compiler takes two interning calls as arguments.
 
 usage: check_eval_order.py FILE.c...

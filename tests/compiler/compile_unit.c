@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compile_unit.c - scc_compile() (compiler/compile.c) as a library:
 **
 **   compile_unit SCENARIO.yaml TUIUSE.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generated YAML inputs that are awkward to keep as files: byte-order marks,
 a large map, and timing/memory bounds for billion laughs.
 Usage: gen_cases.py SCC_TREE"""

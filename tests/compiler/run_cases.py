@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Data-driven front-end tests: every *.yaml under DIR is one case.
 
 Expectations are comment lines in the case itself (clox style):

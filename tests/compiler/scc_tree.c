@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc_tree.c - test driver: YAML file -> (rules) -> diagnostics or canonical JSON.
 **
 **   scc_tree [--no-rules] [-D NAME[=VALUE]]... [--env LIST] file.yaml

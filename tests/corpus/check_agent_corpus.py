@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ElizaOS and Yao corpora: every ElizaOS `.yaml` under CORPUS/eliza, or
 every Yao `.jsonl` under CORPUS/yao, compiled with `scc --dialect=DIALECT`
 (an ElizaOS `*.matrix.yaml` with --pack: its scenarios' ops are summed).

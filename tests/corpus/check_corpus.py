@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Corpus test: every Scenario-Format file other projects wrote either
 compiles, or is rejected with the file:line:col diagnostics written in
 expected.tsv; every file the reference implementation accepts plays in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """No foreign file runs green: every scenario-like file of every dialect in
 the shared corpus (Agent Harbor's Scenario-Format, tui-use, ElizaOS, Yao)
 either is refused with a positioned error, or compiles to a scenario that

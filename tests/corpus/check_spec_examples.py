@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The Scenario-Format spec's own timing examples compile and play as the
 spec describes them, on the spec clock (docs/timing.md, "Two clocks"):
 the Example Timeline, the Example with Error Response and the Example with

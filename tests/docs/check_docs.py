@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Doc examples are tests.  In docs/*.md a fenced block
 
     ```yaml example=NAME [args="-D x=1"]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Expected-diagnostics tests, clox style: each .yaml under this folder
 ends with the exact diagnostics scc must print for it, one per line:
 

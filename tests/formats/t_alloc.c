@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_alloc.c - allocation-failure injection: for N = 1, 2, ... make the Nth
 ** allocation fail (and every later one) while building, finishing, loading
 ** (from memory and from a file) and listing, until a run needs fewer than N

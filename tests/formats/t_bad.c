@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_bad.c - bad bytecode, one case per reason, each asserting the exact
 ** error code.  Cases start from one small valid payload and damage exactly
 ** one thing, so a case that loads (or fails for another reason) shows up. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_robust.c - hostile input: for several built files, every truncation and
 ** several single-byte changes of the file, then the same of the payload
 ** re-wrapped in a valid container (so the damage reaches the section table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_roundtrip.c - build -> finish -> load, checking every field; the opcode
 ** table; determinism; strip_lines; builder contract errors; the golden
 ** listing (tests/formats/sample.lst, refreshed with --update).

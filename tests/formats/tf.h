@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tf.h - shared helpers for the formats tests: checks, sample programs,
 ** and wrapping a hand-made payload into a valid container (so a test can
 ** reach the verifier with exactly the damage it means). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tf_util.c - the helpers declared in tf.h. */
 #include "tf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_acp.c - libFuzzer target: what the mock ACP agent reads from its
 ** client (runtime/acp/acp_agent.h; docs/serve-acp.md).  The input is the
 ** client's side of the stream, as is: lines of JSON-RPC (or anything),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_agent.c - libFuzzer target: what the mock LLM server reads from an
 ** agent and from a profile it was given (docs/real-agents.md):
 **   first byte 0-3: the rest is a request body of API 0-3 (Chat,

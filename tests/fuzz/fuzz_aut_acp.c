@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_aut_acp.c - libFuzzer target: what the agent-under-test client reads
 ** from an ACP agent (runtime/aut/aut.c): the agent's whole side of the
 ** stream, JSON-RPC lines or anything, waiting on the other end of a socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_compile.c - libFuzzer target: bytes -> scc_compile() (parse, either
 ** front end, rules, lowering, embedding, bytecode and its verifier).  Any
 ** crash, leak, sanitizer report, or emitted bytecode the verifier rejects

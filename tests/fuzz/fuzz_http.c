@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_http.c - libFuzzer target: the HTTP request reader of every server
 ** on runtime/http/ (http_parse.h): the head parser and the chunked body
 ** decoder, fed the way the server is fed.

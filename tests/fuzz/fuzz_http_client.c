@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_http_client.c - libFuzzer target: what the HTTP client reads from a
 ** server (runtime/http/http_client.h), for agents under test that serve an
 ** API.  The input is the server's whole answer, waiting on the other end of

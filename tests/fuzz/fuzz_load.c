@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_load.c - libFuzzer target: untrusted bytes -> the loaders -> the VM.
 **
 ** .scb files and .scp packs are shipped between teams, so whatever a loader

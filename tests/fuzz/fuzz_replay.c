@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_replay.c - replays fuzz findings (and seeds) through a fuzz target
 ** with a plain main(), so ctest runs them in every build, sanitizers
 ** included: zstd's regression-driver idea. */

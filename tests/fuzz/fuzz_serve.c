@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_serve.c - libFuzzer targets: a server's whole handling of what a
 ** client sends, from the raw bytes of a connection to the bytes it answers.
 ** Built once per server, chosen by a definition:

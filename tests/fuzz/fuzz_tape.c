@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_tape.c - libFuzzer target: reading a tape (runtime/tape; docs/tape.md).
 ** Tapes ship with suites, so they are untrusted input.  The input is a tape
 ** file; whatever tape_load accepts must survive the round trip the format

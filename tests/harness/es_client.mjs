@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // es_client.mjs MODULES URL N [EVENT] - subscribes to URL with the
 // `eventsource` package (the WHATWG EventSource for Node, pinned in
 // package.json; it reconnects by itself, sending Last-Event-ID), parses

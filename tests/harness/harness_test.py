@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """harness_test.py --scc SCC --scvm SCVM --work DIR [--modules DIR]
 
 `scvm serve harness` (docs/serve-harness.md) against the Go harness's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """containment.py SCC SCVM WORK PART
 
 What clients can make `scvm serve llm|rest|harness` hold, and how strictly

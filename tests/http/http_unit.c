@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* http_unit.c - runtime/http on its own: timed plans, SSE frames, and the
 ** connection loop driven over real loopback sockets (keep-alive and
 ** pipelining, pacing order, 100-continue, malformed requests, limits,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loopback.h - the client side of the C tests that talk to a server on
 ** loopback (tests/http/http_unit.c, tests/llm/llm_alloc.c). */
 #ifndef SC_TEST_LOOPBACK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_judge.c - runtime/judge: every ElizaOS evaluator and Yao assertion on
 ** made-up conversations, a real workspace (files, commands) and tapes, with
 ** each decision docs/judge.md records (case folding, action names, Yao's

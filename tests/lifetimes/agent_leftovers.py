@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`scvm agent`'s runCmd leaves nothing running, however the run ends.
 
 usage: agent_leftovers.py SCC SCVM WORKDIR

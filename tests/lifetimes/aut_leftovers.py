@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`scvm run -t aut`: an ElizaOS code step and an ACP agent leave nothing
 running, however the run ends.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`scvm exec` and `scvm driver` end the session on SIGTERM, SIGINT and
 SIGHUP as on the end of input: the RunResult (status "interrupted",
 error E_INTERRUPTED), the artifacts (run.json, checksums.json), the

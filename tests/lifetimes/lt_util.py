@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared by the lifetimes tests: a unique marker for the processes a test
 starts, and the processes still carrying it after scvm has exited."""
 import os

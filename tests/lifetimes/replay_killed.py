@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`scvm replay` killed while it replays: the run it started (another scvm)
 and that run's program end with it.
 

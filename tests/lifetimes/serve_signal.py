@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A server signalled the instant it says `listening on` still stops cleanly.
 
 usage: serve_signal.py SCC SCVM SCENARIO.yaml [TRIES]

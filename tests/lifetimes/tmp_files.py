@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Temporary files and the order of the artifacts.
 
 usage: tmp_files.py SCC SCVM WORKDIR

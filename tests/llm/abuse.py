@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """abuse.py - `scvm serve llm` under hostile clients (docs/http.md, "Under
 abuse").
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_alloc.c - the mock LLM server with each of its allocations failing
 ** in turn (sc_alloc_fail_after), once and in bursts of 2 and 4 (sc_alloc_fail_count):
 ** creating the server, accepting, reading, routing, sessions, rendering

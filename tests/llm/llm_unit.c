@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llm_unit.c - unit tests of the mock LLM server's pure parts: the HTTP
 ** head parser (every prefix, every truncation), Levenshtein over code
 ** points, the request's last user text, ids and time scaling. */

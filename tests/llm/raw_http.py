@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """raw_http.py - `scvm serve llm` over raw sockets: malformed requests get
 proper 4xx answers and never hurt other clients; pacing, determinism,
 routing, sessions, assertions, strict tools, exit statuses.

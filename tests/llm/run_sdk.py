@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """run_sdk.py - one real-SDK test: start `scvm serve llm`, run a node script
 against it (SCVM_URL in its environment), stop the server, check its exit
 status and log.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official @anthropic-ai/sdk (pinned in package-lock.json) against
 // `scvm serve llm` serving sdk_agent and sdk_errors: the reassembled
 // messages must be exactly what the scenarios script.

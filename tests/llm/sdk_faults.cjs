@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official SDKs (pinned in package-lock.json) against `scvm serve llm`
 // serving faults.scb (_meta.response.fault): a cut stream must raise in
 // the SDK, never pass as a complete answer; a reset and a refused

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official Google Gen AI SDK (@google/genai, pinned in
 // package-lock.json at the version Gemini CLI uses) against `scvm serve
 // llm`: generateContent streamed and whole, function calls, thoughts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official openai SDK (pinned in package-lock.json) against `scvm
 // serve llm`: Chat Completions and Responses, streamed and whole, must
 // reassemble exactly what sdk_agent and sdk_errors script.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """serve_util.py - start and stop `scvm serve llm` for the tests.
 
 Server(scvm, args) starts the server on an ephemeral loopback port, waits

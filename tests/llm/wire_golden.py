@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """wire_golden.py SCVM FIXTURES GOLDEN [--update] - the server's exact bytes.
 
 Serves every test scenario (FIXTURES/*.scb but fault*.scb) with --loop --speed 0 and,

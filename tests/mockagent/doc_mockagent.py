@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """doc_mockagent.py - docs/mock-agent.md's examples as tests: each
 ```yaml example=NAME``` block is compiled by scc into NAME.scb in a fresh
 folder, then tests/vm/doc_examples.py runs the page's ```console```

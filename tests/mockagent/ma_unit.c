@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_unit.c - the mock agent's tools (runtime/mockagent/ma_tool.c) on their
 ** own, in a fresh work folder: runCmd's output, exit status, timeout and
 ** process-group kill; readFile's offset and limit; writeFile's folders;

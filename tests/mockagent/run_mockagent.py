@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """run_mockagent.py - `scvm agent` end to end: one case of the scenarios in
 tests/mockagent/ (compiled by the build's scc into FIXTURES), played in a
 fresh work folder, checked for its exit status, transcript, diagnostics

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # install_test.cmake - cmake --install to a fresh prefix, build a consumer
 # project against it, run its program, and check incremental rebuilds.
 file(REMOVE_RECURSE ${WORK})
@@ -11,7 +12,7 @@ function(run)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
 foreach(f bin/scc bin/scvm include/scc/scc.h include/scc/session.h lib/pkgconfig/scc.pc lib/cmake/scc/sccConfig.cmake
-        share/man/man1/scc.1 share/man/man1/scvm.1 share/bash-completion/completions/scc
+        share/man/man1/scc.1.gz share/man/man1/scvm.1.gz share/man/man5/scenario-format.5.gz share/bash-completion/completions/scc
         share/bash-completion/completions/scvm share/zsh/site-functions/_scc share/zsh/site-functions/_scvm
         share/fish/vendor_completions.d/scc.fish share/fish/vendor_completions.d/scvm.fish)
   if(NOT EXISTS ${WORK}/prefix/${f})

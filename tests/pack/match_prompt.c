@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* match_prompt.c - prints the name of the scenario the C API's
 ** scc_match_prompt picks for the text on stdin (tests/pack/prompt_agree.py). */
 #include <stdio.h>

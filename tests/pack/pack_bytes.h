@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack_bytes.h - packs made byte by byte, for tests that play an attacker
 ** (t_pack.c, pack_forge.c): a content re-packed as one frame with sizes and
 ** checksum right, so only the checks behind the checksum can catch it. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """pack_cli.py CASE SCC SCVM ROOT WORK [CORPUS] - scc --pack and scvm's pack commands.
 
 Cases: roundtrip selection shard hermetic escape forged limits depfile cache

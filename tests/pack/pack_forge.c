@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pack_forge.c - a hostile pack made byte by byte, not by scc.
 **
 **   pack_forge IN OUT FROM TO [FROM TO ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scc --pack DIR is linear in the number of scenarios (issue 35 item 0).
 
 Counts what the build asks of the kernel, not how long it takes: strace -c

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """prompt_agree.py SCC SCVM MATCH_PROMPT WORK - one prompt matcher.
 
 `scvm ls --prompt`, `scvm run --prompt`, `scvm serve llm` (routing a

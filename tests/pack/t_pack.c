@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_pack.c - packs: round trip, determinism, hostile input, the C API.
 **
 **   pack_unit PACK OUTDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* player_cover.c - every player says what it does with every op.
 **
 **   player_cover            prints docs/players.md from the players' tables

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """One set of `assert` scenarios, played on the PTY target and through the
 mock LLM server: both must give the verdict written next to each case.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """cancel_test.py - a cancelled run leaves nothing behind (docs/pty.md,
 "Cancellation").
 

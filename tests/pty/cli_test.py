@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Scenarios played against real programs: scc compiles, scvm -t pty runs.
 
 usage: cli_test.py SCC SCVM WORKDIR

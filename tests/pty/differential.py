@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """differential.py - our screen against @xterm/headless on recorded streams.
 
 usage: differential.py PTY_REPLAY NODE_MODULES CAST...

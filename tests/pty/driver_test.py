@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """driver_test.py SCVM WORK DOCS_DIR [SCC] - `scvm driver --stdio --json` and
 `scvm exec` (docs/driver.md) as a script driving a terminal program would use
 them: less and vim driven through the NDJSON protocol, observations checked,

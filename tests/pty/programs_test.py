@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The issue's full-screen programs on the PTY target, and the recordings in
 asciinema.
 

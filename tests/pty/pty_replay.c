@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pty_replay.c - plays a recorded output stream (asciicast v2) into the
 ** PTY target's screen (rt_pty_screen.c: libvterm, the code scvm -t pty
 ** uses) and prints the screen as JSON, for the differential test against

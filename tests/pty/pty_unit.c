@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pty_unit.c - the PTY target's layers, in libvterm's test spirit: push
 ** bytes, check the screen; press keys, check the bytes; spawn programs,
 ** check that nothing is left behind.  Each check names what it tests. */

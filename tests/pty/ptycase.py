@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ptycase.py - the small harness the PTY test scripts share.
 
 setup(WORK) names the work folder; each function decorated with @case runs

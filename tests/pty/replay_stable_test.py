@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Replays of a deterministic program are stable (docs/driver.md, "Replay";
 docs/tui-use.md, "Steps, timeouts and retries"): a python3 REPL session of
 5 steps, and a variant whose 4th step is a resize, each recorded once with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """sandbox_test.py - the Linux sandbox for tui-use policies (docs/pty.md,
 "Sandbox"), against a real probe program (tests/pty/sbx_probe.c).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbx_probe.c - tries what a sandboxed program might try and prints what
 ** happened, one line per attempt, for tests/pty/sandbox_test.py:
 **

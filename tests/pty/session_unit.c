@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session_unit.c - the session C API (include/scc/session.h) called as a
 ** library user would: cat driven to its exit, every refusal with its code,
 ** and every allocation failing in turn (the sc_alloc hook): each call then

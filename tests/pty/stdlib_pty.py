@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """stdlib_pty.py - plays the PTY scenarios of stdlib-scenarios/ with
 `scvm run -t pty` and compares their screenshots with the committed goldens.
 

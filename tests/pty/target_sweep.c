@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target_sweep.c - every program that verifies is accepted by every
 ** target's preparation (issue 12, item 4).
 **

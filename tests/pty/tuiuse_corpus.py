@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tui-use corpus: every JSON/YAML file under the shared corpus's tui-use
 folder (ptybox's spec examples, schemas, and blocks extracted from its docs)
 compiled with `scc --dialect=tui-use`: it either compiles, or is rejected

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tui-use scenarios against the data model's rules, one group of cases per
 ctest (docs/tui-use.md, "The policy, field by field"):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tui-use scenarios, compiled by scc and played by `scvm run -t pty`
 against real programs (cat, bash, python3, less), end to end: screen
 contents, exit codes, run.json and the other artifacts; plus the examples

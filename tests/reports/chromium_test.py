@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The pictures as a person sees them: headless Chromium opens them.
 
 usage: chromium_test.py SCC SCVM REPO WORKDIR [--update]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """run_report.py SCC SCVM REPO WORK - `scvm run --report DIR`, `scvm report
 --merge` of report folders and `scvm report FILE` (docs/report.md).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_term_svg.c - the screen pictures (formats/term/term_svg.h): golden
 ** text read back into cells, drawn the same bytes every time, characters
 ** on their cells (a wide one on two), styles, the cursor, escaping, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """rest_test.py --scc SCC --scvm SCVM --work DIR [--modules DIR]
 
 `scvm serve rest` (docs/serve-rest.md): tasks and sessions with curl, every event of a session exactly once and in order over SSE

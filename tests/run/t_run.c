@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_run.c - the run library (runtime/run/): the table of targets; the
 ** worker pool hands items back in index order whatever -j, stops,
 ** discards and skips as --fail-fast and signals need, in threads and in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Golden tests for the standard scenarios in stdlib-scenarios/.
 
 For each scenario (and each of its test configurations, see below):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* t_tape.c - runtime/tape: canonical JSON, keys (checked against Python's
 ** hashlib for one request), taking in order, misses, unused entries, the
 ** file written in a fixed order and read back byte for byte, and each way

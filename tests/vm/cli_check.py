@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cli_check.py - run one scvm command and check what it did.
 
 usage: cli_check.py [checks] -- SCVM ARGS...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """doc_examples.py - run every example in a Markdown file exactly as written.
 
 usage: doc_examples.py DOC.md BINDIR     (run in the fixture directory)

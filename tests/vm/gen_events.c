@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_events.c - keeps docs/events.md's event table in step with ops.def.
 **
 **   gen_events update FILE   rewrite the generated block of FILE in place

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scn_assert_unit.c - the Scenario-Format `assert` (runtime/scn_assert.c)
 ** on its own: the path policy, links, JSON pointers, JSON equality, git,
 ** and text.contains through the callback.  One case per divergence the two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vm_fixtures.c - writes the .scb files the scvm tests play, into DIR.
 **
 **   all_ops.scb     every opcode (checked: a new opcode in ops.def fails

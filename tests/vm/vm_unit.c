@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vm_unit.c - the VM library without the command line: time scaling, the
 ** dispatch contract (order, END, status propagation), the sinks, the
 ** real-time clock, out-of-memory paths, and hostile bytes under ASan.

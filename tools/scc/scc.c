@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scc.c - the scenario compiler's command line.
 **
 **   scc [options] FILE...       compile each FILE to FILE.scb (or -o)
@@ -38,7 +39,9 @@
 #include "formats/bc.h"
 #include "formats/bc_write.h"
 #include "formats/pack.h"
+#include "formats/version.h"
 #include "compiler/compile.h"
+#include "compiler/format_man.h"
 #include "compiler/sources.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
@@ -255,6 +258,9 @@ static void sarif_print(FILE *f)
     fputs(sarif_n ? "\n   ]\n  }]\n}\n" : "]\n  }]\n}\n", f);
 }
 
+/* --generate=scenario-man: scenario-format(5) (compiler/format_man.h), beside the CoFormats. */
+enum { GEN_SCENARIO_MAN = 100 };
+
 typedef struct Opts {
     const char *out;
     int list;                 /* -l count */
@@ -285,7 +291,7 @@ typedef struct Opts {
     const char *sarif_root;   /* --sarif-root DIR */
     const char **excludes;    /* --exclude GLOB */
     size_t n_excludes;
-    int generate;             /* --generate=FORMAT: a CoFormat, or -1 */
+    int generate;             /* --generate=FORMAT: a CoFormat, GEN_SCENARIO_MAN, or -1 */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -1107,9 +1113,10 @@ static const CoOpt SCC_OPTS[] = {
       "auto (on a terminal; NO_COLOR, TERM=dumb, FORCE_COLOR and\nCLICOLOR_FORCE are heeded: docs/check.md), always or never" },
     { "--help", "-h", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_HELP, "other", "this text" },
     { "--version", "-v", CO_CALL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, C_VERSION, "other", "version" },
-    { "--generate", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "help|markdown|man|bash|zsh|fish", C_GENERATE,
-      "other", "print this program's help, its option list (markdown), its\n"
-               "manual page or its bash, zsh or fish completion, all made\nfrom the one option table" },
+    { "--generate", NULL, CO_CALL, 0, 0, 0, 0, "FORMAT", 0, 0, 0, 0, "help|markdown|man|bash|zsh|fish|scenario-man",
+      C_GENERATE, "other", "print this program's help, its option list (markdown), its\n"
+               "manual page or its bash, zsh or fish completion, all made\nfrom the one option table; "
+               "scenario-man: scenario-format(5),\nmade from the compiler's tables of keys and events" },
 };
 #undef F
 
@@ -1130,6 +1137,8 @@ static const CoTable SCC_TABLE = {
                 "Colour (--color=auto): FORCE_COLOR or CLICOLOR_FORCE (not empty, not 0) turn it on,\n"
                 "else NO_COLOR (not empty) or TERM=dumb off, else it is on on a terminal.\n",
     .version = SCC_VERSION,
+    .args = &(const CoArgs){ 0, NULL, "yaml|yml|json|jsonl" },
+    .n_args = 1,
 };
 
 static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
@@ -1160,8 +1169,11 @@ static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
     case C_HELP: o->help = true; break;
     case C_VERSION: o->version = true; break;
     case C_GENERATE:
-        if ((o->generate = co_format(v)) < 0)
-            return co_usage(&SCC_TABLE, "invalid %s '%s' (help, markdown, man, bash, zsh or fish)", as, v);
+        if (strcmp(v, "scenario-man") == 0)
+            o->generate = GEN_SCENARIO_MAN;
+        else if ((o->generate = co_format(v)) < 0)
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (help, markdown, man, bash, zsh, fish or scenario-man)",
+                            as, v);
         break;
     case C_DEFINE:
         if (!define(o, v))
@@ -1232,13 +1244,16 @@ int main(int argc, char **argv)
         if (o.help || o.version || o.generate >= 0)
             break;
     }
+    if (o.generate == GEN_SCENARIO_MAN) {
+        status = scc_write_format_man(stdout, SCC_VERSION) == 0 ? SC_OK : SC_IO;
+        goto out;
+    }
     if (o.help || o.generate >= 0) {
         status = co_write(stdout, &SCC_TABLE, o.help ? CO_HELP : (CoFormat)o.generate, 0);
         goto out;
     }
     if (o.version) {
-        printf("scc %s (bytecode %d.%d)\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
-        status = SC_OK;
+        status = sc_version_write(stdout, "scc") == 0 ? SC_OK : SC_IO;
         goto out;
     }
     if (n_in == 0) {

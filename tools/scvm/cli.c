@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c - option parsing and output helpers shared by scvm's commands. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h - what every scvm command's option parsing and output share:
 ** usage errors, option values, number parsing, writing results. */
 #ifndef SC_VM_CLI_H

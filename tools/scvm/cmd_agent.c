@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_agent.c - `scvm run -t agent --agent NAME FILE`: one scenario
 ** against a real coding agent, with one verdict (docs/real-agents.md);
 ** and `scvm agents`, the shipped profiles.

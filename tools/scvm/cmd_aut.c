@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_aut.c - `scvm run -t aut`: the cases of an ElizaOS or Yao suite (or of
 ** any scenario with CASE ops) played against an agent under test
 ** (runtime/aut/aut_target.h; docs/aut.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_driver.c - `scvm driver --stdio --json -- CMD ARGS` (the tui-use data
 ** model's interactive NDJSON protocol) and `scvm exec --json -- CMD ARGS`
 ** (run once, print the RunResult), both on the installed session API

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_mockagent.c - `scvm agent FILE`: the Scenario-Format's mock agent
 ** (docs/mock-agent.md).  A program under test launches it as it would
 ** launch a coding agent; it prints the scenario's responses on its

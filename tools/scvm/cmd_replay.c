@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_replay.c - `scvm replay DIR` and `scvm replay-report DIR`: play a
 ** recorded PTY run again and compare the new artifacts with the recorded
 ** ones after the data model's normalization (docs/driver.md, "Replay").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_report.c - `scvm report`: the reports of a run (docs/report.md).
 **
 **   scvm report --merge -o OUT.xml SHARD.xml...   JUnit reports merged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_run.c - scvm run: play a suite's scenarios on the sim target, or
 ** one scenario on the pty target.
 **

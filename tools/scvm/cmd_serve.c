@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_serve.c - `scvm serve llm FILE...`: the mock LLM API server
 ** (runtime/llm/llm.h; docs/serve-llm.md), and `scvm serve acp FILE...`:
 ** the mock ACP agent (runtime/acp/acp_agent.h; docs/serve-acp.md), over

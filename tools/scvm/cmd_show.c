@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_show.c - the commands that look at suites without playing them:
 ** verify, info, dis, ls and extract (docs/scvm.md). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_tape.c - `scvm tape`: tapes of recorded replies (docs/tape.md) from
 ** the command line, for authors who write or review them by hand.
 **

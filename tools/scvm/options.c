@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c - scvm's commands, run's targets and every option, as one
 ** table (common/cliopt.h).  The parser (scvm.c), --help, docs/scvm.md's
 ** option lists, the man page and the shell completions are made from it:
@@ -130,7 +131,7 @@ static const CoOpt ROWS[] = {
       "list the cases and their checks; reach no agent" },
 
     /* -t agent (and the agent of -t aut --via pty) */
-    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent), 0, "NAME|FILE", CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL, 0,
+    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_LISTED, F(agent), 0, "NAME|FILE", CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL, 0,
       "agent options (-t agent, and -t aut --via pty; the pty options apply too)",
       "the agent's profile: claude-code, codex, gemini-cli,\nqwen-code, opencode, or a profile file" },
     { "--agent-bin", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent_bin), 0, "PATH", CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL,
@@ -230,7 +231,7 @@ static const CoOpt ROWS[] = {
       "serve options (docs/serve-llm.md)", "as --speed (the harness's spelling)" },
     { "--workspace", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(workspace), 0, "DIR", CMD_SERVE | CMD_AGENTS, S_LLM, 0, 0, NULL, 0,
       "serve options (docs/serve-llm.md)", "resolve assert paths in DIR (default: the current directory)" },
-    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent), 0, "NAME|FILE", CMD_SERVE | CMD_MOCKAGENT, S_LLM, 0, 0, NULL,
+    { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_LISTED, F(agent), 0, "NAME|FILE", CMD_SERVE | CMD_MOCKAGENT, S_LLM, 0, 0, NULL,
       0, "serve options (docs/serve-llm.md)",
       "the agent profile whose tool vocabulary to speak (serve llm:\n"
       "also 'auto', detected from the tools the agent declares)" },
@@ -507,6 +508,17 @@ static int scvm_call(void *op, const CoOpt *row, const char *a, const char *v)
 
 char scvm_usage[4096];
 
+/* How the commands' arguments complete in a shell (common/cliopt.h). */
+static const CoArgs ARGS[] = {
+    /* the commands that take sources too (docs/scvm.md, "Sources, not only compiled files") */
+    { CMD_RUN | CMD_INFO | CMD_LS | CMD_MOCKAGENT, NULL, "scb|scp|yaml|yml|json|jsonl" },
+    { CMD_SERVE, "llm|acp|harness|rest", "scb|scp|yaml|yml|json|jsonl" },
+    { CMD_VERIFY | CMD_DIS | CMD_EXTRACT | CMD_REPORT, NULL, "scb|scp" },
+    { CMD_AGENTS, "list|show|map|unmap", "" },
+    { CMD_TAPE, "check|ls|key|add", NULL },
+    { CMD_REPLAY | CMD_REPLAY_REPORT, NULL, "/" },
+};
+
 const CoTable scvm_table = {
     .prog = "scvm",
     .summary = "verify and play compiled agent-testing scenarios",
@@ -523,6 +535,10 @@ const CoTable scvm_table = {
     .after_statuses = "  128+N  run -t pty|agent|aut, agent, driver, exec: interrupted by signal N (130 SIGINT, 143 "
                       "SIGTERM, 129 SIGHUP)\n",
     .version = SCC_VERSION,
+    .args = ARGS,
+    .n_args = sizeof ARGS / sizeof ARGS[0],
+    .list_cmd = "agents",
+    .list_ext = "json",
 };
 
 void scvm_usage_init(unsigned cmd)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outcome.c - what scvm's run targets share (cmd_run.c, cmd_agent.c): a
 ** single session's set-up (its folder, goldens folder, output and signals),
 ** CI mode, the default goldens folder, and the JUnit report of a run's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* outcome.h - what became of a run's scenarios, and its JUnit report
 ** (outcome.c), shared by the run targets' commands. */
 #ifndef SC_SCVM_OUTCOME_H

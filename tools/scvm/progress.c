@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c - the progress line on a terminal (docs/scvm.md, "Progress").
 **
 ** A suite draws `[####......] 7/18 name` after each scenario; a single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scvm.c - the command line: the command table and the parser, over the
 ** one option table of every command, target and server (options.c,
 ** common/cliopt.h), which also makes --help, the man page, the
@@ -25,6 +26,7 @@
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "formats/bc.h"
+#include "formats/version.h"
 #include "runtime/run/run_junit.h"
 #include "cli.h"
 
@@ -551,8 +553,7 @@ int main(int argc, char **argv)
     }
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        printf("scvm (scc) %s, bytecode %d.%d\n", SCC_VERSION, BC_VERSION_MAJOR, BC_VERSION_MINOR);
-        return fflush(stdout) == 0 ? SC_OK : SC_IO;
+        return sc_version_write(stdout, "scvm") == 0 ? SC_OK : SC_IO;
     }
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {
         if (strcmp(name, CMDS[k].name) != 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scvm.h - what scvm's commands share: the parsed command line (one option
 ** parser for every command, scvm.c) and opening suites (formats/suite.h)
 ** with scvm's diagnostics. */

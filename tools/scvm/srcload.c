@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srcload.c - scvm's runners take scenario sources and folders of them
 ** (docs/scvm.md, "Sources, not only compiled files").
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lists a pack and counts each scenario's events through the installed API,
 ** then drives cat through the installed session API (scc/session.h). */
 #include <scc/scc.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """record.py - records the output streams the differential test replays.
 
 usage: record.py SCC SCVM [NAME...]

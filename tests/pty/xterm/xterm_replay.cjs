@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // xterm_replay.cjs - plays a recorded output stream (asciicast v2) into
 // @xterm/headless and prints the same checkpoints as pty_replay.c, so
 // tests/pty/differential.py can compare our libvterm screen with an
