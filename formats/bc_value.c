@@ -6,6 +6,7 @@
 ** encoding (tags, counts, string refs, depth) and so need no error paths;
 ** varints are still read against the end of the value section. */
 #include "bc.h"
+#include "common/jsonw.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,52 +111,71 @@ static void put_double(Buf *out, double d)
         buf_puts(out, ".0");
 }
 
-void bc_val_json_at(const BcProgram *prog, const BcVal *v, Buf *out)
+static void val_json(const BcProgram *prog, const BcVal *v, JsonW *w)
 {
     switch (v->tag) {
     case BC_V_NULL:
-        buf_puts(out, "null");
+        jw_null(w);
         return;
     case BC_V_FALSE:
-        buf_puts(out, "false");
-        return;
     case BC_V_TRUE:
-        buf_puts(out, "true");
+        jw_bool(w, v->tag == BC_V_TRUE);
         return;
     case BC_V_INT:
-        buf_printf(out, "%lld", (long long)v->i);
+        jw_i64(w, v->i);
         return;
     case BC_V_FLOAT:
-        put_double(out, v->f);
+        jw_value(w);
+        put_double(w->b, v->f);
         return;
     case BC_V_STR:
-        buf_json_str(out, prog->str[v->n].s, prog->str[v->n].len);
+        jw_str(w, prog->str[v->n].s, prog->str[v->n].len);
         return;
     case BC_V_ARRAY:
     case BC_V_MAP: {
-        /* recursion is bounded by BC_MAX_DEPTH, which the verifier enforced */
+        if (w->depth >= JW_MAX_DEPTH) {
+            /* values nest to BC_MAX_DEPTH, deeper than one writer tracks:
+            ** the rest in a writer of its own, on the same Buf */
+            jw_value(w);
+            JsonW in;
+            jw_init(&in, w->b);
+            val_json(prog, v, &in);
+            return;
+        }
+        /* recursion is bounded by BC_MAX_DEPTH, which the verifier enforced;
+        ** so are map keys being strings */
         bool map = v->tag == BC_V_MAP;
         const unsigned char *p = v->p;
-        buf_putc(out, map ? '{' : '[');
+        if (map)
+            jw_obj(w);
+        else
+            jw_arr(w);
         for (uint32_t i = 0; i < v->n; i++) {
             BcVal e;
-            if (i)
-                buf_putc(out, ',');
             if (map) {
                 p = bc_val_decode(prog, p, &e);
-                bc_val_json_at(prog, &e, out);
-                buf_putc(out, ':');
+                if (e.tag == BC_V_STR)
+                    jw_key_str(w, prog->str[e.n].s, prog->str[e.n].len);
+                else
+                    jw_key_str(w, "", 0);   /* the verifier lets none through */
             }
             p = bc_val_decode(prog, p, &e);
-            bc_val_json_at(prog, &e, out);
+            val_json(prog, &e, w);
         }
-        buf_putc(out, map ? '}' : ']');
+        jw_end(w);
         return;
     }
     default:
-        buf_puts(out, "null");
+        jw_null(w);
         return;
     }
+}
+
+void bc_val_json_at(const BcProgram *prog, const BcVal *v, Buf *out)
+{
+    JsonW w;
+    jw_init(&w, out);
+    val_json(prog, v, &w);
 }
 
 void bc_val_json(const BcProgram *prog, uint32_t idx, Buf *out)

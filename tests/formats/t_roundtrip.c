@@ -259,6 +259,51 @@ static void test_determinism(void)
     sc_free(out[1]);
 }
 
+/* A value as deep as the verifier lets one be (BC_MAX_DEPTH), deeper than
+** one JSON writer tracks: every comma and bracket is there. */
+static void test_deep_value(void)
+{
+    BcBuilder *b = bcb_new();
+    uint32_t k = bcb_cstr(b, "k");
+    bcb_val_begin(b);
+    Buf want;
+    buf_init(&want);
+    for (int d = 0; d < BC_MAX_DEPTH / 2; d++) {
+        bcb_val_array(b, 2);
+        bcb_val_int(b, d);
+        bcb_val_map(b, 1);
+        bcb_val_key(b, k);
+        buf_printf(&want, "[%d,{\"k\":", d);
+    }
+    bcb_val_float(b, 0.5);
+    buf_puts(&want, "0.5");
+    for (int d = 0; d < BC_MAX_DEPTH / 2; d++)
+        buf_puts(&want, "}]");
+    buf_putc(&want, 0);
+    uint32_t deep = bcb_val_end(b);
+    uint32_t s0 = bcb_cstr(b, "deep");
+    BcMeta m = { .name = s0, .source = s0, .prompt = bcb_null(b) };
+    bcb_val_begin(b);
+    bcb_val_array(b, 0);
+    m.tags = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    m.config = bcb_val_end(b);
+    m.defines = m.config;
+    bcb_set_meta(b, &m);
+    CHECKF(bcb_op(b, OP_END, 0, 0, 0, 0, 0, 0, 0, 0), "%s", bcb_error(b));
+    unsigned char *file = NULL;
+    size_t len = 0;
+    CHECKF(bcb_finish(b, NULL, &file, &len), "%s", bcb_error(b));
+    bcb_free(b);
+    BcProgram *p = file ? load_ok(file, len) : NULL;
+    if (p)
+        check_json(p, deep, (const char *)want.data);
+    bc_free(p);
+    sc_free(file);
+    buf_fini(&want);
+}
+
 static void test_strip(void)
 {
     size_t l1, l2;
@@ -467,6 +512,7 @@ int main(int argc, char **argv)
     test_values();
     test_determinism();
     test_strip();
+    test_deep_value();
     test_builder_errors();
     test_file();
     test_golden(argv[1], argc > 2 && strcmp(argv[2], "--update") == 0);
