@@ -128,7 +128,7 @@ static int compile_add(Suite *s, const char *path, char *src, size_t len, size_t
     Diags d;
     diags_init(&d);
     SccResult r = { 0 };
-    /* scc_compile may take the source's memory: a copy, for the carets */
+    /* scc_compile works on a writable copy; src stays for the carets */
     char *copy = sc_malloc(len + 1);
     if (!copy) {
         diags_fini(&d);
@@ -157,6 +157,7 @@ static int compile_add(Suite *s, const char *path, char *src, size_t len, size_t
             file_write_atomic(cpath, r.bytes, r.n_bytes);   /* a cache: a failed write only costs time */
     }
     sc_free(r.bytes);
+    sc_free(copy);      /* scc_compile leaves it to us (no free_source) */
     diags_fini(&d);
     return st;
 }
