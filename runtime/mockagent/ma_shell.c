@@ -14,7 +14,11 @@
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
 #include "ma_proc.h"
+#include "runtime/rt_cancel.h"
 #include "runtime/rt_proc.h"
+
+/* How long bashOutput waits for a shell whose output has ended to exit. */
+enum { EXIT_WAIT_MS = 2000 };
 
 typedef struct MaShell {
     char id[16];
@@ -113,9 +117,13 @@ static void shell_poll(MaShell *sh, unsigned wait_ms)
         return;
     int ws = 0;
     bool done = rt_proc_reap(sh->proc, &ws);
-    if (!done && sh->fd < 0) {
-        struct pollfd pf = { .fd = rt_proc_exit_fd(sh->proc), .events = POLLIN };
-        if (poll(&pf, 1, (int)wait_ms) > 0)
+    if (!done && sh->fd < 0 && wait_ms) {
+        /* its output has ended: it is exiting, or it closed it and runs on
+        ** (then it stays "running", after this short wait) */
+        struct pollfd pf[2] = { { .fd = rt_proc_exit_fd(sh->proc), .events = POLLIN },
+                                { .fd = rt_cancel_fd(), .events = POLLIN } };
+        if (poll(pf, pf[1].fd >= 0 ? 2 : 1, (int)(wait_ms < EXIT_WAIT_MS ? wait_ms : EXIT_WAIT_MS)) > 0 &&
+            pf[0].revents)
             done = rt_proc_reap(sh->proc, &ws);
     }
     if (!done)

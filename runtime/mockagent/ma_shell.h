@@ -33,7 +33,8 @@ int ma_shell_start(MaShells *s, const char *cmd, const char *dir, char *id, size
 
 /* Reads what every shell has written so far, without waiting (a shell
 ** whose output is not read would block once the pipe is full).  A shell
-** whose output has ended is waited for at most wait_ms and reaped. */
+** whose output has ended is waited for at most wait_ms (and 2 s) and
+** reaped. */
 void ma_shells_poll(MaShells *s, unsigned wait_ms);
 
 /* bashOutput: the output of shell id not returned yet (only the lines that

@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/mockagent/ma_shell.h"
 #include "runtime/mockagent/ma_tool.h"
 #include "tests/check.h"
 
@@ -396,6 +397,37 @@ static void new_tools(void)
     ma_tool_result_fini(&r);
     cJSON_Delete(args);
     CHECK(ma_tool_scripted("task") && ma_tool_scripted("todoWrite") && !ma_tool_scripted("webFetch"));
+
+    /* a shell that closes its output and runs on: bashOutput waits for
+    ** its exit a bounded time (2 s), then says it runs */
+    MaShells *sh = ma_shells_new();
+    CHECK(sh != NULL);
+    MaEnv se = { .root = root, .timeout_ms = 60000, .shells = sh };
+    args = cJSON_Parse("{\"cmd\":\"echo bye; exec >&- 2>&-; touch closed-out; exec sleep 6174\","
+                       "\"run_in_background\":true}");
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&se, "runCmd", args, &r) == 0 && !r.error);
+    ma_tool_result_fini(&r);
+    cJSON_Delete(args);
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/closed-out", root);
+    for (int i = 0; i < 1000 && access(marker, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);   /* the shell's own event: the file it makes */
+    args = cJSON_Parse("{\"bash_id\":\"bash_1\"}");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&se, "bashOutput", args, &r) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    buf_putc(&r.text, 0);
+    CHECK(!r.error && strcmp((const char *)r.text.data, "bye\n[bash_1: running]\n") == 0);
+    CHECK(took >= 1.9 && took < 10);
+    ma_tool_result_fini(&r);
+    cJSON_Delete(args);
+    CHECK(running_with("6174"));
+    ma_shells_free(sh);     /* the run's end: the shell goes */
+    CHECK(!running_with("6174"));
 }
 
 int main(int argc, char **argv)
