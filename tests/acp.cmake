@@ -11,7 +11,7 @@ set(ACP_WORK ${CMAKE_CURRENT_BINARY_DIR}/acp-work)
 add_test(NAME acp.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${ACP_SRC} ${ACP_NPM})
 set_tests_properties(acp.npm_ci PROPERTIES FIXTURES_SETUP acp_npm LABELS "server" TIMEOUT 300 SKIP_RETURN_CODE 77)
 
-foreach(mode raw sdk2 sdk1 stdlib corpus)
+foreach(mode raw sdk2 sdk1 stdlib corpus passthrough)
   add_test(NAME acp.${mode}
            COMMAND ${Python3_EXECUTABLE} ${ACP_SRC}/acp_test.py ${mode} --scc $<TARGET_FILE:scc>
                    --scvm $<TARGET_FILE:scvm> --work ${ACP_WORK}/${mode} --modules ${ACP_NPM}/node_modules

@@ -26,7 +26,7 @@ set_tests_properties(mockagent.scc.pack PROPERTIES FIXTURES_SETUP ma_scb LABELS 
 
 set(MA_CASES pass transcript checkpoint_count json fail_result fail_status fail_assert fail_checkpoint fail_edit
     claude_code unmapped_tool unsupported_tool pack_selection pacing sigterm sigint_wait bad_input stdin_prompts pty_host pty_prompt
-    relative_cwd)
+    relative_cwd background notebook scripted scripted_regex)
 foreach(c ${MA_CASES})
   add_test(NAME mockagent.e2e.${c}
            COMMAND ${Python3_EXECUTABLE} ${MA_SRC}/run_mockagent.py $<TARGET_FILE:scvm> ${MA_FIX} ${MA_WORK}/${c} ${c})

@@ -1126,10 +1126,24 @@ static int op_tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
     const char *cmd = jstr(ss->tool_args, "cmd");
     if (s->cl_term && cmd && !strcmp(acp_tool_kind(ss->tool_name), "execute") && ss->tool_args) {
         cJSON *tp = sess_params(ss);
-        cJSON_AddStringToObject(tp, "command", "sh");
-        cJSON *args = cJSON_AddArrayToObject(tp, "args");
-        cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
-        cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
+        cJSON *args;
+        if (s->o.passthrough) {
+            /* passthrough: the client's sandbox and recorder run it, as a
+            ** follower terminal of Agent Harbor's (`ah show-sandbox-execution
+            ** "<cmd>" --id <exec_id>`), and its output comes back through the
+            ** same terminal calls */
+            cJSON_AddStringToObject(tp, "command", s->o.passthrough);
+            args = cJSON_AddArrayToObject(tp, "args");
+            cJSON_AddItemToArray(args, cJSON_CreateString("show-sandbox-execution"));
+            cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
+            cJSON_AddItemToArray(args, cJSON_CreateString("--id"));
+            cJSON_AddItemToArray(args, cJSON_CreateString(ss->tool_id));
+        } else {
+            cJSON_AddStringToObject(tp, "command", "sh");
+            args = cJSON_AddArrayToObject(tp, "args");
+            cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
+            cJSON_AddItemToArray(args, cJSON_CreateString(cmd));
+        }
         char cwd[PATH_MAX];
         const char *ac = jstr(ss->tool_args, "cwd");
         abs_path(ss, ac ? ac : ".", cwd, sizeof cwd);

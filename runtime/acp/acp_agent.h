@@ -40,6 +40,8 @@ typedef struct AcpServeOpts {
     size_t n_only;
     unsigned client_timeout_ms; /* a client call unanswered this long fails (0 = 30000) */
     unsigned tool_timeout_ms;   /* a runCmd without args.timeout is killed after (0 = 600000) */
+    const char *passthrough;    /* non-NULL: a runCmd's terminal runs `PROGRAM show-sandbox-execution CMD
+                                ** --id TOOLCALLID` (the spec's passthrough mode; Agent Harbor's is `ah`) */
     size_t max_line;            /* longest message accepted (0 = 16 MiB) */
     int cancel_fd;              /* readable = stop (a signal arrived), or -1 */
     FILE *log;                  /* diagnostics and failures; NULL = stderr */

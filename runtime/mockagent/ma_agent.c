@@ -19,6 +19,7 @@
 #include "runtime/rt_cancel.h"
 #include "runtime/scn_assert.h"
 #include "runtime/scn_edit.h"
+#include "ma_shell.h"
 #include "ma_tool.h"
 
 /* The transcript shows this many lines of a tool's result. */
@@ -36,6 +37,7 @@ typedef struct MaAgent {
     uint32_t line;
     char tool[64];              /* the scenario tool it ran as */
     MaToolResult res;
+    MaShells *shells;           /* runCmd's background shells */
     Buf in;                     /* bytes read from input_fd, not yet used */
     bool in_eof;
 } MaAgent;
@@ -208,6 +210,40 @@ static cJSON *scenario_call(const BcProgram *p, const BcInsn *in, const AgentPro
     return args;
 }
 
+/* A scripted tool's result: the value of the TOOL_RESULT that follows
+** the call at in (before the next call), as text into out, with its
+** status.  Returns 0; 1 when its result is not text, {exact} or
+** {contains} (a {regex} cannot be the tool's result); -1 out of memory. */
+static int script_of(const BcProgram *p, const BcInsn *in, Buf *out, bool *is_error)
+{
+    *is_error = false;
+    for (const BcInsn *q = in + 1; q < p->insn + p->n_insn && q->op != OP_TOOL_START; q++) {
+        if (q->op != OP_TOOL_RESULT || q->a[0] != in->a[0])
+            continue;
+        *is_error = strcmp(p->str[q->a[1]].s, "error") == 0;
+        BcVal v = bc_val(p, q->a[2]);
+        if (v.tag == BC_V_NULL)
+            return 0;
+        Buf j;
+        buf_init(&j);
+        bc_val_json_at(p, &v, &j);
+        buf_putc(&j, 0);
+        cJSON *jv = j.oom ? NULL : cJSON_Parse((const char *)j.data);
+        buf_fini(&j);
+        if (!jv)
+            return -1;
+        const cJSON *t = cJSON_IsString(jv) ? jv : cJSON_GetObjectItemCaseSensitive(jv, "exact");
+        if (!cJSON_IsString(t))
+            t = cJSON_GetObjectItemCaseSensitive(jv, "contains");
+        int rc = cJSON_IsString(t) ? 0 : 1;
+        if (!rc)
+            buf_puts(out, t->valuestring);
+        cJSON_Delete(jv);
+        return out->oom ? -1 : rc;
+    }
+    return 0;
+}
+
 int ma_agent_check(const BcProgram *p, const AgentProfile *prof, const char *root, Buf *why)
 {
     char *ws = realpath(root && root[0] ? root : ".", NULL);
@@ -229,6 +265,16 @@ int ma_agent_check(const BcProgram *p, const AgentProfile *prof, const char *roo
                          prof ? "; the profile does not map it either" : "; an agent's tool name needs --agent NAME");
             buf_printf(why, "%u: %s\n", (unsigned)in->line, msg);
             st = SC_USAGE;
+        } else if (ma_tool_scripted(name)) {
+            Buf t;
+            buf_init(&t);
+            bool e;
+            if (script_of(p, in, &t, &e) == 1) {
+                buf_printf(why, "%u: %s: the scenario's result is the tool's result, so it must be text, {exact} or "
+                                "{contains}, not {regex}\n", (unsigned)in->line, name);
+                st = SC_USAGE;
+            }
+            buf_fini(&t);
         }
         cJSON_Delete(args);
     }
@@ -253,9 +299,20 @@ static int tool_start(void *ctx, const BcProgram *p, const BcInsn *in)
         fflush(a->o.out);
         cJSON_free(shown);
     }
-    MaEnv env = { .root = a->real_root, .timeout_ms = a->o.timeout_ms };   /* absolute: a tool that runs a program in the folder passes it paths below it */
+    MaEnv env = { .root = a->real_root, .timeout_ms = a->o.timeout_ms,   /* absolute: a tool that runs a program in the folder passes it paths below it */
+                  .shells = a->shells };
+    Buf script;
+    buf_init(&script);
+    if (ma_tool_scripted(name) && script_of(p, in, &script, &env.script_error) < 0) {
+        cJSON_Delete(args);
+        return SC_RUNTIME;
+    }
+    env.script = (const char *)script.data;
+    env.script_len = script.len;
+    ma_shells_poll(a->shells, 0);   /* a shell's pipe is emptied while the run goes on */
     ma_tool_result_init(&a->res);
     int rc = ma_tool_exec(&env, name, args, &a->res);
+    buf_fini(&script);
     cJSON_Delete(args);
     if (rc) {
         ma_tool_result_fini(&a->res);
@@ -636,6 +693,8 @@ static int ma_end(RtTarget *t, const BcProgram *p)
         ma_tool_result_fini(&a->res);
         a->pending = false;
     }
+    ma_shells_free(a->shells);      /* the background shells end with the run */
+    a->shells = NULL;
     if (a->fails.oom)
         return SC_RUNTIME;
     return a->st.failed ? SC_FAILED : SC_OK;
@@ -648,6 +707,7 @@ static void ma_destroy(RtTarget *t)
         ma_tool_result_fini(&a->res);
     buf_fini(&a->fails);
     buf_fini(&a->in);
+    ma_shells_free(a->shells);
     free(a->real_root);
     sc_free(a);
 }
@@ -664,7 +724,10 @@ RtTarget *ma_agent_new(const MaAgentOpts *o)
     buf_init(&a->fails);
     buf_init(&a->in);
     a->real_root = realpath(o->root && o->root[0] ? o->root : ".", NULL);
-    if (!a->real_root) {
+    a->shells = ma_shells_new();
+    if (!a->real_root || !a->shells) {
+        free(a->real_root);
+        ma_shells_free(a->shells);
         sc_free(a);
         return NULL;
     }

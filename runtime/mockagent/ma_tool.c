@@ -22,7 +22,10 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "formats/term/term_regex.h"
+#include "runtime/http/http_client.h"
+#include "runtime/rt_cancel.h"
 #include "runtime/scn_assert.h"
+#include "ma_shell.h"
 
 /* Files larger than this are not read (readFile, editFile, grep). */
 #define FILE_MAX ((size_t)16 << 20)
@@ -30,8 +33,13 @@
 ** has at most MAX_STARS stars. */
 enum { WALK_MAX = 100000, MAX_STARS = 16 };
 
-const char *const ma_tools[] = { "runCmd", "readFile", "writeFile", "editFile", "grep",
-                                 "glob", "listDir", "find", "sed", NULL };
+const char *const ma_tools[] = { "runCmd", "readFile", "writeFile", "editFile", "grep", "glob",
+                                 "listDir", "find", "sed", "bashOutput", "killShell", "notebookEdit",
+                                 "webFetch", "task", "webSearch", "todoWrite", "exitPlanMode",
+                                 "slashCommand", NULL };
+
+/* webFetch reads at most this much of a response. */
+#define FETCH_MAX ((size_t)4 << 20)
 
 void ma_tool_result_init(MaToolResult *r)
 {
@@ -43,7 +51,7 @@ void ma_tool_result_fini(MaToolResult *r) { buf_fini(&r->text); }
 
 /* ---- arguments ---- */
 
-typedef enum ArgKind { A_STR, A_UINT, A_BOOL, A_ANY } ArgKind;
+typedef enum ArgKind { A_STR, A_UINT, A_BOOL, A_ARR, A_ANY } ArgKind;
 
 typedef struct ArgDef {
     const char *name;
@@ -72,7 +80,29 @@ static const ToolDef TOOLS[] = {
     { "listDir", { { "path", A_STR, true }, { "recursive", A_BOOL, false }, { "pattern", A_STR, false } } },
     { "find", { { "path", A_STR, true }, { "name", A_STR, false }, { "type", A_STR, false } } },
     { "sed", { { "expression", A_STR, true }, { "path", A_STR, true }, { "inplace", A_BOOL, false } } },
+    { "bashOutput", { { "bash_id", A_STR, true }, { "filter", A_STR, false } } },
+    { "killShell", { { "shell_id", A_STR, true } } },
+    { "notebookEdit", { { "notebook_path", A_STR, true }, { "new_source", A_STR, false },
+                        { "cell_id", A_STR, false }, { "cell_type", A_STR, false },
+                        { "edit_mode", A_STR, false } } },
+    { "webFetch", { { "url", A_STR, true }, { "prompt", A_STR, false } } },
+    /* scripted: the scenario's result is theirs */
+    { "task", { { "description", A_STR, true }, { "prompt", A_STR, true }, { "subagent_type", A_STR, false } } },
+    { "webSearch", { { "query", A_STR, true }, { "allowed_domains", A_ARR, false },
+                     { "blocked_domains", A_ARR, false } } },
+    { "todoWrite", { { "todos", A_ARR, true } } },
+    { "exitPlanMode", { { "plan", A_STR, true } } },
+    { "slashCommand", { { "command", A_STR, true } } },
 };
+
+bool ma_tool_scripted(const char *tool)
+{
+    static const char *const s[] = { "task", "webSearch", "todoWrite", "exitPlanMode", "slashCommand" };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        if (strcmp(s[i], tool) == 0)
+            return true;
+    return false;
+}
 
 static const ToolDef *tool_def(const char *name)
 {
@@ -88,6 +118,7 @@ static const char *kind_name(ArgKind k)
     case A_STR: return "a string";
     case A_UINT: return "a whole number >= 0";
     case A_BOOL: return "true or false";
+    case A_ARR: return "an array";
     case A_ANY: return "any value";
     }
     return "?";
@@ -104,7 +135,8 @@ bool ma_tool_check(const char *tool, const cJSON *args, char *why, size_t cap)
     const ToolDef *td = tool_def(tool);
     if (!td) {
         snprintf(why, cap, "the mock agent cannot execute tool '%s' (it executes runCmd, readFile, writeFile, "
-                           "editFile, grep, glob, listDir, find, sed)", tool);
+                           "editFile, grep, glob, listDir, find, sed, bashOutput, killShell, notebookEdit, "
+                           "webFetch, and plays task, webSearch, todoWrite, exitPlanMode, slashCommand)", tool);
         return false;
     }
     if (!cJSON_IsObject(args)) {
@@ -121,7 +153,8 @@ bool ma_tool_check(const char *tool, const cJSON *args, char *why, size_t cap)
             return false;
         }
         bool ok = d->kind == A_ANY || (d->kind == A_STR && cJSON_IsString(a)) ||
-                  (d->kind == A_BOOL && cJSON_IsBool(a)) || (d->kind == A_UINT && is_uint(a));
+                  (d->kind == A_BOOL && cJSON_IsBool(a)) || (d->kind == A_UINT && is_uint(a)) ||
+                  (d->kind == A_ARR && cJSON_IsArray(a));
         if (!ok) {
             snprintf(why, cap, "%s: argument '%s' must be %s", tool, a->string, kind_name(d->kind));
             return false;
@@ -133,10 +166,43 @@ bool ma_tool_check(const char *tool, const cJSON *args, char *why, size_t cap)
             return false;
         }
     const cJSON *bg = cJSON_GetObjectItemCaseSensitive(args, "run_in_background");
-    if (strcmp(tool, "runCmd") == 0 && cJSON_IsTrue(bg)) {
-        snprintf(why, cap, "runCmd: run_in_background is not supported by the mock agent (a command runs to its "
-                           "end, and what it leaves running is killed)");
+    if (strcmp(tool, "runCmd") == 0 && cJSON_IsTrue(bg) && cJSON_GetObjectItemCaseSensitive(args, "timeout")) {
+        snprintf(why, cap, "runCmd: a background command has no timeout (killShell ends it, and the run's end)");
         return false;
+    }
+    if (strcmp(tool, "notebookEdit") == 0) {
+        const char *mode = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(args, "edit_mode"))
+                               ? cJSON_GetObjectItemCaseSensitive(args, "edit_mode")->valuestring : "replace";
+        const cJSON *ct = cJSON_GetObjectItemCaseSensitive(args, "cell_type");
+        if (strcmp(mode, "replace") != 0 && strcmp(mode, "insert") != 0 && strcmp(mode, "delete") != 0) {
+            snprintf(why, cap, "notebookEdit: edit_mode '%s' is not replace, insert or delete", mode);
+            return false;
+        }
+        if (ct && strcmp(ct->valuestring, "code") != 0 && strcmp(ct->valuestring, "markdown") != 0) {
+            snprintf(why, cap, "notebookEdit: cell_type '%s' is not code or markdown", ct->valuestring);
+            return false;
+        }
+        if (strcmp(mode, "delete") != 0 && !cJSON_GetObjectItemCaseSensitive(args, "new_source")) {
+            snprintf(why, cap, "notebookEdit: argument 'new_source' is missing (edit_mode %s)", mode);
+            return false;
+        }
+        if (strcmp(mode, "insert") == 0 && !ct) {
+            snprintf(why, cap, "notebookEdit: edit_mode insert needs cell_type");
+            return false;
+        }
+    }
+    if (strcmp(tool, "todoWrite") == 0) {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(args, "todos")) {
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, "content");
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(t, "status");
+            if (!cJSON_IsString(c) || !cJSON_IsString(st) ||
+                (strcmp(st->valuestring, "pending") != 0 && strcmp(st->valuestring, "in_progress") != 0 &&
+                 strcmp(st->valuestring, "completed") != 0)) {
+                snprintf(why, cap, "todoWrite: each todo is {content, status: pending | in_progress | completed}");
+                return false;
+            }
+        }
     }
     /* fnmatch and `**` backtrack: a pattern of many stars could take
     ** exponential time on a deep tree, so their number is bounded */
@@ -164,7 +230,7 @@ bool ma_tool_check(const char *tool, const cJSON *args, char *why, size_t cap)
         return false;
     }
     const cJSON *ty = cJSON_GetObjectItemCaseSensitive(args, "type");
-    if (ty && strcmp(ty->valuestring, "file") != 0 && strcmp(ty->valuestring, "dir") != 0 &&
+    if (ty && strcmp(tool, "find") == 0 && strcmp(ty->valuestring, "file") != 0 && strcmp(ty->valuestring, "dir") != 0 &&
         strcmp(ty->valuestring, "f") != 0 && strcmp(ty->valuestring, "d") != 0) {
         snprintf(why, cap, "find: type '%s' is not file or dir", ty->valuestring);
         return false;
@@ -489,6 +555,21 @@ static int run_cmd(const MaEnv *env, const cJSON *args, MaToolResult *r)
         buf_fini(&dir);
         return 0;
     }
+    if (barg(args, "run_in_background")) {
+        char id[16];
+        int e = env->shells ? ma_shell_start(env->shells, sarg(args, "cmd"), cwd ? (const char *)dir.data
+                                                                                : root_of(env), id, sizeof id)
+                            : ENOSYS;
+        buf_fini(&dir);
+        if (e == ENOMEM)
+            return -1;
+        if (e)
+            fail(r, "runCmd: cannot start a background shell: %s", strerror(e));
+        else
+            buf_printf(&r->text, "Command running in background with ID: %s\n", id);
+        snprintf(r->note, sizeof r->note, "%s", e ? "not started" : id);
+        return r->text.oom ? -1 : 0;
+    }
     unsigned tmo = (unsigned)uarg(args, "timeout", env->timeout_ms ? env->timeout_ms : MA_RUN_TIMEOUT_MS);
     char *argv[] = { "sh", "-c", (char *)sarg(args, "cmd"), NULL };
     MaProcResult pr;
@@ -807,6 +888,272 @@ static int sed_tool(const MaEnv *env, const cJSON *args, MaToolResult *r)
     return r->text.oom ? -1 : 0;
 }
 
+/* ---- background shells ---- */
+
+static const char *shell_state(MaShellState st, int code, char *buf, size_t cap)
+{
+    switch (st) {
+    case MA_SHELL_RUNNING: return "running";
+    case MA_SHELL_EXITED: snprintf(buf, cap, "exit %d", code); return buf;
+    case MA_SHELL_SIGNALED: snprintf(buf, cap, "killed by signal %d", code); return buf;
+    case MA_SHELL_KILLED: return "killed";
+    }
+    return "?";
+}
+
+static unsigned wait_of(const MaEnv *env) { return env->timeout_ms ? env->timeout_ms : MA_RUN_TIMEOUT_MS; }
+
+static int bash_output(const MaEnv *env, const cJSON *args, MaToolResult *r)
+{
+    const char *id = sarg(args, "bash_id");
+    MaShellState st;
+    int code = 0;
+    char err[200] = "", sb[48];
+    int rc = ma_shell_output(env->shells, id, sarg(args, "filter"), wait_of(env), &r->text, &st, &code, err,
+                             sizeof err);
+    if (rc == -1)
+        return -1;
+    if (rc == 1) {
+        fail(r, "bashOutput: no background shell '%s'", id);
+        return 0;
+    }
+    if (rc == -2) {
+        fail(r, "bashOutput: filter: %s", err);
+        return 0;
+    }
+    const char *s = shell_state(st, code, sb, sizeof sb);
+    if (r->text.len && r->text.data[r->text.len - 1] != '\n')
+        buf_putc(&r->text, '\n');
+    buf_printf(&r->text, "[%s: %s]\n", id, s);
+    snprintf(r->note, sizeof r->note, "%s", s);
+    r->error = (st == MA_SHELL_EXITED && code != 0) || st == MA_SHELL_SIGNALED;
+    return r->text.oom ? -1 : 0;
+}
+
+static int kill_shell(const MaEnv *env, const cJSON *args, MaToolResult *r)
+{
+    const char *id = sarg(args, "shell_id");
+    MaShellState st;
+    int code = 0;
+    char sb[48];
+    int rc = ma_shell_kill(env->shells, id, &st, &code);
+    if (rc == 1)
+        fail(r, "killShell: no background shell '%s'", id);
+    else if (rc == 2)
+        fail(r, "killShell: shell '%s' is not running (%s)", id, shell_state(st, code, sb, sizeof sb));
+    else
+        buf_printf(&r->text, "killed shell %s\n", id);
+    return r->text.oom ? -1 : 0;
+}
+
+/* ---- notebookEdit ---- */
+
+/* text as nbformat stores a source: an array of lines, each with its '\n'
+** but the last. */
+static cJSON *nb_source(const char *text)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (const char *p = text; a && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        char *line = sc_strndup(p, l);
+        cJSON *it = line ? cJSON_CreateString(line) : NULL;
+        sc_free(line);
+        if (!it) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+        cJSON_AddItemToArray(a, it);
+        p += l;
+    }
+    return a;
+}
+
+/* A cell of type `type` with source src: a code cell gets no outputs and
+** no execution count, as after an edit in Jupyter. */
+static bool nb_set(cJSON *cell, const char *type, const char *src)
+{
+    cJSON *s = nb_source(src);
+    if (!s)
+        return false;
+    cJSON_DeleteItemFromObjectCaseSensitive(cell, "cell_type");
+    cJSON_DeleteItemFromObjectCaseSensitive(cell, "source");
+    cJSON_DeleteItemFromObjectCaseSensitive(cell, "outputs");
+    cJSON_DeleteItemFromObjectCaseSensitive(cell, "execution_count");
+    if (!cJSON_AddStringToObject(cell, "cell_type", type)) {
+        cJSON_Delete(s);
+        return false;
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(cell, "metadata"))
+        cJSON_AddObjectToObject(cell, "metadata");
+    cJSON_AddItemToObject(cell, "source", s);
+    if (strcmp(type, "code") == 0) {
+        cJSON_AddNullToObject(cell, "execution_count");
+        cJSON_AddArrayToObject(cell, "outputs");
+    }
+    return true;
+}
+
+/* The index of the cell cell_id names: its `id`, else a whole number (the
+** 0-based index) or `cell-N`; -1 when none. */
+static int nb_find(const cJSON *cells, const char *cell_id)
+{
+    int i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cells) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+        if (cJSON_IsString(id) && strcmp(id->valuestring, cell_id) == 0)
+            return i;
+        i++;
+    }
+    const char *d = strncmp(cell_id, "cell-", 5) == 0 ? cell_id + 5 : cell_id;
+    char *end;
+    errno = 0;
+    long k = *d >= '0' && *d <= '9' ? strtol(d, &end, 10) : -1;
+    return k >= 0 && !errno && *end == 0 && k < cJSON_GetArraySize(cells) ? (int)k : -1;
+}
+
+static int notebook_edit(const MaEnv *env, const cJSON *args, MaToolResult *r)
+{
+    const char *path = sarg(args, "notebook_path"), *cid = sarg(args, "cell_id"), *src = sarg(args, "new_source");
+    const char *mode = sarg(args, "edit_mode") ? sarg(args, "edit_mode") : "replace";
+    const char *type = sarg(args, "cell_type");
+    Buf full;
+    buf_init(&full);
+    char *data = NULL, *out = NULL;
+    size_t n = 0;
+    cJSON *nb = NULL;
+    if (!read_file(env, "notebookEdit", path, &full, &data, &n, r))
+        goto done;
+    nb = cJSON_ParseWithLength(data, n);
+    cJSON *cells = nb ? cJSON_GetObjectItemCaseSensitive(nb, "cells") : NULL;
+    if (!cJSON_IsArray(cells)) {
+        fail(r, "notebookEdit: '%s': not a Jupyter notebook (JSON with a 'cells' array)", path);
+        goto done;
+    }
+    int at = cid ? nb_find(cells, cid) : -1;
+    if (cid && at < 0) {
+        fail(r, "notebookEdit: '%s': no cell '%s'", path, cid);
+        goto done;
+    }
+    if (!cid && strcmp(mode, "insert") != 0) {
+        fail(r, "notebookEdit: '%s': edit_mode %s needs cell_id", path, mode);
+        goto done;
+    }
+    int shown = at;
+    if (strcmp(mode, "delete") == 0) {
+        cJSON_DeleteItemFromArray(cells, at);
+    } else if (strcmp(mode, "insert") == 0) {
+        /* after the cell cell_id names, or first */
+        cJSON *c = cJSON_CreateObject();
+        if (!c || !nb_set(c, type, src)) {
+            cJSON_Delete(c);
+            goto oom;
+        }
+        const cJSON *minor = cJSON_GetObjectItemCaseSensitive(nb, "nbformat_minor");
+        if (cJSON_IsNumber(minor) && minor->valuedouble >= 5) {     /* nbformat 4.5: cells have ids */
+            char id[32];
+            for (int k = cJSON_GetArraySize(cells) + 1;; k++) {
+                snprintf(id, sizeof id, "cell-%d", k);
+                const cJSON *e;
+                bool used = false;
+                cJSON_ArrayForEach(e, cells) {
+                    const cJSON *eid = cJSON_GetObjectItemCaseSensitive(e, "id");
+                    used |= cJSON_IsString(eid) && strcmp(eid->valuestring, id) == 0;
+                }
+                if (!used)
+                    break;
+            }
+            cJSON_AddStringToObject(c, "id", id);
+        }
+        shown = at + 1;
+        /* rebuilt in order (cJSON_InsertItemInArray of cJSON 1.7.15 appends) */
+        int total = cJSON_GetArraySize(cells);
+        cJSON *tail = cJSON_CreateArray();
+        if (!tail) {
+            cJSON_Delete(c);
+            goto oom;
+        }
+        for (int k = shown; k < total; k++)
+            cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(cells, shown));
+        cJSON_AddItemToArray(cells, c);
+        while (cJSON_GetArraySize(tail))
+            cJSON_AddItemToArray(cells, cJSON_DetachItemFromArray(tail, 0));
+        cJSON_Delete(tail);
+    } else {
+        cJSON *c = cJSON_GetArrayItem(cells, at);
+        const cJSON *ot = cJSON_GetObjectItemCaseSensitive(c, "cell_type");
+        char keep[16];      /* nb_set replaces the item ot */
+        snprintf(keep, sizeof keep, "%s", type ? type : cJSON_IsString(ot) ? ot->valuestring : "code");
+        if (!cJSON_IsObject(c)) {
+            fail(r, "notebookEdit: '%s': cell %d is not an object", path, at);
+            goto done;
+        }
+        if (!nb_set(c, keep, src))
+            goto oom;
+    }
+    out = cJSON_Print(nb);
+    if (!out)
+        goto oom;
+    size_t on = strlen(out);
+    out[on] = '\n';     /* cJSON_Print's buffer: the NUL becomes the last line's end */
+    int e = ma_file_write((const char *)full.data, out, on + 1);
+    if (e) {
+        fail(r, "notebookEdit: '%s': %s", path, strerror(e));
+        goto done;
+    }
+    buf_printf(&r->text, "%s cell %d of %s\n", mode[0] == 'd' ? "deleted" : mode[0] == 'i' ? "inserted" : "replaced",
+               shown, path);
+    snprintf(r->note, sizeof r->note, "%d cells", cJSON_GetArraySize(cells));
+done:
+    cJSON_free(out);
+    cJSON_Delete(nb);
+    sc_free(data);
+    buf_fini(&full);
+    return r->text.oom ? -1 : 0;
+oom:
+    r->text.oom = true;
+    goto done;
+}
+
+/* ---- webFetch ---- */
+
+static int web_fetch(const MaEnv *env, const cJSON *args, MaToolResult *r)
+{
+    const char *url = sarg(args, "url");
+    HttpResponse res;
+    char err[300];
+    int rc = http_request("GET", url, NULL, NULL, 0, wait_of(env), rt_cancel_fd(), FETCH_MAX, &res, err,
+                          sizeof err);
+    if (rc == HTTP_CLIENT_CANCELLED) {
+        r->cancelled = true;
+        fail(r, "webFetch: %s", err);
+        return 0;
+    }
+    if (rc) {
+        fail(r, "webFetch: %s: %s", url, err);
+        return 0;
+    }
+    if (res.body.len)
+        buf_put(&r->text, res.body.data, res.body.len);
+    snprintf(r->note, sizeof r->note, "HTTP %d, %zu bytes", res.status, res.body.len);
+    r->error = res.status < 200 || res.status > 299;
+    buf_fini(&res.body);
+    return r->text.oom ? -1 : 0;
+}
+
+/* ---- scripted ---- */
+
+static int scripted(const MaEnv *env, const char *tool, MaToolResult *r)
+{
+    if (env->script && env->script_len)
+        buf_put(&r->text, env->script, env->script_len);
+    r->error = env->script_error;
+    snprintf(r->note, sizeof r->note, "scripted");
+    (void)tool;
+    return r->text.oom ? -1 : 0;
+}
+
 int ma_tool_exec(const MaEnv *env, const char *tool, const cJSON *args, MaToolResult *r)
 {
     char why[400];
@@ -828,5 +1175,15 @@ int ma_tool_exec(const MaEnv *env, const char *tool, const cJSON *args, MaToolRe
         return glob_tool(env, args, r);
     if (strcmp(tool, "sed") == 0)
         return sed_tool(env, args, r);
+    if (strcmp(tool, "bashOutput") == 0)
+        return bash_output(env, args, r);
+    if (strcmp(tool, "killShell") == 0)
+        return kill_shell(env, args, r);
+    if (strcmp(tool, "notebookEdit") == 0)
+        return notebook_edit(env, args, r);
+    if (strcmp(tool, "webFetch") == 0)
+        return web_fetch(env, args, r);
+    if (ma_tool_scripted(tool))
+        return scripted(env, tool, r);
     return list_tool(env, tool, args, r);
 }

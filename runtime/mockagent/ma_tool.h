@@ -18,6 +18,12 @@
 **   listDir    {path, recursive?, pattern?}: folders end with '/'
 **   find       {path, name?, type? file|dir}
 **   sed        {expression, path, inplace?}: `sed -e EXPRESSION [-i] FILE`
+**   runCmd     {..., run_in_background: true}: a background shell (ma_shell.h)
+**   bashOutput {bash_id, filter?}, killShell {shell_id}: on those shells
+**   notebookEdit {notebook_path, new_source?, cell_id?, cell_type?,
+**              edit_mode? replace | insert | delete}: the .ipynb's cells
+**   webFetch   {url, prompt?}: GET url (http:// only), the body as result
+**   task, webSearch, todoWrite, exitPlanMode, slashCommand: scripted
 **
 ** Every path is confined to the work folder by the asserts' policy
 ** (runtime/scn_assert.h, scn_path_resolve); a path it refuses is an
@@ -39,6 +45,11 @@ struct cJSON;
 typedef struct MaEnv {
     const char *root;           /* the work folder; NULL or "" = "." */
     unsigned timeout_ms;        /* runCmd's default; 0 = MA_RUN_TIMEOUT_MS */
+    struct MaShells *shells;    /* the background shells (ma_shell.h); NULL: none can start */
+    /* a scripted tool's result (ma_tool_scripted): the scenario's */
+    const char *script;         /* its text; NULL: empty */
+    size_t script_len;
+    bool script_error;          /* the scenario's status is error */
 } MaEnv;
 
 typedef struct MaToolResult {
@@ -54,6 +65,11 @@ void ma_tool_result_fini(MaToolResult *r);
 
 /* The tools it executes, NULL-terminated, in the order above. */
 extern const char *const ma_tools[];
+
+/* Whether tool is one whose result is the scenario's (task, webSearch,
+** todoWrite, exitPlanMode, slashCommand): its arguments are checked, and
+** env->script is returned as its result, env->script_error as its status. */
+bool ma_tool_scripted(const char *tool);
 
 /* Whether call (tool, args) can be executed: a known tool, arguments of
 ** the right types, none it would have to ignore (grep's -C, runCmd's

@@ -57,6 +57,7 @@ typedef struct Sess {
     unsigned group;
     uint64_t wall0, paused_at, paused_ms;
     bool paused, ended;
+    bool merge;                 /* its scenario has `merge`: listed once completed */
     Ev *ev;
     size_t n_ev, cap_ev, cursor;
     uint64_t created_t;         /* scenario time of creation (0) */
@@ -739,6 +740,8 @@ static void on_task(RestServer *r, HttpExchange *x)
         make_id(num, s->id);
         s->entry = e;
         s->p = suite_entry(r->suite, (uint32_t)e)->prog;
+        for (uint32_t i = 0; i < s->p->n_insn && !s->merge; i++)
+            s->merge = s->p->insn[i].op == OP_MERGE;
         s->prompt = sc_strdup(text);
         s->prompt_len = s->prompt ? plen : 0;
         s->used = ++r->clock;
@@ -795,6 +798,10 @@ static void on_list(RestServer *r, HttpExchange *x, const char *q, size_t qn)
     size_t total = 0;
     for (size_t i = 0; i < r->n_ss; i++) {
         if (want[0] && strcmp(r->ss[i]->status, want) != 0)
+            continue;
+        /* the spec's `merge`: a completed session stays in the listings
+        ** only when its scenario says so (GET /sessions/{id} still has it) */
+        if (!r->ss[i]->merge && !strcmp(r->ss[i]->status, "completed"))
             continue;
         if (total >= (size_t)(page - 1) * per && total < (size_t)page * per)
             cJSON_AddItemToArray(items, sess_json(r, r->ss[i]));

@@ -231,6 +231,60 @@ def mode_sdk2():
         expect(out["session"]["_meta"]["scvm.scenario"] == "acp_other", "--scenario: %s" % out["session"])
 
 
+def mode_passthrough():
+    """--passthrough PROGRAM: the client runs `PROGRAM show-sandbox-execution
+    CMD --id ID` in its terminal (the spec's passthrough mode; Agent
+    Harbor's PROGRAM is `ah`, which this test cannot have: a stand-in
+    recorder runs the command and marks its output, so what comes back is
+    seen to be the client's program's, not scvm's)."""
+    ws = fresh("ws-passthrough")
+    ah = os.path.join(WORK, "fake-ah")
+    if os.path.exists(os.path.join(WORK, "recorded.log")):
+        os.remove(os.path.join(WORK, "recorded.log"))
+    with open(ah, "w") as f:
+        f.write('#!/bin/sh\n'
+                '# a stand-in for `ah show-sandbox-execution CMD --id ID`\n'
+                '[ "$1" = show-sandbox-execution ] && [ "$3" = --id ] && [ $# -eq 4 ] || { echo "usage: $*" >&2; exit 64; }\n'
+                'printf "%s\\t%s\\n" "$4" "$2" >> "LOG"\n'
+                'echo "[recorder: $4]"\n'
+                'exec sh -c "$2"\n'.replace("LOG", os.path.join(WORK, "recorded.log")))
+    os.chmod(ah, 0o755)
+    scb = compile_("acp_passthrough", ws)
+    out = client(["--speed", "0", "--passthrough", ah, scb], ws)
+    if out:
+        summary_ok(out, passed=2)
+        creates = [c for c in out["calls"] if c["method"] == "terminal/create"]
+        expect([(c["command"], c["args"]) for c in creates] ==
+               [(ah, ["show-sandbox-execution", "echo built > out.txt && cat out.txt", "--id", "build-1"]),
+                (ah, ["show-sandbox-execution", "echo failing; exit 3", "--id", "scvm-call-1"])],
+               "terminal/create %s" % creates)
+        expect(methods(out) == ["terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"] * 2,
+               "client calls %s" % methods(out))
+        term = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call" and u.get("toolCallId") == "build-1"]
+        expect(term and term[0]["content"][0]["type"] == "terminal", "the terminal in the tool_call %s" % term)
+        done = [u for u in out["updates"] if u["sessionUpdate"] == "tool_call_update" and "rawOutput" in u]
+        expect([(u["status"], u["rawOutput"]) for u in done] ==
+               [("completed", {"output": "[recorder: build-1]\nbuilt\n", "exitCode": 0}),
+                ("failed", {"output": "[recorder: scvm-call-1]\nfailing\n", "exitCode": 3})],
+               "results %s" % done)
+        expect(open(os.path.join(WORK, "recorded.log")).read() ==
+               "build-1\techo built > out.txt && cat out.txt\nscvm-call-1\techo failing; exit 3\n",
+               "what the recorder ran")
+        expect(open(os.path.join(ws, "out.txt")).read() == "built\n", "the command ran in the session's cwd")
+    # a passthrough program the client cannot run: the commands' checks fail
+    out = client(["--speed", "0", "--passthrough", os.path.join(WORK, "no-such-ah"), scb], ws)
+    if out:
+        summary_ok(out, passed=0, failed=2)
+        expect("runCmd: the scenario expects status 'ok', the command ended with exit code 127" in out["stderr"],
+               out["stderr"])
+    # without it, the same scenario runs `sh -c CMD` in the terminal
+    out = client(["--speed", "0", scb], ws)
+    if out:
+        summary_ok(out, passed=2)
+        creates = [c for c in out["calls"] if c["method"] == "terminal/create"]
+        expect([c["command"] for c in creates] == ["sh", "sh"], "terminal/create %s" % creates)
+
+
 def mode_sdk1():
     ws = fresh("ws-v1")
     scb = compile_("acp_basic", ws)
@@ -639,11 +693,12 @@ def mode_raw():
 
 
 os.makedirs(WORK, exist_ok=True)
-if args["mode"] in ("sdk2", "sdk1", "corpus", "stdlib"):
+if args["mode"] in ("sdk2", "sdk1", "corpus", "stdlib", "passthrough"):
     if not os.path.isdir(os.path.join(args.get("modules", ""), "acp-sdk-2")):
         print("SKIP: the ACP SDK is not installed (tests/npm_setup.py)")
         sys.exit(77)
-{"sdk2": mode_sdk2, "sdk1": mode_sdk1, "corpus": mode_corpus, "stdlib": mode_stdlib, "raw": mode_raw}[args["mode"]]()
+{"sdk2": mode_sdk2, "sdk1": mode_sdk1, "corpus": mode_corpus, "stdlib": mode_stdlib, "raw": mode_raw,
+ "passthrough": mode_passthrough}[args["mode"]]()
 if failures:
     print("%d failures" % len(failures))
     sys.exit(1)

@@ -74,7 +74,10 @@ timeline:
       - assistant:
           - [50, 'count 1']
   - complete: true
+  - merge: true
 """
+# `merge`: its completed sessions stay in the listings (docs/serve-rest.md,
+# "Listings and `merge`"), which the tests below count and make large.
 
 HARNESS_YAML = """name: harness_one
 timeline:

@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "runtime/mockagent/ma_shell.h"
 #include "runtime/mockagent/ma_tool.h"
 #include "tests/check.h"
 
@@ -296,11 +297,21 @@ static void confinement(void)
 static void checks(void)
 {
     const char *bad[][2] = {
-        { "webFetch", "{\"url\":\"http://x\",\"prompt\":\"p\"}" },
+        { "browseTheWeb", "{\"url\":\"http://x\"}" },
+        { "webFetch", "{\"prompt\":\"p\"}" },
         { "Bash", "{\"command\":\"ls\"}" },
         { "runCmd", "{}" },
         { "runCmd", "{\"cmd\":1}" },
-        { "runCmd", "{\"cmd\":\"ls\",\"run_in_background\":true}" },
+        { "runCmd", "{\"cmd\":\"ls\",\"run_in_background\":true,\"timeout\":100}" },
+        { "notebookEdit", "{\"notebook_path\":\"n.ipynb\",\"new_source\":\"x\",\"edit_mode\":\"move\"}" },
+        { "notebookEdit", "{\"notebook_path\":\"n.ipynb\",\"new_source\":\"x\",\"cell_type\":\"raw\"}" },
+        { "notebookEdit", "{\"notebook_path\":\"n.ipynb\",\"edit_mode\":\"insert\",\"new_source\":\"x\"}" },
+        { "notebookEdit", "{\"notebook_path\":\"n.ipynb\",\"cell_id\":\"a\"}" },
+        { "todoWrite", "{\"todos\":[{\"content\":\"a\",\"status\":\"done\"}]}" },
+        { "todoWrite", "{\"todos\":\"a\"}" },
+        { "webSearch", "{\"query\":\"q\",\"allowed_domains\":\"x.com\"}" },
+        { "bashOutput", "{\"shell_id\":\"bash_1\"}" },
+        { "task", "{\"description\":\"d\"}" },
         { "runCmd", "{\"cmd\":\"ls\",\"timeout\":-1}" },
         { "readFile", "{\"path\":\"a\",\"encoding\":\"latin-1\"}" },
         { "grep", "{\"pattern\":\"a\",\"-C\":2}" },
@@ -316,15 +327,108 @@ static void checks(void)
         CHECK(why[0] != 0);
         cJSON_Delete(a);
     }
-    cJSON *a = cJSON_Parse("{\"url\":\"u\",\"prompt\":\"p\"}");
-    ma_tool_check("webFetch", a, why, sizeof why);
-    CHECK(strstr(why, "cannot execute tool 'webFetch'") != NULL);
+    cJSON *a = cJSON_Parse("{\"url\":\"u\"}");
+    ma_tool_check("browseTheWeb", a, why, sizeof why);
+    CHECK(strstr(why, "cannot execute tool 'browseTheWeb'") != NULL);
     cJSON_Delete(a);
     a = cJSON_Parse("{\"cmd\":\"ls\",\"description\":\"list\",\"timeout\":100,\"run_in_background\":false}");
     CHECK(ma_tool_check("runCmd", a, why, sizeof why));
     cJSON_Delete(a);
     for (size_t i = 0; ma_tools[i]; i++)
         CHECK(!ma_tool_check(ma_tools[i], NULL, why, sizeof why));
+}
+
+/* The new tools where their scenarios cannot reach: no shells to start
+** one in, a notebook that is not one, a server that is not there, and a
+** scripted result given directly. */
+static void new_tools(void)
+{
+    MaToolResult r;
+    call("runCmd", "{\"cmd\":\"true\",\"run_in_background\":true}", &r);
+    CHECK(has(&r, "cannot start a background shell", true));
+    call("bashOutput", "{\"bash_id\":\"bash_1\"}", &r);
+    CHECK(is(&r, "bashOutput: no background shell 'bash_1'", true));
+    call("killShell", "{\"shell_id\":\"bash_1\"}", &r);
+    CHECK(is(&r, "killShell: no background shell 'bash_1'", true));
+    put("bad.ipynb", "{\"cells\": 3}");
+    call("notebookEdit", "{\"notebook_path\":\"bad.ipynb\",\"cell_id\":\"0\",\"new_source\":\"x\"}", &r);
+    CHECK(is(&r, "notebookEdit: 'bad.ipynb': not a Jupyter notebook (JSON with a 'cells' array)", true));
+    put("bad.ipynb", "{\"cells\": [");
+    call("notebookEdit", "{\"notebook_path\":\"bad.ipynb\",\"cell_id\":\"0\",\"new_source\":\"x\"}", &r);
+    CHECK(has(&r, "not a Jupyter notebook", true));
+    put("one.ipynb", "{\"cells\": [], \"nbformat\": 4, \"nbformat_minor\": 4}");
+    call("notebookEdit", "{\"notebook_path\":\"one.ipynb\",\"cell_id\":\"0\",\"new_source\":\"x\"}", &r);
+    CHECK(is(&r, "notebookEdit: 'one.ipynb': no cell '0'", true));
+    call("notebookEdit", "{\"notebook_path\":\"one.ipynb\",\"new_source\":\"x\"}", &r);
+    CHECK(is(&r, "notebookEdit: 'one.ipynb': edit_mode replace needs cell_id", true));
+    /* insert without cell_id: first; before nbformat 4.5 cells have no id */
+    call("notebookEdit", "{\"notebook_path\":\"one.ipynb\",\"new_source\":\"a\\nb\\n\",\"cell_type\":\"code\","
+                         "\"edit_mode\":\"insert\"}", &r);
+    CHECK(is(&r, "inserted cell 0 of one.ipynb\n", false));
+    char *data = NULL;
+    size_t n = 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/one.ipynb", root);
+    CHECK(file_read_all(path, 1 << 20, &data, &n) == 0);
+    cJSON *nb = data ? cJSON_ParseWithLength(data, n) : NULL;
+    char *flat = nb ? cJSON_PrintUnformatted(cJSON_GetObjectItem(nb, "cells")) : NULL;
+    CHECK(flat && strcmp(flat, "[{\"cell_type\":\"code\",\"metadata\":{},\"source\":[\"a\\n\",\"b\\n\"],"
+                               "\"execution_count\":null,\"outputs\":[]}]") == 0);
+    cJSON_free(flat);
+    cJSON_Delete(nb);
+    sc_free(data);
+    /* port 1: nothing listens there (a privileged port no test serves) */
+    call("webFetch", "{\"url\":\"http://127.0.0.1:1/x\"}", &r);
+    CHECK(has(&r, "webFetch: http://127.0.0.1:1/x: ", true));
+    call("webFetch", "{\"url\":\"ftp://example.com/\"}", &r);
+    CHECK(has(&r, "only http://", true));
+    /* scripted: the env's script is the result, its status the status */
+    cJSON *args = cJSON_Parse("{\"command\":\"/compact\"}");
+    MaEnv env = { .root = root, .script = "compacted", .script_len = 9, .script_error = true };
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&env, "slashCommand", args, &r) == 0);
+    CHECK(r.error && r.text.len == 9 && memcmp(r.text.data, "compacted", 9) == 0);
+    ma_tool_result_fini(&r);
+    env.script = NULL;
+    env.script_len = 0;
+    env.script_error = false;
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&env, "slashCommand", args, &r) == 0);
+    CHECK(!r.error && r.text.len == 0);
+    ma_tool_result_fini(&r);
+    cJSON_Delete(args);
+    CHECK(ma_tool_scripted("task") && ma_tool_scripted("todoWrite") && !ma_tool_scripted("webFetch"));
+
+    /* a shell that closes its output and runs on: bashOutput waits for
+    ** its exit a bounded time (2 s), then says it runs */
+    MaShells *sh = ma_shells_new();
+    CHECK(sh != NULL);
+    MaEnv se = { .root = root, .timeout_ms = 60000, .shells = sh };
+    args = cJSON_Parse("{\"cmd\":\"echo bye; exec >&- 2>&-; touch closed-out; exec sleep 6174\","
+                       "\"run_in_background\":true}");
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&se, "runCmd", args, &r) == 0 && !r.error);
+    ma_tool_result_fini(&r);
+    cJSON_Delete(args);
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/closed-out", root);
+    for (int i = 0; i < 1000 && access(marker, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);   /* the shell's own event: the file it makes */
+    args = cJSON_Parse("{\"bash_id\":\"bash_1\"}");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ma_tool_result_init(&r);
+    CHECK(ma_tool_exec(&se, "bashOutput", args, &r) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    buf_putc(&r.text, 0);
+    CHECK(!r.error && strcmp((const char *)r.text.data, "bye\n[bash_1: running]\n") == 0);
+    CHECK(took >= 1.9 && took < 10);
+    ma_tool_result_fini(&r);
+    cJSON_Delete(args);
+    CHECK(running_with("6174"));
+    ma_shells_free(sh);     /* the run's end: the shell goes */
+    CHECK(!running_with("6174"));
 }
 
 int main(int argc, char **argv)
@@ -349,6 +453,7 @@ int main(int argc, char **argv)
     searches();
     confinement();
     checks();
+    new_tools();
     if (failures) {
         fprintf(stderr, "ma_unit: %d check(s) failed\n", failures);
         return 1;

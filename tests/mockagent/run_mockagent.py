@@ -203,7 +203,9 @@ def unmapped_tool():
     st, out, err = agent(['--speed', '0', '--cwd', w, scb('claude_code')])
     assert st == 2, st
     assert ("scvm: claude_code.yaml:8: the mock agent cannot execute tool 'Bash' (it executes runCmd, readFile, "
-            "writeFile, editFile, grep, glob, listDir, find, sed); an agent's tool name needs --agent NAME") in err, err
+            "writeFile, editFile, grep, glob, listDir, find, sed, bashOutput, killShell, notebookEdit, webFetch, "
+            "and plays task, webSearch, todoWrite, exitPlanMode, slashCommand); an agent's tool name needs "
+            "--agent NAME") in err, err
     assert out == '' and os.listdir(w) == [], 'something ran'
     st, out, err = agent(['--speed', '0', '--cwd', w, '--agent', 'codex', scb('claude_code')])
     assert st == 2 and 'the profile does not map it either' in err, err
@@ -214,7 +216,101 @@ def unsupported_tool():
     w = ws()
     st, out, err = agent(['--speed', '0', '--cwd', w, scb('unsupported')])
     assert st == 2, st
-    assert "scvm: unsupported.yaml:5: the mock agent cannot execute tool 'webFetch'" in err, err
+    assert "scvm: unsupported.yaml:5: the mock agent cannot execute tool 'browseTheWeb'" in err, err
+    assert not os.path.exists(os.path.join(w, 'ran.txt')), 'a tool ran before the refusal'
+
+
+def left_running(marker):
+    """The processes whose command line is `sleep MARKER`."""
+    found = []
+    for pid in os.listdir('/proc'):
+        try:
+            with open('/proc/%s/cmdline' % pid, 'rb') as f:
+                if f.read().split(b'\0')[:2] == [b'sleep', marker.encode()]:
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+@case('background')
+def background():
+    w = ws()
+    st, out, err = agent(['--speed', '0', '--cwd', w, scb('background')])
+    assert st == 0, 'exit %d\n%s\n%s' % (st, out, err)
+    assert 'scvm agent: 14 tools, 0 edits, 14 checks: 14 passed, 0 failed' in err, err
+    assert '> killShell {"shell_id":"bash_1"}\n  | killed shell bash_1\n  = ok\n' in out, out
+    # the shells still running at the end (bash_3, its child and its
+    # setsid -f daemon) went with the run
+    assert left_running('6173') == [], 'left running: %s' % left_running('6173')
+
+
+@case('notebook')
+def notebook():
+    w = ws()
+    st, out, err = agent(['--speed', '0', '--cwd', w, scb('notebook')])
+    assert st == 0, 'exit %d\n%s\n%s' % (st, out, err)
+    nb = json.loads(read(os.path.join(w, 'nb.ipynb')))
+    cells = nb['cells']
+    assert [c.get('id') for c in cells] == ['cell-3', 'calc'], cells
+    assert cells[0] == {'cell_type': 'markdown', 'id': 'cell-3', 'metadata': {}, 'source': ['Some words.']}, cells[0]
+    # a replaced code cell loses its outputs and execution count, as in Jupyter
+    assert cells[1] == {'cell_type': 'code', 'id': 'calc', 'metadata': {}, 'execution_count': None, 'outputs': [],
+                        'source': ['x = 6 * 7\n', 'print(x)']}, cells[1]
+    assert nb['nbformat'] == 4 and nb['nbformat_minor'] == 5, nb
+
+
+def serve(folder):
+    """A python http.server on 127.0.0.1 (a free port) serving folder."""
+    import functools
+    import http.server
+    import threading
+    h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder)
+    h.log_message = lambda *a: None
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), h)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+@case('scripted')
+def scripted():
+    w = ws()
+    site = os.path.join(WORK, 'site')
+    os.makedirs(site)
+    with open(os.path.join(site, 'page.txt'), 'w') as f:
+        f.write('This page is served by the test.\n')
+    with open(os.path.join(site, 'notes.json'), 'w') as f:
+        f.write('{"ok": true}\n')
+    srv = serve(site)
+    try:
+        # the scenario as data, with the server's port where it says PORT
+        src = read(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scripted.yaml'))
+        y = os.path.join(WORK, 'scripted.yaml')
+        with open(y, 'w') as f:
+            f.write(src.replace('PORT', str(srv.server_address[1])))
+        st, out, err = agent(['--speed', '0', '--cwd', w, y])
+    finally:
+        srv.shutdown()
+    assert st == 0, 'exit %d\n%s\n%s' % (st, out, err)
+    assert 'scvm agent: 9 tools, 0 edits, 9 checks: 9 passed, 0 failed' in err, err
+    assert '  | The off-by-one is in src/a.py line 3\n  = ok (scripted)\n' in out, out
+    assert '  | The user rejected the plan\n  = error (scripted)\n' in out, out
+    assert '  | This page is served by the test.\n  = ok (HTTP 200, 33 bytes)\n' in out, out
+    assert '= error (HTTP 404' in out, out
+    # the compiled fixture names a port nothing listens on: the same
+    # scenario fails, the scripted tools still pass
+    st, out, err = agent(['--speed', '0', '--cwd', w, '--json', scb('scripted')])
+    j = json.loads(out)
+    assert st == 1 and [f['tool'] for f in j['failures']] == ['webFetch', 'webFetch'], out
+
+
+@case('scripted_regex')
+def scripted_regex():
+    w = ws()
+    st, out, err = agent(['--speed', '0', '--cwd', w, scb('scripted_regex')])
+    assert st == 2, 'exit %d\n%s\n%s' % (st, out, err)
+    assert ("scvm: scripted_regex.yaml:6: webSearch: the scenario's result is the tool's result, so it must be "
+            "text, {exact} or {contains}, not {regex}") in err, err
     assert not os.path.exists(os.path.join(w, 'ran.txt')), 'a tool ran before the refusal'
 
 

@@ -172,9 +172,15 @@ def main():
     code, _, body = request(srv.port, "GET", "/api/v1/sessions/%s/logs" % SID)
     expect(code == 200 and len(body["items"]) == 31 and all(l["type"] == "log" for l in body["items"]),
            "all logs: %d" % len(body.get("items", [])))
-    code, _, body = request(srv.port, "GET", "/api/v1/sessions?perPage=1&page=2")
-    expect(code == 200 and body["total"] == 2 and [s["id"] for s in body["items"]] == ["00000000000000000000000002"]
-           and body["nextPage"] is None, "pagination %s" % body)
+    # rest_paced has no `merge`: its completed sessions are not listed (the
+    # spec's "When omitted, completed scenarios are not shown in session
+    # listings"), and still answer by id
+    expect(Sub(srv.port, sid="00000000000000000000000002").until(done)[-1][2]["status"] == "completed",
+           "the second session did not complete")
+    for q in ("", "?status=completed"):
+        code, _, body = request(srv.port, "GET", "/api/v1/sessions" + q)
+        expect(code == 200 and body["total"] == 0 and body["items"] == [], "completed, not merged, listed: %s" % body)
+    expect(request(srv.port, "GET", "/api/v1/sessions/00000000000000000000000002")[0] == 200, "by id")
     code, _, body = request(srv.port, "GET", "/api/v1/sessions?status=running")
     expect(body["total"] == 0, "status filter %s" % body)
     expect(request(srv.port, "GET", "/api/v1/sessions/NOPE")[0] == 404, "unknown session")
@@ -197,9 +203,37 @@ def main():
     code, log = srv.stop()
     expect(code == 0 and "summary: " in log, "exit %s" % code)
 
+    # ---- `merge`: completed sessions of a scenario with it stay listed; pagination over them ----
+    pack = os.path.join(WORK, "rest_two.scp")
+    subprocess.run([SCC, "--pack", "-o", pack, os.path.join(HERE, "scenarios", "rest_paced.yaml"),
+                    os.path.join(HERE, "scenarios", "rest_merge.yaml")], check=True)
+    srv = Server("--speed", "0", pack)
+    code, _, body = request(srv.port, "POST", "/api/v1/tasks", {"prompt": "merge me", "agents": [{"count": 3}]})
+    merged = body["session_ids"]
+    code, _, body = request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+    plain = body["session_ids"]
+    for sid in merged + plain:
+        expect(Sub(srv.port, sid=sid).until(done)[-1][2]["status"] == "completed", "%s did not complete" % sid)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions")
+    expect(code == 200 and body["total"] == 3 and [s["id"] for s in body["items"]] == merged and
+           all(s["status"] == "completed" and s["scenario"] == "rest_merge" for s in body["items"]),
+           "merged sessions listed: %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions?perPage=1&page=2")
+    expect(code == 200 and body["total"] == 3 and [s["id"] for s in body["items"]] == [merged[1]]
+           and body["nextPage"] == 3, "pagination %s" % body)
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions?status=completed&perPage=2&page=2")
+    expect(body["total"] == 3 and [s["id"] for s in body["items"]] == [merged[2]] and body["nextPage"] is None,
+           "pagination, last page %s" % body)
+    expect(request(srv.port, "GET", "/api/v1/sessions/" + plain[0])[1] is not None, "by id")
+    srv.stop()
+
     # ---- late subscribers, Last-Event-ID, pause/resume, stop ----
     srv = Server("--speed", "1", scb)
     request(srv.port, "POST", "/api/v1/tasks", {"prompt": "count slowly"})
+    # a running session is listed, whatever its scenario says of `merge`
+    code, _, body = request(srv.port, "GET", "/api/v1/sessions")
+    expect(body["total"] == 1 and body["items"][0]["id"] == SID and body["items"][0]["status"] in ("queued", "running"),
+           "a running session listed: %s" % body)
     early = Sub(srv.port)
     time.sleep(0.6)
     late = Sub(srv.port)

@@ -43,7 +43,7 @@ static int serve_acp(const Opts *o, const Suite *suite, const uint32_t *only, si
     signal(SIGPIPE, SIG_IGN);
     AcpServeOpts ao = {
         .speed = o->speed, .only = only, .n_only = n_only, .client_timeout_ms = o->client_timeout_ms,
-        .tool_timeout_ms = o->tool_timeout_ms, .cancel_fd = rt_cancel_fd(), .log = stderr, .quiet = o->quiet,
+        .tool_timeout_ms = o->tool_timeout_ms, .passthrough = o->passthrough, .cancel_fd = rt_cancel_fd(), .log = stderr, .quiet = o->quiet,
     };
     AcpCounts c;
     int err = acp_serve(suite, &ao, 0, 1, &c);

@@ -91,6 +91,7 @@ typedef struct Opts {
     size_t max_body;
     unsigned max_conns, timeout_ms, head_timeout_ms, idle_timeout_ms;
     unsigned client_timeout_ms, tool_timeout_ms;   /* serve acp */
+    const char *passthrough;                        /* serve acp --passthrough PROGRAM */
     unsigned heartbeat_ms;       /* serve harness */
     unsigned keepalive_ms;       /* serve rest */
     bool wall_clock;
