@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_shell.c - background shells for the mock agent (ma_shell.h). */
 #include "ma_shell.h"
 

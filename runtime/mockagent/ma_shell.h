@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ma_shell.h - the mock agent's background shells (docs/mock-agent.md,
 ** "Background shells"): `runCmd {run_in_background: true}` starts one and
 ** names it bash_1, bash_2, ...; `bashOutput {bash_id, filter?}` returns
