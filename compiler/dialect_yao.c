@@ -614,7 +614,9 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
     if (sim) {
         static const char *const sk[] = { "use", "options", "script", NULL };
         at_check_keys(t, sim, "simulator", sk);
-        at_str(t, sim, "use", true, "simulator");
+        if (!at_str(t, sim, "use", false, "simulator"))
+            yao_ignores(y, sim, "a simulator without '%s' does not run in Yao; scvm run -t aut asks the one "
+                                "--simulator names (the specification's default simulator)", "use");
         const YNode *so = at_map(t, sim, "options", false, "simulator");
         if (so) {
             static const char *const sok[] = { "metadata", "connector", NULL };
