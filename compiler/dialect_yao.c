@@ -903,12 +903,8 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     Y y = { .at = { .b = b, .d = diags, .file = file, .dialect = "Yao", .compat = "yao-ignored" } };
     At *t = &y.at;
     size_t errors_before = diags->errors;
-    Id *ids = sc_calloc(len / 8 + 1, sizeof *ids);   /* a case takes 8 bytes at least: {"id":1} */
-    if (!ids) {
-        diag_error(diags, file, 0, 0, "out of memory");
-        return false;
-    }
-    uint32_t n_ids = 0, n_cases = 0;
+    Id *ids = NULL;            /* the case ids so far, grown as cases come */
+    uint32_t n_ids = 0, cap_ids = 0, n_cases = 0;
     size_t line = 1, line_start = 0;
     for (size_t i = 0; i < len && !diags->truncated;) {
         /* a stream of JSON objects: one a line as Yao's loader reads them,
@@ -960,6 +956,16 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
                 diag_error(diags, file, (unsigned)line, col, "out of memory");
             diags_fini(&tmp);
             sc_free(one);
+            if (ok && n_ids == cap_ids) {
+                uint32_t nc = cap_ids ? cap_ids * 2 : 64;
+                Id *ni = sc_realloc(ids, nc * sizeof *ni);
+                if (!ni) {
+                    diag_error(diags, file, (unsigned)line, col, "out of memory");
+                    break;
+                }
+                ids = ni;
+                cap_ids = nc;
+            }
             if (ok) {
                 t->line_offset = (uint32_t)line - 1;
                 if (lines && !y.multi_line && at_is_map(doc.root)) {

@@ -436,6 +436,8 @@ static int play_here(Run *r, const Unit *u)
     AutTargetOpts to = r->to;
     to.events = r->out;
     to.only_case = u->only;
+    if (r->o->jobs > 1)
+        to.human = NULL;                /* cases at once: none may read the terminal (--interactive asks no one) */
     to.stopped = r->stopped;
     RtTarget *t = run_target("aut")->create(&to);
     if (!t)
@@ -505,6 +507,8 @@ static int play_child(Run *r, const Unit *u, const char *ev, const char *dg, con
     to.on_case = child_case;
     to.ctx = res;
     to.only_case = u->only;
+    if (r->o->jobs > 1)
+        to.human = NULL;                /* cases at once: none may read the terminal (--interactive asks no one) */
     RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
