@@ -183,6 +183,10 @@ try:
         expect(p.returncode == 2 and 'generators cannot run here' in p.stderr, '-i %s: %s' % (gen, p.stderr))
     p = run(SCVM, 'run', '-t', 'aut', '--agent-url', url, '-i', 'static.scb', '--timeout', '2m')
     expect(p.returncode == 0 and 'T001' in p.stderr, '-i FILE and --timeout 2m: %s' % p.stderr)
+    # Yao's own form: -i the specification's file itself, compiled in memory
+    p = run(SCVM, 'run', '-t', 'aut', '--agent-url', url, '-i', 'static.jsonl')
+    expect(p.returncode == 0 and '[T001] Expense Reimbursement - Happy Path (3 turns)' in p.stderr,
+           '-i tests.jsonl as Yao takes it: %s' % p.stderr)
     p = run(SCVM, 'run', '-t', 'aut', '--agent-url', url, '--timeout', 'soon', 'static.scb')
     expect(p.returncode == 2 and "invalid --timeout 'soon'" in p.stderr, '--timeout soon: %s' % p.stderr)
     journal()
