@@ -8,7 +8,8 @@ played by `scvm run -t aut` against agents that `scvm serve llm` scripts;
 its request journal (GET /__scvm/requests) says what each request carried:
 
   - the static case's `options` (connector, skip) in every request's body,
-    as "options"; -c replaces the connector;
+    as "options"; -c replaces the connector; a turn's options over the
+    case's, key by key (metadata merged);
   - the options example's metadata as the request's "metadata";
   - the attachments example's turn: the user message a list of content
     parts, the text first, then the image part as written; the next turn
@@ -68,6 +69,7 @@ agents = [
     agent('receipt', [('I want to submit an expense with receipt', 'Got the receipt. How much was it?', None),
                       ('The amount is $150', 'Thanks, filed.', None)]),
     agent('hello', [('Hello', 'Hi!', None)]),
+    agent('twice', [('one', 'uno', None), ('two', 'dos', None)]),
     agent('po', [('Submit $100,000 equipment purchase', 'This requires manager approval. Please provide PO number?',
                   None), ('PO-7731', 'Thanks, submitted.', None)]),
     agent('coverage', [('Hi, I need to file an expense', 'Sure: what type of expense is it?', None),
@@ -134,6 +136,19 @@ try:
     bodies = journal()
     expect(len(bodies) == 1 and bodies[0].get('metadata') == {'scenario': 'edge-case'} and
            bodies[0]['options']['skip'] == {'history': True}, 'options metadata: %s' % bodies)
+
+    # ---- a turn's options over the case's, key by key, metadata merged ----
+    write('perturn.jsonl', json.dumps({'id': 'per-turn', 'options': {'connector': 'a', 'metadata': {'x': 1, 'y': 2}},
+                                       'turns': [{'input': 'one'},
+                                                 {'input': 'two', 'options': {'connector': 'b',
+                                                                              'metadata': {'y': 3}}}]}) + '\n')
+    run(SCC, '-Wno-yao-ignored', '-Wno-empty-case', '-o', 'perturn.scb', 'perturn.jsonl')
+    p = run(SCVM, 'run', '-t', 'aut', '--agent-url', url, 'perturn.scb')
+    bodies = journal()
+    expect(p.returncode == 0 and [b.get('options') for b in bodies] == [
+        {'connector': 'a', 'metadata': {'x': 1, 'y': 2}}, {'connector': 'b', 'metadata': {'x': 1, 'y': 3}}] and
+        bodies[1].get('metadata') == {'x': 1, 'y': 3},
+        "turn options over the case's: %s %s" % ([b.get('options') for b in bodies], p.stderr))
 
     # ---- attachments: content parts on their turn only ----
     p = run(SCVM, 'run', '-t', 'aut', '--agent-url', url, '--results', 'att.results.jsonl', 'attachments.scb')
