@@ -96,15 +96,9 @@ static void free_source(FeRun *c)
         sc_free(c->src);
 }
 
-/* Yao agent-test JSON Lines (dialect_yao.c), or one case written as one
-** YAML/JSON document (the Yao front end says why Yao does not load a
-** case written over several lines). */
-static bool yao_detect_tree(const YDoc *doc)
-{
-    return doc->root && doc->root->kind == YN_MAP && ymap_get(doc->root, "id") && ymap_get(doc->root, "input") &&
-           !ymap_get(doc->root, "timeline");
-}
-
+/* Yao agent-test cases (dialect_yao.c): detected on the bytes (a stream
+** of JSON objects, one a line or pretty-printed), or on the tree (a case
+** written as a YAML document); yao_detect_tree is dialect_yao.h's. */
 static bool yao_run(FeRun *c)
 {
     c->d->code = "scenario";   /* its lines are parsed and read in one pass */
@@ -257,8 +251,8 @@ static bool compile_front(char *src, size_t len, const SccCompileOpts *o, Arena 
         diag_add(d, DIAG_ERROR, o->source_name, 1, 1, NULL,
                  "this is a JSON Lines file (%s), not a scenario scc compiles", what);
         diag_add(d, DIAG_NOTE, o->source_name, 1, 1, NULL,
-                 "scc compiles Scenario-Format, tui-use, ElizaOS and Yao files (a Yao file's first line is a "
-                 "case with \"id\" or \"input\"); docs/dialects.md says what it does with the others");
+                 "scc compiles Scenario-Format, tui-use, ElizaOS and Yao files (a Yao file's first object is a "
+                 "case: \"id\" and \"input\", \"turns\" or \"simulator\"); docs/dialects.md says what it does with the others");
         free_source(&c);
         return false;
     }

@@ -37,6 +37,7 @@ static const YNode NULL_NODE = { .kind = YN_SCALAR, .type = YT_NULL };
 typedef struct Y {
     At at;
     uint32_t n_checks_case;    /* checks of the case being lowered */
+    bool multi_line;           /* a case written over several lines was seen (said once) */
 } Y;
 
 static uint32_t cs(Y *y, const char *s) { return bcb_cstr(y->at.b, s); }
@@ -54,6 +55,16 @@ static void yao_ignores(Y *y, const YNode *at, const char *fmt, ...)
 
 /* ---- assertions ---- */
 
+/* The key node of key in map (for a position), else the map. */
+static const YNode *key_node(const YNode *map, const char *key)
+{
+    for (uint32_t i = 0; i < map->n; i++)
+        if (yscalar_is(&map->u.pairs[i].key, key))
+            return &map->u.pairs[i].key;
+    return map;
+}
+
+
 /* One assertion -> one EVAL.  extra: the checkpoint it belongs to (its
 ** mapping), or NULL. */
 static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *cp, const YNode *at_node)
@@ -66,7 +77,7 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
     } else if (at_is_map(a)) {
         map = a;
         static const char *const k[] = { "type", "value", "path", "script", "use", "options", "message", "negate",
-                                         "name", "verdict", NULL };
+                                         "name", "verdict", "pattern", NULL };
         at_check_keys(t, a, "an assertion", k);
         typ = at_str(t, a, "type", false, "an assertion");
     } else {
@@ -92,6 +103,13 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
             at_put_str(&c, "value", value->u.s, value->n);   /* a number's text, as Yao compares it */
         at_put_bool(&c, "case_sensitive", true);
     } else if (strcmp(ty, "regex") == 0) {
+        const YNode *pat = map ? ymap_get(map, "pattern") : NULL;
+        if (!value && pat) {
+            yao_ignores(y, key_node(map, "pattern"), "Yao reads a regex assertion's 'value', not '%s': there the "
+                                                     "pattern is empty and matches anything; scc checks this one",
+                        "pattern");
+            value = pat;
+        }
         if (!value)
             at_err(t, where, "a regex assertion needs 'value' (the pattern)");
         else if (!at_is_str(value))
@@ -114,8 +132,14 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
             at_err(t, where, "a type assertion needs 'value'");
         else
             at_enum(t, value, "'value' of a type assertion", types);
+        const YNode *path = map ? at_str(t, map, "path", false, "a type assertion") : NULL;
+        if (path)
+            yao_ignores(y, key_node(map, "path"), "Yao's type assertion has no '%s' (it checks the whole output): "
+                                                  "scc checks the value at this path, as the specification does",
+                        "path");
         at_check_init(&c, "value_type", scope);
         at_put_node(&c, "value", value);
+        at_put_node(&c, "path", path);
     } else if (strcmp(ty, "tool_called") == 0) {
         const YNode *name = map ? ymap_get(map, "name") : NULL;
         if (!value && name) {
@@ -152,12 +176,34 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
         at_check_init(&c, "tool_result", scope);
         at_put_node(&c, "value", value);
     } else if (strcmp(ty, "script") == 0) {
-        const YNode *sc = at_str(t, map, "script", true, "a script assertion");
+        /* Yao's runner reads `script` (a process name); the specification
+        ** writes `use: "scripts:NAME"`, as for agents */
+        const YNode *use = map ? ymap_get(map, "use") : NULL;
+        const YNode *sc = map && (ymap_get(map, "script") || !use) ? at_str(t, map, "script", true, "a script assertion")
+                                                                    : NULL;
+        char *name = NULL;
+        if (!sc && at_is_str(use)) {
+            if (strncmp(use->u.s, "scripts:", 8) != 0 || !use->u.s[8]) {
+                at_err(t, use, "'use' of a script assertion must be 'scripts:NAME', not '%s'", use->u.s);
+            } else {
+                yao_ignores(y, use, "Yao's runner reads a script assertion's 'script', not '%s': there it fails "
+                                    "(no process); scc takes the script's name from it, as the specification "
+                                    "writes it",
+                            "use");
+                name = (char *)use->u.s + 8;
+            }
+        } else if (!sc && use) {
+            at_err(t, use, "'use' of a script assertion must be a string, not %s", ykind_name(use));
+        }
         if (!map)
-            at_err(t, where, "a script assertion needs 'script' (a process name)");
+            at_err(t, where, "a script assertion needs 'script' (a process name) or 'use' (\"scripts:NAME\")");
         at_check_init(&c, "script", scope);
-        at_put_node(&c, "script", sc);
+        if (name)
+            at_put_str(&c, "script", name, strlen(name));
+        else
+            at_put_node(&c, "script", sc);
         at_put_node(&c, "value", value);
+        at_put_node(&c, "options", at_map(t, map, "options", false, "a script assertion"));
     } else if (strcmp(ty, "agent") == 0) {
         const YNode *use = at_str(t, map, "use", true, "an agent assertion");
         if (!map)
@@ -196,13 +242,6 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
     }
 }
 
-static const YNode *key_node(const YNode *map, const char *key)
-{
-    for (uint32_t i = 0; i < map->n; i++)
-        if (yscalar_is(&map->u.pairs[i].key, key))
-            return &map->u.pairs[i].key;
-    return map;
-}
 
 /* `assert` (an assertion, a list, or a type name), or the doc-only
 ** `assertions` alias. */
@@ -481,7 +520,7 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
     const char *W = "a case";
     static const char *const k[] = { "id", "input", "expected", "assert", "assertions", "user", "team", "metadata",
                                      "options", "skip", "timeout", "before", "after", "simulator", "checkpoints",
-                                     "max_turns", "name", "description", "turns", "mode", NULL };
+                                     "max_turns", "name", "description", "turns", "mode", "interactive", NULL };
     if (!at_is_map(c)) {
         at_err(t, c, "a case must be a JSON object, not %s", ykind_name(c));
         return;
@@ -516,6 +555,17 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
         }
         if (input)
             at_err(t, input, "a case has either 'input' or 'turns', not both");
+        const YNode *sim0 = ymap_get(c, "simulator"), *cps0 = ymap_get(c, "checkpoints");
+        if (sim0 || cps0)
+            at_err(t, sim0 ? sim0 : cps0, "a case has either static 'turns' or a simulator and checkpoints "
+                                          "(dynamic), not both (the specification's \"choose one\")");
+    } else if ((!input || at_is_null(input)) && at_is_map(ymap_get(c, "simulator")) &&
+               at_is_seq(ymap_get(c, "checkpoints")) && ymap_get(c, "checkpoints")->n > 0) {
+        /* dynamic: the simulator makes every input, the first too */
+        yao_ignores(y, input ? input : key_node(c, "simulator"),
+                    "Yao's loader requires 'input' even in a dynamic case: this case does not load there; scc asks "
+                    "the simulator for the first message too, as the specification says");
+        input = NULL;
     } else if (!input || at_is_null(input)) {
         at_err(t, input ? input : c, "a case needs a non-null 'input' (required by Yao)");
     } else {
@@ -535,6 +585,19 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
         at_str(t, opts, "mode", false, "options");
         at_map(t, opts, "metadata", false, "options");
     }
+    const YNode *inter = at_map(t, c, "interactive", false, W);
+    if (inter) {
+        static const char *const ik[] = { "enabled", "timeout", NULL };
+        at_check_keys(t, inter, "interactive", ik);
+        at_bool(t, inter, "enabled", "interactive");
+        const YNode *it = at_str(t, inter, "timeout", false, "interactive");
+        int64_t ims;
+        if (it && !go_duration_ms(it->u.s, &ims))
+            at_err(t, it, "'%s' is not a Go duration (\"30s\", \"5m\")", it->u.s);
+        yao_ignores(y, key_node(c, "interactive"), "Yao never implemented '%s' (the specification's human input): "
+                                                    "scc keeps it for scvm run -t aut --interactive",
+                    "interactive");
+    }
     const YNode *skip = at_bool(t, c, "skip", W);
     const YNode *timeout = at_str(t, c, "timeout", false, W);
     int64_t timeout_ms = -1;
@@ -552,7 +615,9 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
     if (sim) {
         static const char *const sk[] = { "use", "options", "script", NULL };
         at_check_keys(t, sim, "simulator", sk);
-        at_str(t, sim, "use", true, "simulator");
+        if (!at_str(t, sim, "use", false, "simulator"))
+            yao_ignores(y, sim, "a simulator without '%s' does not run in Yao; scvm run -t aut asks the one "
+                                "--simulator names (the specification's default simulator)", "use");
         const YNode *so = at_map(t, sim, "options", false, "simulator");
         if (so) {
             static const char *const sok[] = { "metadata", "connector", NULL };
@@ -599,7 +664,7 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
     Kv kv[16];
     int n = 0;
     kv[n++] = (Kv){ "input", turns ? NULL : input, 0 };
-    const char *copy[] = { "name", "user", "team", "metadata", "options", "before", "after", NULL };
+    const char *copy[] = { "name", "user", "team", "metadata", "options", "before", "after", "interactive", NULL };
     for (size_t i = 0; copy[i]; i++)
         if (ymap_get(c, copy[i]))
             kv[n++] = (Kv){ copy[i], ymap_get(c, copy[i]), 0 };
@@ -635,8 +700,17 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
                 at_err(t, tn, "a turn must be an object with 'input', not %s", ykind_name(tn));
                 continue;
             }
-            static const char *const tk[] = { "input", "assert", "assertions", "attachments", NULL };
+            static const char *const tk[] = { "input", "assert", "assertions", "attachments", "options", NULL };
             at_check_keys(t, tn, "a turn", tk);
+            const YNode *topts = at_map(t, tn, "options", false, "a turn");
+            if (topts) {
+                static const char *const ok[] = { "connector", "skip", "disable_global_prompts", "search", "mode",
+                                                  "metadata", NULL };
+                at_check_keys(t, topts, "a turn's options", ok);
+                at_str(t, topts, "connector", false, "a turn's options");
+                at_map(t, topts, "skip", false, "a turn's options");
+                at_map(t, topts, "metadata", false, "a turn's options");
+            }
             const YNode *ti = at_req(t, tn, "input", "a turn");
             bool ok = true;
             const YNode *tt = ti ? check_input(y, ti, &ok) : NULL;
@@ -653,17 +727,23 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
             yaml_value_emit(b, ti);
             uint32_t iv = bcb_val_end(b);
             uint32_t extras = bcb_null(b);
-            if (att) {
+            if (att || topts) {
                 bcb_val_begin(b);
-                bcb_val_map(b, 1);
-                bcb_val_key(b, cs(y, "attachments"));
-                yaml_value_emit(b, att);
+                bcb_val_map(b, (att != NULL) + (topts != NULL));
+                if (att) {
+                    bcb_val_key(b, cs(y, "attachments"));
+                    yaml_value_emit(b, att);
+                }
+                if (topts) {
+                    bcb_val_key(b, cs(y, "options"));
+                    yaml_value_emit(b, topts);
+                }
                 extras = bcb_val_end(b);
             }
             at_emit_input(t, tt ? tt->u.s : "", tt ? tt->n : 0, iv, extras, ti);
             lower_asserts(y, tn, "turn", "this turn");
         }
-    } else {
+    } else if (input) {     /* a dynamic case without one: the simulator's first message */
         bcb_val_begin(b);
         yaml_value_emit(b, input);
         uint32_t iv = bcb_val_end(b);
@@ -699,38 +779,122 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
         at_warn(t, "empty-case", id, "case '%s' checks nothing: Yao passes it whatever the agent answers", id->u.s);
 }
 
-/* ---- the file ---- */
+/* ---- the file: a stream of JSON objects ---- */
+
+/* Blanks and `//` comment lines from s[*i]; counts lines. */
+static void skip_blank(const char *s, size_t len, size_t *i, size_t *line, size_t *line_start)
+{
+    while (*i < len) {
+        char c = s[*i];
+        if (c == '\n') {
+            (*i)++;
+            (*line)++;
+            *line_start = *i;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+            (*i)++;
+        } else if (c == '/' && *i + 1 < len && s[*i + 1] == '/') {
+            while (*i < len && s[*i] != '\n')
+                (*i)++;
+        } else {
+            break;
+        }
+    }
+}
+
+/* The end (one past its '}') of the JSON object at s[a] == '{', strings
+** and their escapes stepped over; lines counted; 0 when it never closes. */
+static size_t object_end(const char *s, size_t len, size_t a, size_t *lines)
+{
+    size_t depth = 0;
+    bool str = false;
+    for (size_t i = a; i < len; i++) {
+        char c = s[i];
+        if (c == '\n')
+            (*lines)++;
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"') {
+            str = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the object s[a, e) has the top-level key k (a key: a string at
+** depth 1 followed by ':'). */
+static bool top_key(const char *s, size_t a, size_t e, const char *k)
+{
+    size_t kl = strlen(k), depth = 0;
+    for (size_t i = a; i < e; i++) {
+        char c = s[i];
+        if (c == '"') {
+            size_t q = i + 1;
+            while (q < e && s[q] != '"')
+                q += s[q] == '\\' ? 2 : 1;
+            if (q >= e)
+                return false;
+            if (depth == 1 && q - i - 1 == kl && memcmp(s + i + 1, k, kl) == 0) {
+                size_t r = q + 1;
+                while (r < e && (s[r] == ' ' || s[r] == '\t' || s[r] == '\r' || s[r] == '\n'))
+                    r++;
+                if (r < e && s[r] == ':')
+                    return true;
+            }
+            i = q;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return false;
+}
+
+/* Yao's case keys that no other dialect's top level has with an "id"
+** (Scenario-Format's has "timeline", tui-use's "steps" and "run", an
+** ElizaOS scenario's "run"). */
+static const char *const CASE_MARKS[] = { "input", "turns", "simulator", "checkpoints", "assert", "assertions",
+                                          "expected", NULL };
+static const char *const NOT_YAO[] = { "timeline", "steps", "run", "protocol_version", "scenario_version", NULL };
 
 bool yao_detect(const char *s, size_t len)
 {
-    /* the first line that is not blank or a comment */
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        while (j < len && s[j] != '\n')
-            j++;
-        size_t a = i, e = j;
-        while (a < e && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r'))
-            a++;
-        while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r'))
-            e--;
-        i = j + 1;
-        if (e == a || (e - a >= 2 && s[a] == '/' && s[a + 1] == '/'))
-            continue;
-        if (s[a] != '{' || s[e - 1] != '}')
+    /* by content: the first JSON object (on one line or several) is a
+    ** case: an "id" and a key only a case has, at its top level */
+    size_t i = 0, line = 1, ls = 0;
+    skip_blank(s, len, &i, &line, &ls);
+    if (i >= len || s[i] != '{')
+        return false;
+    size_t lines = 0, e = object_end(s, len, i, &lines);
+    if (!e || !top_key(s, i, e, "id"))
+        return false;
+    for (size_t k = 0; NOT_YAO[k]; k++)
+        if (top_key(s, i, e, NOT_YAO[k]))
             return false;
-        bool has = false, protocol = false;
-        for (size_t k = a; k < e; k++) {
-            has |= (k + 4 <= e && memcmp(s + k, "\"id\"", 4) == 0) || (k + 7 <= e && memcmp(s + k, "\"input\"", 7) == 0);
-            protocol |= k + 18 <= e && memcmp(s + k, "\"protocol_version\"", 18) == 0;
-        }
-        /* and more lines after it: one line alone is read as a document
-        ** (compile.c), whose top-level keys say whose it is ("id" inside a
-        ** tui-use step must not make it a Yao file) */
-        bool more = false;
-        for (size_t k = i; k < len && !more; k++)
-            more = s[k] != ' ' && s[k] != '\t' && s[k] != '\r' && s[k] != '\n';
-        return has && !protocol && more;
-    }
+    for (size_t k = 0; CASE_MARKS[k]; k++)
+        if (top_key(s, i, e, CASE_MARKS[k]))
+            return true;
+    return false;
+}
+
+bool yao_detect_tree(const YDoc *doc)
+{
+    const YNode *r = doc->root;
+    if (!r || r->kind != YN_MAP || !ymap_get(r, "id"))
+        return false;
+    for (size_t k = 0; NOT_YAO[k]; k++)
+        if (ymap_get(r, NOT_YAO[k]))
+            return false;
+    for (size_t k = 0; CASE_MARKS[k]; k++)
+        if (ymap_get(r, CASE_MARKS[k]))
+            return true;
     return false;
 }
 
@@ -740,62 +904,93 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     Y y = { .at = { .b = b, .d = diags, .file = file, .dialect = "Yao", .compat = "yao-ignored" } };
     At *t = &y.at;
     size_t errors_before = diags->errors;
-    size_t n_lines = 1;
-    for (size_t i = 0; i < len; i++)
-        n_lines += src[i] == '\n';
-    Id *ids = sc_calloc(n_lines, sizeof *ids);
-    if (!ids) {
-        diag_error(diags, file, 0, 0, "out of memory");
-        return false;
-    }
-    uint32_t n_ids = 0, n_cases = 0, line = 0;
+    Id *ids = NULL;            /* the case ids so far, grown as cases come */
+    uint32_t n_ids = 0, cap_ids = 0, n_cases = 0;
+    size_t line = 1, line_start = 0;
     for (size_t i = 0; i < len && !diags->truncated;) {
-        size_t j = i;
-        while (j < len && src[j] != '\n')
-            j++;
-        line++;
-        size_t a = i, e = j;
-        while (a < e && (src[a] == ' ' || src[a] == '\t' || src[a] == '\r'))
-            a++;
-        while (e > a && (src[e - 1] == ' ' || src[e - 1] == '\t' || src[e - 1] == '\r'))
-            e--;
-        size_t start = i;
-        i = j + 1;
-        if (e == a || (e - a >= 2 && src[a] == '/' && src[a + 1] == '/'))
-            continue;
-        uint32_t col = (uint32_t)(a - start + 1);
-        if (e - a > MAX_LINE) {
-            diag_error(diags, file, line, col, "a line longer than 1 MB (Yao's limit for one case)");
-            continue;
-        }
-        if (src[a] != '{' || src[e - 1] != '}') {
-            diag_error(diags, file, line, col, "this line is not one JSON object: Yao reads one case per line");
-            diag_note(diags, file, line, col, "a case written over several lines (pretty-printed JSON) does not "
-                                              "load in Yao; put each case on one line");
+        /* a stream of JSON objects: one a line as Yao's loader reads them,
+        ** or written over several lines as its docs and the specification
+        ** write them; blanks and `//` lines between them */
+        skip_blank(src, len, &i, &line, &line_start);
+        if (i >= len)
+            break;
+        uint32_t col = (uint32_t)(i - line_start + 1);
+        if (src[i] != '{') {
+            /* not JSON at all (a YAML file given --dialect=yao): one error,
+            ** not one a line */
+            diag_error(diags, file, (unsigned)line, col, "expected a JSON object ('{'): a Yao test file is a "
+                                                         "stream of cases, each a JSON object");
+            diag_note(diags, file, (unsigned)line, col, "each case one JSON object, on one line (as Yao's loader "
+                                                        "reads them) or over several");
             break;
         }
-        /* the line alone, parsed where its columns stay the file's */
-        Diags tmp;
-        diags_init(&tmp);
-        YDoc doc;
-        bool ok = yaml_parse(src + start, e - start, file, arena, &tmp, &doc);
-        for (size_t k = 0; k < tmp.n; k++) {
-            const Diag *dg = &tmp.v[k];
-            diag_add(diags, dg->level, file, dg->line ? dg->line + line - 1 : line, dg->col, dg->flag, "%s", dg->msg);
+        size_t lines = 0, e = object_end(src, len, i, &lines);
+        if (!e) {
+            diag_error(diags, file, (unsigned)line, col, "this JSON object is never closed (no matching '}')");
+            break;
         }
-        if (tmp.oom)
-            diag_error(diags, file, line, col, "out of memory");
-        diags_fini(&tmp);
-        if (!ok)
-            continue;
-        t->line_offset = line - 1;
-        lower_case(&y, doc.root, ids, &n_ids);
-        n_cases++;
+        if (e - i > MAX_LINE) {
+            diag_error(diags, file, (unsigned)line, col, "a case longer than 1 MB (Yao's limit for one line)");
+        } else {
+            /* the object alone, parsed where its lines and columns stay
+            ** the file's: what is before it on its first line (the end of
+            ** another object) blanked */
+            size_t pre = i - line_start;
+            char *one = sc_malloc(pre + (e - i) + 1);
+            if (!one) {
+                diag_error(diags, file, (unsigned)line, col, "out of memory");
+                break;
+            }
+            memset(one, ' ', pre);
+            memcpy(one + pre, src + i, e - i);
+            one[pre + (e - i)] = 0;
+            Diags tmp;
+            diags_init(&tmp);
+            YDoc doc;
+            bool ok = yaml_parse(one, pre + (e - i), file, arena, &tmp, &doc);
+            for (size_t k = 0; k < tmp.n; k++) {
+                const Diag *dg = &tmp.v[k];
+                diag_add(diags, dg->level, file, dg->line ? dg->line + (unsigned)line - 1 : (unsigned)line, dg->col,
+                         dg->flag, "%s", dg->msg);
+            }
+            if (tmp.oom)
+                diag_error(diags, file, (unsigned)line, col, "out of memory");
+            diags_fini(&tmp);
+            sc_free(one);
+            if (ok && n_ids == cap_ids) {
+                uint32_t nc = cap_ids ? cap_ids * 2 : 64;
+                Id *ni = sc_realloc(ids, nc * sizeof *ni);
+                if (!ni) {
+                    diag_error(diags, file, (unsigned)line, col, "out of memory");
+                    break;
+                }
+                ids = ni;
+                cap_ids = nc;
+            }
+            if (ok) {
+                t->line_offset = (uint32_t)line - 1;
+                if (lines && !y.multi_line && at_is_map(doc.root)) {
+                    y.multi_line = true;    /* said once a file */
+                    yao_ignores(&y, doc.root, "Yao's loader reads one case per line: this case, written over %zu "
+                                              "lines, does not load there (nor do the file's other such cases); "
+                                              "scc reads them as the specification writes them", lines + 1);
+                }
+                lower_case(&y, doc.root, ids, &n_ids);
+                n_cases++;
+            }
+        }
+        line += lines;
+        for (size_t k = e; k > i; k--)
+            if (src[k - 1] == '\n') {
+                line_start = k;
+                break;
+            }
+        i = e;
     }
     sc_free(ids);
     t->line_offset = 0;
     if (n_cases == 0 && diags->errors == errors_before)
-        diag_error(diags, file, 1, 1, "no cases: a Yao test file holds one JSON object per line");
+        diag_error(diags, file, 1, 1, "no cases: a Yao test file holds JSON objects, one case each");
 
     BcMeta m = { 0 };
     const char *base = source_name ? source_name : "";

@@ -14,21 +14,27 @@
 #include "common/arena.h"
 #include "common/diag.h"
 #include "formats/bc_write.h"
+#include "yaml_tree.h"
 
-/* True when src has the shape of a Yao test file of several lines: its
-** first line that is not blank or a `//` comment holds one JSON object
-** with an "id" or an "input" key (and is not a tui-use driver message,
-** "protocol_version"), and more lines follow.  (A file of one line is
-** parsed as a document; compile.c gives it to yao_lower() when its
-** top-level keys are a case's.) */
+/* True when src is a Yao test file by its content: its first JSON object
+** (on one line or written over several, after blank and `//` lines) has
+** at its top level an "id" and a key only a case has ("input", "turns",
+** "simulator", "checkpoints", "assert", "assertions", "expected"), and
+** none of another dialect's ("timeline", "steps", "run", ...). */
 bool yao_detect(const char *src, size_t len);
 
-/* Parses every case line by line (as Yao does: one JSON object per line,
-** blank and `//` lines skipped, at most 1 MB a line), checks it and emits
-** per case a CASE (type standard or dynamic, with its settings),
-** USER_INPUT for its input (and for each turn of a static multi-turn
-** case), and one EVAL per assertion or checkpoint.  file is the name
-** diagnostics show, source_name the base name recorded in the metadata.
+/* The same test on a parsed tree (a case written as a YAML document). */
+bool yao_detect_tree(const YDoc *doc);
+
+/* Parses every case of the stream of JSON objects (one a line as Yao's
+** loader reads them, or pretty-printed over several lines as the
+** specification writes them: -Wyao-ignored says once that Yao does not
+** load those; blank and `//` lines skipped, at most 1 MB a case), checks
+** it and emits per case a CASE (type standard or dynamic, with its
+** settings), USER_INPUT for its input (and for each turn of a static
+** multi-turn case), and one EVAL per assertion or checkpoint.  Positions
+** are the file's lines and columns.  file is the name diagnostics show,
+** source_name the base name recorded in the metadata.
 ** Returns false when an error was recorded. */
 bool yao_lower(const char *src, size_t len, const char *file, const char *source_name, Arena *arena, BcBuilder *b,
                Diags *diags);

@@ -20,10 +20,10 @@ static const AcField CONTAINS[] = { R("value", 's'), R("case_sensitive", 'b'), E
 static const AcField EQUALS[] = { R("value", 'v'), END_ };
 static const AcField REGEX[] = { R("pattern", 'p'), R("case_sensitive", 'b'), END_ };
 static const AcField JSON_PATH[] = { R("path", 's'), R("value", 'v'), END_ };
-static const AcField VALUE_TYPE[] = { R("value", 's'), END_ };
+static const AcField VALUE_TYPE[] = { R("value", 's'), F("path", 's'), END_ };
 static const AcField TOOL_CALLED[] = { R("value", 'v'), END_ };
 static const AcField TOOL_RESULT[] = { R("value", 'm'), END_ };
-static const AcField SCRIPT[] = { R("script", 's'), F("value", 'v'), END_ };
+static const AcField SCRIPT[] = { R("script", 's'), F("value", 'v'), F("options", 'm'), END_ };
 static const AcField AGENT[] = { R("use", 's'), F("value", 'v'), F("options", 'm'), F("verdict", 'm'), END_ };
 static const AcField LLM_JUDGE[] = { R("prompt", 's'), R("expected", 's'), F("capabilities", 'a'),
                                      F("model_type", 's'), F("temperature", 'n'), F("json_schema", 'm'),

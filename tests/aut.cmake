@@ -37,3 +37,13 @@ add_test(NAME aut.judged
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_judged_test.py $<TARGET_FILE:scc>
                  $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/aut-judged-work)
 set_tests_properties(aut.judged PROPERTIES LABELS "server" TIMEOUT 300)
+
+# Issue 33 items 6 and 7: the Yao specification's own cases (tests/yao-spec)
+# against `scvm serve llm`: options, metadata and attachments in the
+# requests its journal kept, --results per turn, the console's name and
+# -v tree, and Yao's command line (-i, -c, --timeout, --interactive,
+# --skip-interactive, --on-missing-input).
+add_test(NAME aut.yao_spec
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_yao_spec_test.py $<TARGET_FILE:scc>
+                 $<TARGET_FILE:scvm> ${CMAKE_CURRENT_SOURCE_DIR}/yao-spec ${CMAKE_CURRENT_BINARY_DIR}/aut-yao-spec-work)
+set_tests_properties(aut.yao_spec PROPERTIES LABELS "server" TIMEOUT 300)

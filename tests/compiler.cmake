@@ -54,3 +54,11 @@ add_test(NAME compiler.agent_mutations
                  ${CMAKE_CURRENT_SOURCE_DIR}/errors/eliza_scenario.yaml
                  ${CMAKE_CURRENT_SOURCE_DIR}/errors/yao_cases.jsonl)
 set_tests_properties(compiler.agent_mutations PROPERTIES LABELS "errors" TIMEOUT 600)
+
+# Issue 33 item 5: the Yao specification's own test files (tests/yao-spec,
+# copied from yao-agent-test-v2.md) load as written, pretty-printed or one
+# case a line, detected by content (docs/yao.md).
+add_test(NAME compiler.yao_spec
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/compiler/yao_spec.py $<TARGET_FILE:scc>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/yao-spec)
+set_tests_properties(compiler.yao_spec PROPERTIES LABELS "golden" TIMEOUT 120)

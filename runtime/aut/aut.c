@@ -46,6 +46,8 @@ struct Aut {
     /* HTTP */
     cJSON *messages;
     char url[4096];
+    cJSON *next_options;        /* the next turn's request options (aut_next), or NULL */
+    cJSON *next_parts;          /* the next turn's content parts after its text, or NULL */
     /* ACP */
     RtProc *proc;               /* the agent, under rt_proc's init */
     int to;                     /* its stdin and stdout (a socket) */
@@ -112,12 +114,32 @@ static AutErr http_turn(Aut *a, const char *input, AutReply *r, char *err, size_
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "role", "user");
-    cJSON_AddStringToObject(m, "content", input);
+    if (a->next_parts) {
+        /* attachments: the text first, then each part as the case wrote it */
+        cJSON *parts = cJSON_AddArrayToObject(m, "content"), *tp = cJSON_CreateObject(), *x;
+        cJSON_AddStringToObject(tp, "type", "text");
+        cJSON_AddStringToObject(tp, "text", input);
+        cJSON_AddItemToArray(parts, tp);
+        cJSON_ArrayForEach(x, a->next_parts) cJSON_AddItemToArray(parts, cJSON_Duplicate(x, true));
+    } else {
+        cJSON_AddStringToObject(m, "content", input);
+    }
     cJSON_AddItemToArray(a->messages, m);
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "model", a->c.model ? a->c.model : "agent-under-test");
     cJSON_AddItemReferenceToObject(req, "messages", a->messages);
     cJSON_AddFalseToObject(req, "stream");
+    if (a->next_options) {
+        /* a Yao case's options (context.Options): as they are, and their
+        ** metadata as the request's metadata */
+        const cJSON *md = cJSON_GetObjectItemCaseSensitive(a->next_options, "metadata");
+        if (cJSON_IsObject(md))
+            cJSON_AddItemToObject(req, "metadata", cJSON_Duplicate(md, true));
+        cJSON_AddItemToObject(req, "options", cJSON_Duplicate(a->next_options, true));
+    }
+    cJSON_Delete(a->next_options);
+    cJSON_Delete(a->next_parts);
+    a->next_options = a->next_parts = NULL;
     char *body = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
     char hdr[1400] = "Content-Type: application/json\r\nAccept: application/json\r\n";
@@ -937,6 +959,25 @@ void aut_set_timeout(Aut *a, unsigned ms)
     a->c.timeout_ms = ms;
 }
 
+bool aut_next(Aut *a, const char *options_json, const char *parts_json)
+{
+    if (a->c.kind != AUT_HTTP)
+        return false;
+    cJSON_Delete(a->next_options);
+    cJSON_Delete(a->next_parts);
+    a->next_options = options_json ? cJSON_Parse(options_json) : NULL;
+    a->next_parts = parts_json ? cJSON_Parse(parts_json) : NULL;
+    if (a->next_options && !cJSON_IsObject(a->next_options)) {
+        cJSON_Delete(a->next_options);
+        a->next_options = NULL;
+    }
+    if (a->next_parts && !cJSON_IsArray(a->next_parts)) {
+        cJSON_Delete(a->next_parts);
+        a->next_parts = NULL;
+    }
+    return true;
+}
+
 bool aut_seed(Aut *a, const char *role, const char *content)
 {
     if (a->c.kind != AUT_HTTP || !a->messages)
@@ -952,6 +993,8 @@ void aut_close(Aut *a)
     if (!a)
         return;
     cJSON_Delete(a->messages);
+    cJSON_Delete(a->next_options);
+    cJSON_Delete(a->next_parts);
     if (a->to >= 0 && !a->borrowed)
         close(a->to);
     end_process(a->proc);

@@ -103,6 +103,15 @@ void aut_set_timeout(Aut *a, unsigned ms);
 ** transports, which cannot be told a history. */
 bool aut_seed(Aut *a, const char *role, const char *content);
 
+/* HTTP: what the next turn's request carries besides its text (a Yao
+** case's; docs/yao.md, "What reaches the agent"): options_json, an object
+** (context.Options: connector, skip, metadata, ...), goes in the request
+** body as "options" and its "metadata" as "metadata"; parts_json, a list
+** of content parts (attachments), makes the user message's content a list:
+** the text part, then these.  Either NULL.  Used by the next aut_turn
+** only.  False on the other transports, which have no place for them. */
+bool aut_next(Aut *a, const char *options_json, const char *parts_json);
+
 /* Ends the agent (its whole process group) and frees.  NULL is fine. */
 void aut_close(Aut *a);
 

@@ -82,6 +82,12 @@ typedef struct AutT {
     bool on_purpose;                /* skipped because that was asked (skip: true, --dry-run, --fail-fast) */
     bool halted;                    /* a Yao static case stopped at its first failing turn */
     unsigned turn_limit;            /* ElizaOS's timeout_per_turn_ms (0: none) */
+    /* what --results reports per turn (Yao's turns[]), and what is sent */
+    cJSON *rec;                     /* the turns' records */
+    cJSON *rec_final;               /* the case's own checks (final_assertions) */
+    const char *next_source;        /* the next turn's input_source */
+    cJSON *case_options;            /* a Yao case's options, or NULL */
+    char *name;                     /* a Yao case's name, or NULL */
     const char *limit_what;         /* what case_deadline is, for its message */
 } AutT;
 
@@ -130,13 +136,53 @@ static void worsen(AutT *t, CaseVerdict v, const char *why)
 }
 
 static void dialogue(AutT *t);
+static void play_turn(AutT *t, const char *text);
+
+/* Whether the last turn left the agent awaiting input (its record says). */
+static bool last_awaits(const AutT *t)
+{
+    const cJSON *last = cJSON_GetArrayItem(t->rec, cJSON_GetArraySize(t->rec) - 1);
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(last, "awaiting_input"));
+}
+
+/* A Yao case whose turns are all played while the agent still awaits
+** input: --interactive asks the human (a line of o.human each, an empty
+** line or the end of it stops); then, still awaiting, --on-missing-input
+** skips or fails the case (the specification's "Agent awaiting input, no
+** next turn defined"). */
+static void missing_input(AutT *t)
+{
+    if (!t->aut || !t->n_turns)
+        return;
+    char line[4096];
+    while (t->o.human && last_awaits(t) && t->v != V_ERROR) {
+        const cJSON *last = cJSON_GetArrayItem(t->rec, cJSON_GetArraySize(t->rec) - 1);
+        fprintf(stderr, "? [%s] the agent awaits input: %s\n> ", t->id,
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "output")));
+        fflush(stderr);
+        if (!fgets(line, sizeof line, t->o.human))
+            break;
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0])
+            break;
+        t->next_source = "human";
+        play_turn(t, line);
+    }
+    if (t->o.on_missing_input && last_awaits(t) && t->v != V_ERROR) {
+        const char *why = "agent awaiting input, no next turn defined (add turns, use --interactive, or configure a "
+                          "simulator)";
+        worsen(t, t->o.on_missing_input == 1 ? V_SKIPPED : V_FAILED, why);
+    }
+}
 
 static void case_end(AutT *t)
 {
     if (!t->in_case)
         return;
-    if (t->dyn && !t->unsupported && t->v != V_ERROR && t->n_turns)
-        dialogue(t);
+    if (!t->dyn && t->type && strcmp(t->type, "standard") == 0 && !t->unsupported && t->v != V_ERROR && !t->halted)
+        missing_input(t);
+    if (t->dyn && !t->unsupported && t->v != V_ERROR && (t->n_turns || t->yao))
+        dialogue(t);        /* a Yao dynamic case without input: the simulator's first message too */
     for (size_t i = 0; i < t->n_pend; i++)
         cJSON_Delete(t->pend[i].ck);
     sc_free(t->pend);
@@ -157,6 +203,8 @@ static void case_end(AutT *t)
     t->counts.unjudged += t->v == V_SKIPPED && !t->on_purpose;
     if (t->v != V_PASSED && t->o.diag)
         fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
+    char *turns_json = t->rec ? cJSON_PrintUnformatted(t->rec) : NULL;
+    char *final_json = t->rec_final ? cJSON_PrintUnformatted(t->rec_final) : NULL;
     if (t->o.on_case) {
         const JudgeTurn *last = t->n_turns ? &t->turns[t->n_turns - 1] : NULL;
         AutCaseResult r = {
@@ -165,9 +213,19 @@ static void case_end(AutT *t)
             .output = t->transcript ? t->transcript : last ? last->text : NULL, .duration_ms = sc_now_ms() - t->case_t0, .checks = t->n_checks,
             .checks_passed = t->n_passed, .messages = (const char *const *)t->msgs, .verdicts = t->vds,
             .judgment = t->judgment, .on_purpose = t->v == V_SKIPPED && t->on_purpose,
+            .name = t->name, .turns_json = turns_json, .final_json = final_json,
+            .total_turns = (unsigned)t->n_turns,
         };
         t->o.on_case(t->o.ctx, &r);
     }
+    cJSON_free(turns_json);
+    cJSON_free(final_json);
+    cJSON_Delete(t->rec);
+    cJSON_Delete(t->rec_final);
+    cJSON_Delete(t->case_options);
+    t->rec = t->rec_final = t->case_options = NULL;
+    sc_free(t->name);
+    t->name = NULL;
     if ((t->v == V_FAILED || t->v == V_ERROR) && t->o.fail_fast)
         t->stopped = true;
     for (unsigned i = 0; i < t->n_checks; i++)
@@ -272,6 +330,9 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
     t->turn_limit = 0;
     t->limit_what = "the case's timeout";
     t->id = sc_strdup(p->str[in->a[0]].s);
+    t->rec = cJSON_CreateArray();
+    t->rec_final = cJSON_CreateArray();
+    t->next_source = NULL;
     t->v = V_PASSED;
     t->why[0] = 0;
     t->error[0] = 0;
@@ -294,12 +355,32 @@ static void case_begin(AutT *t, const BcProgram *p, const BcInsn *in)
         t->unsupported = t->on_purpose = true;
         return;
     }
-    BcVal settings = bc_val(p, in->a[2]), skip, to;
+    BcVal settings = bc_val(p, in->a[2]), skip, to, opt, nm;
+    if (bc_val_get(p, &settings, "name", &nm) && nm.tag == BC_V_STR)
+        t->name = sc_strdup(p->str[nm.n].s);
+    if (bc_val_get(p, &settings, "options", &opt) && opt.tag == BC_V_MAP) {
+        Buf j;
+        buf_init(&j);
+        bc_val_json_at(p, &opt, &j);
+        t->case_options = cJSON_ParseWithLength((const char *)j.data, j.len);
+        buf_fini(&j);
+    }
     t->case_deadline = 0;
     t->case_timeout = 0;
     if (bc_val_get(p, &settings, "timeout_ms", &to) && to.tag == BC_V_INT && to.i > 0 && to.i <= UINT32_MAX) {
         t->case_timeout = (unsigned)to.i;           /* Yao's per-case timeout bounds every turn in it */
         t->case_deadline = t->case_t0 + (uint64_t)to.i;
+    }
+    if (!t->case_deadline && t->o.case_timeout_ms) {       /* --timeout: where the case sets none */
+        t->case_timeout = t->o.case_timeout_ms;
+        t->case_deadline = t->case_t0 + t->o.case_timeout_ms;
+    }
+    BcVal inter, en;
+    if (t->o.skip_interactive && bc_val_get(p, &settings, "interactive", &inter) &&
+        bc_val_get(p, &inter, "enabled", &en) && en.tag == BC_V_TRUE) {
+        worsen(t, V_SKIPPED, "not run: it asks for a human (interactive.enabled) and --skip-interactive was given");
+        t->unsupported = t->on_purpose = true;
+        return;
     }
     if (bc_val_get(p, &settings, "skip", &skip) && skip.tag == BC_V_TRUE) {
         worsen(t, V_SKIPPED, "skip: true");
@@ -408,6 +489,43 @@ static void case_timed_out(AutT *t, const char *what)
     snprintf(t->error, sizeof t->error, "E_AUT_TIMEOUT");
 }
 
+/* Whether the agent now waits for the user, and why: the specification's
+** hybrid detection ("Detecting Awaiting Input"): the agent says so (its
+** reply is JSON with awaiting_input), a tool that asks the user, a reply
+** that reads as a question. */
+static bool awaiting_input(const AutReply *r, const char **why)
+{
+    cJSON *j = r->text ? cJSON_Parse(r->text) : NULL;
+    const cJSON *ai = cJSON_GetObjectItemCaseSensitive(j, "awaiting_input");
+    if (cJSON_IsBool(ai)) {
+        bool v = cJSON_IsTrue(ai);
+        cJSON_Delete(j);
+        *why = v ? "agent_declared" : "completed";
+        return v;
+    }
+    cJSON_Delete(j);
+    static const char *const ASK[] = { "request_confirmation", "ask_user", "get_user_input", NULL };
+    for (size_t i = 0; i < r->n_actions; i++)
+        for (size_t k = 0; ASK[k]; k++)
+            if (strcmp(r->actions[i].name, ASK[k]) == 0) {
+                *why = "tool_requires_confirmation";
+                return true;
+            }
+    const char *s = r->text ? r->text : "";
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        n--;
+    bool q = n && s[n - 1] == '?';
+    static const char *const OPEN[] = { "what", "how", "when", "where", "which", "who", "please", "could you", NULL };
+    for (size_t k = 0; !q && OPEN[k]; k++)
+        q = strncasecmp(s, OPEN[k], strlen(OPEN[k])) == 0;
+    static const char *const VERB[] = { "confirm?", "verify?", "proceed?", "continue?", NULL };
+    for (size_t k = 0; !q && VERB[k]; k++)
+        q = strcasestr(s, VERB[k]) != NULL;
+    *why = q ? "content_is_question" : "completed";
+    return q;
+}
+
 static void play_turn(AutT *t, const char *text)
 {
     char err[600] = "";
@@ -447,6 +565,30 @@ static void play_turn(AutT *t, const char *text)
         emit_str(t, "why", err);
     }
     emit_end(t);
+    if (t->rec) {
+        cJSON *o = cJSON_CreateObject(), *tc = cJSON_CreateArray();
+        cJSON_AddNumberToObject(o, "turn", (double)t->n_turns);
+        cJSON_AddStringToObject(o, "input", text);
+        cJSON_AddStringToObject(o, "input_source", t->next_source ? t->next_source : "static");
+        cJSON_AddStringToObject(o, "output", r->text ? r->text : "");
+        for (size_t i = 0; i < r->n_actions; i++) {
+            cJSON *c = cJSON_CreateObject(), *args = cJSON_Parse(r->actions[i].input);
+            cJSON_AddStringToObject(c, "name", r->actions[i].name);
+            cJSON_AddItemToObject(c, "args", args ? args : cJSON_CreateString(r->actions[i].input));
+            cJSON_AddItemToArray(tc, c);
+        }
+        cJSON_AddItemToObject(o, "tool_calls", tc);
+        const char *why = "completed";
+        bool aw = !e && awaiting_input(r, &why);
+        cJSON_AddBoolToObject(o, "awaiting_input", aw);
+        cJSON_AddStringToObject(o, "awaiting_reason", e ? "error" : why);
+        cJSON_AddArrayToObject(o, "assertions");
+        cJSON_AddNumberToObject(o, "duration_ms", (double)r->ms);
+        if (e)
+            cJSON_AddStringToObject(o, "error", err);
+        cJSON_AddItemToArray(t->rec, o);
+    }
+    t->next_source = NULL;
     if (e == AUT_E_TIMEOUT && by == BY_CASE) {
         case_timed_out(t, err);
     } else if (e == AUT_E_TIMEOUT && by == BY_TURN_LIMIT) {
@@ -463,6 +605,9 @@ static void play_turn(AutT *t, const char *text)
     }
 }
 
+static bool open_aut(AutT *t);
+static void send_extras(AutT *t, const cJSON *turn_opts, const cJSON *parts);
+
 static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
 {
     if (!t->in_case || t->unsupported || t->v == V_ERROR || t->halted)
@@ -477,6 +622,92 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
         emit_end(t);
         return;
     }
+    bool opened = !t->aut;
+    if (!open_aut(t))
+        return;
+    if (opened) {
+        /* an input given as a conversation: the messages before the last
+        ** are its history (HTTP; the other transports cannot be told) */
+        BcVal input = bc_val(p, in->a[2]);
+        if (input.tag == BC_V_ARRAY) {
+            Buf j;
+            buf_init(&j);
+            bc_val_json_at(p, &input, &j);
+            cJSON *msgs = cJSON_ParseWithLength((const char *)j.data, j.len);
+            int n = cJSON_GetArraySize(msgs);
+            for (int i = 0; i + 1 < n; i++) {
+                const cJSON *m = cJSON_GetArrayItem(msgs, i);
+                const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
+                const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
+                if (role && content)
+                    aut_seed(t->aut, role, content);
+            }
+            cJSON_Delete(msgs);
+            buf_fini(&j);
+        }
+    }
+    t->next_source = t->dyn ? "initial" : "static";
+    /* a static turn's own attachments and options (over the case's) */
+    cJSON *extra = NULL;
+    BcVal ex = bc_val(p, in->a[3]);
+    if (ex.tag == BC_V_MAP) {
+        Buf j;
+        buf_init(&j);
+        bc_val_json_at(p, &ex, &j);
+        extra = cJSON_ParseWithLength((const char *)j.data, j.len);
+        buf_fini(&j);
+    }
+    send_extras(t, cJSON_GetObjectItemCaseSensitive(extra, "options"),
+                cJSON_GetObjectItemCaseSensitive(extra, "attachments"));
+    cJSON_Delete(extra);
+    play_turn(t, p->str[in->a[1]].s);
+}
+
+/* What a turn sends besides its text (aut_next): the case's options with
+** the turn's over them (key by key; metadata merged too) and --connector
+** over both, and the turn's attachments. */
+static void send_extras(AutT *t, const cJSON *turn_opts, const cJSON *parts)
+{
+    cJSON *o = t->case_options ? cJSON_Duplicate(t->case_options, true) : NULL;
+    const cJSON *x;
+    if (cJSON_IsObject(turn_opts)) {
+        if (!o)
+            o = cJSON_CreateObject();
+        cJSON_ArrayForEach(x, turn_opts) {
+            const cJSON *had = cJSON_GetObjectItemCaseSensitive(o, x->string);
+            if (cJSON_IsObject(x) && cJSON_IsObject(had) && strcmp(x->string, "metadata") == 0) {
+                const cJSON *y;
+                cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+                cJSON_ArrayForEach(y, x) {
+                    cJSON_DeleteItemFromObjectCaseSensitive(md, y->string);
+                    cJSON_AddItemToObject(md, y->string, cJSON_Duplicate(y, true));
+                }
+            } else {
+                cJSON_DeleteItemFromObjectCaseSensitive(o, x->string);
+                cJSON_AddItemToObject(o, x->string, cJSON_Duplicate(x, true));
+            }
+        }
+    }
+    if (t->o.connector) {              /* -c: the target agent's connector, over the case's */
+        if (!o)
+            o = cJSON_CreateObject();
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "connector");
+        cJSON_AddStringToObject(o, "connector", t->o.connector);
+    }
+    char *oj = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *pj = cJSON_IsArray(parts) && cJSON_GetArraySize(parts) ? cJSON_PrintUnformatted(parts) : NULL;
+    if ((oj || pj) && !aut_next(t->aut, oj, pj) && t->o.warn)
+        fprintf(t->o.warn, "scvm: aut: case '%s': its %s reach%s only an agent over HTTP: not sent\n", t->id,
+                oj && pj ? "options and attachments" : oj ? "options" : "attachments", oj && pj ? "" : "es");
+    cJSON_free(oj);
+    cJSON_free(pj);
+    cJSON_Delete(o);
+}
+
+/* Opens the case's agent if it is not yet: false (the case in error) when
+** it cannot be. */
+static bool open_aut(AutT *t)
+{
     char err[600] = "";
     if (!t->aut) {
         /* a conversation of its own per case (HTTP: named by the case) */
@@ -484,7 +715,7 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
         if (t->tmp[0])
             c.cwd = t->tmp;         /* the agent works where its files are */
         char session[300];
-        snprintf(session, sizeof session, "%s/%s", p->str[p->meta.name].s, t->id);
+        snprintf(session, sizeof session, "%s/%s", t->scenario, t->id);
         for (char *q = session; *q; q++)
             if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
                 *q = '_';           /* a header value */
@@ -520,29 +751,10 @@ static void turn(AutT *t, const BcProgram *p, const BcInsn *in)
             emit_str(t, "error", aut_err_name(AUT_E_START));
             emit_str(t, "why", err);
             emit_end(t);
-            return;
-        }
-        /* an input given as a conversation: the messages before the last
-        ** are its history (HTTP; the other transports cannot be told) */
-        BcVal input = bc_val(p, in->a[2]);
-        if (input.tag == BC_V_ARRAY) {
-            Buf j;
-            buf_init(&j);
-            bc_val_json_at(p, &input, &j);
-            cJSON *msgs = cJSON_ParseWithLength((const char *)j.data, j.len);
-            int n = cJSON_GetArraySize(msgs);
-            for (int i = 0; i + 1 < n; i++) {
-                const cJSON *m = cJSON_GetArrayItem(msgs, i);
-                const char *role = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "role"));
-                const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "content"));
-                if (role && content)
-                    aut_seed(t->aut, role, content);
-            }
-            cJSON_Delete(msgs);
-            buf_fini(&j);
+            return false;
         }
     }
-    play_turn(t, p->str[in->a[1]].s);
+    return true;
 }
 
 static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line);
@@ -602,6 +814,31 @@ static JudgeVerdict decide(AutT *t, const cJSON *ck, unsigned line)
     return v;
 }
 
+/* A check's outcome in the results: a turn's (scope turn: the last turn;
+** a checkpoint: the turn it was reached at, at_turn) or the case's own
+** (final_assertions): the check as written, with passed and message. */
+static void record_check(AutT *t, const cJSON *ck, const char *verdict, const char *message, unsigned at_turn)
+{
+    const char *scope = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope"));
+    cJSON *to = NULL;
+    if (scope && (strcmp(scope, "turn") == 0 || (strcmp(scope, "checkpoint") == 0 && at_turn))) {
+        int k = strcmp(scope, "turn") == 0 ? cJSON_GetArraySize(t->rec) - 1 : (int)at_turn - 1;
+        to = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(t->rec, k), "assertions");
+    } else {
+        to = t->rec_final;
+    }
+    if (!to)
+        return;
+    cJSON *o = cJSON_Duplicate(ck, true);
+    if (!o)
+        return;
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "scope");
+    cJSON_AddBoolToObject(o, "passed", strcmp(verdict, "passed") == 0);
+    cJSON_AddStringToObject(o, "verdict", verdict);
+    cJSON_AddStringToObject(o, "message", message ? message : "");
+    cJSON_AddItemToArray(to, o);
+}
+
 /* A check's verdict: its event, its message kept, the case worsened. */
 static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeResult *rr)
 {
@@ -619,6 +856,7 @@ static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeRes
         emit_str(t, "tape_request", r.request);   /* what `scvm tape add` records it under */
     }
     emit_end(t);
+    record_check(t, ck, judge_verdict_name(r.verdict), r.message, 0);
     char why[700];
     snprintf(why, sizeof why, "line %u: %s", line, r.message);
     char **nm = sc_realloc(t->msgs, (t->n_checks + 1) * sizeof *nm);
@@ -776,6 +1014,7 @@ static void cp_event(AutT *t, const Pending *c, const char *verdict, const char 
     emit_str(t, "verdict", verdict);
     emit_str(t, "message", message);
     emit_end(t);
+    record_check(t, c->ck, verdict, message, c->reached ? c->at_turn : 0);
 }
 
 /* Yao: checkpoints walked in file order, those whose `after` are reached
@@ -975,6 +1214,8 @@ static cJSON *sim_request(const AutT *t, const cJSON *conv, unsigned next, int m
         const cJSON *md = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(sim, "options"), "metadata");
         const char *use = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sim, "use"));
+        if ((!use || !*use) && t->o.simulator)
+            use = t->o.simulator;           /* --simulator: the default simulator agent */
         cJSON_AddStringToObject(rq, "use", use ? use : "");
         const cJSON *persona = cJSON_GetObjectItemCaseSensitive(md, "persona"),
                     *goal = cJSON_GetObjectItemCaseSensitive(md, "goal");
@@ -1003,10 +1244,13 @@ static void dialogue(AutT *t)
     int max = cJSON_IsNumber(mt) && mt->valuedouble >= 1 && mt->valuedouble <= 1000 ? (int)mt->valuedouble : 20;
     const char *kind = t->yao ? "yao_simulator" : "user_simulator";
     bool cut = false;                   /* the simulated user had no reply: the rest is not judged */
-    for (unsigned turn = 1;; turn++) {
+    unsigned base = t->n_turns ? 1 : 0;  /* 0: no input of its own, the simulator makes the first */
+    for (unsigned turn = base;; turn++) {
         if (t->v == V_ERROR)
             break;
-        if (t->yao) {
+        if (turn == 0) {
+            /* nothing played yet: straight to the simulator */
+        } else if (t->yao) {
             reach_checkpoints(t, turn);
             if (all_required_reached(t))
                 break;
@@ -1022,7 +1266,7 @@ static void dialogue(AutT *t)
             if (tm)
                 break;
         }
-        if ((int)turn >= max) {
+        if (turn && (int)turn >= max) {
             if (t->yao) {
                 char why[120];
                 snprintf(why, sizeof why, "max turns (%d) exceeded without reaching all checkpoints", max);
@@ -1040,7 +1284,7 @@ static void dialogue(AutT *t)
         memset(&jr, 0, sizeof jr);
         const cJSON *rp;
         if (cJSON_IsArray(script)) {
-            rp = cJSON_GetArrayItem(script, (int)turn - 1);
+            rp = cJSON_GetArrayItem(script, (int)(turn - base));
             if (!rp) {                      /* the script ran out */
                 if (t->yao)
                     worsen(t, V_FAILED, "the simulator's script ran out before all required checkpoints were reached");
@@ -1085,6 +1329,10 @@ static void dialogue(AutT *t)
             snprintf(t->error, sizeof t->error, "E_AUT_PROTOCOL");
             break;
         }
+        if (!open_aut(t))
+            break;
+        t->next_source = turn ? "simulated" : "initial";
+        send_extras(t, NULL, NULL);
         play_turn(t, msg);
     }
     if (t->yao) {

@@ -37,6 +37,13 @@ typedef struct AutCaseResult {
     const char *const *messages;        /* each check's message, in order */
     const char *const *verdicts;        /* and verdict */
     const char *judgment;               /* the scenario's ElizaOS strategy (all_pass, any_pass), "" for none */
+    const char *name;                   /* a Yao case's name (NULL: none) */
+    const char *turns_json;             /* its turns, a JSON array of Yao's turn records: turn, input,
+                                        ** input_source, output, tool_calls [{name, args}], awaiting_input,
+                                        ** awaiting_reason, assertions [check + passed, verdict, message],
+                                        ** duration_ms (NULL: none) */
+    const char *final_json;             /* the case's own checks, a JSON array of the same (NULL: none) */
+    unsigned total_turns;
     bool on_purpose;                    /* skipped because it was asked (skip: true, --dry-run, --fail-fast),
                                         ** not for want of a verdict: such a skip is not "not judged" */
 } AutCaseResult;
@@ -63,6 +70,13 @@ typedef struct AutTargetOpts {
     bool fail_fast;             /* after a case that failed or erred, the rest are skipped unplayed */
     bool stopped;               /* an earlier scenario's case failed under fail_fast: skip every case */
     bool dry_run;               /* list the cases and their checks; reach no agent */
+    const char *connector;      /* Yao's -c: the connector in every request's options (NULL: the case's) */
+    const char *simulator;      /* Yao's --simulator: a dynamic case's simulator when it names none */
+    unsigned case_timeout_ms;   /* Yao's --timeout: a case's time when it sets none (0: none) */
+    bool skip_interactive;      /* skip the cases with interactive.enabled (on purpose) */
+    FILE *human;                /* --interactive: the next message when the agent awaits input and the case
+                                ** has none left, a line each (NULL: none) */
+    int on_missing_input;       /* then, without one: 0 judge it as it is, 1 skip it, 2 fail it */
     unsigned only_case;         /* play only the scenario's case of this ordinal, 1 for the first, the
                                 ** others leaving no trace (-j: a process per case); 0: every case */
 } AutTargetOpts;

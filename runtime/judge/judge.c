@@ -644,10 +644,19 @@ void judge_check(const cJSON *ck, const JudgeRun *run, JudgeResult *out)
         break;
     }
     case AC_VALUE_TYPE: {
-        cJSON *o = cJSON_Parse(text);
-        const char *t = o ? type_of(o) : "string";
-        bool ok = strcmp(t, v) == 0;
-        set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "the response is of type %s, expected %.40s", t, v);
+        /* the whole response (Yao), or the value at `path` (the
+        ** specification's {"type": "type", "path": "$.count", ...}) */
+        const char *p = str(ck, "path");
+        cJSON *o = p ? extract_json(text) : cJSON_Parse(text);
+        const cJSON *at = p && o ? json_at(o, p) : o;
+        if (p && !at) {
+            set(out, JUDGE_FAIL, "type: %.200s not found in the response", p);
+        } else {
+            const char *t = at ? type_of(at) : "string";
+            bool ok = strcmp(t, v) == 0;
+            set(out, ok ? JUDGE_PASS : JUDGE_FAIL, "%s%.200s is of type %s, expected %.40s", p ? "" : "the response",
+                p ? p : "", t, v);
+        }
         cJSON_Delete(o);
         break;
     }

@@ -92,7 +92,7 @@ def main():
         check(run(scc, "--check", "--dialect=eliza", eliza).returncode == 0, "--dialect=eliza refused its file")
         check(run(scc, "--check", "--dialect=yao", yao).returncode == 0, "--dialect=yao refused its file")
         p = run(scc, "--check", "--dialect=yao", eliza)
-        check(p.returncode == 1 and ":1:1: error: this line is not one JSON object" in p.stderr,
+        check(p.returncode == 1 and ":1:1: error: expected a JSON object ('{')" in p.stderr,
               "--dialect=yao on YAML: %s" % p.stderr)
         p = run(scc, "--check", "--dialect=eliza", "--color=never", os.path.basename(yao), cwd=tmp)
         check(p.returncode == 1 and "expense.jsonl:" in p.stderr and ": error: " in p.stderr,

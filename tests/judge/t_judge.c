@@ -244,6 +244,13 @@ int main(void)
     Y("regex", "{\"type\":\"regex\",\"value\":\"\\\"n\\\":\\\\d+\"}", JUDGE_PASS, NULL);
     Y("json_path", "{\"type\":\"json_path\",\"path\":\"$.a.b[1].c\",\"value\":\"x\"}", JUDGE_PASS, NULL);
     Y("json_path IN", "{\"type\":\"json_path\",\"path\":\"$.a.b[1].c\",\"value\":[\"y\",\"x\"]}", JUDGE_PASS, NULL);
+    /* the specification's {"type": "type", "path": "$.count", "value": "number"} */
+    C("value_type at a path", "{\"type\":\"value_type\",\"scope\":\"case\",\"path\":\"$.n\",\"value\":\"number\"}",
+      JUDGE_PASS, "$.n is of type number");
+    C("value_type at a path, wrong", "{\"type\":\"value_type\",\"scope\":\"case\",\"path\":\"$.a\",\"value\":"
+      "\"array\"}", JUDGE_FAIL, "$.a is of type object");
+    C("value_type at no such path", "{\"type\":\"value_type\",\"scope\":\"case\",\"path\":\"$.count\",\"value\":"
+      "\"number\"}", JUDGE_FAIL, "$.count not found");
     Y("json_path no", "{\"type\":\"json_path\",\"path\":\"$.n\",\"value\":41}", JUDGE_FAIL, NULL);
     Y("json_path missing", "{\"type\":\"json_path\",\"path\":\"$.zz\",\"value\":1}", JUDGE_FAIL, "not found");
     Y("type (string: the fence is text)", "{\"type\":\"type\",\"value\":\"string\"}", JUDGE_PASS, NULL);

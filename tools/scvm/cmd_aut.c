@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/jsonw.h"
+#include "formats/bc_write.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
 #include "runtime/agent/agent_profile.h"
@@ -89,6 +90,56 @@ static void eliza_status(Reports *r)
 
 /* Each case as its own ecosystem reports it on the console (stderr), and
 ** into the result records and the JUnit report. */
+/* -v: the case's turns as Yao's console draws them, each turn's input
+** and verdict, the agent's answer (or its tool calls), and its checks;
+** then the case's own checks. */
+static void turn_tree(const AutCaseResult *c)
+{
+    cJSON *turns = c->turns_json ? cJSON_Parse(c->turns_json) : NULL;
+    cJSON *fin = c->final_json ? cJSON_Parse(c->final_json) : NULL;
+    const cJSON *tn, *a;
+    char l1[80], l2[200];
+    cJSON_ArrayForEach(tn, turns) {
+        bool ok = !cJSON_GetObjectItemCaseSensitive(tn, "error");
+        cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tn, "assertions")) ok &= cJSON_IsTrue(
+            cJSON_GetObjectItemCaseSensitive(a, "passed"));
+        const char *src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "input_source"));
+        fprintf(stderr, "  \u251c\u2500 Turn %d: %s\"%s\" \u2192 %s (%.0fms)\n",
+                (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(tn, "turn")),
+                src && !strcmp(src, "simulated") ? "[Simulated] " : src && !strcmp(src, "initial") ? "[Initial] " : "",
+                one_line(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "input")), l1, 50),
+                ok ? "PASSED" : "FAILED", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(tn, "duration_ms")));
+        const cJSON *tc = cJSON_GetObjectItemCaseSensitive(tn, "tool_calls"), *x;
+        if (cJSON_GetArraySize(tc)) {
+            fprintf(stderr, "  \u2502          Agent: [tool:");
+            cJSON_ArrayForEach(x, tc) fprintf(stderr, " %s",
+                                              one_line(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "name")),
+                                                       l1, sizeof l1));
+            fprintf(stderr, "]\n");
+        }
+        const char *out = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "output"));
+        if (out && *out)
+            fprintf(stderr, "  \u2502          Agent: \"%s\"\n", one_line(out, l2, 100));
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(tn, "awaiting_input")))
+            fprintf(stderr, "  \u2502          awaiting input (%s)\n",
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "awaiting_reason")));
+        cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tn, "assertions"))
+            fprintf(stderr, "  \u2502          %s %s\n",
+                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed")) ? "\u2713" : "\u2717",
+                    one_line(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "message")), l2, 120));
+        fprintf(stderr, "  \u2502\n");
+    }
+    bool fok = true;
+    cJSON_ArrayForEach(a, fin) fok &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed"));
+    fprintf(stderr, "  \u2514\u2500 %s: %s\n", cJSON_GetArraySize(fin) ? "Final Assertions" : "Result",
+            cJSON_GetArraySize(fin) ? (fok ? "PASSED" : "FAILED") : c->verdict);
+    cJSON_ArrayForEach(a, fin)
+        fprintf(stderr, "     %s %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "passed")) ? "\u2713" : "\u2717",
+                one_line(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "message")), l2, 120));
+    cJSON_Delete(turns);
+    cJSON_Delete(fin);
+}
+
 static void on_case(void *ctx, const AutCaseResult *c)
 {
     Reports *r = ctx;
@@ -139,10 +190,17 @@ static void on_case(void *ctx, const AutCaseResult *c)
         for (; status[k] && k + 1 < sizeof up; k++)
             up[k] = (char)(status[k] >= 'a' && status[k] <= 'z' ? status[k] - 32 : status[k]);
         up[k] = 0;
-        char id[256], in[51], why[1024];
-        fprintf(stderr, "\u25ba [%s] %-50s %s (%llums)%s%s\n", one_line(c->id, id, sizeof id),
-                one_line(c->input, in, sizeof in), up, (unsigned long long)c->duration_ms,
-                strcmp(status, "passed") ? ": " : "", strcmp(status, "passed") ? one_line(c->why, why, sizeof why) : "");
+        /* the case's name when it has one (Yao's "► [T001] Expense Flow (3 turns)"), else its input */
+        char id[256], in[51], why[1024], label[80];
+        if (c->name && c->total_turns > 1)
+            snprintf(label, sizeof label, "%.50s (%u turns)", one_line(c->name, in, sizeof in), c->total_turns);
+        else
+            snprintf(label, sizeof label, "%s", one_line(c->name ? c->name : c->input, in, sizeof in));
+        fprintf(stderr, "\u25ba [%s] %-50s %s (%llums)%s%s\n", one_line(c->id, id, sizeof id), label, up,
+                (unsigned long long)c->duration_ms, strcmp(status, "passed") ? ": " : "",
+                strcmp(status, "passed") ? one_line(c->why, why, sizeof why) : "");
+        if (r->o->verbose)
+            turn_tree(c);
     }
     if (r->o->results || r->o->run_json) {
         JsonW w;
@@ -158,6 +216,12 @@ static void on_case(void *ctx, const AutCaseResult *c)
         jw_kcstr(&w, "input", c->input);
         jw_kcstr(&w, "output", c->output);
         jw_kcstr(&w, "error", strcmp(status, "passed") != 0 && c->why && *c->why ? c->why : NULL);
+        if (c->name)
+            jw_kcstr(&w, "name", c->name);
+        /* Yao's per-turn records (docs/yao.md, "Results"): JSON the target made */
+        jw_ku64(&w, "total_turns", c->total_turns);
+        jw_kraw(&w, "turns", c->turns_json ? c->turns_json : "[]", c->turns_json ? strlen(c->turns_json) : 2);
+        jw_kraw(&w, "final_assertions", c->final_json ? c->final_json : "[]", c->final_json ? strlen(c->final_json) : 2);
         jw_karr(&w, "checks");
         for (unsigned i = 0; i < c->checks; i++) {
             jw_obj(&w);
@@ -373,6 +437,8 @@ static int play_here(Run *r, const Unit *u)
     AutTargetOpts to = r->to;
     to.events = r->out;
     to.only_case = u->only;
+    if (r->o->jobs > 1)
+        to.human = NULL;                /* cases at once: none may read the terminal (--interactive asks no one) */
     to.stopped = r->stopped;
     RtTarget *t = run_target("aut")->create(&to);
     if (!t)
@@ -404,6 +470,13 @@ static void child_case(void *ctx, const AutCaseResult *c)
     cJSON_AddNumberToObject(j, "checks_passed", c->checks_passed);
     cJSON_AddStringToObject(j, "judgment", c->judgment ? c->judgment : "");
     cJSON_AddBoolToObject(j, "on_purpose", c->on_purpose);
+    if (c->name)
+        cJSON_AddStringToObject(j, "name", c->name);
+    if (c->turns_json)
+        cJSON_AddStringToObject(j, "turns", c->turns_json);
+    if (c->final_json)
+        cJSON_AddStringToObject(j, "final", c->final_json);
+    cJSON_AddNumberToObject(j, "total_turns", c->total_turns);
     for (unsigned i = 0; i < c->checks; i++) {
         cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
         cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
@@ -435,6 +508,8 @@ static int play_child(Run *r, const Unit *u, const char *ev, const char *dg, con
     to.on_case = child_case;
     to.ctx = res;
     to.only_case = u->only;
+    if (r->o->jobs > 1)
+        to.human = NULL;                /* cases at once: none may read the terminal (--interactive asks no one) */
     RtTarget *t = run_target("aut")->create(&to);
     if (!t)
         return SC_RUNTIME;
@@ -474,6 +549,8 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             .checks = (unsigned)n, .messages = ms, .verdicts = vs, .judgment = S("judgment"),
             .checks_passed = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "checks_passed")),
             .on_purpose = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "on_purpose")),
+            .name = S("name"), .turns_json = S("turns"), .final_json = S("final"),
+            .total_turns = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "total_turns")),
         };
 #undef S
         for (int i = 0; ms && vs && i < n; i++) {
@@ -661,6 +738,9 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
             .judge_url = o->judge_url, .judge_model = o->judge_model, .record = o->record,
             .allow_skipped = o->allow_skipped,
             .on_case = on_case, .fail_fast = o->fail_fast, .dry_run = o->dry_run,
+            .connector = o->connector, .simulator = o->simulator, .case_timeout_ms = o->case_timeout_ms,
+            .skip_interactive = o->skip_interactive, .human = o->interactive ? stdin : NULL,
+            .on_missing_input = !o->on_missing_input ? 0 : !strcmp(o->on_missing_input, "skip") ? 1 : 2,
         },
         .rep = { .o = o },
     };
@@ -714,4 +794,64 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     if (rt_cancel_signal())
         return 128 + rt_cancel_signal();
     return worst;
+}
+
+int scvm_aut_inline(const char *message, char *path, size_t n)
+{
+    BcBuilder *b = bcb_new();
+    if (!b) {
+        fputs("scvm: out of memory\n", stderr);
+        return SC_RUNTIME;
+    }
+    size_t len = strlen(message);
+    uint32_t text = bcb_str(b, message, len);
+    bcb_val_begin(b);
+    bcb_val_map(b, 2);
+    bcb_val_key(b, bcb_cstr(b, "input"));
+    bcb_val_str(b, text);
+    bcb_val_key(b, bcb_cstr(b, "skip"));
+    bcb_val_bool(b, false);
+    uint32_t settings = bcb_val_end(b);
+    bcb_op(b, OP_CASE, 0, 0, 0, bcb_cstr(b, "inline"), bcb_cstr(b, "standard"), settings);
+    bcb_op(b, OP_USER_INPUT, 0, 0, 0, bcb_null(b), text, bcb_strval(b, text), bcb_null(b));
+    bcb_op(b, OP_END, 0, 0, 0);
+    BcMeta m = { 0 };
+    m.name = bcb_cstr(b, "inline");
+    m.source = bcb_cstr(b, "-i");
+    m.prompt = bcb_null(b);
+    m.tags = bcb_empty_array(b);
+    m.defines = bcb_empty_map(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 2);
+    bcb_val_key(b, bcb_cstr(b, "dialect"));
+    bcb_val_str(b, bcb_cstr(b, "yao"));
+    bcb_val_key(b, bcb_cstr(b, "cases"));
+    bcb_val_int(b, 1);
+    m.config = bcb_val_end(b);
+    bcb_set_meta(b, &m);
+    unsigned char *bytes = NULL;
+    size_t nb = 0;
+    BcWriteOpts wo = { .verify = true };
+    bool ok = bcb_finish(b, &wo, &bytes, &nb);
+    if (!ok) {
+        fprintf(stderr, "scvm: -i: %s\n", bcb_error(b) ? bcb_error(b) : "out of memory");
+        bcb_free(b);
+        return SC_RUNTIME;
+    }
+    bcb_free(b);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, n, "%s/scvm-inline-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    bool wrote = fd >= 0 && write(fd, bytes, nb) == (ssize_t)nb;
+    if (fd >= 0 && close(fd) != 0)
+        wrote = false;
+    sc_free(bytes);
+    if (!wrote) {
+        fprintf(stderr, "scvm: -i: cannot write %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            unlink(path);
+        path[0] = 0;
+        return SC_IO;
+    }
+    return 0;
 }

@@ -760,6 +760,37 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
 
 int scvm_run(const Opts *o)
 {
+    if (o->inline_input) {
+        /* Yao's -i: a generator, a file, or the message of one case */
+        const char *in = o->inline_input;
+        if (!strncmp(in, "agents:", 7) || !strncmp(in, "scripts:", 8))
+            return cli_usage(scvm_usage, "-i %s: %s generators cannot run here (%s); run it in Yao with "
+                                         "--dry-run -o cases.jsonl and compile that file",
+                             in, in[0] == 'a' ? "agent" : "script",
+                             in[0] == 'a' ? "the generator is a Yao agent, which only Yao's runtime can call"
+                                          : "scripts run in Yao's V8 engine, which scvm does not have");
+        if (o->n_ops)
+            return cli_usage(scvm_usage, "-i '%s' is the suite: no FILE besides it", in);
+        Opts one = *o;
+        const char *op[1];
+        char path[4096] = "";
+        struct stat st;
+        if (stat(in, &st) == 0 && S_ISREG(st.st_mode)) {
+            op[0] = in;             /* -i FILE: the operand */
+        } else {
+            int e = scvm_aut_inline(in, path, sizeof path);
+            if (e)
+                return e;
+            op[0] = path;
+        }
+        one.ops = op;
+        one.n_ops = 1;
+        one.inline_input = NULL;
+        int r = scvm_run(&one);
+        if (path[0])
+            unlink(path);
+        return r;
+    }
     Suite *s;
     uint32_t *sel = NULL;
     size_t n = 0;

@@ -25,7 +25,7 @@ enum { SEL = CMD_RUN | CMD_DIS | CMD_LS | CMD_EXTRACT | CMD_MOCKAGENT };
 enum { PTYS = T_PTY | T_AGENT | T_AUT };   /* the PTY options: the programs scvm runs in a terminal */
 enum { MS_MAX = 86400000 };
 enum { HTTP = S_LLM | S_HARNESS | S_REST };   /* the HTTP servers: --listen and the HTTP limits */
-enum { O_SHARD = 1, O_DEFINE, O_LISTEN, O_REST_LISTEN, O_HARNESS_LISTEN, O_TYPE_DELAY };
+enum { O_SHARD = 1, O_DEFINE, O_LISTEN, O_REST_LISTEN, O_HARNESS_LISTEN, O_TYPE_DELAY, O_CASE_TIMEOUT };
 
 #define F(x) (unsigned short)offsetof(Opts, x)
 #define LIST(x) (unsigned short)offsetof(Opts, x), (unsigned short)offsetof(Opts, n_##x)
@@ -130,6 +130,26 @@ static const CoOpt ROWS[] = {
       "aut target (-t aut: an ElizaOS or Yao suite against the agent; docs/aut.md)",
       "list the cases and their checks; reach no agent" },
 
+    /* -t aut under Yao's names (yao agent test; docs/yao.md, "Yao's command line") */
+#define YAO "aut target under Yao's names (docs/yao.md, \"Yao's command line\")"
+    { "--input", "-i", CO_STR, CO_NONEMPTY | CO_ATTACH, 0, F(inline_input), 0, "MESSAGE|FILE", CMD_RUN, T_AUT, 0, 0,
+      NULL, 0, YAO, "MESSAGE: one case of that input, no FILE besides; FILE: the\n"
+                    "suite (as the operand); agents:ID and scripts:ID generators\n"
+                    "cannot run here (a usage error says why)" },
+    { "--connector", "-c", CO_STR, CO_NONEMPTY | CO_ATTACH, 0, F(connector), 0, "ID", CMD_RUN, T_AUT, 0, 0, NULL, 0,
+      YAO, "the target agent's connector: every request's options.connector" },
+    { "--verbose", "-v", CO_FLAG, 0, 0, F(verbose), 0, NULL, CMD_RUN, T_AUT, 0, 0, NULL, 0, YAO,
+      "each case's turn tree on the console" },
+    { "--timeout", NULL, CO_CALL, 0, 0, 0, 0, "DURATION", CMD_RUN, T_AUT, 0, 0, NULL, O_CASE_TIMEOUT, YAO,
+      "a case's time (Go duration: 30s, 2m30s; or MS) where it sets\nnone of its own (Yao's default is 5m)" },
+    { "--simulator", NULL, CO_STR, CO_NONEMPTY, 0, F(simulator), 0, "ID", CMD_RUN, T_AUT, 0, 0, NULL, 0, YAO,
+      "the simulator agent of a dynamic case whose simulator has no 'use'" },
+    { "--skip-interactive", NULL, CO_FLAG, 0, 0, F(skip_interactive), 0, NULL, CMD_RUN, T_AUT, 0, 0, NULL, 0, YAO,
+      "skip the cases that ask for a human (interactive.enabled)" },
+    { "--on-missing-input", NULL, CO_CHOICE, 0, 0, F(on_missing_input), 0, "WHAT", CMD_RUN, T_AUT, 0, 0, "skip|fail", 0,
+      YAO, "a case that ends with the agent awaiting input and no input\nleft for it: skip it or fail it (default: judge it as it is)" },
+#undef YAO
+
     /* -t agent (and the agent of -t aut --via pty) */
     { "--agent", NULL, CO_STR, CO_NONEMPTY, CV_LISTED, F(agent), 0, "NAME|FILE", CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL, 0,
       "agent options (-t agent, and -t aut --via pty; the pty options apply too)",
@@ -137,9 +157,11 @@ static const CoOpt ROWS[] = {
     { "--agent-bin", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(agent_bin), 0, "PATH", CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL,
       0, "agent options (-t agent, and -t aut --via pty; the pty options apply too)",
       "the agent's program instead of the profile's command" },
-    { "--interactive", NULL, CO_FLAG, 0, 0, F(interactive), 0, NULL, CMD_RUN, T_AGENT, 0, 0, NULL, 0,
+    { "--interactive", NULL, CO_FLAG, 0, 0, F(interactive), 0, NULL, CMD_RUN, T_AGENT | T_AUT, 0, 0, NULL, 0,
       "agent options (-t agent, and -t aut --via pty; the pty options apply too)",
-      "drive the agent's TUI (default: its headless mode)" },
+      "drive the agent's TUI (default: its headless mode); -t aut:\n"
+      "when the agent awaits input and the case has none left, read\n"
+      "the next message from stdin (Yao's human input; an empty line ends)" },
     { "--turn-timeout", NULL, CO_UINT, 0, 0, F(turn_timeout_ms), 0, "MS", CMD_RUN, T_AGENT | T_AUT, 1, MS_MAX, NULL, 0,
       "agent options (-t agent, and -t aut --via pty; the pty options apply too)",
       "how long the run waits for the agent at each step\n(default 180000; -t aut: a turn's budget, 60000)" },
@@ -491,6 +513,30 @@ static int scvm_call(void *op, const CoOpt *row, const char *a, const char *v)
         o->type_delay_ms = (unsigned)n;
         o->type_delay_set = true;
         return 0;
+    case O_CASE_TIMEOUT: {
+        /* a Go duration (Yao's --timeout 5m), or milliseconds */
+        double total = 0;
+        const char *q = v;
+        bool ok = *q != 0;
+        if (ok && cli_parse_u64(v, MS_MAX, &n)) {
+            total = (double)n;
+        } else {
+            while (ok && *q) {
+                char *end;
+                double x = strtod(q, &end);
+                ok = end != q && x >= 0;
+                q = end;
+                double unit = !strncmp(q, "ms", 2) ? 1 : *q == 'h' ? 3600000 : *q == 'm' ? 60000 : *q == 's' ? 1000 : 0;
+                ok = ok && unit > 0;
+                q += !strncmp(q, "ms", 2) ? 2 : 1;
+                total += x * unit;
+            }
+        }
+        if (!ok || total < 1 || total > MS_MAX)
+            return co_usage(&scvm_table, "invalid --timeout '%s' (a Go duration: 30s, 2m30s, 1h; or milliseconds)", v);
+        o->case_timeout_ms = (unsigned)total;
+        return 0;
+    }
     case O_LISTEN:
         if (!parse_listen(v, o->host, sizeof o->host, o->port, sizeof o->port))
             return co_usage(&scvm_table, "invalid --listen '%s' (expected ADDR:PORT)", v);

@@ -44,6 +44,10 @@ typedef struct Opts {
     const char *via, *agent_url, *model_url, *agent_model, *tape;   /* -t aut */
     const char *judge_url, *judge_model, *results, *run_json;
     bool record, dry_run, allow_skipped;
+    /* -t aut under Yao's names (docs/yao.md, "Yao's command line") */
+    const char *connector, *simulator, *inline_input, *on_missing_input;
+    bool verbose, skip_interactive;
+    unsigned case_timeout_ms;
     double speed;
     bool realtime, count, fail_fast, no_progress;
     unsigned jobs;
@@ -217,6 +221,10 @@ int scvm_tape(const Opts *o);
 /* -t aut (cmd_aut.c; docs/aut.md): the cases of the selection against the
 ** agent under test. */
 int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n);
+/* Yao's -i "message": a compiled suite of one case, named "inline", that
+** sends it and checks nothing, written to a fresh file under TMPDIR whose
+** path goes in path (the caller removes it).  0 or an exit status. */
+int scvm_aut_inline(const char *message, char *path, size_t n);
 
 int scvm_run(const Opts *o);
 int scvm_verify(const Opts *o);
