@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """aut_yao_spec_test.py SCC SCVM SPEC_DIR WORK - issue 33 item 7: what the
 Yao specification's own cases say reaches the agent and the report
 (docs/yao.md, "What reaches the agent", "Results").

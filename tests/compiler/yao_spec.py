@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """yao_spec.py SCC SPEC_DIR - issue 33 item 5: the Yao specification's own
 test files (yao-agent-test-v2.md's examples, copied verbatim into SPEC_DIR)
 load as written.
