@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 static inline void sc_log_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static inline void sc_log_line(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
     fputs(prefix, f);
     vfprintf(f, fmt, ap);
