@@ -992,7 +992,6 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     if (n_cases == 0 && diags->errors == errors_before)
         diag_error(diags, file, 1, 1, "no cases: a Yao test file holds JSON objects, one case each");
 
-    BcMeta m = { 0 };
     const char *base = source_name ? source_name : "";
     size_t bl = strlen(base);
     const char *dot = strrchr(base, '.');
@@ -1000,8 +999,15 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     if (!bc_text_ok(base, nl))   /* the scenario is named after its file: shown and matched */
         diag_error(diags, file, 1, 1, "the file's name has a control character or is not UTF-8 "
                                       "(a Yao test file's scenario takes its name from it)");
-    m.name = bcb_str(b, base, nl);
-    m.source = bcb_cstr(b, base);
+    yao_set_meta(b, base, nl, base, n_cases);
+    return diags->errors == errors_before && !diags_failed(diags);
+}
+
+void yao_set_meta(BcBuilder *b, const char *name, size_t nl, const char *source, int64_t n_cases)
+{
+    BcMeta m = { 0 };
+    m.name = bcb_str(b, name, nl);
+    m.source = bcb_cstr(b, source);
     m.prompt = bcb_null(b);
     m.tags = bcb_empty_array(b);
     m.defines = bcb_empty_map(b);
@@ -1013,5 +1019,4 @@ bool yao_lower(const char *src, size_t len, const char *file, const char *source
     bcb_val_int(b, n_cases);
     m.config = bcb_val_end(b);
     bcb_set_meta(b, &m);
-    return diags->errors == errors_before && !diags_failed(diags);
 }

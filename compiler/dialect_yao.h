@@ -36,6 +36,10 @@ bool yao_detect_tree(const YDoc *doc);
 ** are the file's lines and columns.  file is the name diagnostics show,
 ** source_name the base name recorded in the metadata.
 ** Returns false when an error was recorded. */
+/* A Yao suite's metadata: named name[0..nl), from source, n_cases cases
+** (what yao_lower sets; scvm's inline -i case sets it too). */
+void yao_set_meta(BcBuilder *b, const char *name, size_t nl, const char *source, int64_t n_cases);
+
 bool yao_lower(const char *src, size_t len, const char *file, const char *source_name, Arena *arena, BcBuilder *b,
                Diags *diags);
 

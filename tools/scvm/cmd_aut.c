@@ -23,6 +23,7 @@
 #include "formats/bc_write.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "compiler/dialect_yao.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/aut/aut_target.h"
 #include "runtime/rt_cancel.h"
@@ -815,20 +816,7 @@ int scvm_aut_inline(const char *message, char *path, size_t n)
     bcb_op(b, OP_CASE, 0, 0, 0, bcb_cstr(b, "inline"), bcb_cstr(b, "standard"), settings);
     bcb_op(b, OP_USER_INPUT, 0, 0, 0, bcb_null(b), text, bcb_strval(b, text), bcb_null(b));
     bcb_op(b, OP_END, 0, 0, 0);
-    BcMeta m = { 0 };
-    m.name = bcb_cstr(b, "inline");
-    m.source = bcb_cstr(b, "-i");
-    m.prompt = bcb_null(b);
-    m.tags = bcb_empty_array(b);
-    m.defines = bcb_empty_map(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 2);
-    bcb_val_key(b, bcb_cstr(b, "dialect"));
-    bcb_val_str(b, bcb_cstr(b, "yao"));
-    bcb_val_key(b, bcb_cstr(b, "cases"));
-    bcb_val_int(b, 1);
-    m.config = bcb_val_end(b);
-    bcb_set_meta(b, &m);
+    yao_set_meta(b, "inline", 6, "-i", 1);
     unsigned char *bytes = NULL;
     size_t nb = 0;
     BcWriteOpts wo = { .verify = true };
