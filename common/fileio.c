@@ -390,6 +390,18 @@ int file_write_beneath(int dirfd, const char *rel, const void *data, size_t len,
 {
     if (!rel[0] || rel[0] == '/')
         return EINVAL;
+    /* every component first: a bad path makes no folder on its way */
+    for (const char *p = rel;;) {
+        const char *sl = strchr(p, '/');
+        size_t n = sl ? (size_t)(sl - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return EINVAL;
+        if (n > NAME_MAX)
+            return ENAMETOOLONG;
+        if (!sl)
+            break;
+        p = sl + 1;
+    }
     int fd = dup(dirfd);
     if (fd < 0)
         return errno;

@@ -45,7 +45,8 @@ int file_mkdtemp(const char *prefix, char *out, size_t cap);
 ** O_NOFOLLOW, and the file is created with O_EXCL and renamed into place,
 ** so nothing is ever written through a symbolic link, whether an attacker
 ** put it in the target folder or the path names one: the write is refused
-** (ELOOP or ENOTDIR).  An empty, absolute or '.'/'..' component is EINVAL.
+** (ELOOP or ENOTDIR).  An empty, absolute or '.'/'..' component is EINVAL,
+** found before any folder is made.
 ** This is where a path from untrusted input (a pack's entry, a workspace
 ** file of a shipped fixture) becomes a file; docs/security.md.  Returns 0
 ** or an errno. */

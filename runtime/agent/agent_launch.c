@@ -2,6 +2,8 @@
 /* agent_launch.c - a real agent's launch from its profile (agent_launch.h). */
 #include "runtime/agent/agent_launch.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,14 +28,16 @@ static int write_files(const AgentProfile *prof, const cJSON *vars, const char *
         buf_init(&body);
         bool ok = agent_expand_str(f->string, vars, ws, &path, why, sizeof why);
         buf_putc(&path, 0);
-        const char *pp = (const char *)path.data;
+        /* {home}/REL or {workspace}/REL; REL is written beneath its folder
+        ** by file_write_beneath: no '..', nothing through a symbolic link */
+        const char *pp = (const char *)path.data, *root = NULL;
         size_t hl = strlen(home), wl = strlen(ws);
-        if (ok && !((strncmp(pp, home, hl) == 0 && pp[hl] == '/') || (strncmp(pp, ws, wl) == 0 && pp[wl] == '/'))) {
+        if (strncmp(pp, home, hl) == 0 && pp[hl] == '/')
+            root = home;
+        else if (strncmp(pp, ws, wl) == 0 && pp[wl] == '/')
+            root = ws;
+        if (ok && !root) {
             snprintf(why, sizeof why, "is not under {home} or {workspace}");
-            ok = false;
-        }
-        if (ok && strstr(pp, "/../")) {
-            snprintf(why, sizeof why, "has a '..' component");
             ok = false;
         }
         if (ok && cJSON_IsString(f)) {
@@ -50,9 +54,21 @@ static int write_files(const AgentProfile *prof, const cJSON *vars, const char *
             cJSON_free(s);
             cJSON_Delete(v);
         }
-        int e = 0;
-        if (ok && !(e = file_mkparents(pp)))
-            e = file_write_atomic(pp, body.data ? (const void *)body.data : "", body.len);
+        int e = 0, dfd = -1;
+        if (ok && (dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+            e = errno;
+        else if (ok)
+            e = file_write_beneath(dfd, pp + strlen(root) + 1, body.data ? (const void *)body.data : "", body.len,
+                                   0644);
+        if (dfd >= 0)
+            close(dfd);
+        if (e == EINVAL || e == ELOOP || e == ENOTDIR) {
+            snprintf(why, sizeof why, "%s",
+                     e == EINVAL ? "has an empty, '.' or '..' component"
+                                 : "a symbolic link or a file is in the way; nothing is written through one");
+            ok = false;
+            e = 0;
+        }
         if (!ok || e)
             snprintf(err, cap, "agent profile '%s': file '%s': %s", agent_profile_name(prof), f->string,
                      ok ? strerror(e) : why);

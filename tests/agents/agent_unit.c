@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/fileio.h"
+#include "runtime/agent/agent_launch.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/llm/llm_toolres.h"
 #include "tests/check.h"
@@ -214,11 +218,82 @@ static void test_results(void)
     ** tests/agents/fake_test.py, with programs scc compiled */
 }
 
+/* A profile's files are written under {home} or {workspace} only: no '..'
+** (a trailing one too), no symbolic link leading out of the folder, no path
+** elsewhere; what is refused writes nothing (docs/real-agents.md). */
+static int launch_with_file(const char *root, const char *file, char *err, size_t cap)
+{
+    char json[1024], home[600], ws[600];
+    snprintf(json, sizeof json,
+             "{\"name\": \"f\", \"api\": \"anthropic\", \"command\": \"f\", \"headless\": [],"
+             " \"files\": {\"%s\": \"hello {workspace}\"}}", file);
+    snprintf(home, sizeof home, "%s/home", root);
+    snprintf(ws, sizeof ws, "%s/ws", root);
+    AgentProfile *p = agent_profile_parse(json, strlen(json), "f.json", err, cap);
+    if (!p)
+        return -1;
+    cJSON *vars = cJSON_CreateObject();
+    cJSON_AddStringToObject(vars, "home", home);
+    cJSON_AddStringToObject(vars, "workspace", ws);
+    AgentLaunch l;
+    int st = agent_launch_prepare(p, false, vars, home, ws, NULL, NULL, &l, err, cap);
+    if (!st)
+        agent_launch_fini(&l);
+    cJSON_Delete(vars);
+    agent_profile_free(p);
+    return st;
+}
+
+static void test_files_policy(void)
+{
+    char root[] = "/tmp/agent_unit.XXXXXX", path[700], err[512];
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(path, sizeof path, "%s/home", root);
+    CHECK(mkdir(path, 0700) == 0);
+    snprintf(path, sizeof path, "%s/ws", root);
+    CHECK(mkdir(path, 0700) == 0);
+    snprintf(path, sizeof path, "%s/outside", root);
+    CHECK(mkdir(path, 0700) == 0);
+    snprintf(path, sizeof path, "%s/ws/out", root);
+    CHECK(symlink("../outside", path) == 0);
+    struct stat st;
+    /* the good ones: a new folder on the way is made */
+    CHECK(launch_with_file(root, "{home}/.f/config.json", err, sizeof err) == 0);
+    snprintf(path, sizeof path, "%s/home/.f/config.json", root);
+    CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode));
+    CHECK(launch_with_file(root, "{workspace}/AGENTS.md", err, sizeof err) == 0);
+    static const char *const bad[] = {
+        "{home}/..", "{home}/a/..", "{home}/../ws/x", "{home}/a/../../x", "{workspace}/out/x",
+        "/tmp/x", "{home}", "{home}/",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        int r = launch_with_file(root, bad[i], err, sizeof err);
+        CHECK(r != 0);
+        if (r == 0)
+            fprintf(stderr, "  accepted: %s\n", bad[i]);
+        CHECK(strstr(err, "agent profile 'f': file") != NULL);
+    }
+    /* a link where the file is wanted is replaced, never written through */
+    CHECK(launch_with_file(root, "{workspace}/out", err, sizeof err) == 0);
+    snprintf(path, sizeof path, "%s/ws/out", root);
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+    /* nothing was written or made outside, or before a refusal */
+    snprintf(path, sizeof path, "%s/outside/x", root);
+    CHECK(lstat(path, &st) != 0);
+    snprintf(path, sizeof path, "%s/x", root);
+    CHECK(lstat(path, &st) != 0);
+    snprintf(path, sizeof path, "%s/home/a", root);
+    CHECK(lstat(path, &st) != 0);
+    file_remove_tree(root);
+}
+
 int main(void)
 {
     test_templates();
     test_profile();
     test_results();
+    test_files_policy();
     if (failures)
         fprintf(stderr, "%d check(s) failed\n", failures);
     return failures ? 1 : 0;
