@@ -252,6 +252,28 @@ static void pack_play(void *p)
             exit(1);
 }
 
+/* A way of timing a pass: from disk or memory, played or not, as JSONL or
+** counted, with the shared BcLoadCtx or none, or one floor alone. */
+typedef struct Mode {
+    const char *name;
+    bool disk, play, jsonl, ctx;
+    int floor;
+} Mode;
+
+/* Times fn (n scenarios and events events per pass) under m and prints
+** NAME_sec, NAME_scen_s and NAME_events_s. */
+static void mode_rows(Ctx *c, const BenchOpts *o, const Mode *m, void (*fn)(void *), double n, uint64_t events)
+{
+    c->disk = m->disk;
+    c->play = m->play;
+    c->jsonl = m->jsonl;
+    c->floor = m->floor;
+    c->lc = m->ctx ? c->keep : NULL;
+    double s = bench_time(o, fn, c);
+    printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", m->name, s, m->name, n / s, m->name,
+           c->play ? events / s : 0.0);
+}
+
 static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
 {
     Pack *pk;
@@ -268,26 +290,18 @@ static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
     per_pass(c, pack_pass, &events, &jbytes);
     printf("entries %u\nbytes %zu\ncontent %zu\nevents %llu\njsonl_bytes %llu\n", pk->n_entries,
            c->f[0].len, pk->content_size, (unsigned long long)events, (unsigned long long)jbytes);
-    static const struct { const char *name; bool disk, play, jsonl; int floor; } modes[] = {
-        { "disk", true, true, false, FLOOR_NONE },
-        { "mem", false, true, false, FLOOR_NONE },
-        { "load", false, false, false, FLOOR_NONE },
-        { "jsonl", false, true, true, FLOOR_NONE },
-        { "play", false, true, false, FLOOR_NONE },
-        { "zstd", false, false, false, FLOOR_ZSTD },
+    static const Mode modes[] = {
+        { "disk", true, true, false, false, FLOOR_NONE },
+        { "mem", false, true, false, false, FLOOR_NONE },
+        { "load", false, false, false, false, FLOOR_NONE },
+        { "jsonl", false, true, true, false, FLOOR_NONE },
+        { "play", false, true, false, false, FLOOR_NONE },
+        { "zstd", false, false, false, false, FLOOR_ZSTD },
     };
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        if (only && strcmp(only, modes[m].name) != 0)
-            continue;
-        c->disk = modes[m].disk;
-        c->play = modes[m].play;
-        c->jsonl = modes[m].jsonl;
-        c->floor = modes[m].floor;
-        bool pre = strcmp(modes[m].name, "play") == 0;
-        double s = bench_time(o, pre ? pack_play : pack_pass, c);
-        printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", modes[m].name, s, modes[m].name,
-               pk->n_entries / s, modes[m].name, c->play ? events / s : 0.0);
-    }
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        if (!only || strcmp(only, modes[m].name) == 0)
+            mode_rows(c, o, &modes[m], strcmp(modes[m].name, "play") == 0 ? pack_play : pack_pass, pk->n_entries,
+                      events);
     pack_free(pk);
     return 0;
 }
@@ -323,7 +337,7 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
            (unsigned long long)events, (unsigned long long)jbytes);
     /* fresh: bc_load/bc_load_file without a BcLoadCtx (what a caller that
     ** loads one file at a time does); the others share one BcLoadCtx. */
-    static const struct { const char *name; bool disk, play, jsonl, ctx; int floor; } modes[] = {
+    static const Mode modes[] = {
         { "fresh_disk", true, true, false, false, FLOOR_NONE },
         { "fresh_mem", false, true, false, false, FLOOR_NONE },
         { "disk", true, true, false, true, FLOOR_NONE },
@@ -333,18 +347,9 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
         { "read", true, false, false, false, FLOOR_READ },
         { "zstd", false, false, false, false, FLOOR_ZSTD },
     };
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        if (only && strcmp(only, modes[m].name) != 0)
-            continue;
-        c->disk = modes[m].disk;
-        c->play = modes[m].play;
-        c->jsonl = modes[m].jsonl;
-        c->floor = modes[m].floor;
-        c->lc = modes[m].ctx ? c->keep : NULL;
-        double s = bench_time(o, files_pass, c);
-        printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", modes[m].name, s, modes[m].name,
-               c->n / s, modes[m].name, c->play ? events / s : 0.0);
-    }
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        if (!only || strcmp(only, modes[m].name) == 0)
+            mode_rows(c, o, &modes[m], files_pass, c->n, events);
     return 0;
 }
 

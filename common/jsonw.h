@@ -77,6 +77,15 @@ static inline void jw_open_(JsonW *w, char o, char c)
 static inline void jw_obj(JsonW *w) { jw_open_(w, '{', '}'); }
 static inline void jw_arr(JsonW *w) { jw_open_(w, '[', ']'); }
 
+/* A fresh Buf b (buf_init) with w writing an object into it: the usual
+** start of a small JSON message. */
+static inline void jw_new_obj(JsonW *w, Buf *b)
+{
+    buf_init(b);
+    jw_init(w, b);
+    jw_obj(w);
+}
+
 /* } or ], whichever is open; nothing when nothing is. */
 static inline void jw_end(JsonW *w)
 {

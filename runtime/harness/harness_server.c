@@ -266,10 +266,8 @@ static int op_file_edit(void *ctx, const BcProgram *p, const BcInsn *in)
     HarnessServer *h = ctx;
     char id[64];
     Buf input;
-    buf_init(&input);
     JsonW w;
-    jw_init(&w, &input);
-    jw_obj(&w);
+    jw_new_obj(&w, &input);
     jw_kstr(&w, "path", p->str[in->a[0]].s, p->str[in->a[0]].len);
     jw_ku64(&w, "linesAdded", in->a[1]);
     jw_ku64(&w, "linesRemoved", in->a[2]);

@@ -514,6 +514,17 @@ typedef struct AnthBlocks {
     uint64_t sig_hash;
 } AnthBlocks;
 
+/* A scripted error in the middle of a stream at t: the connection cut
+** there, or the API's error event and the stream's end. */
+static int stream_fail(R *x, const BcInsn *err, uint64_t t)
+{
+    if (x->cut)
+        return cut_stream(x, t);
+    stream_error(x, err);
+    end_stream(x, t);
+    return http_plan_error(x->p);
+}
+
 static void anth_signature(R *x, uint64_t h, JsonW *w)
 {
     char sig[97];
@@ -673,13 +684,10 @@ static int anth_stream(R *x)
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
-        if (in->op == OP_LLM_ERROR && x->cut)
-            return cut_stream(x, t);
         if (in->op == OP_LLM_ERROR) {
-            anth_close(x, &b);
-            stream_error(x, in);
-            end_stream(x, t);
-            return http_plan_error(x->p);
+            if (!x->cut)
+                anth_close(x, &b);
+            return stream_fail(x, in, t);
         }
         if (in->op == OP_THINK && x->skip_thinking)
             continue;
@@ -856,13 +864,8 @@ static int chat_stream(R *x)
     for (uint32_t k = x->r->n_lead_errors; k < x->r->n_steps; k++) {
         const BcInsn *in = step_insn(x, k);
         uint64_t t = rel(x, in);
-        if (in->op == OP_LLM_ERROR && x->cut)
-            return cut_stream(x, t);
-        if (in->op == OP_LLM_ERROR) {
-            stream_error(x, in);
-            end_stream(x, t);
-            return http_plan_error(x->p);
-        }
+        if (in->op == OP_LLM_ERROR)
+            return stream_fail(x, in, t);
         if (in->op == OP_THINK)
             continue;   /* OpenAI never shows thinking (the spec) */
         const BcStr *txt = sstr(x, in->a[0]);
@@ -1183,11 +1186,7 @@ static int resp_stream(R *x)
         uint64_t t = rel(x, in);
         if (in->op == OP_LLM_ERROR) {
             buf_fini(&text);
-            if (x->cut)
-                return cut_stream(x, t);
-            stream_error(x, in);
-            end_stream(x, t);
-            return http_plan_error(x->p);
+            return stream_fail(x, in, t);
         }
         if (in->op == OP_THINK)
             continue;

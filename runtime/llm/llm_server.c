@@ -98,10 +98,8 @@ static void logf_(LlmServer *s, const char *fmt, ...)
         char m[1024];
         vsnprintf(m, sizeof m, fmt, ap);
         Buf b;
-        buf_init(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_new_obj(&w, &b);
         jw_kcstr(&w, "message", m);
         jw_end(&w);
         jw_nl(&w);
@@ -135,10 +133,8 @@ static bool served(const LlmServer *s, uint32_t i)
 static int build_models(LlmServer *s)
 {
     Buf b;
-    buf_init(&b);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_new_obj(&w, &b);
     jw_kcstr(&w, "object", "list");
     jw_karr(&w, "data");
     const char **seen = sc_calloc(1, sizeof *seen);
@@ -1211,10 +1207,8 @@ static void journal_add(LlmServer *s, const HttpReq *r, const char *body, size_t
                         const char *note)
 {
     Buf b;
-    buf_init(&b);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_new_obj(&w, &b);
     jw_ku64(&w, "seq", ++s->j_seq);
     jw_kstr(&w, "method", r->method, r->method_len);
     jw_kstr(&w, "target", r->target, r->target_len);
@@ -1252,10 +1246,8 @@ static void journal_serve(Ctx *x, bool is_get, bool is_delete)
         return;
     }
     Buf b;
-    buf_init(&b);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_new_obj(&w, &b);
     if (is_delete) {
         jw_ku64(&w, "cleared", s->j_n);
         journal_clear(s);
@@ -1374,10 +1366,8 @@ static void handle(LlmServer *s, HttpExchange *hx)
         } else if (count) {
             /* an estimate, as for every API: a quarter of the body's bytes */
             Buf j;
-            buf_init(&j);
             JsonW w;
-            jw_init(&w, &j);
-            jw_obj(&w);
+            jw_new_obj(&w, &j);
             jw_ku64(&w, "totalTokens", (blen + 3) / 4);
             jw_end(&w);
             http_plan_reset(hx->plan);
@@ -1423,10 +1413,8 @@ log:
     if (!s->o.quiet && s->o.log_json && s->o.log) {
         /* one object per request: the journal's, with the peer, without the body */
         Buf b;
-        buf_init(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_new_obj(&w, &b);
         jw_kcstr(&w, "peer", hx->peer);
         jw_kstr(&w, "method", r->method, r->method_len);
         jw_kstr(&w, "target", r->target, r->target_len);

@@ -140,10 +140,8 @@ int scc_session_explain(const scc_session_config *cfg, char **json, char *err, s
     int rc = plan(cfg, &p, err, errlen);
     if (rc == SCC_E_OK) {
         Buf b;
-        buf_init(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_new_obj(&w, &b);
         jw_kbool(&w, "allowed", true);
         jw_kcstr(&w, "command", p.exe);
         jw_kraw(&w, "policy", p.json, strlen(p.json));

@@ -217,10 +217,8 @@ static void test_json_esc(void)
 static void test_jsonw(void)
 {
     Buf b;
-    buf_init(&b);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_new_obj(&w, &b);
     jw_kcstr(&w, "type", "x\"y");
     jw_ku64(&w, "n", UINT64_MAX);
     jw_ki64(&w, "i", -5);

@@ -111,10 +111,8 @@ static int agents_map(const Opts *o, bool unmap)
         st = SC_FAILED;
     } else {
         Buf q;
-        buf_init(&q);
         JsonW w;
-        jw_init(&w, &q);
-        jw_obj(&w);
+        jw_new_obj(&w, &q);
         jw_kstr(&w, "tool", (const char *)name.data, name.len);
         jw_kraw(&w, "args", (const char *)out.data, out.len);
         jw_end(&w);
@@ -147,10 +145,8 @@ int scvm_agents(const Opts *o)
             const char *pks = cJSON_IsString(pk) ? pk->valuestring : "", *vs = cJSON_IsString(v) ? v->valuestring : "";
             if (o->json) {
                 Buf b;
-                buf_init(&b);
                 JsonW w;
-                jw_init(&w, &b);
-                jw_obj(&w);
+                jw_new_obj(&w, &b);
                 jw_kcstr(&w, "name", agent_profile_name(p));
                 jw_kcstr(&w, "api", agent_api_name(agent_profile_api(p)));
                 jw_kcstr(&w, "package", pks);

@@ -319,10 +319,8 @@ static int write_reports(Reports *r)
     }
     if (r->o->results) {
         Buf b;
-        buf_init(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_new_obj(&w, &b);
         jw_kcstr(&w, "type", "start");
         jw_ku64(&w, "total_cases", r->cases);
         jw_end(&w);
@@ -417,10 +415,8 @@ static void header(Run *r, const Unit *u)
         return;
     const PackEntry *e = suite_entry(r->s, u->entry);
     Buf h;
-    buf_init(&h);
     JsonW w;
-    jw_init(&w, &h);
-    jw_obj(&w);
+    jw_new_obj(&w, &h);
     jw_kcstr(&w, "kind", "scenario");
     jw_ku64(&w, "index", u->entry);
     jw_kcstr(&w, "name", e->name);
