@@ -1011,6 +1011,20 @@ def rss_kb(pid):
     return 0
 
 
+def stop_server(p, sel, socks):
+    """The server's processor time so far (seconds), then its clients
+    closed and the server stopped."""
+    with open(f"/proc/{p.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    for c, _ in socks:
+        sel.unregister(c)
+        c.close()
+    p.terminate()
+    p.wait(10)
+    return cpu
+
+
 def fanout_once(scvm, scb, subs, speed):
     """n subscribers of `scvm serve harness`, one prompt: per subscriber
     the frames and each frame's delay behind its scheduled time."""
@@ -1048,14 +1062,7 @@ def fanout_once(scvm, scb, subs, speed):
     q.close()
     done = lambda: all(st["frames"] and b'"idle"' in st["frames"][-1][1] for _, st in socks)
     pump(time.perf_counter() + 60, done)
-    with open(f"/proc/{p.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    for c, _ in socks:
-        sel.unregister(c)
-        c.close()
-    p.terminate()
-    p.wait(10)
+    cpu = stop_server(p, sel, socks)
     return t0, [st["frames"] for _, st in socks], rss0, rss1, cpu
 
 
@@ -1133,14 +1140,7 @@ def rest_fanout_rows(t, scc, scvm, work, subs):
                 st["ids"].append(int(st["buf"][k + 4:e]))
                 st["at"].append(now)
                 st["buf"] = st["buf"][e:]
-    with open(f"/proc/{p.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    for c, _ in socks:
-        sel.unregister(c)
-        c.close()
-    p.terminate()
-    p.wait(10)
+    cpu = stop_server(p, sel, socks)
     exact = sum(st["ids"] == list(range(1, want + 1)) for _, st in socks)
     # the live texts (ids 4..103, due 1,010 .. 2,000 ms after the task) against their schedule
     delays = sorted((at - t_create) * 1000 - (1000 + 10 * (i - 3)) for _, st in socks

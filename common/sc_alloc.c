@@ -2,6 +2,7 @@
 /* sc_alloc.c - allocation hook with fault injection for tests. */
 #include "sc_alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,4 +66,36 @@ char *sc_strndup(const char *s, size_t n)
 char *sc_strdup(const char *s)
 {
     return sc_strndup(s, strlen(s));
+}
+
+bool sc_grow_(void *vp, size_t elem, void *capp, size_t cap_size, size_t first)
+{
+    /* the caller's pointer and capacity, read and written through their
+    ** bytes: one helper for every element and capacity type */
+    size_t cap = 0;
+    uint32_t c32;
+    if (cap_size == sizeof(size_t)) {
+        memcpy(&cap, capp, sizeof cap);
+    } else if (cap_size == sizeof(uint32_t)) {
+        memcpy(&c32, capp, sizeof c32);
+        cap = c32;
+    } else {
+        return false;
+    }
+    size_t want = cap ? cap * 2 : first;
+    if (want <= cap || want > SIZE_MAX / elem || (cap_size == sizeof(uint32_t) && want > INT32_MAX))
+        return false;
+    void *v;
+    memcpy(&v, vp, sizeof v);
+    void *nv = sc_realloc(v, want * elem);
+    if (!nv)
+        return false;
+    memcpy(vp, &nv, sizeof nv);
+    if (cap_size == sizeof(size_t)) {
+        memcpy(capp, &want, sizeof want);
+    } else {
+        c32 = (uint32_t)want;
+        memcpy(capp, &c32, sizeof c32);
+    }
+    return true;
 }

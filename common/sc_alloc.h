@@ -6,6 +6,7 @@
 #ifndef SC_ALLOC_H
 #define SC_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Like malloc/realloc/calloc/free.  Return NULL on failure (never abort). */
@@ -16,6 +17,18 @@ void sc_free(void *p);
 /* A NUL-terminated copy of s (of its first n bytes); NULL when out of memory. */
 char *sc_strdup(const char *s);
 char *sc_strndup(const char *s, size_t n);
+
+/* Room for more in a growing array: v is the array (any element type),
+** cap its capacity (any unsigned integer type, or an int that is never
+** negative).  Doubles cap (first, when it is 0) and reallocates v through
+** sc_realloc.  True, or false when out of memory or when the new capacity
+** would not fit cap's type or size_t, with v and cap as they were:
+**
+**     if (a->n == a->cap && !SC_GROW(a->v, a->cap, 16))
+**         return false;
+*/
+#define SC_GROW(v, cap, first) sc_grow_(&(v), sizeof *(v), &(cap), sizeof(cap), (first))
+bool sc_grow_(void *vp, size_t elem, void *capp, size_t cap_size, size_t first);
 
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */

@@ -149,6 +149,16 @@ static void want_enum(T *t, const YNode *map, const char *key, const char *what,
 /* ---- values ---- */
 
 static uint32_t cs(T *t, const char *s) { return bcb_cstr(t->b, s); }
+
+/* A map of two integers: {"rows": 24, "cols": 80} */
+static void size_map(T *t, const char *k1, int64_t v1, const char *k2, int64_t v2)
+{
+    bcb_val_map(t->b, 2);
+    bcb_val_key(t->b, cs(t, k1));
+    bcb_val_int(t->b, v1);
+    bcb_val_key(t->b, cs(t, k2));
+    bcb_val_int(t->b, v2);
+}
 static uint32_t str_of(T *t, const YNode *n) { return bcb_str(t->b, n->u.s, n->n); }
 
 static uint32_t val_of(T *t, const YNode *n)
@@ -807,22 +817,14 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
             yaml_value_emit(t.b, cwd);
         }
         bcb_val_key(b, cs(&t, "initial_size"));
-        bcb_val_map(b, 2);
-        bcb_val_key(b, cs(&t, "rows"));
-        bcb_val_int(b, m.term_height);
-        bcb_val_key(b, cs(&t, "cols"));
-        bcb_val_int(b, m.term_width);
+        size_map(&t, "rows", m.term_height, "cols", m.term_width);
     }
     if (pol) {
         bcb_val_key(b, cs(&t, "policy"));
         yaml_value_emit(t.b, pol);
     }
     bcb_val_key(b, cs(&t, "terminal"));
-    bcb_val_map(b, 2);
-    bcb_val_key(b, cs(&t, "width"));
-    bcb_val_int(b, m.term_width);
-    bcb_val_key(b, cs(&t, "height"));
-    bcb_val_int(b, m.term_height);
+    size_map(&t, "width", m.term_width, "height", m.term_height);
     m.config = bcb_val_end(b);
     bcb_set_meta(b, &m);
     return diags->errors == errors_before && !diags_failed(diags);

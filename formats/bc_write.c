@@ -156,14 +156,8 @@ static uint32_t pool_intern(Pool *p, const void *s, size_t len)
         if (it->len == len && memcmp(pool_at(p, it->off), s, len) == 0)
             return p->index.slot[h] - 1;
     }
-    if (p->n == p->cap) {
-        uint32_t cap = p->cap ? p->cap * 2 : 64;
-        Span *item = sc_realloc(p->item, (size_t)cap * sizeof *item);
-        if (!item)
-            return UINT32_MAX;
-        p->item = item;
-        p->cap = cap;
-    }
+    if (p->n == p->cap && !SC_GROW(p->item, p->cap, 64))
+        return UINT32_MAX;
     size_t off = p->data.len;
     buf_put(&p->data, s, len);
     if (p->data.oom)

@@ -179,14 +179,8 @@ static uint32_t blob_add(PackWriter *w, const void *data, size_t len)
         if (b->hash == h && b->len == len && (len == 0 || memcmp(b->data, data, len) == 0))
             return w->blob_ix.slot[at] - 1;
     }
-    if (w->n_blobs == w->cap_blobs) {
-        size_t cap = w->cap_blobs ? w->cap_blobs * 2 : 32;
-        Blob *v = sc_realloc(w->blobs, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        w->blobs = v;
-        w->cap_blobs = cap;
-    }
+    if (w->n_blobs == w->cap_blobs && !SC_GROW(w->blobs, w->cap_blobs, 32))
+        return UINT32_MAX;
     unsigned char *c = sc_malloc(len ? len : 1);
     if (!c)
         return UINT32_MAX;

@@ -795,6 +795,16 @@ static void chat_head(R *x, JsonW *w, const char *object)
     jw_kcstr(w, "service_tier", "default");
 }
 
+/* The object's head and its only choice opened: {"id":...,"choices":[{"index":0 */
+static void chat_choice(R *x, JsonW *w, const char *object)
+{
+    jw_obj(w);
+    chat_head(x, w, object);
+    jw_karr(w, "choices");
+    jw_obj(w);
+    jw_ku64(w, "index", 0);
+}
+
 /* A chunk event up to its choice's delta, whose value the caller writes.
 ** That opening is the same in every chunk of a response: it is rendered
 ** once, then copied, with the writer's state after it. */
@@ -803,11 +813,7 @@ static void chat_open(R *x, JsonW *w)
     if (!x->chunk_open.len) {
         JsonW *o = &x->chunk_w;
         jw_init(o, &x->chunk_open);
-        jw_obj(o);
-        chat_head(x, o, "chat.completion.chunk");
-        jw_karr(o, "choices");
-        jw_obj(o);
-        jw_ku64(o, "index", 0);
+        chat_choice(x, o, "chat.completion.chunk");
         jw_key(o, "delta");
         if (x->chunk_open.oom)
             x->p->oom = true;
@@ -961,11 +967,7 @@ static void chat_whole(R *x, JsonW *w)
     buf_init(&text);
     bool any;
     visible_text(x, &text, &any);
-    jw_obj(w);
-    chat_head(x, w, "chat.completion");
-    jw_karr(w, "choices");
-    jw_obj(w);
-    jw_ku64(w, "index", 0);
+    chat_choice(x, w, "chat.completion");
     jw_knull(w, "logprobs");
     jw_kcstr(w, "finish_reason", x->max_tokens ? "length" : n_calls(x) ? "tool_calls" : "stop");
     jw_kobj(w, "message");

@@ -15,14 +15,8 @@ typedef struct U32Vec {
 
 static bool vec_push(U32Vec *a, uint32_t x)
 {
-    if (a->n == a->cap) {
-        uint32_t cap = a->cap ? a->cap * 2 : 16;
-        uint32_t *nv = sc_realloc(a->v, (size_t)cap * sizeof *nv);
-        if (!nv)
-            return false;
-        a->v = nv;
-        a->cap = cap;
-    }
+    if (a->n == a->cap && !SC_GROW(a->v, a->cap, 16))
+        return false;
     a->v[a->n++] = x;
     return true;
 }

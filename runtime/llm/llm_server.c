@@ -392,14 +392,8 @@ static Session *session_get(LlmServer *s, const char *key, uint32_t sc, bool cre
         return NULL;
     if (s->n_sess >= MAX_SESSIONS)
         return session_start(s, session_retire(s), key, sc);
-    if (s->n_sess == s->cap_sess) {
-        size_t c = s->cap_sess ? s->cap_sess * 2 : 8;
-        Session *ns = sc_realloc(s->sess, c * sizeof *ns);
-        if (!ns)
-            return NULL;
-        s->sess = ns;
-        s->cap_sess = c;
-    }
+    if (s->n_sess == s->cap_sess && !SC_GROW(s->sess, s->cap_sess, 8))
+        return NULL;
     return session_start(s, &s->sess[s->n_sess++], key, sc);
 }
 

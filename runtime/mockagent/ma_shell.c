@@ -61,14 +61,8 @@ void ma_shells_free(MaShells *s)
 
 int ma_shell_start(MaShells *s, const char *cmd, const char *dir, char *id, size_t cap)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 4;
-        MaShell *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return ENOMEM;
-        s->v = nv;
-        s->cap = nc;
-    }
+    if (s->n == s->cap && !SC_GROW(s->v, s->cap, 4))
+        return ENOMEM;
     int op[2];
     if (pipe2(op, O_CLOEXEC) != 0)
         return errno;

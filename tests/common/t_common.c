@@ -154,6 +154,36 @@ static void test_strdup(void)
     sc_alloc_fail_after = 0;
 }
 
+/* SC_GROW: first capacity, doubling, either capacity type, and a failure
+** (out of memory, a capacity that would not fit) leaving both as they were. */
+static void test_grow(void)
+{
+    struct { double *v; size_t n, cap; } a = { NULL, 0, 0 };
+    for (int i = 0; i < 100; i++) {
+        CHECK(a.n < a.cap || SC_GROW(a.v, a.cap, 4));
+        a.v[a.n++] = i;
+    }
+    CHECK(a.cap == 128 && a.n == 100 && a.v[99] == 99.0);
+    struct { char *v; uint32_t n, cap; } b = { NULL, 0, 0 };
+    CHECK(SC_GROW(b.v, b.cap, 3) && b.cap == 3);
+    CHECK(SC_GROW(b.v, b.cap, 3) && b.cap == 6);
+    memcpy(b.v, "abcdef", 6);
+    sc_alloc_reset();
+    sc_alloc_fail_after = 1;
+    char *was = b.v;
+    CHECK(!SC_GROW(b.v, b.cap, 3) && b.v == was && b.cap == 6);
+    sc_alloc_fail_after = 0;
+    CHECK(memcmp(b.v, "abcdef", 6) == 0);
+    uint32_t huge = (uint32_t)1 << 31;
+    CHECK(!SC_GROW(b.v, huge, 3) && huge == (uint32_t)1 << 31 && b.v == was);
+    int c = 0;
+    int *iv = NULL;
+    CHECK(SC_GROW(iv, c, 5) && c == 5);
+    sc_free(a.v);
+    sc_free(b.v);
+    sc_free(iv);
+}
+
 static bool buf_eq(const Buf *b, const char *s)
 {
     return b->len == strlen(s) && memcmp(b->data, s, b->len) == 0;
@@ -482,6 +512,7 @@ int main(void)
     test_utf8();
     test_levenshtein();
     test_strdup();
+    test_grow();
     test_mkdirs();
     test_stale_tmp();
     test_json_esc();
