@@ -616,6 +616,20 @@ def served_body(scvm, scb):
         p.communicate(timeout=10)
 
 
+def stop_proc(p, sig):
+    """Signals p (unless it has ended) and waits 10 s for it; then kills
+    it. True when it stopped on the signal."""
+    if p.poll() is None:
+        p.send_signal(sig)
+    try:
+        p.communicate(timeout=10)
+        return True
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return False
+
+
 def nginx_once(work, body, lua, seconds):
     """nginx, one worker, sendfile, serving body as a static file to the
     same POST (error_page 405 =200), wrk against it as against scvm."""
@@ -657,12 +671,7 @@ def nginx_once(work, body, lua, seconds):
             die(f"nginx answered {got.status} with other bytes ({len(sent)} of {len(body)})")
         return wrk_run(f"http://127.0.0.1:{port}/v1/chat/completions", lua, seconds)
     finally:
-        p.send_signal(signal.SIGQUIT)
-        try:
-            p.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
+        stop_proc(p, signal.SIGQUIT)
 
 
 def wrk_once(scvm, scb, lua, seconds, idle=0):
@@ -690,13 +699,7 @@ def wrk_once(scvm, scb, lua, seconds, idle=0):
     finally:
         for c in held:
             c.close()
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-        try:
-            p.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
+        if not stop_proc(p, signal.SIGTERM):
             die("scvm serve llm did not stop on SIGTERM within 10 s")
     # A clean stop is status 0 (docs/serve-llm.md); anything else (a
     # sanitizer report in the CI build, a failed request) is a failure.

@@ -213,8 +213,7 @@ void diags_print_json(const Diags *d, FILE *out)
         const Diag *g = &d->v[i];
         buf_reset(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_open_obj(&w, &b);
         jw_kcstr(&w, "file", g->file);
         jw_ku64(&w, "line", g->line);
         jw_ku64(&w, "column", g->col);

@@ -77,13 +77,19 @@ static inline void jw_open_(JsonW *w, char o, char c)
 static inline void jw_obj(JsonW *w) { jw_open_(w, '{', '}'); }
 static inline void jw_arr(JsonW *w) { jw_open_(w, '[', ']'); }
 
-/* A fresh Buf b (buf_init) with w writing an object into it: the usual
-** start of a small JSON message. */
+/* w writing an object into b (jw_init, then jw_obj). */
+static inline void jw_open_obj(JsonW *w, Buf *b)
+{
+    jw_init(w, b);
+    jw_obj(w);
+}
+
+/* The same into a fresh Buf b (buf_init): the usual start of a small
+** JSON message. */
 static inline void jw_new_obj(JsonW *w, Buf *b)
 {
     buf_init(b);
-    jw_init(w, b);
-    jw_obj(w);
+    jw_open_obj(w, b);
 }
 
 /* } or ], whichever is open; nothing when nothing is. */

@@ -67,8 +67,7 @@ static void unchecked_event(Sim *s, const char *op, const char *check, size_t ch
                             size_t subject_len)
 {
     JsonW w;
-    jw_init(&w, s->out);
-    jw_obj(&w);
+    jw_open_obj(&w, s->out);
     jw_ku64(&w, "at_ms", s->at_ms);
     jw_kcstr(&w, "kind", "not_evaluated");
     jw_kcstr(&w, "op", op);

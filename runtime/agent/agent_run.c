@@ -170,8 +170,7 @@ static void drain(void *ctx, uint64_t t0, Buf *out)
         const char *j = tab + 1;
         /* {"at_ms":N,"kind":"agent",<the server's members>} */
         JsonW w;
-        jw_init(&w, out);
-        jw_obj(&w);
+        jw_open_obj(&w, out);
         jw_ku64(&w, "at_ms", at > t0 ? at - t0 : 0);
         jw_kcstr(&w, "kind", "agent");
         jw_members(&w, j, (size_t)(nl - j));
@@ -220,8 +219,7 @@ static void finish(void *ctx, Buf *why, Buf *report)
     if (why->len)
         buf_puts(why, " (the server's log says more: stderr, or agent-server.log in the artifacts)");
     JsonW w;
-    jw_init(&w, report);
-    jw_obj(&w);
+    jw_open_obj(&w, report);
     jw_kcstr(&w, "profile", agent_profile_name(a->prof));
     jw_kcstr(&w, "api", agent_api_name(agent_profile_api(a->prof)));
     jw_kcstr(&w, "mode", a->mode);

@@ -105,8 +105,7 @@ static JudgeRun judge_run(AutT *t)
 static void emit_begin(AutT *t, const char *kind)
 {
     buf_reset(&t->line);
-    jw_init(&t->jw, &t->line);
-    jw_obj(&t->jw);
+    jw_open_obj(&t->jw, &t->line);
     jw_ku64(&t->jw, "at_ms", sc_now_ms() - t->t0);
     jw_kcstr(&t->jw, "kind", kind);
 }

@@ -805,6 +805,19 @@ static void chat_choice(R *x, JsonW *w, const char *object)
     jw_ku64(w, "index", 0);
 }
 
+/* Tool call k's "id", "type" and "function" opened with its "name" (its
+** "arguments" follow, whole or in pieces). */
+static void chat_call_head(R *x, JsonW *w, uint32_t k)
+{
+    char id[64];
+    tool_id(x, k, "call_", 24, id, sizeof id);
+    const BcStr nm = tool_name(x, k);
+    jw_kcstr(w, "id", id);
+    jw_kcstr(w, "type", "function");
+    jw_kobj(w, "function");
+    jw_kstr(w, "name", nm.s, nm.len);
+}
+
 /* A chunk event up to its choice's delta, whose value the caller writes.
 ** That opening is the same in every chunk of a response: it is rendered
 ** once, then copied, with the writer's state after it. */
@@ -887,18 +900,12 @@ static int chat_stream(R *x)
     Buf args;
     buf_init(&args);
     for (uint32_t k = 0; k < n_calls(x); k++) {
-        char id[64];
-        tool_id(x, k, "call_", 24, id, sizeof id);
-        const BcStr nm = tool_name(x, k), *n = &nm;
         chat_open(x, &w);
         jw_obj(&w);
         jw_karr(&w, "tool_calls");
         jw_obj(&w);
         jw_ku64(&w, "index", k);
-        jw_kcstr(&w, "id", id);
-        jw_kcstr(&w, "type", "function");
-        jw_kobj(&w, "function");
-        jw_kstr(&w, "name", n->s, n->len);
+        chat_call_head(x, &w, k);
         jw_kcstr(&w, "arguments", "");
         jw_end(&w);
         jw_end(&w);
@@ -983,14 +990,8 @@ static void chat_whole(R *x, JsonW *w)
         Buf args;
         buf_init(&args);
         for (uint32_t k = 0; k < n_calls(x); k++) {
-            char id[64];
-            tool_id(x, k, "call_", 24, id, sizeof id);
-            const BcStr nm = tool_name(x, k), *n = &nm;
             jw_obj(w);
-            jw_kcstr(w, "id", id);
-            jw_kcstr(w, "type", "function");
-            jw_kobj(w, "function");
-            jw_kstr(w, "name", n->s, n->len);
+            chat_call_head(x, w, k);
             buf_reset(&args);
             tool_args(x, k, &args);
             jw_kstr(w, "arguments", args.data ? (const char *)args.data : "", args.len);
@@ -1313,8 +1314,7 @@ static void gem_chunk(R *x, JsonW *w)
     } else {
         http_sse_begin(&x->cur, NULL);
     }
-    jw_init(w, &x->cur);
-    jw_obj(w);
+    jw_open_obj(w, &x->cur);
     jw_karr(w, "candidates");
     jw_obj(w);
     jw_kobj(w, "content");

@@ -521,8 +521,7 @@ static void run_asserts(LlmServer *s, const LlmScript *sc, uint32_t a0, uint32_t
 static void ev_open(Buf *b, JsonW *w, const char *event, const char *session)
 {
     buf_init(b);
-    jw_init(w, b);
-    jw_obj(w);
+    jw_open_obj(w, b);
     jw_kcstr(w, "event", event);
     jw_kcstr(w, "session", session);
 }

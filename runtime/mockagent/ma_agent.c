@@ -117,8 +117,7 @@ static void failed(MaAgent *a, uint32_t line, const char *kind, const char *tool
     JsonW jw;
     if (a->fails.len)
         buf_putc(&a->fails, ',');
-    jw_init(&jw, &a->fails);
-    jw_obj(&jw);
+    jw_open_obj(&jw, &a->fails);
     jw_ku64(&jw, "line", line);
     jw_kcstr(&jw, "kind", kind);
     if (tool)

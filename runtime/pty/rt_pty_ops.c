@@ -113,8 +113,7 @@ void pty_step_finish(Pty *t)
     if (b->len)
         buf_putc(b, ',');       /* run.json's "steps" list */
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_kstr(&w, "step_id", p->str[t->step_id].s, p->str[t->step_id].len);
     jw_kstr(&w, "name", p->str[t->step_name].s, p->str[t->step_name].len);
     jw_kcstr(&w, "status", !t->step_failed ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored");
@@ -146,8 +145,7 @@ static void action_json(Pty *t, const char *type, const char *key, const char *s
 {
     buf_reset(&t->step_action);
     JsonW w;
-    jw_init(&w, &t->step_action);
-    jw_obj(&w);
+    jw_open_obj(&w, &t->step_action);
     jw_kcstr(&w, "type", type);
     jw_kobj(&w, "payload");
     if (key)
@@ -163,8 +161,7 @@ static void assertion_result(Pty *t, const char *type, bool passed, const char *
     if (b->len)
         buf_putc(b, ',');       /* the step's "assertions" list */
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_kcstr(&w, "type", type);
     jw_kbool(&w, "passed", passed);
     jw_kcstr(&w, "message", message);
@@ -682,8 +679,7 @@ static int op_resize(void *ctx, const BcProgram *p, const BcInsn *in)
     int rows = (int)in->a[0], cols = (int)in->a[1];
     buf_reset(&t->step_action);
     JsonW w;
-    jw_init(&w, &t->step_action);
-    jw_obj(&w);
+    jw_open_obj(&w, &t->step_action);
     jw_kcstr(&w, "type", "resize");
     jw_kobj(&w, "payload");
     jw_ki64(&w, "rows", rows);
@@ -732,8 +728,7 @@ static int op_wait(void *ctx, const BcProgram *p, const BcInsn *in)
     Pty *t = ctx;
     buf_reset(&t->step_action);
     JsonW w;
-    jw_init(&w, &t->step_action);
-    jw_obj(&w);
+    jw_open_obj(&w, &t->step_action);
     jw_kcstr(&w, "type", "wait");
     jw_kobj(&w, "payload");
     jw_kvalue(&w, "condition");

@@ -701,8 +701,7 @@ static void pty_observe(Pty *t, const Buf *screen)
     Buf *b = &t->observations;
     t->last_obs = b->len;
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_ku64(&w, "protocol_version", 2);
     jw_kcstr(&w, "run_id", t->run_id);
     jw_kcstr(&w, "session_id", t->session_id);
@@ -754,8 +753,7 @@ void pty_cast_begin(Pty *t)
     if (!t->cast_on)
         return;
     JsonW w;
-    jw_init(&w, &t->cast);
-    jw_obj(&w);
+    jw_open_obj(&w, &t->cast);
     jw_ku64(&w, "version", 2);
     jw_ki64(&w, "width", t->cols);
     jw_ki64(&w, "height", t->rows);
@@ -852,8 +850,7 @@ static void normalization_record(Pty *t, Buf *b)
     char *r = cJSON_IsArray(rules) ? cJSON_PrintUnformatted(rules) : NULL;
     bool is_strict = cJSON_IsTrue(strict);
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_ku64(&w, "normalization_version", 1);
     jw_key(&w, "filters");
     if (is_strict) {
@@ -970,8 +967,7 @@ void pty_out_finish(Pty *t)
         buf_reset(&b);
     }
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_ku64(&w, "run_result_version", 1);
     jw_ku64(&w, "protocol_version", 2);
     jw_kcstr(&w, "run_id", run_id);
@@ -1081,8 +1077,7 @@ void pty_out_finish(Pty *t)
     ** model's map of path to a 64-bit checksum (FNV-1a, hex). */
     qsort(t->written.v, t->written.n, sizeof *t->written.v, cmp_str);
     buf_reset(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     for (size_t i = 0; i < t->written.n; i++) {
         char *tab = strchr(t->written.v[i], '\t');
         jw_key_lossy(&w, t->written.v[i], (size_t)(tab - t->written.v[i]));

@@ -715,8 +715,7 @@ void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool 
 {
     PtyCursor cur = pty_screen_cursor(s);
     JsonW w;
-    jw_init(&w, out);
-    jw_obj(&w);
+    jw_open_obj(&w, out);
     jw_ku64(&w, "snapshot_version", 1);
     jw_kcstr(&w, "snapshot_id", snapshot_id);
     jw_ki64(&w, "rows", s->rows);

@@ -754,8 +754,7 @@ void sandbox_explain(const Sandbox *s, Buf *out, bool json)
     guard_loader(s, &ld);
     if (json) {
         JsonW w;
-        jw_init(&w, out);
-        jw_obj(&w);
+        jw_open_obj(&w, out);
         jw_kcstr(&w, "sandbox", "linux");
         jw_ku64(&w, "landlock_abi", s->use_landlock ? (uint64_t)s->caps.landlock_abi : 0);
         jw_kbool(&w, "user_namespace", s->use_userns);

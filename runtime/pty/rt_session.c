@@ -180,8 +180,7 @@ static void note_event(scc_session *s, const char *type, const char *msg, size_t
     if (s->events.len)
         buf_putc(&s->events, ',');      /* the observation's "events" list */
     JsonW w;
-    jw_init(&w, &s->events);
-    jw_obj(&w);
+    jw_open_obj(&w, &s->events);
     jw_kcstr(&w, "type", type);
     if (msg) {
         jw_key(&w, "message");
@@ -269,8 +268,7 @@ static void note_exit(scc_session *s)
         buf_putc(&s->events, ',');      /* the observation's "events" list */
     int code = pty_session_exit_code(s->sess);
     JsonW w;
-    jw_init(&w, &s->events);
-    jw_obj(&w);
+    jw_open_obj(&w, &s->events);
     jw_kcstr(&w, "type", "exit");
     jw_kobj(&w, "details");
     if (code >= 0)
@@ -646,8 +644,7 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     char snap[40];
     uuid4(snap);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
     jw_kcstr(&w, "run_id", s->run_id);
     jw_kcstr(&w, "session_id", s->id);

@@ -750,8 +750,7 @@ void report_run_record(const ReportRun *r, Buf *out)
     }
     sc_free(ev);
     JsonW w;
-    jw_init(&w, out);
-    jw_obj(&w);
+    jw_open_obj(&w, out);
     jw_ku64(&w, "index", r->index);
     jw_kcstr(&w, "name", r->name ? r->name : "");
     jw_kcstr(&w, "source", r->source ? r->source : "");
@@ -780,8 +779,7 @@ void report_run_record(const ReportRun *r, Buf *out)
 void report_json(const char *suite, const char *target, const Buf *records, size_t n, Buf *out)
 {
     JsonW w;
-    jw_init(&w, out);
-    jw_obj(&w);
+    jw_open_obj(&w, out);
     jw_ki64(&w, "report_version", REPORT_VERSION);
     jw_kcstr(&w, "suite", suite);
     jw_kcstr(&w, "target", target);

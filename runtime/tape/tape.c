@@ -412,8 +412,7 @@ static int by_entry(const void *a, const void *b)
 void tape_write(const Tape *t, Buf *out)
 {
     JsonW w;
-    jw_init(&w, out);
-    jw_obj(&w);
+    jw_open_obj(&w, out);
     jw_ki64(&w, "tape_version", TAPE_VERSION);
     jw_end(&w);
     jw_nl(&w);

@@ -287,8 +287,7 @@ static void test_jsonw(void)
     CHECK(buf_eq(&b, "1,null"));
     /* JSON Lines, hashes, a value the caller appends after its key */
     buf_reset(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_khex64(&w, "h", 0xabcULL);
     jw_kvalue(&w, "v");
     buf_puts(&b, "[1]");
@@ -311,8 +310,7 @@ static void test_jsonw(void)
     CHECK(buf_eq(&b, "[\"\\u003c/script\\u003e\\u003ca href=\\\"x\\\"\\u003e\\u0026amp;\\u000a\",\"\"]"));
     /* an object's members spliced in; doubles, not finite as null */
     buf_reset(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_ku64(&w, "v", 2);
     jw_members(&w, "{}", 2);
     jw_members(&w, "{\"a\":1}", 7);

@@ -167,8 +167,7 @@ static void sarif_add(const Diags *d)
         /* a result a line, compact, in the laid-out document */
         buf_puts(&sarif, sarif_n++ ? ",\n    " : "\n    ");
         JsonW w;
-        jw_init(&w, &sarif);
-        jw_obj(&w);
+        jw_open_obj(&w, &sarif);
         char rule[80];
         snprintf(rule, sizeof rule, "scc/%s", SARIF_RULES[r].code);
         jw_kcstr(&w, "ruleId", rule);

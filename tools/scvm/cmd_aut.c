@@ -205,8 +205,7 @@ static void on_case(void *ctx, const AutCaseResult *c)
     }
     if (r->o->results || r->o->run_json) {
         JsonW w;
-        jw_init(&w, &r->results);
-        jw_obj(&w);
+        jw_open_obj(&w, &r->results);
         jw_kcstr(&w, "type", "result");
         jw_kcstr(&w, "id", c->id);
         jw_kcstr(&w, "scenario", c->scenario);
@@ -269,8 +268,7 @@ static int write_reports(Reports *r)
         buf_init(&b);
         bool failed = r->failed + r->errors + r->timeouts > 0;
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_open_obj(&w, &b);
         jw_ku64(&w, "run_result_version", 1);
         jw_kcstr(&w, "target", "aut");
         jw_kcstr(&w, "status", failed ? "failed" : r->unjudged ? "skipped" : "passed");

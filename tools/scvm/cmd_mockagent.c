@@ -45,8 +45,7 @@ static void summary_json(const Opts *o, const PackEntry *e, const RtTarget *t, c
     Buf b;
     JsonW w;
     buf_init(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_kcstr(&w, "file", cli_display_name(o->ops[0]));
     jw_kcstr(&w, "scenario", e->name);
     jw_kcstr(&w, "source", e->source);

@@ -670,8 +670,7 @@ int scvm_replay(const Opts *o)
     buf_init(&b);
     buf_init(&path);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     put_summary(&w, &r, !d, run_status);
     jw_end(&w);
     jw_nl(&w);
@@ -679,8 +678,7 @@ int scvm_replay(const Opts *o)
     buf_putc(&path, 0);
     int we = file_write_atomic((const char *)path.data, b.data, b.len);
     buf_reset(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_ku64(&w, "normalization_version", 1);
     jw_key(&w, "filters");
     put_filters(&w, &r);
@@ -698,8 +696,7 @@ int scvm_replay(const Opts *o)
     buf_putc(&path, 0);
     if (d) {
         buf_reset(&b);
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_open_obj(&w, &b);
         jw_kcstr(&w, "code", "E_REPLAY_MISMATCH");
         jw_kcstr(&w, "message", r.message);
         jw_kobj(&w, "context");
@@ -715,8 +712,7 @@ int scvm_replay(const Opts *o)
     /* the report */
     buf_reset(&b);
     if (o->json) {
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_open_obj(&w, &b);
         jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
         put_summary(&w, &r, !d, run_status);
         if (d) {

@@ -199,8 +199,7 @@ static int run_sim(const Opts *o, const char *path, const BcProgram *prog)
         rt_count_counts(t, &n);
         if (o->json) {
             JsonW w;
-            jw_init(&w, &mem);
-            jw_obj(&w);
+            jw_open_obj(&w, &mem);
             jw_ku64(&w, "events", n.events);
             jw_ku64(&w, "ops", n.ops);
             jw_ku64(&w, "string_bytes", n.bytes);
@@ -248,8 +247,7 @@ typedef struct SimRun {
 static void header_line(Buf *b, const PackEntry *e, uint32_t idx)
 {
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_kcstr(&w, "kind", "scenario");
     jw_ku64(&w, "index", idx);
     jw_kcstr(&w, "name", e->name);
@@ -301,8 +299,7 @@ static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
         rt_count_counts(t, &c);
         if (o->json) {
             JsonW w;
-            jw_init(&w, &r->out);
-            jw_obj(&w);
+            jw_open_obj(&w, &r->out);
             jw_kcstr(&w, "name", e->name);
             jw_ku64(&w, "events", c.events);
             jw_ku64(&w, "ops", c.ops);

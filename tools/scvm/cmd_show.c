@@ -70,8 +70,7 @@ int scvm_verify(const Opts *o)
         buf_init(&b);
         if (o->json) {
             JsonW w;
-            jw_init(&w, &b);
-            jw_obj(&w);
+            jw_open_obj(&w, &b);
             jw_kcstr(&w, "file", path);
             jw_kbool(&w, "ok", !st);
             if (st) {
@@ -129,8 +128,7 @@ static void info_program(const Opts *o, const char *path, const BcProgram *p, Bu
     uint64_t events = count_events(p), duration = p->insn[p->n_insn - 1].t;
     if (o->json) {
         JsonW w;
-        jw_init(&w, b);
-        jw_obj(&w);
+        jw_open_obj(&w, b);
         jw_kcstr(&w, "file", path);
         char ver[24];
         snprintf(ver, sizeof ver, "%u.%u", p->version_major, p->version_minor);
@@ -202,8 +200,7 @@ static void info_entry(const Opts *o, const char *path, int32_t idx, const PackE
     uint64_t events = count_events(g), duration = g->insn[g->n_insn - 1].t;
     if (o->json) {
         JsonW w;
-        jw_init(&w, b);
-        jw_obj(&w);
+        jw_open_obj(&w, b);
         jw_kcstr(&w, "file", path);
         jw_ki64(&w, "index", idx);
         jw_kcstr(&w, "name", e->name);
@@ -249,8 +246,7 @@ static void info_pack(const Opts *o, const char *path, const Pack *p, Buf *b)
     }
     if (o->json) {
         JsonW w;
-        jw_init(&w, b);
-        jw_obj(&w);
+        jw_open_obj(&w, b);
         jw_kcstr(&w, "file", path);
         jw_kcstr(&w, "kind", "pack");
         char ver[24];
@@ -381,8 +377,7 @@ int scvm_ls(const Opts *o)
         const PackEntry *e = suite_entry(s, sel[k]);
         if (o->json) {
             JsonW w;
-            jw_init(&w, &b);
-            jw_obj(&w);
+            jw_open_obj(&w, &b);
             jw_ku64(&w, "index", sel[k]);
             jw_kcstr(&w, "name", e->name);
             jw_kcstr(&w, "source", e->source);
