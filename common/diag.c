@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "common/vformat.h"
+
 void diags_init(Diags *d) { memset(d, 0, sizeof *d); }
 
 void diags_fini(Diags *d)
@@ -230,10 +232,7 @@ void diags_print_json(const Diags *d, FILE *out)
 int diag_errf(char *err, size_t cap, int code, const char *fmt, ...)
 {
     if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
+        SC_VFORMAT(err, cap, fmt);
     }
     return code;
 }

@@ -22,6 +22,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "formats/pack.h"
 
 enum { MAX_TREE_DEPTH = 32, MAX_TREE_FILES = 100000 };
@@ -54,10 +55,7 @@ static void error_at(Ctx *c, const YNode *n, const char *fmt, ...)
     if (!c->o->strict)
         return;
     char msg[PATH_MAX + 256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     diag_error(c->d, c->doc->file, n ? n->line : 0, n ? n->col : 0, "%s", msg);
 }
 

@@ -13,6 +13,7 @@
 #include "rules.h"
 
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -271,10 +272,7 @@ static void err(R *r, const YNode *at, const char *fmt, ...) __attribute__((form
 static void err(R *r, const YNode *at, const char *fmt, ...)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     r->failed = true;
     diag_error(r->diags, r->doc->file, at ? at->line : 0, at ? at->col : 0, "%s", msg);
 }
@@ -345,10 +343,7 @@ static void cond_err(R *r, const YNode *n, size_t off, const char *fmt, ...)
 static void cond_err(R *r, const YNode *n, size_t off, const char *fmt, ...)
 {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     uint32_t line, col;
     scalar_pos(r, n, off, &line, &col);
     r->failed = true;

@@ -31,6 +31,7 @@
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "common/utf8.h"
+#include "common/vformat.h"
 #include "formats/agentcheck.h"
 #include "formats/cond.h"
 #include "formats/term/term_keys.h"
@@ -50,10 +51,7 @@ static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
 static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
 {
     ld->err->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ld->err->msg, sizeof ld->err->msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(ld->err->msg, sizeof ld->err->msg, fmt);
     return code;
 }
 

@@ -18,6 +18,7 @@
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
 #include "common/utf8.h"
+#include "common/vformat.h"
 
 /* Level 3 (BC_DEFAULT_LEVEL), not 9: on a 1.5 MB scenario level 9 spent a
 ** quarter of the compile and a 12.5 MB context (the peak of scc's memory)
@@ -76,10 +77,7 @@ static void fail(BcBuilder *b, const char *fmt, ...)
     if (b->failed)
         return;              /* keep the first error: later ones are fallout */
     b->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->err, sizeof b->err, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(b->err, sizeof b->err, fmt);
 }
 
 static void oom(BcBuilder *b) { fail(b, "out of memory"); }

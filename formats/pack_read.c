@@ -28,6 +28,7 @@
 #include "bc_zstd.h"
 #include "bc_write.h"
 #include "common/utf8.h"
+#include "common/vformat.h"
 
 enum { MIN_ENTRY = 24, MIN_BLOB = 9, MIN_FILE = 3 };
 
@@ -59,10 +60,7 @@ static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt
     __attribute__((format(printf, 4, 5)));
 static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ld->err->msg, sizeof ld->err->msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(ld->err->msg, sizeof ld->err->msg, fmt);
     ld->err->code = code;
     ld->err->entry = entry;
     return code;

@@ -22,6 +22,7 @@
 
 #include "common/buf.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "bc_zstd.h"
 
 enum { LEVEL_DEFAULT = 19, DICT_MIN_BLOBS = 8, DICT_MIN_BYTES = 8192, DICT_MAX = 112 * 1024 };
@@ -122,10 +123,7 @@ static uint64_t name_key(const PackWriter *w, uint32_t pos)
 static bool fail(PackWriter *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(PackWriter *w, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->err, sizeof w->err, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(w->err, sizeof w->err, fmt);
     return false;
 }
 

@@ -12,6 +12,7 @@
 #include "common/levenshtein.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "common/vformat.h"
 
 /* One input: a pack, or a .scb with the tag list its entry points to. */
 typedef struct Input {
@@ -37,10 +38,7 @@ static int fail(SuiteErr *err, int status, const char *code, int32_t entry, cons
         err->status = status;
         snprintf(err->code, sizeof err->code, "%s", code);
         err->entry = entry;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
+        SC_VFORMAT(err->msg, sizeof err->msg, fmt);
     }
     return status;
 }

@@ -26,6 +26,7 @@
 #include "common/levenshtein.h"
 #include "common/sc_alloc.h"
 #include "common/textdiff.h"
+#include "common/vformat.h"
 #include "formats/bc.h"
 #include "runtime/bc_cjson.h"
 #include "runtime/llm/llm_toolres.h"
@@ -175,10 +176,7 @@ static void reply_error(Srv *s, const cJSON *id, int code, const char *fmt, ...)
 static void reply_error(Srv *s, const cJSON *id, int code, const char *fmt, ...)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     cJSON *m = rpc(NULL);
     cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
     cJSON *e = cJSON_AddObjectToObject(m, "error");
@@ -262,10 +260,7 @@ static void check_fail(Srv *s, const Sess *ss, uint32_t line, const char *fmt, .
 static void check_fail(Srv *s, const Sess *ss, uint32_t line, const char *fmt, ...)
 {
     char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     for (size_t n = strlen(msg); n && msg[n - 1] == '\n'; n--)
         msg[n - 1] = 0;
     s->c->failed++;

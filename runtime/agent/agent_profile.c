@@ -13,6 +13,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 
 struct AgentProfile {
     cJSON *j;
@@ -61,10 +62,7 @@ const char *agent_profile_builtin(const char *name, size_t *len)
 static void errf(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void errf(char *err, size_t cap, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(err, cap, fmt);
 }
 
 static const char *const API_NAMES[] = { "anthropic", "openai-chat", "openai-responses", "gemini" };

@@ -22,6 +22,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "common/utf8.h"
+#include "common/vformat.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/http/http_json.h"
 #include "runtime/http/http_server.h"
@@ -451,10 +452,7 @@ static void server_error(Ctx *x, LlmApi api, int status, const char *type, const
 static void server_error(Ctx *x, LlmApi api, int status, const char *type, const char *fmt, ...)
 {
     char raw[1024], msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(raw, sizeof raw, fmt);
     /* a session key or scenario name from a header is echoed: as UTF-8 */
     utf8_scrub(raw, strlen(raw), msg, sizeof msg);
     http_plan_reset(x->hx->plan);

@@ -21,6 +21,7 @@
 
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "formats/term/term_regex.h"
 #include "runtime/http/http_client.h"
 #include "runtime/rt_cancel.h"
@@ -261,10 +262,7 @@ static void fail(MaToolResult *r, const char *fmt, ...) __attribute__((format(pr
 static void fail(MaToolResult *r, const char *fmt, ...)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(msg, sizeof msg, fmt);
     buf_reset(&r->text);
     buf_puts(&r->text, msg);
     r->error = true;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "runtime/events.h"
 
 const char *pty_err_code(PtyErr e)
@@ -29,10 +30,7 @@ void pty_fail(Pty *t, PtyErr e, const char *fmt, ...)
     if (t->err)
         return;         /* the first error is the run's error */
     t->err = e;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(t->msg, sizeof t->msg, fmt);
 }
 
 uint64_t pty_elapsed(const Pty *t)

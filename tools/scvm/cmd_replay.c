@@ -29,6 +29,7 @@
 #include "common/fnv1a.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "formats/term/term_regex.h"
 #include "include/scc/session.h"
 #include "runtime/run/run_pool.h"
@@ -101,10 +102,7 @@ static int mismatch(Replay *r, const char *kind, long index, const char *fmt, ..
 {
     snprintf(r->kind, sizeof r->kind, "%s", kind);
     r->index = index;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->message, sizeof r->message, fmt, ap);
-    va_end(ap);
+    SC_VFORMAT(r->message, sizeof r->message, fmt);
     return 1;
 }
 
