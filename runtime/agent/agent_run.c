@@ -23,6 +23,7 @@
 #include "runtime/agent/agent_launch.h"
 #include "runtime/agent/agent_profile.h"
 #include "runtime/agent/agent_run.h"
+#include "runtime/http/http_server.h"
 #include "runtime/llm/llm.h"
 #include "runtime/llm/llm_script.h"
 #include "runtime/pty/rt_pty.h"
@@ -119,7 +120,7 @@ static void *serve(void *arg)
     sigaddset(&set, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     Agent *a = arg;
-    llm_server_run(a->srv);
+    http_server_run(llm_server_http(a->srv));
     return NULL;
 }
 
@@ -186,7 +187,7 @@ static void stop_server(Agent *a)
 {
     if (!a->running)
         return;
-    llm_server_stop(a->srv);
+    http_server_stop(llm_server_http(a->srv));
     pthread_join(a->thr, NULL);
     a->running = false;
 }

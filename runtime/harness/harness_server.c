@@ -547,14 +547,6 @@ int harness_server_listen(HarnessServer *h, char *bound, size_t cap)
     return err;
 }
 
-void harness_server_stop(HarnessServer *h) { http_server_stop(h->http); }
-
-int harness_server_run(HarnessServer *h) { return http_server_run(h->http); }
-
 HttpServer *harness_server_http(HarnessServer *h) { return h->http; }
-
-int harness_server_adopt(HarnessServer *h, int fd) { return http_server_adopt(h->http, fd, "fd"); }
-
-int harness_server_run_until_idle(HarnessServer *h) { return http_server_run_until_idle(h->http); }
 
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c) { *c = h->c; }

@@ -50,19 +50,8 @@ HarnessServer *harness_server_new(const Suite *s, const HarnessOpts *o, int *err
 void harness_server_free(HarnessServer *h);
 /* As http_server_listen. */
 int harness_server_listen(HarnessServer *h, char *bound, size_t cap);
-/* Serves until SIGINT, SIGTERM or SIGHUP.  0 or an errno. */
-/* Asks a running server to stop (async-signal-safe). */
-void harness_server_stop(HarnessServer *h);
-int harness_server_run(HarnessServer *h);
-/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+/* Its HTTP server, served by the reactor's own calls, as llm_server_http's. */
 struct HttpServer *harness_server_http(HarnessServer *h);
-/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
-** harness_server_adopt takes fd, a connected socket, as a connection (takes
-** ownership; http_server_adopt), and harness_server_run_until_idle serves until
-** nothing is left but waiting for time (http_server_run_until_idle).
-** Both return 0 or an errno. */
-int harness_server_adopt(HarnessServer *h, int fd);
-int harness_server_run_until_idle(HarnessServer *h);
 void harness_server_counts(const HarnessServer *h, HarnessCounts *c);
 
 /* The harness server's op table (runtime/player.h): for the coverage test. */

@@ -52,7 +52,7 @@ typedef struct LlmServeOpts {
     ** request, a tool result checked, a strict-tools rejection. */
     void (*on_event)(void *ctx, const char *json, size_t len);
     void *event_ctx;
-    bool no_signals;          /* leave signals alone: stopped by llm_server_stop */
+    bool no_signals;          /* leave signals alone: stopped by http_server_stop */
 } LlmServeOpts;
 
 typedef struct LlmServer LlmServer;
@@ -70,23 +70,12 @@ LlmServer *llm_server_new(const Suite *suite, const LlmServeOpts *o, int *err);
 ** is not a numeric IPv4/IPv6 address, ...). */
 int llm_server_listen(LlmServer *s, char *bound, size_t cap);
 
-/* Serves until SIGINT, SIGTERM or SIGHUP (handlers installed for the duration,
-** then restored) or llm_server_stop().  SIGPIPE is ignored.  Returns 0, or
-** an errno when the loop itself failed (poll, accept resources). */
-int llm_server_run(LlmServer *s);
-/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+/* Its HTTP server: served by the reactor's own calls (runtime/http/
+** http_server.h): http_server_run (until SIGINT, SIGTERM or SIGHUP, or
+** http_server_stop, which is async-signal-safe), http_server_run_many with
+** other servers, and without a listener, for tests and the fuzz targets,
+** http_server_adopt and http_server_run_until_idle. */
 struct HttpServer *llm_server_http(LlmServer *s);
-
-/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
-** llm_server_adopt takes fd, a connected socket, as a connection (takes
-** ownership; http_server_adopt), and llm_server_run_until_idle serves until
-** nothing is left but waiting for time (http_server_run_until_idle).
-** Both return 0 or an errno. */
-int llm_server_adopt(LlmServer *s, int fd);
-int llm_server_run_until_idle(LlmServer *s);
-
-/* Asks a running server to stop (async-signal-safe). */
-void llm_server_stop(LlmServer *s);
 
 /* Runs the assertions that follow the last response of every session
 ** that reached it, prints the summary to the log, and returns the exit

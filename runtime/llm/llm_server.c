@@ -270,21 +270,7 @@ int llm_server_listen(LlmServer *s, char *bound, size_t cap)
     return err;
 }
 
-int llm_server_run(LlmServer *s)
-{
-    return http_server_run(s->http);
-}
-
 HttpServer *llm_server_http(LlmServer *s) { return s->http; }
-
-int llm_server_adopt(LlmServer *s, int fd) { return http_server_adopt(s->http, fd, "fd"); }
-
-int llm_server_run_until_idle(LlmServer *s) { return http_server_run_until_idle(s->http); }
-
-void llm_server_stop(LlmServer *s)
-{
-    http_server_stop(s->http);
-}
 
 /* ---- sessions and routing ---- */
 

@@ -1110,14 +1110,6 @@ int rest_server_listen(RestServer *r, char *bound, size_t cap)
     return err;
 }
 
-void rest_server_stop(RestServer *r) { http_server_stop(r->http); }
-
-int rest_server_run(RestServer *r) { return http_server_run(r->http); }
-
 HttpServer *rest_server_http(RestServer *r) { return r->http; }
-
-int rest_server_adopt(RestServer *r, int fd) { return http_server_adopt(r->http, fd, "fd"); }
-
-int rest_server_run_until_idle(RestServer *r) { return http_server_run_until_idle(r->http); }
 
 void rest_server_counts(const RestServer *r, RestCounts *c) { *c = r->c; }

@@ -42,18 +42,8 @@ typedef struct RestServer RestServer;
 RestServer *rest_server_new(const Suite *s, const RestOpts *o, int *err);
 void rest_server_free(RestServer *r);
 int rest_server_listen(RestServer *r, char *bound, size_t cap);
-/* Asks a running server to stop (async-signal-safe). */
-void rest_server_stop(RestServer *r);
-int rest_server_run(RestServer *r);
-/* Its HTTP server, for a loop that serves several (http_server_run_many). */
+/* Its HTTP server, served by the reactor's own calls, as llm_server_http's. */
 struct HttpServer *rest_server_http(RestServer *r);
-/* Without a listener, for tests and the fuzz targets (tests/fuzz/fuzz_serve.c):
-** rest_server_adopt takes fd, a connected socket, as a connection (takes
-** ownership; http_server_adopt), and rest_server_run_until_idle serves until
-** nothing is left but waiting for time (http_server_run_until_idle).
-** Both return 0 or an errno. */
-int rest_server_adopt(RestServer *r, int fd);
-int rest_server_run_until_idle(RestServer *r);
 void rest_server_counts(const RestServer *r, RestCounts *c);
 
 /* The REST server's op table (runtime/player.h): for the coverage test. */

@@ -14,7 +14,7 @@
 ** speed 0, without a listener: each connection is one end of a socket
 ** pair, written and shut for writing before the server runs (so it meets
 ** the same bytes the same way every time), and adopted in order
-** (*_server_adopt); the server runs the shared HTTP loop
+** (http_server_adopt on *_server_http); the server runs the shared HTTP loop
 ** (runtime/http/http_server.c) until it has nothing left to do but wait
 ** for time (an open event stream, a paced answer: nothing waits), while a
 ** thread reads the answers.
@@ -47,6 +47,7 @@
 
 #include "common/buf.h"
 #include "formats/suite.h"
+#include "runtime/http/http_server.h"
 
 #if defined FUZZ_SERVE_LLM
 #include "runtime/agent/agent_profile.h"
@@ -299,27 +300,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     if (!s)
         abort();
+#if defined FUZZ_SERVE_LLM
+    HttpServer *http = llm_server_http(s);
+#elif defined FUZZ_SERVE_REST
+    HttpServer *http = rest_server_http(s);
+#else
+    HttpServer *http = harness_server_http(s);
+#endif
     pthread_t t;
     if (pthread_create(&t, NULL, clients_run, &cs) != 0)
         abort();
-    for (size_t i = 0; i < cs.n; i++) {
-#if defined FUZZ_SERVE_LLM
-        st = llm_server_adopt(s, server_fd[i]);
-#elif defined FUZZ_SERVE_REST
-        st = rest_server_adopt(s, server_fd[i]);
-#else
-        st = harness_server_adopt(s, server_fd[i]);
-#endif
-        if (st != 0)
+    for (size_t i = 0; i < cs.n; i++)
+        if (http_server_adopt(http, server_fd[i], "fd") != 0)
             abort();
-    }
-#if defined FUZZ_SERVE_LLM
-    st = llm_server_run_until_idle(s);
-#elif defined FUZZ_SERVE_REST
-    st = rest_server_run_until_idle(s);
-#else
-    st = harness_server_run_until_idle(s);
-#endif
+    st = http_server_run_until_idle(http);
     if (st != 0)
         abort();        /* the loop itself failed */
     pthread_join(t, NULL);

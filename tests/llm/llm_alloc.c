@@ -20,13 +20,14 @@
 
 #include "common/sc_alloc.h"
 #include "formats/suite.h"
+#include "runtime/http/http_server.h"
 #include "runtime/llm/llm.h"
 #include "../http/loopback.h"
 #include "tests/check.h"
 
 static void *serve(void *arg)
 {
-    llm_server_run(arg);
+    http_server_run(llm_server_http(arg));
     return NULL;
 }
 
@@ -72,7 +73,7 @@ static bool run(const Suite *suite, unsigned long n, unsigned long burst, Got *g
     g->n[0] = exchange(bound, req_s, g->b[0], sizeof g->b[0]);
     g->n[1] = exchange(bound, req_w, g->b[1], sizeof g->b[1]);
     g->n[2] = exchange(bound, req_s, g->b[2], sizeof g->b[2]);
-    llm_server_stop(s);
+    http_server_stop(llm_server_http(s));
     pthread_join(th, NULL);
     llm_server_finish(s);
     llm_server_free(s);

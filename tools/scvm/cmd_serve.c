@@ -88,7 +88,7 @@ static int serve_harness(const Opts *o, const Suite *suite, const uint32_t *only
     }
     printf("listening on http://%s\n", bound);
     fflush(stdout);
-    err = harness_server_run(h);
+    err = http_server_run(harness_server_http(h));
     if (err)
         fprintf(stderr, "scvm: serve harness: %s\n", strerror(err));
     HarnessCounts c;
@@ -126,7 +126,7 @@ static int serve_rest(const Opts *o, const Suite *suite, const uint32_t *only, s
     }
     printf("listening on http://%s\n", bound);
     fflush(stdout);
-    err = rest_server_run(r);
+    err = http_server_run(rest_server_http(r));
     if (err)
         fprintf(stderr, "scvm: serve rest: %s\n", strerror(err));
     RestCounts c;
@@ -420,7 +420,7 @@ int scvm_serve(const Opts *o)
     }
     printf("listening on http://%s\n", bound);
     fflush(stdout);
-    err = llm_server_run(s);
+    err = http_server_run(llm_server_http(s));
     if (err)
         fprintf(stderr, "scvm: serve llm: %s\n", strerror(err));
     st = llm_server_finish(s);
