@@ -16,32 +16,22 @@
 
 static FeDiag fe_of(const At *t) { return (FeDiag){ .d = t->d, .file = t->file, .line_offset = t->line_offset }; }
 
-void at_err(At *t, const YNode *n, const char *fmt, ...)
-{
-    FeDiag f = fe_of(t);
-    va_list ap;
-    va_start(ap, fmt);
-    fe_vreport(&f, DIAG_ERROR, NULL, n, fmt, ap);
-    va_end(ap);
-}
+/* The body of at_err, at_warn and at_note: the arguments after fmt
+** reported at n with level and flag. */
+#define AT_REPORT(level, flag)                          \
+    do {                                                \
+        FeDiag f_ = fe_of(t);                           \
+        va_list ap_;                                    \
+        va_start(ap_, fmt);                             \
+        fe_vreport(&f_, (level), (flag), n, fmt, ap_);  \
+        va_end(ap_);                                    \
+    } while (0)
 
-void at_warn(At *t, const char *flag, const YNode *n, const char *fmt, ...)
-{
-    FeDiag f = fe_of(t);
-    va_list ap;
-    va_start(ap, fmt);
-    fe_vreport(&f, DIAG_WARNING, flag, n, fmt, ap);
-    va_end(ap);
-}
+void at_err(At *t, const YNode *n, const char *fmt, ...) { AT_REPORT(DIAG_ERROR, NULL); }
 
-void at_note(At *t, const YNode *n, const char *fmt, ...)
-{
-    FeDiag f = fe_of(t);
-    va_list ap;
-    va_start(ap, fmt);
-    fe_vreport(&f, DIAG_NOTE, NULL, n, fmt, ap);
-    va_end(ap);
-}
+void at_warn(At *t, const char *flag, const YNode *n, const char *fmt, ...) { AT_REPORT(DIAG_WARNING, flag); }
+
+void at_note(At *t, const YNode *n, const char *fmt, ...) { AT_REPORT(DIAG_NOTE, NULL); }
 
 bool at_suggest(At *t, const YNode *n, const char *word, const char *const *list)
 {
