@@ -19,6 +19,7 @@ pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency(
 pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error
 pkgs+=(dpkg-dev)   # ship.static: apt-get source cjson (dpkg-source) for the static binaries' cJSON
 pkgs+=(bash-completion zsh fish groff-base) # cli.completions, cli.man: the generated completions load in each shell; the man pages render
+pkgs+=(neovim)     # editors.nvim: docs/editors.md's Neovim configuration run headless against scc --lsp
 pkgs+=(chromium fonts-dejavu-core fonts-wqy-microhei) # report tests: headless Chromium screenshots the pictures (a monospace and a CJK font, so reference PNGs match)
 
 sudo=""

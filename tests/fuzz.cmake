@@ -147,3 +147,9 @@ foreach(_fz_s llm rest harness)
     ARGS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${_fz_s}-corpus
     PROPERTIES FIXTURES_REQUIRED fuzz_serve_packs ENVIRONMENT "FUZZ_SERVE_PACK=${_fz_serve}/${_fz_s}.scp")
 endforeach()
+
+# scc --lsp (compiler/lsp.h) from a client's raw bytes, in pieces:
+# tests/fuzz/lsp-corpus (a whole editing session, a tui-use document,
+# broken frames).
+sc_fuzz_target(fuzz_lsp SOURCE fuzz/fuzz_lsp.c LIBS sc_compiler PkgConfig::CJSON
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/lsp-corpus)

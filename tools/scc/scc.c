@@ -42,6 +42,7 @@
 #include "formats/version.h"
 #include "compiler/compile.h"
 #include "compiler/format_man.h"
+#include "compiler/lsp.h"
 #include "compiler/sources.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
@@ -265,6 +266,7 @@ typedef struct Opts {
     int list;                 /* -l count */
     bool html;                /* --html: -l as an HTML page */
     bool check;
+    bool lsp;                 /* --lsp: a language server on stdin/stdout */
     bool strip;
     int diag_format;          /* DF_TEXT, DF_JSON, DF_SARIF */
     int color;                /* -1 auto, 0 never, 1 always */
@@ -1063,6 +1065,9 @@ static const CoOpt SCC_OPTS[] = {
     { "-s", NULL, CO_FLAG, 0, 0, F(strip), 0, NULL, 0, 0, 0, 0, NULL, 0, "output", "strip the line table" },
     { "--check", NULL, CO_FLAG, 0, 0, F(check), 0, NULL, 0, 0, 0, 0, NULL, 0, "output",
       "check only: report diagnostics, write nothing" },
+    { "--lsp", NULL, CO_FLAG, 0, 0, F(lsp), 0, NULL, 0, 0, 0, 0, NULL, 0, "output",
+      "serve the Language Server Protocol on stdin and stdout:\n"
+      "diagnostics as you type, quick fixes (docs/editors.md)" },
     { "--pack", NULL, CO_FLAG, 0, 0, F(pack), 0, NULL, 0, 0, 0, 0, NULL, 0, "packs",
       "compile every input into one pack (needs -o FILE.scp):\n"
       "bytecode, index and every referenced file (docs/pack.md);\n"
@@ -1253,6 +1258,15 @@ int main(int argc, char **argv)
     }
     if (o.version) {
         status = sc_version_write(stdout, "scc") == 0 ? SC_OK : SC_IO;
+        goto out;
+    }
+    if (o.lsp) {
+        if (n_in) {
+            fputs("scc: --lsp takes no input files: the editor sends them\n", stderr);
+            goto out;
+        }
+        LspOpts lo = { .dialect = o.dialect };
+        status = lsp_serve(STDIN_FILENO, stdout, &lo) == 0 ? SC_OK : SC_FAILED;
         goto out;
     }
     if (n_in == 0) {
