@@ -9,13 +9,17 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
+#include "common/arena.h"
 #include "compile.h"
+#include "formats/bc.h"
+#include "yaml_tree.h"
 
 enum { HEADER_MAX = 8192, DOCS_MAX = 256 };
 #define BODY_MAX ((size_t)64 << 20)
@@ -30,10 +34,20 @@ enum {
     E_NOT_INITIALIZED = -32002,
 };
 
+/* The first instruction of a source line in the resolved schedule. */
+typedef struct Lens {
+    uint32_t line;
+    uint64_t t;
+    uint8_t op;
+    uint32_t more;          /* instructions after it on the line */
+} Lens;
+
 typedef struct Doc {
     char *uri;
     char *text;             /* NUL-terminated */
     size_t len;
+    Lens *lens;             /* the last good compilation's schedule */
+    size_t n_lens, cap_lens;
 } Doc;
 
 struct Lsp {
@@ -237,6 +251,7 @@ static void doc_drop(Lsp *l, Doc *d)
 {
     sc_free(d->uri);
     sc_free(d->text);
+    sc_free(d->lens);
     *d = l->docs[--l->n_docs];
 }
 
@@ -367,7 +382,39 @@ static void publish(Lsp *l, const Doc *d, const Diags *dg, const char *name)
     send_msg(l, &b);
 }
 
-static void check_doc(Lsp *l, const Doc *d)
+/* The schedule of a compiled program, a lens per source line: when its
+** first instruction plays (what `scc -l` lists). */
+static void keep_lens(Lsp *l, Doc *d, const BcProgram *p)
+{
+    d->n_lens = 0;
+    uint32_t max = 0;
+    for (uint32_t i = 0; i < p->n_insn; i++)
+        if (p->insn[i].line > max)
+            max = p->insn[i].line;
+    uint32_t *at = max ? sc_calloc((size_t)max + 1, sizeof *at) : NULL;   /* line -> lens + 1 */
+    if (max && !at) {
+        l->oom = true;
+        return;
+    }
+    for (uint32_t i = 0; i < p->n_insn; i++) {
+        const BcInsn *in = &p->insn[i];
+        if (!in->line)
+            continue;
+        if (at[in->line]) {
+            d->lens[at[in->line] - 1].more++;
+            continue;
+        }
+        if (d->n_lens == d->cap_lens && !SC_GROW(d->lens, d->cap_lens, 16)) {
+            l->oom = true;
+            break;
+        }
+        d->lens[d->n_lens++] = (Lens){ in->line, in->t, in->op, 0 };
+        at[in->line] = (uint32_t)d->n_lens;
+    }
+    sc_free(at);
+}
+
+static void check_doc(Lsp *l, Doc *d)
 {
     char *path = uri_path(d->uri);
     const char *name = path ? path : d->uri;
@@ -394,7 +441,10 @@ static void check_doc(Lsp *l, const Doc *d)
         }
         memcpy(copy, d->text, d->len + 1);
         SccResult r = { 0 };
-        scc_compile(copy, d->len, &co, &dg, &r);
+        co.keep_program = k <= 1;       /* the schedule of the (first) scenario */
+        if (scc_compile(copy, d->len, &co, &dg, &r) == SCC_OK && r.program)
+            keep_lens(l, d, r.program);
+        bc_free(r.program);
         sc_free(r.bytes);
         sc_free(copy);
     }
@@ -438,6 +488,10 @@ static void m_initialize(Lsp *l, const cJSON *id, const cJSON *params)
     jw_kbool(&w, "includeText", false);
     jw_end(&w);
     jw_end(&w);
+    jw_kbool(&w, "definitionProvider", true);
+    jw_kobj(&w, "codeLensProvider");
+    jw_kbool(&w, "resolveProvider", false);
+    jw_end(&w);
     jw_kobj(&w, "codeActionProvider");
     jw_karr(&w, "codeActionKinds");
     jw_cstr(&w, "quickfix");
@@ -473,7 +527,7 @@ static void m_did_open(Lsp *l, const cJSON *params)
             return;
         }
         d = &l->docs[l->n_docs];
-        *d = (Doc){ sc_strdup(uri), NULL, 0 };
+        *d = (Doc){ .uri = sc_strdup(uri) };
         if (!d->uri) {
             l->oom = true;
             return;
@@ -599,6 +653,122 @@ static void m_code_action(Lsp *l, const cJSON *id, const cJSON *params)
     result_done(l, &w, &b);
 }
 
+/* The schedule on each event's line: "at 1200 ms: ASSISTANT (+2)". */
+static void m_code_lens(Lsp *l, const cJSON *id, const cJSON *params)
+{
+    Doc *d = doc_of(l, params);
+    Buf b;
+    JsonW w;
+    result_start(&w, &b, id);
+    jw_arr(&w);
+    for (size_t i = 0; d && i < d->n_lens; i++) {
+        const Lens *e = &d->lens[i];
+        char title[160];
+        if (e->more)
+            snprintf(title, sizeof title, "at %llu ms: %s (+%u)", (unsigned long long)e->t, bc_op_info[e->op].name,
+                     e->more);
+        else
+            snprintf(title, sizeof title, "at %llu ms: %s", (unsigned long long)e->t, bc_op_info[e->op].name);
+        jw_obj(&w);
+        put_range(&w, "range", (Range){ e->line - 1, 0, e->line - 1, 0 });
+        jw_kobj(&w, "command");
+        jw_kcstr(&w, "title", title);
+        jw_kcstr(&w, "command", "");
+        jw_end(&w);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    result_done(l, &w, &b);
+}
+
+/* The scalar whose word covers (line, ch), 0-based and in UTF-16 units. */
+static const YNode *scalar_at(const Doc *d, const YNode *n, uint64_t line, uint64_t ch)
+{
+    if (!n)
+        return NULL;
+    if (n->kind == YN_SCALAR) {
+        Range r = diag_range(d->text, d->len, n->line, n->col);
+        return r.l0 == line && r.c0 <= ch && ch <= r.c1 ? n : NULL;
+    }
+    const YNode *hit = NULL;
+    for (uint32_t i = 0; i < n->n && !hit; i++)
+        if (n->kind == YN_SEQ)
+            hit = scalar_at(d, &n->u.items[i], line, ch);
+        else if (!(hit = scalar_at(d, &n->u.pairs[i].key, line, ch)))
+            hit = scalar_at(d, &n->u.pairs[i].val, line, ch);
+    return hit;
+}
+
+static void put_file_uri(JsonW *w, const char *key, const char *path)
+{
+    Buf u;
+    buf_init(&u);
+    buf_puts(&u, "file://");
+    for (const unsigned char *s = (const unsigned char *)path; *s; s++)
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("/._~-", *s))
+            buf_putc(&u, *s);
+        else
+            buf_printf(&u, "%%%02X", *s);
+    jw_kstr(w, key, u.data ? (const char *)u.data : "", u.len);
+    if (u.oom)
+        w->b->oom = true;
+    buf_fini(&u);
+}
+
+/* Go to the file or folder a string names (terminalRef, repo.dir, a patch,
+** an image, a policy file), relative to the document's folder. */
+static void m_definition(Lsp *l, const cJSON *id, const cJSON *params)
+{
+    Doc *d = doc_of(l, params);
+    const cJSON *pos = obj_at(params, "position");
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pos, "line"), *pc = cJSON_GetObjectItemCaseSensitive(pos, "character");
+    if (!cJSON_IsNumber(pl) || !cJSON_IsNumber(pc) || pl->valuedouble < 0 || pc->valuedouble < 0) {
+        reply_error(l, id, E_INVALID_PARAMS, "definition needs textDocument.uri and position");
+        return;
+    }
+    char *path = d ? uri_path(d->uri) : NULL, *target = NULL;
+    Arena *a = path ? arena_new() : NULL;
+    if (a) {
+        Diags dg;
+        diags_init(&dg);
+        YDoc y;
+        const YNode *n = NULL;
+        if (yaml_parse(d->text, d->len, path, a, &dg, &y))
+            n = scalar_at(d, y.root, (uint64_t)pl->valuedouble, (uint64_t)pc->valuedouble);
+        if (n && n->type == YT_STR && n->n && !memchr(n->u.s, 0, n->n)) {
+            Buf p;
+            buf_init(&p);
+            if (n->u.s[0] != '/') {
+                const char *sl = strrchr(path, '/');
+                buf_put(&p, path, (size_t)(sl - path) + 1);
+            }
+            buf_put(&p, n->u.s, n->n);
+            buf_putc(&p, 0);
+            struct stat st;
+            if (!p.oom && stat((const char *)p.data, &st) == 0)
+                target = (char *)p.data;
+            else
+                buf_fini(&p);
+        }
+        diags_fini(&dg);
+        arena_free(a);
+    }
+    Buf b;
+    JsonW w;
+    result_start(&w, &b, id);
+    if (target) {
+        jw_obj(&w);
+        put_file_uri(&w, "uri", target);
+        put_range(&w, "range", (Range){ 0, 0, 0, 0 });
+        jw_end(&w);
+    } else {
+        jw_null(&w);
+    }
+    result_done(l, &w, &b);
+    sc_free(target);
+    sc_free(path);
+}
+
 static void handle(Lsp *l, const char *body, size_t n)
 {
     cJSON *m = cJSON_ParseWithLength(body, n);
@@ -644,6 +814,10 @@ static void handle(Lsp *l, const char *body, size_t n)
             result_start(&w, &b, id);
             jw_null(&w);
             result_done(l, &w, &b);
+        } else if (id && strcmp(me, "textDocument/codeLens") == 0) {
+            m_code_lens(l, id, params);
+        } else if (id && strcmp(me, "textDocument/definition") == 0) {
+            m_definition(l, id, params);
         } else if (id && strcmp(me, "textDocument/codeAction") == 0) {
             m_code_action(l, id, params);
         } else if (!id && strcmp(me, "textDocument/didOpen") == 0) {

@@ -7,7 +7,8 @@
 ** the client sends them (full or incremental changes), compiled by
 ** scc_compile() on every open, change and save, and their diagnostics
 ** published with the positions, rule ids and "did you mean" notes of
-** `scc --check` (the notes as quick fixes).  Anything malformed (a bad
+** `scc --check` (the notes as quick fixes); the resolved schedule is
+** offered as code lenses and the files strings name as definitions.  Anything malformed (a bad
 ** header, a body that is not JSON, a request without a method, an unknown
 ** method) is answered with a JSON-RPC error and the server goes on; it
 ** never exits on input, only on `exit`. */

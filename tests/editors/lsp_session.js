@@ -5,7 +5,8 @@
 // editor does (docs/editors.md): initialize, open a scenario with a
 // misspelt event, read its diagnostics, ask for the quick fix, apply it as
 // an incremental change, see the diagnostics go, break it again with a
-// full change, save, close (its diagnostics cleared), shut down, exit 0.
+// full change, read the schedule's code lenses and go to a terminalRef's
+// file, save, close (its diagnostics cleared), shut down, exit 0.
 // Every expectation is checked; the first that fails exits 1.
 'use strict';
 const path = require('path');
@@ -36,6 +37,8 @@ const text = [
   '',
 ].join('\n');
 fs.writeFileSync(file, text);
+fs.copyFileSync(path.join(__dirname, '..', '..', 'stdlib-scenarios', 'terminal', 'default-100x30.json'),
+                path.join(work, 'term.json'));
 
 const child = cp.spawn(scc, ['--lsp'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const conn = P.createProtocolConnection(new P.StreamMessageReader(child.stdout),
@@ -117,11 +120,31 @@ function nextDiagnostics() {
   check(d.diagnostics.length >= 1 && d.diagnostics[0].range.start.line === 4,
         'an error on line 5 after the full change, got ' + JSON.stringify(d.diagnostics));
 
+  // the schedule as code lenses, after a good version
+  got = nextDiagnostics();
+  await conn.sendNotification(P.DidChangeTextDocumentNotification.type, {
+    textDocument: { uri, version: 4 },
+    contentChanges: [{ text: 'terminalRef: term.json\n' + text.replace('llmRespnse', 'llmResponse') }],
+  });
+  d = await got;
+  check(d.diagnostics.length === 0, 'the good version has no diagnostics: ' + JSON.stringify(d.diagnostics));
+  const lenses = await conn.sendRequest(P.CodeLensRequest.type, { textDocument: { uri } });
+  check(lenses.some((c) => c.range.start.line === 5 && c.command.title === 'at 100 ms: ASSISTANT'),
+        'a lens "at 100 ms: ASSISTANT" on the line of the assistant text: ' + JSON.stringify(lenses));
+  // go to the file a string names
+  const loc = await conn.sendRequest(P.DefinitionRequest.type,
+                                     { textDocument: { uri }, position: { line: 0, character: 16 } });
+  check(loc && loc.uri === 'file://' + path.join(work, 'term.json'), 'definition of terminalRef: ' +
+        JSON.stringify(loc));
+  const none = await conn.sendRequest(P.DefinitionRequest.type,
+                                      { textDocument: { uri }, position: { line: 1, character: 7 } });
+  check(none === null, 'no definition for a name that is no file');
+
   // save checks again; close clears
   got = nextDiagnostics();
   await conn.sendNotification(P.DidSaveTextDocumentNotification.type, { textDocument: { uri } });
   d = await got;
-  check(d.diagnostics.length >= 1, 'save checks again');
+  check(d.diagnostics.length === 0, 'save checks again');
   got = nextDiagnostics();
   await conn.sendNotification(P.DidCloseTextDocumentNotification.type, { textDocument: { uri } });
   d = await got;
