@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* diag.c - recording and printing diagnostics. */
 #include "diag.h"
+#include "utf8.h"
 #include "buf.h"
 #include "jsonw.h"
 #include "sc_alloc.h"
@@ -112,13 +113,9 @@ static const char *level_color(DiagLevel l)
 /* Finds line `line` (1-based) in src; returns its start and length. */
 static bool find_line(const char *src, size_t n, uint32_t line, const char **start, size_t *len)
 {
-    size_t i = 0;
-    for (uint32_t l = 1; l < line; l++) {
-        const char *nl = memchr(src + i, '\n', n - i);
-        if (!nl)
-            return false;
-        i = (size_t)(nl - src) + 1;
-    }
+    size_t i;
+    if (!line || !text_line_start(src, n, line - 1, &i))
+        return false;
     const char *nl = memchr(src + i, '\n', n - i);
     *start = src + i;
     *len = nl ? (size_t)(nl - (src + i)) : n - i;

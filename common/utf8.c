@@ -49,3 +49,16 @@ size_t utf8_scrub(const char *in, size_t n, char *out, size_t cap)
     out[k] = 0;
     return k;
 }
+
+bool text_line_start(const char *s, size_t n, uint64_t line, size_t *off)
+{
+    size_t i = 0;
+    for (uint64_t l = 0; l < line; l++) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        if (!nl)
+            return false;
+        i = (size_t)(nl - s) + 1;
+    }
+    *off = i;
+    return true;
+}

@@ -48,4 +48,8 @@ static inline size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
+/* Where 0-based line `line` of s (n bytes) starts: true with *off, false
+** when s has fewer lines.  Lines end at '\n'. */
+bool text_line_start(const char *s, size_t n, uint64_t line, size_t *off);
+
 #endif

@@ -16,6 +16,7 @@
 #include "common/diag.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
+#include "common/utf8.h"
 #include "common/arena.h"
 #include "compile.h"
 #include "formats/bc.h"
@@ -144,14 +145,8 @@ static size_t cp_units(unsigned char c) { return c >= 0xF0 ? 2 : 1; }
 /* The byte offset where 0-based line starts (len when there are fewer lines). */
 static size_t line_start(const char *s, size_t len, uint64_t line)
 {
-    size_t off = 0;
-    for (uint64_t i = 0; i < line; i++) {
-        const char *nl = memchr(s + off, '\n', len - off);
-        if (!nl)
-            return len;
-        off = (size_t)(nl - s) + 1;
-    }
-    return off;
+    size_t off;
+    return text_line_start(s, len, line, &off) ? off : len;
 }
 
 static size_t line_end(const char *s, size_t len, size_t off)
