@@ -710,7 +710,7 @@ static void pty_observe(Pty *t, const Buf *screen)
     if (screen)
         buf_put(b, screen->data, screen->len);
     else
-        pty_screen_snapshot_json(t->scr, "final", false, b);
+        pty_screen_snapshot_json(t->scr, "final", 0, b);
     size_t tr = t->transcript.len;
     jw_key(&w, "transcript_delta");
     jw_str_lossy(&w, t->transcript.data ? (const char *)t->transcript.data + t->obs_tr_off : "", tr - t->obs_tr_off);
@@ -720,6 +720,11 @@ static void pty_observe(Pty *t, const Buf *screen)
     jw_end(&w);
     jw_end(&w);
     jw_nl(&w);
+}
+
+static unsigned snap_flags(const Pty *t)
+{
+    return (t->o.cells ? (unsigned)PTY_SNAP_CELLS : 0u) | (t->o.ptybox_colors ? (unsigned)PTY_SNAP_PTYBOX_COLORS : 0u);
 }
 
 void pty_snapshot(Pty *t, const char *why)
@@ -733,11 +738,11 @@ void pty_snapshot(Pty *t, const char *why)
     snprintf(rel, sizeof rel, "snapshots/%06d.json", t->n_snap);
     Buf b;
     buf_init(&b);
-    pty_screen_snapshot_json(t->scr, id, t->o.cells, &b);
+    pty_screen_snapshot_json(t->scr, id, snap_flags(t), &b);
     if (b.len > t->max_snapshot_bytes) {
         /* Over budget: keep the lines, drop the cells. */
         buf_reset(&b);
-        pty_screen_snapshot_json(t->scr, id, false, &b);
+        pty_screen_snapshot_json(t->scr, id, 0, &b);
     }
     buf_putc(&b, '\n');
     art_write(t, rel, b.data, b.len);

@@ -190,6 +190,10 @@ static const CoOpt ROWS[] = {
       "pty options (docs/pty.md)", "record the session as asciicast v2" },
     { "--cells", NULL, CO_FLAG, CO_MARK, 0, F(cells), 0, NULL, CMD_RUN | CMD_SESSION, PTYS, 0, 0, NULL, 0,
       "pty options (docs/pty.md)", "snapshots and observations carry cells with their style" },
+    { "--color-names", NULL, CO_CHOICE, CO_MARK, 0, F(color_names), 0, "NAMES", CMD_RUN | CMD_SESSION, PTYS, 0, 0,
+      "data-model|ptybox", 0, "pty options (docs/pty.md)",
+      "the cells' indexed colours: data-model (the default) writes\n"
+      "ansi_16/ansi_256, ptybox writes ansi16/ansi256 (docs/tui-use.md)" },
     { "--cancel-key", NULL, CO_STR, CO_MARK, 0, F(cancel_key), 0, "KEY", CMD_RUN, PTYS, 0, 0, NULL, 0,
       "pty options (docs/pty.md)", "the key userCancelSession presses (default Ctrl+C)" },
     { "--type-delay", NULL, CO_CALL, CO_MARK, 0, 0, 0, "MS", CMD_RUN, PTYS, 0, 0, NULL, O_TYPE_DELAY,

@@ -66,6 +66,7 @@ typedef struct Opts {
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
+    const char *color_names;     /* --color-names: data-model (NULL) or ptybox */
     bool raw_goldens;            /* --no-normalize-goldens */
     unsigned type_delay_ms;
     bool type_delay_set;
@@ -142,6 +143,11 @@ int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 ** default goldens folder of prog beside base; the folder of a path. */
 extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
+/* --color-names ptybox: indexed colours as ansi16/ansi256 */
+static inline bool scvm_ptybox_colors(const Opts *o)
+{
+    return o->color_names && o->color_names[0] == 'p';
+}
 
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
