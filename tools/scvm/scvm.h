@@ -23,6 +23,8 @@ enum {
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
     CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_DRIVER = 1 << 10, CMD_EXEC = 1 << 11,
     CMD_REPLAY = 1 << 12, CMD_REPLAY_REPORT = 1 << 13, CMD_TAPE = 1 << 14,
+    /* ptybox's utility commands (cmd_ptybox.c) */
+    CMD_COMPLETIONS = 1 << 15, CMD_PROTOCOL_HELP = 1 << 16, CMD_TRACE = 1 << 17,
 };
 /* Sessions on the session API; the data model's commands, which exit with
 ** its statuses (0-12). */
@@ -246,6 +248,10 @@ void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
 ** {"protocol_version","status":"error","error":{code,message}} on stdout;
 ** always a diagnostic "scvm CMD: CODE: msg" on stderr.  Returns code.
 ** For scvm driver, exec and replay. */
+/* ptybox's commands (cmd_ptybox.c; docs/tui-use.md, "ptybox's commands") */
+int scvm_completions(const Opts *o);
+int scvm_protocol_help(const Opts *o);
+int scvm_trace(const Opts *o);
 int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg);
 int scvm_driver(const Opts *o);
 int scvm_exec(const Opts *o);
