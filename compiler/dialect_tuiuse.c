@@ -792,7 +792,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     /* config: what the PTY target reads (run, policy, terminal), plus the
     ** scenario's own identity, so `scvm info` shows where it came from. */
     bcb_val_begin(b);
-    bcb_val_map(b, 4 + (run != NULL) + (pol != NULL));
+    bcb_val_map(b, 4 + (run != NULL) + (pol != NULL) + (steps != NULL));
     bcb_val_key(b, cs(&t, "dialect"));
     bcb_val_str(b, cs(&t, "tui-use"));
     bcb_val_key(b, cs(&t, "scenario_version"));
@@ -822,6 +822,12 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     if (pol) {
         bcb_val_key(b, cs(&t, "policy"));
         yaml_value_emit(t.b, pol);
+    }
+    if (steps) {
+        /* as written: scenario.json is the resolved scenario, steps and
+        ** all (docs/tui-use.md, "What it compiles to") */
+        bcb_val_key(b, cs(&t, "steps"));
+        yaml_value_emit(t.b, steps);
     }
     bcb_val_key(b, cs(&t, "terminal"));
     size_map(&t, "width", m.term_width, "height", m.term_height);

@@ -120,6 +120,24 @@ foreach(_grp exited_input policy_fields policy_file)
   set_tests_properties(pty.${_grp} PROPERTIES LABELS "pty" TIMEOUT 300)
 endforeach()
 
+# The JSON we write against the data model's own field lists, read from the
+# seed (docs/driver.md, docs/tui-use.md "Colours"); skipped (77) without it.
+foreach(_grp color_names datamodel_shapes)
+  add_test(NAME pty.${_grp}
+           COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/tuiuse_fields_test.py
+                   $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/tuiuse-fields ${_grp}
+                   ${SCC_CORPUS}/../seeds)
+  set_tests_properties(pty.${_grp} PROPERTIES LABELS "pty" TIMEOUT 300 SKIP_RETURN_CODE 77)
+endforeach()
+
+# ptybox's utility commands under their names (docs/tui-use.md, "ptybox's
+# commands"): completions, protocol-help, run -t pty --verbose, and trace's
+# HTML page over a scenario run, the driver, exec and a replay.
+add_test(NAME pty.ptybox_cli
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/ptybox_cli_test.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/ptybox-cli)
+set_tests_properties(pty.ptybox_cli PROPERTIES LABELS "pty" TIMEOUT 300)
+
 # Replays of a deterministic program are stable: a python3 REPL session (and
 # a variant with a resize) recorded once, replayed 20 times, every replay
 # exit 0; a real change still fails with 11 (docs/driver.md, "Replay").

@@ -120,8 +120,12 @@ int scc_session_wait(scc_session *s, const char *condition_json, int timeout_ms,
 /* The Observation now, as one JSON object (protocol_version, run_id,
 ** session_id, timestamp_ms, screen, transcript_delta since the previous
 ** observation, events since then).  *json is malloc'd (free()).
-** with_cells adds the cells with their style to the screen. */
-int scc_session_observe(scc_session *s, int with_cells, char **json);
+** flags: SCC_OBSERVE_CELLS adds the cells with their style to the screen
+** (1, as the int with_cells this argument was); SCC_OBSERVE_PTYBOX_COLORS
+** writes their indexed colours under ptybox's keys (ansi16, ansi256)
+** instead of the data model's (ansi_16, ansi_256). */
+enum { SCC_OBSERVE_CELLS = 1, SCC_OBSERVE_PTYBOX_COLORS = 2 };
+int scc_session_observe(scc_session *s, int flags, char **json);
 
 /* Everything the program wrote so far, raw (transcript.log), up to the
 ** policy's budgets.max_output_bytes; valid until the next call. */

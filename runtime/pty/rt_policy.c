@@ -322,6 +322,83 @@ static uint64_t budget(const cJSON *pol, const char *key, uint64_t dflt)
     return cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e15 ? (uint64_t)v->valuedouble : dflt;
 }
 
+/* obj[key], added as an empty object when absent; NULL when it is not an
+** object or memory runs out. */
+static cJSON *sub_obj(cJSON *obj, const char *key)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!o)
+        o = cJSON_AddObjectToObject(obj, key);
+    return cJSON_IsObject(o) ? o : NULL;
+}
+
+static void dflt_bool(cJSON *o, const char *key, bool v)
+{
+    if (o && !cJSON_HasObjectItem(o, key))
+        cJSON_AddBoolToObject(o, key, v);
+}
+
+static void dflt_num(cJSON *o, const char *key, double v)
+{
+    cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!o)
+        return;
+    if (!it)
+        cJSON_AddNumberToObject(o, key, v);
+    else if (!cJSON_IsNumber(it) || it->valuedouble != v)
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(v));
+}
+
+/* p->json becomes the effective policy, every field of the data model's
+** Policy present (issue 33): what the policy left out gets the value the
+** run uses, and the budgets are the ones enforced.  A consumer of
+** run.json or policy.json then reads the policy without knowing our
+** defaults. */
+static PtyErr complete(cJSON *pol, PtyPolicy *p, char *err, size_t n)
+{
+    dflt_bool(pol, "sandbox_unsafe_ack", false);
+    dflt_bool(pol, "network_unsafe_ack", false);
+    dflt_bool(pol, "fs_write_unsafe_ack", false);
+    dflt_bool(pol, "fs_strict_write", false);
+    if (!cJSON_HasObjectItem(pol, "sandbox"))
+        cJSON_AddStringToObject(pol, "sandbox", "seatbelt");
+    if (!cJSON_HasObjectItem(pol, "network"))
+        cJSON_AddStringToObject(pol, "network", "disabled");
+    cJSON *fs = sub_obj(pol, "fs"), *ex = sub_obj(pol, "exec"), *env = sub_obj(pol, "env");
+    if (fs && !cJSON_HasObjectItem(fs, "allowed_read"))
+        cJSON_AddArrayToObject(fs, "allowed_read");
+    if (fs && !cJSON_HasObjectItem(fs, "allowed_write"))
+        cJSON_AddArrayToObject(fs, "allowed_write");
+    if (fs && !cJSON_HasObjectItem(fs, "working_dir"))
+        cJSON_AddNullToObject(fs, "working_dir");
+    if (ex && !cJSON_HasObjectItem(ex, "allowed_executables"))
+        cJSON_AddArrayToObject(ex, "allowed_executables");
+    dflt_bool(ex, "allow_shell", false);
+    if (env && !cJSON_HasObjectItem(env, "allowlist"))
+        cJSON_AddArrayToObject(env, "allowlist");
+    if (env && !cJSON_HasObjectItem(env, "set"))
+        cJSON_AddObjectToObject(env, "set");
+    dflt_bool(env, "inherit", false);
+    cJSON *b = sub_obj(pol, "budgets");
+    dflt_num(b, "max_runtime_ms", (double)p->max_runtime_ms);
+    dflt_num(b, "max_steps", (double)p->max_steps);
+    dflt_num(b, "max_output_bytes", (double)p->max_output_bytes);
+    dflt_num(b, "max_snapshot_bytes", (double)p->max_snapshot_bytes);
+    dflt_num(b, "max_wait_ms", (double)p->max_wait_ms);
+    cJSON *a = sub_obj(pol, "artifacts");
+    dflt_bool(a, "enabled", false);
+    if (a && !cJSON_HasObjectItem(a, "dir"))
+        cJSON_AddNullToObject(a, "dir");
+    dflt_bool(a, "overwrite", false);
+    dflt_bool(sub_obj(pol, "replay"), "strict", false);
+    char *s = cJSON_PrintUnformatted(pol);
+    if (!s)
+        return diag_errf(err, n, PTY_E_INTERNAL, "out of memory");
+    free(p->json);
+    p->json = s;
+    return PTY_E_OK;
+}
+
 /* Checks cfg's policy as the PTY target does and prepares argv, the
 ** environment and the sandbox. */
 PtyErr pty_policy_plan(const PtyPolicyIn *cfg, PtyPolicy *p, char *err, size_t n)
@@ -507,7 +584,7 @@ static PtyErr plan(const PtyPolicyIn *cfg, PtyPolicy *p, cJSON **tree, char *err
     p->max_wait_ms = budget(pol, "max_wait_ms", 10000);
     p->max_steps = budget(pol, "max_steps", 10000);
     p->max_snapshot_bytes = budget(pol, "max_snapshot_bytes", 2u << 20);
-    return PTY_E_OK;
+    return complete(*tree, p, err, n);
 }
 
 

@@ -113,6 +113,8 @@ typedef struct RtPtyOpts {
     const char *scenario_dir;
     bool keep_workspace;        /* leave the repo.init workspace behind */
     bool cells;                 /* snapshots carry cells with style */
+    bool ptybox_colors;         /* ... their indexed colours under ptybox's keys */
+    bool verbose;               /* a line per step on diag as it ends (ptybox's --verbose) */
     /* The run's speed, as VmOpts.speed: typing delays and the timeline's
     ** span are scaled by rt_clock_scale, as the VM scales op times (0 is
     ** the fastest, RT_SPEED_MIN). */

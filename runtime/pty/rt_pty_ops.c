@@ -138,6 +138,16 @@ void pty_step_finish(Pty *t)
     buf_reset(&t->step_asserts);
     buf_reset(&t->step_action);
     t->in_step = false;
+    if (t->o.verbose && t->o.diag) {
+        /* ptybox's --verbose: the step's progress as it ends */
+        fprintf(t->o.diag, "step %llu: %.*s: %s (%llu attempt%s, %llu ms)%s%s\n", (unsigned long long)t->n_steps,
+                (int)p->str[t->step_name].len, p->str[t->step_name].s,
+                !t->step_failed ? "passed" : t->err == PTY_E_ASSERTION_FAILED ? "failed" : "errored",
+                (unsigned long long)(t->step_attempts ? t->step_attempts : 1), t->step_attempts > 1 ? "s" : "",
+                (unsigned long long)(pty_elapsed(t) - (t->step_start - t->t0)), t->step_failed ? ": " : "",
+                t->step_failed ? t->msg : "");
+        fflush(t->o.diag);
+    }
     pty_snapshot(t, "step");
 }
 

@@ -710,7 +710,7 @@ static void pty_observe(Pty *t, const Buf *screen)
     if (screen)
         buf_put(b, screen->data, screen->len);
     else
-        pty_screen_snapshot_json(t->scr, "final", false, b);
+        pty_screen_snapshot_json(t->scr, "final", 0, b);
     size_t tr = t->transcript.len;
     jw_key(&w, "transcript_delta");
     jw_str_lossy(&w, t->transcript.data ? (const char *)t->transcript.data + t->obs_tr_off : "", tr - t->obs_tr_off);
@@ -720,6 +720,11 @@ static void pty_observe(Pty *t, const Buf *screen)
     jw_end(&w);
     jw_end(&w);
     jw_nl(&w);
+}
+
+static unsigned snap_flags(const Pty *t)
+{
+    return (t->o.cells ? (unsigned)PTY_SNAP_CELLS : 0u) | (t->o.ptybox_colors ? (unsigned)PTY_SNAP_PTYBOX_COLORS : 0u);
 }
 
 void pty_snapshot(Pty *t, const char *why)
@@ -733,11 +738,11 @@ void pty_snapshot(Pty *t, const char *why)
     snprintf(rel, sizeof rel, "snapshots/%06d.json", t->n_snap);
     Buf b;
     buf_init(&b);
-    pty_screen_snapshot_json(t->scr, id, t->o.cells, &b);
+    pty_screen_snapshot_json(t->scr, id, snap_flags(t), &b);
     if (b.len > t->max_snapshot_bytes) {
         /* Over budget: keep the lines, drop the cells. */
         buf_reset(&b);
-        pty_screen_snapshot_json(t->scr, id, false, &b);
+        pty_screen_snapshot_json(t->scr, id, 0, &b);
     }
     buf_putc(&b, '\n');
     art_write(t, rel, b.data, b.len);
@@ -889,6 +894,48 @@ static void put_policy(const Pty *t, const BcProgram *p, const BcVal *cfg, Buf *
         buf_puts(b, "null");
 }
 
+/* The resolved scenario (scenario.json and run.json's "scenario"): the
+** compiled one, with run.cwd the folder the program ran in when it gave
+** none and run.policy the effective policy, so the data model's RunConfig
+** is whole (issue 33). */
+static void put_scenario(const Pty *t, const BcProgram *p, const BcVal *cfg, Buf *b)
+{
+    BcVal v;
+    Buf raw;
+    buf_init(&raw);
+    if (vget(t, cfg, "scenario", &v))
+        bc_val_json_at(p, &v, &raw);
+    else
+        bc_val_json(p, p->meta.config, &raw);
+    buf_putc(&raw, 0);
+    cJSON *sc = raw.oom ? NULL : cJSON_Parse((const char *)raw.data);
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(sc, "run");
+    char *out = NULL;
+    if (cJSON_IsObject(run)) {
+        const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(run, "cwd");
+        char here[PATH_MAX];
+        const char *dir = t->cwd[0] ? t->cwd : getcwd(here, sizeof here);
+        if (!cJSON_IsString(cwd) && dir) {
+            cJSON_DeleteItemFromObjectCaseSensitive(run, "cwd");
+            cJSON_AddStringToObject(run, "cwd", dir);
+        }
+        /* the policy, from beside run to inside it, as the effective one */
+        cJSON *pol = t->policy_json ? cJSON_Parse(t->policy_json) : cJSON_DetachItemFromObjectCaseSensitive(sc, "policy");
+        cJSON_DeleteItemFromObjectCaseSensitive(sc, "policy");
+        cJSON_DeleteItemFromObjectCaseSensitive(run, "policy");
+        if (pol)
+            cJSON_AddItemToObject(run, "policy", pol);
+        out = cJSON_PrintUnformatted(sc);
+    }
+    if (out)
+        buf_puts(b, out);
+    else if (raw.len)
+        buf_put(b, raw.data, raw.len - 1);
+    free(out);
+    cJSON_Delete(sc);
+    buf_fini(&raw);
+}
+
 void pty_out_finish(Pty *t)
 {
     if (!t->o.artifacts)
@@ -904,10 +951,7 @@ void pty_out_finish(Pty *t)
     buf_putc(&b, '\n');
     art_write(t, "policy.json", b.data, b.len);
     buf_reset(&b);
-    if (vget(t, &cfg, "scenario", &v))
-        bc_val_json_at(p, &v, &b);
-    else
-        bc_val_json(p, p->meta.config, &b);
+    put_scenario(t, p, &cfg, &b);
     buf_putc(&b, '\n');
     art_write(t, "scenario.json", b.data, b.len);
     if (t->o.scb)
@@ -981,12 +1025,17 @@ void pty_out_finish(Pty *t)
         jw_str_lossy(&w, t->argv.v[i], strlen(t->argv.v[i]));
     jw_end(&w);
     jw_key(&w, "cwd");
-    jw_str_lossy(&w, t->cwd, strlen(t->cwd));
+    {
+        /* the folder the program ran in: the scenario's or --cwd, else ours */
+        char here[PATH_MAX];
+        const char *dir = t->cwd[0] ? t->cwd : getcwd(here, sizeof here);
+        jw_str_lossy(&w, dir ? dir : "", dir ? strlen(dir) : 0);
+    }
     jw_kvalue(&w, "policy");
     put_policy(t, p, &cfg, &b);
     jw_kvalue(&w, "scenario");
     if (vget(t, &cfg, "scenario", &v))
-        bc_val_json_at(p, &v, &b);
+        put_scenario(t, p, &cfg, &b);
     else
         buf_puts(&b, "null");
     /* the steps' records, comma-separated already */

@@ -692,13 +692,16 @@ bool pty_screen_golden(const PtyScreen *s, const PtyMasks *masks, Buf *out)
     return ok;
 }
 
-static void json_color(JsonW *w, const VTermColor *c, bool fg)
+static void json_color(JsonW *w, const VTermColor *c, bool fg, bool ptybox)
 {
     if (fg ? VTERM_COLOR_IS_DEFAULT_FG(c) : VTERM_COLOR_IS_DEFAULT_BG(c)) {
         jw_cstr(w, "default");
     } else if (VTERM_COLOR_IS_INDEXED(c)) {
         jw_obj(w);
-        jw_ku64(w, c->indexed.idx < 16 ? "ansi16" : "ansi256", c->indexed.idx);
+        if (ptybox)
+            jw_ku64(w, c->indexed.idx < 16 ? "ansi16" : "ansi256", c->indexed.idx);
+        else
+            jw_ku64(w, c->indexed.idx < 16 ? "ansi_16" : "ansi_256", c->indexed.idx);
         jw_end(w);
     } else {
         jw_obj(w);
@@ -711,8 +714,9 @@ static void json_color(JsonW *w, const VTermColor *c, bool fg)
     }
 }
 
-void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool with_cells, Buf *out)
+void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, unsigned flags, Buf *out)
 {
+    bool ptybox = (flags & PTY_SNAP_PTYBOX_COLORS) != 0;
     PtyCursor cur = pty_screen_cursor(s);
     JsonW w;
     jw_open_obj(&w, out);
@@ -734,7 +738,7 @@ void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool 
         jw_str(&w, (const char *)line.data, line.len);
     }
     jw_end(&w);
-    if (with_cells) {
+    if (flags & PTY_SNAP_CELLS) {
         jw_karr(&w, "cells");
         for (int r = 0; r < s->rows; r++) {
             jw_arr(&w);
@@ -750,9 +754,9 @@ void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool 
                 jw_ki64(&w, "width", c.width > 1 ? c.width : 1);
                 jw_kobj(&w, "style");
                 jw_key(&w, "fg");
-                json_color(&w, &c.fg, true);
+                json_color(&w, &c.fg, true, ptybox);
                 jw_key(&w, "bg");
-                json_color(&w, &c.bg, false);
+                json_color(&w, &c.bg, false, ptybox);
                 jw_kbool(&w, "bold", c.attrs.bold);
                 jw_kbool(&w, "italic", c.attrs.italic);
                 jw_kbool(&w, "underline", c.attrs.underline);

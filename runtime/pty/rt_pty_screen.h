@@ -75,7 +75,11 @@ void pty_screen_type(PtyScreen *s, const char *text, size_t n, bool paste);
 ** Returns false when out of memory. */
 typedef struct PtyMasks PtyMasks;
 bool pty_screen_golden(const PtyScreen *s, const PtyMasks *masks, Buf *out);
-/* A ScreenSnapshot object (snapshot_version 1); cells when with_cells. */
-void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, bool with_cells, Buf *out);
+/* pty_screen_snapshot_json's flags: the cells with their style; their
+** indexed colours under ptybox's keys (ansi16/ansi256) instead of the
+** data model's (ansi_16/ansi_256; docs/tui-use.md, "Colours"). */
+enum { PTY_SNAP_CELLS = 1, PTY_SNAP_PTYBOX_COLORS = 2 };
+/* A ScreenSnapshot object (snapshot_version 1); flags: PTY_SNAP_*. */
+void pty_screen_snapshot_json(const PtyScreen *s, const char *snapshot_id, unsigned flags, Buf *out);
 
 #endif

@@ -635,7 +635,7 @@ static size_t utf8_whole(const Buf *b)
     return n;
 }
 
-int scc_session_observe(scc_session *s, int with_cells, char **json)
+int scc_session_observe(scc_session *s, int flags, char **json)
 {
     *json = NULL;
     pump(s, 0, -1, NULL, 0);
@@ -650,7 +650,10 @@ int scc_session_observe(scc_session *s, int with_cells, char **json)
     jw_kcstr(&w, "session_id", s->id);
     jw_ku64(&w, "timestamp_ms", pty_now_ms() - s->t0);
     jw_kvalue(&w, "screen");
-    pty_screen_snapshot_json(s->scr, snap, with_cells != 0, &b);
+    pty_screen_snapshot_json(s->scr, snap,
+                             ((flags & SCC_OBSERVE_CELLS) ? PTY_SNAP_CELLS : 0u) |
+                                 ((flags & SCC_OBSERVE_PTYBOX_COLORS) ? PTY_SNAP_PTYBOX_COLORS : 0u),
+                             &b);
     size_t whole = pty_session_exited(s->sess) && s->eof ? s->delta.len : utf8_whole(&s->delta);
     jw_key(&w, "transcript_delta");
     jw_str_lossy(&w, s->delta.data ? (const char *)s->delta.data : "", whole);

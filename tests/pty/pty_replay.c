@@ -45,7 +45,7 @@ static void checkpoint(const PtyScreen *s, long event, bool *first, Buf *out)
 {
     Buf snap;
     buf_init(&snap);
-    pty_screen_snapshot_json(s, "replay", false, &snap);
+    pty_screen_snapshot_json(s, "replay", 0, &snap);
     /* {"snapshot_version":1,"snapshot_id":"replay",... -> {"event":N,... */
     const char *p = strstr((const char *)snap.data, ",\"rows\"");
     buf_printf(out, "%s{\"event\":%ld", *first ? "[" : ",\n", event);

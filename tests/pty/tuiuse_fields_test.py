@@ -8,8 +8,15 @@ ctest (docs/tui-use.md, "The policy, field by field"):
   exited_input    typing into a program that has exited is E_PROCESS_EXIT
   policy_file     run.policy {path} stays in the scenario's folder unless
                   scc --policy-outside
+  color_names     cells' colours: the data model's ansi_16/ansi_256 by
+                  default, ptybox's ansi16/ansi256 with --color-names=ptybox
+  datamodel_shapes  every JSON shape we write (driver messages, exec's and
+                  a scenario's RunResult, policy.json, snapshots, events,
+                  normalization.json, replay.json, diff.json) against the
+                  field lists of the data model, read from the seed itself
+                  (SEEDS/tui-use-data-model.md; exit 77 when SEEDS is absent)
 
-usage: tuiuse_fields_test.py SCC SCVM WORKDIR GROUP
+usage: tuiuse_fields_test.py SCC SCVM WORKDIR GROUP [SEEDS]
 
 Nothing measures time: waits are event-driven with generous deadlines.
 """
@@ -22,6 +29,11 @@ import sys
 from ptycase import case, finish, local_env, run, setup
 
 SCC, SCVM, WORK, GROUP = sys.argv[1:5]
+SEEDS = sys.argv[5] if len(sys.argv) > 5 else None
+if GROUP in ('color_names', 'datamodel_shapes') and not (SEEDS and os.path.isfile(
+        os.path.join(SEEDS, 'tui-use-data-model.md'))):
+    print('skipped: no data model at %s' % SEEDS)
+    sys.exit(77)
 setup(os.path.join(WORK, GROUP))
 
 
@@ -426,6 +438,273 @@ def replay_fields(d):
         assert st == 0, err
         st, o, err = run([SCVM, 'replay', name], d)
         assert st == want, (name, st, o)
+
+
+# ---- the data model's own field lists ----
+
+UNIONS = ('Color', 'SandboxMode', 'NetworkPolicy', 'NormalizationFilter')
+PTYBOX_COLORS = ('default', 'ansi16', 'ansi256', 'rgb')
+# values ptybox's code adds to a union of the data model, which we write
+# too (docs/driver.md, "Replay": ptybox's seventh filter)
+PTYBOX_EXTRA = {'NormalizationFilter': ['events']}
+
+
+def data_model():
+    """{section: [(field, type or None, required)]} from the seed's
+    '### Name' / '#### Name' sections and their '- `field: Type`' lines;
+    a type ending in '?' or a line saying '(optional' is optional."""
+    import re
+    secs, cur = {}, None
+    with open(os.path.join(SEEDS, 'tui-use-data-model.md'), encoding='utf-8') as f:
+        for line in f:
+            h = re.match(r'^#{3,4}\s+([A-Za-z]+)', line)
+            if h:
+                cur = secs.setdefault(h.group(1), [])
+                continue
+            m = re.match(r'^\s*-\s+`([a-z_0-9]+)(?::\s*([^`]*))?`(.*)$', line)
+            if m and cur is not None:
+                ty = (m.group(2) or '').strip() or None
+                opt = (ty or '').endswith('?') or '(optional' in m.group(3)
+                cur.append((m.group(1), ty, not opt))
+    return secs
+
+
+DM = data_model() if GROUP in ('color_names', 'datamodel_shapes') else {}
+
+
+def base_type(ty):
+    import re
+    m = re.match(r'^[\[\s]*([A-Za-z]+)', ty or '')
+    return m.group(1) if m else None
+
+
+def check_shape(sec, v, where, errs, colors=None):
+    """Appends to errs every required field of section sec missing in v,
+    recursing into fields whose type is another section."""
+    fields = DM[sec]
+    if sec in UNIONS:
+        names = colors if (sec == 'Color' and colors) else [n for n, _, _ in fields] + PTYBOX_EXTRA.get(sec, [])
+        if isinstance(v, str):
+            if v not in names:
+                errs.append('%s: %r is not a %s (%s)' % (where, v, sec, ', '.join(names)))
+        elif isinstance(v, dict):
+            if len(v) != 1 or list(v)[0] not in names:
+                errs.append('%s: %s is not one of %s' % (where, sorted(v), ', '.join(names)))
+        else:
+            errs.append('%s: %r is not a %s' % (where, v, sec))
+        return
+    if not isinstance(v, dict):
+        errs.append('%s: a %s must be an object, not %r' % (where, sec, v))
+        return
+    for name, ty, req in fields:
+        if ty is None:
+            continue
+        if name not in v:
+            if req:
+                errs.append('%s: %s lacks the required field %r' % (where, sec, name))
+            continue
+        bt = base_type(ty)
+        if v[name] is None or bt not in DM or not DM[bt]:
+            continue
+        depth = len(ty) - len(ty.lstrip('['))
+        items = [(v[name], '%s.%s' % (where, name))]
+        for _ in range(depth):
+            nxt = []
+            for it, w in items:
+                if not isinstance(it, list):
+                    errs.append('%s: %s must be a list' % (w, name))
+                    continue
+                nxt += [(x, '%s[%d]' % (w, i)) for i, x in enumerate(it)]
+            items = nxt
+        for it, w in items:
+            check_shape(bt, it, w, errs, colors)
+
+
+def must_match(sec, v, where, colors=None):
+    errs = []
+    check_shape(sec, v, where, errs, colors)
+    assert not errs, '\n'.join(errs[:10])
+
+
+def jsonl(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def jfile(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def check_artifacts(art, scenario):
+    must_match('RunResult', jfile(os.path.join(art, 'run.json')), art + '/run.json')
+    must_match('Policy', jfile(os.path.join(art, 'policy.json')), art + '/policy.json')
+    must_match('NormalizationRecord', jfile(os.path.join(art, 'normalization.json')), art + '/normalization.json')
+    snaps = sorted(os.listdir(os.path.join(art, 'snapshots')))
+    assert snaps, 'no snapshots in %s' % art
+    for sn in snaps:
+        must_match('ScreenSnapshot', jfile(os.path.join(art, 'snapshots', sn)), art + '/snapshots/' + sn)
+    for i, rec in enumerate(jsonl(os.path.join(art, 'events.jsonl'))):
+        must_match('Observation', rec, '%s/events.jsonl:%d' % (art, i + 1))
+    sums = jfile(os.path.join(art, 'checksums.json'))
+    assert isinstance(sums, dict) and 'run.json' in sums, sums
+    if scenario:
+        must_match('Scenario', jfile(os.path.join(art, 'scenario.json')), art + '/scenario.json')
+        run_json = jfile(os.path.join(art, 'run.json'))
+        assert run_json.get('steps'), 'a scenario run.json without steps'
+
+
+COLOR_PROG = ['/usr/bin/printf', r'\033[31mr\033[38;5;200mX\033[48;2;1;2;3mZ\033[0m\n']
+
+
+@group('datamodel_shapes')
+def the_seed_is_read_and_the_checker_can_fail(d):
+    # the lists come from the seed, not from this file
+    for sec, want in (('RunResult', 'policy'), ('Policy', 'budgets'), ('Observation', 'screen'),
+                      ('ScreenSnapshot', 'alternate_screen'), ('Budgets', 'max_wait_ms'), ('Cell', 'style'),
+                      ('StepResult', 'assertions'), ('ReplaySummary', 'mismatch')):
+        assert want in [n for n, _, _ in DM.get(sec, [])], (sec, DM.get(sec))
+    assert [n for n, _, _ in DM['Color']] == ['default', 'ansi_16', 'ansi_256', 'rgb'], DM['Color']
+    # a RunResult without its policy's budgets, or with ptybox's colour key, fails
+    p = subprocess.run([SCVM, 'exec', '--json', '--no-sandbox', '--ack-unsafe-sandbox', '--', '/bin/echo', 'hi'],
+                       cwd=d, capture_output=True, timeout=120)
+    r = json.loads(p.stdout)
+    must_match('RunResult', r, 'exec')
+    del r['policy']['budgets']['max_steps']
+    errs = []
+    check_shape('RunResult', r, 'exec', errs)
+    assert errs == ["exec.policy.budgets: Budgets lacks the required field 'max_steps'"], errs
+    errs = []
+    check_shape('Style', {'fg': {'ansi16': 1}, 'bg': 'default', 'bold': False, 'italic': False,
+                          'underline': False, 'inverse': False}, 'style', errs)
+    assert len(errs) == 1 and 'ansi16' in errs[0], errs
+
+
+@group('datamodel_shapes')
+def driver_messages_and_artifacts(d):
+    reqs = [{'protocol_version': 2, 'request_id': '1', 'action': {'type': 'text', 'payload': {'text': 'hi\n'}}},
+            {'protocol_version': 2, 'request_id': '2', 'action': {'type': 'wait', 'payload': {
+                'condition': {'type': 'screen_contains', 'payload': {'text': 'hi'}}}}, 'timeout_ms': 20000},
+            {'protocol_version': 2, 'request_id': '3', 'action': {'type': 'bogus', 'payload': {}}},
+            {'protocol_version': 2, 'request_id': '4', 'action': {'type': 'terminate', 'payload': {}}}]
+    p = subprocess.run([SCVM, 'driver', '--stdio', '--json', '--cells', '--no-sandbox', '--ack-unsafe-sandbox',
+                        '--artifacts', 'art', '--', '/bin/cat'], cwd=d,
+                       input=''.join(json.dumps(r) + '\n' for r in reqs).encode(), capture_output=True, timeout=120)
+    lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
+    assert p.returncode == 0 and len(lines) == 5, (p.returncode, lines, p.stderr)
+    for i, m in enumerate(lines):
+        # "Every CLI JSON/NDJSON message must include protocol_version"
+        assert 'protocol_version' in m, (i, m)
+        if 'observation' in m:
+            must_match('Observation', m['observation'], 'driver line %d observation' % (i + 1))
+        if 'error' in m and m.get('status') == 'error':
+            must_match('ErrorInfo', m['error'], 'driver line %d error' % (i + 1))
+    assert lines[2]['status'] == 'error', lines[2]
+    must_match('ExitStatus', lines[3]['exit_status'], 'terminate exit_status')
+    must_match('RunResult', lines[4], 'driver RunResult')
+    assert lines[4]['policy']['budgets']['max_wait_ms'] == 10000, lines[4]['policy']
+    check_artifacts(os.path.join(d, 'art'), False)
+
+
+@group('datamodel_shapes')
+def exec_run_result_and_artifacts(d):
+    p = subprocess.run([SCVM, 'exec', '--json', '--cells', '--no-sandbox', '--ack-unsafe-sandbox', '--artifacts',
+                        'art', '--'] + COLOR_PROG, cwd=d, capture_output=True, timeout=120)
+    assert p.returncode == 0, (p.returncode, p.stderr)
+    r = json.loads(p.stdout)
+    must_match('RunResult', r, 'exec')
+    check_artifacts(os.path.join(d, 'art'), False)
+    # a failed run carries an ErrorInfo
+    p = subprocess.run([SCVM, 'exec', '--json', '--no-sandbox', '--ack-unsafe-sandbox', '--', '/bin/false'],
+                       cwd=d, capture_output=True, timeout=120)
+    r = json.loads(p.stdout)
+    assert r['status'] != 'passed' and p.returncode != 0, (p.returncode, r['status'])
+    must_match('RunResult', r, 'exec /bin/false')
+    must_match('ErrorInfo', r['error'], 'exec /bin/false error')
+
+
+@group('datamodel_shapes')
+def scenario_run_replay_and_diff(d):
+    pol = policy('/bin/cat')
+    sc = scenario('shapes', '/bin/cat', [], [
+        step('text', {'text': 'one\n'}, asserts=[('screen_contains', {'text': 'one'})]),
+        step('key', {'key': 'Ctrl+D'}),
+        wait('process_exited', asserts=[('exit_code', {'code': 0})]),
+    ], pol)
+    scb = compile_(d, 'shapes.json', sc)
+    st, out, err = play(d, scb, '--artifacts', 'art', '--cells')
+    assert st == 0, (st, err)
+    check_artifacts(os.path.join(d, 'art'), True)
+    r = jfile(os.path.join(d, 'art', 'run.json'))
+    for s in r['steps']:
+        must_match('StepResult', s, 'step ' + s['name'])
+    st, out, err = play(d, scb, '--json')
+    assert st == 0, (st, err)
+    must_match('RunResult', json.loads(out), 'run -t pty --json')
+    # a replay that passes, then one that fails: replay.json and diff.json
+    st, out, err = run([SCVM, 'replay', 'art'], d)
+    assert st == 0, (st, out, err)
+    reps = [x for x in os.listdir(os.path.join(d, 'art')) if x.startswith('replay-')]
+    assert reps, os.listdir(os.path.join(d, 'art'))
+    must_match('ReplaySummary', jfile(os.path.join(d, 'art', reps[0], 'replay.json')), 'replay.json')
+    rj = jfile(os.path.join(d, 'art', 'run.json'))
+    rj['final_observation']['screen']['lines'][0] = 'changed'
+    with open(os.path.join(d, 'art', 'run.json'), 'w') as f:
+        json.dump(rj, f)
+    os.remove(os.path.join(d, 'art', 'checksums.json'))
+    shutil.rmtree(os.path.join(d, 'art', reps[0]))
+    st, out, err = run([SCVM, 'replay', 'art'], d)
+    assert st == 11, (st, out, err)
+    reps = [x for x in os.listdir(os.path.join(d, 'art')) if x.startswith('replay-')]
+    must_match('ReplaySummary', jfile(os.path.join(d, 'art', reps[0], 'replay.json')), 'failed replay.json')
+    must_match('ReplayDiff', jfile(os.path.join(d, 'art', reps[0], 'diff.json')), 'diff.json')
+
+
+# ---- color_names ----
+
+def colors_of(screen):
+    return [c['style']['fg'] for c in screen['cells'][0][:2]] + [screen['cells'][0][2]['style']['bg']]
+
+
+@group('color_names')
+def data_model_names_by_default_ptybox_on_request(d):
+    dm_names = [n for n, _, _ in DM['Color']]
+    for opt, want, names in (([], [{'ansi_16': 1}, {'ansi_256': 200}, {'rgb': {'r': 1, 'g': 2, 'b': 3}}], None),
+                             (['--color-names=ptybox'], [{'ansi16': 1}, {'ansi256': 200},
+                                                         {'rgb': {'r': 1, 'g': 2, 'b': 3}}], PTYBOX_COLORS)):
+        tag = opt[0] if opt else 'default'
+        # exec
+        art = 'exec-' + tag.strip('-')
+        p = subprocess.run([SCVM, 'exec', '--json', '--cells', '--no-sandbox', '--ack-unsafe-sandbox',
+                            '--artifacts', art] + opt + ['--'] + COLOR_PROG, cwd=d, capture_output=True, timeout=120)
+        r = json.loads(p.stdout)
+        assert colors_of(r['final_observation']['screen']) == want, (tag, colors_of(r['final_observation']['screen']))
+        must_match('RunResult', r, 'exec ' + tag, colors=names or dm_names)
+        for sn in os.listdir(os.path.join(d, art, 'snapshots')):
+            must_match('ScreenSnapshot', jfile(os.path.join(d, art, 'snapshots', sn)), sn, colors=names or dm_names)
+        # driver
+        reqs = [{'protocol_version': 2, 'request_id': '1', 'action': {'type': 'wait', 'payload': {
+            'condition': {'type': 'process_exited'}}}, 'timeout_ms': 20000}]
+        p = subprocess.run([SCVM, 'driver', '--stdio', '--json', '--cells', '--no-sandbox', '--ack-unsafe-sandbox']
+                           + opt + ['--'] + COLOR_PROG, cwd=d,
+                           input=''.join(json.dumps(x) + '\n' for x in reqs).encode(), capture_output=True,
+                           timeout=120)
+        lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
+        assert colors_of(lines[0]['observation']['screen']) == want, (tag, lines[0])
+        # a scenario's snapshots, and its replay keeps the names it was recorded with
+        sc = scenario('colors', COLOR_PROG[0], COLOR_PROG[1:], [wait('process_exited')], policy(COLOR_PROG[0]),
+                      cols=40)
+        scb = compile_(d, 'colors.json', sc)
+        art = 'run-' + tag.strip('-')
+        st, out, err = play(d, scb, '--artifacts', art, '--cells', *opt)
+        assert st == 0, (st, err)
+        snap = jfile(os.path.join(d, art, 'snapshots', '000001.json'))
+        assert colors_of(snap) == want, (tag, colors_of(snap))
+        st, out, err = run([SCVM, 'replay', art], d)
+        assert st == 0, (tag, st, out, err)
+    # a wrong value is refused
+    st, out, err = run([SCVM, 'exec', '--color-names=xterm', '--', '/bin/true'], d)
+    assert st != 0 and 'color-names' in err, (st, err)
 
 
 finish()

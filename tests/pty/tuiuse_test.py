@@ -487,7 +487,11 @@ def run_policy_file_and_flags(d):
     with open(os.path.join(d, 'budget.json'), 'w') as f:
         json.dump({'budgets': {'max_wait_ms': 1234}}, f)
     st, e = explain('--policy', 'budget.json')
-    assert st == 0 and e['policy']['budgets'] == {'max_wait_ms': 1234} and e['policy']['sandbox'] == 'none', e
+    # the file's budget replaces the scenario's; the others are the enforced defaults (the effective
+    # policy has every field of the data model's Policy)
+    assert st == 0 and e['policy']['budgets'] == {'max_wait_ms': 1234, 'max_runtime_ms': 60000, 'max_steps': 10000,
+                                                  'max_output_bytes': 8388608, 'max_snapshot_bytes': 2097152} \
+        and e['policy']['sandbox'] == 'none', e
     # flags after the file: --enable-network needs its acknowledgement
     st, e = explain('--enable-network')
     assert st == 0, e      # the scenario's network_unsafe_ack is true already
@@ -513,7 +517,7 @@ def run_policy_file_and_flags(d):
     st, out, err = play(d, scb, '--policy', 'budget.json')
     assert st == 0, err
     pj = json.load(open(os.path.join(d, 'art', 'policy.json')))
-    assert pj['budgets'] == {'max_wait_ms': 1234} and run_json(d)['policy'] == pj, pj
+    assert pj['budgets']['max_wait_ms'] == 1234 and pj['budgets']['max_steps'] == 10000 and run_json(d)['policy'] == pj, pj
     # a scenario without a policy: the file is the policy
     with open(os.path.join(d, 'plain.yaml'), 'w') as f:
         f.write('name: plain\ntimeline:\n  - screenshot: shot\n')

@@ -326,6 +326,11 @@ static void art_fini(Art *a)
     buf_fini(&a->sums);
 }
 
+static int observe_flags(const Opts *o)
+{
+    return (o->cells ? SCC_OBSERVE_CELLS : 0) | (scvm_ptybox_colors(o) ? SCC_OBSERVE_PTYBOX_COLORS : 0);
+}
+
 static void put_exit_status(JsonW *w, const scc_exit_status *st)
 {
     jw_obj(w);
@@ -349,7 +354,7 @@ static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *st
                            const scc_exit_status *st, int err_code, const char *err_msg, Art *art)
 {
     char *obs = NULL;
-    scc_session_observe(s, o->cells, &obs);
+    scc_session_observe(s, observe_flags(o), &obs);
     art_observation(art, obs);
     JsonW w;
     jw_init(&w, b);
@@ -538,7 +543,7 @@ static void respond_begin(Driver *d, const cJSON *req_id, const char *status)
 static void respond_observation(Driver *d)
 {
     char *obs = NULL;
-    if (scc_session_observe(d->s, d->o->cells, &obs) == SCC_E_OK && obs) {
+    if (scc_session_observe(d->s, observe_flags(d->o), &obs) == SCC_E_OK && obs) {
         art_observation(&d->art, obs);
         jw_kraw(&d->w, "observation", obs, strlen(obs));
     }

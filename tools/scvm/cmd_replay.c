@@ -89,6 +89,24 @@ static cJSON *read_json(const char *dir, const char *rel)
     return j;
 }
 
+/* The recording's snapshots name indexed colours as ptybox does
+** (--color-names ptybox): the replay must write them the same way. */
+static bool recorded_ptybox_colors(const char *dir)
+{
+    for (int i = 1; i < 1000000; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "snapshots/%06d.json", i);
+        char *t = read_file(dir, rel, NULL);
+        if (!t)
+            return false;
+        bool hit = strstr(t, "{\"ansi16\":") || strstr(t, "{\"ansi256\":");
+        sc_free(t);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
 static bool exists(const char *dir, const char *rel)
 {
     char path[PATH_MAX];
@@ -542,7 +560,7 @@ static int replay_run(void *ctx)
 ** one (killed, even by SIGKILL, the replay's run gets SIGTERM and ends
 ** its session as a cancelled run does).  Returns the run's exit status,
 ** or -1 (err). */
-static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t n)
+static int play_again(Replay *r, const cJSON *run, bool cells, bool ptybox_colors, char *err, size_t n)
 {
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(run, "command");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(run, "args"), *a;
@@ -568,6 +586,7 @@ static int play_again(Replay *r, const cJSON *run, bool cells, char *err, size_t
     o.goldens = gold;
     o.policy_file = has_pol ? polf : NULL;
     o.cells = cells;
+    o.color_names = ptybox_colors ? "ptybox" : NULL;
     /* A tui-use scenario names its command, arguments and folder itself;
     ** another ran the command recorded in run.json. */
     cJSON *scen = read_json(r->dir, "scenario.json");
@@ -649,8 +668,9 @@ int scvm_replay(const Opts *o)
         cJSON *s1 = read_json(r.dir, "snapshots/000001.json");
         bool cells = cJSON_GetObjectItemCaseSensitive(s1, "cells") != NULL;
         cJSON_Delete(s1);
+        bool ptybox = cells && recorded_ptybox_colors(r.dir);
         file_remove_tree(r.out);
-        run_status = play_again(&r, run, cells, err, sizeof err);
+        run_status = play_again(&r, run, cells, ptybox, err, sizeof err);
         if (run_status < 0) {
             cJSON_Delete(run);
             cJSON_Delete(r.rules_json);

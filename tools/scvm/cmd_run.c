@@ -57,6 +57,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         .argv = o->command, .artifacts = artifacts, .goldens = goldens, .update_goldens = o->update_goldens,
         .raw_goldens = o->raw_goldens,
         .events = out, .diag = diag, .cast = scvm_cast_of(o, artifacts, cast, sizeof cast), .cancel_key = o->cancel_key, .cells = o->cells,
+        .ptybox_colors = scvm_ptybox_colors(o), .verbose = o->verbose,
         .speed = o->speed, .scenario_dir = dir, .keep_workspace = o->keep_ws, .type_delay_ms = o->type_delay_ms,
         .ci = o->ci || scvm_ci_env(), .explain = o->explain ? out : NULL, .explain_json = o->json,
         .artifacts_tmp = art_tmp,

@@ -51,7 +51,8 @@ static const CoOpt ROWS[] = {
       "selection", "as -D (the harness's spelling)" },
 
     /* run */
-    { "--output", "-o", CO_STR, CO_NONEMPTY | CO_ATTACH, CV_FILE, F(output), 0, "FILE", CMD_RUN | CMD_REPORT, 0, 0, 0,
+    { "--output", "-o", CO_STR, CO_NONEMPTY | CO_ATTACH, CV_FILE, F(output), 0, "FILE", CMD_RUN | CMD_REPORT | CMD_TRACE,
+      0, 0, 0,
       NULL, 0, "run options", "write to FILE (atomically: nothing on failure); '-' = stdout" },
     { "--target", "-t", CO_CHOICE, CO_ATTACH, 0, F(target), 0, "NAME", CMD_RUN, 0, 0, 0, "sim|pty|agent|aut", 0,
       "run options", "target to drive: sim (the default); pty: a real program in\n"
@@ -138,8 +139,9 @@ static const CoOpt ROWS[] = {
                     "cannot run here (a usage error says why)" },
     { "--connector", "-c", CO_STR, CO_NONEMPTY | CO_ATTACH, 0, F(connector), 0, "ID", CMD_RUN, T_AUT, 0, 0, NULL, 0,
       YAO, "the target agent's connector: every request's options.connector" },
-    { "--verbose", "-v", CO_FLAG, 0, 0, F(verbose), 0, NULL, CMD_RUN, T_AUT, 0, 0, NULL, 0, YAO,
-      "each case's turn tree on the console" },
+    { "--verbose", "-v", CO_FLAG, 0, 0, F(verbose), 0, NULL, CMD_RUN, T_AUT | T_PTY, 0, 0, NULL, 0, YAO,
+      "each case's turn tree on the console; -t pty: a line per step\n"
+      "on stderr as it ends (ptybox's --verbose)" },
     { "--timeout", NULL, CO_CALL, 0, 0, 0, 0, "DURATION", CMD_RUN, T_AUT, 0, 0, NULL, O_CASE_TIMEOUT, YAO,
       "a case's time (Go duration: 30s, 2m30s; or MS) where it sets\nnone of its own (Yao's default is 5m)" },
     { "--simulator", NULL, CO_STR, CO_NONEMPTY, 0, F(simulator), 0, "ID", CMD_RUN, T_AUT, 0, 0, NULL, 0, YAO,
@@ -190,6 +192,10 @@ static const CoOpt ROWS[] = {
       "pty options (docs/pty.md)", "record the session as asciicast v2" },
     { "--cells", NULL, CO_FLAG, CO_MARK, 0, F(cells), 0, NULL, CMD_RUN | CMD_SESSION, PTYS, 0, 0, NULL, 0,
       "pty options (docs/pty.md)", "snapshots and observations carry cells with their style" },
+    { "--color-names", NULL, CO_CHOICE, CO_MARK, 0, F(color_names), 0, "NAMES", CMD_RUN | CMD_SESSION, PTYS, 0, 0,
+      "data-model|ptybox", 0, "pty options (docs/pty.md)",
+      "the cells' indexed colours: data-model (the default) writes\n"
+      "ansi_16/ansi_256, ptybox writes ansi16/ansi256 (docs/tui-use.md)" },
     { "--cancel-key", NULL, CO_STR, CO_MARK, 0, F(cancel_key), 0, "KEY", CMD_RUN, PTYS, 0, 0, NULL, 0,
       "pty options (docs/pty.md)", "the key userCancelSession presses (default Ctrl+C)" },
     { "--type-delay", NULL, CO_CALL, CO_MARK, 0, 0, 0, "MS", CMD_RUN, PTYS, 0, 0, NULL, O_TYPE_DELAY,
@@ -239,7 +245,8 @@ static const CoOpt ROWS[] = {
       "replay options (docs/driver.md, Replay)", "fail when the recording has no events.jsonl" },
     { "--require-checksums", NULL, CO_FLAG, 0, 0, F(require_checksums), 0, NULL, CMD_REPLAY, 0, 0, 0, NULL, 0,
       "replay options (docs/driver.md, Replay)", "fail when the recording has no checksums.json" },
-    { "--artifacts", NULL, CO_STR, 0, CV_DIR, F(artifacts), 0, "DIR", CMD_REPLAY | CMD_REPLAY_REPORT, 0, 0, 0, NULL, 0,
+    { "--artifacts", NULL, CO_STR, 0, CV_DIR, F(artifacts), 0, "DIR", CMD_REPLAY | CMD_REPLAY_REPORT | CMD_TRACE, 0, 0, 0,
+      NULL, 0,
       "replay options (docs/driver.md, Replay)", "the recording (as the DIR operand)" },
 
     /* serve */
@@ -321,7 +328,8 @@ static const CoOpt ROWS[] = {
 
     /* the others */
     { "--json", NULL, CO_FLAG, 0, 0, F(json), 0, NULL,
-      CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_DATA_MODEL | CMD_TAPE, 0, 0, 0, NULL, 0,
+      CMD_VERIFY | CMD_INFO | CMD_LS | CMD_AGENTS | CMD_MOCKAGENT | CMD_DATA_MODEL | CMD_TAPE | CMD_PROTOCOL_HELP, 0, 0,
+      0, NULL, 0,
       "output", "JSON output, one object per line" },
     { "--files", NULL, CO_FLAG, 0, 0, F(files), 0, NULL, CMD_LS, 0, 0, 0, NULL, 0, "output",
       "list each scenario's embedded files" },
@@ -400,6 +408,15 @@ static const CoName COMMANDS[] = {
       NULL },
     { "replay-report", CMD_REPLAY_REPORT, "replay-report [--json] DIR",
       "the latest replay's summary, without playing", NULL },
+    { "trace", CMD_TRACE, "trace [--artifacts] DIR [-o FILE]",
+      "a run's artifacts (run -t pty, driver, exec --artifacts) as one\n"
+      "self-contained HTML page: the run, its steps and every snapshot\n"
+      "drawn (default FILE: trace.html; ptybox's trace)", NULL },
+    { "protocol-help", CMD_PROTOCOL_HELP, "protocol-help [--json]",
+      "the driver protocol for a program or a model: versions,\n"
+      "commands, actions, conditions, schemas, error codes", NULL },
+    { "completions", CMD_COMPLETIONS, "completions bash|zsh|fish",
+      "the shell's completion script (as --generate=SHELL)", NULL },
 };
 
 static const CoName SCOPES[] = {
@@ -565,7 +582,8 @@ static const CoArgs ARGS[] = {
     { CMD_VERIFY | CMD_DIS | CMD_EXTRACT | CMD_REPORT, NULL, "scb|scp" },
     { CMD_AGENTS, "list|show|map|unmap", "" },
     { CMD_TAPE, "check|ls|key|add", NULL },
-    { CMD_REPLAY | CMD_REPLAY_REPORT, NULL, "/" },
+    { CMD_REPLAY | CMD_REPLAY_REPORT | CMD_TRACE, NULL, "/" },
+    { CMD_COMPLETIONS, "bash|zsh|fish", "" },
 };
 
 const CoTable scvm_table = {

@@ -54,6 +54,9 @@ static const struct {
     { "exec", CMD_EXEC, scvm_exec },
     { "replay", CMD_REPLAY, scvm_replay },
     { "replay-report", CMD_REPLAY_REPORT, scvm_replay_report },
+    { "trace", CMD_TRACE, scvm_trace },
+    { "protocol-help", CMD_PROTOCOL_HELP, scvm_protocol_help },
+    { "completions", CMD_COMPLETIONS, scvm_completions },
 };
 
 /* Parses argv[first..] for command cmd: options may come before or after

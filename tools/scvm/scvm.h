@@ -23,6 +23,8 @@ enum {
     CMD_LS = 1 << 4, CMD_EXTRACT = 1 << 5, CMD_SERVE = 1 << 6, CMD_AGENTS = 1 << 7,
     CMD_MOCKAGENT = 1 << 8, CMD_REPORT = 1 << 9, CMD_DRIVER = 1 << 10, CMD_EXEC = 1 << 11,
     CMD_REPLAY = 1 << 12, CMD_REPLAY_REPORT = 1 << 13, CMD_TAPE = 1 << 14,
+    /* ptybox's utility commands (cmd_ptybox.c) */
+    CMD_COMPLETIONS = 1 << 15, CMD_PROTOCOL_HELP = 1 << 16, CMD_TRACE = 1 << 17,
 };
 /* Sessions on the session API; the data model's commands, which exit with
 ** its statuses (0-12). */
@@ -66,6 +68,7 @@ typedef struct Opts {
     /* the pty target */
     const char *artifacts, *goldens, *cast, *cancel_key;
     bool update_goldens, cells, keep_ws, dm_exit, ci, explain;
+    const char *color_names;     /* --color-names: data-model (NULL) or ptybox */
     bool raw_goldens;            /* --no-normalize-goldens */
     unsigned type_delay_ms;
     bool type_delay_set;
@@ -142,6 +145,11 @@ int scvm_variants(const Opts *o, const Suite *s, bool *allowed);
 ** default goldens folder of prog beside base; the folder of a path. */
 extern const char *const scvm_ci_vars[];
 bool scvm_ci_env(void);
+/* --color-names ptybox: indexed colours as ansi16/ansi256 */
+static inline bool scvm_ptybox_colors(const Opts *o)
+{
+    return o->color_names && o->color_names[0] == 'p';
+}
 
 void scvm_goldens_of(const BcProgram *prog, const char *base, char *out, size_t cap);
 void scvm_folder_of(const char *path, char *out, size_t cap);
@@ -240,6 +248,10 @@ void scvm_policy_flags(const Opts *o, PtyPolicyFlags *f);
 ** {"protocol_version","status":"error","error":{code,message}} on stdout;
 ** always a diagnostic "scvm CMD: CODE: msg" on stderr.  Returns code.
 ** For scvm driver, exec and replay. */
+/* ptybox's commands (cmd_ptybox.c; docs/tui-use.md, "ptybox's commands") */
+int scvm_completions(const Opts *o);
+int scvm_protocol_help(const Opts *o);
+int scvm_trace(const Opts *o);
 int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg);
 int scvm_driver(const Opts *o);
 int scvm_exec(const Opts *o);
