@@ -68,10 +68,8 @@ int scvm_report_error(const Opts *o, const char *cmd, int code, const char *msg)
 {
     if (o->json) {
         Buf b;
-        buf_init(&b);
         JsonW w;
-        jw_init(&w, &b);
-        jw_obj(&w);
+        jw_new_obj(&w, &b);
         jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
         jw_kcstr(&w, "status", "error");
         jw_key(&w, "error");
@@ -152,10 +150,8 @@ static int explain(const char *cmd, const scc_session_config *c)
     char *json = NULL, err[1024];
     int rc = scc_session_explain(c, &json, err, sizeof err);
     Buf b;
-    buf_init(&b);
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_new_obj(&w, &b);
     jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
     if (rc == SCC_E_OK) {
         jw_members(&w, json, strlen(json));
@@ -251,8 +247,7 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
     static const char *const filters[] = { "snapshot_id", "run_id", "run_timestamps", "step_timestamps",
                                            "observation_timestamp", "session_id", "events" };
     JsonW w;
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     jw_ku64(&w, "normalization_version", 1);
     jw_karr(&w, "filters");
     for (size_t i = 0; i < sizeof filters / sizeof *filters; i++)
@@ -280,8 +275,7 @@ static int art_finish(Art *a, scc_session *s, const Buf *run_result)
         lines[k++] = l;
     qsort(lines, k, sizeof *lines, cmp_line);
     buf_reset(&b);
-    jw_init(&w, &b);
-    jw_obj(&w);
+    jw_open_obj(&w, &b);
     for (size_t i = 0; i < k; i++) {
         char *tab = strchr(lines[i], '\t');
         jw_key_str(&w, lines[i], (size_t)(tab - lines[i]));
@@ -357,8 +351,7 @@ static void put_run_result(Buf *b, scc_session *s, const Opts *o, const char *st
     scc_session_observe(s, observe_flags(o), &obs);
     art_observation(art, obs);
     JsonW w;
-    jw_init(&w, b);
-    jw_obj(&w);
+    jw_open_obj(&w, b);
     jw_ku64(&w, "run_result_version", 1);
     jw_ki64(&w, "protocol_version", SCC_PROTOCOL_VERSION);
     jw_kcstr(&w, "run_id", scc_session_run_id(s));
@@ -527,8 +520,7 @@ typedef struct Driver {
 static void respond_begin(Driver *d, const cJSON *req_id, const char *status)
 {
     JsonW *w = &d->w;
-    jw_init(w, &d->out);
-    jw_obj(w);
+    jw_open_obj(w, &d->out);
     jw_ki64(w, "protocol_version", SCC_PROTOCOL_VERSION);
     jw_key(w, "request_id");
     if (cJSON_IsString(req_id))
