@@ -20,14 +20,8 @@
 
 bool scc_paths_add(SccPaths *l, const char *p)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **v = sc_realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && !SC_GROW(l->v, l->cap, 16))
+        return false;
     char *c = sc_strdup(p);
     if (!c)
         return false;

@@ -124,14 +124,8 @@ bool vbool(const Pty *t, const BcVal *m, const char *key, bool dflt)
 
 bool strv_push(StrV *v, const char *s, size_t n)
 {
-    if (v->n + 2 > v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        char **a = sc_realloc(v->v, cap * sizeof *a);
-        if (!a)
-            return false;
-        v->v = a;
-        v->cap = cap;
-    }
+    if (v->n + 2 > v->cap && !SC_GROW(v->v, v->cap, 16))
+        return false;
     char *d = sc_strndup(s, n);
     if (!d)
         return false;

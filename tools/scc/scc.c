@@ -1490,14 +1490,8 @@ int main(int argc, char **argv)
             char rf[PATH_MAX];
             if (!realpath(job.files.v[f].full, rf))
                 continue;
-            if (n_refd == cap_refd) {
-                size_t nc = cap_refd ? cap_refd * 2 : 16;
-                char **nr = sc_realloc(refd, nc * sizeof *nr);
-                if (!nr)
-                    break;
-                refd = nr;
-                cap_refd = nc;
-            }
+            if (n_refd == cap_refd && !SC_GROW(refd, cap_refd, 16))
+                break;
             if (!(refd[n_refd] = sc_strdup(rf)))
                 break;
             n_refd++;

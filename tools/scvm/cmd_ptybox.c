@@ -347,14 +347,8 @@ static char **snapshot_names(const char *dir, size_t *n)
         size_t l = strlen(e->d_name);
         if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
             continue;
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nv = sc_realloc(v, nc * sizeof *v);
-            if (!nv)
-                break;
-            v = nv;
-            cap = nc;
-        }
+        if (*n == cap && !SC_GROW(v, cap, 16))
+            break;
         if (!(v[*n] = sc_strdup(e->d_name)))
             break;
         (*n)++;
