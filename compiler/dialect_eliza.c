@@ -27,6 +27,17 @@
 #include "agenttest.h"
 #include "formats/agentcheck.h"
 #include "yaml_value.h"
+#include "fe_tables.h"
+
+/* The key and value lists this front end checks, shared with the schema
+** generator (fe_tables.h, schema.c). */
+const char *const EZ_STEP_KEYS[] = { "name", "lang", "code", "input", "evaluations", "conversation", NULL };
+const char *const EZ_TOP_KEYS[] = { "name", "description", "plugins", "environment", "setup", "run", "judgment", NULL };
+const char *const EZ_ENVIRONMENT_KEYS[] = { "type", NULL };
+const char *const EZ_PLUGIN_KEYS[] = { "name", "version", "config", "enabled", NULL };
+const char *const EZ_SETUP_KEYS[] = { "mocks", "virtual_fs", NULL };
+const char *const EZ_JUDGMENT_KEYS[] = { "strategy", NULL };
+const char *const EZ_STRATEGIES[] = { "all_pass", "any_pass", NULL };
 
 enum { MOCK_MAX = 10000 };
 
@@ -396,7 +407,7 @@ static void emit_conversation(E *e, const YNode *cv)
 static void lower_step(E *e, const YNode *st, uint32_t index)
 {
     At *t = &e->at;
-    static const char *const k[] = { "name", "lang", "code", "input", "evaluations", "conversation", NULL };
+    const char *const *k = EZ_STEP_KEYS;
     const char *W = "a run step";
     if (!at_is_map(st)) {
         at_err(t, st, "a run step must be a mapping, not %s", ykind_name(st));
@@ -641,8 +652,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
                    "an ElizaOS scenario must be a mapping with name, description, environment, run and judgment");
         return false;
     }
-    static const char *const top[] = { "name", "description", "plugins", "environment", "setup", "run",
-                                       "judgment", NULL };
+    const char *const *top = EZ_TOP_KEYS;
     const char *W = "an ElizaOS scenario";
     at_check_keys(t, root, "the scenario", top);
     const YNode *name = at_str(t, root, "name", true, W);
@@ -652,7 +662,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
 
     const YNode *env = at_map(t, root, "environment", true, W);
     if (env) {
-        static const char *const ek[] = { "type", NULL };
+        const char *const *ek = EZ_ENVIRONMENT_KEYS;
         at_check_keys(t, env, "environment", ek);
         const YNode *ty = at_str(t, env, "type", true, "environment");
         if (ty && strcmp(ty->u.s, "local") != 0) {
@@ -674,7 +684,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
             at_err(t, p, "a plugin must be a name or {name, version, config, enabled}, not %s", ykind_name(p));
             continue;
         }
-        static const char *const pk[] = { "name", "version", "config", "enabled", NULL };
+        const char *const *pk = EZ_PLUGIN_KEYS;
         at_check_keys(t, p, "a plugin", pk);
         at_str(t, p, "name", true, "a plugin");
         at_str(t, p, "version", false, "a plugin");
@@ -684,7 +694,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     const YNode *setup = at_map(t, root, "setup", false, W);
     const YNode *mocks = NULL, *vfs = NULL;
     if (setup) {
-        static const char *const sk[] = { "mocks", "virtual_fs", NULL };
+        const char *const *sk = EZ_SETUP_KEYS;
         at_check_keys(t, setup, "setup", sk);
         mocks = ymap_get(setup, "mocks");
         if (mocks && !at_is_seq(mocks) && !at_is_null(mocks)) {
@@ -703,8 +713,8 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     const YNode *judg = at_map(t, root, "judgment", true, W);
     const YNode *strat = NULL;
     if (judg) {
-        static const char *const jk[] = { "strategy", NULL };
-        static const char *const strategies[] = { "all_pass", "any_pass", NULL };
+        const char *const *jk = EZ_JUDGMENT_KEYS;
+        const char *const *strategies = EZ_STRATEGIES;
         at_check_keys(t, judg, "judgment", jk);
         strat = at_str(t, judg, "strategy", true, "judgment");
         if (strat && !at_enum(t, strat, "'strategy' in judgment", strategies))
