@@ -30,6 +30,7 @@ extern const char *const TU_POLICY_BUDGET_KEYS[], *const TU_POLICY_ARTIFACT_KEYS
 
 /* ElizaOS (dialect_eliza.c) */
 extern const char *const EZ_TOP_KEYS[], *const EZ_ENVIRONMENT_KEYS[], *const EZ_PLUGIN_KEYS[];
+extern const char *const EZ_MATRIX_KEYS[], *const EZ_MATRIX_ENTRY_KEYS[];   /* eliza_matrix.c */
 extern const char *const EZ_SETUP_KEYS[], *const EZ_JUDGMENT_KEYS[], *const EZ_STRATEGIES[], *const EZ_STEP_KEYS[];
 
 /* Yao (dialect_yao.c) */

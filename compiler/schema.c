@@ -296,7 +296,7 @@ static cJSON *schema_tuiuse(void)
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(pol, "anyOf"),
                          typed("string", "a policy path (the pre-rename schema; warned about)"));
     prop(run, "policy", pol);
-    required(run, (const char *const[]){ "command", "initial_size", "policy", NULL });
+    required(run, (const char *const[]){ "command", "args", "initial_size", "policy", NULL });
     prop(o, "run", run);
     cJSON *step = closed(TU_STEP_KEYS, "a step: an action and what to assert after it");
     prop(step, "id", typed("string", NULL));
@@ -308,7 +308,7 @@ static cJSON *schema_tuiuse(void)
     prop(step, "assert", typed("array", "checks on the screen after the action"));
     prop(step, "timeout_ms", typed("integer", NULL));
     prop(step, "retries", typed("integer", NULL));
-    required(step, (const char *const[]){ "id", NULL });
+    required(step, (const char *const[]){ "id", "name", "action", "timeout_ms", "retries", NULL });
     prop(o, "steps", array_of(step, "the steps, in order"));
     required(o, TU_TOP_KEYS);
     cJSON *d = cJSON_AddObjectToObject(r, "definitions");
@@ -371,7 +371,29 @@ static cJSON *schema_eliza(void)
     required(j, EZ_JUDGMENT_KEYS);
     prop(o, "judgment", j);
     required(o, (const char *const[]){ "name", "description", "environment", "judgment", NULL });
-    return merged(r, o);
+    /* A matrix (eliza_matrix.c) is the other shape: chosen, as scc chooses
+    ** it, by its base_scenario and matrix keys. */
+    cJSON *mx = closed(EZ_MATRIX_KEYS, "a matrix: the base scenario run once per combination of values");
+    prop(mx, "name", typed("string", NULL));
+    prop(mx, "description", typed("string", NULL));
+    prop(mx, "base_scenario", typed("string", "the scenario file the matrix varies"));
+    cJSON *runs = typed("integer", NULL);
+    cJSON_AddNumberToObject(runs, "minimum", 1);
+    prop(mx, "runs_per_combination", runs);
+    cJSON *entry = closed(EZ_MATRIX_ENTRY_KEYS, "a parameter path and its values");
+    prop(entry, "parameter", typed("string", "keys joined by '.', list indexes as [N], e.g. run[0].input"));
+    prop(entry, "values", typed("array", NULL));
+    required(entry, EZ_MATRIX_ENTRY_KEYS);
+    cJSON *entries = array_of(entry, NULL);
+    cJSON_AddNumberToObject(entries, "minItems", 1);
+    prop(mx, "matrix", entries);
+    required(mx, (const char *const[]){ "name", "base_scenario", "matrix", NULL });
+    cJSON *cond = typed(NULL, NULL);
+    required(cond, (const char *const[]){ "base_scenario", "matrix", NULL });
+    cJSON_AddItemToObject(r, "if", cond);
+    cJSON_AddItemToObject(r, "then", mx);
+    cJSON_AddItemToObject(r, "else", o);
+    return r;
 }
 
 static cJSON *schema_yao(void)
