@@ -29,6 +29,13 @@ extern const char *const TU_POLICY_FS_KEYS[], *const TU_POLICY_EXEC_KEYS[], *con
 extern const char *const TU_POLICY_BUDGET_KEYS[], *const TU_POLICY_ARTIFACT_KEYS[], *const TU_POLICY_REPLAY_KEYS[];
 
 /* ElizaOS (dialect_eliza.c) */
+/* An evaluation type and its keys (EZ_EVAL_KEYS ends with a NULL type). */
+typedef struct FeTypeKeys {
+    const char *type;
+    const char *const *keys;
+} FeTypeKeys;
+extern const FeTypeKeys EZ_EVAL_KEYS[];
+extern const char *const EZ_MOCK_KEYS[];
 extern const char *const EZ_TOP_KEYS[], *const EZ_ENVIRONMENT_KEYS[], *const EZ_PLUGIN_KEYS[];
 extern const char *const EZ_MATRIX_KEYS[], *const EZ_MATRIX_ENTRY_KEYS[];   /* eliza_matrix.c */
 extern const char *const EZ_SETUP_KEYS[], *const EZ_JUDGMENT_KEYS[], *const EZ_STRATEGIES[], *const EZ_STEP_KEYS[];

@@ -354,12 +354,27 @@ static cJSON *schema_eliza(void)
     cJSON *vfs = typed("object", "file path: content");
     cJSON_AddItemToObject(vfs, "additionalProperties", typed("string", NULL));
     prop(setup, "virtual_fs", vfs);
-    prop(setup, "mocks", nullable("array", NULL));
+    cJSON *mock = closed(EZ_MOCK_KEYS, "a mocked service call and its answer");
+    prop(mock, "service", typed("string", NULL));
+    prop(mock, "method", typed("string", NULL));
+    required(mock, (const char *const[]){ "method", "response", NULL });
+    cJSON *mocks = nullable("array", NULL);
+    cJSON_AddItemToObject(mocks, "items", mock);
+    prop(setup, "mocks", mocks);
     prop(o, "setup", setup);
     cJSON *ev = typed("object", "an evaluation");
     cJSON *evp = cJSON_AddObjectToObject(ev, "properties");
     cJSON_AddItemToObject(evp, "type", check_types(AC_ELIZA, "the evaluation's type (docs/eliza.md)"));
     required(ev, (const char *const[]){ "type", NULL });
+    /* each type's keys (EZ_EVAL_KEYS): if type is T, only T's keys */
+    cJSON *per = cJSON_AddArrayToObject(ev, "allOf");
+    for (size_t i = 0; EZ_EVAL_KEYS[i].type; i++) {
+        cJSON *rule = cJSON_CreateObject();
+        cJSON *is = cJSON_AddObjectToObject(cJSON_AddObjectToObject(rule, "if"), "properties");
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(is, "type"), "const", EZ_EVAL_KEYS[i].type);
+        cJSON_AddItemToObject(rule, "then", closed(EZ_EVAL_KEYS[i].keys, NULL));
+        cJSON_AddItemToArray(per, rule);
+    }
     cJSON *step = closed(EZ_STEP_KEYS, "a run step");
     prop(step, "name", typed("string", NULL));
     prop(step, "evaluations", array_of(ev, "checks of the step"));

@@ -13,7 +13,8 @@ validator (python3-jsonschema, Draft 7).
    scenario names by path.  "Accepts" means `scc --check` exits 0 with no
    unknown-key warning: the schemas are closed (an editor flags a key scc
    would ignore), so a key scc warns about is a schema rejection.
-3. Every file of tests/errors that scc rejects for a schema reason (an
+3. Every file of tests/errors (and every other file above scc rejects, when
+   all its errors are schema reasons) that scc rejects for a schema reason (an
    unknown key or event, a wrong type, a missing required field, a bad enum
    value) is rejected by the schema too, except the rules listed in
    CROSS_FIELD, which a schema cannot express.
@@ -50,6 +51,10 @@ CROSS_FIELD = {
     "image_without_source.yaml": "'path' or 'data': one of two fields",
     "user_command_both_forms.yaml": "cmd, or program and args: one form or the other, not both",
 }
+
+# The same, for files outside tests/errors, by message: a rejection whose
+# condition depends on another field's value.
+CROSS_FIELD_MESSAGES = re.compile(r"a wait action needs 'condition'")   # only when type is wait
 
 # Not done yet (issue 37 item 1): the fields INSIDE a Scenario-Format event
 # (toolExecution, assert, agentEdits, setMode, userInputs entries, ...) are
@@ -164,11 +169,15 @@ def main():
             files += [os.path.join(d, n) for n in sorted(names) if n.endswith(EXTS)]
     errs_dir = os.path.join(src, "tests", "errors")
     accepted = rejected = gaps = 0
+    refused_elsewhere = []
     for path in sorted(files):                                              # 2
         if os.path.dirname(path) == errs_dir:
             continue
         rc, diags = scc(exe, path)
-        if rc != 0 or any(d.get("flag") == "unknown-key" for d in diags):
+        if rc != 0:
+            refused_elsewhere.append(path)
+            continue
+        if any(d.get("flag") == "unknown-key" for d in diags):
             continue
         dialect = dialect_of(exe, path)
         if dialect is None:
@@ -222,6 +231,25 @@ def main():
         rejected += 1
         if not refused:
             bad.append(f"{path}: scc rejects it ({reasons[0]}), the {dialect or 'scenario'} schema accepts it")
+
+    for path in sorted(refused_elsewhere):                                  # 3, beyond tests/errors
+        rc, diags = scc(exe, path)
+        errs = [d["message"] for d in diags if d["severity"] == "error"]
+        if not errs or not all(SCHEMA_REASON.search(m) for m in errs) or \
+                any(CROSS_FIELD_MESSAGES.search(m) for m in errs):
+            continue
+        dialect = next((d for d in DIALECTS
+                        if [x["message"] for x in scc(exe, "--dialect", d, path)[1]] == [x["message"] for x in diags]),
+                       None)
+        if dialect is None:
+            continue
+        try:
+            docs = documents(path, dialect)
+        except (ValueError, yaml.YAMLError):
+            continue
+        rejected += 1
+        if not any(errors(validators[dialect], doc) for doc in docs):
+            bad.append(f"{path}: scc rejects it ({errs[0]}), the {dialect} schema accepts it")
 
     for b in bad:
         print("FAIL", b)
