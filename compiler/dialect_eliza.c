@@ -27,6 +27,42 @@
 #include "agenttest.h"
 #include "formats/agentcheck.h"
 #include "yaml_value.h"
+#include "fe_tables.h"
+
+/* The key and value lists this front end checks, shared with the schema
+** generator (fe_tables.h, schema.c). */
+const char *const EZ_STEP_KEYS[] = { "name", "lang", "code", "input", "evaluations", "conversation", NULL };
+const char *const EZ_TOP_KEYS[] = { "name", "description", "plugins", "environment", "setup", "run", "judgment", NULL };
+const char *const EZ_ENVIRONMENT_KEYS[] = { "type", NULL };
+const char *const EZ_PLUGIN_KEYS[] = { "name", "version", "config", "enabled", NULL };
+const char *const EZ_SETUP_KEYS[] = { "mocks", "virtual_fs", NULL };
+const char *const EZ_JUDGMENT_KEYS[] = { "strategy", NULL };
+const char *const EZ_STRATEGIES[] = { "all_pass", "any_pass", NULL };
+const char *const EZ_MOCK_KEYS[] = { "service", "method", "when", "response", "responseFn", "error", "metadata", NULL };
+/* The keys of each evaluation type (the schema generator reads them too). */
+const FeTypeKeys EZ_EVAL_KEYS[] = {
+    { "string_contains", (const char *const[]){ "type", "description", "value", "case_sensitive", NULL } },
+    { "regex_match", (const char *const[]){ "type", "description", "pattern", NULL } },
+    { "file_exists", (const char *const[]){ "type", "description", "path", NULL } },
+    { "file_contains", (const char *const[]){ "type", "description", "path", "value", NULL } },
+    { "command_exit_code_is", (const char *const[]){ "type", "description", "command", "expected_code", NULL } },
+    { "trajectory_contains_action", (const char *const[]){ "type", "description", "action", NULL } },
+    { "execution_time", (const char *const[]){ "type", "description", "max_duration_ms", "min_duration_ms", "target_duration_ms", NULL } },
+    { "llm_judge", (const char *const[]){ "type", "description", "prompt", "expected", "model_type", "temperature", "json_schema", "capabilities", "verdict", NULL } },
+    { "conversation_flow", (const char *const[]){ "type", "description", "required_patterns", "flow_quality_threshold", NULL } },
+    { "user_satisfaction", (const char *const[]){ "type", "description", "satisfaction_threshold", "indicators", "measurement_method", NULL } },
+    { "conversation_length", (const char *const[]){ "type", "description", "min_turns", "max_turns", "optimal_turns", "target_range", NULL } },
+    { "context_retention", (const char *const[]){ "type", "description", "test_memory_of", "retention_turns", "memory_accuracy_threshold", NULL } },
+    { NULL, NULL },
+};
+
+static const char *const *eval_keys(const char *type)
+{
+    size_t i = 0;
+    while (EZ_EVAL_KEYS[i].type && strcmp(EZ_EVAL_KEYS[i].type, type) != 0)
+        i++;
+    return EZ_EVAL_KEYS[i].keys;
+}
 
 enum { MOCK_MAX = 10000 };
 
@@ -71,7 +107,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
     AtCheck c;
     const char *W = ty;
     if (strcmp(ty, "string_contains") == 0) {
-        static const char *const k[] = { "type", "description", "value", "case_sensitive", NULL };
+        const char *const *k = eval_keys("string_contains");
         at_check_keys(t, ev, "string_contains", k);
         const YNode *v = at_str(t, ev, "value", true, W);
         const YNode *sens = at_bool(t, ev, "case_sensitive", W);
@@ -79,7 +115,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "value", v);
         at_put_bool(&c, "case_sensitive", sens && ybool(sens));
     } else if (strcmp(ty, "regex_match") == 0) {
-        static const char *const k[] = { "type", "description", "pattern", NULL };
+        const char *const *k = eval_keys("regex_match");
         at_check_keys(t, ev, "regex_match", k);
         const YNode *p = at_str(t, ev, "pattern", true, W);
         if (p)
@@ -88,7 +124,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "pattern", p);
         at_put_bool(&c, "case_sensitive", false);
     } else if (strcmp(ty, "file_exists") == 0) {
-        static const char *const k[] = { "type", "description", "path", NULL };
+        const char *const *k = eval_keys("file_exists");
         at_check_keys(t, ev, "file_exists", k);
         const YNode *p = at_str(t, ev, "path", true, W);
         if (p && p->u.s[0] == '/')
@@ -97,27 +133,26 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_check_init(&c, "file_exists", scope);
         at_put_node(&c, "path", p);
     } else if (strcmp(ty, "file_contains") == 0) {
-        static const char *const k[] = { "type", "description", "path", "value", NULL };
+        const char *const *k = eval_keys("file_contains");
         at_check_keys(t, ev, "file_contains", k);
         only_documented(e, type);
         at_check_init(&c, "file_contains", scope);
         at_put_node(&c, "path", at_str(t, ev, "path", true, W));
         at_put_node(&c, "value", at_str(t, ev, "value", true, W));
     } else if (strcmp(ty, "command_exit_code_is") == 0) {
-        static const char *const k[] = { "type", "description", "command", "expected_code", NULL };
+        const char *const *k = eval_keys("command_exit_code_is");
         at_check_keys(t, ev, "command_exit_code_is", k);
         only_documented(e, type);
         at_check_init(&c, "command_exit_code_is", scope);
         at_put_node(&c, "command", at_str(t, ev, "command", true, W));
         at_put_node(&c, "expected_code", at_int(t, ev, "expected_code", true, 0, 255, W));
     } else if (strcmp(ty, "trajectory_contains_action") == 0) {
-        static const char *const k[] = { "type", "description", "action", NULL };
+        const char *const *k = eval_keys("trajectory_contains_action");
         at_check_keys(t, ev, "trajectory_contains_action", k);
         at_check_init(&c, "trajectory_contains_action", scope);
         at_put_node(&c, "action", at_str(t, ev, "action", true, W));
     } else if (strcmp(ty, "execution_time") == 0) {
-        static const char *const k[] = { "type", "description", "max_duration_ms", "min_duration_ms",
-                                         "target_duration_ms", NULL };
+        const char *const *k = eval_keys("execution_time");
         at_check_keys(t, ev, "execution_time", k);
         const YNode *mx = at_int(t, ev, "max_duration_ms", true, 0, INT32_MAX, W);
         const YNode *mn = at_int(t, ev, "min_duration_ms", false, 0, INT32_MAX, W);
@@ -130,8 +165,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "min_duration_ms", mn);
         at_put_node(&c, "target_duration_ms", tg);
     } else if (strcmp(ty, "llm_judge") == 0) {
-        static const char *const k[] = { "type", "description", "prompt", "expected", "model_type", "temperature",
-                                         "json_schema", "capabilities", "verdict", NULL };
+        const char *const *k = eval_keys("llm_judge");
         at_check_keys(t, ev, "llm_judge", k);
         const YNode *ex = at_str(t, ev, "expected", true, W);
         if (ex && strcmp(ex->u.s, "yes") != 0 && strcmp(ex->u.s, "no") != 0 && !strchr(ex->u.s, '+'))
@@ -155,8 +189,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         else
             at_put_node(&c, "verdict", vd);
     } else if (strcmp(ty, "conversation_length") == 0) {
-        static const char *const k[] = { "type", "description", "min_turns", "max_turns", "optimal_turns",
-                                         "target_range", NULL };
+        const char *const *k = eval_keys("conversation_length");
         at_check_keys(t, ev, "conversation_length", k);
         at_check_init(&c, "conversation_length", scope);
         at_put_node(&c, "min_turns", at_int(t, ev, "min_turns", false, 1, INT32_MAX, W));
@@ -170,7 +203,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         }
         at_put_node(&c, "target_range", tr);
     } else if (strcmp(ty, "conversation_flow") == 0) {
-        static const char *const k[] = { "type", "description", "required_patterns", "flow_quality_threshold", NULL };
+        const char *const *k = eval_keys("conversation_flow");
         static const char *const pats[] = { "question_then_answer", "problem_then_solution", "clarification_cycle",
                                             "empathy_then_solution", "escalation_pattern", NULL };
         at_check_keys(t, ev, "conversation_flow", k);
@@ -182,8 +215,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "required_patterns", rp);
         at_put_node(&c, "flow_quality_threshold", at_num(t, ev, "flow_quality_threshold", 0, 1, W));
     } else if (strcmp(ty, "user_satisfaction") == 0) {
-        static const char *const k[] = { "type", "description", "satisfaction_threshold", "indicators",
-                                         "measurement_method", NULL };
+        const char *const *k = eval_keys("user_satisfaction");
         static const char *const methods[] = { "sentiment_analysis", "keyword_analysis", "llm_judge", NULL };
         at_check_keys(t, ev, "user_satisfaction", k);
         never_runs(e, type);
@@ -202,8 +234,7 @@ static void lower_eval(E *e, const YNode *ev, const char *scope)
         at_put_node(&c, "indicators", ind);
         at_put_node(&c, "measurement_method", mm);
     } else if (strcmp(ty, "context_retention") == 0) {
-        static const char *const k[] = { "type", "description", "test_memory_of", "retention_turns",
-                                         "memory_accuracy_threshold", NULL };
+        const char *const *k = eval_keys("context_retention");
         at_check_keys(t, ev, "context_retention", k);
         never_runs(e, type);
         at_check_init(&c, "context_retention", scope);
@@ -396,7 +427,7 @@ static void emit_conversation(E *e, const YNode *cv)
 static void lower_step(E *e, const YNode *st, uint32_t index)
 {
     At *t = &e->at;
-    static const char *const k[] = { "name", "lang", "code", "input", "evaluations", "conversation", NULL };
+    const char *const *k = EZ_STEP_KEYS;
     const char *W = "a run step";
     if (!at_is_map(st)) {
         at_err(t, st, "a run step must be a mapping, not %s", ykind_name(st));
@@ -500,7 +531,7 @@ static bool looks_like_js(const char *s)
 static int check_mock(E *e, const YNode *m)
 {
     At *t = &e->at;
-    static const char *const k[] = { "service", "method", "when", "response", "responseFn", "error", "metadata", NULL };
+    const char *const *k = EZ_MOCK_KEYS;
     const char *W = "a mock";
     if (!at_is_map(m)) {
         at_err(t, m, "a mock must be a mapping, not %s", ykind_name(m));
@@ -641,8 +672,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
                    "an ElizaOS scenario must be a mapping with name, description, environment, run and judgment");
         return false;
     }
-    static const char *const top[] = { "name", "description", "plugins", "environment", "setup", "run",
-                                       "judgment", NULL };
+    const char *const *top = EZ_TOP_KEYS;
     const char *W = "an ElizaOS scenario";
     at_check_keys(t, root, "the scenario", top);
     const YNode *name = at_str(t, root, "name", true, W);
@@ -652,7 +682,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
 
     const YNode *env = at_map(t, root, "environment", true, W);
     if (env) {
-        static const char *const ek[] = { "type", NULL };
+        const char *const *ek = EZ_ENVIRONMENT_KEYS;
         at_check_keys(t, env, "environment", ek);
         const YNode *ty = at_str(t, env, "type", true, "environment");
         if (ty && strcmp(ty->u.s, "local") != 0) {
@@ -674,7 +704,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
             at_err(t, p, "a plugin must be a name or {name, version, config, enabled}, not %s", ykind_name(p));
             continue;
         }
-        static const char *const pk[] = { "name", "version", "config", "enabled", NULL };
+        const char *const *pk = EZ_PLUGIN_KEYS;
         at_check_keys(t, p, "a plugin", pk);
         at_str(t, p, "name", true, "a plugin");
         at_str(t, p, "version", false, "a plugin");
@@ -684,7 +714,7 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     const YNode *setup = at_map(t, root, "setup", false, W);
     const YNode *mocks = NULL, *vfs = NULL;
     if (setup) {
-        static const char *const sk[] = { "mocks", "virtual_fs", NULL };
+        const char *const *sk = EZ_SETUP_KEYS;
         at_check_keys(t, setup, "setup", sk);
         mocks = ymap_get(setup, "mocks");
         if (mocks && !at_is_seq(mocks) && !at_is_null(mocks)) {
@@ -703,8 +733,8 @@ bool eliza_lower_pick(const YDoc *doc, const char *source_name, const ElizaPick 
     const YNode *judg = at_map(t, root, "judgment", true, W);
     const YNode *strat = NULL;
     if (judg) {
-        static const char *const jk[] = { "strategy", NULL };
-        static const char *const strategies[] = { "all_pass", "any_pass", NULL };
+        const char *const *jk = EZ_JUDGMENT_KEYS;
+        const char *const *strategies = EZ_STRATEGIES;
         at_check_keys(t, judg, "judgment", jk);
         strat = at_str(t, judg, "strategy", true, "judgment");
         if (strat && !at_enum(t, strat, "'strategy' in judgment", strategies))

@@ -32,8 +32,29 @@
 #include "formats/term/term_regex.h"
 #include "fe_kit.h"
 #include "yaml_value.h"
+#include "fe_tables.h"
+
+/* The key and value lists this front end checks, shared with the schema
+** generator (fe_tables.h, schema.c). */
+const char *const TU_POLICY_KEYS[] = { "policy_version", "sandbox", "sandbox_unsafe_ack", "network", "network_unsafe_ack", "fs", "fs_write_unsafe_ack", "fs_strict_write", "exec", "env", "budgets", "artifacts", "replay", NULL };
+const char *const TU_SANDBOXES[] = { "seatbelt", "none", NULL };
+const char *const TU_NETWORKS[] = { "disabled", "enabled", NULL };
+const char *const TU_POLICY_FS_KEYS[] = { "allowed_read", "allowed_write", "working_dir", NULL };
+const char *const TU_POLICY_EXEC_KEYS[] = { "allowed_executables", "allow_shell", NULL };
+const char *const TU_POLICY_ENV_KEYS[] = { "allowlist", "set", "inherit", NULL };
+const char *const TU_POLICY_BUDGET_KEYS[] = { "max_runtime_ms", "max_steps", "max_output_bytes", "max_snapshot_bytes", "max_wait_ms", NULL };
+const char *const TU_POLICY_ARTIFACT_KEYS[] = { "enabled", "dir", "overwrite", NULL };
+const char *const TU_POLICY_REPLAY_KEYS[] = { "strict", "normalization_filters", "normalization_rules", NULL };
+const char *const TU_ACTION_KEYS[] = { "type", "payload", NULL };
+const char *const TU_ACTION_TYPES[] = { "key", "text", "resize", "wait", "terminate", "observe", NULL };
+const char *const TU_STEP_KEYS[] = { "id", "name", "action", "assert", "timeout_ms", "retries", NULL };
+const char *const TU_TOP_KEYS[] = { "scenario_version", "metadata", "run", "steps", NULL };
+const char *const TU_META_KEYS[] = { "name", "description", NULL };
+const char *const TU_RUN_KEYS[] = { "command", "args", "cwd", "initial_size", "policy", NULL };
+const char *const TU_SIZE_KEYS[] = { "rows", "cols", NULL };
 
 enum { MAX_SIZE = 500, MAX_POLICY_FILE = 1 << 20, POLICY_VERSION = 4, SCENARIO_VERSION = 1 };
+const int TU_SCENARIO_VERSION = SCENARIO_VERSION, TU_POLICY_VERSION = POLICY_VERSION;
 
 typedef struct T {
     const TuiUseOpts *o;
@@ -172,11 +193,9 @@ static uint32_t val_of(T *t, const YNode *n)
 
 static void check_policy(T *t, const YNode *p)
 {
-    static const char *const keys[] = { "policy_version", "sandbox", "sandbox_unsafe_ack", "network",
-                                        "network_unsafe_ack", "fs", "fs_write_unsafe_ack", "fs_strict_write",
-                                        "exec", "env", "budgets", "artifacts", "replay", NULL };
-    static const char *const sandboxes[] = { "seatbelt", "none", NULL };
-    static const char *const networks[] = { "disabled", "enabled", NULL };
+    const char *const *keys = TU_POLICY_KEYS;
+    const char *const *sandboxes = TU_SANDBOXES;
+    const char *const *networks = TU_NETWORKS;
     const char *W = "the policy";
     check_keys(t, p, W, keys);
     const YNode *ver = req(t, p, "policy_version", W);
@@ -192,7 +211,7 @@ static void check_policy(T *t, const YNode *p)
     get_bool(t, p, "fs_strict_write", W);
     const YNode *fs = want_map(t, ymap_get(p, "fs"), "'fs' in the policy");
     if (fs) {
-        static const char *const fk[] = { "allowed_read", "allowed_write", "working_dir", NULL };
+        const char *const *fk = TU_POLICY_FS_KEYS;
         check_keys(t, fs, "policy.fs", fk);
         want_str_list(t, fs, "allowed_read", "policy.fs", true);
         want_str_list(t, fs, "allowed_write", "policy.fs", true);
@@ -202,14 +221,14 @@ static void check_policy(T *t, const YNode *p)
     }
     const YNode *ex = want_map(t, ymap_get(p, "exec"), "'exec' in the policy");
     if (ex) {
-        static const char *const ek[] = { "allowed_executables", "allow_shell", NULL };
+        const char *const *ek = TU_POLICY_EXEC_KEYS;
         check_keys(t, ex, "policy.exec", ek);
         want_str_list(t, ex, "allowed_executables", "policy.exec", true);
         get_bool(t, ex, "allow_shell", "policy.exec");
     }
     const YNode *env = want_map(t, ymap_get(p, "env"), "'env' in the policy");
     if (env) {
-        static const char *const vk[] = { "allowlist", "set", "inherit", NULL };
+        const char *const *vk = TU_POLICY_ENV_KEYS;
         check_keys(t, env, "policy.env", vk);
         want_str_list(t, env, "allowlist", "policy.env", false);
         get_bool(t, env, "inherit", "policy.env");
@@ -221,15 +240,14 @@ static void check_policy(T *t, const YNode *p)
     }
     const YNode *bu = want_map(t, ymap_get(p, "budgets"), "'budgets' in the policy");
     if (bu) {
-        static const char *const bk[] = { "max_runtime_ms", "max_steps", "max_output_bytes", "max_snapshot_bytes",
-                                          "max_wait_ms", NULL };
+        const char *const *bk = TU_POLICY_BUDGET_KEYS;
         check_keys(t, bu, "policy.budgets", bk);
         for (size_t i = 0; bk[i]; i++)
             get_int(t, bu, bk[i], false, 0, INT64_MAX, "policy.budgets");
     }
     const YNode *ar = want_map(t, ymap_get(p, "artifacts"), "'artifacts' in the policy");
     if (ar) {
-        static const char *const ak[] = { "enabled", "dir", "overwrite", NULL };
+        const char *const *ak = TU_POLICY_ARTIFACT_KEYS;
         check_keys(t, ar, "policy.artifacts", ak);
         get_bool(t, ar, "enabled", "policy.artifacts");
         get_bool(t, ar, "overwrite", "policy.artifacts");
@@ -239,7 +257,7 @@ static void check_policy(T *t, const YNode *p)
     }
     const YNode *re = want_map(t, ymap_get(p, "replay"), "'replay' in the policy");
     if (re) {
-        static const char *const rk[] = { "strict", "normalization_filters", "normalization_rules", NULL };
+        const char *const *rk = TU_POLICY_REPLAY_KEYS;
         check_keys(t, re, "policy.replay", rk);
         get_bool(t, re, "strict", "policy.replay");
         want_str_list(t, re, "normalization_filters", "policy.replay", false);
@@ -528,8 +546,8 @@ static void emit(T *t, BcOp op, const YNode *at, uint32_t a, uint32_t b2, uint32
 /* One action.  Emits its op (none for observe). */
 static void lower_action(T *t, const YNode *act)
 {
-    static const char *const ak[] = { "type", "payload", NULL };
-    static const char *const types[] = { "key", "text", "resize", "wait", "terminate", "observe", NULL };
+    const char *const *ak = TU_ACTION_KEYS;
+    const char *const *types = TU_ACTION_TYPES;
     if (!want_map(t, act, "'action'"))
         return;
     check_keys(t, act, "an action", ak);
@@ -618,7 +636,7 @@ typedef struct Seen {
 
 static void lower_step(T *t, const YNode *st, Seen *ids)
 {
-    static const char *const sk[] = { "id", "name", "action", "assert", "timeout_ms", "retries", NULL };
+    const char *const *sk = TU_STEP_KEYS;
     if (!want_map(t, st, "a step"))
         return;
     check_keys(t, st, "a step", sk);
@@ -706,7 +724,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
         fe_err(&t.fe, root, "not a tui-use scenario: this is %s", OTHER[other].what);
         return false;
     }
-    static const char *const top[] = { "scenario_version", "metadata", "run", "steps", NULL };
+    const char *const *top = TU_TOP_KEYS;
     check_keys(&t, root, "the scenario", top);
     const YNode *ver = req(&t, root, "scenario_version", "a tui-use scenario");
     if (ver && (!is_int(ver) || yint(ver) != SCENARIO_VERSION))
@@ -717,7 +735,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     const YNode *meta = want_map(&t, req(&t, root, "metadata", "a tui-use scenario"), "'metadata'");
     const YNode *name = NULL;
     if (meta) {
-        static const char *const mk[] = { "name", "description", NULL };
+        const char *const *mk = TU_META_KEYS;
         check_keys(&t, meta, "metadata", mk);
         name = get_str(&t, meta, "name", true, "metadata");
         const YNode *desc = ymap_get(meta, "description");
@@ -732,7 +750,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
     const YNode *run = want_map(&t, req(&t, root, "run", "a tui-use scenario"), "'run'");
     const YNode *cmd = NULL, *args = NULL, *cwd = NULL, *rows = NULL, *cols = NULL, *pol = NULL;
     if (run) {
-        static const char *const rk[] = { "command", "args", "cwd", "initial_size", "policy", NULL };
+        const char *const *rk = TU_RUN_KEYS;
         check_keys(&t, run, "run", rk);
         cmd = get_str(&t, run, "command", true, "run");
         if (cmd && cmd->u.s[0] != '/')
@@ -754,7 +772,7 @@ bool tuiuse_lower(const YDoc *doc, const TuiUseOpts *o, BcBuilder *b, Diags *dia
             fe_err(&t.fe, cwd, "'cwd' in run must be an absolute path or null");
         const YNode *size = want_map(&t, req(&t, run, "initial_size", "run"), "'initial_size'");
         if (size) {
-            static const char *const zk[] = { "rows", "cols", NULL };
+            const char *const *zk = TU_SIZE_KEYS;
             check_keys(&t, size, "initial_size", zk);
             rows = get_int(&t, size, "rows", true, 1, MAX_SIZE, "initial_size");
             cols = get_int(&t, size, "cols", true, 1, MAX_SIZE, "initial_size");

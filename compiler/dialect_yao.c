@@ -29,6 +29,12 @@
 #include "formats/agentcheck.h"
 #include "yaml_tree.h"
 #include "yaml_value.h"
+#include "fe_tables.h"
+
+/* The key and value lists this front end checks, shared with the schema
+** generator (fe_tables.h, schema.c). */
+const char *const YAO_ASSERT_KEYS[] = { "type", "value", "path", "script", "use", "options", "message", "negate", "name", "verdict", "pattern", NULL };
+const char *const YAO_CASE_KEYS[] = { "id", "input", "expected", "assert", "assertions", "user", "team", "metadata", "options", "skip", "timeout", "before", "after", "simulator", "checkpoints", "max_turns", "name", "description", "turns", "mode", "interactive", NULL };
 
 enum { MAX_LINE = 1 << 20, MAX_CHECKPOINTS = 200, DEFAULT_MAX_TURNS = 20 };
 
@@ -76,8 +82,7 @@ static void lower_assert(Y *y, const YNode *a, const char *scope, const YNode *c
         typ = a;        /* "contains": the type alone */
     } else if (at_is_map(a)) {
         map = a;
-        static const char *const k[] = { "type", "value", "path", "script", "use", "options", "message", "negate",
-                                         "name", "verdict", "pattern", NULL };
+        const char *const *k = YAO_ASSERT_KEYS;
         at_check_keys(t, a, "an assertion", k);
         typ = at_str(t, a, "type", false, "an assertion");
     } else {
@@ -518,9 +523,7 @@ static void lower_case(Y *y, const YNode *c, Id *ids, uint32_t *n_ids)
 {
     At *t = &y->at;
     const char *W = "a case";
-    static const char *const k[] = { "id", "input", "expected", "assert", "assertions", "user", "team", "metadata",
-                                     "options", "skip", "timeout", "before", "after", "simulator", "checkpoints",
-                                     "max_turns", "name", "description", "turns", "mode", "interactive", NULL };
+    const char *const *k = YAO_CASE_KEYS;
     if (!at_is_map(c)) {
         at_err(t, c, "a case must be a JSON object, not %s", ykind_name(c));
         return;

@@ -12,6 +12,11 @@
 #include "formats/bc.h"
 #include "agenttest.h"
 #include "dialect_eliza.h"
+#include "fe_tables.h"
+
+/* The keys this front end checks, shared with the schema generator (fe_tables.h). */
+const char *const EZ_MATRIX_KEYS[] = { "name", "description", "base_scenario", "runs_per_combination", "matrix", NULL };
+const char *const EZ_MATRIX_ENTRY_KEYS[] = { "parameter", "values", NULL };
 
 bool eliza_matrix_detect(const YDoc *doc)
 {
@@ -94,8 +99,7 @@ bool eliza_matrix_load(const YDoc *doc, const char *base_dir, const char *shown_
     const YNode *root = doc->root;
     memset(m, 0, sizeof *m);
     m->doc = doc;
-    static const char *const keys[] = { "name", "description", "base_scenario", "runs_per_combination", "matrix",
-                                        NULL };
+    const char *const *keys = EZ_MATRIX_KEYS;
     const char *W = "an ElizaOS matrix";
     at_check_keys(t, root, "the matrix", keys);
     m->name = at_str(t, root, "name", true, W);
@@ -120,7 +124,7 @@ bool eliza_matrix_load(const YDoc *doc, const char *base_dir, const char *shown_
             at_err(t, p, "a matrix entry must be {parameter, values}, not %s", ykind_name(p));
             continue;
         }
-        static const char *const pk[] = { "parameter", "values", NULL };
+        const char *const *pk = EZ_MATRIX_ENTRY_KEYS;
         at_check_keys(t, p, "a matrix entry", pk);
         const YNode *path = at_str(t, p, "parameter", true, "a matrix entry");
         Seg seg[64];

@@ -31,6 +31,7 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "fe_kit.h"
+#include "fe_tables.h"
 #include "yaml_value.h"
 
 /* The helpers are the front ends' kit (fe_kit.h): err, warn and note at a
@@ -41,7 +42,7 @@
 
 typedef void (*EvFn)(L *l, const YNode *key, const YNode *v, const YNode *item);
 
-enum { IN_TIMELINE = 1, IN_AGENT = 2, IN_USER = 4 };
+enum { IN_TIMELINE = LOWER_IN_TIMELINE, IN_AGENT = LOWER_IN_AGENT, IN_USER = LOWER_IN_USER };
 
 static const struct Event {
     const char *name;
@@ -77,7 +78,9 @@ static const struct Event {
 enum { N_EVENTS = sizeof EVENTS / sizeof EVENTS[0] };
 
 /* Keys that may stand beside the event key in a timeline item. */
-static const char *const COMPANIONS[] = { "_meta", "meta", "target", "expectedResponse", NULL };
+const char *const LOWER_COMPANIONS[] = { "_meta", "meta", "target", "expectedResponse", NULL };
+/* The events the spec writes bare (`- sessionStart`): events without fields. */
+const char *const LOWER_BARE_EVENTS[] = { "sessionStart", "userCancelSession", "complete", "merge", NULL };
 
 static const char *event_names[N_EVENTS + LW_N_TOOLS + 1];
 
@@ -123,7 +126,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
 {
     if (is_scalar(item) && item->type == YT_STR) {
         /* The spec writes `- sessionStart` bare; events without fields may be. */
-        static const char *const bare[] = { "sessionStart", "userCancelSession", "complete", "merge", NULL };
+        const char *const *bare = LOWER_BARE_EVENTS;
         if (fe_in_list(item->u.s, bare)) {
             for (size_t i = 0; i < N_EVENTS; i++)
                 if (strcmp(EVENTS[i].name, item->u.s) == 0)
@@ -150,7 +153,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     bool tool = false, bad = false;
     for (uint32_t i = 0; i < item->n; i++) {
         const YNode *k = &item->u.pairs[i].key;
-        if (fe_in_list(k->u.s, COMPANIONS))
+        if (fe_in_list(k->u.s, LOWER_COMPANIONS))
             continue;
         const struct Event *found = NULL;
         bool is_tool = false;
@@ -469,6 +472,11 @@ const char *lower_top_key(size_t i, const char **help)
         return NULL;
     *help = TOP[i].help;
     return TOP[i].name;
+}
+
+unsigned lower_event_where(size_t i)
+{
+    return i < N_EVENTS ? EVENTS[i].where : 0;
 }
 
 const char *lower_event(size_t i, const char **help, const char **also_in)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include "common/utf8.h"
 #include "common/arena.h"
 #include "compile.h"
+#include "schema.h"
 #include "formats/bc.h"
 #include "yaml_tree.h"
 
@@ -51,8 +53,15 @@ typedef struct Doc {
     size_t n_lens, cap_lens;
 } Doc;
 
+typedef struct SchemaCache {
+    const char *name;       /* static */
+    cJSON *json;
+} SchemaCache;
+
 struct Lsp {
     FILE *out;
+    SchemaCache schemas[8]; /* parsed once, on first use */
+    size_t n_schemas;
     LspOpts o;
     Buf in;                 /* what arrived and is not handled yet */
     size_t skip;            /* bytes of a refused body still to drop */
@@ -484,6 +493,13 @@ static void m_initialize(Lsp *l, const cJSON *id, const cJSON *params)
     jw_end(&w);
     jw_end(&w);
     jw_kbool(&w, "definitionProvider", true);
+    jw_kbool(&w, "hoverProvider", true);
+    jw_kobj(&w, "completionProvider");
+    jw_karr(&w, "triggerCharacters");
+    jw_cstr(&w, "-");
+    jw_cstr(&w, " ");
+    jw_end(&w);
+    jw_end(&w);
     jw_kobj(&w, "codeLensProvider");
     jw_kbool(&w, "resolveProvider", false);
     jw_end(&w);
@@ -764,6 +780,339 @@ static void m_definition(Lsp *l, const cJSON *id, const cJSON *params)
     sc_free(path);
 }
 
+/* ---- completion and hover, from the JSON Schemas (schema.h) ---- */
+
+enum { PATH_MAX_SEGS = 64, SCHEMA_SET_MAX = 64 };
+
+/* One step of the YAML path to the cursor: a key, or NULL for a
+** sequence's item ("- "). */
+typedef struct Seg {
+    const char *key;
+    size_t n;
+} Seg;
+
+/* The elements of a line that open something: "- " markers and "key:"
+** keys, left to right, with their columns (bytes from the line's start).
+** Returns how many (at most cap). */
+typedef struct Elem {
+    size_t col;
+    const char *key;        /* NULL: a dash */
+    size_t n;
+    bool inline_value;      /* a key with a value after it on the line */
+} Elem;
+
+static size_t line_elems(const char *s, size_t len, Elem *e, size_t cap)
+{
+    size_t i = 0, k = 0;
+    for (;;) {
+        while (i < len && s[i] == ' ')
+            i++;
+        if (i < len && s[i] == '-' && (i + 1 == len || s[i + 1] == ' ')) {
+            if (k < cap)
+                e[k++] = (Elem){ i, NULL, 0, false };
+            i++;
+            continue;
+        }
+        break;
+    }
+    /* a key: a plain or quoted word followed by ':' and a blank or the end */
+    size_t a = i, z = i;
+    if (i < len && (s[i] == '"' || s[i] == '\'')) {
+        char q = s[i];
+        z = i + 1;
+        while (z < len && s[z] != q)
+            z++;
+        if (z >= len)
+            return k;
+        a = i + 1;
+        i = z + 1;
+    } else {
+        while (i < len && s[i] != ':' && s[i] != '#' && !(s[i] == ' ' && i + 1 < len && s[i + 1] == '#'))
+            i++;
+        z = i;
+        while (z > a && s[z - 1] == ' ')
+            z--;
+    }
+    if (i < len && s[i] == ':' && (i + 1 == len || s[i + 1] == ' ') && z > a && k < cap) {
+        size_t v = i + 1;
+        while (v < len && s[v] == ' ')
+            v++;
+        bool inl = v < len && s[v] != '#' && s[v] != '|' && s[v] != '>';
+        e[k++] = (Elem){ a - (a > 0 && (s[a - 1] == '"' || s[a - 1] == '\'') ? 1 : 0), s + a, z - a, inl };
+    }
+    return k;
+}
+
+/* The path from the document's root to column col of 0-based line (the
+** elements of that line before col included), innermost last.  Returns
+** the number of segments. */
+static size_t path_at(const char *s, size_t len, uint64_t line, size_t col, Seg *path)
+{
+    Seg rev[PATH_MAX_SEGS];
+    size_t n = 0, threshold = col;
+    for (uint64_t l = line + 1; l-- > 0 && n < PATH_MAX_SEGS;) {
+        size_t ls = line_start(s, len, l), le = line_end(s, len, ls);
+        if (l == line && le > ls + col)
+            le = ls + col;
+        Elem e[16];
+        size_t k = line_elems(s + ls, le - ls, e, 16);
+        if (!k) {
+            size_t i = ls;
+            while (i < le && s[i] == ' ')
+                i++;
+            if (i < le && s[i] != '#' && i - ls < threshold)
+                threshold = i - ls;     /* a plain value line closes what was deeper */
+            if (threshold == 0)
+                break;
+            continue;
+        }
+        size_t first = n;
+        for (size_t j = k; j-- > 0;) {
+            if (e[j].col >= threshold || (e[j].key && e[j].inline_value && l != line))
+                continue;
+            if (l == line && e[j].key)
+                continue;           /* the word being written is no parent */
+            if (n < PATH_MAX_SEGS)
+                rev[n++] = (Seg){ e[j].key, e[j].n };
+        }
+        if (n > first || e[0].col < threshold)
+            threshold = e[0].col < threshold ? e[0].col : threshold;
+        if (threshold == 0)
+            break;
+    }
+    for (size_t i = 0; i < n; i++)
+        path[i] = rev[n - 1 - i];
+    return n;
+}
+
+/* The schema for a document, by its name and its top-level keys. */
+static const char *doc_schema_name(const Doc *d)
+{
+    size_t ul = strlen(d->uri);
+    if (ul > 6 && strcmp(d->uri + ul - 6, ".jsonl") == 0)
+        return "yao";
+    bool steps = false, policy = false, eliza = false, timeline = false;
+    for (size_t off = 0; off < d->len;) {
+        size_t le = line_end(d->text, d->len, off);
+        const char *s = d->text + off;
+        size_t n = le - off;
+#define TOP(k) (n > sizeof k - 1 && memcmp(s, k, sizeof k - 1) == 0 && s[sizeof k - 1] == ':')
+        steps |= TOP("steps") || TOP("scenario_version") || TOP("\"steps\"") || TOP("\"scenario_version\"");
+        policy |= TOP("policy_version") || TOP("\"policy_version\"");
+        eliza |= TOP("judgment") || TOP("environment") || TOP("matrix") || TOP("base_scenario");
+        timeline |= TOP("timeline");
+#undef TOP
+        const char *nl = memchr(d->text + off, '\n', d->len - off);
+        off = nl ? (size_t)(nl - d->text) + 1 : d->len;
+    }
+    return timeline ? "scenario" : steps ? "tui-use" : policy ? "tui-use-policy" : eliza ? "eliza" : "scenario";
+}
+
+static cJSON *load_schema(Lsp *l, const char *name)
+{
+    for (size_t i = 0; i < l->n_schemas; i++)
+        if (strcmp(l->schemas[i].name, name) == 0)
+            return l->schemas[i].json;
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    cJSON *j = NULL;
+    if (f) {
+        int r = scc_write_schema(f, name);
+        fclose(f);
+        if (r == 0)
+            j = cJSON_ParseWithLength(mem, n);
+    }
+    free(mem);
+    if (j && l->n_schemas < sizeof l->schemas / sizeof l->schemas[0])
+        l->schemas[l->n_schemas++] = (SchemaCache){ name, j };
+    else if (j) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Adds node (its $ref followed) and the branches of its anyOf, oneOf and
+** allOf to set. */
+static void flatten(const cJSON *root, const cJSON *node, const cJSON **set, size_t *n, int depth)
+{
+    if (!cJSON_IsObject(node) || depth > 16 || *n >= SCHEMA_SET_MAX)
+        return;
+    const char *ref = str_at(node, "$ref");
+    if (ref && strncmp(ref, "#/definitions/", 14) == 0) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj_at(root, "definitions"), ref + 14);
+        flatten(root, t, set, n, depth + 1);
+    }
+    set[(*n)++] = node;
+    static const char *const branches[] = { "anyOf", "oneOf", "allOf" };
+    for (size_t b = 0; b < 3; b++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(node, branches[b]), *x;
+        cJSON_ArrayForEach(x, arr) flatten(root, x, set, n, depth + 1);
+    }
+}
+
+/* The schemas that describe what stands at path (all the branches that
+** can). */
+static size_t schemas_at(const cJSON *root, const Seg *path, size_t np, const cJSON **out)
+{
+    const cJSON *cur[SCHEMA_SET_MAX];
+    size_t n = 0;
+    flatten(root, root, cur, &n, 0);
+    for (size_t i = 0; i < np; i++) {
+        const cJSON *next[SCHEMA_SET_MAX];
+        size_t m = 0;
+        for (size_t j = 0; j < n; j++) {
+            const cJSON *c = NULL;
+            if (!path[i].key) {
+                c = cJSON_GetObjectItemCaseSensitive(cur[j], "items");
+            } else {
+                const cJSON *props = obj_at(cur[j], "properties"), *p;
+                cJSON_ArrayForEach(p, props) if (strlen(p->string) == path[i].n &&
+                                                 memcmp(p->string, path[i].key, path[i].n) == 0) c = p;
+            }
+            if (c)
+                flatten(root, c, next, &m, 0);
+        }
+        memcpy(cur, next, m * sizeof *next);
+        n = m;
+    }
+    memcpy(out, cur, n * sizeof *cur);
+    return n;
+}
+
+static bool read_position(const cJSON *params, uint64_t *line, uint64_t *ch)
+{
+    const cJSON *pos = obj_at(params, "position");
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pos, "line"), *pc = cJSON_GetObjectItemCaseSensitive(pos, "character");
+    if (!cJSON_IsNumber(pl) || !cJSON_IsNumber(pc) || pl->valuedouble < 0 || pc->valuedouble < 0)
+        return false;
+    *line = (uint64_t)pl->valuedouble;
+    *ch = (uint64_t)pc->valuedouble;
+    return true;
+}
+
+/* Keys (and, after "key: ", values) that may stand at the position: the
+** properties and enum values the schema allows there, with their
+** descriptions (event names in a timeline, a policy's keys, check types). */
+static void m_completion(Lsp *l, const cJSON *id, const cJSON *params)
+{
+    Doc *d = doc_of(l, params);
+    uint64_t line, ch;
+    if (!read_position(params, &line, &ch)) {
+        reply_error(l, id, E_INVALID_PARAMS, "completion needs textDocument.uri and position");
+        return;
+    }
+    Buf b;
+    JsonW w;
+    result_start(&w, &b, id);
+    jw_arr(&w);
+    const cJSON *root = d ? load_schema(l, doc_schema_name(d)) : NULL;
+    if (root) {
+        size_t ls = line_start(d->text, d->len, line), cur = pos_offset(d->text, d->len, line, ch);
+        /* the word being written starts after the last blank, dash or '{' */
+        size_t ws = cur;
+        while (ws > ls && !strchr(" -{[,\"'", d->text[ws - 1]))
+            ws--;
+        Seg path[PATH_MAX_SEGS + 1];
+        size_t np = path_at(d->text, d->len, line, ws - ls, path);
+        /* after "key: " on the same line: that key's values */
+        Elem e[16];
+        size_t k = line_elems(d->text + ls, cur - ls, e, 16);
+        bool value = k && e[k - 1].key && e[k - 1].col + e[k - 1].n < ws - ls;
+        if (value && np < PATH_MAX_SEGS + 1)
+            path[np++] = (Seg){ e[k - 1].key, e[k - 1].n };
+        const cJSON *set[SCHEMA_SET_MAX];
+        size_t n = schemas_at(root, path, np, set);
+        const char *seen[256];
+        size_t n_seen = 0;
+        for (size_t i = 0; i < n; i++) {
+            const cJSON *list = value ? cJSON_GetObjectItemCaseSensitive(set[i], "enum")
+                                      : obj_at(set[i], "properties"), *p;
+            if (!value && !list)            /* an item that may be a bare string: its enum */
+                list = cJSON_GetObjectItemCaseSensitive(set[i], "enum");
+            cJSON_ArrayForEach(p, list) {
+                const char *label = value || !p->string ? (cJSON_IsString(p) ? p->valuestring : NULL) : p->string;
+                if (!label || n_seen == 256)
+                    continue;
+                bool dup = false;
+                for (size_t j = 0; j < n_seen && !dup; j++)
+                    dup = strcmp(seen[j], label) == 0;
+                if (dup)
+                    continue;
+                seen[n_seen++] = label;
+                const char *desc = p->string ? str_at(p, "description") : str_at(set[i], "description");
+                jw_obj(&w);
+                jw_kcstr(&w, "label", label);
+                jw_ki64(&w, "kind", p->string ? 10 : 12);     /* Property, Value */
+                if (desc)
+                    jw_kcstr(&w, "detail", desc);
+                jw_end(&w);
+            }
+        }
+    }
+    jw_end(&w);
+    result_done(l, &w, &b);
+}
+
+/* The description of the key under the cursor, from the schema, and the
+** line's place in the resolved schedule. */
+static void m_hover(Lsp *l, const cJSON *id, const cJSON *params)
+{
+    Doc *d = doc_of(l, params);
+    uint64_t line, ch;
+    if (!read_position(params, &line, &ch)) {
+        reply_error(l, id, E_INVALID_PARAMS, "hover needs textDocument.uri and position");
+        return;
+    }
+    Buf text;
+    buf_init(&text);
+    const cJSON *root = d ? load_schema(l, doc_schema_name(d)) : NULL;
+    if (root) {
+        size_t ls = line_start(d->text, d->len, line), le = line_end(d->text, d->len, ls);
+        size_t cur = pos_offset(d->text, d->len, line, ch);
+        Elem e[16];
+        size_t k = line_elems(d->text + ls, le - ls, e, 16);
+        const Elem *key = NULL;
+        for (size_t i = 0; i < k; i++)
+            if (e[i].key && e[i].col <= cur - ls && cur - ls <= e[i].col + e[i].n + 1)
+                key = &e[i];
+        if (key) {
+            Seg path[PATH_MAX_SEGS + 1];
+            size_t np = path_at(d->text, d->len, line, key->col, path);
+            const cJSON *set[SCHEMA_SET_MAX];
+            size_t n = schemas_at(root, path, np, set);
+            for (size_t i = 0; i < n && !text.len; i++) {
+                const cJSON *props = obj_at(set[i], "properties"), *p;
+                cJSON_ArrayForEach(p, props) if (!text.len && strlen(p->string) == key->n &&
+                                                 memcmp(p->string, key->key, key->n) == 0 && str_at(p, "description"))
+                    buf_printf(&text, "**%s**: %s", p->string, str_at(p, "description"));
+            }
+        }
+        for (size_t i = 0; i < d->n_lens; i++)
+            if (d->lens[i].line == line + 1)
+                buf_printf(&text, "%splays at %llu ms (%s)", text.len ? "\n\n" : "",
+                           (unsigned long long)d->lens[i].t, bc_op_info[d->lens[i].op].name);
+    }
+    Buf b;
+    JsonW w;
+    result_start(&w, &b, id);
+    if (text.len) {
+        jw_obj(&w);
+        jw_kobj(&w, "contents");
+        jw_kcstr(&w, "kind", "markdown");
+        jw_kstr(&w, "value", (const char *)text.data, text.len);
+        jw_end(&w);
+        jw_end(&w);
+    } else {
+        jw_null(&w);
+    }
+    if (text.oom)
+        b.oom = true;
+    buf_fini(&text);
+    result_done(l, &w, &b);
+}
+
 static void handle(Lsp *l, const char *body, size_t n)
 {
     cJSON *m = cJSON_ParseWithLength(body, n);
@@ -809,6 +1158,10 @@ static void handle(Lsp *l, const char *body, size_t n)
             result_start(&w, &b, id);
             jw_null(&w);
             result_done(l, &w, &b);
+        } else if (id && strcmp(me, "textDocument/completion") == 0) {
+            m_completion(l, id, params);
+        } else if (id && strcmp(me, "textDocument/hover") == 0) {
+            m_hover(l, id, params);
         } else if (id && strcmp(me, "textDocument/codeLens") == 0) {
             m_code_lens(l, id, params);
         } else if (id && strcmp(me, "textDocument/definition") == 0) {
@@ -957,6 +1310,8 @@ void lsp_free(Lsp *l)
     while (l->n_docs)
         doc_drop(l, &l->docs[0]);
     sc_free(l->docs);
+    for (size_t i = 0; i < l->n_schemas; i++)
+        cJSON_Delete(l->schemas[i].json);
     buf_fini(&l->in);
     sc_free(l);
 }

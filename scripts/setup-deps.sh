@@ -15,6 +15,7 @@ pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 pkgs+=(strace)      # pack.linear: the system calls a pack build makes per scenario, counted
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
+pkgs+=(python3-jsonschema)  # cli.schemas: the JSON Schemas checked by a real validator
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')
 pkgs+=(lintian)    # ship.deb: the Debian package has no lintian error
 pkgs+=(dpkg-dev)   # ship.static: apt-get source cjson (dpkg-source) for the static binaries' cJSON

@@ -229,6 +229,13 @@ add_test(NAME cli.version
                  ${PROJECT_SOURCE_DIR} ${PROJECT_VERSION} ${CMAKE_CURRENT_BINARY_DIR}/cli-version)
 set_tests_properties(cli.version PROPERTIES LABELS "unit;docs" TIMEOUT 120)
 
+# The JSON Schemas (scc --print-schema) against every file scc accepts and
+# the schema-reason rejections of tests/errors, with python3-jsonschema; the
+# shared corpus too when the folder is there (docs/editors.md).
+add_test(NAME cli.schemas
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/schema_check.py $<TARGET_FILE:scc>
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/share/scc/schemas ${SCC_CORPUS})
+set_tests_properties(cli.schemas PROPERTIES LABELS "unit" TIMEOUT 300)
 # Every source file names its license in an SPDX line (tests/cli/spdx.py --fix adds it).
 add_test(NAME cli.spdx COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/spdx.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli.spdx PROPERTIES LABELS "unit" TIMEOUT 60)

@@ -146,6 +146,11 @@ m = s.recv()
 check(m.get("method") == "textDocument/publishDiagnostics", "diagnostics after a clamped change")
 # a code action without its params
 check(err_code(s.request(300, "textDocument/codeAction", {})) == -32602, "codeAction without params")
+for i, m in enumerate(("textDocument/completion", "textDocument/hover", "textDocument/definition")):
+    check(err_code(s.request(310 + i, m, {"textDocument": {"uri": "untitled:Untitled-1"}})) == -32602,
+          "%s without a position" % m)
+    r = s.request(320 + i, m, {"textDocument": {"uri": "untitled:nope"}, "position": {"line": 5, "character": 99}})
+    check("result" in r, "%s on a document that is not open: a result, not an error" % m)
 
 # shutdown: requests refused after it; exit then ends with 0
 check(s.request(400, "shutdown").get("result", "absent") is None, "shutdown answers null")

@@ -3,7 +3,8 @@
 // editing session with the official LSP client library
 // (vscode-languageserver-protocol, pinned in package-lock.json), as an
 // editor does (docs/editors.md): initialize, open a scenario with a
-// misspelt event, read its diagnostics, ask for the quick fix, apply it as
+// misspelt event, read its diagnostics, complete event names and keys,
+// hover a key, ask for the quick fix, apply it as
 // an incremental change, see the diagnostics go, break it again with a
 // full change, read the schedule's code lenses and go to a terminalRef's
 // file, save, close (its diagnostics cleared), shut down, exit 0.
@@ -90,6 +91,21 @@ function nextDiagnostics() {
   check(g.source === 'scc' && typeof g.code === 'string', 'source and rule id');
   check(g.range.start.line === 2 && g.range.start.character === 4 && g.range.end.character === 14,
         'the range covers the word: ' + JSON.stringify(g.range));
+
+  // completion: the event names a timeline item may hold, from the schema
+  const items = await conn.sendRequest(P.CompletionRequest.type,
+                                       { textDocument: { uri }, position: { line: 2, character: 6 } });
+  const labels = (items.items || items).map((i) => i.label);
+  check(labels.includes('llmResponse') && labels.includes('agentToolUse') && !labels.includes('name'),
+        'event names complete in a timeline item: ' + labels.join(' '));
+  const top = await conn.sendRequest(P.CompletionRequest.type,
+                                     { textDocument: { uri }, position: { line: 0, character: 0 } });
+  check((top.items || top).some((i) => i.label === 'timeline' && /events/.test(i.detail)),
+        'top-level keys with their descriptions complete at column 0');
+  // hover: the key's description
+  const hov = await conn.sendRequest(P.HoverRequest.type,
+                                     { textDocument: { uri }, position: { line: 1, character: 3 } });
+  check(hov && /\*\*timeline\*\*: the events/.test(hov.contents.value), 'hover on timeline: ' + JSON.stringify(hov));
 
   // the quick fix
   const actions = await conn.sendRequest(P.CodeActionRequest.type, {

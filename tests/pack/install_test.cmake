@@ -14,7 +14,9 @@ run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
 foreach(f bin/scc bin/scvm include/scc/scc.h include/scc/session.h lib/pkgconfig/scc.pc lib/cmake/scc/sccConfig.cmake
         share/man/man1/scc.1.gz share/man/man1/scvm.1.gz share/man/man5/scenario-format.5.gz share/bash-completion/completions/scc
         share/bash-completion/completions/scvm share/zsh/site-functions/_scc share/zsh/site-functions/_scvm
-        share/fish/vendor_completions.d/scc.fish share/fish/vendor_completions.d/scvm.fish)
+        share/fish/vendor_completions.d/scc.fish share/fish/vendor_completions.d/scvm.fish
+        share/scc/schemas/scenario.schema.json share/scc/schemas/tui-use.schema.json
+        share/scc/schemas/tui-use-policy.schema.json share/scc/schemas/eliza.schema.json share/scc/schemas/yao.schema.json)
   if(NOT EXISTS ${WORK}/prefix/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()

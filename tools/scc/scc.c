@@ -43,6 +43,7 @@
 #include "compiler/compile.h"
 #include "compiler/format_man.h"
 #include "compiler/lsp.h"
+#include "compiler/schema.h"
 #include "compiler/sources.h"
 #include "compiler/embed.h"
 #include "compiler/rules.h"
@@ -293,6 +294,7 @@ typedef struct Opts {
     const char **excludes;    /* --exclude GLOB */
     size_t n_excludes;
     int generate;             /* --generate=FORMAT: a CoFormat, GEN_SCENARIO_MAN, or -1 */
+    const char *schema;       /* --print-schema DIALECT (compiler/schema.h), or NULL */
 } Opts;
 
 /* What a compilation hands back beyond its status (packs, depfiles, cache). */
@@ -1049,7 +1051,7 @@ static int build_pack(const SccPaths *files, const size_t *root, const Opts *o)
 
 /* ---- the option table ---- */
 
-enum { C_NO_WARN, C_HELP, C_VERSION, C_GENERATE, C_DEFINE, C_VARIANT, C_CLOCK, C_DIALECT, C_MF, C_MAX_FILE, C_DIAG, C_COLOR };
+enum { C_NO_WARN, C_HELP, C_VERSION, C_GENERATE, C_SCHEMA, C_DEFINE, C_VARIANT, C_CLOCK, C_DIALECT, C_MF, C_MAX_FILE, C_DIAG, C_COLOR };
 
 #define F(field) (unsigned short)offsetof(Opts, field)
 static const CoOpt SCC_OPTS[] = {
@@ -1121,6 +1123,9 @@ static const CoOpt SCC_OPTS[] = {
       C_GENERATE, "other", "print this program's help, its option list (markdown), its\n"
                "manual page or its bash, zsh or fish completion, all made\nfrom the one option table; "
                "scenario-man: scenario-format(5),\nmade from the compiler's tables of keys and events" },
+    { "--print-schema", NULL, CO_CALL, 0, 0, 0, 0, "DIALECT", 0, 0, 0, 0, "scenario|tui-use|tui-use-policy|eliza|yao",
+      C_SCHEMA, "other", "print the JSON Schema of DIALECT's files, made from the\n"
+                         "compiler's tables, for editors (docs/editors.md)" },
 };
 #undef F
 
@@ -1171,6 +1176,15 @@ static int scc_call(void *op, const CoOpt *row, const char *as, const char *v)
         return co_usage(&SCC_TABLE, "unknown warning '%s' in -Wno-%s (known:%s)", v, v, SCC_WARNING_NAMES);
     }
     case C_HELP: o->help = true; break;
+    case C_SCHEMA: {
+        size_t i = 0;
+        while (scc_schema_name(i) && strcmp(scc_schema_name(i), v) != 0)
+            i++;
+        if (!scc_schema_name(i))
+            return co_usage(&SCC_TABLE, "invalid %s '%s' (scenario, tui-use, tui-use-policy, eliza or yao)", as, v);
+        o->schema = v;
+        break;
+    }
     case C_VERSION: o->version = true; break;
     case C_GENERATE:
         if (strcmp(v, "scenario-man") == 0)
@@ -1245,8 +1259,15 @@ int main(int argc, char **argv)
             only_files = true;
         else if (co_take(&SCC_TABLE, 0, argc, argv, &i, &o, &row))
             goto out;
-        if (o.help || o.version || o.generate >= 0)
+        if (o.help || o.version || o.generate >= 0 || o.schema)
             break;
+    }
+    if (o.schema) {
+        int rc = scc_write_schema(stdout, o.schema);
+        if (rc < 0)
+            fputs("scc: cannot write the schema\n", stderr);
+        status = rc == 0 ? SC_OK : SC_IO;
+        goto out;
     }
     if (o.generate == GEN_SCENARIO_MAN) {
         status = scc_write_format_man(stdout, SCC_VERSION) == 0 ? SC_OK : SC_IO;
