@@ -47,3 +47,10 @@ add_test(NAME aut.yao_spec
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_yao_spec_test.py $<TARGET_FILE:scc>
                  $<TARGET_FILE:scvm> ${CMAKE_CURRENT_SOURCE_DIR}/yao-spec ${CMAKE_CURRENT_BINARY_DIR}/aut-yao-spec-work)
 set_tests_properties(aut.yao_spec PROPERTIES LABELS "server" TIMEOUT 300)
+
+# Issue 33 item 8: ElizaOS's command line (scvm scenario run|matrix,
+# --env-file as dotenv reads it, --live), from tests/eliza-cli.
+add_test(NAME aut.eliza_cli
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_eliza_cli_test.py $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/eliza-cli ${CMAKE_CURRENT_BINARY_DIR}/aut-eliza-cli-work)
+set_tests_properties(aut.eliza_cli PROPERTIES LABELS "server" TIMEOUT 300)

@@ -131,6 +131,16 @@ static const CoOpt ROWS[] = {
       "aut target (-t aut: an ElizaOS or Yao suite against the agent; docs/aut.md)",
       "list the cases and their checks; reach no agent" },
 
+    /* -t aut under ElizaOS's names (elizaos scenario run; docs/eliza.md, "ElizaOS's command line") */
+#define ELIZA "aut target under ElizaOS's names (docs/eliza.md, \"ElizaOS's command line\")"
+    { "--live", "-l", CO_FLAG, 0, 0, F(live), 0, NULL, CMD_RUN, T_AUT, 0, 0, NULL, 0, ELIZA,
+      "a live judge and simulated user: --judge-url, or else\n"
+      "OPENAI_BASE_URL (and OPENAI_LARGE_MODEL for --judge-model)" },
+    { "--env-file", NULL, CO_STR, CO_NONEMPTY, CV_FILE, F(env_file), 0, "FILE", CMD_RUN, T_AUT, 0, 0, NULL, 0, ELIZA,
+      "load FILE's variables (dotenv: KEY=VALUE, export, quotes,\n"
+      "comments; a variable already set is kept) for the agent\n"
+      "and the judge" },
+
     /* -t aut under Yao's names (yao agent test; docs/yao.md, "Yao's command line") */
 #define YAO "aut target under Yao's names (docs/yao.md, \"Yao's command line\")"
     { "--input", "-i", CO_STR, CO_NONEMPTY | CO_ATTACH, 0, F(inline_input), 0, "MESSAGE|FILE", CMD_RUN, T_AUT, 0, 0,

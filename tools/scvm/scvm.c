@@ -119,6 +119,29 @@ static int parse(int argc, char **argv, int first, unsigned cmd, Opts *o)
         return cli_usage(scvm_usage, "%s", "--timings balances shards: it needs --shard");
     bool agent = strcmp(o->target, "agent") == 0, aut = strcmp(o->target, "aut") == 0;
     if (cmd == CMD_RUN && aut) {
+        /* ElizaOS's --env-file and --live (docs/eliza.md, "ElizaOS's command line") */
+        if (o->env_file) {
+            int st = scvm_env_file(o->env_file, NULL);
+            if (st)
+                return st;
+        }
+        if (o->live) {
+            if (o->record || o->tape)
+                return cli_usage(scvm_usage, "%s", "--live asks the live judge for every verdict: "
+                                                   "it takes no --tape or --record");
+            if (!o->judge_url) {
+                const char *u = getenv("OPENAI_BASE_URL");
+                if (!u || !*u)
+                    return cli_usage(scvm_usage, "%s", "--live needs a judge: --judge-url URL, or OPENAI_BASE_URL "
+                                                       "(in the environment or the --env-file)");
+                o->judge_url = u;
+            }
+            if (!o->judge_model) {
+                const char *m = getenv("OPENAI_LARGE_MODEL");
+                if (m && *m)
+                    o->judge_model = m;
+            }
+        }
         if (!o->via)
             o->via = o->agent_url ? "http" : o->agent ? "pty" : o->command ? "acp" : NULL;
         if (!o->via && !o->dry_run)
@@ -532,6 +555,8 @@ int scvm_open(const Opts *o, const char *what, Suite **out, uint32_t **sel, size
 
 /* ---- main ---- */
 
+static int scvm_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     scvm_usage_init(0);
@@ -554,6 +579,51 @@ int main(int argc, char **argv)
             return co_write(stdout, &scvm_table, CO_HELP, c ? c->bit : 0);
         }
     }
+    /* ElizaOS's spellings (docs/eliza.md, "ElizaOS's command line"):
+    ** "scenario run FILE ..." and "scenario matrix CONFIG ..." are "run -t
+    ** aut FILE ...", a matrix's --parallel N its -j N, its --filter NAME
+    ** its --scenario NAME. */
+    char **eargv = NULL;
+    if (strcmp(argv[1], "scenario") == 0) {
+        if (argc < 3 || (strcmp(argv[2], "run") != 0 && strcmp(argv[2], "matrix") != 0))
+            return cli_usage(scvm_usage, "%s", "scenario: run FILE or matrix CONFIG (ElizaOS's spellings of "
+                                               "'scvm run -t aut'; docs/eliza.md)");
+        bool matrix = strcmp(argv[2], "matrix") == 0;
+        eargv = sc_malloc(((size_t)argc + 3) * sizeof *eargv);
+        if (!eargv)
+            return SC_RUNTIME;
+        int n = 0;
+        eargv[n++] = argv[0];
+        eargv[n++] = (char *)"run";
+        eargv[n++] = (char *)"-t";
+        eargv[n++] = (char *)"aut";
+        for (int i = 3; i < argc; i++) {
+            if (strcmp(argv[i], "--") == 0) {
+                while (i < argc)
+                    eargv[n++] = argv[i++];
+                break;
+            }
+            if (matrix && strcmp(argv[i], "--parallel") == 0)
+                eargv[n++] = (char *)"-j";
+            else if (matrix && strncmp(argv[i], "--parallel=", 11) == 0)
+                eargv[n++] = (char *)"-j", eargv[n++] = argv[i] + 11;
+            else if (matrix && strcmp(argv[i], "--filter") == 0)
+                eargv[n++] = (char *)"--scenario";
+            else if (matrix && strncmp(argv[i], "--filter=", 9) == 0)
+                eargv[n++] = (char *)"--scenario", eargv[n++] = argv[i] + 9;
+            else
+                eargv[n++] = argv[i];
+        }
+        eargv[n] = NULL;
+        int st = scvm_main(n, eargv);
+        sc_free(eargv);
+        return st;
+    }
+    return scvm_main(argc, argv);
+}
+
+static int scvm_main(int argc, char **argv)
+{
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         return sc_version_write(stdout, "scvm") == 0 ? SC_OK : SC_IO;

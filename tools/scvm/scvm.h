@@ -46,6 +46,9 @@ typedef struct Opts {
     const char *via, *agent_url, *model_url, *agent_model, *tape;   /* -t aut */
     const char *judge_url, *judge_model, *results, *run_json;
     bool record, dry_run, allow_skipped;
+    /* -t aut under ElizaOS's names (docs/eliza.md, "ElizaOS's command line") */
+    const char *env_file;
+    bool live;
     /* -t aut under Yao's names (docs/yao.md, "Yao's command line") */
     const char *connector, *simulator, *inline_input, *on_missing_input;
     bool verbose, skip_interactive;
@@ -118,6 +121,10 @@ void scvm_usage_init(unsigned cmd);
 
 /* Adds path to s; on failure prints "scvm: FILE: ..." (unless quiet) and
 ** returns the status, with *err filled. */
+/* Loads a .env file into the environment as dotenv does (a variable
+** already set is kept): 0, or a status after printing why. */
+int scvm_env_file(const char *path, unsigned *n_set);
+
 int scvm_add(Suite *s, const char *path, bool quiet, SuiteErr *err);
 /* path is a scenario source (.yaml, .yml, .json, .jsonl) or a folder. */
 bool scvm_is_source(const char *path);
