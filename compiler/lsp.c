@@ -664,6 +664,23 @@ static void m_code_action(Lsp *l, const cJSON *id, const cJSON *params)
     result_done(l, &w, &b);
 }
 
+/* The request's position (0-based line, UTF-16 character): true, or false
+** after answering what's request with an error. */
+static bool position_of(Lsp *l, const cJSON *id, const cJSON *params, const char *what, uint64_t *line, uint64_t *ch)
+{
+    const cJSON *pos = obj_at(params, "position");
+    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pos, "line"), *pc = cJSON_GetObjectItemCaseSensitive(pos, "character");
+    if (!cJSON_IsNumber(pl) || !cJSON_IsNumber(pc) || pl->valuedouble < 0 || pc->valuedouble < 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s needs textDocument.uri and position", what);
+        reply_error(l, id, E_INVALID_PARAMS, msg);
+        return false;
+    }
+    *line = (uint64_t)pl->valuedouble;
+    *ch = (uint64_t)pc->valuedouble;
+    return true;
+}
+
 /* The schedule on each event's line: "at 1200 ms: ASSISTANT (+2)". */
 static void m_code_lens(Lsp *l, const cJSON *id, const cJSON *params)
 {
@@ -731,12 +748,9 @@ static void put_file_uri(JsonW *w, const char *key, const char *path)
 static void m_definition(Lsp *l, const cJSON *id, const cJSON *params)
 {
     Doc *d = doc_of(l, params);
-    const cJSON *pos = obj_at(params, "position");
-    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pos, "line"), *pc = cJSON_GetObjectItemCaseSensitive(pos, "character");
-    if (!cJSON_IsNumber(pl) || !cJSON_IsNumber(pc) || pl->valuedouble < 0 || pc->valuedouble < 0) {
-        reply_error(l, id, E_INVALID_PARAMS, "definition needs textDocument.uri and position");
+    uint64_t line, ch;
+    if (!position_of(l, id, params, "definition", &line, &ch))
         return;
-    }
     char *path = d ? uri_path(d->uri) : NULL, *target = NULL;
     Arena *a = path ? arena_new() : NULL;
     if (a) {
@@ -745,7 +759,7 @@ static void m_definition(Lsp *l, const cJSON *id, const cJSON *params)
         YDoc y;
         const YNode *n = NULL;
         if (yaml_parse(d->text, d->len, path, a, &dg, &y))
-            n = scalar_at(d, y.root, (uint64_t)pl->valuedouble, (uint64_t)pc->valuedouble);
+            n = scalar_at(d, y.root, line, ch);
         if (n && n->type == YT_STR && n->n && !memchr(n->u.s, 0, n->n)) {
             Buf p;
             buf_init(&p);
@@ -981,16 +995,6 @@ static size_t schemas_at(const cJSON *root, const Seg *path, size_t np, const cJ
     return n;
 }
 
-static bool read_position(const cJSON *params, uint64_t *line, uint64_t *ch)
-{
-    const cJSON *pos = obj_at(params, "position");
-    const cJSON *pl = cJSON_GetObjectItemCaseSensitive(pos, "line"), *pc = cJSON_GetObjectItemCaseSensitive(pos, "character");
-    if (!cJSON_IsNumber(pl) || !cJSON_IsNumber(pc) || pl->valuedouble < 0 || pc->valuedouble < 0)
-        return false;
-    *line = (uint64_t)pl->valuedouble;
-    *ch = (uint64_t)pc->valuedouble;
-    return true;
-}
 
 /* Keys (and, after "key: ", values) that may stand at the position: the
 ** properties and enum values the schema allows there, with their
@@ -999,10 +1003,8 @@ static void m_completion(Lsp *l, const cJSON *id, const cJSON *params)
 {
     Doc *d = doc_of(l, params);
     uint64_t line, ch;
-    if (!read_position(params, &line, &ch)) {
-        reply_error(l, id, E_INVALID_PARAMS, "completion needs textDocument.uri and position");
+    if (!position_of(l, id, params, "completion", &line, &ch))
         return;
-    }
     Buf b;
     JsonW w;
     result_start(&w, &b, id);
@@ -1061,10 +1063,8 @@ static void m_hover(Lsp *l, const cJSON *id, const cJSON *params)
 {
     Doc *d = doc_of(l, params);
     uint64_t line, ch;
-    if (!read_position(params, &line, &ch)) {
-        reply_error(l, id, E_INVALID_PARAMS, "hover needs textDocument.uri and position");
+    if (!position_of(l, id, params, "hover", &line, &ch))
         return;
-    }
     Buf text;
     buf_init(&text);
     const cJSON *root = d ? load_schema(l, doc_schema_name(d)) : NULL;
