@@ -745,12 +745,8 @@ static void put_file_uri(JsonW *w, const char *key, const char *path)
 
 /* Go to the file or folder a string names (terminalRef, repo.dir, a patch,
 ** an image, a policy file), relative to the document's folder. */
-static void m_definition(Lsp *l, const cJSON *id, const cJSON *params)
+static void m_definition(Lsp *l, const cJSON *id, Doc *d, uint64_t line, uint64_t ch)
 {
-    Doc *d = doc_of(l, params);
-    uint64_t line, ch;
-    if (!position_of(l, id, params, "definition", &line, &ch))
-        return;
     char *path = d ? uri_path(d->uri) : NULL, *target = NULL;
     Arena *a = path ? arena_new() : NULL;
     if (a) {
@@ -999,12 +995,8 @@ static size_t schemas_at(const cJSON *root, const Seg *path, size_t np, const cJ
 /* Keys (and, after "key: ", values) that may stand at the position: the
 ** properties and enum values the schema allows there, with their
 ** descriptions (event names in a timeline, a policy's keys, check types). */
-static void m_completion(Lsp *l, const cJSON *id, const cJSON *params)
+static void m_completion(Lsp *l, const cJSON *id, Doc *d, uint64_t line, uint64_t ch)
 {
-    Doc *d = doc_of(l, params);
-    uint64_t line, ch;
-    if (!position_of(l, id, params, "completion", &line, &ch))
-        return;
     Buf b;
     JsonW w;
     result_start(&w, &b, id);
@@ -1059,12 +1051,8 @@ static void m_completion(Lsp *l, const cJSON *id, const cJSON *params)
 
 /* The description of the key under the cursor, from the schema, and the
 ** line's place in the resolved schedule. */
-static void m_hover(Lsp *l, const cJSON *id, const cJSON *params)
+static void m_hover(Lsp *l, const cJSON *id, Doc *d, uint64_t line, uint64_t ch)
 {
-    Doc *d = doc_of(l, params);
-    uint64_t line, ch;
-    if (!position_of(l, id, params, "hover", &line, &ch))
-        return;
     Buf text;
     buf_init(&text);
     const cJSON *root = d ? load_schema(l, doc_schema_name(d)) : NULL;
@@ -1113,6 +1101,24 @@ static void m_hover(Lsp *l, const cJSON *id, const cJSON *params)
     result_done(l, &w, &b);
 }
 
+/* The requests about a position in a document: their handler, or NULL. */
+typedef void PosFn(Lsp *l, const cJSON *id, Doc *d, uint64_t line, uint64_t ch);
+static PosFn *positional(const char *method)
+{
+    static const struct {
+        const char *method;
+        PosFn *fn;
+    } table[] = {
+        { "textDocument/completion", m_completion },
+        { "textDocument/hover", m_hover },
+        { "textDocument/definition", m_definition },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(method, table[i].method) == 0)
+            return table[i].fn;
+    return NULL;
+}
+
 static void handle(Lsp *l, const char *body, size_t n)
 {
     cJSON *m = cJSON_ParseWithLength(body, n);
@@ -1158,14 +1164,12 @@ static void handle(Lsp *l, const char *body, size_t n)
             result_start(&w, &b, id);
             jw_null(&w);
             result_done(l, &w, &b);
-        } else if (id && strcmp(me, "textDocument/completion") == 0) {
-            m_completion(l, id, params);
-        } else if (id && strcmp(me, "textDocument/hover") == 0) {
-            m_hover(l, id, params);
+        } else if (id && positional(me)) {
+            uint64_t line, ch;
+            if (position_of(l, id, params, me, &line, &ch))
+                positional(me)(l, id, doc_of(l, params), line, ch);
         } else if (id && strcmp(me, "textDocument/codeLens") == 0) {
             m_code_lens(l, id, params);
-        } else if (id && strcmp(me, "textDocument/definition") == 0) {
-            m_definition(l, id, params);
         } else if (id && strcmp(me, "textDocument/codeAction") == 0) {
             m_code_action(l, id, params);
         } else if (!id && strcmp(me, "textDocument/didOpen") == 0) {
