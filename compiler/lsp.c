@@ -943,8 +943,8 @@ static cJSON *load_schema(Lsp *l, const char *name)
     return j;
 }
 
-/* Adds node (its $ref followed) and the branches of its anyOf, oneOf and
-** allOf to set. */
+/* Adds node (its $ref followed) and the branches of its anyOf, oneOf,
+** allOf and if/then/else to set. */
 static void flatten(const cJSON *root, const cJSON *node, const cJSON **set, size_t *n, int depth)
 {
     if (!cJSON_IsObject(node) || depth > 16 || *n >= SCHEMA_SET_MAX)
@@ -960,6 +960,9 @@ static void flatten(const cJSON *root, const cJSON *node, const cJSON **set, siz
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(node, branches[b]), *x;
         cJSON_ArrayForEach(x, arr) flatten(root, x, set, n, depth + 1);
     }
+    /* if/then/else: either branch may apply where the cursor is */
+    flatten(root, cJSON_GetObjectItemCaseSensitive(node, "then"), set, n, depth + 1);
+    flatten(root, cJSON_GetObjectItemCaseSensitive(node, "else"), set, n, depth + 1);
 }
 
 /* The schemas that describe what stands at path (all the branches that

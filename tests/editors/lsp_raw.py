@@ -152,6 +152,21 @@ for i, m in enumerate(("textDocument/completion", "textDocument/hover", "textDoc
     r = s.request(320 + i, m, {"textDocument": {"uri": "untitled:nope"}, "position": {"line": 5, "character": 99}})
     check("result" in r, "%s on a document that is not open: a result, not an error" % m)
 
+# completion in the other dialects' schemas: an ElizaOS evaluation's type
+# (the schema's if/then/else and per-type branches), a run step's keys
+eliza = ("name: t\ndescription: d\nenvironment:\n  type: local\nrun:\n  - input: hi\n    evaluations:\n"
+         "      - type: \n        value: x\njudgment:\n  strategy: all_pass\n")
+euri = "file://" + os.path.join(os.path.abspath(work), "e.scenario.yaml")
+s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": euri, "languageId": "yaml", "version": 1, "text": eliza}}})
+s.recv()
+for (line, ch), want in {(7, 14): {"llm_judge", "string_contains", "regex_match"}, (10, 12): {"all_pass", "any_pass"},
+                         (5, 4): {"input", "evaluations", "conversation"}}.items():
+    r = s.request(500 + line, "textDocument/completion",
+                  {"textDocument": {"uri": euri}, "position": {"line": line, "character": ch}})
+    got = {i["label"] for i in r.get("result", [])}
+    check(want <= got, "ElizaOS completion at %d:%d: %s" % (line, ch, sorted(got)))
+
 # shutdown: requests refused after it; exit then ends with 0
 check(s.request(400, "shutdown").get("result", "absent") is None, "shutdown answers null")
 check(err_code(s.request(401, "scc/unknown")) == -32600, "a request after shutdown")
