@@ -20,6 +20,33 @@ extern const char *const LOWER_BARE_EVENTS[];  /* events that may be written as 
 /* The LOWER_IN_* bits of the i-th event of lower_event, 0 past the last. */
 unsigned lower_event_where(size_t i);
 
+/* Scenario-Format: the keys each mapping may hold and the values each enum
+** may take, one list per mapping or enum, named by what holds it (SF_REPO_KEYS:
+** the keys of `repo`; SF_TOOL_SIDE_KEYS: the tool-use fields beside a tool
+** shorthand's arguments). */
+/* lower.c */
+extern const char *const SF_REPO_KEYS[], *const SF_REPO_FILE_KEYS[], *const SF_AH_KEYS[], *const SF_SERVER_KEYS[],
+    *const SF_SERVER_MODES[], *const SF_API_STYLES[], *const SF_ACP_KEYS[], *const SF_ACP_CAP_KEYS[],
+    *const SF_PROMPT_CAP_KEYS[], *const SF_MCP_CAP_KEYS[], *const SF_MCP_SERVER_KEYS[], *const SF_EXPECT_KEYS[],
+    *const SF_ARTIFACT_KEYS[], *const SF_COMPAT_KEYS[];
+/* lower_content.c */
+extern const char *const SF_PLAN_ENTRY_KEYS[], *const SF_ANNOTATION_KEYS[], *const SF_ROLES[], *const SF_BLOCK_KEYS[],
+    *const SF_TEXT_BLOCK_KEYS[], *const SF_MEDIA_BLOCK_KEYS[], *const SF_RESOURCE_BLOCK_KEYS[],
+    *const SF_EMBEDDED_KEYS[], *const SF_LINK_BLOCK_KEYS[], *const SF_DIFF_BLOCK_KEYS[], *const SF_PLAN_BLOCK_KEYS[],
+    *const SF_STEP_TIME_KEYS[], *const SF_STEP_EXTRA_KEYS[], *const SF_STEP_BODY_KEYS[], *const SF_LLM_ERROR_KEYS[],
+    *const SF_LLM_ELEMENTS[], *const SF_PROGRESS_BODY_KEYS[], *const SF_EXEC_KEYS[], *const SF_EXEC_EVENT_KEYS[],
+    *const SF_EDITS_KEYS[], *const SF_TOOL_SIDE_KEYS[], *const SF_SET_MODE_KEYS[], *const SF_SET_MODEL_KEYS[],
+    *const SF_AGENT_PLAN_KEYS[], *const SF_CONTENT_TYPES[], *const SF_PLAN_PRIORITIES[], *const SF_PLAN_STATUSES[],
+    *const SF_TOOL_USE_KEYS[], *const SF_TOOL_STATUSES[], *const SF_EXEC_TYPES[];
+/* lower_events.c */
+extern const char *const SF_INPUT_ENTRY_KEYS[], *const SF_EXPECTED_RESPONSE_KEYS[], *const SF_USER_EDITS_KEYS[],
+    *const SF_USER_COMMAND_KEYS[], *const SF_LOG_KEYS[], *const SF_ASSERT_KEYS[], *const SF_ASSERT_FS_KEYS[],
+    *const SF_ASSERT_FS_CONTAINS_KEYS[], *const SF_ASSERT_TEXT_KEYS[], *const SF_ASSERT_JSON_KEYS[],
+    *const SF_ASSERT_JSON_FILE_KEYS[], *const SF_ASSERT_GIT_KEYS[], *const SF_ASSERT_GIT_COMMIT_KEYS[],
+    *const SF_SESSION_START_KEYS[], *const SF_INITIALIZE_KEYS[], *const SF_FILE_READS_KEYS[],
+    *const SF_FILE_READ_KEYS[], *const SF_PERMISSION_KEYS[], *const SF_PERMISSION_OPTION_KEYS[],
+    *const SF_PERMISSION_KINDS[], *const SF_DECISION_OUTCOMES[], *const SF_DECISION_KEYS[], *const SF_TARGETS[];
+
 /* tui-use (dialect_tuiuse.c) */
 extern const int TU_SCENARIO_VERSION, TU_POLICY_VERSION;
 extern const char *const TU_TOP_KEYS[], *const TU_META_KEYS[], *const TU_RUN_KEYS[], *const TU_SIZE_KEYS[];

@@ -34,6 +34,23 @@
 #include "fe_tables.h"
 #include "yaml_value.h"
 
+/* The key and value lists checked below, shared with the schema
+** generator (fe_tables.h). */
+const char *const SF_REPO_KEYS[] = { "init", "branch", "dir", "files", NULL };
+const char *const SF_REPO_FILE_KEYS[] = { "path", "contents", NULL };
+const char *const SF_AH_KEYS[] = { "cmd", "flags", "env", NULL };
+const char *const SF_SERVER_KEYS[] = { "mode", "llmApiStyle", "coalesceThinkingWithToolUse", NULL };
+const char *const SF_SERVER_MODES[] = { "none", "mock", "real", NULL };
+const char *const SF_API_STYLES[] = { "openai", "anthropic", NULL };
+const char *const SF_ACP_KEYS[] = { "capabilities", "cwd", "mcpServers", "unstable", NULL };
+const char *const SF_ACP_CAP_KEYS[] = { "loadSession", "promptCapabilities", "mcpCapabilities", NULL };
+const char *const SF_PROMPT_CAP_KEYS[] = { "image", "audio", "embeddedContext", NULL };
+const char *const SF_MCP_CAP_KEYS[] = { "http", "sse", NULL };
+const char *const SF_MCP_SERVER_KEYS[] = { "name", "command", "args", "env", "url", "type", "headers", "transport", NULL };
+const char *const SF_EXPECT_KEYS[] = { "exitCode", "artifacts", NULL };
+const char *const SF_ARTIFACT_KEYS[] = { "type", "pattern", NULL };
+const char *const SF_COMPAT_KEYS[] = { "allowInlineTerminal", "allowTypeSteps", NULL };
+
 /* The helpers are the front ends' kit (fe_kit.h): err, warn and note at a
 ** node, suggest the closest of a list of names. */
 
@@ -220,13 +237,11 @@ void lower_actions(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 static void check_repo(L *l, const YNode *r)
 {
-    static const char *const keys[] = { "init", "branch", "dir", "files", NULL };
-    static const char *const fkeys[] = { "path", "contents", NULL };
     if (!is_map(r)) {
         lw_want_kind(l, r, "repo", "mapping");
         return;
     }
-    lw_check_keys(l, r, "repo", keys);
+    lw_check_keys(l, r, "repo", SF_REPO_KEYS);
     lw_get_bool(l, r, "init", false, "repo");
     lw_get_text(l, r, "branch", false, "repo");
     const YNode *dir = lw_get_text(l, r, "dir", false, "repo");
@@ -241,7 +256,7 @@ static void check_repo(L *l, const YNode *r)
             lw_want_kind(l, f, "a repo file", "mapping");
             continue;
         }
-        lw_check_keys(l, f, "a repo file", fkeys);
+        lw_check_keys(l, f, "a repo file", SF_REPO_FILE_KEYS);
         const YNode *p = lw_get_text(l, f, "path", true, "a repo file");
         if (p)
             lw_check_rel_path(l, p, "repo file path", false);
@@ -263,12 +278,11 @@ static void check_repo(L *l, const YNode *r)
 
 static void check_ah(L *l, const YNode *a)
 {
-    static const char *const keys[] = { "cmd", "flags", "env", NULL };
     if (!is_map(a)) {
         lw_want_kind(l, a, "ah", "mapping");
         return;
     }
-    lw_check_keys(l, a, "ah", keys);
+    lw_check_keys(l, a, "ah", SF_AH_KEYS);
     lw_get_text(l, a, "cmd", false, "ah");
     lw_want_str_list(l, ymap_get(a, "flags"), "ah.flags");
     const YNode *env = ymap_get(a, "env");
@@ -281,30 +295,23 @@ static void check_ah(L *l, const YNode *a)
 
 static void check_server(L *l, const YNode *s)
 {
-    static const char *const keys[] = { "mode", "llmApiStyle", "coalesceThinkingWithToolUse", NULL };
-    static const char *const modes[] = { "none", "mock", "real", NULL };
-    static const char *const styles[] = { "openai", "anthropic", NULL };
     if (!is_map(s)) {
         lw_want_kind(l, s, "server", "mapping");
         return;
     }
-    lw_check_keys(l, s, "server", keys);
-    lw_check_enum(l, lw_get_text(l, s, "mode", false, "server"), "server mode", modes, true);
-    lw_check_enum(l, lw_get_text(l, s, "llmApiStyle", false, "server"), "llmApiStyle", styles, true);
+    lw_check_keys(l, s, "server", SF_SERVER_KEYS);
+    lw_check_enum(l, lw_get_text(l, s, "mode", false, "server"), "server mode", SF_SERVER_MODES, true);
+    lw_check_enum(l, lw_get_text(l, s, "llmApiStyle", false, "server"), "llmApiStyle", SF_API_STYLES, true);
     lw_get_bool(l, s, "coalesceThinkingWithToolUse", true, "server");
 }
 
 static void check_acp(L *l, const YNode *a)
 {
-    static const char *const keys[] = { "capabilities", "cwd", "mcpServers", "unstable", NULL };
-    static const char *const ckeys[] = { "loadSession", "promptCapabilities", "mcpCapabilities", NULL };
-    static const char *const pkeys[] = { "image", "audio", "embeddedContext", NULL };
-    static const char *const mkeys[] = { "http", "sse", NULL };
     if (!is_map(a)) {
         lw_want_kind(l, a, "acp", "mapping");
         return;
     }
-    lw_check_keys(l, a, "acp", keys);
+    lw_check_keys(l, a, "acp", SF_ACP_KEYS);
     l->unstable = lw_get_bool(l, a, "unstable", false, "acp");
     const YNode *cwd = lw_get_text(l, a, "cwd", false, "acp");
     if (cwd && cwd->u.s[0] != '/')
@@ -315,7 +322,7 @@ static void check_acp(L *l, const YNode *a)
         if (!is_map(c)) {
             lw_want_kind(l, c, "acp.capabilities", "mapping");
         } else {
-            lw_check_keys(l, c, "acp.capabilities", ckeys);
+            lw_check_keys(l, c, "acp.capabilities", SF_ACP_CAP_KEYS);
             const YNode *ls = ymap_get(c, "loadSession");
             if (ls) {
                 l->load_session = lw_get_bool(l, c, "loadSession", false, "acp.capabilities");
@@ -324,15 +331,15 @@ static void check_acp(L *l, const YNode *a)
             const YNode *p = ymap_get(c, "promptCapabilities");
             if (p && !is_map(p))
                 lw_want_kind(l, p, "promptCapabilities", "mapping");
-            lw_check_keys(l, p, "promptCapabilities", pkeys);
+            lw_check_keys(l, p, "promptCapabilities", SF_PROMPT_CAP_KEYS);
             int *caps[] = { &l->cap_image, &l->cap_audio, &l->cap_embedded };
-            for (size_t i = 0; is_map(p) && pkeys[i]; i++)
-                if (ymap_get(p, pkeys[i]))
-                    *caps[i] = lw_get_bool(l, p, pkeys[i], false, "promptCapabilities");
+            for (size_t i = 0; is_map(p) && SF_PROMPT_CAP_KEYS[i]; i++)
+                if (ymap_get(p, SF_PROMPT_CAP_KEYS[i]))
+                    *caps[i] = lw_get_bool(l, p, SF_PROMPT_CAP_KEYS[i], false, "promptCapabilities");
             const YNode *m = ymap_get(c, "mcpCapabilities");
             if (m && !is_map(m))
                 lw_want_kind(l, m, "mcpCapabilities", "mapping");
-            lw_check_keys(l, m, "mcpCapabilities", mkeys);
+            lw_check_keys(l, m, "mcpCapabilities", SF_MCP_CAP_KEYS);
             if (is_map(m)) {
                 http = lw_get_bool(l, m, "http", false, "mcpCapabilities");
                 sse = lw_get_bool(l, m, "sse", false, "mcpCapabilities");
@@ -345,13 +352,12 @@ static void check_acp(L *l, const YNode *a)
     if (servers && !is_seq(servers))
         lw_want_kind(l, servers, "acp.mcpServers", "sequence");
     for (uint32_t i = 0; is_seq(servers) && i < servers->n; i++) {
-        static const char *const skeys[] = { "name", "command", "args", "env", "url", "type", "headers", "transport", NULL };
         const YNode *s = &servers->u.items[i];
         if (!is_map(s)) {
             lw_want_kind(l, s, "an MCP server", "mapping");
             continue;
         }
-        lw_check_keys(l, s, "an MCP server", skeys);
+        lw_check_keys(l, s, "an MCP server", SF_MCP_SERVER_KEYS);
         const YNode *name = lw_get_text(l, s, "name", true, "an MCP server");
         if (name && name->n == 0)
             fe_err(&l->fe, name, "MCP server 'name' is empty");
@@ -375,13 +381,11 @@ static void check_acp(L *l, const YNode *a)
 
 static void check_expect(L *l, const YNode *e)
 {
-    static const char *const keys[] = { "exitCode", "artifacts", NULL };
-    static const char *const akeys[] = { "type", "pattern", NULL };
     if (!is_map(e)) {
         lw_want_kind(l, e, "expect", "mapping");
         return;
     }
-    lw_check_keys(l, e, "expect", keys);
+    lw_check_keys(l, e, "expect", SF_EXPECT_KEYS);
     const YNode *ec = ymap_get(e, "exitCode");
     if (ec && !(is_scalar(ec) && ec->type == YT_INT))
         lw_want_kind(l, ec, "expect.exitCode", "integer");
@@ -394,7 +398,7 @@ static void check_expect(L *l, const YNode *e)
             lw_want_kind(l, a, "an artifact", "mapping");
             continue;
         }
-        lw_check_keys(l, a, "an artifact", akeys);
+        lw_check_keys(l, a, "an artifact", SF_ARTIFACT_KEYS);
         lw_get_text(l, a, "pattern", true, "an artifact");
     }
 }
@@ -641,10 +645,9 @@ bool lower_scenario(const YDoc *doc, const LowerOpts *o, BcBuilder *b, Diags *di
     if ((sec = ymap_get(root, "expect")))
         check_expect(&l, sec);
     if ((sec = ymap_get(root, "compat"))) {
-        static const char *const ck[] = { "allowInlineTerminal", "allowTypeSteps", NULL };
         if (!is_map(sec))
             lw_want_kind(&l, sec, "compat", "mapping");
-        lw_check_keys(&l, sec, "compat", ck);
+        lw_check_keys(&l, sec, "compat", SF_COMPAT_KEYS);
     }
     const YNode *term = lw_get_text(&l, root, "terminalRef", false, "a scenario");
     if (term)

@@ -17,20 +17,47 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "fe_kit.h"
+#include "fe_tables.h"
 #include "yaml_value.h"
+
+/* The key and value lists checked below, shared with the schema
+** generator (fe_tables.h). */
+const char *const SF_PLAN_ENTRY_KEYS[] = { "content", "priority", "status", "_meta", NULL };
+const char *const SF_ANNOTATION_KEYS[] = { "audience", "priority", "lastModified", NULL };
+const char *const SF_ROLES[] = { "user", "assistant", NULL };
+const char *const SF_BLOCK_KEYS[] = { "type", "annotations", "_meta", NULL };
+const char *const SF_TEXT_BLOCK_KEYS[] = { "text", NULL };
+const char *const SF_MEDIA_BLOCK_KEYS[] = { "mimeType", "mime_type", "path", "data", "uri", NULL };
+const char *const SF_RESOURCE_BLOCK_KEYS[] = { "resource", NULL };
+const char *const SF_EMBEDDED_KEYS[] = { "uri", "mimeType", "text", "blob", "_meta", NULL };
+const char *const SF_LINK_BLOCK_KEYS[] = { "uri", "name", "mimeType", "title", "description", "size", NULL };
+const char *const SF_DIFF_BLOCK_KEYS[] = { "path", "oldText", "newText", "old_text", "new_text", NULL };
+const char *const SF_PLAN_BLOCK_KEYS[] = { "entries", NULL };
+const char *const SF_STEP_TIME_KEYS[] = { "relativeTime", "timestamp", NULL };
+const char *const SF_STEP_EXTRA_KEYS[] = { "expectOutput", "_meta", NULL };
+const char *const SF_STEP_BODY_KEYS[] = { "content", "text", NULL };
+const char *const SF_LLM_ERROR_KEYS[] = { "errorType", "statusCode", "message", "details", "retryAfterSeconds", NULL };
+const char *const SF_LLM_ELEMENTS[] = { "think", "assistant", "error", NULL };
+const char *const SF_PROGRESS_BODY_KEYS[] = { "message", "text", "content", NULL };
+const char *const SF_EXEC_KEYS[] = { "startTimeMs", "events", NULL };
+const char *const SF_EXEC_EVENT_KEYS[] = { "type", "timeMs", "content", "exitCode", NULL };
+const char *const SF_EDITS_KEYS[] = { "path", "linesAdded", "linesRemoved", "_meta", NULL };
+const char *const SF_TOOL_SIDE_KEYS[] = { "progress", "result", "status", "toolExecution", "toolCallId", "_meta", "meta", NULL };
+const char *const SF_SET_MODE_KEYS[] = { "modeId", "_meta", NULL };
+const char *const SF_SET_MODEL_KEYS[] = { "modelId", "_meta", NULL };
+const char *const SF_AGENT_PLAN_KEYS[] = { "entries", "planUpdate", "_meta", NULL };
 
 /* ------------------------------------------------------------------ */
 /* content blocks                                                     */
 
-static const char *const CONTENT_TYPES[] = {
+const char *const SF_CONTENT_TYPES[] = {
     "text", "image", "audio", "resource", "resource_link", "diff", "plan", NULL
 };
-static const char *const PLAN_PRIORITIES[] = { "high", "medium", "low", NULL };
-static const char *const PLAN_STATUSES[] = { "pending", "in_progress", "completed", NULL };
+const char *const SF_PLAN_PRIORITIES[] = { "high", "medium", "low", NULL };
+const char *const SF_PLAN_STATUSES[] = { "pending", "in_progress", "completed", NULL };
 
 static void check_plan_entries(L *l, const YNode *entries, const YNode *owner)
 {
-    static const char *const keys[] = { "content", "priority", "status", "_meta", NULL };
     if (!entries) {
         fe_err(&l->fe, owner, "plan needs 'entries'");
         return;
@@ -45,12 +72,12 @@ static void check_plan_entries(L *l, const YNode *entries, const YNode *owner)
             lw_want_kind(l, e, "a plan entry", "mapping");
             continue;
         }
-        lw_check_keys(l, e, "a plan entry", keys);
+        lw_check_keys(l, e, "a plan entry", SF_PLAN_ENTRY_KEYS);
         const YNode *c = lw_get_text(l, e, "content", true, "a plan entry");
         if (c && c->n == 0)
             fe_err(&l->fe, c, "plan entry 'content' is empty");
-        lw_check_enum(l, lw_get_text(l, e, "priority", true, "a plan entry"), "plan priority", PLAN_PRIORITIES, true);
-        lw_check_enum(l, lw_get_text(l, e, "status", true, "a plan entry"), "plan status", PLAN_STATUSES, true);
+        lw_check_enum(l, lw_get_text(l, e, "priority", true, "a plan entry"), "plan priority", SF_PLAN_PRIORITIES, true);
+        lw_check_enum(l, lw_get_text(l, e, "status", true, "a plan entry"), "plan status", SF_PLAN_STATUSES, true);
     }
 }
 
@@ -106,13 +133,11 @@ static void check_media(L *l, const YNode *blk, const char *type)
 ** spec shows both a mapping and a list of them. */
 static void check_annotation(L *l, const YNode *a)
 {
-    static const char *const keys[] = { "audience", "priority", "lastModified", NULL };
-    static const char *const roles[] = { "user", "assistant", NULL };
     if (!is_map(a)) {
         lw_want_kind(l, a, "an annotation", "mapping");
         return;
     }
-    lw_check_keys(l, a, "annotations", keys);
+    lw_check_keys(l, a, "annotations", SF_ANNOTATION_KEYS);
     const YNode *p = ymap_get(a, "priority");
     if (p && !(is_scalar(p) && (p->type == YT_INT || p->type == YT_FLOAT)))
         lw_want_kind(l, p, "annotation 'priority'", "number");
@@ -123,7 +148,7 @@ static void check_annotation(L *l, const YNode *a)
         lw_want_kind(l, aud, "annotation 'audience'", "sequence");
     for (uint32_t i = 0; is_seq(aud) && i < aud->n; i++)
         if (is_scalar(&aud->u.items[i]))
-            lw_check_enum(l, &aud->u.items[i], "audience", roles, true);
+            lw_check_enum(l, &aud->u.items[i], "audience", SF_ROLES, true);
 }
 
 static void check_annotations(L *l, const YNode *a)
@@ -140,13 +165,6 @@ static void check_annotations(L *l, const YNode *a)
 /* Checks a rich content block; returns the text a playback event shows for it. */
 const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
 {
-    static const char *const keys_common[] = { "type", "annotations", "_meta", NULL };
-    static const char *const k_text[] = { "text", NULL };
-    static const char *const k_media[] = { "mimeType", "mime_type", "path", "data", "uri", NULL };
-    static const char *const k_res[] = { "resource", NULL };
-    static const char *const k_link[] = { "uri", "name", "mimeType", "title", "description", "size", NULL };
-    static const char *const k_diff[] = { "path", "oldText", "newText", "old_text", "new_text", NULL };
-    static const char *const k_plan[] = { "entries", NULL };
     *len = 0;
     if (!is_map(blk)) {
         lw_want_kind(l, blk, "a content block", "mapping");
@@ -162,7 +180,7 @@ const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
         t = "resource_link";
     }
     if (strcmp(t, "text") == 0) {
-        lw_check_keys2(l, blk, "a text block", k_text, keys_common);
+        lw_check_keys2(l, blk, "a text block", SF_TEXT_BLOCK_KEYS, SF_BLOCK_KEYS);
         const YNode *x = lw_get_text(l, blk, "text", true, "a text block");
         if (x && x->n == 0)
             fe_err(&l->fe, x, "text content is empty");
@@ -171,18 +189,17 @@ const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
             return x->u.s;
         }
     } else if (strcmp(t, "image") == 0 || strcmp(t, "audio") == 0) {
-        lw_check_keys2(l, blk, t[0] == 'i' ? "an image block" : "an audio block", k_media, keys_common);
+        lw_check_keys2(l, blk, t[0] == 'i' ? "an image block" : "an audio block", SF_MEDIA_BLOCK_KEYS, SF_BLOCK_KEYS);
         check_media(l, blk, t);
     } else if (strcmp(t, "resource") == 0) {
-        static const char *const rk[] = { "uri", "mimeType", "text", "blob", "_meta", NULL };
-        lw_check_keys2(l, blk, "a resource block", k_res, keys_common);
+        lw_check_keys2(l, blk, "a resource block", SF_RESOURCE_BLOCK_KEYS, SF_BLOCK_KEYS);
         const YNode *r = ymap_get(blk, "resource");
         if (!r) {
             fe_err(&l->fe, blk, "resource content needs 'resource'");
         } else if (!is_map(r)) {
             lw_want_kind(l, r, "'resource'", "mapping");
         } else {
-            lw_check_keys(l, r, "an embedded resource", rk);
+            lw_check_keys(l, r, "an embedded resource", SF_EMBEDDED_KEYS);
             const YNode *uri = lw_get_text(l, r, "uri", true, "an embedded resource");
             if (uri && uri->n == 0)
                 fe_err(&l->fe, uri, "embedded resource 'uri' is empty");
@@ -195,7 +212,7 @@ const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
             }
         }
     } else if (strcmp(t, "resource_link") == 0) {
-        lw_check_keys2(l, blk, "a resource_link block", k_link, keys_common);
+        lw_check_keys2(l, blk, "a resource_link block", SF_LINK_BLOCK_KEYS, SF_BLOCK_KEYS);
         const YNode *uri = lw_get_text(l, blk, "uri", true, "a resource_link block");
         const YNode *name = lw_get_text(l, blk, "name", true, "a resource_link block");
         if (uri && uri->n == 0)
@@ -207,7 +224,7 @@ const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
             return uri->u.s;
         }
     } else if (strcmp(t, "diff") == 0) {
-        lw_check_keys2(l, blk, "a diff block", k_diff, keys_common);
+        lw_check_keys2(l, blk, "a diff block", SF_DIFF_BLOCK_KEYS, SF_BLOCK_KEYS);
         const YNode *p = lw_get_text(l, blk, "path", true, "a diff block");
         if (p && p->u.s[0] != '/')
             fe_err(&l->fe, p, "diff path '%s' must be absolute", p->u.s);
@@ -220,11 +237,11 @@ const char *lw_check_block(L *l, const YNode *blk, uint32_t *len)
             return p->u.s;
         }
     } else if (strcmp(t, "plan") == 0) {
-        lw_check_keys2(l, blk, "a plan block", k_plan, keys_common);
+        lw_check_keys2(l, blk, "a plan block", SF_PLAN_BLOCK_KEYS, SF_BLOCK_KEYS);
         check_plan_entries(l, ymap_get(blk, "entries"), blk);
     } else {
         fe_err(&l->fe, type, "unknown content type '%s'", t);
-        fe_suggest(&l->fe, type, t, CONTENT_TYPES);
+        fe_suggest(&l->fe, type, t, SF_CONTENT_TYPES);
     }
     return "";
 }
@@ -251,8 +268,6 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
         out->time = &s->u.items[0];
         out->body = &s->u.items[1];
     } else if (is_map(s)) {
-        static const char *const tkeys[] = { "relativeTime", "timestamp", NULL };
-        static const char *const extra[] = { "expectOutput", "_meta", NULL };
         out->time = ymap_get(s, "relativeTime");
         if (!out->time)
             out->time = ymap_get(s, "timestamp");
@@ -260,12 +275,12 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
             out->body = ymap_get(s, body_keys[i]);
         const char *known[8];
         size_t k = 0;
-        for (size_t i = 0; tkeys[i]; i++)
-            known[k++] = tkeys[i];
+        for (size_t i = 0; SF_STEP_TIME_KEYS[i]; i++)
+            known[k++] = SF_STEP_TIME_KEYS[i];
         for (size_t i = 0; body_keys[i] && k < 7; i++)
             known[k++] = body_keys[i];
         known[k] = NULL;
-        lw_check_keys2(l, s, what, known, extra);
+        lw_check_keys2(l, s, what, known, SF_STEP_EXTRA_KEYS);
         if (!out->time) {
             fe_err(&l->fe, s, "%s step needs 'relativeTime'", what);
             return false;
@@ -289,7 +304,6 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
 
 static void lower_steps(L *l, const YNode *steps, bool assistant)
 {
-    static const char *const think_keys[] = { "content", "text", NULL };
     const char *what = assistant ? "assistant" : "think";
     if (!is_seq(steps)) {
         char w[64];
@@ -301,7 +315,7 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
     const YNode *prev_node = NULL;
     for (uint32_t i = 0; i < steps->n; i++) {
         Step s;
-        if (!parse_step(l, &steps->u.items[i], what, think_keys, &s))
+        if (!parse_step(l, &steps->u.items[i], what, SF_STEP_BODY_KEYS, &s))
             continue;
         if (l->spec) {
             /* deltas from the clock: each step after the one before */
@@ -341,12 +355,11 @@ static void lower_steps(L *l, const YNode *steps, bool assistant)
 
 static void lower_llm_error(L *l, const YNode *e)
 {
-    static const char *const keys[] = { "errorType", "statusCode", "message", "details", "retryAfterSeconds", NULL };
     if (!is_map(e)) {
         lw_want_kind(l, e, "'error'", "mapping");
         return;
     }
-    lw_check_keys(l, e, "an llmResponse error", keys);
+    lw_check_keys(l, e, "an llmResponse error", SF_LLM_ERROR_KEYS);
     const YNode *type = lw_get_text(l, e, "errorType", true, "an llmResponse error");
     const YNode *msg = lw_get_text(l, e, "message", true, "an llmResponse error");
     uint64_t status = 400, retry = 0;
@@ -365,7 +378,6 @@ static void lower_llm_error(L *l, const YNode *e)
 
 void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const elems[] = { "think", "assistant", "error", NULL };
     static const char *const inline_tools[] = {
         "agent_tool_use", "agentToolUse", "agent_edits", "agentEdits", "tool_result",
         "agent_plan", "agentPlan", "tool", NULL
@@ -401,9 +413,9 @@ void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
                 ev = NULL;
                 continue;
             }
-            if (!fe_in_list(kk->u.s, elems)) {
+            if (!fe_in_list(kk->u.s, SF_LLM_ELEMENTS)) {
                 fe_err(&l->fe, kk, "unknown llmResponse element '%s'", kk->u.s);
-                fe_suggest(&l->fe, kk, kk->u.s, elems);
+                fe_suggest(&l->fe, kk, kk->u.s, SF_LLM_ELEMENTS);
                 continue;
             }
             if (ekey) {
@@ -435,23 +447,22 @@ void lower_llm(L *l, const YNode *key, const YNode *v, const YNode *item)
 /* ------------------------------------------------------------------ */
 /* tool use                                                           */
 
-static const char *const TOOL_FIELDS[] = {
+const char *const SF_TOOL_USE_KEYS[] = {
     "toolName", "args", "progress", "result", "status", "toolExecution", "toolCallId", "_meta", "meta", NULL
 };
-static const char *const TOOL_STATUSES[] = { "ok", "error", NULL };
-static const char *const EXEC_TYPES[] = { "stdout", "stderr", "progress", "completion", NULL };
+const char *const SF_TOOL_STATUSES[] = { "ok", "error", NULL };
+const char *const SF_EXEC_TYPES[] = { "stdout", "stderr", "progress", "completion", NULL };
 
 /* The part of a tool use after TOOL_START: progress, execution, result. */
 static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *at)
 {
-    static const char *const prog_keys[] = { "message", "text", "content", NULL };
     const YNode *progress = ymap_get(tu, "progress");
     if (progress && !is_seq(progress)) {
         lw_want_kind(l, progress, "'progress'", "sequence of steps");
     } else if (progress) {
         for (uint32_t i = 0; i < progress->n; i++) {
             Step s;
-            if (!parse_step(l, &progress->u.items[i], "progress", prog_keys, &s))
+            if (!parse_step(l, &progress->u.items[i], "progress", SF_PROGRESS_BODY_KEYS, &s))
                 continue;
             if (!is_scalar(s.body) || is_null(s.body)) {
                 lw_want_kind(l, s.body, "progress message", "string");
@@ -464,20 +475,18 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
     }
     const YNode *result = ymap_get(tu, "result");
     const YNode *status = lw_get_text(l, tu, "status", false, "agentToolUse");
-    lw_check_enum(l, status, "tool status", TOOL_STATUSES, false);
+    lw_check_enum(l, status, "tool status", SF_TOOL_STATUSES, false);
     const YNode *ex = ymap_get(tu, "toolExecution");
     if (!ex) {
         uint32_t res = lw_val_of(l, result);
         lw_op(l, status ? status : at, OP_TOOL_RESULT, name, status ? lw_str_of(l, status) : lw_cs(l, "ok"), res);
         return;
     }
-    static const char *const ex_keys[] = { "startTimeMs", "events", NULL };
-    static const char *const ev_keys[] = { "type", "timeMs", "content", "exitCode", NULL };
     if (!is_map(ex)) {
         lw_want_kind(l, ex, "'toolExecution'", "mapping");
         return;
     }
-    lw_check_keys(l, ex, "toolExecution", ex_keys);
+    lw_check_keys(l, ex, "toolExecution", SF_EXEC_KEYS);
     uint64_t start;
     if (ymap_get(ex, "startTimeMs"))
         lw_get_uint(l, ex, "startTimeMs", false, "toolExecution", &start);
@@ -495,7 +504,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
             lw_want_kind(l, e, "a toolExecution event", "mapping");
             continue;
         }
-        lw_check_keys(l, e, "a toolExecution event", ev_keys);
+        lw_check_keys(l, e, "a toolExecution event", SF_EXEC_EVENT_KEYS);
         const YNode *type = lw_get_text(l, e, "type", true, "a toolExecution event");
         uint64_t tm = 0;
         if (!lw_get_uint(l, e, "timeMs", true, "a toolExecution event", &tm))
@@ -511,7 +520,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
         last = tm;
         if (!type)
             continue;
-        lw_check_enum(l, type, "toolExecution event type", EXEC_TYPES, true);
+        lw_check_enum(l, type, "toolExecution event type", SF_EXEC_TYPES, true);
         const YNode *content = lw_get_text(l, e, "content", false, "a toolExecution event");
         if (strcmp(type->u.s, "completion") == 0) {
             uint64_t code = 0;
@@ -522,7 +531,7 @@ static void lower_tool_body(L *l, const YNode *tu, uint32_t name, const YNode *a
                 code = yint(cn) != 0;
             uint32_t res = lw_val_of(l, result);
             lw_op(l, e, OP_TOOL_RESULT, name, lw_cs(l, code ? "error" : "success"), res);
-        } else if (fe_in_list(type->u.s, EXEC_TYPES) && content) {
+        } else if (fe_in_list(type->u.s, SF_EXEC_TYPES) && content) {
             uint32_t kind = lw_str_of(l, type);
             lw_op(l, e, OP_TOOL_PROGRESS, name, lw_str_of(l, content), kind);
         }
@@ -536,7 +545,7 @@ void lower_tool_use(L *l, const YNode *key, const YNode *v, const YNode *item)
         lw_want_kind(l, v, "agentToolUse", "mapping");
         return;
     }
-    lw_check_keys(l, v, "agentToolUse", TOOL_FIELDS);
+    lw_check_keys(l, v, "agentToolUse", SF_TOOL_USE_KEYS);
     const YNode *name = lw_get_text(l, v, "toolName", true, "agentToolUse");
     const YNode *args = ymap_get(v, "args");
     if (args && !is_map(args) && !is_null(args)) {
@@ -594,8 +603,7 @@ const ToolDef *lw_tool_def(const char *name)
 
 static bool tool_field(const char *k)
 {
-    return fe_in_list(k, (const char *const[]){ "progress", "result", "status", "toolExecution",
-                                                "toolCallId", "_meta", "meta", NULL });
+    return fe_in_list(k, SF_TOOL_SIDE_KEYS);
 }
 
 void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const YNode *item)
@@ -641,13 +649,12 @@ void lower_tool_shorthand(L *l, const YNode *key, const YNode *v, const YNode *i
 
 void lower_edits(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "path", "linesAdded", "linesRemoved", "_meta", NULL };
     (void)item;
     if (!is_map(v)) {
         lw_want_kind(l, v, "agentEdits", "mapping");
         return;
     }
-    lw_check_keys(l, v, "agentEdits", keys);
+    lw_check_keys(l, v, "agentEdits", SF_EDITS_KEYS);
     const YNode *path = lw_get_text(l, v, "path", true, "agentEdits");
     uint64_t add = 0, del = 0;
     lw_get_uint(l, v, "linesAdded", false, "agentEdits", &add);
@@ -659,12 +666,11 @@ void lower_edits(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 void lower_plan(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "entries", "planUpdate", "_meta", NULL };
     if (!is_map(v)) {
         lw_want_kind(l, v, "agentPlan", "mapping");
         return;
     }
-    lw_check_keys(l, v, "agentPlan", keys);
+    lw_check_keys(l, v, "agentPlan", SF_AGENT_PLAN_KEYS);
     lw_get_bool(l, v, "planUpdate", true, "agentPlan");
     lw_get_meta(l, v, item);
     const YNode *entries = ymap_get(v, "entries");
@@ -676,8 +682,8 @@ void lower_plan(L *l, const YNode *key, const YNode *v, const YNode *item)
 void lower_mode(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     bool model = strcmp(key->u.s, "setModel") == 0;
-    const char *field = model ? "modelId" : "modeId";
-    const char *const keys[] = { field, "_meta", NULL };
+    const char *const *keys = model ? SF_SET_MODEL_KEYS : SF_SET_MODE_KEYS;
+    const char *field = keys[0];
     if (!is_map(v)) {
         lw_want_kind(l, v, key->u.s, "mapping");
         return;

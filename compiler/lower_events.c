@@ -18,12 +18,38 @@
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "fe_kit.h"
+#include "fe_tables.h"
 #include "yaml_value.h"
+
+/* The key and value lists checked below, shared with the schema
+** generator (fe_tables.h). */
+const char *const SF_INPUT_ENTRY_KEYS[] = { "relativeTime", "input", "_meta", "expectedResponse", "target", NULL };
+const char *const SF_EXPECTED_RESPONSE_KEYS[] = { "sessionId", "stopReason", "usage", "_meta", NULL };
+const char *const SF_USER_EDITS_KEYS[] = { "patch", NULL };
+const char *const SF_USER_COMMAND_KEYS[] = { "cmd", "cwd", "program", "args", "expect", "_meta", NULL };
+const char *const SF_LOG_KEYS[] = { "message", "_meta", NULL };
+const char *const SF_ASSERT_KEYS[] = { "fs", "text", "json", "git", NULL };
+const char *const SF_ASSERT_FS_KEYS[] = { "exists", "notExists", "contains", NULL };
+const char *const SF_ASSERT_FS_CONTAINS_KEYS[] = { "path", "text", NULL };
+const char *const SF_ASSERT_TEXT_KEYS[] = { "contains", NULL };
+const char *const SF_ASSERT_JSON_KEYS[] = { "file", NULL };
+const char *const SF_ASSERT_JSON_FILE_KEYS[] = { "path", "pointer", "equals", NULL };
+const char *const SF_ASSERT_GIT_KEYS[] = { "commit", NULL };
+const char *const SF_ASSERT_GIT_COMMIT_KEYS[] = { "messageContains", NULL };
+const char *const SF_SESSION_START_KEYS[] = { "sessionId", "expectedPromptResponse", "_meta", NULL };
+const char *const SF_INITIALIZE_KEYS[] = { "protocolVersion", "clientCapabilities", "clientInfo", "_meta", NULL };
+const char *const SF_FILE_READS_KEYS[] = { "files", "_meta", NULL };
+const char *const SF_FILE_READ_KEYS[] = { "path", "expectedContent", NULL };
+const char *const SF_PERMISSION_KEYS[] = { "sessionId", "toolCall", "options", "decision", "granted", "_meta", NULL };
+const char *const SF_PERMISSION_OPTION_KEYS[] = { "id", "label", "kind", NULL };
+const char *const SF_PERMISSION_KINDS[] = { "allow_once", "allow_always", "reject_once", "reject_always", NULL };
+const char *const SF_DECISION_OUTCOMES[] = { "selected", "cancelled", NULL };
+const char *const SF_DECISION_KEYS[] = { "outcome", "optionId", NULL };
 
 /* ------------------------------------------------------------------ */
 /* user events                                                        */
 
-static const char *const TARGETS[] = { "tui", "webui", "cli", NULL };
+const char *const SF_TARGETS[] = { "tui", "webui", "cli", NULL };
 
 /* The text a prompt shows: a string input, else the first text block,
 ** else the first resource block's text.  NULL when there is none. */
@@ -51,14 +77,13 @@ static const YNode *input_text(const YNode *input)
 
 static void check_expected_response(L *l, const YNode *er, const char *what)
 {
-    static const char *const keys[] = { "sessionId", "stopReason", "usage", "_meta", NULL };
     if (!er)
         return;
     if (!is_map(er)) {
         lw_want_kind(l, er, what, "mapping");
         return;
     }
-    lw_check_keys(l, er, what, keys);
+    lw_check_keys(l, er, what, SF_EXPECTED_RESPONSE_KEYS);
     const YNode *sr = lw_get_text(l, er, "stopReason", false, what);
     if (sr && sr->n == 0)
         fe_err(&l->fe, sr, "%s 'stopReason' is empty", what);
@@ -91,10 +116,9 @@ static void check_capability(L *l, const YNode *blk)
 
 void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const entry_keys[] = { "relativeTime", "input", "_meta", "expectedResponse", "target", NULL };
     const YNode *item_meta = lw_get_meta(l, NULL, item);
     const YNode *item_target = is_map(item) ? lw_get_text(l, item, "target", false, "userInputs") : NULL;
-    lw_check_enum(l, item_target, "target", TARGETS, true);
+    lw_check_enum(l, item_target, "target", SF_TARGETS, true);
     if (!is_seq(v)) {
         lw_want_kind(l, v, "userInputs", "sequence of inputs");
         return;
@@ -111,7 +135,7 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
             time = &e->u.items[0];
             input = &e->u.items[1];
         } else if (is_map(e)) {
-            lw_check_keys(l, e, "a userInputs entry", entry_keys);
+            lw_check_keys(l, e, "a userInputs entry", SF_INPUT_ENTRY_KEYS);
             time = ymap_get(e, "relativeTime");
             input = ymap_get(e, "input");
             if (!time)
@@ -122,7 +146,7 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
                 continue;
             const YNode *tg = lw_get_text(l, e, "target", false, "a userInputs entry");
             if (tg) {
-                lw_check_enum(l, tg, "target", TARGETS, true);
+                lw_check_enum(l, tg, "target", SF_TARGETS, true);
                 target = tg;
             }
             check_expected_response(l, ymap_get(e, "expectedResponse"), "expectedResponse");
@@ -225,13 +249,12 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 void lower_user_edits(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "patch", NULL };
     (void)item;
     if (!is_map(v)) {
         lw_want_kind(l, v, "userEdits", "mapping");
         return;
     }
-    lw_check_keys(l, v, "userEdits", keys);
+    lw_check_keys(l, v, "userEdits", SF_USER_EDITS_KEYS);
     const YNode *p = lw_get_text(l, v, "patch", true, "userEdits");
     if (p && lw_check_rel_path(l, p, "patch", true))
         lw_op(l, key, OP_USER_EDITS, lw_str_of(l, p));
@@ -259,7 +282,6 @@ static void shell_word(Buf *b, const char *s, size_t n)
 
 void lower_user_command(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "cmd", "cwd", "program", "args", "expect", "_meta", NULL };
     (void)item;
     if (is_scalar(v) && !is_null(v)) {
         uint32_t whole = lw_val_of(l, v);
@@ -270,7 +292,7 @@ void lower_user_command(L *l, const YNode *key, const YNode *v, const YNode *ite
         lw_want_kind(l, v, "userCommand", "mapping");
         return;
     }
-    lw_check_keys(l, v, "userCommand", keys);
+    lw_check_keys(l, v, "userCommand", SF_USER_COMMAND_KEYS);
     const YNode *cmd = lw_get_text(l, v, "cmd", false, "userCommand");
     const YNode *cwd = lw_get_text(l, v, "cwd", false, "userCommand");
     const YNode *args = ymap_get(v, "args");
@@ -379,8 +401,7 @@ void lower_log(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     const YNode *msg = v, *meta = lw_get_meta(l, NULL, item);
     if (is_map(v)) {
-        static const char *const keys[] = { "message", "_meta", NULL };
-        lw_check_keys(l, v, "log", keys);
+        lw_check_keys(l, v, "log", SF_LOG_KEYS);
         msg = lw_get_text(l, v, "message", true, "log");
         meta = lw_get_meta(l, v, item);
         if (!msg)
@@ -408,26 +429,18 @@ void lw_want_str_list(L *l, const YNode *n, const char *what)
 
 void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "fs", "text", "json", "git", NULL };
-    static const char *const fs_keys[] = { "exists", "notExists", "contains", NULL };
-    static const char *const fc_keys[] = { "path", "text", NULL };
-    static const char *const text_keys[] = { "contains", NULL };
-    static const char *const json_keys[] = { "file", NULL };
-    static const char *const jf_keys[] = { "path", "pointer", "equals", NULL };
-    static const char *const git_keys[] = { "commit", NULL };
-    static const char *const gc_keys[] = { "messageContains", NULL };
     (void)item;
     if (!is_map(v)) {
         lw_want_kind(l, v, "assert", "mapping");
         return;
     }
-    lw_check_keys(l, v, "assert", keys);
+    lw_check_keys(l, v, "assert", SF_ASSERT_KEYS);
     const YNode *fs = ymap_get(v, "fs"), *text = ymap_get(v, "text");
     const YNode *json = ymap_get(v, "json"), *git = ymap_get(v, "git");
     if (fs) {
         if (!is_map(fs))
             lw_want_kind(l, fs, "assert.fs", "mapping");
-        lw_check_keys(l, fs, "assert.fs", fs_keys);
+        lw_check_keys(l, fs, "assert.fs", SF_ASSERT_FS_KEYS);
         lw_want_str_list(l, ymap_get(fs, "exists"), "assert.fs.exists");
         lw_want_str_list(l, ymap_get(fs, "notExists"), "assert.fs.notExists");
         /* scc's extension (docs/scenario.md): [{path, text}], the file holds text */
@@ -441,7 +454,7 @@ void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
                     lw_want_kind(l, e, "an assert.fs.contains entry", "mapping {path, text}");
                     continue;
                 }
-                lw_check_keys(l, e, "an assert.fs.contains entry", fc_keys);
+                lw_check_keys(l, e, "an assert.fs.contains entry", SF_ASSERT_FS_CONTAINS_KEYS);
                 lw_get_text(l, e, "path", true, "an assert.fs.contains entry");
                 lw_get_text(l, e, "text", true, "an assert.fs.contains entry");
             }
@@ -450,18 +463,18 @@ void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
     if (text) {
         if (!is_map(text))
             lw_want_kind(l, text, "assert.text", "mapping");
-        lw_check_keys(l, text, "assert.text", text_keys);
+        lw_check_keys(l, text, "assert.text", SF_ASSERT_TEXT_KEYS);
         lw_want_str_list(l, ymap_get(text, "contains"), "assert.text.contains");
     }
     if (json) {
         if (!is_map(json))
             lw_want_kind(l, json, "assert.json", "mapping");
-        lw_check_keys(l, json, "assert.json", json_keys);
+        lw_check_keys(l, json, "assert.json", SF_ASSERT_JSON_KEYS);
         const YNode *f = ymap_get(json, "file");
         if (f && !is_map(f))
             lw_want_kind(l, f, "assert.json.file", "mapping");
         if (is_map(f)) {
-            lw_check_keys(l, f, "assert.json.file", jf_keys);
+            lw_check_keys(l, f, "assert.json.file", SF_ASSERT_JSON_FILE_KEYS);
             lw_get_text(l, f, "path", true, "assert.json.file");
             const YNode *p = lw_get_text(l, f, "pointer", true, "assert.json.file");
             if (p && p->n && p->u.s[0] != '/')
@@ -473,12 +486,12 @@ void lower_assert(L *l, const YNode *key, const YNode *v, const YNode *item)
     if (git) {
         if (!is_map(git))
             lw_want_kind(l, git, "assert.git", "mapping");
-        lw_check_keys(l, git, "assert.git", git_keys);
+        lw_check_keys(l, git, "assert.git", SF_ASSERT_GIT_KEYS);
         const YNode *c = ymap_get(git, "commit");
         if (c && !is_map(c))
             lw_want_kind(l, c, "assert.git.commit", "mapping");
         if (is_map(c)) {
-            lw_check_keys(l, c, "assert.git.commit", gc_keys);
+            lw_check_keys(l, c, "assert.git.commit", SF_ASSERT_GIT_COMMIT_KEYS);
             lw_get_text(l, c, "messageContains", true, "assert.git.commit");
         }
     }
@@ -514,12 +527,11 @@ void lower_status(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 void lower_session_start(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "sessionId", "expectedPromptResponse", "_meta", NULL };
     if (!is_null(v) && !is_map(v)) {
         lw_want_kind(l, v, "sessionStart", "mapping");
         return;
     }
-    lw_check_keys(l, v, "sessionStart", keys);
+    lw_check_keys(l, v, "sessionStart", SF_SESSION_START_KEYS);
     const YNode *sid = is_map(v) ? lw_get_text(l, v, "sessionId", false, "sessionStart") : NULL;
     if (sid && sid->n == 0)
         fe_err(&l->fe, sid, "sessionStart 'sessionId' is empty");
@@ -539,12 +551,11 @@ void lower_session_start(L *l, const YNode *key, const YNode *v, const YNode *it
 
 void lower_initialize(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "protocolVersion", "clientCapabilities", "clientInfo", "_meta", NULL };
     if (!is_map(v) && !is_null(v)) {
         lw_want_kind(l, v, "initialize", "mapping");
         return;
     }
-    lw_check_keys(l, v, "initialize", keys);
+    lw_check_keys(l, v, "initialize", SF_INITIALIZE_KEYS);
     const YNode *er = is_map(item) ? ymap_get(item, "expectedResponse") : NULL;
     if (!er && is_map(v))
         er = ymap_get(v, "expectedResponse");
@@ -562,14 +573,12 @@ void lower_initialize(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "files", "_meta", NULL };
-    static const char *const fkeys[] = { "path", "expectedContent", NULL };
     (void)item;
     if (!is_map(v)) {
         lw_want_kind(l, v, "agentFileReads", "mapping");
         return;
     }
-    lw_check_keys(l, v, "agentFileReads", keys);
+    lw_check_keys(l, v, "agentFileReads", SF_FILE_READS_KEYS);
     const YNode *files = ymap_get(v, "files");
     if (!files) {
         fe_err(&l->fe, v, "agentFileReads needs 'files'");
@@ -585,7 +594,7 @@ void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode *item)
             lw_want_kind(l, f, "an agentFileReads file", "mapping");
             continue;
         }
-        lw_check_keys(l, f, "an agentFileReads file", fkeys);
+        lw_check_keys(l, f, "an agentFileReads file", SF_FILE_READ_KEYS);
         const YNode *p = lw_get_text(l, f, "path", true, "an agentFileReads file");
         if (p && p->u.s[0] != '/')
             fe_err(&l->fe, p, "agentFileReads path '%s' must be absolute", p->u.s);
@@ -595,16 +604,12 @@ void lower_file_reads(L *l, const YNode *key, const YNode *v, const YNode *item)
 
 void lower_permission(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
-    static const char *const keys[] = { "sessionId", "toolCall", "options", "decision", "granted", "_meta", NULL };
-    static const char *const okeys[] = { "id", "label", "kind", NULL };
-    static const char *const kinds[] = { "allow_once", "allow_always", "reject_once", "reject_always", NULL };
-    static const char *const outcomes[] = { "selected", "cancelled", NULL };
     (void)item;
     if (!is_map(v)) {
         lw_want_kind(l, v, "agentPermissionRequest", "mapping");
         return;
     }
-    lw_check_keys(l, v, "agentPermissionRequest", keys);
+    lw_check_keys(l, v, "agentPermissionRequest", SF_PERMISSION_KEYS);
     lw_get_meta(l, v, NULL);
     const YNode *opts = ymap_get(v, "options");
     const YNode *dec = ymap_get(v, "decision"), *granted = ymap_get(v, "granted");
@@ -618,9 +623,9 @@ void lower_permission(L *l, const YNode *key, const YNode *v, const YNode *item)
             lw_want_kind(l, o, "a permission option", "mapping");
             continue;
         }
-        lw_check_keys(l, o, "a permission option", okeys);
+        lw_check_keys(l, o, "a permission option", SF_PERMISSION_OPTION_KEYS);
         lw_get_text(l, o, "id", true, "a permission option");
-        lw_check_enum(l, lw_get_text(l, o, "kind", true, "a permission option"), "permission option kind", kinds, true);
+        lw_check_enum(l, lw_get_text(l, o, "kind", true, "a permission option"), "permission option kind", SF_PERMISSION_KINDS, true);
     }
     if (dec && granted) {
         fe_err(&l->fe, granted, "agentPermissionRequest has both 'granted' and 'decision'; use one");
@@ -639,10 +644,9 @@ void lower_permission(L *l, const YNode *key, const YNode *v, const YNode *item)
     } else if (!is_map(dec)) {
         lw_want_kind(l, dec, "'decision'", "mapping");
     } else {
-        static const char *const dkeys[] = { "outcome", "optionId", NULL };
-        lw_check_keys(l, dec, "decision", dkeys);
+        lw_check_keys(l, dec, "decision", SF_DECISION_KEYS);
         const YNode *out = lw_get_text(l, dec, "outcome", true, "decision");
-        lw_check_enum(l, out, "decision outcome", outcomes, true);
+        lw_check_enum(l, out, "decision outcome", SF_DECISION_OUTCOMES, true);
         const YNode *oid = lw_get_text(l, dec, "optionId", false, "decision");
         if (out && yscalar_is(out, "selected") && !oid)
             fe_err(&l->fe, dec, "decision with outcome 'selected' needs 'optionId'");
