@@ -167,6 +167,32 @@ for (line, ch), want in {(7, 14): {"llm_judge", "string_contains", "regex_match"
     got = {i["label"] for i in r.get("result", [])}
     check(want <= got, "ElizaOS completion at %d:%d: %s" % (line, ch, sorted(got)))
 
+# completion inside a Scenario-Format event (the fields lower_*.c checks,
+# from their shared lists): a tool use's fields and the mock agent's tool
+# names, an assert's checks, a content block's types, a tool shorthand's
+# arguments, an llmResponse element's kinds, a section's keys
+sf = ("name: t\nserver:\n  \ntimeline:\n  - agentToolUse:\n      toolName: \n      \n"
+      "  - assert:\n      \n  - llmResponse:\n      - assistant:\n          - relativeTime: 0\n"
+      "            content:\n              type: \n      - \n  - editFile:\n      \n")
+suri = "file://" + os.path.join(os.path.abspath(work), "sf.yaml")
+s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": suri, "languageId": "yaml", "version": 1, "text": sf}}})
+s.recv()
+for (line, ch), want in {(2, 2): {"mode", "llmApiStyle", "coalesceThinkingWithToolUse"},
+                         (5, 16): {"runCmd", "readFile", "webFetch", "bashOutput"},
+                         (6, 6): {"args", "progress", "result", "toolExecution", "toolCallId"},
+                         (8, 6): {"fs", "text", "json", "git"},
+                         (13, 20): {"text", "image", "resource_link", "diff", "plan"},
+                         (14, 8): {"think", "assistant", "error"},
+                         (16, 6): {"path", "old_string", "new_string", "replace_all", "progress"}}.items():
+    r = s.request(600 + line, "textDocument/completion",
+                  {"textDocument": {"uri": suri}, "position": {"line": line, "character": ch}})
+    got = {i["label"] for i in r.get("result", [])}
+    check(want <= got, "Scenario-Format completion at %d:%d: %s" % (line, ch, sorted(got)))
+# hover on an event's field: its description from the schema
+r = s.request(620, "textDocument/hover", {"textDocument": {"uri": suri}, "position": {"line": 5, "character": 8}})
+check("name" in json.dumps(r.get("result")), "hover on toolName: %s" % r.get("result"))
+
 # shutdown: requests refused after it; exit then ends with 0
 check(s.request(400, "shutdown").get("result", "absent") is None, "shutdown answers null")
 check(err_code(s.request(401, "scc/unknown")) == -32600, "a request after shutdown")
