@@ -70,20 +70,6 @@ struct Lsp {
     size_t n_docs, cap_docs;
 };
 
-static void logf_(Lsp *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(Lsp *l, const char *fmt, ...)
-{
-    if (!l->o.log)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("scc --lsp: ", l->o.log);
-    vfprintf(l->o.log, fmt, ap);
-    fputc('\n', l->o.log);
-    va_end(ap);
-    fflush(l->o.log);
-}
-
 /* ---- writing messages ---- */
 
 static void send_msg(Lsp *l, Buf *b)
@@ -96,6 +82,30 @@ static void send_msg(Lsp *l, Buf *b)
         fflush(l->out);
     }
     buf_fini(b);
+}
+
+/* A message the server ignored, and why: window/logMessage, type Warning
+** (the editor shows it in its log of the server: Neovim's lsp.log, VS
+** Code's output panel). */
+static void warn_(Lsp *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn_(Lsp *l, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    Buf b;
+    JsonW w;
+    jw_new_obj(&w, &b);
+    jw_kcstr(&w, "jsonrpc", "2.0");
+    jw_kcstr(&w, "method", "window/logMessage");
+    jw_kobj(&w, "params");
+    jw_ki64(&w, "type", 2);
+    jw_kcstr(&w, "message", msg);
+    jw_end(&w);
+    jw_end(&w);
+    send_msg(l, &b);
 }
 
 /* {"jsonrpc":"2.0","id":ID (null when id is NULL) */
@@ -125,7 +135,6 @@ static void reply_error(Lsp *l, const cJSON *id, int code, const char *msg)
     jw_kcstr(&w, "message", msg);
     jw_end(&w);
     jw_end(&w);
-    logf_(l, "error %d: %s", code, msg);
     send_msg(l, &b);
 }
 
@@ -456,7 +465,6 @@ static void check_doc(Lsp *l, Doc *d)
         l->oom = true;
     else
         publish(l, d, &dg, name);
-    logf_(l, "%s: %zu error(s), %zu warning(s)", name, dg.errors, dg.warnings);
     diags_fini(&dg);
     sc_free(dir);
     sc_free(path);
@@ -523,14 +531,14 @@ static void m_did_open(Lsp *l, const cJSON *params)
     const char *uri = str_at(td, "uri");
     const cJSON *text = cJSON_GetObjectItemCaseSensitive(td, "text");
     if (!uri || !cJSON_IsString(text)) {
-        logf_(l, "didOpen without textDocument.uri and text: ignored");
+        warn_(l, "didOpen without textDocument.uri and text: ignored");
         return;
     }
     size_t n = strlen(text->valuestring);
     Doc *d = doc_find(l, uri);
     if (!d) {
         if (l->n_docs == DOCS_MAX || n > TEXT_MAX) {
-            logf_(l, "%s: not checked (%s)", uri, n > TEXT_MAX ? "larger than 16 MB" : "256 documents are open");
+            warn_(l, "%s: not checked (%s)", uri, n > TEXT_MAX ? "larger than 16 MB" : "256 documents are open");
             return;
         }
         if (l->n_docs == l->cap_docs && !SC_GROW(l->docs, l->cap_docs, 8)) {
@@ -557,7 +565,7 @@ static void m_did_change(Lsp *l, const cJSON *params)
     Doc *d = doc_of(l, params);
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(params, "contentChanges"), *c;
     if (!d || !cJSON_IsArray(changes)) {
-        logf_(l, "didChange of a document that is not open, or without contentChanges: ignored");
+        warn_(l, "didChange of a document that is not open, or without contentChanges: ignored");
         return;
     }
     cJSON_ArrayForEach(c, changes) {
@@ -1138,15 +1146,14 @@ static void handle(Lsp *l, const char *body, size_t n)
         reply_error(l, NULL, E_INVALID_REQUEST, "an id is a number or a string");
     } else if (!method && id && (cJSON_GetObjectItemCaseSensitive(m, "result") ||
                                  cJSON_GetObjectItemCaseSensitive(m, "error"))) {
-        logf_(l, "a response to a request never sent: ignored");
+        warn_(l, "a response to a request never sent: ignored");
     } else if (!cJSON_IsString(method)) {
         if (id)
             reply_error(l, id, E_INVALID_REQUEST, "a request has a method (a string)");
         else
-            logf_(l, "a notification without a method: ignored");
+            warn_(l, "a notification without a method: ignored");
     } else {
         const char *me = method->valuestring;
-        logf_(l, "<- %s", me);
         if (strcmp(me, "exit") == 0) {
             l->exited = true;
         } else if (!l->initialized && strcmp(me, "initialize") != 0) {
@@ -1337,8 +1344,6 @@ int lsp_serve(int fd, FILE *out, const LspOpts *o)
             break;
     }
     int st = l->oom ? 1 : lsp_status(l);
-    if (l->oom)
-        logf_(l, "out of memory");
     lsp_free(l);
     return st;
 }

@@ -22,7 +22,6 @@
 typedef struct Lsp Lsp;
 
 typedef struct LspOpts {
-    FILE *log;              /* a line per message handled, or NULL */
     const char *dialect;    /* scc --dialect; NULL = by shape */
 } LspOpts;
 

@@ -144,6 +144,16 @@ s.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
                                                  "end": {"line": 9, "character": 9}}, "text": "name: y\n"}]}})
 m = s.recv()
 check(m.get("method") == "textDocument/publishDiagnostics", "diagnostics after a clamped change")
+# what the server ignores it says, as a window/logMessage warning
+for msg, why in (({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                   "params": {"textDocument": {"uri": "untitled:never-opened", "version": 2},
+                              "contentChanges": [{"text": "x"}]}}, "document that is not open"),
+                 ({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}}, "didOpen without"),
+                 ({"jsonrpc": "2.0", "params": {}}, "notification without a method")):
+    s.send(msg)
+    m = s.recv()
+    check(m.get("method") == "window/logMessage" and m["params"]["type"] == 2 and why in m["params"]["message"],
+          "a logMessage for %s: %s" % (why, m))
 # a code action without its params
 check(err_code(s.request(300, "textDocument/codeAction", {})) == -32602, "codeAction without params")
 for i, m in enumerate(("textDocument/completion", "textDocument/hover", "textDocument/definition")):
