@@ -8,8 +8,7 @@ set(ACP_SRC ${CMAKE_CURRENT_SOURCE_DIR}/acp)
 set(ACP_NPM ${CMAKE_CURRENT_BINARY_DIR}/acp-npm)
 set(ACP_WORK ${CMAKE_CURRENT_BINARY_DIR}/acp-work)
 
-add_test(NAME acp.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${ACP_SRC} ${ACP_NPM})
-set_tests_properties(acp.npm_ci PROPERTIES FIXTURES_SETUP acp_npm LABELS "server" TIMEOUT 300 SKIP_RETURN_CODE 77)
+sc_npm_fixture(acp ${ACP_SRC} ${ACP_NPM} server)
 
 foreach(mode raw sdk2 sdk1 stdlib corpus passthrough)
   add_test(NAME acp.${mode}

@@ -4,9 +4,7 @@
 # `npm ci`, each driven against scvm serve llm.
 set(AGENTS_SRC ${CMAKE_CURRENT_SOURCE_DIR}/agents)
 set(AGENTS_NPM ${CMAKE_CURRENT_BINARY_DIR}/agents-npm)
-add_test(NAME agents.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${AGENTS_SRC} ${AGENTS_NPM})
-set_tests_properties(agents.npm_ci PROPERTIES FIXTURES_SETUP agents_npm LABELS "agents" TIMEOUT 300
-                     SKIP_RETURN_CODE 77)
+sc_npm_fixture(agents ${AGENTS_SRC} ${AGENTS_NPM} agents)
 
 # Each agent plays docs/real-agents.md's scenario through `scvm run -t
 # agent` with its shipped profile (tests/agents/run_agent.py); Claude Code

@@ -7,10 +7,7 @@ set(EDITORS_SRC ${CMAKE_CURRENT_SOURCE_DIR}/editors)
 set(EDITORS_NPM ${CMAKE_CURRENT_BINARY_DIR}/editors-npm)
 set(EDITORS_WORK ${CMAKE_CURRENT_BINARY_DIR}/editors-work)
 
-add_test(NAME editors.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${EDITORS_SRC}
-                                     ${EDITORS_NPM})
-set_tests_properties(editors.npm_ci PROPERTIES FIXTURES_SETUP editors_npm LABELS "editors" TIMEOUT 300
-                     SKIP_RETURN_CODE 77)
+sc_npm_fixture(editors ${EDITORS_SRC} ${EDITORS_NPM} editors)
 
 add_test(NAME editors.lsp_session
          COMMAND node ${EDITORS_SRC}/lsp_session.js $<TARGET_FILE:scc> ${EDITORS_NPM}/node_modules

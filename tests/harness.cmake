@@ -4,10 +4,7 @@
 # (tests/harness/package.json, installed by `npm ci` into the build tree).
 set(HARNESS_SRC ${CMAKE_CURRENT_SOURCE_DIR}/harness)
 set(HARNESS_NPM ${CMAKE_CURRENT_BINARY_DIR}/harness-npm)
-add_test(NAME harness.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${HARNESS_SRC}
-                                     ${HARNESS_NPM})
-set_tests_properties(harness.npm_ci PROPERTIES FIXTURES_SETUP harness_npm LABELS "server" TIMEOUT 300
-                     SKIP_RETURN_CODE 77)
+sc_npm_fixture(harness ${HARNESS_SRC} ${HARNESS_NPM} server)
 add_test(NAME harness.contract
          COMMAND ${Python3_EXECUTABLE} ${HARNESS_SRC}/harness_test.py --scc $<TARGET_FILE:scc>
                  --scvm $<TARGET_FILE:scvm> --work ${CMAKE_CURRENT_BINARY_DIR}/harness-work

@@ -37,9 +37,7 @@ add_test(NAME llm.raw_http COMMAND ${Python3_EXECUTABLE} ${LLM_SRC}/raw_http.py 
 set_tests_properties(llm.raw_http PROPERTIES FIXTURES_REQUIRED llm_scb DEPENDS llm.scc.pack LABELS "server" TIMEOUT 120)
 
 # The pinned SDKs; skipped (77) without node/npm or a reachable registry.
-add_test(NAME llm.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${LLM_SRC} ${LLM_NPM})
-set_tests_properties(llm.npm_ci PROPERTIES FIXTURES_SETUP llm_npm LABELS "server" TIMEOUT 300
-                     SKIP_RETURN_CODE 77)
+sc_npm_fixture(llm ${LLM_SRC} ${LLM_NPM} server)
 
 # The verdict: the OpenAI script asks every session to its end (ok, 0); the
 # Anthropic one asks the path-routed session once, so the summary names it

@@ -45,9 +45,7 @@ set_tests_properties(corpus_tuiuse PROPERTIES LABELS "corpus;golden" TIMEOUT 300
 add_executable(pty_replay ${PTY_SRC}/pty_replay.c)
 target_link_libraries(pty_replay PRIVATE sc_rt_pty PkgConfig::CJSON)
 set(PTY_NPM ${CMAKE_CURRENT_BINARY_DIR}/pty-npm)
-add_test(NAME pty.npm_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/npm_setup.py ${PTY_SRC}/xterm ${PTY_NPM})
-set_tests_properties(pty.npm_ci PROPERTIES FIXTURES_SETUP pty_npm LABELS "pty" TIMEOUT 300
-                     SKIP_RETURN_CODE 77)
+sc_npm_fixture(pty ${PTY_SRC}/xterm ${PTY_NPM} pty)
 file(GLOB PTY_CASTS ${PTY_SRC}/replay/*.cast)
 add_test(NAME pty.differential
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/differential.py $<TARGET_FILE:pty_replay>

@@ -12,7 +12,10 @@ imported: tests/ on sys.path).
     fnv1a64(data)   FNV-1a 64 of bytes as 16 hex digits: the checksum of
                     checksums.json (common/fnv1a.h)
     run(args, ...)  a command to its end: (status, stdout, stderr) as text
+    json_objects(t) the JSON values of a stream (one per line, or spread
+                    over lines; `//` lines skipped), as Yao files are read
 """
+import json
 import os
 import shutil
 import subprocess
@@ -50,3 +53,16 @@ def fnv1a64(data):
 def run(args, cwd=None, timeout=120, env=None):
     p = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, env=env)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def json_objects(text):
+    """The JSON values of a stream, `//` lines skipped."""
+    text = "\n".join("" if l.strip().startswith("//") else l for l in text.splitlines())
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out
+        v, i = dec.raw_decode(text, i)
+        out.append(v)

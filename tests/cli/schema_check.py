@@ -35,6 +35,9 @@ import sys
 import jsonschema
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testlib import json_objects  # noqa: E402
+
 DIALECTS = ["scenario", "tui-use", "eliza", "yao"]
 SCHEMAS = DIALECTS[:2] + ["tui-use-policy"] + DIALECTS[2:]
 EXTS = (".yaml", ".yml", ".json", ".jsonl")
@@ -105,15 +108,7 @@ def documents(path, dialect):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     if dialect == "yao":      # JSON Lines; a case may span lines (scc warns), `//` lines are comments
-        text = "\n".join("" if l.strip().startswith("//") else l for l in text.splitlines())
-        out, dec, i = [], json.JSONDecoder(), 0
-        while True:
-            while i < len(text) and text[i].isspace():
-                i += 1
-            if i >= len(text):
-                return out
-            v, i = dec.raw_decode(text, i)
-            out.append(v)
+        return json_objects(text)
     return [as_json(yaml.load(text, Loader=CoreLoader))]
 
 

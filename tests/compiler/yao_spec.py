@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from testlib import failures, expect as check  # noqa: E402
+from testlib import failures, expect as check, json_objects as objects  # noqa: E402
 
 SCC, SPEC = sys.argv[1:3]
 
@@ -53,19 +53,6 @@ def ops(path):
     p = scc('-l', path)
     rows = [re.sub(r'\s+\[\d+:\d+\]$', '', l.split(None, 2)[2]) for l in p.stdout.splitlines() if l.strip()]
     return p.returncode, rows, p.stderr
-
-
-def objects(text):
-    """The JSON objects of a stream, `//` lines skipped."""
-    text = '\n'.join(l for l in text.splitlines() if not l.strip().startswith('//'))
-    dec, i, out = json.JSONDecoder(), 0, []
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i >= len(text):
-            return out
-        o, i = dec.raw_decode(text, i)
-        out.append(o)
 
 
 check(sorted(WANT) == sorted(f for f in os.listdir(SPEC) if f.endswith('.jsonl')),
