@@ -5,7 +5,8 @@ Neovim configuration, run as written in `nvim --headless` (Debian's neovim,
 installed by scripts/setup-deps.sh): a scenario with a misspelt event is
 opened, its diagnostic must arrive from `scc --lsp`, the quick fix is
 requested and applied through Neovim's own LSP client, and the diagnostics
-must clear.  Exits 77 (skip) only when nvim is not installed."""
+must clear; then completion inside an event (an agentToolUse's toolName
+values) and hover on an event name go through Neovim's client too.  Exits 77 (skip) only when nvim is not installed."""
 import os
 import re
 import shutil
@@ -67,6 +68,22 @@ if vim.wait(60000, function() return #vim.diagnostic.get(0) == 0 end, 50) then
 else
   say("not cleared")
 end
+-- completion: a new item under the timeline, an agentToolUse's toolName
+vim.api.nvim_buf_set_lines(0, -1, -1, false, { "  - agentToolUse:", "      toolName: " })
+local n = vim.api.nvim_buf_line_count(0)
+local pos = { textDocument = vim.lsp.util.make_text_document_params(),
+              position = { line = n - 1, character = 16 } }
+local labels = {}
+for _, a in pairs(vim.lsp.buf_request_sync(0, "textDocument/completion", pos, 30000) or {}) do
+  for _, item in ipairs(a.result or {}) do table.insert(labels, item.label) end
+end
+table.sort(labels)
+say("complete toolName: " .. table.concat(labels, " "))
+-- hover on the event name of line 3
+pos.position = { line = 2, character = 6 }
+for _, a in pairs(vim.lsp.buf_request_sync(0, "textDocument/hover", pos, 30000) or {}) do
+  if a.result and a.result.contents then say("hover: " .. (a.result.contents.value:gsub("\n", " | "))) end
+end
 finish()
 ''')
 
@@ -87,6 +104,8 @@ want = [
     r"^action Change to 'llmResponse'$",
     r"^line 3:   - llmResponse:$",
     r"^cleared$",
+    r"^complete toolName: .*\breadFile\b.*\brunCmd\b.*\bwebFetch\b",
+    r"^hover: \*\*llmResponse\*\*: the model's answer",
 ]
 missing = [w for w in want if not re.search(w, got, re.M)]
 if r.returncode != 0 or missing:
