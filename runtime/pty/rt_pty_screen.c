@@ -18,6 +18,8 @@
 #include "formats/term/term_keys.h"
 #include "runtime/pty/rt_pty_mask.h"
 
+enum { LINES_MAX = 500 };   /* rows, at most (rt_pty_screen.h) */
+
 struct PtyScreen {
     VTerm *vt;
     VTermScreen *scr;
@@ -34,6 +36,17 @@ struct PtyScreen {
     size_t carry_n, carry_want;
     int str_state;          /* APC/PM/SOS filter: 0 text, 1 after ESC, 2 in a string, 3 ESC in it */
     size_t str_len;         /* bytes of the string so far */
+    /* The text of each row as pty_screen_line gives it, and the rows
+    ** joined, kept until libvterm reports damage to them: a condition
+    ** checked after each read renders only the rows that changed, not the
+    ** whole screen (issue 35 item 1).  The cache is not part of the
+    ** screen's value, so the const readers fill it. */
+    struct LineCache {
+        Buf line[LINES_MAX];
+        unsigned char dirty[LINES_MAX];
+        Buf text;
+        bool text_ok;
+    } *cache;
 };
 
 /* libvterm's own allocations bypass the sc_alloc test hook: libvterm
@@ -55,6 +68,18 @@ static void va_free(void *p, void *data)
 
 static VTermAllocatorFunctions va_funcs = { va_malloc, va_free };
 
+/* Rows [r0, r1) changed: their cached text, and the joined text, are stale. */
+static void stale(PtyScreen *s, int r0, int r1)
+{
+    if (r0 < 0)
+        r0 = 0;
+    if (r1 > LINES_MAX)
+        r1 = LINES_MAX;
+    for (int r = r0; r < r1; r++)
+        s->cache->dirty[r] = 1;
+    s->cache->text_ok = false;
+}
+
 static void note(PtyScreen *s, const char *kind, const char *d, size_t n)
 {
     if (s->note)
@@ -63,16 +88,43 @@ static void note(PtyScreen *s, const char *kind, const char *d, size_t n)
 
 static int cb_damage(VTermRect r, void *u)
 {
-    (void)r;
+    stale(u, r.start_row, r.end_row);
     ((PtyScreen *)u)->gen++;
     return 1;
 }
 
+/* Cells moved from src to d (a scroll).  Whole rows: their cached text
+** moves with them (a scrolling program's screen re-renders only its new
+** row); the rows of src that d does not cover are stale (libvterm erases
+** them too).  Part of a row: the rows touched are stale. */
 static int cb_moverect(VTermRect d, VTermRect src, void *u)
 {
-    (void)d;
-    (void)src;
-    ((PtyScreen *)u)->gen++;
+    PtyScreen *s = u;
+    struct LineCache *c = s->cache;
+    s->gen++;
+    bool rows = d.start_col == 0 && src.start_col == 0 && d.end_col >= s->cols && src.end_col >= s->cols &&
+                d.end_row - d.start_row == src.end_row - src.start_row && d.start_row >= 0 && src.start_row >= 0 &&
+                d.end_row <= LINES_MAX && src.end_row <= LINES_MAX;
+    if (!rows) {
+        stale(s, d.start_row, d.end_row);
+        stale(s, src.start_row, src.end_row);
+        return 1;
+    }
+    int n = d.end_row - d.start_row;
+    for (int k = 0; k < n; k++) {
+        int i = d.start_row < src.start_row ? k : n - 1 - k;   /* never overwrite a row still to move */
+        int to = d.start_row + i, from = src.start_row + i;
+        Buf t = c->line[to];
+        c->line[to] = c->line[from];
+        c->line[from] = t;
+        unsigned char dt = c->dirty[to];
+        c->dirty[to] = c->dirty[from];
+        c->dirty[from] = dt;
+    }
+    for (int r = src.start_row; r < src.end_row; r++)
+        if (r < d.start_row || r >= d.end_row)
+            stale(s, r, r + 1);
+    c->text_ok = false;
     return 1;
 }
 
@@ -94,6 +146,7 @@ static int cb_settermprop(VTermProp prop, VTermValue *val, void *u)
         s->cursor_visible = val->boolean != 0;
         break;
     case VTERM_PROP_ALTSCREEN:
+        stale(s, 0, LINES_MAX);
         s->alt = val->boolean != 0;
         note(s, "altscreen", s->alt ? "on" : "off", s->alt ? 2 : 3);
         break;
@@ -123,6 +176,7 @@ static int cb_resize(int rows, int cols, void *u)
     PtyScreen *s = u;
     s->rows = rows;
     s->cols = cols;
+    stale(s, 0, LINES_MAX);
     s->gen++;
     return 1;
 }
@@ -206,11 +260,14 @@ PtyScreen *pty_screen_new(int rows, int cols, PtyScreenOut *out, PtyScreenNote *
     PtyScreen *s = sc_calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->vt = vterm_new_with_allocator(rows, cols, &va_funcs, NULL);
+    s->cache = sc_calloc(1, sizeof *s->cache);
+    s->vt = s->cache ? vterm_new_with_allocator(rows, cols, &va_funcs, NULL) : NULL;
     if (!s->vt) {
+        sc_free(s->cache);
         sc_free(s);
         return NULL;
     }
+    stale(s, 0, LINES_MAX);
     s->rows = rows;
     s->cols = cols;
     s->out = out;
@@ -234,6 +291,10 @@ void pty_screen_free(PtyScreen *s)
     if (!s)
         return;
     vterm_free(s->vt);
+    for (int r = 0; r < LINES_MAX; r++)
+        buf_fini(&s->cache->line[r]);
+    buf_fini(&s->cache->text);
+    sc_free(s->cache);
     sc_free(s);
 }
 
@@ -382,6 +443,7 @@ void pty_screen_resize(PtyScreen *s, int rows, int cols)
     vterm_screen_flush_damage(s->scr);
     s->rows = rows;
     s->cols = cols;
+    stale(s, 0, LINES_MAX);
     s->gen++;
 }
 
@@ -456,7 +518,7 @@ static int cell_text(const VTermScreenCell *c, Buf *b)
     return c->width > 1 ? c->width : 1;
 }
 
-void pty_screen_line(const PtyScreen *s, int row, Buf *out)
+static void render_line(const PtyScreen *s, int row, Buf *out)
 {
     buf_reset(out);
     size_t keep = 0;
@@ -471,20 +533,68 @@ void pty_screen_line(const PtyScreen *s, int row, Buf *out)
     out->len = keep;
 }
 
+/* Row row's text from the cache, rendered first when stale; NULL when the
+** row is past the cache or the cache could not hold it. */
+static const Buf *cached_line(const PtyScreen *s, int row)
+{
+    struct LineCache *c = s->cache;
+    if (row < 0 || row >= LINES_MAX)
+        return NULL;
+    if (c->dirty[row]) {
+        render_line(s, row, &c->line[row]);
+        if (c->line[row].oom) {
+            buf_fini(&c->line[row]);
+            buf_init(&c->line[row]);
+            return NULL;
+        }
+        c->dirty[row] = 0;
+    }
+    return &c->line[row];
+}
+
+void pty_screen_line(const PtyScreen *s, int row, Buf *out)
+{
+    const Buf *l = cached_line(s, row);
+    if (!l) {
+        render_line(s, row, out);
+        return;
+    }
+    buf_reset(out);
+    buf_put(out, l->data, l->len);
+}
+
 void pty_screen_text(const PtyScreen *s, Buf *out)
 {
-    Buf line;
-    buf_init(&line);
-    buf_reset(out);
-    for (int r = 0; r < s->rows; r++) {
-        pty_screen_line(s, r, &line);
-        if (r)
-            buf_putc(out, '\n');
-        buf_put(out, line.data, line.len);
+    struct LineCache *c = s->cache;
+    if (!c->text_ok) {
+        Buf *t = &c->text;
+        buf_reset(t);
+        for (int r = 0; r < s->rows; r++) {
+            if (r)
+                buf_putc(t, '\n');
+            const Buf *l = cached_line(s, r);
+            if (l) {
+                buf_put(t, l->data, l->len);
+            } else {
+                Buf line;
+                buf_init(&line);
+                render_line(s, r, &line);
+                buf_put(t, line.data, line.len);
+                if (line.oom)
+                    t->oom = true;
+                buf_fini(&line);
+            }
+        }
+        c->text_ok = !t->oom;
+        if (t->oom) {
+            buf_fini(t);
+            buf_init(t);
+            out->oom = true;
+            return;
+        }
     }
-    if (line.oom)
-        out->oom = true;
-    buf_fini(&line);
+    buf_reset(out);
+    buf_put(out, c->text.data, c->text.len);
 }
 
 /* Attribute words of a cell, in a fixed order; "" for a plain cell. */

@@ -166,6 +166,63 @@ static bool re_bad(const char *pat)
     return re == NULL;
 }
 
+/* The screen keeps each row's text until libvterm reports it changed, and
+** moves it with the row when the program scrolls: after every kind of
+** change (scrolling, a scroll region, inserted and deleted lines, reverse
+** index, left/right margins, the alternate screen, a resize) the text read
+** must be the text on the screen.  Each screen is read before and after
+** the change, so a stale row would show. */
+static bool text_is(PtyScreen *s, const char *want, Buf *b)
+{
+    pty_screen_text(s, b);
+    return b->len == strlen(want) && memcmp(b->data, want, b->len) == 0;
+}
+
+static void test_line_cache(void)
+{
+    PtyScreen *s = pty_screen_new(4, 10, on_out, on_note, NULL);
+    Buf b;
+    buf_init(&b);
+#define SCREEN(bytes, want, what)                                                                   \
+    do {                                                                                           \
+        pty_screen_text(s, &b);                                                                    \
+        push(s, bytes);                                                                            \
+        CHECKF(text_is(s, want, &b), "%s: got \"%.*s\"", what, (int)b.len, (const char *)b.data); \
+    } while (0)
+    SCREEN("a\r\nb\r\nc\r\nd", "a\nb\nc\nd", "four rows");
+    SCREEN("\r\ne", "b\nc\nd\ne", "a scroll by one");
+    SCREEN("\r\nf\r\ng", "d\ne\nf\ng", "a scroll by two in one write");
+    for (int i = 0; i < 50; i++) {
+        char line[16];
+        snprintf(line, sizeof line, "\r\nL%d", i);
+        push(s, line);
+        pty_screen_text(s, &b);
+    }
+    CHECKF(text_is(s, "L46\nL47\nL48\nL49", &b), "fifty scrolls, read after each");
+    SCREEN("\x1b[2;3r\x1b[3;1H\r\nX", "L46\nL48\nX\nL49", "a scroll inside rows 2-3 only");
+    SCREEN("\x1b[r\x1b[1;1H\x1bM", "\nL46\nL48\nX", "reverse index at the top scrolls down");
+    SCREEN("\x1b[2;1H\x1b[L", "\n\nL46\nL48", "insert line");
+    SCREEN("\x1b[1;1H\x1b[2M", "L46\nL48\n\n", "delete two lines");
+    SCREEN("\x1b[1;1Hab\x1b[2;1Hcd\x1b[?69h\x1b[2;3s\x1b[1;4r\x1b[1;1H\x1b[S",
+           "ad8\nc\n\n", "a scroll inside columns 2-3 (left/right margins)");
+    SCREEN("\x1b[?69l\x1b[r\x1b[?1049h", "\n\n\n", "the alternate screen is empty");
+    SCREEN("\x1b[1;1Halt", "alt\n\n\n", "text on the alternate screen");
+    SCREEN("\x1b[?1049l", "ad8\nc\n\n", "back to the main screen");
+    pty_screen_resize(s, 2, 10);
+    pty_screen_text(s, &b);
+    CHECKF(b.len > 0 && memchr(b.data, '\n', b.len) == memrchr(b.data, '\n', b.len), "resized to two rows: \"%.*s\"",
+           (int)b.len, (const char *)b.data);
+    Buf line;
+    buf_init(&line);
+    pty_screen_line(s, 0, &line);
+    CHECKF(b.len >= line.len && memcmp(b.data, line.data, line.len) == 0, "the text starts with row 0");
+    SCREEN("\x1b[2J\x1b[1;1Hone\r\ntwo", "one\ntwo", "after the resize");
+#undef SCREEN
+    buf_fini(&line);
+    buf_fini(&b);
+    pty_screen_free(s);
+}
+
 static void test_regex(void)
 {
     CHECKF(re_match("hel+o", "say hello"), "plus");
@@ -453,6 +510,7 @@ int main(void)
     buf_init(&sent);
     buf_init(&notes);
     test_screen();
+    test_line_cache();
     test_regex();
     test_regex_find();
     test_masks();
