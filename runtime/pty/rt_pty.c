@@ -512,6 +512,8 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
         pty_step_finish(t);
         /* The final screen, then stop the program and keep its last words. */
         if (!pty_session_exited(t->sess)) {
+            if (t->o.events)
+                fflush(t->o.events);    /* the events so far, before the grace period */
             pty_session_kill(t->sess, 200);
             pty_last_words(t);
         }
@@ -530,6 +532,8 @@ static int pty_end(RtTarget *rt, const BcProgram *p)
             fprintf(t->o.diag, "scvm: pty: %s: %s\n", pty_err_code(t->err), t->msg);
     }
     pty_cast_end(t);
+    if (t->o.events)
+        fflush(t->o.events);
     if (!t->o.explain)
         pty_out_finish(t);
     pty_session_close(t->sess);

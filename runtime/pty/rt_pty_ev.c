@@ -58,10 +58,11 @@ void ev_op(Pty *t)
 void ev_end(Pty *t)
 {
     events_end(&t->events);
-    if (t->o.events && !t->events.oom) {
+    /* buffered: pty_pump flushes before it waits, the run's end after the
+    ** last event, so a reader following the file sees each event before
+    ** scvm waits for anything */
+    if (t->o.events && !t->events.oom)
         fwrite(t->events.data + t->ev_start, 1, t->events.len - t->ev_start, t->o.events);
-        fflush(t->o.events);
-    }
 }
 
 void ev_str(Pty *t, const char *key, const char *s, size_t n)

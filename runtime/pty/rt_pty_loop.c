@@ -80,6 +80,8 @@ static void read_pty(Pty *t)
                          (unsigned long long)t->max_output_bytes);
                 return;
             }
+            if ((size_t)r < sizeof b)
+                return;     /* all there was: the next poll says when there is more (or the end) */
             continue;
         }
         if (r < 0 && errno == EINTR)
@@ -132,16 +134,18 @@ static bool cancelled(Pty *t)
 int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
 {
     uint64_t seen_gen = (uint64_t)-1;
-    bool seen_exit = false;
+    bool seen_exit = false, first = true;
     for (;;) {
         if (t->err || cancelled(t))
             return -1;
         uint64_t wake = UINT64_MAX;
-        /* Reap first: another waiter may have consumed the SIGCHLD byte. */
-        if (t->sess && !pty_session_exited(t->sess)) {
+        /* Reap on entry (the program may have ended since the last wait);
+        ** after that only when the poll below says its status came. */
+        if (first && t->sess && !pty_session_exited(t->sess)) {
             pty_session_reap(t->sess);
             note_exit(t);
         }
+        first = false;
         bool exited = t->sess && pty_session_exited(t->sess);
         if (pred && (pty_screen_gen(t->scr) != seen_gen || exited != seen_exit || wake != UINT64_MAX)) {
             seen_gen = pty_screen_gen(t->scr);
@@ -173,7 +177,9 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             pf[n].events = POLLIN | (t->outq.len > t->outq_off ? POLLOUT : 0);
             pf[n++].revents = 0;
         }
+        int ei = -1;
         if (t->sess && !exited) {
+            ei = n;
             pf[n].fd = pty_session_exit_fd(t->sess);
             pf[n].events = POLLIN;
             pf[n++].revents = 0;
@@ -191,6 +197,8 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             pf[n++].revents = 0;
         }
         int ms = until > now ? (int)((until - now) > INT_MAX ? INT_MAX : (until - now)) : 0;
+        if (t->o.events)
+            fflush(t->o.events);    /* what happened so far, before waiting (ev_end buffers) */
         int r = poll(pf, (nfds_t)n, ms);
         if (r < 0 && errno != EINTR) {
             pty_fail(t, PTY_E_IO, "poll: %s", strerror(errno));
@@ -200,7 +208,7 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
             read_pty(t);
         if (t->sess)
             pty_flush_out(t);
-        if (t->sess && !exited) {
+        if (t->sess && !exited && (r <= 0 || (ei >= 0 && pf[ei].revents))) {
             pty_session_reap(t->sess);
             note_exit(t);
             /* After exit the slave may still be open in a grandchild; once

@@ -762,6 +762,8 @@ static int op_terminate(void *ctx, const BcProgram *p, const BcInsn *in)
     action_json(t, "terminate", NULL, NULL, 0);
     ev_op(t);
     ev_end(t);
+    if (t->o.events)
+        fflush(t->o.events);
     pty_session_kill(t->sess, TERM_GRACE_MS);
     pty_pump(t, pty_now_ms(), NULL, NULL);
     return 0;

@@ -55,13 +55,17 @@ struct PtySession {
     int status;             /* the program's wait status */
 };
 
-/* The SIGCHLD self-pipe: process-wide, made once. */
+/* The SIGCHLD self-pipe: process-wide, made once.  chld_pending says a
+** byte may be in it, so a reap reads it only then (a reap runs at every
+** wait of a step: one system call saved each time). */
 static int chld_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t chld_pending;
 
 static void on_sigchld(int sig)
 {
     (void)sig;
     int e = errno;
+    chld_pending = 1;
     if (chld_pipe[1] >= 0) {
         char c = 1;
         ssize_t r = write(chld_pipe[1], &c, 1);
@@ -108,6 +112,9 @@ int pty_child_fd(void)
 
 static void drain_chld_pipe(void)
 {
+    if (!chld_pending)
+        return;
+    chld_pending = 0;       /* before reading: a byte written after this is read next time */
     char b[64];
     while (read(chld_pipe[0], b, sizeof b) > 0)
         ;
