@@ -9,6 +9,7 @@ pkgs=(build-essential cmake pkg-config python3 python3-yaml git pre-commit
       libyaml-dev libxxhash-dev libvterm-dev libzstd-dev libcjson-dev)
 pkgs+=(less tmux)  # PTY tests: a full-screen program, and tmux as a second terminal emulator
 pkgs+=(wrk)        # bench/run.py: load on scvm serve llm (issue 6, speed)
+pkgs+=(expect)      # bench/run.py: PTY round trips against expect(1) in the same run (issue 35 item 1)
 pkgs+=(nginx-light) # bench/run.py: serve llm against nginx serving the same bytes (issue 35 item 2); not left running as a service (below)
 pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.tiny -u NONE, htop)
 pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
