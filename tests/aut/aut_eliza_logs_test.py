@@ -231,6 +231,12 @@ for pattern, hits in [('invoice', [2, 3]), ('"run[0].input":"my', [2, 3]), ('REF
     expect(got == [combo_id(combos[k], k) for k in hits] and ('Applying filter: %s: %d of 4 scenarios'
                                                               % (pattern, len(hits))) in p.stderr,
            '--filter %r: the combinations %r, got %r %r' % (pattern, hits, got, p.stderr[-300:]))
+# many --parallel=N words (each two words for run -t aut): all fit (an ASan build sees an overrun)
+p = scvm('scenario', 'matrix', 'billing.matrix.yaml', '--dry-run', *(['--parallel=1'] * 12))
+expect(p.returncode == 0 and p.stdout.count('"kind":"scenario"') == 4, 'twelve --parallel=1: %d %r' % (
+    p.returncode, p.stderr[-300:]))
+p = scvm('scenario', 'matrix', 'billing.matrix.yaml', *AGENT, '--filter')
+expect(p.returncode == 2 and '--filter' in p.stderr, '--filter without its PATTERN: %d %r' % (p.returncode, p.stderr))
 p = scvm('scenario', 'matrix', 'billing.matrix.yaml', '--filter=invoice', '--dry-run')
 expect(p.returncode == 0 and p.stdout.count('"kind":"scenario"') == 2, '--filter=P with --dry-run lists 2: %r'
        % p.stdout[-300:])

@@ -589,7 +589,7 @@ int main(int argc, char **argv)
             return cli_usage(scvm_usage, "%s", "scenario: run FILE or matrix CONFIG (ElizaOS's spellings of "
                                                "'scvm run -t aut'; docs/eliza.md)");
         bool matrix = strcmp(argv[2], "matrix") == 0, logs = false;
-        eargv = sc_malloc(((size_t)argc + 6) * sizeof *eargv);
+        eargv = sc_malloc((2 * (size_t)argc + 6) * sizeof *eargv);   /* --parallel=N: two words */
         if (!eargv)
             return SC_RUNTIME;
         int n = 0;
@@ -614,16 +614,10 @@ int main(int argc, char **argv)
         }
         if (!logs) {
             /* ElizaOS writes its _logs_ files every time: here into ./_logs_
-            ** (before a "--", which ends the options) */
-            int at = n;
-            for (int i = 4; i < n; i++)
-                if (strcmp(eargv[i], "--") == 0) {
-                    at = i;
-                    break;
-                }
-            memmove(eargv + at + 2, eargv + at, (size_t)(n - at) * sizeof *eargv);
-            eargv[at] = (char *)"--logs";
-            eargv[at + 1] = (char *)"_logs_";
+            ** (first, so that an option missing its value never takes it) */
+            memmove(eargv + 6, eargv + 4, (size_t)(n - 4) * sizeof *eargv);
+            eargv[4] = (char *)"--logs";
+            eargv[5] = (char *)"_logs_";
             n += 2;
         }
         eargv[n] = NULL;
