@@ -195,6 +195,33 @@ expect(p.returncode == 3 and 'billing.matrix.yaml' in p.stderr, '--logs on a fil
 p = scvm('scenario', 'run', 'billing.scenario.yaml', '--dry-run', '--logs', 'dry')
 expect(p.returncode == 0 and ls('dry') == [], '--dry-run writes no logs: %d %r' % (p.returncode, ls('dry')))
 
+# a conversation (scripted user): the transcript, every turn's trajectory, its metadata
+p = scvm('scenario', 'run', 'chat.scenario.yaml', '--logs', 'chat', *AGENT)
+cw = [STAMP % 1 + '-step-0-evaluation.json', STAMP % 1 + '-step-0-execution.json', STAMP % 1 + '.json']
+expect(p.returncode == 0 and ls('chat') == cw, 'the conversation\'s files: %d %r %r' % (p.returncode, ls('chat'),
+                                                                                       p.stderr[-300:]))
+if ls('chat') == cw:
+    said = ['Hi, I need help with billing', 'It was this month', 'thank you']
+    ans = ['Invoice 7 checked for "%s": charged twice.' % u for u in said]
+    x = load('chat', cw[1])
+    expect(list(x) == ['exitCode', 'stdout', 'stderr', 'files', 'startedAtMs', 'endedAtMs', 'durationMs', 'trajectory',
+                       'conversationMetadata']
+           and x['exitCode'] == 0 and x['stderr'] == '' and x['files'] == {} and x['durationMs'] == 0
+           and x['stdout'] == '\n'.join('Turn %d:\nUser: %s\nAgent: %s\n' % (k + 1, u, a)
+                                        for k, (u, a) in enumerate(zip(said, ans)))
+           and [t['content'] for t in x['trajectory'] if t['type'] == 'observation']
+           == [m for u, a in zip(said, ans) for m in ('User message: ' + u, 'Agent message: ' + a)]
+           and sum(t['type'] == 'action' for t in x['trajectory']) == 3
+           and x['conversationMetadata'] == {'turnCount': 3, 'terminatedEarly': True, 'finalEvaluations': [
+               {'success': True, 'message': "the response contains 'charged twice' (any case)"}]},
+           'the conversation\'s execution file: %r' % x)
+    ev = load('chat', cw[0])
+    expect([e['_enhanced']['evaluator_type'] for e in ev] == ['conversation_length'],
+           'only the step\'s evaluations (not the final ones) in its evaluation file: %r' % ev)
+    r = load('chat', cw[2])
+    expect(r['final_agent_response'] == x['stdout'] and r['trajectory'] == x['trajectory'] and r['error'] is None,
+           'the conversation\'s run file: %r' % r)
+
 # ---- scenario matrix: a run file per combination, ElizaOS's ids ----
 INPUTS = ['Hi, I need help with billing', 'My Invoice is wrong']
 PATTERNS = ['filed: .*refund', 'filed']
