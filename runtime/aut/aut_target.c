@@ -70,6 +70,7 @@ typedef struct AutT {
     char **tys, **scs;              /* and their types and scopes */
     int exit_code;                  /* a code step's (has_exit: it ran) */
     bool has_exit;
+    char term[40];                  /* the termination condition that ended the conversation ("" for none) */
     unsigned n_checks, n_passed;
     bool stopped;                   /* --fail-fast saw a failure */
     char judgment[16];              /* ElizaOS's strategy (all_pass, any_pass), "" for none */
@@ -302,6 +303,7 @@ static void case_end(AutT *t)
             .total_turns = (unsigned)t->n_turns,
             .check_types = (const char *const *)t->tys, .check_scopes = (const char *const *)t->scs,
             .exit_code = t->exit_code, .has_exit_code = t->has_exit, .files_json = files_json,
+            .termination = t->term[0] ? t->term : NULL,
         };
         t->o.on_case(t->o.ctx, &r);
     }
@@ -330,6 +332,7 @@ static void case_end(AutT *t)
     t->tys = t->scs = NULL;
     t->has_exit = false;
     t->exit_code = 0;
+    t->term[0] = 0;
     t->n_checks = t->n_passed = 0;
     sc_free(t->type);
     t->type = NULL;
@@ -1286,6 +1289,7 @@ static int terminated(AutT *t, const cJSON *conv)
             hit = has_keyword(kw, last->input) || has_keyword(kw, last->text);
         }
         if (hit) {
+            snprintf(t->term, sizeof t->term, "%s", type);
             emit_begin(t, "termination");
             emit_str(t, "type", type);
             jw_ku64(&t->jw, "turn", t->n_turns);

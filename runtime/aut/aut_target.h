@@ -50,6 +50,7 @@ typedef struct AutCaseResult {
     const char *const *check_scopes;    /* (step, turn, final, checkpoint; "" for none), in order */
     int exit_code;                      /* an ElizaOS code step's exit status (-1: killed or timed out) */
     bool has_exit_code;                 /* false: not a code step, or it never started */
+    const char *termination;            /* the termination condition that ended a conversation (NULL: none) */
     const char *files_json;             /* an ElizaOS step's workspace after it, when the workspace is the
                                         ** fresh folder made for virtual_fs: a JSON object {path: content}
                                         ** as ElizaOS's ExecutionResult.files (NULL: not captured) */

@@ -212,8 +212,11 @@ if ls('chat') == cw:
            and [t['content'] for t in x['trajectory'] if t['type'] == 'observation']
            == [m for u, a in zip(said, ans) for m in ('User message: ' + u, 'Agent message: ' + a)]
            and sum(t['type'] == 'action' for t in x['trajectory']) == 3
-           and x['conversationMetadata'] == {'turnCount': 3, 'terminatedEarly': True, 'finalEvaluations': [
-               {'success': True, 'message': "the response contains 'charged twice' (any case)"}]},
+           and x['conversationMetadata'] == {
+               'turnCount': 3, 'terminatedEarly': True, 'terminationReason': 'user_expresses_satisfaction',
+               'finalEvaluations': [{'evaluator_type': 'string_contains', 'success': True,
+                                     'summary': "the response contains 'charged twice' (any case)",
+                                     'details': {'verdict': 'passed'}}]},
            'the conversation\'s execution file: %r' % x)
     ev = load('chat', cw[0])
     expect([e['_enhanced']['evaluator_type'] for e in ev] == ['conversation_length'],

@@ -485,6 +485,8 @@ static void child_case(void *ctx, const AutCaseResult *c)
         cJSON_AddNumberToObject(j, "exit_code", c->exit_code);
     if (c->files_json)
         cJSON_AddStringToObject(j, "files", c->files_json);
+    if (c->termination)
+        cJSON_AddStringToObject(j, "termination", c->termination);
     for (unsigned i = 0; i < c->checks; i++) {
         cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
         cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
@@ -567,6 +569,7 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             .total_turns = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "total_turns")),
             .check_types = ts, .check_scopes = ss, .has_exit_code = cJSON_IsNumber(ex),
             .exit_code = cJSON_IsNumber(ex) ? (int)ex->valuedouble : 0, .files_json = S("files"),
+            .termination = S("termination"),
         };
 #undef S
         for (int i = 0; ms && vs && ts && ss && i < n; i++) {

@@ -536,22 +536,20 @@ void eliza_logs_step(ElizaLogs *l, const BcProgram *p, uint32_t entry, const Aut
         const char *scope = c->check_scopes ? c->check_scopes[i] : "step";
         const char *type = c->check_types ? c->check_types[i] : "legacy";
         bool ok = !strcmp(c->verdicts[i], "passed");
-        if (!strcmp(scope, "final")) {
-            cJSON *f = cJSON_CreateObject();
-            cJSON_AddBoolToObject(f, "success", ok);
-            cJSON_AddStringToObject(f, "message", c->messages[i]);
-            cJSON_AddItemToArray(fin, f);
+        bool final = !strcmp(scope, "final");
+        if (!final && strcmp(scope, "step") != 0 && *scope)
             continue;
-        }
-        if (strcmp(scope, "step") != 0 && *scope)
-            continue;
-        any = true;
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "evaluator_type", eliza_type(type));
         cJSON_AddBoolToObject(e, "success", ok);
         cJSON_AddStringToObject(e, "summary", c->messages[i]);
         cJSON *d = cJSON_AddObjectToObject(e, "details");
         cJSON_AddStringToObject(d, "verdict", c->verdicts[i]);
+        if (final) {
+            cJSON_AddItemToArray(fin, e);   /* ElizaOS's EnhancedEvaluationResult, as the step's */
+            continue;
+        }
+        any = true;
         cJSON *rec = cJSON_CreateObject();
         cJSON_AddBoolToObject(rec, "success", ok);
         cJSON_AddStringToObject(rec, "message", c->messages[i]);
@@ -566,6 +564,11 @@ void eliza_logs_step(ElizaLogs *l, const BcProgram *p, uint32_t entry, const Aut
         cJSON *m = cJSON_AddObjectToObject(x, "conversationMetadata");
         cJSON_AddNumberToObject(m, "turnCount", c->total_turns);
         cJSON_AddBoolToObject(m, "terminatedEarly", cJSON_IsNumber(mt) && c->total_turns < mt->valuedouble);
+        /* ElizaOS looks again over the last two turns for the first condition
+        ** that holds: the one that ended it, but never conversation_stuck
+        ** (three turns needed); none: absent */
+        if (c->termination && strcmp(c->termination, "conversation_stuck") != 0)
+            cJSON_AddStringToObject(m, "terminationReason", c->termination);
         cJSON_AddItemToObject(m, "finalEvaluations", fin);
         fin = NULL;
         cJSON_Delete(settings);
