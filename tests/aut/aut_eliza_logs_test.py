@@ -238,14 +238,21 @@ for k, name in enumerate(runs):
     expect(r['matrix_combination_id'] == combo_id(combos[k], k) and list(r['parameters'].items())
            == list(combos[k].items()), 'combination %d: id and parameters (axis order): %r, wanted %r %r'
            % (k, r, combo_id(combos[k], k), combos[k]))
+# non-ASCII and escaped values: the ids over UTF-16 units, the parameters unescaped
+uni = [{'run[0].input': 'Caf\u00e9 \u2615 bill'}, {'run[0].input': 'emoji \U0001f600 "quoted"\ttab'}]
+p = scvm('scenario', 'matrix', 'unicode.matrix.yaml', '--logs', 'uni', *AGENT)
+got = [load('uni', f) for f in ls('uni') if '-step-' not in f]
+expect([(r['matrix_combination_id'], r['parameters']) for r in got] == [(combo_id(c, k), c) for k, c in enumerate(uni)],
+       'non-ASCII combinations: %r %r' % ([(r['matrix_combination_id'], r['parameters']) for r in got], p.stderr[-300:]))
+combos_js = combos + uni
 # ElizaOS's own computation, when node is here to ask
 if shutil.which('node'):
     js = ('const c=%s;function h(s){let x=0;for(let i=0;i<s.length;i++){x=(x<<5)-x+s.charCodeAt(i);x=x&x;}'
           'return Math.abs(x).toString(16);}console.log(JSON.stringify(c.map((p,i)=>"combo-"+String(i)'
           '.padStart(3,"0")+"-"+h(Object.keys(p).sort().map(k=>`${k}=${JSON.stringify(p[k])}`).join("&"))'
-          '.slice(0,8))));') % json.dumps(combos)
+          '.slice(0,8))));') % json.dumps(combos_js)
     ids = json.loads(subprocess.run(['node', '-e', js], capture_output=True, text=True, timeout=60).stdout)
-    expect(ids == [combo_id(c, k) for k, c in enumerate(combos)], 'node agrees on the combo ids: %r' % ids)
+    expect(ids == [combo_id(c, k) for k, c in enumerate(combos_js)], 'node agrees on the combo ids: %r' % ids)
 # -j: the same files
 p = scvm('scenario', 'matrix', 'billing.matrix.yaml', '--parallel', '2', '--logs', 'm2', *AGENT)
 expect(ls('m2') == ls('m1') and all(open(os.path.join(WORK, 'm2', f), 'rb').read()

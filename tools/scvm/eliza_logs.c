@@ -289,13 +289,16 @@ static char *combination_id(const cJSON *params, long index)
     int32_t h = 0;
     const unsigned char *u = s.data;
     for (size_t i = 0; u && i < s.len;) {
-        uint32_t cp = u[i], len = 1;
-        if (cp >= 0xf0 && i + 3 < s.len + 1)
-            cp = ((cp & 7u) << 18) | ((u[i + 1] & 63u) << 12) | ((u[i + 2] & 63u) << 6) | (u[i + 3] & 63u), len = 4;
-        else if (cp >= 0xe0)
-            cp = ((cp & 15u) << 12) | ((u[i + 1] & 63u) << 6) | (u[i + 2] & 63u), len = 3;
-        else if (cp >= 0xc0)
-            cp = ((cp & 31u) << 6) | (u[i + 1] & 63u), len = 2;
+        /* a UTF-8 sequence's code point (a byte that starts none, or a
+        ** sequence cut short, counts as itself) */
+        uint32_t cp = u[i], len = cp >= 0xf0 ? 4 : cp >= 0xe0 ? 3 : cp >= 0xc0 ? 2 : 1;
+        if (len > 1 && i + len <= s.len) {
+            cp &= 0x3fu >> (len - 1);
+            for (uint32_t q = 1; q < len; q++)
+                cp = (cp << 6) | (u[i + q] & 63u);
+        } else {
+            len = 1;
+        }
         i += len;
         uint32_t units[2] = { cp, 0 };
         int nu = 1;
