@@ -180,6 +180,14 @@ static void missing_input(AutT *t)
     }
 }
 
+/* The wall clock, in milliseconds since 1970. */
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static bool is_eliza_type(const char *type)
 {
     return !strcmp(type, "input") || !strcmp(type, "code") || !strcmp(type, "conversation");
@@ -303,7 +311,7 @@ static void case_end(AutT *t)
             .total_turns = (unsigned)t->n_turns,
             .check_types = (const char *const *)t->tys, .check_scopes = (const char *const *)t->scs,
             .exit_code = t->exit_code, .has_exit_code = t->has_exit, .files_json = files_json,
-            .termination = t->term[0] ? t->term : NULL,
+            .termination = t->term[0] ? t->term : NULL, .ended_at_ms = wall_ms(),
         };
         t->o.on_case(t->o.ctx, &r);
     }

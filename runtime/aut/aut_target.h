@@ -51,6 +51,7 @@ typedef struct AutCaseResult {
     int exit_code;                      /* an ElizaOS code step's exit status (-1: killed or timed out) */
     bool has_exit_code;                 /* false: not a code step, or it never started */
     const char *termination;            /* the termination condition that ended a conversation (NULL: none) */
+    int64_t ended_at_ms;                /* when it ended: milliseconds since 1970 (UTC), for reports that say so */
     const char *files_json;             /* an ElizaOS step's workspace after it, when the workspace is the
                                         ** fresh folder made for virtual_fs: a JSON object {path: content}
                                         ** as ElizaOS's ExecutionResult.files (NULL: not captured) */

@@ -175,6 +175,18 @@ today = (before, time.strftime('run-%Y-%m-%d', time.gmtime()))     # a run acros
 expect(len(names) == 1 and names[0][:14] in today and names[0][14:19] == '-001-' and len(names[0]) == len(run1) + 5,
        'the clock\'s UTC date (%s): %r' % (today, names))
 
+# the clock with -j: each step's own times (its process's), within the run, its trajectory at its end
+t0 = int(time.time() * 1000)
+p = scvm('scenario', 'matrix', 'billing.matrix.yaml', '--parallel', '2', '--logs', 'clockj', *AGENT, epoch=None)
+t1 = int(time.time() * 1000) + 1
+xs = [load('clockj', f) for f in ls('clockj') if f.endswith('-execution.json')]
+expect(len(xs) == 8 and all(t0 <= x['startedAtMs'] <= x['endedAtMs'] <= t1
+                            and x['endedAtMs'] - x['startedAtMs'] == x['durationMs'] for x in xs)
+       and all(t['timestamp'] == time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(x['endedAtMs'] // 1000))
+               + '.%03dZ' % (x['endedAtMs'] % 1000) for x in xs for t in x.get('trajectory', [])),
+       'with the clock and -j: each step\'s times within the run (%d..%d): %r' % (
+           t0, t1, [(x['startedAtMs'], x['endedAtMs'], x['durationMs']) for x in xs]))
+
 # two runs at once into one fresh folder: 001 and 002, never one number twice
 procs = [start('scenario', 'run', 'billing.scenario.yaml', *AGENT, logs='par') for _ in range(2)]
 for q in procs:

@@ -487,6 +487,7 @@ static void child_case(void *ctx, const AutCaseResult *c)
         cJSON_AddStringToObject(j, "files", c->files_json);
     if (c->termination)
         cJSON_AddStringToObject(j, "termination", c->termination);
+    cJSON_AddNumberToObject(j, "ended_at_ms", (double)c->ended_at_ms);
     for (unsigned i = 0; i < c->checks; i++) {
         cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
         cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
@@ -570,6 +571,8 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             .check_types = ts, .check_scopes = ss, .has_exit_code = cJSON_IsNumber(ex),
             .exit_code = cJSON_IsNumber(ex) ? (int)ex->valuedouble : 0, .files_json = S("files"),
             .termination = S("termination"),
+            .ended_at_ms = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "ended_at_ms"))
+                               ? (int64_t)cJSON_GetObjectItemCaseSensitive(j, "ended_at_ms")->valuedouble : 0,
         };
 #undef S
         for (int i = 0; ms && vs && ts && ss && i < n; i++) {

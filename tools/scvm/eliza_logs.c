@@ -498,7 +498,8 @@ void eliza_logs_step(ElizaLogs *l, const BcProgram *p, uint32_t entry, const Aut
     bool error = !strcmp(c->verdict, "error");
     bool code = !strcmp(c->type, "code"), conv = !strcmp(c->type, "conversation");
     uint64_t dur = l->frozen ? 0 : c->duration_ms;
-    int64_t end = now_ms(l), start = end - (int64_t)dur;
+    /* when the step ended (with -j its process said so), or the frozen second */
+    int64_t end = l->frozen || c->ended_at_ms <= 0 ? now_ms(l) : c->ended_at_ms, start = end - (int64_t)dur;
     char ts[80];
     iso(ts, sizeof ts, end);
     const char *out = c->output ? c->output : "";

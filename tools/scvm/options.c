@@ -147,6 +147,7 @@ static const CoOpt ROWS[] = {
     { "--filter", NULL, CO_STR, 0, 0, F(filter), 0, "PATTERN", CMD_RUN | CMD_SCENARIO, T_AUT, 0, 0, NULL, 0, ELIZA,
       "(matrix) the combinations whose parameters, as compact JSON,\n"
       "contain PATTERN (letters compared without case)" },
+    /* for help and completion only: scvm.c's main makes it -j N before any parsing */
     { "--parallel", NULL, CO_STR, CO_NONEMPTY, 0, 0, 0, "N", CMD_SCENARIO, T_AUT, 0, 0, NULL, 0, ELIZA,
       "(scenario matrix) play N scenarios at once: -j N" },
 
