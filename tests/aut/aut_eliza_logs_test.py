@@ -237,6 +237,17 @@ if ls('chat') == cw:
     expect(r['final_agent_response'] == x['stdout'] and r['trajectory'] == x['trajectory'] and r['error'] is None,
            'the conversation\'s run file: %r' % r)
 
+# run: [] still has its run file, and nothing else
+p = scvm('scenario', 'run', 'empty.scenario.yaml', '--logs', 'empty', *AGENT)
+expect(p.returncode == 0 and ls('empty') == [run1 + '.json'], 'an empty run: its run file only: %d %r' % (
+    p.returncode, ls('empty')))
+if ls('empty') == [run1 + '.json']:
+    r = load('empty', run1 + '.json')
+    expect(r == {'run_id': run1, 'matrix_combination_id': r['matrix_combination_id'],
+                 'parameters': {'scenario.file': 'empty.scenario.yaml'},
+                 'metrics': {'execution_time_seconds': 0, 'llm_calls': 1, 'total_tokens': 500},
+                 'evaluations': [], 'trajectory': [], 'error': None}, 'an empty run\'s run file: %r' % r)
+
 # ---- scenario matrix: a run file per combination, ElizaOS's ids ----
 INPUTS = ['Hi, I need help with billing', 'My Invoice is wrong']
 PATTERNS = ['filed: .*refund', 'filed']

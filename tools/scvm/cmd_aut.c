@@ -437,6 +437,8 @@ static int play_here(Run *r, const Unit *u)
     header(r, u);
     r->rep.prog = suite_entry(r->s, u->entry)->prog;
     r->rep.entry = u->entry;
+    if (u->first)
+        eliza_logs_scenario(r->rep.logs, r->rep.prog, u->entry);
     AutTargetOpts to = r->to;
     to.events = r->out;
     to.only_case = u->only;
@@ -650,6 +652,8 @@ static bool aut_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
         fwrite(d, 1, dl, stderr);
     sc_free(d);
     bool failed = false;
+    if (ap->u[k].first)
+        eliza_logs_scenario(r->rep.logs, suite_entry(r->s, ap->u[k].entry)->prog, ap->u[k].entry);
     if (!report_child(r, &ap->u[k], p[2], &failed) && !status) {
         fprintf(stderr, "scvm: aut: the process of scenario %u's case %u left no results\n",
                 (unsigned)ap->u[k].entry, ap->u[k].only);

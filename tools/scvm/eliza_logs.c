@@ -485,6 +485,17 @@ static void trajectory_of(cJSON *to, const char *turns_json, const char *ts)
     cJSON_Delete(turns);
 }
 
+void eliza_logs_scenario(ElizaLogs *l, const BcProgram *p, uint32_t entry)
+{
+    if (!l || l->oom)
+        return;
+    cJSON *d = config_json(p, "dialect", NULL);
+    bool eliza = cJSON_IsString(d) && !strcmp(d->valuestring, "eliza");
+    cJSON_Delete(d);
+    if (eliza && !run_of(l, p, entry))
+        l->oom = true;
+}
+
 void eliza_logs_step(ElizaLogs *l, const BcProgram *p, uint32_t entry, const AutCaseResult *c)
 {
     if (!l || l->oom)

@@ -19,6 +19,10 @@ typedef struct ElizaLogs ElizaLogs;
 ElizaLogs *eliza_logs_new(const char *file);
 void eliza_logs_free(ElizaLogs *l);
 
+/* The scenario p (its suite entry entry) starts: an ElizaOS one gets its
+** run file even when it has no step to play (run: []); others nothing. */
+void eliza_logs_scenario(ElizaLogs *l, const BcProgram *p, uint32_t entry);
+
 /* A step of the ElizaOS scenario p (its suite entry entry) has ended. */
 void eliza_logs_step(ElizaLogs *l, const BcProgram *p, uint32_t entry, const AutCaseResult *c);
 
