@@ -268,6 +268,10 @@ got = [load('uni', f) for f in ls('uni') if '-step-' not in f]
 expect([(r['matrix_combination_id'], r['parameters']) for r in got] == [(combo_id(c, k), c) for k, c in enumerate(uni)],
        'non-ASCII combinations: %r %r' % ([(r['matrix_combination_id'], r['parameters']) for r in got], p.stderr[-300:]))
 combos_js = combos + uni
+# --filter lowers every script's capitals, as toLowerCase does: 'CAFÉ' finds 'Café'
+p = scvm('scenario', 'matrix', 'unicode.matrix.yaml', '--filter', 'CAF\u00c9 \u2615', '--logs', 'unif', *AGENT)
+got = [load('unif', f)['parameters'] for f in ls('unif') if '-step-' not in f]
+expect(got == uni[:1], '--filter CAF\u00c9: %r %r' % (got, p.stderr[-300:]))
 # ElizaOS's own computation, when node is here to ask
 if shutil.which('node'):
     js = ('const c=%s;function h(s){let x=0;for(let i=0;i<s.length;i++){x=(x<<5)-x+s.charCodeAt(i);x=x&x;}'

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <locale.h>
+#include <wctype.h>
 
 #include <cjson/cJSON.h>
 
@@ -228,12 +230,63 @@ static cJSON *case_settings(const BcProgram *p, unsigned k)
     return NULL;
 }
 
-/* ASCII letters lowered, in place. */
-static void lower(char *s)
+/* s with its letters lowered as JavaScript's toLowerCase lowers them, one
+** code point for one (the C.UTF-8 locale's towlower: every script, not
+** toLowerCase's few one-to-two mappings; A-Z only if that locale is
+** missing), into a new string (NULL when out of memory).  Bytes that are
+** not UTF-8 are kept as they are. */
+static char *lower(const char *s)
 {
-    for (; *s; s++)
-        if (*s >= 'A' && *s <= 'Z')
-            *s = (char)(*s + 32);
+    static locale_t utf8;
+    static bool tried;
+    if (!tried) {
+        tried = true;
+        utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    }
+    size_t n = strlen(s);
+    char *o = sc_malloc(n * 2 + 1), *w = o;     /* a lowered character at most doubles in bytes */
+    if (!o)
+        return NULL;
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = u[i], len = cp >= 0xf0 ? 4 : cp >= 0xe0 ? 3 : cp >= 0xc0 ? 2 : 1;
+        bool ok = len == 1 ? cp < 0x80 : i + len <= n;
+        for (uint32_t q = 1; ok && q < len; q++)
+            ok = (u[i + q] & 0xc0) == 0x80;
+        if (!ok) {
+            *w++ = (char)u[i++];
+            continue;
+        }
+        if (len > 1) {
+            cp &= 0x3fu >> (len - 1);
+            for (uint32_t q = 1; q < len; q++)
+                cp = (cp << 6) | (u[i + q] & 63u);
+        }
+        uint32_t lc = cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+        if (utf8 && cp >= 0x80) {
+            wint_t l = towlower_l((wint_t)cp, utf8);
+            if (l > 0 && l <= 0x10ffff && (l < 0xd800 || l > 0xdfff))
+                lc = (uint32_t)l;
+        }
+        if (lc < 0x80) {
+            *w++ = (char)lc;
+        } else if (lc < 0x800) {
+            *w++ = (char)(0xc0 | (lc >> 6));
+            *w++ = (char)(0x80 | (lc & 63));
+        } else if (lc < 0x10000) {
+            *w++ = (char)(0xe0 | (lc >> 12));
+            *w++ = (char)(0x80 | ((lc >> 6) & 63));
+            *w++ = (char)(0x80 | (lc & 63));
+        } else {
+            *w++ = (char)(0xf0 | (lc >> 18));
+            *w++ = (char)(0x80 | ((lc >> 12) & 63));
+            *w++ = (char)(0x80 | ((lc >> 6) & 63));
+            *w++ = (char)(0x80 | (lc & 63));
+        }
+        i += len;
+    }
+    *w = 0;
+    return o;
 }
 
 bool eliza_filter_match(const BcProgram *p, const char *pattern)
@@ -246,13 +299,9 @@ bool eliza_filter_match(const BcProgram *p, const char *pattern)
     js_json(&b, params, 0, 0);
     buf_putc(&b, 0);
     cJSON_Delete(params);
-    char *pat = sc_strdup(pattern);
-    bool hit = false;
-    if (!b.oom && pat) {
-        lower((char *)b.data);
-        lower(pat);
-        hit = strstr((const char *)b.data, pat) != NULL;
-    }
+    char *hay = b.oom ? NULL : lower((const char *)b.data), *pat = lower(pattern);
+    bool hit = hay && pat && strstr(hay, pat) != NULL;
+    sc_free(hay);
     sc_free(pat);
     buf_fini(&b);
     return hit;
