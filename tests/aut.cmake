@@ -54,3 +54,11 @@ add_test(NAME aut.eliza_cli
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_eliza_cli_test.py $<TARGET_FILE:scvm>
                  ${CMAKE_CURRENT_SOURCE_DIR}/eliza-cli ${CMAKE_CURRENT_BINARY_DIR}/aut-eliza-cli-work)
 set_tests_properties(aut.eliza_cli PROPERTIES LABELS "server" TIMEOUT 300)
+
+# Issue 33 item 8: ElizaOS's _logs_ files (--logs, ./_logs_ for scvm
+# scenario), --filter as ElizaOS filters a matrix, the scenario command in
+# the help; from tests/eliza-logs against a small agent the test serves.
+add_test(NAME aut.eliza_logs
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/aut/aut_eliza_logs_test.py $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_SOURCE_DIR}/eliza-logs ${CMAKE_CURRENT_BINARY_DIR}/aut-eliza-logs-work)
+set_tests_properties(aut.eliza_logs PROPERTIES LABELS "server" TIMEOUT 300)

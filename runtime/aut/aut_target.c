@@ -3,6 +3,7 @@
 #define _GNU_SOURCE     /* strcasestr */
 #include "runtime/aut/aut_target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include "common/fileio.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
+#include "common/utf8.h"
 #include "runtime/http/http_client.h"
 #include "runtime/judge/judge.h"
 #include "runtime/rt_proc.h"
@@ -65,6 +67,10 @@ typedef struct AutT {
     char error[32];                 /* the E_AUT_* of an error verdict */
     char **msgs;                    /* the checks' messages and verdicts */
     const char **vds;
+    char **tys, **scs;              /* and their types and scopes */
+    int exit_code;                  /* a code step's (has_exit: it ran) */
+    bool has_exit;
+    char term[40];                  /* the termination condition that ended the conversation ("" for none) */
     unsigned n_checks, n_passed;
     bool stopped;                   /* --fail-fast saw a failure */
     char judgment[16];              /* ElizaOS's strategy (all_pass, any_pass), "" for none */
@@ -174,6 +180,94 @@ static void missing_input(AutT *t)
     }
 }
 
+/* The wall clock, in milliseconds since 1970. */
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool is_eliza_type(const char *type)
+{
+    return !strcmp(type, "input") || !strcmp(type, "code") || !strcmp(type, "conversation");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+enum { FILES_MAX = 1000, FILE_BYTES_MAX = 1 << 20, FILES_DEPTH_MAX = 16 };
+
+/* The regular files below dir (rel: the path so far, "" at the top) into
+** o, as ElizaOS's captureFileSystem has them: path -> content, one that
+** cannot be read (or is not UTF-8 text, or is over 1 MiB) as "[binary or
+** unreadable]"; links and other kinds are not files.  Names in byte
+** order (ElizaOS: the folder's order), at most FILES_MAX files. */
+static void files_below(const char *dir, const char *rel, int depth, cJSON *o, size_t *n)
+{
+    char path[8200];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (nn == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            char **nx = sc_realloc(names, nc * sizeof *nx);
+            if (!nx)
+                break;
+            names = nx;
+            cap = nc;
+        }
+        if (!(names[nn] = sc_strdup(de->d_name)))
+            break;
+        nn++;
+    }
+    closedir(d);
+    if (nn)
+        qsort(names, nn, sizeof *names, cmp_names);
+    for (size_t i = 0; i < nn; i++) {
+        char r[4096], full[8200];
+        int k = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, r);
+        struct stat st;
+        if (k > 0 && (size_t)k < sizeof r && *n < FILES_MAX && lstat(full, &st) == 0) {
+            if (S_ISDIR(st.st_mode) && depth < FILES_DEPTH_MAX) {
+                files_below(dir, r, depth + 1, o, n);
+            } else if (S_ISREG(st.st_mode)) {
+                char *data = NULL;
+                size_t len = 0;
+                bool text = file_read_all(full, FILE_BYTES_MAX, &data, &len) == 0 &&
+                            utf8_valid((const unsigned char *)data, len, NULL) && !memchr(data, 0, len);
+                cJSON_AddItemToObject(o, r, cJSON_CreateString(text ? data : "[binary or unreadable]"));
+                sc_free(data);
+                (*n)++;
+            }
+        }
+        sc_free(names[i]);
+    }
+    sc_free(names);
+}
+
+/* The workspace's files as a JSON object (NULL when out of memory). */
+static char *workspace_files(const char *dir)
+{
+    cJSON *o = cJSON_CreateObject();
+    size_t n = 0;
+    if (o)
+        files_below(dir, "", 0, o, &n);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return s;
+}
+
 static void case_end(AutT *t)
 {
     if (!t->in_case)
@@ -204,6 +298,7 @@ static void case_end(AutT *t)
         fprintf(t->o.diag, "scvm: aut: case '%s': %s: %s\n", t->id, VERDICT[t->v], t->why);
     char *turns_json = t->rec ? cJSON_PrintUnformatted(t->rec) : NULL;
     char *final_json = t->rec_final ? cJSON_PrintUnformatted(t->rec_final) : NULL;
+    char *files_json = t->o.on_case && t->tmp[0] && t->type && is_eliza_type(t->type) ? workspace_files(t->tmp) : NULL;
     if (t->o.on_case) {
         const JudgeTurn *last = t->n_turns ? &t->turns[t->n_turns - 1] : NULL;
         AutCaseResult r = {
@@ -214,11 +309,15 @@ static void case_end(AutT *t)
             .judgment = t->judgment, .on_purpose = t->v == V_SKIPPED && t->on_purpose,
             .name = t->name, .turns_json = turns_json, .final_json = final_json,
             .total_turns = (unsigned)t->n_turns,
+            .check_types = (const char *const *)t->tys, .check_scopes = (const char *const *)t->scs,
+            .exit_code = t->exit_code, .has_exit_code = t->has_exit, .files_json = files_json,
+            .termination = t->term[0] ? t->term : NULL, .ended_at_ms = wall_ms(),
         };
         t->o.on_case(t->o.ctx, &r);
     }
     cJSON_free(turns_json);
     cJSON_free(final_json);
+    cJSON_free(files_json);
     cJSON_Delete(t->rec);
     cJSON_Delete(t->rec_final);
     cJSON_Delete(t->case_options);
@@ -227,12 +326,21 @@ static void case_end(AutT *t)
     t->name = NULL;
     if ((t->v == V_FAILED || t->v == V_ERROR) && t->o.fail_fast)
         t->stopped = true;
-    for (unsigned i = 0; i < t->n_checks; i++)
+    for (unsigned i = 0; i < t->n_checks; i++) {
         sc_free(t->msgs[i]);
+        sc_free(t->tys[i]);
+        sc_free(t->scs[i]);
+    }
     sc_free(t->msgs);
     sc_free(t->vds);
+    sc_free(t->tys);
+    sc_free(t->scs);
     t->msgs = NULL;
     t->vds = NULL;
+    t->tys = t->scs = NULL;
+    t->has_exit = false;
+    t->exit_code = 0;
+    t->term[0] = 0;
     t->n_checks = t->n_passed = 0;
     sc_free(t->type);
     t->type = NULL;
@@ -289,6 +397,8 @@ static void code_step(AutT *t, const BcProgram *p, const BcVal *settings)
     }
     bool late = pr.end == RT_PROC_TIMEOUT;
     int ws = pr.end == RT_PROC_EXITED ? pr.code : -1;
+    t->exit_code = ws;
+    t->has_exit = true;
     buf_putc(&out, 0);
     emit_begin(t, "code");
     emit_str(t, "lang", l);
@@ -860,12 +970,21 @@ static void report_check(AutT *t, const cJSON *ck, unsigned line, const JudgeRes
     snprintf(why, sizeof why, "line %u: %s", line, r.message);
     char **nm = sc_realloc(t->msgs, (t->n_checks + 1) * sizeof *nm);
     const char **nv = nm ? sc_realloc(t->vds, (t->n_checks + 1) * sizeof *nv) : NULL;
+    char **nt = nv ? sc_realloc(t->tys, (t->n_checks + 1) * sizeof *nt) : NULL;
+    char **ns = nt ? sc_realloc(t->scs, (t->n_checks + 1) * sizeof *ns) : NULL;
     if (nm)
         t->msgs = nm;
-    if (nv) {
+    if (nv)
         t->vds = nv;
+    if (nt)
+        t->tys = nt;
+    if (ns) {
+        t->scs = ns;
+        const char *scope = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "scope"));
         t->msgs[t->n_checks] = sc_strdup(r.message);
         t->vds[t->n_checks] = judge_verdict_name(r.verdict);
+        t->tys[t->n_checks] = sc_strdup(type ? type : "");
+        t->scs[t->n_checks] = sc_strdup(scope ? scope : "");
         t->n_checks++;
         t->n_passed += r.verdict == JUDGE_PASS;
         t->checks_passed_all += r.verdict == JUDGE_PASS;
@@ -1178,6 +1297,7 @@ static int terminated(AutT *t, const cJSON *conv)
             hit = has_keyword(kw, last->input) || has_keyword(kw, last->text);
         }
         if (hit) {
+            snprintf(t->term, sizeof t->term, "%s", type);
             emit_begin(t, "termination");
             emit_str(t, "type", type);
             jw_ku64(&t->jw, "turn", t->n_turns);

@@ -46,6 +46,15 @@ typedef struct AutCaseResult {
     unsigned total_turns;
     bool on_purpose;                    /* skipped because it was asked (skip: true, --dry-run, --fail-fast),
                                         ** not for want of a verdict: such a skip is not "not judged" */
+    const char *const *check_types;     /* each check's type (contains, regex, llm_judge, ...) and scope */
+    const char *const *check_scopes;    /* (step, turn, final, checkpoint; "" for none), in order */
+    int exit_code;                      /* an ElizaOS code step's exit status (-1: killed or timed out) */
+    bool has_exit_code;                 /* false: not a code step, or it never started */
+    const char *termination;            /* the termination condition that ended a conversation (NULL: none) */
+    int64_t ended_at_ms;                /* when it ended: milliseconds since 1970 (UTC), for reports that say so */
+    const char *files_json;             /* an ElizaOS step's workspace after it, when the workspace is the
+                                        ** fresh folder made for virtual_fs: a JSON object {path: content}
+                                        ** as ElizaOS's ExecutionResult.files (NULL: not captured) */
 } AutCaseResult;
 
 typedef struct AutTargetOpts {

@@ -33,6 +33,7 @@
 #include "runtime/tape/tape.h"
 #include "vm/vm.h"
 #include "cli.h"
+#include "eliza_logs.h"
 #include "scvm.h"
 
 /* The reports, built as the cases end. */
@@ -46,6 +47,9 @@ typedef struct Reports {
     const char *eliza_scenario;     /* the ElizaOS scenario whose steps are being reported */
     bool eliza_failed, eliza_erred, eliza_any, eliza_unjudged;
     char eliza_judgment[16];        /* a copy: the target that knew it is gone by the status line */
+    ElizaLogs *logs;                /* --logs: ElizaOS's _logs_ files, kept until the run ends (NULL: none) */
+    const BcProgram *prog;          /* the scenario whose cases are being reported, and its entry */
+    uint32_t entry;
 } Reports;
 
 static bool is_eliza(const char *type)
@@ -184,6 +188,8 @@ static void on_case(void *ctx, const AutCaseResult *c)
         r->eliza_erred |= !strcmp(status, "error") || !strcmp(status, "timeout");
         r->eliza_any |= c->checks_passed > 0;
         snprintf(r->eliza_judgment, sizeof r->eliza_judgment, "%s", c->judgment ? c->judgment : "");
+        if (r->logs && r->prog)
+            eliza_logs_step(r->logs, r->prog, r->entry, c);
     } else {
         /* Yao: one line per case, its input cut at 50 */
         char up[16];
@@ -429,6 +435,10 @@ static void header(Run *r, const Unit *u)
 static int play_here(Run *r, const Unit *u)
 {
     header(r, u);
+    r->rep.prog = suite_entry(r->s, u->entry)->prog;
+    r->rep.entry = u->entry;
+    if (u->first)
+        eliza_logs_scenario(r->rep.logs, r->rep.prog, u->entry);
     AutTargetOpts to = r->to;
     to.events = r->out;
     to.only_case = u->only;
@@ -450,7 +460,8 @@ static int play_here(Run *r, const Unit *u)
 static void child_case(void *ctx, const AutCaseResult *c)
 {
     cJSON *j = cJSON_CreateObject(), *m = cJSON_AddArrayToObject(j, "messages"),
-          *v = cJSON_AddArrayToObject(j, "verdicts");
+          *v = cJSON_AddArrayToObject(j, "verdicts"), *ty = cJSON_AddArrayToObject(j, "types"),
+          *sc = cJSON_AddArrayToObject(j, "scopes");
     cJSON_AddStringToObject(j, "id", c->id);
     cJSON_AddStringToObject(j, "type", c->type);
     cJSON_AddStringToObject(j, "verdict", c->verdict);
@@ -472,9 +483,18 @@ static void child_case(void *ctx, const AutCaseResult *c)
     if (c->final_json)
         cJSON_AddStringToObject(j, "final", c->final_json);
     cJSON_AddNumberToObject(j, "total_turns", c->total_turns);
+    if (c->has_exit_code)
+        cJSON_AddNumberToObject(j, "exit_code", c->exit_code);
+    if (c->files_json)
+        cJSON_AddStringToObject(j, "files", c->files_json);
+    if (c->termination)
+        cJSON_AddStringToObject(j, "termination", c->termination);
+    cJSON_AddNumberToObject(j, "ended_at_ms", (double)c->ended_at_ms);
     for (unsigned i = 0; i < c->checks; i++) {
         cJSON_AddItemToArray(m, cJSON_CreateString(c->messages[i]));
         cJSON_AddItemToArray(v, cJSON_CreateString(c->verdicts[i]));
+        cJSON_AddItemToArray(ty, cJSON_CreateString(c->check_types ? c->check_types[i] : ""));
+        cJSON_AddItemToArray(sc, cJSON_CreateString(c->check_scopes ? c->check_scopes[i] : ""));
     }
     char *text = cJSON_PrintUnformatted(j);
     if (text)
@@ -533,9 +553,13 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             break;
         cJSON *j = cJSON_ParseWithLength(line, (size_t)(nl - line));
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "messages"),
-                    *v = cJSON_GetObjectItemCaseSensitive(j, "verdicts");
+                    *v = cJSON_GetObjectItemCaseSensitive(j, "verdicts"),
+                    *ty = cJSON_GetObjectItemCaseSensitive(j, "types"),
+                    *sc = cJSON_GetObjectItemCaseSensitive(j, "scopes"),
+                    *ex = cJSON_GetObjectItemCaseSensitive(j, "exit_code");
         int n = cJSON_GetArraySize(m);
         const char **ms = sc_calloc((size_t)n + 1, sizeof *ms), **vs = sc_calloc((size_t)n + 1, sizeof *vs);
+        const char **ts = sc_calloc((size_t)n + 1, sizeof *ts), **ss = sc_calloc((size_t)n + 1, sizeof *ss);
 #define S(k) cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, k))
         AutCaseResult c = {
             .scenario = p->str[p->meta.name].s, .id = S("id"), .type = S("type"), .verdict = S("verdict"),
@@ -546,20 +570,31 @@ static bool report_child(Run *r, const Unit *u, const char *rs, bool *failed)
             .on_purpose = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "on_purpose")),
             .name = S("name"), .turns_json = S("turns"), .final_json = S("final"),
             .total_turns = (unsigned)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(j, "total_turns")),
+            .check_types = ts, .check_scopes = ss, .has_exit_code = cJSON_IsNumber(ex),
+            .exit_code = cJSON_IsNumber(ex) ? (int)ex->valuedouble : 0, .files_json = S("files"),
+            .termination = S("termination"),
+            .ended_at_ms = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "ended_at_ms"))
+                               ? (int64_t)cJSON_GetObjectItemCaseSensitive(j, "ended_at_ms")->valuedouble : 0,
         };
 #undef S
-        for (int i = 0; ms && vs && i < n; i++) {
+        for (int i = 0; ms && vs && ts && ss && i < n; i++) {
             ms[i] = cJSON_GetStringValue(cJSON_GetArrayItem(m, i));
             vs[i] = cJSON_GetStringValue(cJSON_GetArrayItem(v, i));
-            ok &= ms[i] && vs[i];
+            ts[i] = cJSON_GetStringValue(cJSON_GetArrayItem(ty, i));
+            ss[i] = cJSON_GetStringValue(cJSON_GetArrayItem(sc, i));
+            ok &= ms[i] && vs[i] && ts[i] && ss[i];
         }
-        ok &= ms && vs && c.id && c.type && c.verdict && c.why;
+        ok &= ms && vs && ts && ss && c.id && c.type && c.verdict && c.why;
         if (ok) {
+            r->rep.prog = p;
+            r->rep.entry = u->entry;
             on_case(&r->rep, &c);
             *failed |= !strcmp(c.verdict, "failed") || !strcmp(c.verdict, "error");
         }
         sc_free(ms);
         sc_free(vs);
+        sc_free(ts);
+        sc_free(ss);
         cJSON_Delete(j);
     }
     sc_free(data);
@@ -617,6 +652,8 @@ static bool aut_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
         fwrite(d, 1, dl, stderr);
     sc_free(d);
     bool failed = false;
+    if (ap->u[k].first)
+        eliza_logs_scenario(r->rep.logs, suite_entry(r->s, ap->u[k].entry)->prog, ap->u[k].entry);
     if (!report_child(r, &ap->u[k], p[2], &failed) && !status) {
         fprintf(stderr, "scvm: aut: the process of scenario %u's case %u left no results\n",
                 (unsigned)ap->u[k].entry, ap->u[k].only);
@@ -678,6 +715,20 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
             fputs("scvm: out of memory\n", stderr);
             return SC_RUNTIME;
         }
+    /* --filter: ElizaOS's, the matrix's combinations whose parameters hold
+    ** the pattern (eliza_logs.h) */
+    if (o->filter) {
+        size_t kept = 0, scen = 0, kept_scen = 0;
+        for (size_t k = 0; k < na; k++) {
+            bool hit = eliza_filter_match(suite_entry(s, all[k].entry)->prog, o->filter);
+            scen += all[k].first;
+            kept_scen += hit && all[k].first;
+            if (hit)
+                all[kept++] = all[k];
+        }
+        fprintf(stderr, "\U0001f50d Applying filter: %s: %zu of %zu scenarios\n", o->filter, kept_scen, scen);
+        na = kept;
+    }
     /* --shard: every Nth unit (a Yao suite's cases, ElizaOS scenarios) */
     u = all;
     for (size_t k = 0; k < na; k++)
@@ -739,6 +790,15 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
         },
         .rep = { .o = o },
     };
+    if (o->logs && !o->dry_run && !(r.rep.logs = eliza_logs_new(o->ops[0]))) {
+        fputs("scvm: out of memory\n", stderr);
+        sc_free(all);
+        tape_free(tape);
+        agent_profile_free(prof);
+        if (out != stdout)
+            fclose(out);
+        return SC_RUNTIME;
+    }
     buf_init(&r.rep.results);
     buf_init(&r.rep.junit);
     r.to.ctx = &r.rep;
@@ -767,6 +827,12 @@ int scvm_run_aut(const Opts *o, const Suite *s, const uint32_t *sel, size_t n)
     int rs = write_reports(rep);
     if (rs > worst)
         worst = rs;
+    if (rep->logs) {
+        rs = eliza_logs_write(rep->logs, o->logs);
+        if (rs > worst)
+            worst = rs;
+        eliza_logs_free(rep->logs);
+    }
     buf_fini(&rep->results);
     buf_fini(&rep->junit);
     if (tape && o->record && tape_changed(tape)) {

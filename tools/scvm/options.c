@@ -140,6 +140,16 @@ static const CoOpt ROWS[] = {
       "load FILE's variables (dotenv: KEY=VALUE, export, quotes,\n"
       "comments; a variable already set is kept) for the agent\n"
       "and the judge" },
+    { "--logs", NULL, CO_STR, CO_NONEMPTY, CV_DIR, F(logs), 0, "DIR", CMD_RUN | CMD_SCENARIO, T_AUT, 0, 0, NULL, 0,
+      ELIZA, "write ElizaOS's _logs_ files into DIR (run-DATE-NNN-TIME.json\n"
+             "and each step's -execution.json, -evaluation.json; UTC,\n"
+             "SOURCE_DATE_EPOCH freezes the clock); scvm scenario: ./_logs_" },
+    { "--filter", NULL, CO_STR, 0, 0, F(filter), 0, "PATTERN", CMD_RUN | CMD_SCENARIO, T_AUT, 0, 0, NULL, 0, ELIZA,
+      "(matrix) the combinations whose parameters, as compact JSON,\n"
+      "contain PATTERN (letters compared without case)" },
+    /* for help and completion only: scvm.c's main makes it -j N before any parsing */
+    { "--parallel", NULL, CO_STR, CO_NONEMPTY, 0, 0, 0, "N", CMD_SCENARIO, T_AUT, 0, 0, NULL, 0, ELIZA,
+      "(scenario matrix) play N scenarios at once: -j N" },
 
     /* -t aut under Yao's names (yao agent test; docs/yao.md, "Yao's command line") */
 #define YAO "aut target under Yao's names (docs/yao.md, \"Yao's command line\")"
@@ -427,6 +437,13 @@ static const CoName COMMANDS[] = {
       "commands, actions, conditions, schemas, error codes", NULL },
     { "completions", CMD_COMPLETIONS, "completions bash|zsh|fish",
       "the shell's completion script (as --generate=SHELL)", NULL },
+    { "scenario", CMD_SCENARIO,
+      "scenario run FILE [--live] [--env-file F] [--logs DIR] [run -t aut options]\n"
+      "scenario matrix CONFIG [--dry-run] [--parallel N] [--filter PATTERN] [options]",
+      "ElizaOS's spellings: run -t aut on a scenario or a matrix;\n"
+      "--parallel N is -j N, the _logs_ files go to ./_logs_ unless\n"
+      "--logs DIR says (docs/eliza.md, \"ElizaOS's command line\")",
+      "needs --target %s" },
 };
 
 static const CoName SCOPES[] = {

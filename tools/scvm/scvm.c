@@ -581,15 +581,15 @@ int main(int argc, char **argv)
     }
     /* ElizaOS's spellings (docs/eliza.md, "ElizaOS's command line"):
     ** "scenario run FILE ..." and "scenario matrix CONFIG ..." are "run -t
-    ** aut FILE ...", a matrix's --parallel N its -j N, its --filter NAME
-    ** its --scenario NAME. */
+    ** aut FILE ...", a matrix's --parallel N its -j N, and --logs _logs_
+    ** unless a --logs is given. */
     char **eargv = NULL;
     if (strcmp(argv[1], "scenario") == 0) {
         if (argc < 3 || (strcmp(argv[2], "run") != 0 && strcmp(argv[2], "matrix") != 0))
             return cli_usage(scvm_usage, "%s", "scenario: run FILE or matrix CONFIG (ElizaOS's spellings of "
                                                "'scvm run -t aut'; docs/eliza.md)");
-        bool matrix = strcmp(argv[2], "matrix") == 0;
-        eargv = sc_malloc(((size_t)argc + 3) * sizeof *eargv);
+        bool matrix = strcmp(argv[2], "matrix") == 0, logs = false;
+        eargv = sc_malloc((2 * (size_t)argc + 6) * sizeof *eargv);   /* --parallel=N: two words */
         if (!eargv)
             return SC_RUNTIME;
         int n = 0;
@@ -607,12 +607,18 @@ int main(int argc, char **argv)
                 eargv[n++] = (char *)"-j";
             else if (matrix && strncmp(argv[i], "--parallel=", 11) == 0)
                 eargv[n++] = (char *)"-j", eargv[n++] = argv[i] + 11;
-            else if (matrix && strcmp(argv[i], "--filter") == 0)
-                eargv[n++] = (char *)"--scenario";
-            else if (matrix && strncmp(argv[i], "--filter=", 9) == 0)
-                eargv[n++] = (char *)"--scenario", eargv[n++] = argv[i] + 9;
             else
                 eargv[n++] = argv[i];
+            if (strcmp(argv[i], "--logs") == 0 || strncmp(argv[i], "--logs=", 7) == 0)
+                logs = true;
+        }
+        if (!logs) {
+            /* ElizaOS writes its _logs_ files every time: here into ./_logs_
+            ** (first, so that an option missing its value never takes it) */
+            memmove(eargv + 6, eargv + 4, (size_t)(n - 4) * sizeof *eargv);
+            eargv[4] = (char *)"--logs";
+            eargv[5] = (char *)"_logs_";
+            n += 2;
         }
         eargv[n] = NULL;
         int st = scvm_main(n, eargv);

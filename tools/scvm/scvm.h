@@ -25,6 +25,8 @@ enum {
     CMD_REPLAY = 1 << 12, CMD_REPLAY_REPORT = 1 << 13, CMD_TAPE = 1 << 14,
     /* ptybox's utility commands (cmd_ptybox.c) */
     CMD_COMPLETIONS = 1 << 15, CMD_PROTOCOL_HELP = 1 << 16, CMD_TRACE = 1 << 17,
+    /* ElizaOS's spelling of run -t aut (scvm.c's main; for help and completion) */
+    CMD_SCENARIO = 1 << 18,
 };
 /* Sessions on the session API; the data model's commands, which exit with
 ** its statuses (0-12). */
@@ -48,6 +50,8 @@ typedef struct Opts {
     bool record, dry_run, allow_skipped;
     /* -t aut under ElizaOS's names (docs/eliza.md, "ElizaOS's command line") */
     const char *env_file;
+    const char *logs;           /* --logs DIR: ElizaOS's _logs_ files (eliza_logs.h) */
+    const char *filter;         /* --filter PATTERN: ElizaOS's matrix filter */
     bool live;
     /* -t aut under Yao's names (docs/yao.md, "Yao's command line") */
     const char *connector, *simulator, *inline_input, *on_missing_input;
