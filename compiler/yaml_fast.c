@@ -223,22 +223,69 @@ static bool plain_start(const Fast *F, const char *q)
     }
 }
 
-/* A quoted scalar on one line, the cursor at its opening quote; its text
-** goes to F->buf.  Leaves the cursor after the closing quote. */
-static bool scan_quoted(Fast *F)
+/* Line breaks inside a quoted scalar, libyaml's way (yaml_parser_scan_flow_scalar):
+** the cursor at the first line break; escaped: the break followed a '\'.
+** Spaces at the start of the following lines are dropped; a single break
+** becomes a space (nothing after an escaped break), each empty line a "\n".
+** Continuation lines must be indented past pin.  Leaves the cursor at the
+** next line's first non-space character. */
+static bool fold_breaks(Fast *F, int pin, bool escaped)
+{
+    const char *q = F->p, *end = F->end;
+    size_t empty = 0;
+    for (;;) {
+        q++;   /* the '\n' */
+        F->line++;
+        F->ls = q;
+        while (q < end && *q == ' ')
+            q++;
+        if (q == end)
+            return false;
+        if (*q != '\n')
+            break;
+        empty++;
+    }
+    if ((int)(q - F->ls) <= pin)
+        return false;
+    if (!escaped && empty == 0 && !buf_add(F, " ", 1))
+        return false;
+    for (; empty; empty--)
+        if (!buf_add(F, "\n", 1))
+            return false;
+    F->p = q;
+    return true;
+}
+
+/* A quoted scalar, the cursor at its opening quote; its text goes to
+** F->buf.  Leaves the cursor after the closing quote. */
+static bool scan_quoted(Fast *F, int pin)
 {
     const char *q = F->p + 1, *end = F->end;
     F->blen = 0;
+    size_t keep = 0;   /* F->buf's length without the spaces that end a line */
     if (*F->p == '\'') {
         for (;;) {
             const char *s = q;
-            while (q < end && *q != '\'' && *q != '\n')
+            while (q < end && *q != '\'' && *q != '\n') {
+                if (*q != ' ')
+                    keep = F->blen + (size_t)(q - s) + 1;
                 q++;
-            if (q == end || *q == '\n' || !buf_add(F, s, (size_t)(q - s)))
+            }
+            if (q == end || !buf_add(F, s, (size_t)(q - s)))
                 return false;
+            if (*q == '\n') {
+                F->blen = keep;
+                F->p = q;
+                if (!fold_breaks(F, pin, false))
+                    return false;
+                q = F->p;
+                keep = F->blen;
+                continue;
+            }
             if (q + 1 < end && q[1] == '\'') {
                 if (!buf_add(F, "'", 1))
                     return false;
+                keep = F->blen;
                 q += 2;
                 continue;
             }
@@ -248,16 +295,36 @@ static bool scan_quoted(Fast *F)
     }
     for (;;) {
         const char *s = q;
-        while (q < end && *q != '"' && *q != '\\' && *q != '\n')
+        while (q < end && *q != '"' && *q != '\\' && *q != '\n') {
+            if (*q != ' ')
+                keep = F->blen + (size_t)(q - s) + 1;
             q++;
-        if (q == end || *q == '\n' || !buf_add(F, s, (size_t)(q - s)))
+        }
+        if (q == end || !buf_add(F, s, (size_t)(q - s)))
             return false;
+        if (*q == '\n') {
+            F->blen = keep;
+            F->p = q;
+            if (!fold_breaks(F, pin, false))
+                return false;
+            q = F->p;
+            keep = F->blen;
+            continue;
+        }
         if (*q == '"') {
             F->p = q + 1;
             return true;
         }
         if (++q == end)
             return false;
+        if (*q == '\n') {   /* an escaped line break: the lines join */
+            F->p = q;
+            if (!fold_breaks(F, pin, true))
+                return false;
+            q = F->p;
+            keep = F->blen;
+            continue;
+        }
         char e = *q++, one;
         int hex = 0;
         switch (e) {
@@ -274,10 +341,10 @@ static bool scan_quoted(Fast *F)
         case '"': one = '"'; break;
         case '/': one = '/'; break;
         case '\\': one = '\\'; break;
-        case 'N': if (!buf_utf8(F, 0x85)) return false; continue;
-        case '_': if (!buf_utf8(F, 0xa0)) return false; continue;
-        case 'L': if (!buf_utf8(F, 0x2028)) return false; continue;
-        case 'P': if (!buf_utf8(F, 0x2029)) return false; continue;
+        case 'N': if (!buf_utf8(F, 0x85)) return false; keep = F->blen; continue;
+        case '_': if (!buf_utf8(F, 0xa0)) return false; keep = F->blen; continue;
+        case 'L': if (!buf_utf8(F, 0x2028)) return false; keep = F->blen; continue;
+        case 'P': if (!buf_utf8(F, 0x2029)) return false; keep = F->blen; continue;
         case 'x': hex = 2; break;
         case 'u': hex = 4; break;
         case 'U': hex = 8; break;
@@ -286,6 +353,7 @@ static bool scan_quoted(Fast *F)
         if (!hex) {
             if (!buf_add(F, &one, 1))
                 return false;
+            keep = F->blen;
             continue;
         }
         uint32_t v = 0;
@@ -302,6 +370,7 @@ static bool scan_quoted(Fast *F)
         }
         if ((v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff || !buf_utf8(F, v))
             return false;
+        keep = F->blen;
     }
 }
 
@@ -504,7 +573,7 @@ static bool flow_node(Fast *F, int pin, int depth)
     const char *q = F->p;
     uint32_t line = F->line, col = col_of(F, q);
     if (*q == '\'' || *q == '"') {
-        if (!scan_quoted(F))
+        if (!scan_quoted(F, pin))
             return false;
         ysink_scalar(F->sink, F->buf, F->blen, *q == '"' ? YS_DOUBLE : YS_SINGLE, line, col);
         return !stopped(F);
@@ -530,8 +599,11 @@ static bool flow_node(Fast *F, int pin, int depth)
             uint32_t kline = F->line;
             if (*k == '[' || *k == '{' || !flow_node(F, pin, depth + 1))
                 return false;
-            if (!flow_space(F, pin) || *F->p != ':' || !blankz(F, F->p + 1) || F->line != kline ||
-                F->p - k > KEY_MAX)
+            /* after a quoted key, ':' needs no space ({"a":1}, as JSON is
+            ** often written) */
+            bool quoted = *k == '"' || *k == '\'';
+            if (!flow_space(F, pin) || *F->p != ':' || (!quoted && !blankz(F, F->p + 1)) ||
+                F->line != kline || F->p - k > KEY_MAX)
                 return false;
             F->p++;
             if (!flow_space(F, pin) || *F->p == ',' || *F->p == '}' || *F->p == ']')
@@ -594,10 +666,13 @@ static int block_seq(Fast *F, int c, bool indentless, int depth)
 ** does not start with a key. */
 static bool scan_key(Fast *F, bool *quoted, const char **text, size_t *len)
 {
-    const char *start = F->p;
+    const char *start = F->p, *ls = F->ls;
+    uint32_t line = F->line;
     if (*start == '\'' || *start == '"') {
-        if (!scan_quoted(F)) {
+        if (!scan_quoted(F, -1) || F->line != line) {
             F->p = start;
+            F->line = line;
+            F->ls = ls;
             return false;
         }
         const char *q = F->p;
@@ -670,6 +745,69 @@ static int block_map(Fast *F, int c, int depth)
     }
 }
 
+/* A plain scalar in block context whose first line is [q, te) (the
+** cursor at te), and its continuation lines: those indented past pin, up
+** to a comment, joined libyaml's way (yaml_parser_scan_plain_scalar): one
+** line break becomes a space, each empty line a "\n".  Returns like node(). */
+static int plain_lines(Fast *F, int pin, const char *q, const char *te)
+{
+    uint32_t line = F->line, col = col_of(F, q);
+    const char *end = F->end;
+    bool multi = false;
+    for (;;) {
+        const char *r = F->p;
+        while (r < end && *r == ' ')
+            r++;
+        if (r == end || *r != '\n')
+            break;   /* the end, or a comment: the scalar ends on this line */
+        const char *a = r, *lstart = r;
+        uint32_t lines = 0;
+        size_t empty = 0;
+        for (;;) {
+            a++;
+            lines++;
+            lstart = a;
+            while (a < end && *a == ' ')
+                a++;
+            if (a < end && *a == '\n') {
+                empty++;
+                continue;
+            }
+            break;
+        }
+        if (a == end || *a == '#' || (int)(a - lstart) <= pin)
+            break;
+        if (!plain_start(F, a))
+            return bail(F);
+        if (!multi) {
+            F->blen = 0;
+            if (!buf_add(F, q, (size_t)(te - q)))
+                return -2;
+            multi = true;
+        }
+        if (empty == 0 && !buf_add(F, " ", 1))
+            return -2;
+        for (; empty; empty--)
+            if (!buf_add(F, "\n", 1))
+                return -2;
+        F->line += lines;
+        F->ls = lstart;
+        F->p = a;
+        const char *te2;
+        if (scan_plain(F, &te2))
+            return bail(F);   /* a ':' on a continuation line */
+        if (!buf_add(F, a, (size_t)(te2 - a)))
+            return -2;
+    }
+    if (multi)
+        ysink_scalar(F->sink, F->buf, F->blen, YS_PLAIN, line, col);
+    else
+        ysink_scalar(F->sink, q, (size_t)(te - q), YS_PLAIN, line, col);
+    if (stopped(F) || !rest_of_line(F))
+        return bail(F);
+    return next_line(F);
+}
+
 /* The node at the cursor; pin is the enclosing block collection's
 ** indentation (-1 at the root), after_key whether the node follows "key:"
 ** on its line.  Returns the indentation of the next content line (the
@@ -702,7 +840,7 @@ static int node(Fast *F, int pin, bool after_key, int depth)
             }
         }
         uint32_t line = F->line, col = col_of(F, q);
-        if (!scan_quoted(F))
+        if (!scan_quoted(F, pin))
             return bail(F);
         ysink_scalar(F->sink, F->buf, F->blen, *q == '"' ? YS_DOUBLE : YS_SINGLE, line, col);
         if (stopped(F) || !rest_of_line(F))
@@ -721,10 +859,7 @@ static int node(Fast *F, int pin, bool after_key, int depth)
         F->p = q;
         return block_map(F, c, depth);
     }
-    ysink_scalar(F->sink, q, (size_t)(te - q), YS_PLAIN, F->line, col_of(F, q));
-    if (stopped(F) || !rest_of_line(F))
-        return bail(F);
-    return next_line(F);
+    return plain_lines(F, pin, q, te);
 }
 
 static bool doc_marker(const char *q, const char *end)

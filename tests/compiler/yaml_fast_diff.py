@@ -4,7 +4,9 @@
 
     yaml_fast_diff.py YAML_FAST_DIFF SOURCE_DIR WORK_DIR
 
-Runs yaml_fast_diff (tests/compiler/yaml_fast_diff.c) over the repository's
+Runs yaml_fast_diff (tests/compiler/yaml_fast_diff.c) over the fixtures of
+tests/compiler/yaml_fast (one file per construct the reader reads: it must
+read every one of them), the repository's
 tests/, stdlib-scenarios/ and docs/ (the ```yaml blocks of the Markdown
 files too, written out one file each), the files bench/gen.py generates, and
 the shared corpus beside the repository (../shared/corpus) when it is there.
@@ -39,6 +41,8 @@ def main():
     if r.returncode != 0:
         sys.exit(f"bench/gen.py failed: {r.stderr}")
     args = [prog,
+            "--group", "fixtures (tests/compiler/yaml_fast, all read fast)", "--min-fast", "100",
+            os.path.join(src, "tests", "compiler", "yaml_fast"),
             "--group", "repository (tests, stdlib-scenarios, docs)",
             os.path.join(src, "tests"), os.path.join(src, "stdlib-scenarios"), os.path.join(src, "docs"),
             "--group", "docs/*.md yaml blocks", md,
