@@ -20,7 +20,7 @@
 **     (JSON), with plain or quoted scalars in them;
 **   - comments, blank lines, and a "---" line before the document.
 **
-** The fallback rule: on anything else, or anything it is not certain to read
+** The fallback rule: on anything else (or text that is not well-formed UTF-8), or anything it is not certain to read
 ** as libyaml does, the reader returns false and yaml_parse() reads the WHOLE
 ** file again with libyaml.  That includes anchors, aliases, tags,
 ** directives, "?" keys, a second document or "..." marker, tabs, carriage
@@ -868,10 +868,11 @@ static bool doc_marker(const char *q, const char *end)
            (end - q == 3 || q[3] == ' ' || q[3] == '\n');
 }
 
-/* Characters libyaml rejects or treats specially (tabs, CR, other C0 and C1
-** controls, DEL, BOM, U+2028/2029 line breaks, surrogates, U+FFFE/FFFF),
-** and document markers at a line's start other than the allowed first
-** "---" line. */
+/* Well-formed UTF-8 (what check_encoding() in yaml_tree.c wants, which the
+** fast path does not run: this pass does its work) without the characters
+** libyaml rejects or treats specially: tabs, CR, other C0 and C1 controls,
+** DEL, BOM, the U+2028/2029 line breaks, U+FFFE/FFFF; and no document
+** marker at a line's start other than the allowed first "---" line. */
 static bool plain_text(const char *src, const char *end, const char *allowed)
 {
     const unsigned char *q = (const unsigned char *)src, *e = (const unsigned char *)end;
@@ -886,14 +887,30 @@ static bool plain_text(const char *src, const char *end, const char *allowed)
                 return false;
             continue;
         }
-        if (c < 0x80)
+        if (c < 0xc2 || c > 0xf4)
+            return false;   /* controls, DEL, a stray continuation byte, overlong or out of range */
+        unsigned c1 = q + 1 < e ? q[1] : 0, c2 = q + 2 < e ? q[2] : 0, c3 = q + 3 < e ? q[3] : 0;
+        if ((c1 & 0xc0) != 0x80)
             return false;
-        /* the input is valid UTF-8 (check_encoding() ran) */
-        unsigned c1 = q + 1 < e ? q[1] : 0, c2 = q + 2 < e ? q[2] : 0;
-        if ((c == 0xc2 && c1 < 0xa0) || (c == 0xe2 && c1 == 0x80 && (c2 == 0xa8 || c2 == 0xa9)) ||
-            (c == 0xef && ((c1 == 0xbb && c2 == 0xbf) || (c1 == 0xbf && c2 >= 0xbe))) ||
-            (c == 0xed && c1 >= 0xa0))
+        if (c < 0xe0) {
+            if (c == 0xc2 && c1 < 0xa0)
+                return false;   /* C1 controls, NEL */
+            q += 1;
+            continue;
+        }
+        if ((c2 & 0xc0) != 0x80)
             return false;
+        if (c < 0xf0) {
+            if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) ||
+                (c == 0xe2 && c1 == 0x80 && (c2 == 0xa8 || c2 == 0xa9)) ||
+                (c == 0xef && ((c1 == 0xbb && c2 == 0xbf) || (c1 == 0xbf && c2 >= 0xbe))))
+                return false;   /* overlong, surrogates, line separators, BOM, non-characters */
+            q += 2;
+            continue;
+        }
+        if ((c3 & 0xc0) != 0x80 || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+            return false;
+        q += 3;
     }
     return true;
 }

@@ -901,15 +901,19 @@ bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena
                    len, (unsigned)YAML_MAX_INPUT);
         return false;
     }
-    if (!check_encoding(&p))
-        return false;
-
     bool fast = false;
     if (how != YAML_READ_LIBYAML) {
         /* The fast reader either builds the whole tree or declines, and
         ** then its partial tree is dropped (left in the arena) and the file
         ** is read again by libyaml, which reports any error. */
         p.quiet = true;
+        /* one table for the file's distinct short texts, sized up front
+        ** (a table grown from 64 slots was 3 callocs for a 1 KB file) */
+        size_t cap = 64;
+        while (cap < len / 4 && cap < ((size_t)1 << 16))
+            cap *= 2;
+        p.itab = sc_calloc(cap, sizeof *p.itab);
+        p.icap = p.itab ? cap : 0;
         fast = yaml_fast_read(&p, src, len) && ysink_ok(&p) && p.depth == 0;
         if (!fast) {
             parser_fini(&p);
@@ -923,6 +927,10 @@ bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena
             p.diags = diags;
         }
     }
+    /* The fast reader checks the encoding on its own; it declines what
+    ** check_encoding() would reject. */
+    if (!fast && !check_encoding(&p))
+        return false;
     if (!fast)
         read_libyaml(&p);
     parser_fini(&p);
