@@ -16,8 +16,8 @@
 **     \space \" \/ \\ \N \_ \L \P \xXX \uXXXX \UXXXXXXXX);
 **   - literal and folded block scalars (| > with - or +, no indentation
 **     digit), by libyaml's own folding and chomping algorithm;
-**   - flow sequences and mappings ([a, b], {k: v}), over several lines too
-**     (JSON), with plain or quoted scalars in them;
+**   - flow sequences and mappings ([a, b], {k: v}, a trailing comma too),
+**     over several lines (JSON), with plain or quoted scalars in them;
 **   - comments, blank lines, and a "---" line before the document.
 **
 ** The fallback rule: on anything else (or text that is not well-formed UTF-8), or anything it is not certain to read
@@ -549,7 +549,8 @@ static bool flow_plain(Fast *F)
 
 static bool flow_node(Fast *F, int pin, int depth);
 
-/* After a flow entry: ',' then (not a closing bracket) another entry, or close. */
+/* After a flow entry: ',' and another entry (1), or the closing bracket,
+** after a ',' too (0: "[a, b,]" has two entries, in libyaml as in YAML). */
 static int flow_next(Fast *F, int pin, char close)
 {
     if (!flow_space(F, pin))
@@ -561,7 +562,13 @@ static int flow_next(Fast *F, int pin, char close)
     if (*F->p != ',')
         return -1;
     F->p++;
-    if (!flow_space(F, pin) || *F->p == ',' || *F->p == ']' || *F->p == '}')
+    if (!flow_space(F, pin))
+        return -1;
+    if (*F->p == close) {   /* a trailing comma */
+        F->p++;
+        return 0;
+    }
+    if (*F->p == ',' || *F->p == ']' || *F->p == '}')
         return -1;
     return 1;
 }
