@@ -15,6 +15,7 @@
 ** the input.  The typing rules
 ** are written down in docs/yaml.md. */
 #include "yaml_tree.h"
+#include "yaml_int.h"
 
 #include "common/buf.h"
 #include "common/fnv1a.h"
@@ -65,7 +66,8 @@ typedef struct Interned {
     uint32_t len, hash;
 } Interned;
 
-typedef struct Parser {
+typedef struct Parser Parser;
+struct Parser {
     const char *file;
     const char *src;
     size_t len;
@@ -73,6 +75,7 @@ typedef struct Parser {
     Diags *diags;
     bool failed;
     bool stop;             /* unrecoverable: stop reading events */
+    bool quiet;            /* the fast reader's attempt: record no diagnostics */
     Frame frames[YAML_MAX_DEPTH + 1];
     int depth;
     YNode *stack;          /* children of the open collections, by value */
@@ -86,16 +89,23 @@ typedef struct Parser {
     uint64_t aliased;      /* nodes added by aliases, were they expanded */
     YNode *root;
     int docs;
-} Parser;
+};
 
 /* Records a positioned error; parsing goes on (see p->stop for the fatal ones). */
+/* PERR/PNOTE record nothing for a quiet parser: the fast reader's
+** (yaml_fast.c) failures only send the file to the libyaml path, which
+** then reports whatever is wrong with it. */
+#define PERR(p, line, col, ...) \
+    do { if (!(p)->quiet) diag_error((p)->diags, (p)->file, (line), (col), __VA_ARGS__); } while (0)
+#define PNOTE(p, line, col, ...) \
+    do { if (!(p)->quiet) diag_note((p)->diags, (p)->file, (line), (col), __VA_ARGS__); } while (0)
 #define ERR_AT(p, line, col, ...) \
-    ((p)->failed = true, diag_error((p)->diags, (p)->file, (line), (col), __VA_ARGS__))
+    do { (p)->failed = true; PERR((p), (line), (col), __VA_ARGS__); } while (0)
 
 static void oom(Parser *p)
 {
     p->failed = p->stop = true;
-    diag_error(p->diags, p->file, 0, 0, "out of memory while parsing YAML");
+    PERR(p, 0, 0, "out of memory while parsing YAML");
 }
 
 /* 1-based line and column (in characters) of byte offset off, counting
@@ -248,7 +258,7 @@ static bool account(Parser *p, uint64_t count, bool via_alias, const yaml_mark_t
     p->aliased += count;
     if (p->aliased > YAML_MAX_EXPANSION) {
         p->failed = p->stop = true;
-        diag_error(p->diags, p->file, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
+        PERR(p, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
                    "alias expansion exceeds %u nodes", (unsigned)YAML_MAX_EXPANSION);
         return false;
     }
@@ -415,7 +425,7 @@ static bool is_null(const char *s, size_t n)
 static void int_range_error(Parser *p, YNode *n)
 {
     p->failed = true;
-    diag_error(p->diags, p->file, n->line, n->col,
+    PERR(p, n->line, n->col,
                "integer '%.64s' does not fit in 64 bits; quote it to keep it as a string", n->u.s);
 }
 
@@ -500,10 +510,10 @@ static void check_collection_tag(Parser *p, YNode *n, const yaml_char_t *tag, co
     if (core && (!strcmp(core, "map") || !strcmp(core, "seq") || !strcmp(core, "str") ||
                  !strcmp(core, "int") || !strcmp(core, "float") || !strcmp(core, "bool") ||
                  !strcmp(core, "null")))
-        diag_error(p->diags, p->file, n->line, n->col, "tag '%s' on a %s",
+        PERR(p, n->line, n->col, "tag '%s' on a %s",
                    tag_show(t), n->kind == YN_MAP ? "mapping" : "sequence");
     else
-        diag_error(p->diags, p->file, n->line, n->col, "unsupported YAML tag '%s'", tag_show(t));
+        PERR(p, n->line, n->col, "unsupported YAML tag '%s'", tag_show(t));
 }
 
 /* Copies a finished node into the open collection (or the arena, for the
@@ -539,9 +549,9 @@ static bool same_key(const YNode *a, const YNode *b)
 static void dup_error(Parser *p, const YNode *second, const YNode *first)
 {
     p->failed = true;
-    diag_error(p->diags, p->file, second->line, second->col, "duplicate mapping key '%.64s'",
+    PERR(p, second->line, second->col, "duplicate mapping key '%.64s'",
                second->u.s);
-    diag_note(p->diags, p->file, first->line, first->col, "first defined here");
+    PNOTE(p, first->line, first->col, "first defined here");
 }
 
 static void check_dups(Parser *p, const YNode *map)
@@ -595,7 +605,7 @@ static void open_collection(Parser *p, YKind kind, const yaml_event_t *ev)
     const yaml_mark_t *m = &ev->start_mark;
     if (p->depth >= YAML_MAX_DEPTH) {
         p->failed = p->stop = true;
-        diag_error(p->diags, p->file, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
+        PERR(p, (uint32_t)m->line + 1, (uint32_t)m->column + 1,
                    "YAML nesting deeper than %d levels", (int)YAML_MAX_DEPTH);
         return;
     }
@@ -720,9 +730,9 @@ static void syntax_error(Parser *p, const yaml_parser_t *yp)
         line = (uint32_t)yp->problem_mark.line + 1;
         col = (uint32_t)yp->problem_mark.column + 1;
     }
-    diag_error(p->diags, p->file, line, col, "%s", yp->problem ? yp->problem : "invalid YAML");
+    PERR(p, line, col, "%s", yp->problem ? yp->problem : "invalid YAML");
     if (yp->context)
-        diag_note(p->diags, p->file, (uint32_t)yp->context_mark.line + 1,
+        PNOTE(p, (uint32_t)yp->context_mark.line + 1,
                   (uint32_t)yp->context_mark.column + 1, "%s", yp->context);
 }
 
@@ -744,15 +754,136 @@ static bool check_encoding(Parser *p)
         uint32_t line, col;
         offset_pos(p->src, n, bad, &line, &col);
         p->failed = true;
-        diag_error(p->diags, p->file, line, col, "invalid UTF-8 (byte 0x%02x); expected UTF-8 text",
+        PERR(p, line, col, "invalid UTF-8 (byte 0x%02x); expected UTF-8 text",
                    s[bad]);
         return false;
     }
     return true;
 }
 
+/* ---- the fast reader's side (yaml_int.h): the same tree, built the same way ---- */
+
+void ysink_open(Parser *p, YKind kind, bool flow, uint32_t line, uint32_t col)
+{
+    if (p->depth >= YAML_MAX_DEPTH) {
+        p->failed = p->stop = true;
+        PERR(p, line, col, "YAML nesting deeper than %d levels", (int)YAML_MAX_DEPTH);
+        return;
+    }
+    YNode n;
+    memset(&n, 0, sizeof n);
+    n.kind = (uint8_t)kind;
+    n.line = line;
+    n.col = col;
+    n.style = flow ? YS_FLOW : YS_BLOCK;
+    p->frames[p->depth++] = (Frame){ n, p->sp, 0, -1 };
+}
+
+void ysink_close(Parser *p)
+{
+    if (p->depth > 0)
+        close_collection(p);
+}
+
+void ysink_scalar(Parser *p, const char *s, size_t len, YStyle style, uint32_t line, uint32_t col)
+{
+    YNode n;
+    memset(&n, 0, sizeof n);
+    n.kind = YN_SCALAR;
+    n.line = line;
+    n.col = col;
+    if (!set_text(p, &n, s, len)) {
+        oom(p);
+        return;
+    }
+    n.style = style;
+    if (style == YS_PLAIN)
+        type_plain(p, &n);
+    else
+        n.type = YT_STR;
+    if (p->depth > 0)
+        p->frames[p->depth - 1].count += 1;
+    attach(p, &n);
+}
+
+bool ysink_ok(const Parser *p)
+{
+    return !p->failed && !p->stop;
+}
+
+/* ---- the libyaml path ---- */
+
+static void read_libyaml(Parser *p)
+{
+    yaml_parser_t yp;
+    if (!yaml_parser_initialize(&yp)) {
+        oom(p);
+        return;
+    }
+    yaml_parser_set_input_string(&yp, (const unsigned char *)p->src, p->len);
+    yaml_parser_set_encoding(&yp, YAML_UTF8_ENCODING);
+    bool done = false;
+    while (!done && !p->stop) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&yp, &ev)) {
+            syntax_error(p, &yp);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++p->docs > 1) {
+                p->failed = p->stop = true;
+                PERR(p, (uint32_t)ev.start_mark.line + 1, (uint32_t)ev.start_mark.column + 1,
+                     "multiple YAML documents are not supported; expected one document per file");
+            }
+            break;
+        case YAML_SCALAR_EVENT:
+            on_scalar(p, &ev);
+            break;
+        case YAML_ALIAS_EVENT:
+            on_alias(p, &ev);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            open_collection(p, YN_SEQ, &ev);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            open_collection(p, YN_MAP, &ev);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            close_collection(p);
+            break;
+        case YAML_NO_EVENT:
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&yp);
+}
+
+static void parser_fini(Parser *p)
+{
+    sc_free(p->stack);
+    sc_free(p->anchors);
+    sc_free(p->hash);
+    sc_free(p->itab);
+}
+
+YamlReader yaml_default_reader = YAML_READ_AUTO;
+
 bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
                 Diags *diags, YDoc *doc)
+{
+    return yaml_parse_with(src, len, file, arena, diags, doc, yaml_default_reader);
+}
+
+bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena,
+                     Diags *diags, YDoc *doc, YamlReader how)
 {
     Parser p;
     memset(&p, 0, sizeof p);
@@ -770,63 +901,39 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
                    len, (unsigned)YAML_MAX_INPUT);
         return false;
     }
-    if (!check_encoding(&p))
-        return false;
-
-    yaml_parser_t yp;
-    if (!yaml_parser_initialize(&yp)) {
-        oom(&p);
-        return false;
-    }
-    yaml_parser_set_input_string(&yp, (const unsigned char *)src, len);
-    yaml_parser_set_encoding(&yp, YAML_UTF8_ENCODING);
-    bool done = false;
-    while (!done && !p.stop) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&yp, &ev)) {
-            syntax_error(&p, &yp);
-            break;
+    bool fast = false;
+    if (how != YAML_READ_LIBYAML) {
+        /* The fast reader either builds the whole tree or declines, and
+        ** then its partial tree is dropped (left in the arena) and the file
+        ** is read again by libyaml, which reports any error. */
+        p.quiet = true;
+        /* one table for the file's distinct short texts, sized up front
+        ** (a table grown from 64 slots was 3 callocs for a 1 KB file) */
+        size_t cap = 64;
+        while (cap < len / 4 && cap < ((size_t)1 << 16))
+            cap *= 2;
+        p.itab = sc_calloc(cap, sizeof *p.itab);
+        p.icap = p.itab ? cap : 0;
+        fast = yaml_fast_read(&p, src, len) && ysink_ok(&p) && p.depth == 0;
+        if (!fast) {
+            parser_fini(&p);
+            if (how == YAML_READ_FAST)
+                return false;
+            memset(&p, 0, sizeof p);
+            p.file = file;
+            p.src = src;
+            p.len = len;
+            p.arena = arena;
+            p.diags = diags;
         }
-        switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (++p.docs > 1) {
-                p.failed = p.stop = true;
-                diag_error(diags, file, (uint32_t)ev.start_mark.line + 1,
-                           (uint32_t)ev.start_mark.column + 1,
-                           "multiple YAML documents are not supported; expected one document per file");
-            }
-            break;
-        case YAML_SCALAR_EVENT:
-            on_scalar(&p, &ev);
-            break;
-        case YAML_ALIAS_EVENT:
-            on_alias(&p, &ev);
-            break;
-        case YAML_SEQUENCE_START_EVENT:
-            open_collection(&p, YN_SEQ, &ev);
-            break;
-        case YAML_MAPPING_START_EVENT:
-            open_collection(&p, YN_MAP, &ev);
-            break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            close_collection(&p);
-            break;
-        case YAML_NO_EVENT:
-        case YAML_STREAM_START_EVENT:
-        case YAML_DOCUMENT_END_EVENT:
-            break;
-        }
-        yaml_event_delete(&ev);
     }
-    yaml_parser_delete(&yp);
-    sc_free(p.stack);
-    sc_free(p.anchors);
-    sc_free(p.hash);
-    sc_free(p.itab);
+    /* The fast reader checks the encoding on its own; it declines what
+    ** check_encoding() would reject. */
+    if (!fast && !check_encoding(&p))
+        return false;
+    if (!fast)
+        read_libyaml(&p);
+    parser_fini(&p);
 
     /* An empty document ("---" alone) is the same as an empty file. */
     YNode *r = p.root;

@@ -80,6 +80,17 @@ typedef struct YDoc {
 bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
                 Diags *diags, YDoc *doc);
 
+/* Which reader builds the tree.  AUTO (what yaml_parse() uses) tries the
+** fast reader (yaml_fast.c) and, when it declines, libyaml; LIBYAML and
+** FAST are for the tests that compare the two: FAST returns false, with
+** nothing recorded, when the fast reader declines. */
+typedef enum YamlReader { YAML_READ_AUTO = 0, YAML_READ_LIBYAML, YAML_READ_FAST } YamlReader;
+bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena,
+                     Diags *diags, YDoc *doc, YamlReader how);
+/* The reader yaml_parse() uses; tests set it to compare scc's output
+** through either reader.  Nothing else writes it. */
+extern YamlReader yaml_default_reader;
+
 /* The value of a scalar of type YT_INT, YT_FLOAT (an int is a float too)
 ** or YT_BOOL, from its text; 0 (false) for a scalar of another type. */
 int64_t yint(const YNode *n);

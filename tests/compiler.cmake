@@ -62,3 +62,12 @@ add_test(NAME compiler.yao_spec
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/compiler/yao_spec.py $<TARGET_FILE:scc>
                  ${CMAKE_CURRENT_SOURCE_DIR}/yao-spec)
 set_tests_properties(compiler.yao_spec PROPERTIES LABELS "golden" TIMEOUT 120)
+
+# The fast YAML reader (compiler/yaml_fast.c) against the libyaml path:
+# same tree and same scc output for every file it accepts.
+add_executable(yaml_fast_diff ${CMAKE_CURRENT_LIST_DIR}/compiler/yaml_fast_diff.c)
+target_link_libraries(yaml_fast_diff PRIVATE sc_compiler)
+add_test(NAME compiler.yaml_fast_diff
+         COMMAND ${Python3_EXECUTABLE} ${_cases}/yaml_fast_diff.py $<TARGET_FILE:yaml_fast_diff>
+                 ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/yaml_fast_diff.work)
+set_tests_properties(compiler.yaml_fast_diff PROPERTIES LABELS "unit" TIMEOUT 300)

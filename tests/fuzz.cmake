@@ -89,6 +89,11 @@ foreach(_fz_d yao eliza)
     ARGS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${_fz_d}-corpus)
 endforeach()
 
+# The fast YAML reader against libyaml (compiler/yaml_fast.c): what it
+# accepts, libyaml accepts with the same tree: tests/fuzz/yaml_fast-corpus.
+sc_fuzz_target(fuzz_yaml_fast SOURCE fuzz/fuzz_yaml_fast.c LIBS sc_compiler
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/yaml_fast-corpus)
+
 # The HTTP request reader of every server (head parser, chunked bodies),
 # whole against piece by piece: tests/fuzz/http-corpus.
 sc_fuzz_target(fuzz_http SOURCE fuzz/fuzz_http.c LIBS sc_http
