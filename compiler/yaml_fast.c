@@ -11,8 +11,8 @@
 **   - block mappings and block sequences, including "- key: value" on the
 **     sequence entry's line, nested "- - x", and a sequence at its key's
 **     indentation ("key:\n- x");
-**   - plain scalars on one line; single- and double-quoted scalars on one
-**     line (double-quoted with the escapes \0 \a \b \t \n \v \f \r \e
+**   - plain, single- and double-quoted scalars, over several lines too
+**     (folded as libyaml folds them; double-quoted with the escapes \0 \a \b \t \n \v \f \r \e
 **     \space \" \/ \\ \N \_ \L \P \xXX \uXXXX \UXXXXXXXX);
 **   - literal and folded block scalars (| > with - or +, no indentation
 **     digit), by libyaml's own folding and chomping algorithm;
@@ -25,7 +25,7 @@
 ** file again with libyaml.  That includes anchors, aliases, tags,
 ** directives, "?" keys, a second document or "..." marker, tabs, carriage
 ** returns and other control characters, the Unicode line separators, a
-** plain or quoted scalar over several lines, a block scalar with an
+** block scalar with an
 ** indentation indicator or no content, an empty value in a flow
 ** collection, a key longer than 1,000 bytes, indentation libyaml would
 ** reject, and every error the tree builder would report (duplicate keys,
