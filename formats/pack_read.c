@@ -278,7 +278,8 @@ static bool rd_str(Ld *ld, bool fill, const char **out, uint32_t *len)
     size_t bad;
     if (!rd_varint(ld, &n) || n > UINT32_MAX || !rd_fixed(ld, (size_t)n, &s))
         return false;
-    if (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad))
+    /* The count pass checked these very bytes; the fill pass reads them again. */
+    if (!fill && (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad)))
         return false;
     if (fill) {
         memcpy(ld->s_next, s, (size_t)n);
