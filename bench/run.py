@@ -227,9 +227,16 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
     ap.add_argument("--keep", help="generate into this folder and keep it")
+    ap.add_argument("--cpu-clock", action="store_true",
+                    help="in-process benchmarks time their thread's CPU time, not the wall clock "
+                         "(BENCH_CLOCK=cpu): steadier on a busy shared machine")
     ap.add_argument("--only-vm", action="store_true",
                     help="only the load + verify + play rows (files, packs, their floors)")
     o = ap.parse_args()
+    if o.cpu_clock:
+        if not o.only_vm:
+            die("--cpu-clock goes with --only-vm (the other rows time processes and servers by the wall clock)")
+        os.environ["BENCH_CLOCK"] = "cpu"
 
     b = os.path.abspath(o.build)
     scc = os.path.join(b, "bin", "scc")
@@ -327,7 +334,7 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
         if corpus_pack:
             packs.append((f"corpus, {len(corpus_packed)} files", corpus_pack, corpus_packed))
         vm_rows(t, prog, timing, corpus_scb, pack_scb, packs)
-        print(f"scc/scvm benchmarks (load + verify + play only) on {machine()}")
+        print(f"scc/scvm benchmarks (load + verify + play only{'; CPU time' if o.cpu_clock else ''}) on {machine()}")
         print(f"build {o.build}; {time.time() - t_start:.0f} s; load average "
               f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end\n")
         t.print(o.markdown)
