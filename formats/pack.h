@@ -5,7 +5,8 @@
 ** The container is specified in docs/pack.md.  pack_load() checks the
 ** container, every hash, the index, and loads and verifies every scenario
 ** with bc_load_payload() (the bytecode verifier): a Pack that exists is
-** safe to select from and run.  The writer is deterministic: the same
+** safe to select from and run.  With PackLoadOpts.lazy each entry is
+** verified the same way at its first use instead (pack_entry_load).  The writer is deterministic: the same
 ** entries in the same order give byte-identical packs.  Nothing here
 ** links libyaml. */
 #ifndef SC_PACK_H
