@@ -180,8 +180,9 @@ static PackErrCode check_frames(Ld *ld, const unsigned char *d)
 
 /* One zstd context kept from one pack_load to the next (BcSpare,
 ** bc_zstd.h): creating one runs zstd's CPU detection (CPUID traps to the
-** hypervisor here) and allocates and clears about 100 KB.  zstd begins
-** every frame afresh on a used context, so reuse changes no judgement. */
+** hypervisor here) and allocates and clears about 100 KB.  Every frame
+** with the dictionary begins warm (decompress_all), so reuse changes no
+** judgement. */
 static BcSpare spare = BC_SPARE_INIT;
 
 static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char *dst)
@@ -231,8 +232,15 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
                      (unsigned)i, ds);
         if (e)
             break;
-        size_t r = use_dict ? ZSTD_decompress_usingDDict(dc, dst + at, ds, f, cs, dd)
-                            : ZSTD_decompressDCtx(dc, dst + at, ds, f, cs);
+        /* Every dictionary frame begins warm, as in bc_load (bc_read.c):
+        ** zstd's two sequence decoders (the context used this dictionary
+        ** last, or not) disagree on some corrupt frames, and with the
+        ** context kept from pack to pack the judgement would otherwise
+        ** depend on the pack loaded before (fuzz_load found it). */
+        size_t r = use_dict ? ZSTD_decompressBegin_usingDDict(dc, dd) : 0;
+        if (!ZSTD_isError(r))
+            r = use_dict ? ZSTD_decompress_usingDDict(dc, dst + at, ds, f, cs, dd)
+                         : ZSTD_decompressDCtx(dc, dst + at, ds, f, cs);
         if (ZSTD_isError(r))
             e = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
                     ? fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd)")
