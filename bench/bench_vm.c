@@ -32,10 +32,18 @@
 **         mem_*    the same from the pack's bytes already in memory
 **         load_*   pack_load + pack_free only (no playback)
 **         jsonl_*  mem_, JSONL events to /dev/null
+**         lazy_*   mem_ with a lazy pack_load: each entry verified by
+**                  pack_entry_load just before it is played (the same work,
+**                  in another order)
+**         lazyjsonl_*  lazy_, JSONL events to /dev/null
+**         index_*  a lazy pack_load + pack_free alone: container, frames,
+**                  index; no entry verified (what selecting one costs
+**                  before that one is verified)
 **         play_*   playback only, of a pack loaded once (the share of play)
 **         zstd_*   a floor: decompressing the pack's frames alone, as
-**                  pack_load does (a new zstd context per pack, docs/pack.md
-**                  section 2)
+**                  pack_load does (one zstd context reused from pack to
+**                  pack, the pack's own dictionary prepared per pack,
+**                  docs/pack.md section 2)
 **       each as *_sec, *_scen_s (entries per second), *_events_s */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -58,6 +66,7 @@ typedef struct Ctx {
     bool jsonl;                 /* files mode: which target */
     bool play;                  /* files mode: play after loading */
     bool disk;                  /* files mode: bc_load_file */
+    bool lazy;                  /* pack mode: PackLoadOpts.lazy, each entry verified at its first use */
     const Pack *pack;           /* pack mode, play_: loaded once */
     BcLoadCtx *lc;              /* files mode: reused load context, or NULL */
     BcLoadCtx *keep;            /* the context lc is set to when used */
@@ -137,9 +146,9 @@ static void floor_pack(Ctx *c, const unsigned char *d, size_t len)
     const unsigned char *t = d + PACK_HEADER_SIZE, *dict = t + nf * PACK_FRAME_ENTRY_SIZE;
     const unsigned char *f = dict + ds, *end = d + len;
     unsigned char *out = room(c, content);
-    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    ZSTD_DCtx *dc = c->dc;
     ZSTD_DDict *dd = ds ? ZSTD_createDDict_byReference(dict, ds) : NULL;
-    if (!dc || (ds && !dd))
+    if (ds && !dd)
         exit(2);
     size_t at = 0;
     for (size_t i = 0; i < nf; i++, t += PACK_FRAME_ENTRY_SIZE) {
@@ -155,7 +164,6 @@ static void floor_pack(Ctx *c, const unsigned char *d, size_t len)
         at += fc;
     }
     ZSTD_freeDDict(dd);
-    ZSTD_freeDCtx(dc);
 }
 
 static void load_fail(const char *path, const BcError *e)
@@ -232,13 +240,20 @@ static void pack_pass(void *p)
     }
     Pack *pk;
     PackError e;
-    if (pack_load(f->data, f->len, NULL, &pk, &e) != PACK_ERR_OK) {
+    PackLoadOpts lo = { .lazy = c->lazy };
+    if (pack_load(f->data, f->len, &lo, &pk, &e) != PACK_ERR_OK) {
         fprintf(stderr, "bench_vm: %s: rejected: %s\n", f->path, e.msg);
         exit(1);
     }
-    for (uint32_t i = 0; c->play && i < pk->n_entries; i++)
-        if (vm_run(pk->entries[i].prog, t, NULL, NULL) != 0)
+    for (uint32_t i = 0; c->play && i < pk->n_entries; i++) {
+        const BcProgram *prog = pk->entries[i].prog;
+        if (c->lazy && pack_entry_load(pk, i, &prog, &e) != PACK_ERR_OK) {
+            fprintf(stderr, "bench_vm: %s: rejected: %s\n", f->path, e.msg);
             exit(1);
+        }
+        if (vm_run(prog, t, NULL, NULL) != 0)
+            exit(1);
+    }
     pack_free(pk);
     free(disk.path);
     free(disk.data);
@@ -258,6 +273,7 @@ typedef struct Mode {
     const char *name;
     bool disk, play, jsonl, ctx;
     int floor;
+    bool lazy;
 } Mode;
 
 /* Times fn (n scenarios and events events per pass) under m and prints
@@ -268,6 +284,7 @@ static void mode_rows(Ctx *c, const BenchOpts *o, const Mode *m, void (*fn)(void
     c->play = m->play;
     c->jsonl = m->jsonl;
     c->floor = m->floor;
+    c->lazy = m->lazy;
     c->lc = m->ctx ? c->keep : NULL;
     double s = bench_time(o, fn, c);
     printf("%s_sec %.9f\n%s_scen_s %.1f\n%s_events_s %.1f\n", m->name, s, m->name, n / s, m->name,
@@ -291,12 +308,15 @@ static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
     printf("entries %u\nbytes %zu\ncontent %zu\nevents %llu\njsonl_bytes %llu\n", pk->n_entries,
            c->f[0].len, pk->content_size, (unsigned long long)events, (unsigned long long)jbytes);
     static const Mode modes[] = {
-        { "disk", true, true, false, false, FLOOR_NONE },
-        { "mem", false, true, false, false, FLOOR_NONE },
-        { "load", false, false, false, false, FLOOR_NONE },
-        { "jsonl", false, true, true, false, FLOOR_NONE },
-        { "play", false, true, false, false, FLOOR_NONE },
-        { "zstd", false, false, false, false, FLOOR_ZSTD },
+        { "disk", true, true, false, false, FLOOR_NONE, false },
+        { "mem", false, true, false, false, FLOOR_NONE, false },
+        { "load", false, false, false, false, FLOOR_NONE, false },
+        { "jsonl", false, true, true, false, FLOOR_NONE, false },
+        { "lazy", false, true, false, false, FLOOR_NONE, true },
+        { "lazyjsonl", false, true, true, false, FLOOR_NONE, true },
+        { "index", false, false, false, false, FLOOR_NONE, true },
+        { "play", false, true, false, false, FLOOR_NONE, false },
+        { "zstd", false, false, false, false, FLOOR_ZSTD, false },
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
         if (!only || strcmp(only, modes[m].name) == 0)
@@ -338,14 +358,14 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
     /* fresh: bc_load/bc_load_file without a BcLoadCtx (what a caller that
     ** loads one file at a time does); the others share one BcLoadCtx. */
     static const Mode modes[] = {
-        { "fresh_disk", true, true, false, false, FLOOR_NONE },
-        { "fresh_mem", false, true, false, false, FLOOR_NONE },
-        { "disk", true, true, false, true, FLOOR_NONE },
-        { "mem", false, true, false, true, FLOOR_NONE },
-        { "load", false, false, false, true, FLOOR_NONE },
-        { "jsonl", false, true, true, true, FLOOR_NONE },
-        { "read", true, false, false, false, FLOOR_READ },
-        { "zstd", false, false, false, false, FLOOR_ZSTD },
+        { "fresh_disk", true, true, false, false, FLOOR_NONE, false },
+        { "fresh_mem", false, true, false, false, FLOOR_NONE, false },
+        { "disk", true, true, false, true, FLOOR_NONE, false },
+        { "mem", false, true, false, true, FLOOR_NONE, false },
+        { "load", false, false, false, true, FLOOR_NONE, false },
+        { "jsonl", false, true, true, true, FLOOR_NONE, false },
+        { "read", true, false, false, false, FLOOR_READ, false },
+        { "zstd", false, false, false, false, FLOOR_ZSTD, false },
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
         if (!only || strcmp(only, modes[m].name) == 0)

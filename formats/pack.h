@@ -5,7 +5,8 @@
 ** The container is specified in docs/pack.md.  pack_load() checks the
 ** container, every hash, the index, and loads and verifies every scenario
 ** with bc_load_payload() (the bytecode verifier): a Pack that exists is
-** safe to select from and run.  The writer is deterministic: the same
+** safe to select from and run.  With PackLoadOpts.lazy each entry is
+** verified the same way at its first use instead (pack_entry_load).  The writer is deterministic: the same
 ** entries in the same order give byte-identical packs.  Nothing here
 ** links libyaml. */
 #ifndef SC_PACK_H
@@ -105,6 +106,11 @@ typedef struct Pack {
 
 typedef struct PackLoadOpts {
     uint64_t max_content;   /* 0 = PACK_MAX_CONTENT */
+    /* Verify each entry at its first use (pack_entry_load) instead of all
+    ** of them in pack_load.  pack_load still checks the container, the
+    ** body's checksum, every frame and the whole index; entries' prog is
+    ** NULL until pack_entry_load has verified them (docs/pack.md §5). */
+    bool lazy;
 } PackLoadOpts;
 
 /* True when data starts with the pack magic. */
@@ -118,6 +124,18 @@ bool pack_is_pack(const void *data, size_t size);
 PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, Pack **out,
                       PackError *err);
 void pack_free(Pack *p);
+
+/* Entry i verified and ready to play: with a lazy pack, the first call
+** checks the XXH64 the index gives for its payload and each of its files
+** (BLOB), runs the payload through the complete bytecode verifier and
+** compares its metadata with the index (ENTRY, bc_code set), exactly as an
+** eager pack_load does, and keeps the program in the entry (entries[i].prog);
+** later calls return it.  A failed entry stays unverified (its prog NULL)
+** and fails the same way again.  An entry already verified (every entry of
+** an eager pack) returns at once.  Use an entry's prog, code or files only
+** after this returned PACK_ERR_OK for it.  Not safe to call on one pack
+** from two threads at once. */
+PackErrCode pack_entry_load(const Pack *p, uint32_t i, const BcProgram **out, PackError *err);
 
 /* Entry e as a standalone .scb, compressed with the parameters scc uses, so
 ** it is byte-identical to what scc wrote (same zstd version).  Caller

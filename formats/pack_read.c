@@ -53,7 +53,6 @@ typedef struct Ld {
     size_t *blob_off, *blob_len;
     uint64_t *blob_hash;
     size_t total_tags, total_files;
-    uint32_t *code, *ver, *eflags;  /* per entry: code blob, .scb version, .scb flags */
 } Ld;
 
 static PackErrCode fail(Ld *ld, PackErrCode code, int32_t entry, const char *fmt, ...)
@@ -179,6 +178,13 @@ static PackErrCode check_frames(Ld *ld, const unsigned char *d)
     return PACK_ERR_OK;
 }
 
+/* One zstd context kept from one pack_load to the next (BcSpare,
+** bc_zstd.h): creating one runs zstd's CPU detection (CPUID traps to the
+** hypervisor here) and allocates and clears about 100 KB.  Every frame
+** with the dictionary begins warm (decompress_all), so reuse changes no
+** judgement. */
+static BcSpare spare = BC_SPARE_INIT;
+
 static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char *dst)
 {
     uint32_t n = rd_u32le(d + 40), dict = rd_u32le(d + 44);
@@ -186,7 +192,9 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
     const unsigned char *dict_p = t + (size_t)n * PACK_FRAME_ENTRY_SIZE;
     const unsigned char *f = dict_p + dict;
     ZSTD_customMem mem = bc_zstd_mem();
-    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(mem);
+    ZSTD_DCtx *dc = bc_spare_take(&spare);
+    if (!dc)
+        dc = ZSTD_createDCtx_advanced(mem);
     const ZSTD_DDict *dd = NULL;
     void *dd_mem = NULL;
     PackErrCode e = PACK_ERR_OK;
@@ -202,7 +210,7 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
         }
         if (!(dd = ZSTD_initStaticDDict(dd_mem, dd_size, dict_p, dict, ZSTD_dlm_byRef, ZSTD_dct_auto))) {
             sc_free(dd_mem);
-            ZSTD_freeDCtx(dc);
+            ZSTD_freeDCtx(bc_spare_keep(&spare, dc));
             return fail(ld, PACK_ERR_COMPRESSION, -1, "the dictionary is invalid");
         }
     }
@@ -224,8 +232,15 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
                      (unsigned)i, ds);
         if (e)
             break;
-        size_t r = use_dict ? ZSTD_decompress_usingDDict(dc, dst + at, ds, f, cs, dd)
-                            : ZSTD_decompressDCtx(dc, dst + at, ds, f, cs);
+        /* Every dictionary frame begins warm, as in bc_load (bc_read.c):
+        ** zstd's two sequence decoders (the context used this dictionary
+        ** last, or not) disagree on some corrupt frames, and with the
+        ** context kept from pack to pack the judgement would otherwise
+        ** depend on the pack loaded before (fuzz_load found it). */
+        size_t r = use_dict ? ZSTD_decompressBegin_usingDDict(dc, dd) : 0;
+        if (!ZSTD_isError(r))
+            r = use_dict ? ZSTD_decompress_usingDDict(dc, dst + at, ds, f, cs, dd)
+                         : ZSTD_decompressDCtx(dc, dst + at, ds, f, cs);
         if (ZSTD_isError(r))
             e = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
                     ? fail(ld, PACK_ERR_NOMEM, -1, "out of memory (zstd)")
@@ -236,7 +251,7 @@ static PackErrCode decompress_all(Ld *ld, const unsigned char *d, unsigned char 
         at += ds;
     }
     sc_free(dd_mem);   /* dd lives in it */
-    ZSTD_freeDCtx(dc);
+    ZSTD_freeDCtx(bc_spare_keep(&spare, dc));
     return e;
 }
 
@@ -271,7 +286,8 @@ static bool rd_str(Ld *ld, bool fill, const char **out, uint32_t *len)
     size_t bad;
     if (!rd_varint(ld, &n) || n > UINT32_MAX || !rd_fixed(ld, (size_t)n, &s))
         return false;
-    if (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad))
+    /* The count pass checked these very bytes; the fill pass reads them again. */
+    if (!fill && (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad)))
         return false;
     if (fill) {
         memcpy(ld->s_next, s, (size_t)n);
@@ -368,9 +384,6 @@ static PackErrCode parse_entries(Ld *ld, bool fill, uint32_t n)
         file_at += (size_t)nf;
         if (fill) {
             m_entry(ld, i) = e;
-            ld->code[i] = (uint32_t)code;
-            ld->ver[i] = (uint32_t)major << 16 | minor;
-            ld->eflags[i] = flags;
         }
     }
     ld->total_tags = tag_at;
@@ -414,15 +427,13 @@ static PackErrCode parse_index(Ld *ld, size_t content)
     ld->blob_off = sc_calloc((size_t)nb, sizeof *ld->blob_off);
     ld->blob_len = sc_calloc((size_t)nb, sizeof *ld->blob_len);
     ld->blob_hash = sc_calloc((size_t)nb, sizeof *ld->blob_hash);
-    ld->code = sc_calloc((size_t)ne, sizeof *ld->code);
-    ld->ver = sc_calloc((size_t)ne, sizeof *ld->ver);
-    ld->eflags = sc_calloc((size_t)ne, sizeof *ld->eflags);
     m->strs = sc_malloc(index_size * 2 + 1);
     m->entries = sc_calloc((size_t)ne, sizeof *m->entries);
     m->tags = sc_calloc(ld->total_tags ? ld->total_tags : 1, sizeof *m->tags);
     m->files = sc_calloc(ld->total_files ? ld->total_files : 1, sizeof *m->files);
     m->progs = sc_calloc((size_t)ne, sizeof *m->progs);
-    if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !ld->code || !ld->ver || !ld->eflags || !m->strs || !m->entries || !m->tags || !m->files ||
+    m->n_progs = (uint32_t)ne;
+    if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !m->strs || !m->entries || !m->tags || !m->files ||
         !m->progs)
         return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (index tables)");
     ld->p = blobs_at;
@@ -504,9 +515,35 @@ static PackErrCode check_meta(Ld *ld, uint32_t i, const PackEntry *e, const BcPr
     return PACK_ERR_OK;
 }
 
-/* Every entry's payload through the bytecode verifier, straight from the
-** content (bc_load_payload): no container to build, hash and decompress
-** around it, as there was when each entry went through bc_load. */
+/* Entry i's payload through the bytecode verifier, straight from the
+** content (bc_load_payload), then its metadata against the index; on
+** success the entry holds the program.  The payload is the one the index
+** points to (e->code): its hash has been checked by the caller. */
+static PackErrCode verify_entry(Ld *ld, Mem *m, uint32_t i)
+{
+    PackEntry *e = &m->entries[i];
+    BcError be;
+    memset(&be, 0, sizeof be);
+    BcProgram *p = NULL;
+    BcErrCode c = bc_load_payload(e->code, e->code_size, e->scb_major, e->scb_minor, e->scb_flags, NULL, &p, &be);
+    if (c == BC_ERR_NOMEM)
+        return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
+    if (c != BC_ERR_OK) {
+        ld->err->bc_code = c;
+        return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': %s [%s]", (unsigned)i, e->name,
+                    be.msg[0] ? be.msg : "rejected", bc_err_name(c));
+    }
+    PackErrCode pe = check_meta(ld, i, e, p);
+    if (pe) {
+        bc_free(p);
+        return pe;
+    }
+    m->progs[i] = p;
+    e->prog = p;
+    return PACK_ERR_OK;
+}
+
+/* Eager: every blob's hash, then every entry verified, in index order. */
 static PackErrCode load_entries(Ld *ld)
 {
     Mem *m = ld->m;
@@ -514,28 +551,43 @@ static PackErrCode load_entries(Ld *ld)
         if (XXH64(m->content + ld->blob_off[i], ld->blob_len[i], 0) != ld->blob_hash[i])
             return fail(ld, PACK_ERR_BLOB, -1, "blob %u: content does not match its hash", (unsigned)i);
     for (uint32_t i = 0; i < ld->pack->n_entries; i++) {
-        PackEntry *e = &m->entries[i];
-        uint32_t code = ld->code[i], ver = ld->ver[i];
-        BcError be;
-        memset(&be, 0, sizeof be);
-        BcProgram *p = NULL;
-        BcErrCode c = bc_load_payload(m->content + ld->blob_off[code], ld->blob_len[code],
-                                      (uint16_t)(ver >> 16), (uint16_t)(ver & 0xffff),
-                                      ld->eflags[i], NULL, &p, &be);
-        if (c == BC_ERR_NOMEM)
-            return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
-        if (c != BC_ERR_OK) {
-            ld->err->bc_code = c;
-            return fail(ld, PACK_ERR_ENTRY, (int32_t)i, "entry %u '%s': %s [%s]", (unsigned)i, e->name,
-                        be.msg[0] ? be.msg : "rejected", bc_err_name(c));
-        }
-        m->progs[i] = p;
-        m->n_progs = i + 1;
-        e->prog = p;
-        PackErrCode pe = check_meta(ld, i, e, p);
+        PackErrCode pe = verify_entry(ld, m, i);
         if (pe)
             return pe;
     }
+    return PACK_ERR_OK;
+}
+
+PackErrCode pack_entry_load(const Pack *pk, uint32_t i, const BcProgram **out, PackError *err)
+{
+    PackError scratch;
+    Ld ld;
+    memset(&ld, 0, sizeof ld);
+    ld.err = err ? err : &scratch;
+    memset(ld.err, 0, sizeof *ld.err);
+    ld.err->entry = -1;
+    if (out)
+        *out = NULL;
+    if (i >= pk->n_entries)
+        return fail(&ld, PACK_ERR_INDEX, -1, "no entry %u (the pack has %u)", (unsigned)i, (unsigned)pk->n_entries);
+    Mem *m = pk->mem_;
+    PackEntry *e = &m->entries[i];
+    if (!e->prog) {
+        /* The index's hashes of this entry's blobs: the bytes about to be
+        ** verified are those the index names, whoever wrote it. */
+        if (XXH64(e->code, e->code_size, 0) != e->hash)
+            return fail(&ld, PACK_ERR_BLOB, (int32_t)i, "entry %u '%s': its payload does not match its hash",
+                        (unsigned)i, e->name);
+        for (uint32_t k = 0; k < e->n_files; k++)
+            if (XXH64(e->files[k].data, e->files[k].len, 0) != e->files[k].hash)
+                return fail(&ld, PACK_ERR_BLOB, (int32_t)i, "entry %u '%s': file '%s' does not match its hash",
+                            (unsigned)i, e->name, e->files[k].path);
+        PackErrCode pe = verify_entry(&ld, m, i);
+        if (pe)
+            return pe;
+    }
+    if (out)
+        *out = e->prog;
     return PACK_ERR_OK;
 }
 
@@ -543,7 +595,7 @@ static void mem_free(Mem *m)
 {
     if (!m)
         return;
-    for (uint32_t i = 0; i < m->n_progs; i++)
+    for (uint32_t i = 0; m->progs && i < m->n_progs; i++)
         bc_free(m->progs[i]);
     sc_free(m->progs);
     sc_free(m->content);
@@ -591,14 +643,11 @@ PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, P
     pk->file_size = size;
     pk->content_size = content;
     pk->checksum = rd_u64le(d + 32);
-    if (!(e = decompress_all(&ld, d, m->content)) && !(e = parse_index(&ld, content)))
+    if (!(e = decompress_all(&ld, d, m->content)) && !(e = parse_index(&ld, content)) && !(opts && opts->lazy))
         e = load_entries(&ld);
     sc_free(ld.blob_off);
     sc_free(ld.blob_len);
     sc_free(ld.blob_hash);
-    sc_free(ld.code);
-    sc_free(ld.ver);
-    sc_free(ld.eflags);
     if (e) {
         pack_free(pk);
         return e;

@@ -223,12 +223,49 @@ static int pass_payload_plain(const uint8_t *data, size_t size, bool armed)
     return pass_payload(data, size, 0, 0, armed);
 }
 
+/* The same bytes loaded lazily (docs/pack.md section 5) agree with the
+** eager load: the same judgement of container and index; then, entry by
+** entry at first use, every entry of a pack that loaded eagerly verifies,
+** and for one rejected as ENTRY (all blobs matched their hashes) the
+** entries before it verify and it fails with the same codes and message. */
+static void lazy_agrees(const uint8_t *data, size_t size, PackErrCode eager, const PackError *ee)
+{
+    Pack *lz = NULL;
+    PackError le;
+    PackLoadOpts lo = { .lazy = true };
+    PackErrCode lc = pack_load(data, size, &lo, &lz, &le);
+    CHECK((lc == PACK_ERR_OK) == (lz != NULL));
+    if (lc == PACK_ERR_NOMEM || eager == PACK_ERR_NOMEM) {
+        pack_free(lz);
+        return;
+    }
+    if (eager == PACK_ERR_OK || eager == PACK_ERR_ENTRY || eager == PACK_ERR_BLOB)
+        CHECK(lc == PACK_ERR_OK);
+    else
+        CHECK(lc == eager);
+    for (uint32_t i = 0; lz && i < lz->n_entries; i++) {
+        const BcProgram *prog = NULL;
+        PackErrCode r = pack_entry_load(lz, i, &prog, &le);
+        CHECK((r == PACK_ERR_OK) == (prog != NULL));
+        if (r == PACK_ERR_NOMEM)
+            break;
+        if (eager == PACK_ERR_OK || (eager == PACK_ERR_ENTRY && (int32_t)i < ee->entry))
+            CHECK(r == PACK_ERR_OK);
+        if (eager == PACK_ERR_ENTRY && (int32_t)i == ee->entry)
+            CHECK(r == PACK_ERR_ENTRY && le.bc_code == ee->bc_code && strcmp(le.msg, ee->msg) == 0);
+        CHECK(r == PACK_ERR_OK || r == PACK_ERR_ENTRY || r == PACK_ERR_BLOB);
+    }
+    pack_free(lz);
+}
+
 static int pass_pack(const uint8_t *data, size_t size, bool armed)
 {
     Pack *pk = NULL;
     PackError e;
     PackErrCode code = pack_load(data, size, NULL, &pk, &e);
     CHECK((code == PACK_ERR_OK) == (pk != NULL));
+    if (!armed)
+        lazy_agrees(data, size, code, &e);
     if (!pk || armed) {
         pack_free(pk);
         return code;

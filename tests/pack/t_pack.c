@@ -178,6 +178,104 @@ static void test_bad_entry(const unsigned char *d, const char *outdir)
     free(c);
 }
 
+/* The pack d with entry 2's first opcode made invalid; with fix_hash the
+** index's XXH64 of that payload is recomputed, so only the bytecode
+** verifier can catch it; without, the payload no longer matches the hash
+** the index gives for it.  Either way the container's checksums are
+** valid (repack). */
+static unsigned char *tampered(const unsigned char *d, bool fix_hash, size_t *len)
+{
+    size_t cn;
+    unsigned char *c = content_of(d, &cn);
+    Pack *p;
+    pack_load(d, rd_u64le(d + 24) + PACK_HEADER_SIZE, NULL, &p, NULL);
+    const PackEntry *e = &p->entries[2];
+    size_t at = 0;
+    for (size_t i = 0; i + e->code_size <= cn; i++)
+        if (memcmp(c + i, e->code, e->code_size) == 0) {
+            at = i;
+            break;
+        }
+    uint64_t old = XXH64(c + at, e->code_size, 0);
+    const unsigned char *pl = c + at;
+    uint32_t nsec = rd_u32le(pl), code_off = 0;
+    for (uint32_t s = 0; s < nsec; s++)
+        if (rd_u32le(pl + 4 + 12 * s) == 3)
+            code_off = rd_u32le(pl + 8 + 12 * s);
+    c[at + code_off + 1] = 0xee;
+    uint64_t nh = XXH64(c + at, e->code_size, 0);
+    for (size_t i = 0; fix_hash && i + 8 <= p->index_size; i++)
+        if (rd_u64le(c + i) == old)
+            for (int k = 0; k < 8; k++)
+                c[i + (size_t)k] = (unsigned char)(nh >> (8 * k));
+    pack_free(p);
+    unsigned char *pk = repack(c, cn, len);
+    free(c);
+    return pk;
+}
+
+/* Lazy packs (PackLoadOpts.lazy, docs/pack.md section 5): an entry is
+** verified at its first use, completely, with the codes an eager load
+** gives; an entry never used is never verified. */
+static void test_lazy(const unsigned char *d)
+{
+    size_t n = rd_u64le(d + 24) + PACK_HEADER_SIZE;
+    PackLoadOpts lazy = { .lazy = true };
+    Pack *p = NULL;
+    PackError pe, eager;
+    const BcProgram *prog;
+    /* An intact pack: nothing verified by the load, each entry at its first use. */
+    CHECKF(pack_load(d, n, &lazy, &p, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    for (uint32_t i = 0; i < p->n_entries; i++)
+        CHECKF(p->entries[i].prog == NULL, "entry %u not verified by a lazy load", i);
+    CHECKF(pack_entry_load(p, 1, &prog, &pe) == PACK_ERR_OK && prog && p->entries[1].prog == prog, "%s", pe.msg);
+    CHECKF(pack_entry_load(p, 1, &prog, &pe) == PACK_ERR_OK && prog == p->entries[1].prog, "kept");
+    CHECKF(p->entries[0].prog == NULL && p->entries[2].prog == NULL, "only entry 1 verified");
+    CHECKF(pack_entry_load(p, p->n_entries, &prog, &pe) == PACK_ERR_INDEX && !prog, "out of range");
+    pack_free(p);   /* frees the verified program, leaks none of the others */
+
+    /* (a) A payload broken behind valid hashes: the lazy load accepts the
+    ** container and index; the entry fails at its first use with the code,
+    ** bytecode code and message an eager load gives, every time. */
+    size_t len;
+    unsigned char *pk = tampered(d, true, &len);
+    Pack *q = NULL;
+    CHECKF(pack_load(pk, len, NULL, &q, &eager) == PACK_ERR_ENTRY && eager.entry == 2, "eager: %s", eager.msg);
+    CHECKF(pack_load(pk, len, &lazy, &q, &pe) == PACK_ERR_OK, "lazy load: %s", pe.msg);
+    CHECKF(pack_entry_load(q, 0, &prog, &pe) == PACK_ERR_OK, "entry 0: %s", pe.msg);
+    for (int round = 0; round < 2; round++) {
+        CHECKF(pack_entry_load(q, 2, &prog, &pe) == PACK_ERR_ENTRY && !prog, "entry 2 rejected at first use");
+        CHECKF(pe.entry == 2 && pe.bc_code == eager.bc_code && strcmp(pe.msg, eager.msg) == 0,
+               "the eager error: '%s' vs '%s'", pe.msg, eager.msg);
+        CHECKF(q->entries[2].prog == NULL, "a rejected entry stays unverified");
+    }
+    /* (c) The entries around it play; the broken one, never used, never
+    ** fails: it was never verified. */
+    CHECKF(pack_entry_load(q, 3, &prog, &pe) == PACK_ERR_OK, "entry 3: %s", pe.msg);
+    pack_free(q);
+    q = NULL;
+    CHECKF(pack_load(pk, len, &lazy, &q, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    for (uint32_t i = 0; i < q->n_entries; i++)
+        if (i != 2)
+            CHECKF(pack_entry_load(q, i, &prog, &pe) == PACK_ERR_OK, "entry %u: %s", i, pe.msg);
+    CHECKF(q->entries[2].prog == NULL, "entry 2, never used, never verified");
+    pack_free(q);
+    free(pk);
+
+    /* (b) A payload that no longer matches its hash in the index: BLOB at
+    ** its first use (eager: BLOB at load), the other entries unaffected. */
+    pk = tampered(d, false, &len);
+    q = NULL;
+    CHECKF(pack_load(pk, len, NULL, &q, &eager) == PACK_ERR_BLOB, "eager: %s", eager.msg);
+    CHECKF(pack_load(pk, len, &lazy, &q, &pe) == PACK_ERR_OK, "lazy load: %s", pe.msg);
+    CHECKF(pack_entry_load(q, 2, &prog, &pe) == PACK_ERR_BLOB && pe.entry == 2 && !prog, "BLOB: %s", pe.msg);
+    CHECKF(strstr(pe.msg, "does not match its hash") != NULL, "%s", pe.msg);
+    CHECKF(q->entries[2].prog == NULL, "not verified");
+    CHECKF(pack_entry_load(q, 1, &prog, &pe) == PACK_ERR_OK, "entry 1: %s", pe.msg);
+    pack_free(q);
+    free(pk);
+}
+
 static void test_api(const char *path)
 {
     scc_suite *s;
@@ -224,6 +322,7 @@ int main(int argc, char **argv)
     test_hostile((unsigned char *)d, n);
     test_index_flips((unsigned char *)d);
     test_bad_entry((unsigned char *)d, argv[2]);
+    test_lazy((unsigned char *)d);
     test_api(argv[1]);
     sc_free(d);
     if (failures)
