@@ -3,7 +3,8 @@
 """readme_run.py ROOT BIN WORK NODE_MODULES - the README's "Using it" block, run as
 written in a fresh folder beside a copy of the sources it names
 (stdlib-scenarios/, tests/mockagent/), with build/bin/ the build's
-programs.  Every line must exit 0; a server line must say where it
+programs.  Every line must exit 0; a server line (run on a free port:
+the README's own may be taken by a parallel run) must say where it
 listens, answer (GET /health for serve llm, the harness's and REST API's
 own endpoints), and stop on SIGTERM (serve llm, asked nothing, with its
 documented INCOMPLETE, exit 1); serve acp, given no client, ends.  The
@@ -74,6 +75,13 @@ for line in lines:
                            timeout=300, stdin=subprocess.DEVNULL)
         check(p.returncode == 0, "%s -> %d %s" % (cmd, p.returncode, p.stderr[-300:]))
         continue
+    # The README's port (or the server's default) may be taken by another
+    # test run on this machine (parallel checkouts): the line runs as
+    # written but on a free port the kernel picks, which it prints.
+    if re.search(r"--listen \S+", cmd):
+        cmd = re.sub(r"--listen (\S+):\d+", r"--listen \1:0", cmd)
+    else:
+        cmd = cmd.replace("scvm serve %s " % serve.group(1), "scvm serve %s --listen 127.0.0.1:0 " % serve.group(1), 1)
     p = subprocess.Popen(["bash", "-c", "exec " + cmd], cwd=work, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     first = p.stdout.readline()
