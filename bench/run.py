@@ -379,9 +379,13 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     if ref.path:
         notes.append(f"The reference ({o.reference}) loads and plays {len(ref_ok)} of the {len(corpus_ok)} corpus "
                      f"files scc accepts, {len(gen_ok)} of the {len(pack_yaml)} generated scenarios and "
-                     f"{len(big_ok)} of 1 {human(os.path.getsize(big))} scenario; the corpus rows, the corpus pack "
+                     f"{len(big_ok)} of 1 {human(os.path.getsize(big))} scenario (rows about it keep notes §10's constants "
+                     "when it rejects it); the corpus rows, the corpus pack "
                      "and the ratios use the files both accept.  It rejects: "
-                     + "; ".join(f"{os.path.relpath(f, o.corpus)} ({m[:120]})" for f, m in ref_bad + gen_bad)
+                     + "; ".join(f"{os.path.relpath(f, o.corpus)} ({m[:120]})" for f, m in ref_bad)
+                     + ("; " if ref_bad and gen_bad else "")
+                     + (f"generated {', '.join(os.path.basename(f) for f, _ in gen_bad)} "
+                        f"({gen_bad[0][1][:60]}...)" if gen_bad else "")
                      + ("." if ref_bad or gen_bad else "none."))
 
     # Packs: the generated set, and the corpus files scc accepts (and the
