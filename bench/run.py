@@ -3,6 +3,7 @@
 """run.py - every benchmark, one table (docs/performance.md).
 
     python3 bench/run.py [--build DIR] [--quick] [--markdown] [--corpus DIR]
+                         [--reference PATH]
 
 Generates the synthetic set (bench/gen.py) in a temporary folder, compiles
 it, runs the benchmark programs built in DIR/bench and prints one table:
@@ -12,6 +13,12 @@ it is met.  Timed figures are medians of several runs after a warm-up.
 --quick (CI) uses small sizes and one run: it checks that everything runs
 and prints, and its figures mean little.  Nothing here fails on a time:
 the exit status is 0 unless a step could not run at all.
+
+--reference PATH is the reference's benchmark built by
+bench/reference/build.sh: every row against the reference then measures it
+in this run on the same files (those both accept), alternating with scvm's
+runs.  Without it those rows use the constants below, from
+notes/reference-semantics.md section 10, and say so.
 """
 import argparse
 import glob
@@ -232,6 +239,8 @@ def main():
                          "(BENCH_CLOCK=cpu): steadier on a busy shared machine")
     ap.add_argument("--only-vm", action="store_true",
                     help="only the load + verify + play rows (files, packs, their floors)")
+    ap.add_argument("--reference", help="refbench built by bench/reference/build.sh: "
+                    "measure the reference in this run instead of using notes section 10's constants")
     o = ap.parse_args()
     if o.cpu_clock:
         if not o.only_vm:
@@ -243,7 +252,9 @@ def main():
     scvm = os.path.join(b, "bin", "scvm")
     prog = {n: os.path.join(b, "bench", n)
             for n in ("yaml_bare", "bench_compile", "bench_vm", "bench_rss")}
-    for p in [scc, scvm] + list(prog.values()):
+    if o.reference:
+        o.reference = os.path.abspath(o.reference)
+    for p in [scc, scvm] + list(prog.values()) + ([o.reference] if o.reference else []):
         if not os.access(p, os.X_OK):
             die(f"{p} is missing: build first (cmake --build {o.build})")
     # runs per program, rounds of the alternating compile/libyaml pair
@@ -260,6 +271,64 @@ def main():
     finally:
         if not o.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+class Ref:
+    """The reference: notes section 10's constants, or (--reference) its
+    benchmark run on the same files in this run."""
+
+    def __init__(self, path, timing):
+        self.path, self.timing = path, timing
+
+    def accepts(self, files):
+        """The files the reference loads and plays, and those it rejects
+        as (file, message)."""
+        if not self.path:
+            return list(files), []
+        r = subprocess.run([self.path, "check"] + files, capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"{self.path} check failed ({r.returncode}): {r.stderr.strip()[:500]}")
+        ok, bad = [], []
+        for line in r.stdout.splitlines():
+            k, _, rest = line.partition(" ")
+            if k == "ok":
+                ok.append(rest)
+            else:
+                f, _, msg = rest.partition(": ")
+                bad.append((f, msg))
+        return ok, bad
+
+    def run(self, files):
+        return kv([self.path, "files"] + self.timing + files)
+
+    def label(self, rate, unit="scen/s"):
+        return f"ref {fmt_rate(rate, unit)}" + ("" if self.path else " (const, notes §10)")
+
+
+def alternate(rounds, ref, ref_files, vm_cmd):
+    """rounds pairs of (reference, scvm) runs, one after the other: the
+    reference's runs (a list of kv dicts, empty without --reference) and
+    scvm's (the last one's kv, with mem/disk rates the median of the
+    rounds)."""
+    refs, vms = [], []
+    for _ in range(rounds if ref.path else 1):
+        if ref.path:
+            refs.append(ref.run(ref_files))
+        vms.append(kv(vm_cmd))
+    v = dict(vms[-1])
+    for k in v:
+        if k.endswith("_scen_s") or k.endswith("_events_s"):
+            v[k] = statistics.median(x[k] for x in vms)
+    return refs, v
+
+
+def ref_rate(refs, key="load_play_scen_s", const=REF_LOAD_PLAY):
+    """The reference's median rate over refs, and its range as text."""
+    if not refs:
+        return const, ""
+    xs = [r[key] for r in refs]
+    return statistics.median(xs), (f", runs {fmt_rate(min(xs), '').strip()}-{fmt_rate(max(xs), '').strip()}"
+                                   if len(xs) > 1 else "")
 
 
 def compile_to(scc, src, dst):
@@ -311,14 +380,35 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
             corpus_ok.append(f)
             corpus_scb.append(dst)
 
-    # Packs: the generated set, and the corpus files scc accepts minus the
-    # later of two files with the same scenario name (a pack's names are
-    # unique: scc --pack refuses duplicates, naming both files).
+    # With --reference, the rows against it use the files both accept.
+    ref = Ref(o.reference, timing)
+    ref_ok, ref_bad = ref.accepts(corpus_ok)
+    both = [(f, scb) for f, scb in zip(corpus_ok, corpus_scb) if f in set(ref_ok)]
+    gen_ok, gen_bad = ref.accepts(pack_yaml)
+    gen_both = [(f, f[:-5] + ".scb") for f in gen_ok]
+    big_ok, _ = ref.accepts([big])
+    notes = []
+    if ref.path:
+        notes.append(f"The reference ({o.reference}) loads and plays {len(ref_ok)} of the {len(corpus_ok)} corpus "
+                     f"files scc accepts, {len(gen_ok)} of the {len(pack_yaml)} generated scenarios and "
+                     f"{len(big_ok)} of 1 {human(os.path.getsize(big))} scenario (rows about it keep notes §10's constants "
+                     "when it rejects it); the corpus rows, the corpus pack "
+                     "and the ratios use the files both accept.  It rejects: "
+                     + "; ".join(f"{os.path.relpath(f, o.corpus)} ({m[:120]})" for f, m in ref_bad)
+                     + ("; " if ref_bad and gen_bad else "")
+                     + (f"generated {', '.join(os.path.basename(f) for f, _ in gen_bad)} "
+                        f"({gen_bad[0][1][:60]}...)" if gen_bad else "")
+                     + ("." if ref_bad or gen_bad else "none."))
+
+    # Packs: the generated set, and the corpus files scc accepts (and the
+    # reference, with --reference) minus the later of two files with the
+    # same scenario name (a pack's names are unique: scc --pack refuses
+    # duplicates, naming both files).
     gen_pack = make_pack(scc, os.path.join(work, "gen.scp"), pack_yaml)
     corpus_pack, corpus_packed, corpus_dups = None, [], []
-    if corpus_ok:
+    if both:
         seen = {}
-        for f, scb in zip(corpus_ok, corpus_scb):
+        for f, scb in both:
             n = scb_name(scvm, scb)
             if n in seen:
                 corpus_dups.append((n, f, seen[n]))
@@ -328,12 +418,11 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
         corpus_pack = make_pack(scc, os.path.join(work, "corpus.scp"), corpus_packed)
 
     t = Table()
-    notes = []
     if o.only_vm:
         packs = [(f"{len(pack_yaml)} generated scenarios", gen_pack, pack_yaml)]
         if corpus_pack:
             packs.append((f"corpus, {len(corpus_packed)} files", corpus_pack, corpus_packed))
-        vm_rows(t, prog, timing, corpus_scb, pack_scb, packs)
+        vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs)
         print(f"scc/scvm benchmarks (load + verify + play only{'; CPU time' if o.cpu_clock else ''}) on {machine()}")
         print(f"build {o.build}; {time.time() - t_start:.0f} s; load average "
               f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end\n")
@@ -378,7 +467,16 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
           " / ".join(f"{(mem['heap_after_' + k] - mem['heap_before']) / 1048576:.1f}"
                      for k in ("parse", "lower", "finish")),
           f"arena {mem['arena_after_parse'] / 1048576:.1f} MB")
-    t.add("  reference (Rust crate), same size", f"{REF_PEAK_X:.0f}x", "", f"{REF_PEAK_X / x:.0f}x less" if x > 0 else "")
+    if ref.path and big_ok:
+        # The reference's benchmark loading the big scenario once (and the
+        # small one), under bench_rss as scc above.
+        once = ["files", "--runs", "1", "--warmup", "1", "--min-time", "0"]
+        rrss = median_of(3 if not o.quick else 1, lambda: child_maxrss_kb(prog["bench_rss"], [o.reference] + once + [big]))
+        rbase = median_of(3 if not o.quick else 1, lambda: child_maxrss_kb(prog["bench_rss"], [o.reference] + once + [small]))
+        rx, rnote = (rrss - rbase) * 1024 / size, "same run"
+    else:
+        rx, rnote = REF_PEAK_X, "const, notes §10"
+    t.add(f"  reference (Rust crate), same size ({rnote})", f"{rx:.0f}x", "", f"{rx / x:.0f}x less" if x > 0 else "")
 
     # ---- scc --check over the corpus ----
     t.section("scc --check over the real corpus (wall time, process start included)")
@@ -448,21 +546,26 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
         t.add(f"pack, {name}", f"{f * 100:.1f}%", f"{human(pb)} of {human(yb)}", "",
               f"<= {T_PACK_SIZE * 100:.0f}%", status(f <= T_PACK_SIZE))
     if corpus_pack:
-        left = len(corpus) - len(corpus_ok)
+        left = len(corpus) - len(both)
         t.add(f"  corpus pack: {left} files scc rejects and {len(corpus_dups)} duplicate names left out "
               "(listed below the table)", "")
         notes.append(f"The corpus pack holds {len(corpus_packed)} of the {len(corpus_ok)} corpus files scc "
                      "accepts, leaving out "
                      + "; ".join(f"{os.path.relpath(f, o.corpus)} (its name '{n}' is also "
                                  f"{os.path.relpath(g, o.corpus)}'s)" for n, f, g in corpus_dups)
-                     + f"; and the {left} files scc rejects.")
+                     + f"; and the {left} files scc" + (" or the reference" if ref.path else "") + " rejects.")
 
-    vm_rows(t, prog, timing, corpus_scb, pack_scb, packs)
+    vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs)
 
     t.section(f"playback of one loaded program ({human(os.path.getsize(big))} scenario)")
-    pl = kv([prog["bench_vm"], "play"] + timing + [big_scb])
+    big_refs, pl = alternate(rounds, ref if big_ok else Ref(None, timing), [big],
+                             [prog["bench_vm"], "play"] + timing + [big_scb])
+    ref_ev, rtxt = ref_rate(big_refs, "play_events_s", REF_PLAY_EVENTS)
+    if big_refs:
+        t.add(f"  the reference playing it (PlaybackIterator, same run{rtxt})", fmt_rate(ref_ev, "ev/s"))
     t.add(f"counting sink ({int(pl['events'])} events)", fmt_rate(pl["count_events_s"], "ev/s"),
-          f"limit {fmt_rate(T_COUNT_EVENTS, 'ev/s')}", f"{pl['count_events_s'] / REF_PLAY_EVENTS:.0f}x ref",
+          f"limit {fmt_rate(T_COUNT_EVENTS, 'ev/s')}",
+          f"{pl['count_events_s'] / ref_ev:.0f}x ref" + ("" if big_refs else " (const)"),
           f">= {T_COUNT_EVENTS / 1e6:.0f} M ev/s", status(pl["count_events_s"] >= T_COUNT_EVENTS))
     t.add(f"JSONL to /dev/null ({human(int(pl['jsonl_bytes']))})", f"{pl['jsonl_mb_s']:.0f} MB/s",
           f"{fmt_rate(pl['jsonl_events_s'], 'ev/s')}", "", f">= {T_JSONL_MBS:.0f} MB/s",
@@ -504,8 +607,12 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
         t.add(f"PyYAML yaml.load, {name}", fmt_rate(rate, "scen/s"),
               f"scvm load+play {fmt_rate(ours, 'scen/s')}", f"{ours / rate:.0f}x faster")
     sec, nb = pyyaml_rates([big], py_runs, min_time)
-    t.add(f"PyYAML yaml.load, {human(nb)} scenario", f"{nb / sec / 1e6:.1f} MB/s",
-          f"ref (Rust) {REF_BIG_MBS} MB/s")
+    if big_refs:
+        mbs = [r["bytes"] / r["load_sec"] / 1e6 for r in big_refs]
+        rb = f"ref (Rust, same run) {statistics.median(mbs):.1f} MB/s"
+    else:
+        rb = f"ref (Rust, const, notes §10) {REF_BIG_MBS} MB/s"
+    t.add(f"PyYAML yaml.load, {human(nb)} scenario", f"{nb / sec / 1e6:.1f} MB/s", rb)
 
     print(f"scc/scvm benchmarks ({'quick' if o.quick else 'full'}) on {machine()}")
     # Other work on the machine moves absolute rates (and the server's p99)
@@ -518,17 +625,23 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     return 0
 
 
-def vm_rows(t, prog, timing, corpus_scb, pack_scb, packs):
+def vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs):
     """Load + verify + play: per file and from packs, each against the
-    reference and against its floors measured in the same bench_vm run."""
+    reference (measured in the same run with --reference, else notes §10's
+    constants) and against its floors measured in the same bench_vm run.
+    both, gen_both: (YAML, .scb) pairs of the files the reference accepts."""
     t.section("load + verify + play, in-process (scvm's libraries)")
     vm_sets = []
-    if corpus_scb:
-        vm_sets.append((f"corpus ({len(corpus_scb)} .scb)", corpus_scb))
-    vm_sets.append((f"{len(pack_scb)} small .scb files", pack_scb))
-    for name, files in vm_sets:
-        v = kv([prog["bench_vm"], "files"] + timing + files)
-        load_play_rows(t, v, f"{name}: ", T_FILE_X,
+    if both:
+        vm_sets.append((f"corpus ({len(both)} .scb{', those the reference accepts too' if ref.path else ''})", both))
+    vm_sets.append((f"{len(gen_both)} small .scb files", gen_both))
+    for name, fs in vm_sets:
+        refs, v = alternate(rounds, ref, [f for f, _ in fs], [prog["bench_vm"], "files"] + timing + [b for _, b in fs])
+        rr, rtxt = ref_rate(refs)
+        if refs:
+            t.add(f"{name}: the reference, Scenario::from_file + PlaybackIterator (same run{rtxt})",
+                  fmt_rate(rr, "scen/s"), fmt_rate(ref_rate(refs, "load_scen_s", REF_LOAD)[0], "scen/s load only"))
+        load_play_rows(t, v, f"{name}: ", T_FILE_X, ref, rr,
                        (("fresh_disk", "bc_load_file, no BcLoadCtx"),
                         ("disk", "from disk, reused BcLoadCtx"),
                         ("mem", "from memory, reused BcLoadCtx"),
@@ -541,42 +654,46 @@ def vm_rows(t, prog, timing, corpus_scb, pack_scb, packs):
                             ("zstd", "zstd decoding their frames alone (from memory)")):
             rate = v[f"{mode}_scen_s"]
             t.add(f"  floor: {label}", fmt_rate(rate, "scen/s"),
-                  f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{rate / REF_LOAD_PLAY:.1f}x")
+                  ref.label(rr), f"{rate / rr:.1f}x")
         # Distances to the floors, same run (issue 35 item 4): from memory
         # against zstd alone; from disk against reading alone and against
         # reading plus zstd (the two times added).
         x = v["zstd_scen_s"] / v["mem_scen_s"]
         t.add(f"  from memory vs the zstd floor", f"{x:.2f}x the floor's time", "", "",
               f"<= {T_FILE_FLOOR_X}x", status(x <= T_FILE_FLOOR_X))
-        both = 1 / (1 / v["read_scen_s"] + 1 / v["zstd_scen_s"])
+        rz = 1 / (1 / v["read_scen_s"] + 1 / v["zstd_scen_s"])
         t.add(f"  from disk vs the read floor / read + zstd floors",
-              f"{v['read_scen_s'] / v['disk_scen_s']:.2f}x / {both / v['disk_scen_s']:.2f}x",
-              fmt_rate(both, "scen/s read + zstd"))
+              f"{v['read_scen_s'] / v['disk_scen_s']:.2f}x / {rz / v['disk_scen_s']:.2f}x",
+              fmt_rate(rz, "scen/s read + zstd"))
     for name, pk, ys in packs:
-        pack_rows(t, prog["bench_vm"], timing, name, pk)
+        pack_rows(t, prog["bench_vm"], timing, name, pk, ref, rounds, ys)
 
 
-def load_play_rows(t, v, prefix, target, modes):
+def load_play_rows(t, v, prefix, target, ref, rr, modes):
     """One row per (mode, label) of bench_vm's output v: scenarios/s
-    against the reference loader, which must be target times slower."""
+    against the reference loader's rr, which must be target times slower."""
     for mode, label in modes:
         rate = v[f"{mode}_scen_s"]
-        x = rate / REF_LOAD_PLAY
+        x = rate / rr
         t.add(f"{prefix}{label}", fmt_rate(rate, "scen/s"),
-              f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{x:.1f}x",
+              ref.label(rr), f"{x:.1f}x",
               f">= {target:.0f}x", status(x >= target))
 
 
-def pack_rows(t, bench_vm, timing, name, pk):
+def pack_rows(t, bench_vm, timing, name, pk, ref, rounds, ys):
     """A whole pack per pass: read, pack_load (container, hashes, every
     frame decompressed, every entry through the bytecode verifier, all up
     front as the pack API does), then every scenario played."""
-    v = kv([bench_vm, "pack"] + timing + [pk])
-    load_play_rows(t, v, f"pack, {name}: ", T_PACK_X,
+    ys = ref.accepts(ys)[0]
+    refs, v = alternate(rounds, ref, ys, [bench_vm, "pack"] + timing + [pk])
+    rr, rtxt = ref_rate(refs)
+    if refs:
+        t.add(f"pack, {name}: the reference on its {len(ys)} source files (same run{rtxt})", fmt_rate(rr, "scen/s"))
+    load_play_rows(t, v, f"pack, {name}: ", T_PACK_X, ref, rr,
                    (("disk", "read + pack_load + play all"),
                     ("mem", "from memory: pack_load + play all"),
                     ("lazy", "from memory, lazy: pack_load + (verify at first use + play) all")))
-    load_play_rows(t, v, f"pack, {name}: ", T_PACK_JSONL_X,
+    load_play_rows(t, v, f"pack, {name}: ", T_PACK_JSONL_X, ref, rr,
                    (("jsonl", "from memory, JSONL to /dev/null"),
                     ("lazyjsonl", "from memory, lazy, JSONL to /dev/null")))
     t.add(f"  events/s (from memory) / pack_load only / play only",
@@ -587,7 +704,7 @@ def pack_rows(t, bench_vm, timing, name, pk):
           fmt_rate(v["index_scen_s"], "scen/s"), f"{v['index_sec'] * 1e3:.2f} ms per pack")
     rate = v["zstd_scen_s"]
     t.add(f"  floor: zstd decoding the pack's frames alone (entries/s)", fmt_rate(rate, "scen/s"),
-          f"ref {fmt_rate(REF_LOAD_PLAY, 'scen/s')}", f"{rate / REF_LOAD_PLAY:.1f}x")
+          ref.label(rr), f"{rate / rr:.1f}x")
     for mode, label in (("mem", "pack_load + play all"), ("lazy", "lazy pack_load + play all")):
         x = rate / v[f"{mode}_scen_s"]
         t.add(f"  from memory: {label} vs the zstd floor", f"{x:.2f}x the floor's time", "", "",
