@@ -69,6 +69,8 @@ expect(p.returncode == 1 and rj.get('judge') == 'live', '--live with OPENAI_BASE
 p = scvm('scenario', 'matrix', 'greeter.matrix.yaml', '--dry-run', '--parallel', '2')
 expect(p.returncode == 0 and p.stdout.count('Greetings@') + p.stderr.count('Greetings@') >= 4,
        'the matrix dry run lists its 4 scenarios: %d %r %r' % (p.returncode, p.stdout[-600:], p.stderr[-300:]))
+expect('PASS' not in p.stderr and p.stderr.count('SCENARIO STATUS: \u23ed\ufe0f SKIP (--dry-run: not run)') == 4,
+       'a dry run says no scenario passed: it ran none: %r' % p.stderr[-600:])
 
 # bad input
 p = scvm('scenario', 'run', 'env.scenario.yaml', '--env-file', 'missing.env', *NOAGENT)

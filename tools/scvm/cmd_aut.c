@@ -86,8 +86,11 @@ static void eliza_status(Reports *r)
     const char *st = any_pass ? (r->eliza_erred ? "FAIL" : r->eliza_any ? "PASS"
                                  : r->eliza_unjudged && !r->eliza_failed ? "SKIP" : "FAIL")
                               : (r->eliza_failed ? "FAIL" : r->eliza_unjudged ? "SKIP" : "PASS");
+    if (r->o->dry_run)
+        st = "DRY";         /* nothing was run, so nothing passed */
     if (r->eliza_scenario)
-        fprintf(stderr, "SCENARIO STATUS: %s\n", !strcmp(st, "PASS") ? "\u2705 PASS"
+        fprintf(stderr, "SCENARIO STATUS: %s\n", !strcmp(st, "DRY") ? "\u23ed\ufe0f SKIP (--dry-run: not run)"
+                                                 : !strcmp(st, "PASS") ? "\u2705 PASS"
                                                  : !strcmp(st, "SKIP") ? "\u23ed\ufe0f SKIP (not judged)" : "\u274c FAIL");
     r->eliza_scenario = NULL;
     r->eliza_failed = r->eliza_erred = r->eliza_any = r->eliza_unjudged = false;
