@@ -263,39 +263,11 @@ static bool scan_quoted(Fast *F, int pin)
     const char *q = F->p + 1, *end = F->end;
     F->blen = 0;
     size_t keep = 0;   /* F->buf's length without the spaces that end a line */
-    if (*F->p == '\'') {
-        for (;;) {
-            const char *s = q;
-            while (q < end && *q != '\'' && *q != '\n') {
-                if (*q != ' ')
-                    keep = F->blen + (size_t)(q - s) + 1;
-                q++;
-            }
-            if (q == end || !buf_add(F, s, (size_t)(q - s)))
-                return false;
-            if (*q == '\n') {
-                F->blen = keep;
-                F->p = q;
-                if (!fold_breaks(F, pin, false))
-                    return false;
-                q = F->p;
-                keep = F->blen;
-                continue;
-            }
-            if (q + 1 < end && q[1] == '\'') {
-                if (!buf_add(F, "'", 1))
-                    return false;
-                keep = F->blen;
-                q += 2;
-                continue;
-            }
-            F->p = q + 1;
-            return true;
-        }
-    }
+    const char quote = *F->p;
+    const bool dq = quote == '"';   /* double-quoted: backslash escapes; single: '' */
     for (;;) {
         const char *s = q;
-        while (q < end && *q != '"' && *q != '\\' && *q != '\n') {
+        while (q < end && *q != quote && !(dq && *q == '\\') && *q != '\n') {
             if (*q != ' ')
                 keep = F->blen + (size_t)(q - s) + 1;
             q++;
@@ -311,7 +283,14 @@ static bool scan_quoted(Fast *F, int pin)
             keep = F->blen;
             continue;
         }
-        if (*q == '"') {
+        if (!dq && q + 1 < end && q[1] == '\'') {
+            if (!buf_add(F, "'", 1))
+                return false;
+            keep = F->blen;
+            q += 2;
+            continue;
+        }
+        if (*q == quote) {
             F->p = q + 1;
             return true;
         }
