@@ -882,16 +882,21 @@ bool yaml_parse(const char *src, size_t len, const char *file, Arena *arena,
     return yaml_parse_with(src, len, file, arena, diags, doc, yaml_default_reader);
 }
 
+static void parser_init(Parser *p, const char *src, size_t len, const char *file, Arena *arena, Diags *diags)
+{
+    memset(p, 0, sizeof *p);
+    p->file = file;
+    p->src = src;
+    p->len = len;
+    p->arena = arena;
+    p->diags = diags;
+}
+
 bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena,
                      Diags *diags, YDoc *doc, YamlReader how)
 {
     Parser p;
-    memset(&p, 0, sizeof p);
-    p.file = file;
-    p.src = src;
-    p.len = len;
-    p.arena = arena;
-    p.diags = diags;
+    parser_init(&p, src, len, file, arena, diags);
     doc->root = NULL;
     doc->file = file;
     doc->src = src;
@@ -919,12 +924,7 @@ bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena
             parser_fini(&p);
             if (how == YAML_READ_FAST)
                 return false;
-            memset(&p, 0, sizeof p);
-            p.file = file;
-            p.src = src;
-            p.len = len;
-            p.arena = arena;
-            p.diags = diags;
+            parser_init(&p, src, len, file, arena, diags);
         }
     }
     /* The fast reader checks the encoding on its own; it declines what

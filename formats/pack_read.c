@@ -558,14 +558,20 @@ static PackErrCode load_entries(Ld *ld)
     return PACK_ERR_OK;
 }
 
+/* A loader reporting into err: cleared, no entry named yet. */
+static void ld_init(Ld *ld, PackError *err)
+{
+    memset(ld, 0, sizeof *ld);
+    ld->err = err;
+    memset(err, 0, sizeof *err);
+    err->entry = -1;
+}
+
 PackErrCode pack_entry_load(const Pack *pk, uint32_t i, const BcProgram **out, PackError *err)
 {
     PackError scratch;
     Ld ld;
-    memset(&ld, 0, sizeof ld);
-    ld.err = err ? err : &scratch;
-    memset(ld.err, 0, sizeof *ld.err);
-    ld.err->entry = -1;
+    ld_init(&ld, err ? err : &scratch);
     if (out)
         *out = NULL;
     if (i >= pk->n_entries)
@@ -610,10 +616,7 @@ PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, P
 {
     PackError scratch;
     Ld ld;
-    memset(&ld, 0, sizeof ld);
-    ld.err = err ? err : &scratch;
-    memset(ld.err, 0, sizeof *ld.err);
-    ld.err->entry = -1;
+    ld_init(&ld, err ? err : &scratch);
     *out = NULL;
     const unsigned char *d = data;
     uint64_t max = opts && opts->max_content ? opts->max_content : PACK_MAX_CONTENT;

@@ -484,6 +484,23 @@ static const char *eliza_type(const char *t)
 
 /* The trajectory of a step's turns as ElizaOS rebuilds it: per turn, the
 ** user's message, the agent's actions, the agent's message. */
+/* {type: observation, timestamp, content: "WHO message: TEXT"}, as
+** ElizaOS's trajectory writes a turn's input and answer. */
+static void observation(cJSON *to, const char *ts, const char *who, const char *text)
+{
+    size_t n = strlen(who) + strlen(text) + 16;
+    char *msg = sc_malloc(n);
+    if (!msg)
+        return;
+    snprintf(msg, n, "%s message: %s", who, text);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "observation");
+    cJSON_AddStringToObject(o, "timestamp", ts);
+    cJSON_AddStringToObject(o, "content", msg);
+    cJSON_AddItemToArray(to, o);
+    sc_free(msg);
+}
+
 static void trajectory_of(cJSON *to, const char *turns_json, const char *ts)
 {
     cJSON *turns = turns_json ? cJSON_Parse(turns_json) : NULL;
@@ -491,19 +508,9 @@ static void trajectory_of(cJSON *to, const char *turns_json, const char *ts)
     cJSON_ArrayForEach(tn, turns) {
         const char *in = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "input"));
         const char *out = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(tn, "output"));
-        char *msg;
         cJSON *o;
         if (in) {
-            size_t n = strlen(in) + 16;
-            if ((msg = sc_malloc(n)) != NULL) {
-                snprintf(msg, n, "User message: %s", in);
-                o = cJSON_CreateObject();
-                cJSON_AddStringToObject(o, "type", "observation");
-                cJSON_AddStringToObject(o, "timestamp", ts);
-                cJSON_AddStringToObject(o, "content", msg);
-                cJSON_AddItemToArray(to, o);
-                sc_free(msg);
-            }
+            observation(to, ts, "User", in);
         }
         const cJSON *tc;
         cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(tn, "tool_calls")) {
@@ -519,16 +526,7 @@ static void trajectory_of(cJSON *to, const char *turns_json, const char *ts)
             cJSON_AddItemToArray(to, o);
         }
         if (out && *out) {
-            size_t n = strlen(out) + 16;
-            if ((msg = sc_malloc(n)) != NULL) {
-                snprintf(msg, n, "Agent message: %s", out);
-                o = cJSON_CreateObject();
-                cJSON_AddStringToObject(o, "type", "observation");
-                cJSON_AddStringToObject(o, "timestamp", ts);
-                cJSON_AddStringToObject(o, "content", msg);
-                cJSON_AddItemToArray(to, o);
-                sc_free(msg);
-            }
+            observation(to, ts, "Agent", out);
         }
     }
     cJSON_Delete(turns);
