@@ -84,6 +84,16 @@ static void send_msg(Lsp *l, Buf *b)
     buf_fini(b);
 }
 
+/* {"jsonrpc":"2.0","method":METHOD,"params":{ -- the caller adds the
+** params, closes both objects and sends it. */
+static void notification(JsonW *w, Buf *b, const char *method)
+{
+    jw_new_obj(w, b);
+    jw_kcstr(w, "jsonrpc", "2.0");
+    jw_kcstr(w, "method", method);
+    jw_kobj(w, "params");
+}
+
 /* A message the server ignored, and why: window/logMessage, type Warning
 ** (the editor shows it in its log of the server: Neovim's lsp.log, VS
 ** Code's output panel). */
@@ -97,10 +107,7 @@ static void warn_(Lsp *l, const char *fmt, ...)
     va_end(ap);
     Buf b;
     JsonW w;
-    jw_new_obj(&w, &b);
-    jw_kcstr(&w, "jsonrpc", "2.0");
-    jw_kcstr(&w, "method", "window/logMessage");
-    jw_kobj(&w, "params");
+    notification(&w, &b, "window/logMessage");
     jw_ki64(&w, "type", 2);
     jw_kcstr(&w, "message", msg);
     jw_end(&w);
@@ -340,10 +347,7 @@ static void publish(Lsp *l, const Doc *d, const Diags *dg, const char *name)
 {
     Buf b;
     JsonW w;
-    jw_new_obj(&w, &b);
-    jw_kcstr(&w, "jsonrpc", "2.0");
-    jw_kcstr(&w, "method", "textDocument/publishDiagnostics");
-    jw_kobj(&w, "params");
+    notification(&w, &b, "textDocument/publishDiagnostics");
     jw_kcstr(&w, "uri", d->uri);
     jw_karr(&w, "diagnostics");
     for (size_t i = 0; dg && i < dg->n; i++) {
