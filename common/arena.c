@@ -25,6 +25,7 @@ typedef struct Block {
 
 struct Arena {
     Block *head;
+    Block *spare;               /* blocks kept by arena_reset, for room() */
     size_t footprint;
     size_t next_size;
 };
@@ -42,15 +43,31 @@ Arena *arena_new(void)
     return a;
 }
 
+static void free_blocks(Block *b)
+{
+    for (Block *next; b; b = next) {
+        next = b->next;
+        sc_free(b);
+    }
+}
+
 void arena_free(Arena *a)
 {
     if (!a)
         return;
-    for (Block *b = a->head, *next; b; b = next) {
-        next = b->next;
-        sc_free(b);
-    }
+    free_blocks(a->head);
+    free_blocks(a->spare);
     sc_free(a);
+}
+
+void arena_reset(Arena *a)
+{
+    while (a->head) {
+        Block *b = a->head;
+        a->head = b->next;
+        b->next = a->spare;
+        a->spare = b;
+    }
 }
 
 /* The head block, or a new one when n bytes do not fit between used
@@ -63,19 +80,24 @@ static Block *room(Arena *a, size_t n, size_t align)
         if (lo <= b->top && b->top - lo >= n)
             return b;
     }
-    size_t size = a->next_size;
-    if (size < n)
-        size = n;
-    b = sc_malloc(sizeof *b + size);
-    if (!b)
-        return NULL;
-    b->size = b->top = size;
+    if (a->spare && a->spare->size >= n) {   /* a block arena_reset kept */
+        b = a->spare;
+        a->spare = b->next;
+    } else {
+        size_t size = a->next_size;
+        if (size < n)
+            size = n;
+        if (!(b = sc_malloc(sizeof *b + size)))
+            return NULL;
+        b->size = size;
+        a->footprint += sizeof *b + size;
+        if (a->next_size < ARENA_MAX_BLOCK)
+            a->next_size *= 2;
+    }
+    b->top = b->size;
     b->used = 0;
     b->next = a->head;
     a->head = b;
-    a->footprint += sizeof *b + size;
-    if (a->next_size < ARENA_MAX_BLOCK)
-        a->next_size *= 2;
     return b;
 }
 
@@ -114,6 +136,15 @@ char *arena_strndup(Arena *a, const char *s, size_t n)
 char *arena_strdup(Arena *a, const char *s)
 {
     return arena_strndup(a, s, strlen(s));
+}
+
+bool arena_unalloc(Arena *a, const void *p, size_t n)
+{
+    Block *b = a->head;
+    if (!b || !p || (const unsigned char *)p + n != b->data + b->used)
+        return false;
+    b->used -= n;
+    return true;
 }
 
 size_t arena_footprint(const Arena *a)

@@ -6,6 +6,7 @@
 #ifndef SC_ARENA_H
 #define SC_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct Arena Arena;
@@ -22,6 +23,17 @@ void *arena_alloc_aligned(Arena *a, size_t n, size_t align);
 /* Copies n bytes and appends a NUL. */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
+
+/* Empties the arena and keeps its blocks for what is allocated next:
+** for a caller that fills and empties one arena again and again (pack
+** loads), without giving the memory back to the system and faulting it in
+** again each time.  Everything allocated from it is gone. */
+void arena_reset(Arena *a);
+
+/* Gives back p, n bytes from arena_alloc_aligned, when it is the last
+** allocation of the newest block (a loader that failed after allocating);
+** otherwise does nothing.  Returns whether it did. */
+bool arena_unalloc(Arena *a, const void *p, size_t n);
 
 /* Bytes obtained from the system so far (for the memory benchmark). */
 size_t arena_footprint(const Arena *a);

@@ -29,6 +29,11 @@ bool utf8_valid(const unsigned char *s, size_t n, size_t *bad)
     return false;
 }
 
+bool utf8_valid_nonul_slow(const unsigned char *s, size_t n)
+{
+    return !memchr(s, 0, n) && utf8_valid(s, n, NULL);
+}
+
 size_t utf8_scrub(const char *in, size_t n, char *out, size_t cap)
 {
     static const char fffd[] = "\xef\xbf\xbd";

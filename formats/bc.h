@@ -163,11 +163,18 @@ typedef struct BcProgram {
     BcMeta meta;
     size_t file_size, content_size;   /* file_size: 0 from bc_load_payload */
     uint64_t checksum;                /* the header's; 0 from bc_load_payload */
-    void *mem_;                       /* private */
+    void *mem_;                       /* private: the block to free, or NULL */
+    struct Arena *arena_;             /* private: BcLoadOpts.arena */
+    size_t arena_n_;                  /* private: the bytes taken from it */
 } BcProgram;
 
 typedef struct BcLoadOpts {
     uint64_t max_content;   /* 0 = BC_MAX_CONTENT; a larger value counts as it */
+    /* When set, the program's one block comes from this arena and lives
+    ** until the arena is freed; bc_free gives it back only if it is still
+    ** the arena's last allocation.  A pack keeps its programs in one, not
+    ** one heap block each (pack_read.c). */
+    struct Arena *arena;
 } BcLoadOpts;
 
 /* Checks the container, decompresses, verifies every section and op.

@@ -27,6 +27,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "common/arena.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
@@ -44,6 +45,8 @@ typedef struct Loader {
     BcProgram *p;
     const unsigned char *sec[BC_SEC_META + 1], *sec_end[BC_SEC_META + 1];
     unsigned char *str_copy;    /* the program's copy of the strings (layout) */
+    Arena *arena;               /* BcLoadOpts.arena, or NULL */
+    size_t arena_n;             /* bytes layout took from it */
 } Loader;
 
 static BcErrCode fail(Loader *ld, BcErrCode code, const char *fmt, ...)
@@ -494,10 +497,14 @@ static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
 
 bool bc_text_ok(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+    unsigned acc = 0;   /* the decoder only for text that is not all ASCII */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
             return false;
-    return utf8_valid((const unsigned char *)s, n, &(size_t){ 0 });
+        acc |= c;
+    }
+    return acc < 0x80 || utf8_valid((const unsigned char *)s, n, NULL);
 }
 
 bool bc_component_ok(const char *s, size_t n)
@@ -654,24 +661,26 @@ static BcErrCode layout(Loader *ld, unsigned char **mem, uint32_t n_str, uint32_
     size_t o_val = o_str + ALIGN8((size_t)n_str * sizeof(BcStr));
     size_t o_ins = o_val + ALIGN8((size_t)n_val * sizeof(unsigned char *));
     size_t total = o_ins + (size_t)n_insn * sizeof(BcInsn);
-    /* The copies first, then grown to the tables: allocating the final
-    ** size at once made glibc trim the heap's top at every pack_free and
-    ** fault it back in at the next pack_load (bench_vm pack: 30,900 page
-    ** faults against 2,150, and a third slower), though it runs fewer
-    ** instructions. */
-    unsigned char *m = sc_malloc(o_str);
+    /* From the heap: the copies first, then grown to the tables:
+    ** allocating the final size at once made glibc trim the heap's top at
+    ** every pack_free and fault it back in at the next pack_load (bench_vm
+    ** pack: 30,900 page faults against 2,150, and a third slower), though
+    ** it runs fewer instructions.  From an arena: at once. */
+    unsigned char *m = ld->arena ? arena_alloc(ld->arena, total) : sc_malloc(o_str);
     if (m) {
         if (n_s > 1)
             memcpy(m + head, s + 1, n_s - 1);
         if (n_v)
             memcpy(m + o_vb, v, n_v);
     }
-    unsigned char *g = m ? sc_realloc(m, total) : NULL;
+    unsigned char *g = m && !ld->arena ? sc_realloc(m, total) : m;
     if (!g) {
-        sc_free(m);
+        if (!ld->arena)
+            sc_free(m);
         return fail(ld, BC_ERR_NOMEM, "out of memory (%zu bytes for the program)", total);
     }
     m = g;
+    ld->arena_n = ld->arena ? total : 0;
     ld->str_copy = m + head;
     ld->sec[BC_SEC_VALUES] = m + o_vb;
     ld->sec_end[BC_SEC_VALUES] = m + o_vb + n_v;
@@ -794,14 +803,16 @@ static BcErrCode verify_payload(Loader *ld, const unsigned char *src, size_t con
     p->n_insn = n_insn;
     p->val_end = ld->sec_end[BC_SEC_VALUES];
     p->content_size = content;
-    p->mem_ = mem;
+    p->mem_ = ld->arena ? NULL : mem;
+    p->arena_ = ld->arena;
+    p->arena_n_ = ld->arena_n;
     if ((e = verify_strings(ld, (BcStr *)p->str, n_str)) ||
         (e = verify_values(ld, (const unsigned char **)p->val, n_val, n_str)) ||
         (e = verify_code(ld, (BcInsn *)p->insn, n_insn, n_str, n_val, minor)) ||
         (e = verify_lines(ld, (BcInsn *)p->insn, n_insn)) ||
         (e = verify_meta(ld, p)) ||
         (e = verify_operands(ld, p))) {
-        sc_free(mem);
+        bc_free(p);
         return e;
     }
     *out = p;
@@ -836,6 +847,7 @@ BcErrCode bc_load_with(BcLoadCtx *c, const void *data, size_t size, const BcLoad
     }
     e = decompress(&ld, c ? c->dc : NULL, (flags & BC_FLAG_DICT) != 0, pl, content,
                    d + BC_HEADER_SIZE, frame);
+    ld.arena = opts ? opts->arena : NULL;
     if (!e)
         e = verify_payload(&ld, pl, content, rd_u16le(d + 8), rd_u16le(d + 10), flags, out);
     if (owned)
@@ -859,6 +871,7 @@ BcErrCode bc_load_payload(const void *payload, size_t n, uint16_t major, uint16_
     if ((e = check_version(&ld, major, minor, flags)) ||
         (e = check_content(&ld, n, max_content(opts))))
         return e;
+    ld.arena = opts ? opts->arena : NULL;
     return verify_payload(&ld, payload, n, major, minor, flags, out);
 }
 
@@ -953,6 +966,8 @@ BcErrCode bc_load_file_with(BcLoadCtx *c, const char *path, const BcLoadOpts *op
 
 void bc_free(BcProgram *p)
 {
-    if (p)
+    if (p && p->arena_)
+        arena_unalloc(p->arena_, p, p->arena_n_);
+    else if (p)
         sc_free(p->mem_);
 }

@@ -23,6 +23,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/sc_alloc.h"
 #include "bc_zstd.h"
@@ -38,8 +39,7 @@ typedef struct Mem {
     PackEntry *entries;
     const char **tags;
     PackFile *files;
-    BcProgram **progs;
-    uint32_t n_progs;
+    Arena *arena;       /* the verified programs (BcLoadOpts.arena) */
 } Mem;
 
 typedef struct Ld {
@@ -283,11 +283,10 @@ static bool rd_str(Ld *ld, bool fill, const char **out, uint32_t *len)
 {
     uint64_t n;
     const unsigned char *s;
-    size_t bad;
     if (!rd_varint(ld, &n) || n > UINT32_MAX || !rd_fixed(ld, (size_t)n, &s))
         return false;
     /* The count pass checked these very bytes; the fill pass reads them again. */
-    if (!fill && (memchr(s, 0, (size_t)n) || !utf8_valid(s, (size_t)n, &bad)))
+    if (!fill && !utf8_valid_nonul(s, (size_t)n))
         return false;
     if (fill) {
         memcpy(ld->s_next, s, (size_t)n);
@@ -431,10 +430,7 @@ static PackErrCode parse_index(Ld *ld, size_t content)
     m->entries = sc_calloc((size_t)ne, sizeof *m->entries);
     m->tags = sc_calloc(ld->total_tags ? ld->total_tags : 1, sizeof *m->tags);
     m->files = sc_calloc(ld->total_files ? ld->total_files : 1, sizeof *m->files);
-    m->progs = sc_calloc((size_t)ne, sizeof *m->progs);
-    m->n_progs = (uint32_t)ne;
-    if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !m->strs || !m->entries || !m->tags || !m->files ||
-        !m->progs)
+    if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !m->strs || !m->entries || !m->tags || !m->files)
         return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (index tables)");
     ld->p = blobs_at;
     size_t off = index_size;
@@ -515,6 +511,14 @@ static PackErrCode check_meta(Ld *ld, uint32_t i, const PackEntry *e, const BcPr
     return PACK_ERR_OK;
 }
 
+/* The verified programs' arena, kept from one pack to the next as the
+** zstd context is: freeing a 2 MB arena at every pack_free let glibc
+** give its blocks back to the system and fault them in again at the next
+** pack_load (bench_vm pack, 1,000 entries: half the speed).  Only an
+** arena of at most SPARE_ARENA_MAX bytes is kept. */
+static BcSpare spare_arena = BC_SPARE_INIT;
+enum { SPARE_ARENA_MAX = 8 << 20 };
+
 /* Entry i's payload through the bytecode verifier, straight from the
 ** content (bc_load_payload), then its metadata against the index; on
 ** success the entry holds the program.  The payload is the one the index
@@ -525,7 +529,10 @@ static PackErrCode verify_entry(Ld *ld, Mem *m, uint32_t i)
     BcError be;
     memset(&be, 0, sizeof be);
     BcProgram *p = NULL;
-    BcErrCode c = bc_load_payload(e->code, e->code_size, e->scb_major, e->scb_minor, e->scb_flags, NULL, &p, &be);
+    if (!m->arena && !(m->arena = bc_spare_take(&spare_arena)) && !(m->arena = arena_new()))
+        return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
+    BcLoadOpts o = { .arena = m->arena };
+    BcErrCode c = bc_load_payload(e->code, e->code_size, e->scb_major, e->scb_minor, e->scb_flags, &o, &p, &be);
     if (c == BC_ERR_NOMEM)
         return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
     if (c != BC_ERR_OK) {
@@ -535,10 +542,9 @@ static PackErrCode verify_entry(Ld *ld, Mem *m, uint32_t i)
     }
     PackErrCode pe = check_meta(ld, i, e, p);
     if (pe) {
-        bc_free(p);
+        bc_free(p);   /* the arena's last allocation: given back */
         return pe;
     }
-    m->progs[i] = p;
     e->prog = p;
     return PACK_ERR_OK;
 }
@@ -601,9 +607,11 @@ static void mem_free(Mem *m)
 {
     if (!m)
         return;
-    for (uint32_t i = 0; m->progs && i < m->n_progs; i++)
-        bc_free(m->progs[i]);
-    sc_free(m->progs);
+    if (m->arena && arena_footprint(m->arena) <= SPARE_ARENA_MAX) {   /* every verified program */
+        arena_reset(m->arena);
+        m->arena = bc_spare_keep(&spare_arena, m->arena);
+    }
+    arena_free(m->arena);
     sc_free(m->content);
     sc_free(m->strs);
     sc_free(m->entries);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "common/arena.h"
 #include "common/base64.h"
 #include "common/sha256.h"
 #include "common/textdiff.h"
@@ -115,7 +116,16 @@ static void test_utf8(void)
             fprintf(stderr, "utf8 case %zu: ok=%d bad=%zu\n", i, ok, bad);
             failures++;
         }
+        /* the same judgement with no NUL in the text */
+        CHECK(utf8_valid_nonul((const unsigned char *)cases[i].s, cases[i].n) == cases[i].ok);
     }
+    /* a NUL anywhere, in the eight-byte words or the tail, in ASCII or not */
+    static const char *const nul[] = { "abcdefgh\0jklmnopq", "abcdefghijklmno\0q", "\0", "caf\xc3\xa9\0" };
+    static const size_t nul_n[] = { 18, 18, 1, 6 };
+    for (size_t i = 0; i < sizeof nul / sizeof *nul; i++)
+        CHECK(!utf8_valid_nonul((const unsigned char *)nul[i], nul_n[i]) &&
+              utf8_valid((const unsigned char *)nul[i], nul_n[i], NULL));
+    CHECK(utf8_valid_nonul((const unsigned char *)"", 0));
     uint32_t cp = 0;
     CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 3, &cp) == 3 && cp == 0x20ac);
     CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 2, &cp) == 0);
@@ -124,6 +134,28 @@ static void test_utf8(void)
 
 /* The edit distance decodes with utf8_char: a character is one symbol, a
 ** byte that starts none is a symbol of its own (an overlong pair is two). */
+/* A pack's programs live in one arena that is reset between packs and
+** gives back a failed load's block (arena_reset, arena_unalloc). */
+static void test_arena(void)
+{
+    Arena *a = arena_new();
+    CHECK(a != NULL);
+    void *first[40];
+    for (int i = 0; i < 40; i++)   /* several blocks: 16 KiB, 32 KiB, ... */
+        CHECK((first[i] = arena_alloc(a, 3000)) != NULL);
+    size_t fp = arena_footprint(a);
+    arena_reset(a);
+    for (int i = 0; i < 40; i++)   /* the same blocks again, in the same order */
+        CHECK(arena_alloc(a, 3000) == first[i]);
+    CHECK(arena_footprint(a) == fp);
+    void *p = arena_alloc(a, 100), *q = arena_alloc(a, 200);
+    CHECK(!arena_unalloc(a, p, 100));   /* not the last */
+    CHECK(arena_unalloc(a, q, 200));
+    CHECK(arena_alloc(a, 200) == q);    /* its bytes taken again */
+    CHECK(!arena_unalloc(a, q, 100));   /* not its whole size */
+    arena_free(a);
+}
+
 static void test_levenshtein(void)
 {
     CHECK(text_levenshtein("kitten", 6, "sitting", 7) == 3);
@@ -508,6 +540,7 @@ int main(void)
     test_base64();
     test_textdiff();
     test_utf8();
+    test_arena();
     test_levenshtein();
     test_strdup();
     test_grow();
