@@ -497,8 +497,18 @@ static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
 
 bool bc_text_ok(const char *s, size_t n)
 {
+    /* Printable ASCII eight bytes at a time (names, tags and paths are):
+    ** no byte >= 0x80, none below 0x20, none equal to 0x7f. */
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    size_t i = 0;
+    for (uint64_t w, x; n - i >= 8; i += 8) {
+        memcpy(&w, s + i, 8);
+        x = w ^ (0x7f * ones);
+        if ((w & high) || ((w - 0x20 * ones) & ~w & high) || ((x - ones) & ~x & high))
+            break;
+    }
     unsigned acc = 0;   /* the decoder only for text that is not all ASCII */
-    for (size_t i = 0; i < n; i++) {
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f)
             return false;
@@ -545,7 +555,7 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
     ** file name (scvm extract: <stem>@VARIANT.scb): checked here, once, for
     ** every program that loads, packed or not. */
     const BcStr *name = &prog->str[m->name];
-    if (!bc_text_ok(name->s, name->len) || strlen(name->s) != name->len)
+    if (!bc_text_ok(name->s, name->len))   /* no NUL either: below 0x20 */
         return fail(ld, BC_ERR_META, "the scenario's name has a NUL or control byte");
     const unsigned char *e = v.p;
     for (uint32_t i = 0; i < v.n; i++) {
@@ -554,7 +564,7 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
         if (el.tag != BC_V_STR)
             return fail(ld, BC_ERR_META, "tags (value %u): element %u is not a string", m->tags, i);
         const BcStr *t = &prog->str[el.n];
-        if (!bc_text_ok(t->s, t->len) || strlen(t->s) != t->len)
+        if (!bc_text_ok(t->s, t->len))
             return fail(ld, BC_ERR_META, "tag %u has a NUL or control byte", i);
         if (t->len >= 8 && memcmp(t->s, "variant:", 8) == 0) {
             const char *vn = t->s + 8;

@@ -590,6 +590,29 @@ static void test_strings_loaded(void)
     check_strings("utf-8 section", mixed, mixed_len, 6);
 }
 
+/* bc_text_ok (names, tags, paths): printable text, checked eight bytes at
+** a time; each forbidden byte is tried at every position of a 19-byte
+** string (in the first word, the second, the tail), and the decoder still
+** judges what is not ASCII. */
+static void test_text_ok(void)
+{
+    char s[19];
+    memset(s, 'a', sizeof s);
+    CHECK(bc_text_ok(s, sizeof s) && bc_text_ok(s, 0) && bc_text_ok("~ !", 3));
+    static const unsigned char bad[] = { 0x00, 0x01, 0x09, 0x0a, 0x1f, 0x7f, 0x80, 0xff };
+    for (size_t b = 0; b < sizeof bad; b++)
+        for (size_t at = 0; at < sizeof s; at++) {
+            s[at] = (char)bad[b];
+            if (bc_text_ok(s, sizeof s))
+                CHECKF(false, "byte 0x%02x at %zu accepted", bad[b], at);
+            s[at] = 'a';
+        }
+    CHECK(bc_text_ok("caf\xc3\xa9 au lait, \xe2\x82\xac" "5", 19));
+    CHECK(!bc_text_ok("caf\xc3\xa9 au lait\x01", 14));   /* a control byte after non-ASCII */
+    CHECK(!bc_text_ok("abcdefgh\xc3(", 10));              /* not UTF-8 */
+    CHECK(!bc_text_ok("abcdefgh\xed\xa0\x80", 11));      /* a surrogate */
+}
+
 /* The agent-check language of EVAL and the kinds of CASE
 ** (formats/agentcheck.h): built with the builder, unverified, then loaded. */
 typedef struct Kv {
@@ -696,6 +719,7 @@ int main(void)
     test_operands();
     test_agent_checks();
     test_strings_loaded();
+    test_text_ok();
     test_io_nomem();
     return tf_result("t_bad");
 }
