@@ -18,7 +18,7 @@ void buf_fini(Buf *b)
 
 void buf_reset(Buf *b) { b->len = 0; }
 
-bool buf_reserve(Buf *b, size_t extra)
+bool buf_reserve_long(Buf *b, size_t extra)
 {
     if (b->oom)
         return false;

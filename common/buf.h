@@ -17,7 +17,15 @@ typedef struct Buf {
 void buf_init(Buf *b);
 void buf_fini(Buf *b);
 void buf_reset(Buf *b);                       /* len = 0, keeps storage */
-bool buf_reserve(Buf *b, size_t extra);
+bool buf_reserve_long(Buf *b, size_t extra);
+/* Room for extra more bytes; false (and oom set) when out of memory.  The
+** check inline, as buf_put's: writers of JSON reserve before every piece. */
+static inline bool buf_reserve(Buf *b, size_t extra)
+{
+    if (extra <= b->cap - b->len && !b->oom)
+        return true;
+    return buf_reserve_long(b, extra);
+}
 void buf_put_long(Buf *b, const void *p, size_t n);
 void buf_putc_long(Buf *b, int c);
 /* Appends; when there is room (the common case) inline, else through the
