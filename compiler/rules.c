@@ -265,10 +265,8 @@ static const struct { const char *s; size_t n; } payload_keys[] = {
 ** of compiling a small scenario). */
 static bool is_payload_key(const YNode *k)
 {
-    if (k->kind != YN_SCALAR)
-        return false;
     for (size_t i = 0; i < sizeof payload_keys / sizeof *payload_keys; i++)
-        if (k->n == payload_keys[i].n && memcmp(k->u.s, payload_keys[i].s, k->n) == 0)
+        if (ytext_is(k, payload_keys[i].s, payload_keys[i].n))
             return true;
     return false;
 }

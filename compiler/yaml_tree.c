@@ -971,8 +971,7 @@ YNode *ymap_getn(const YNode *map, const char *key, size_t len)
     if (!map || map->kind != YN_MAP)
         return NULL;
     for (uint32_t i = 0; i < map->n; i++) {
-        const YNode *k = &map->u.pairs[i].key;
-        if (k->kind == YN_SCALAR && k->n == len && memcmp(k->u.s, key, len) == 0)
+        if (ytext_is(&map->u.pairs[i].key, key, len))
             return (YNode *)&map->u.pairs[i].val;
     }
     return NULL;
