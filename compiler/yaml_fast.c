@@ -73,12 +73,26 @@ static bool blankz(const Fast *F, const char *q)
     return q >= F->end || *q == ' ' || *q == '\n';
 }
 
+enum { HIGH_BITS = 0x8080808080808080u };
+
 /* 1-based column of q on the cursor's line, in characters as libyaml
-** counts them. */
+** counts them: the bytes before q, unless one of them is not ASCII (the
+** test 8 bytes a step: counting a byte a step, this was 6% of compiling
+** the corpus files, callgrind). */
 static uint32_t col_of(const Fast *F, const char *q)
 {
+    const char *s = F->ls;
+    uint64_t w, any = 0;
+    for (; q - s >= 8; s += 8) {
+        memcpy(&w, s, 8);
+        any |= w;
+    }
+    for (; s < q; s++)
+        any |= (unsigned char)*s;
+    if (!(any & HIGH_BITS))
+        return (uint32_t)(q - F->ls) + 1;
     uint32_t c = 1;
-    for (const char *s = F->ls; s < q; s++)
+    for (s = F->ls; s < q; s++)
         c += ((unsigned char)*s & 0xc0) != 0x80;
     return c;
 }
@@ -865,6 +879,16 @@ static bool plain_text(const char *src, const char *end, const char *allowed)
     if ((const char *)q != allowed && doc_marker(src, end))
         return false;
     for (; q < e; q++) {
+        /* 8 bytes a step while they are all printable ASCII (0x20-0x7e:
+        ** no high bit, none below 0x20, none that 1 takes to 0x80), the
+        ** bulk of the text; a byte a step from a line break or anything
+        ** else (this pass was 4.7% of compiling the corpus files) */
+        uint64_t w;
+        while (e - q >= 8 && (memcpy(&w, q, 8),
+                              !((w | (w - 0x2020202020202020u) | (w + 0x0101010101010101u)) & HIGH_BITS)))
+            q += 8;
+        if (q == e)
+            break;
         unsigned c = *q;
         if (c >= 0x20 && c < 0x7f)
             continue;

@@ -435,9 +435,17 @@ static void type_plain(Parser *p, YNode *n)
     const char *s = n->u.s;
     size_t len = n->n;
     n->type = YT_STR;
-    /* Most scalars are words: one test on the first byte settles them. */
-    if (len && !strchr("0123456789+-.~nNtTfF", s[0]))
-        return;
+    /* Most scalars are words: one test on the first byte settles them
+    ** (a switch, not strchr: a call per scalar). */
+    if (len) {
+        switch (s[0]) {
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        case '+': case '-': case '.': case '~': case 'n': case 'N': case 't': case 'T': case 'f': case 'F':
+            break;
+        default:
+            return;
+        }
+    }
     bool b;
     int64_t i;
     double f;
