@@ -944,6 +944,8 @@ bool rules_resolve(YDoc *doc, const Symtab *syms, Arena *arena, Diags *diags)
     R r = { doc, syms, arena, diags, false, NULL, 0, 0 };
     if (!doc->root)
         return true;
+    if (!doc->rules_key)   /* no block anywhere: the walk would change nothing */
+        return !diags_failed(diags);
     resolve(&r, doc->root, 0);
     if (r.ndone)
         fix_copies(&r, doc->root, 0);

@@ -89,6 +89,7 @@ struct Parser {
     uint64_t aliased;      /* nodes added by aliases, were they expanded */
     YNode *root;
     int docs;
+    bool rules_key;        /* YDoc.rules_key */
 };
 
 /* Records a positioned error; parsing goes on (see p->stop for the fatal ones). */
@@ -538,6 +539,8 @@ static void attach(Parser *p, const YNode *n)
         } else if (n->style == YS_PLAIN && n->n == 2 && memcmp(n->u.s, "<<", 2) == 0) {
             ERR_AT(p, n->line, n->col,
                    "merge keys ('<<') are not supported; write the merged keys out");
+        } else if (n->n == 5 && memcmp(n->u.s, "rules", 5) == 0) {
+            p->rules_key = true;
         }
     }
     push(p, n);
@@ -909,6 +912,7 @@ bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena
     doc->file = file;
     doc->src = src;
     doc->src_len = len;
+    doc->rules_key = false;
     if (len > YAML_MAX_INPUT) {
         diag_error(diags, file, 0, 0, "YAML input of %zu bytes is larger than the %u bytes supported",
                    len, (unsigned)YAML_MAX_INPUT);
@@ -948,6 +952,7 @@ bool yaml_parse_with(const char *src, size_t len, const char *file, Arena *arena
     if (r && r->kind == YN_SCALAR && r->type == YT_NULL && r->n == 0 && r->style == YS_PLAIN)
         r = NULL;
     doc->root = p.failed ? NULL : r;
+    doc->rules_key = p.rules_key;
     return !p.failed && !diags->oom;
 }
 
