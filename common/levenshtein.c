@@ -60,7 +60,10 @@ size_t text_levenshtein(const char *a, size_t na, const char *b, size_t nb)
 unsigned name_distance(const char *a, const char *b, unsigned cap)
 {
     size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
+    /* the distance is at least the difference in length: most names of a
+    ** list are told apart here, before the table (the suggestions for a
+    ** corpus file's unknown keys were 2% of compiling it, callgrind) */
+    if (la > 64 || lb > 64 || (la > lb ? la - lb : lb - la) > cap)
         return cap + 1;
     unsigned row[65];
     for (size_t j = 0; j <= lb; j++)

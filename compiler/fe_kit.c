@@ -41,7 +41,7 @@ void fe_note(const FeDiag *f, const YNode *n, const char *fmt, ...)
 bool fe_in_list(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i]; i++)
-        if (strcmp(s, list[i]) == 0)
+        if (fe_streq(s, list[i]))
             return true;
     return false;
 }

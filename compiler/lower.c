@@ -146,7 +146,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
         const char *const *bare = LOWER_BARE_EVENTS;
         if (fe_in_list(item->u.s, bare)) {
             for (size_t i = 0; i < N_EVENTS; i++)
-                if (strcmp(EVENTS[i].name, item->u.s) == 0)
+                if (fe_streq(EVENTS[i].name, item->u.s))
                     EVENTS[i].fn(l, item, NULL, NULL);
             return;
         }
@@ -161,7 +161,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
     /* A type-tagged item ({type: think, text: ...}) is one legacy shape:
     ** one error, not one per key. */
     for (uint32_t i = 0; i < item->n; i++)
-        if (strcmp(item->u.pairs[i].key.u.s, "type") == 0) {
+        if (fe_streq(item->u.pairs[i].key.u.s, "type")) {
             legacy_event(l, &item->u.pairs[i].key);
             return;
         }
@@ -175,7 +175,7 @@ static void lower_item(L *l, const YNode *item, unsigned where, const char *ctx)
         const struct Event *found = NULL;
         bool is_tool = false;
         for (size_t j = 0; j < N_EVENTS && !found; j++)
-            if (strcmp(EVENTS[j].name, k->u.s) == 0)
+            if (fe_streq(EVENTS[j].name, k->u.s))
                 found = &EVENTS[j];
         if (!found && lw_tool_def(k->u.s))
             is_tool = true;

@@ -294,9 +294,7 @@ static bool parse_step(L *l, const YNode *s, const char *what, const char *const
                what, body_keys[0], body_keys[0], lw_a_or_an(ykind_name(s)), ykind_name(s));
         return false;
     }
-    char w[96];
-    snprintf(w, sizeof w, "%s relativeTime", what);
-    return lw_uint_of(l, out->time, w, &out->ms);
+    return lw_uint_of(l, out->time, &out->ms, "%s relativeTime", what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -364,11 +362,11 @@ static void lower_llm_error(L *l, const YNode *e)
     const YNode *msg = lw_get_text(l, e, "message", true, "an llmResponse error");
     uint64_t status = 400, retry = 0;
     const YNode *sn = ymap_get(e, "statusCode");
-    if (sn && lw_uint_of(l, sn, "'statusCode'", &status) && (status < 100 || status > 599))
+    if (sn && lw_uint_of(l, sn, &status, "'statusCode'") && (status < 100 || status > 599))
         fe_err(&l->fe, sn, "'statusCode' %llu is not an HTTP status (100-599)", (unsigned long long)status);
     uint32_t retry_val = l->null_val;
     const YNode *rn = ymap_get(e, "retryAfterSeconds");
-    if (rn && lw_uint_of(l, rn, "'retryAfterSeconds'", &retry))
+    if (rn && lw_uint_of(l, rn, &retry, "'retryAfterSeconds'"))
         retry_val = lw_val_of(l, rn);
     if (type && msg) {
         uint32_t details = lw_val_of(l, ymap_get(e, "details")), msg_s = lw_str_of(l, msg);
@@ -596,7 +594,7 @@ _Static_assert(sizeof LW_TOOLS / sizeof LW_TOOLS[0] == LW_N_TOOLS, "LW_N_TOOLS c
 const ToolDef *lw_tool_def(const char *name)
 {
     for (size_t i = 0; i < LW_N_TOOLS; i++)
-        if (strcmp(LW_TOOLS[i].name, name) == 0)
+        if (fe_streq(LW_TOOLS[i].name, name))
             return &LW_TOOLS[i];
     return NULL;
 }

@@ -157,7 +157,7 @@ void lower_inputs(L *l, const YNode *key, const YNode *v, const YNode *item)
             continue;
         }
         uint64_t at;
-        if (!lw_uint_of(l, time, "userInputs relativeTime", &at))
+        if (!lw_uint_of(l, time, &at, "userInputs relativeTime"))
             continue;
         if (is_seq(input)) {
             for (uint32_t k = 0; k < input->n; k++) {
@@ -365,7 +365,7 @@ void lower_delta(L *l, const YNode *key, const YNode *v, const YNode *item)
 {
     (void)item;
     uint64_t d;
-    if (!lw_uint_of(l, v, key->u.s, &d))
+    if (!lw_uint_of(l, v, &d, "%s", key->u.s))
         return;
     if (d < l->seg_user) {
         fe_err(&l->fe, v, "%s %llu is smaller than the concurrent user activity it must cover (%llu ms)",

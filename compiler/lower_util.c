@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "common/vformat.h"
 #include "fe_kit.h"
 #include "yaml_value.h"
 
@@ -64,13 +65,15 @@ const YNode *lw_get_text(L *l, const YNode *map, const char *key, bool required,
     return n;
 }
 
-bool lw_uint_of(L *l, const YNode *n, const char *what, uint64_t *out)
+bool lw_uint_of(L *l, const YNode *n, uint64_t *out, const char *what_fmt, ...)
 {
     int64_t v = yint(n);
     if (is_scalar(n) && n->type == YT_INT && v >= 0 && v <= (int64_t)1 << 53) {
         *out = (uint64_t)v;
         return true;
     }
+    char what[128];
+    SC_VFORMAT(what, sizeof what, what_fmt);
     if (is_scalar(n) && n->type == YT_INT)
         fe_err(&l->fe, n, "%s must be a whole number of milliseconds from 0 to 2^53, not %lld",
                what, (long long)v);
@@ -90,9 +93,7 @@ bool lw_get_uint(L *l, const YNode *map, const char *key, bool required,
             fe_err(&l->fe, map, "%s needs '%s'", what, key);
         return false;
     }
-    char w[128];
-    snprintf(w, sizeof w, "'%s' in %s", key, what);
-    return lw_uint_of(l, n, w, out);
+    return lw_uint_of(l, n, out, "'%s' in %s", key, what);
 }
 
 /* Booleans: absent -> dflt; true/false; anything else is an error. */

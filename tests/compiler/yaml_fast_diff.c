@@ -130,6 +130,9 @@ static void check_file(const char *path, Group *g)
             failures++;
         } else if (!same_tree(fdoc.root, ldoc.root, path, 0)) {
             failures++;
+        } else if (fdoc.rules_key != ldoc.rules_key) {
+            fprintf(stderr, "%s: the readers disagree on whether a key is 'rules'\n", path);
+            failures++;
         } else {
             Compiled a, b;
             compile_with(path, src, len, YAML_READ_LIBYAML, &a);

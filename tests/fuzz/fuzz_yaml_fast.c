@@ -67,6 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         same_tree(fdoc.root, ldoc.root);
+        if (fdoc.rules_key != ldoc.rules_key) {
+            fprintf(stderr, "fuzz_yaml_fast: the readers disagree on whether a key is 'rules'\n");
+            abort();
+        }
     }
     diags_fini(&fd);
     diags_fini(&ld);
