@@ -500,7 +500,6 @@ static uint32_t empty_container(BcBuilder *b, bool map)
     return bcb_val_end(b);
 }
 
-
 /* One compression context kept for the next bc_wrap (BcSpare: creating
 ** one was 3.7% of compiling a small scenario here, perf).  Reuse changes no
 ** byte of the output: parameters and dictionary are reset and set again
