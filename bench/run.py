@@ -1310,13 +1310,26 @@ def fanout_rows(t, scc, scvm, work, subs):
     Python process, so what is measured is a floor of the server."""
     src, scb = os.path.join(work, "fanout.yaml"), os.path.join(work, "fanout.scb")
     with open(src, "w") as f:
-        f.write("name: fanout\ntimeline:\n  - userInputs: [[0, 'fan out']]\n  - llmResponse:\n      - assistant:\n")
+        # thoughts, not assistant text: since c00c7a0 the harness sends a
+        # block of plain assistant chunks as one `text` event when the block
+        # stops (docs/serve-harness.md), and each thought is an event of its own
+        f.write("name: fanout\ntimeline:\n  - userInputs: [[0, 'fan out']]\n  - llmResponse:\n      - think:\n")
         for k in range(100):
             f.write(f"          - [10, 'event {k} {'x' * 40}']\n")
     if not compile_to(scc, src, scb):
         die("scc cannot compile the fan-out scenario")
-    want = 103                  # user, thinking, 100 texts, idle
+    want = 103                  # user, thinking, 100 reasoning events, idle
+
+    def complete(frames, speed):
+        """A stream that ended (its idle event came) with other than the
+        103 events is the server's or this scenario's error, not a slow
+        run: fail the run (bench.quick would otherwise stay green)."""
+        for f in frames:
+            if f and b'"idle"' in f[-1][1] and len(f) != want:
+                die(f"serve harness fan-out (speed {speed}): a subscriber's stream ended after {len(f)} "
+                    f"events, not {want}: {f[-1][1][:200]!r}")
     t0, frames, rss0, rss1, cpu = fanout_once(scvm, scb, subs, "1")
+    complete(frames, 1)
     got = sum(len(f) for f in frames)
     lost = subs * want - got
     order_ok = all([json.loads(x)["content"] for _, x in f[2:-1]] == [f"event {k} {'x' * 40}" for k in range(100)]
@@ -1332,6 +1345,7 @@ def fanout_rows(t, scc, scvm, work, subs):
     t.add("  server memory per subscriber (VmRSS, subscribed minus started)",
           f"{(rss1 - rss0) / max(subs, 1):.1f} KiB")
     t0, frames, _, _, cpu = fanout_once(scvm, scb, subs, "0")
+    complete(frames, 0)
     last = max(at for f in frames for at, _ in f) if frames else t0
     got = sum(len(f) for f in frames)
     t.add(f"{subs} subscribers, the turn at once (speed 0): delivered", f"{got / max(last - t0, 1e-9) / 1e3:.0f} k events/s",
