@@ -641,6 +641,31 @@ static bool flow_node(Fast *F, int pin, int depth)
     return !stopped(F);
 }
 
+static int block_seq(Fast *F, int c, bool indentless, int depth);
+
+/* The value after a sequence item's '-' or a key's ':' (the cursor just
+** after it) in a block collection at column c: on the same line, on deeper
+** lines, after a key an indentless sequence, or else an empty scalar at
+** the place after the indicator (its column counted only for one).  As
+** node, returns the next content line's indentation, -1 at the end, -2 to
+** decline. */
+static int item_value(Fast *F, int c, bool after_key, int depth)
+{
+    uint32_t eline = F->line;
+    const char *e = F->p, *els = F->ls;
+    while (F->p < F->end && *F->p == ' ')
+        F->p++;
+    if (F->p < F->end && *F->p != '\n' && *F->p != '#')
+        return node(F, c, after_key, depth + 1);
+    int n = next_line(F);
+    if (n > c)
+        return node(F, c, false, depth + 1);
+    if (after_key && n == c && *F->p == '-' && blankz(F, F->p + 1))
+        return block_seq(F, c, true, depth + 1);
+    ysink_scalar(F->sink, "", 0, YS_PLAIN, eline, col_in(els, e));
+    return stopped(F) ? -2 : n;
+}
+
 /* A block sequence whose first '-' is at the cursor, column c. */
 static int block_seq(Fast *F, int c, bool indentless, int depth)
 {
@@ -649,23 +674,7 @@ static int block_seq(Fast *F, int c, bool indentless, int depth)
         return -2;
     for (;;) {
         F->p++;   /* the '-' */
-        uint32_t eline = F->line;   /* an empty item's place, its column */
-        const char *e = F->p, *els = F->ls;   /* counted only for one */
-        while (F->p < F->end && *F->p == ' ')
-            F->p++;
-        int n;
-        if (F->p < F->end && *F->p != '\n' && *F->p != '#') {
-            n = node(F, c, false, depth + 1);
-        } else {
-            n = next_line(F);
-            if (n > c) {
-                n = node(F, c, false, depth + 1);
-            } else {
-                ysink_scalar(F->sink, "", 0, YS_PLAIN, eline, col_in(els, e));
-                if (stopped(F))
-                    return -2;
-            }
-        }
+        int n = item_value(F, c, false, depth);
         if (n < -1 || stopped(F))
             return -2;
         if (n == c && *F->p == '-' && blankz(F, F->p + 1))
@@ -732,25 +741,7 @@ static int block_map(Fast *F, int c, int depth)
                      kline, col_of(F, k));
         if (stopped(F))
             return -2;
-        uint32_t eline = F->line;   /* an empty value's place, its column */
-        const char *e = F->p, *els = F->ls;   /* counted only for one */
-        while (F->p < F->end && *F->p == ' ')
-            F->p++;
-        int n;
-        if (F->p < F->end && *F->p != '\n' && *F->p != '#') {
-            n = node(F, c, true, depth + 1);
-        } else {
-            n = next_line(F);
-            if (n > c) {
-                n = node(F, c, false, depth + 1);
-            } else if (n == c && *F->p == '-' && blankz(F, F->p + 1)) {
-                n = block_seq(F, c, true, depth + 1);
-            } else {
-                ysink_scalar(F->sink, "", 0, YS_PLAIN, eline, col_in(els, e));
-                if (stopped(F))
-                    return -2;
-            }
-        }
+        int n = item_value(F, c, true, depth);
         if (n < -1 || stopped(F))
             return -2;
         if (n == c)

@@ -9,15 +9,23 @@
 #include "common/buf.h"
 #include "formats/bc.h"
 
-/* Value k of p as cJSON (the caller deletes it); NULL when out of memory. */
-static inline cJSON *bc_val_cjson(const BcProgram *p, uint32_t k)
+/* A decoded value of p as cJSON (the caller deletes it); NULL when out of
+** memory. */
+static inline cJSON *bc_val_cjson_at(const BcProgram *p, const BcVal *v)
 {
     Buf b;
     buf_init(&b);
-    bc_val_json(p, k, &b);
+    bc_val_json_at(p, v, &b);
     cJSON *j = b.oom ? NULL : cJSON_ParseWithLength((const char *)b.data, b.len);
     buf_fini(&b);
     return j;
+}
+
+/* Value k of p as cJSON. */
+static inline cJSON *bc_val_cjson(const BcProgram *p, uint32_t k)
+{
+    BcVal v = bc_val(p, k);
+    return bc_val_cjson_at(p, &v);
 }
 
 #endif

@@ -40,6 +40,7 @@
 #include "common/fnv1a.h"
 #include "common/sc_alloc.h"
 #include "common/status.h"
+#include "runtime/bc_cjson.h"
 
 typedef struct ElizaRun {
     uint32_t entry;
@@ -205,27 +206,15 @@ static cJSON *config_json(const BcProgram *p, const char *key, const char *sub)
             return NULL;
         v = w;
     }
-    Buf j;
-    buf_init(&j);
-    bc_val_json_at(p, &v, &j);
-    cJSON *r = j.oom ? NULL : cJSON_ParseWithLength((const char *)j.data, j.len);
-    buf_fini(&j);
-    return r;
+    return bc_val_cjson_at(p, &v);
 }
 
 /* The settings of the program's k-th CASE (from 0), as cJSON. */
 static cJSON *case_settings(const BcProgram *p, unsigned k)
 {
     for (uint32_t i = 0; i < p->n_insn; i++) {
-        if (p->insn[i].op != OP_CASE || k--)
-            continue;
-        BcVal v = bc_val(p, p->insn[i].a[2]);
-        Buf j;
-        buf_init(&j);
-        bc_val_json_at(p, &v, &j);
-        cJSON *r = j.oom ? NULL : cJSON_ParseWithLength((const char *)j.data, j.len);
-        buf_fini(&j);
-        return r;
+        if (p->insn[i].op == OP_CASE && !k--)
+            return bc_val_cjson(p, p->insn[i].a[2]);
     }
     return NULL;
 }
