@@ -12,8 +12,10 @@
 #define _GNU_SOURCE
 #include "rt_proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -70,19 +73,85 @@ static bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
-/* Closes every descriptor from 3 up but the ones in keep[0..n). */
-static void close_others(const int *keep, size_t n)
+/* [lo, hi] closed in one system call: close_range(2), Linux 5.9. */
+static bool close_span(unsigned lo, unsigned hi)
 {
-    long maxfd = sysconf(_SC_OPEN_MAX);
-    if (maxfd < 0 || maxfd > 65536)
-        maxfd = 65536;
-    for (int fd = 3; fd < maxfd; fd++) {
-        bool k = false;
-        for (size_t i = 0; i < n; i++)
-            k = k || keep[i] == fd;
-        if (!k)
-            close(fd);
+#ifdef SYS_close_range
+    return syscall(SYS_close_range, lo, hi, 0) == 0;
+#else
+    (void)lo;
+    (void)hi;
+    errno = ENOSYS;
+    return false;
+#endif
+}
+
+static bool kept(const int *keep, size_t n, long fd)
+{
+    for (size_t i = 0; i < n; i++)
+        if (keep[i] == fd)
+            return true;
+    return false;
+}
+
+void rt_close_others(const int *keep, size_t n, RtCloseWay way)
+{
+    if (way == RT_CLOSE_ANY) {
+        /* The gaps between the kept descriptors, in ascending order. */
+        int k[RT_CLOSE_KEEP_MAX];
+        size_t m = 0;
+        for (size_t i = 0; i < n && m < RT_CLOSE_KEEP_MAX; i++) {
+            if (keep[i] < 3 || kept(k, m, keep[i]))
+                continue;
+            size_t j = m++;
+            for (; j > 0 && k[j - 1] > keep[i]; j--)
+                k[j] = k[j - 1];
+            k[j] = keep[i];
+        }
+        unsigned lo = 3;
+        bool ok = n <= RT_CLOSE_KEEP_MAX;
+        for (size_t i = 0; i < m && ok; i++) {
+            if ((unsigned)k[i] > lo)
+                ok = close_span(lo, (unsigned)k[i] - 1);
+            lo = (unsigned)k[i] + 1;
+        }
+        if (ok && close_span(lo, ~0u))
+            return;
+        way = RT_CLOSE_PROC;    /* no close_range here (ENOSYS), or more to keep than k holds */
     }
+    if (way == RT_CLOSE_PROC) {
+        /* What /proc/self/fd lists, read with getdents64 (opendir would
+        ** allocate); closing while reading is fine, the offsets are the
+        ** descriptor numbers. */
+        int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d >= 0) {
+            _Alignas(struct dirent64) char buf[4096];
+            long r;
+            while ((r = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0) {
+                for (long off = 0; off < r;) {
+                    const struct dirent64 *e = (const struct dirent64 *)(buf + off);
+                    long fd = 0;
+                    const char *c = e->d_name;
+                    for (; *c >= '0' && *c <= '9' && fd < INT_MAX / 10; c++)
+                        fd = fd * 10 + (*c - '0');
+                    if (!*c && c != e->d_name && fd >= 3 && fd != d && !kept(keep, n, fd))
+                        close((int)fd);
+                    off += e->d_reclen;
+                }
+            }
+            close(d);
+            if (r == 0)
+                return;
+        }
+    }
+    /* No /proc either: every number below the descriptor limit (no
+    ** limit: below the kernel's default fs.nr_open, 2^20). */
+    struct rlimit rl;
+    rlim_t max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < INT_MAX
+                     ? rl.rlim_cur : (rlim_t)1 << 20;
+    for (long fd = 3; fd < (long)max; fd++)
+        if (!kept(keep, n, fd))
+            close((int)fd);
 }
 
 /* The program's process: never returns. */
@@ -213,7 +282,7 @@ static void proc_init(const RtProcSpawn *sp, char *const *envp, bool ns, int err
     if (sfd < 0)
         goto fail;
     int keep[] = { errfd, status_w, life_r, sfd, sp->keep_fd >= 3 ? sp->keep_fd : errfd };
-    close_others(keep, sizeof keep / sizeof keep[0]);
+    rt_close_others(keep, sizeof keep / sizeof keep[0], RT_CLOSE_ANY);
     pid_t prog = fork();
     if (prog < 0)
         goto fail;

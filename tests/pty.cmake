@@ -143,3 +143,14 @@ add_test(NAME pty.replay_stable
          COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/replay_stable_test.py
                  $<TARGET_FILE:scc> $<TARGET_FILE:scvm> ${CMAKE_CURRENT_BINARY_DIR}/replay-stable)
 set_tests_properties(pty.replay_stable PROPERTIES LABELS "pty" TIMEOUT 300)
+
+# The descriptors a spawned program inherits (runtime/rt_proc.h): each way
+# rt_close_others closes the rest, above 65,536 too, and a real spawn.
+add_executable(proc_unit ${PTY_SRC}/proc_unit.c)
+target_link_libraries(proc_unit PRIVATE sc_runtime)
+add_test(NAME pty.proc_fds COMMAND proc_unit)
+set_tests_properties(pty.proc_fds PROPERTIES LABELS "pty;unit" TIMEOUT 120)
+add_test(NAME pty.spawn_syscalls
+         COMMAND ${Python3_EXECUTABLE} ${PTY_SRC}/spawn_syscalls.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${CMAKE_CURRENT_BINARY_DIR}/spawn-syscalls-work)
+set_tests_properties(pty.spawn_syscalls PROPERTIES LABELS "pty" TIMEOUT 300)
