@@ -76,9 +76,9 @@ void rt_proc_close(RtProc *p);
 /* Closes every descriptor from 3 up but keep[0..n) (numbers below 3 and
 ** repeats allowed), in a process about to exec: only system calls, so it
 ** is safe in a clone of a process with threads.  RT_CLOSE_ANY: the gaps
-** between the kept ones with close_range(2), a system call each (n at
-** most RT_CLOSE_KEEP_MAX); where the kernel has none (before Linux 5.9),
-** what /proc/self/fd lists; without /proc, every number below
+** between the kept ones with close_range(2), a system call each; where
+** the kernel has none (before Linux 5.9), or more than RT_CLOSE_KEEP_MAX
+** are kept, what /proc/self/fd lists; without /proc, every number below
 ** RLIMIT_NOFILE.  The other ways start at that fallback: for the tests.
 ** The init of every spawn runs it: a loop over the limit's numbers cost
 ** 4.5 ms a spawn at a limit of 20,000 and missed descriptors above
