@@ -855,6 +855,22 @@ def nginx_once(work, body, lua, seconds):
         stop_proc(p, signal.SIGQUIT)
 
 
+def alternated(n, fa, fb):
+    """n pairs (fa(), fb()), run alternately, who goes first alternating
+    too (fa first in pair 0): what comes first in a pair cannot favour
+    either side."""
+    out = []
+    for k in range(n):
+        if k % 2 == 0:
+            a = fa()
+            b = fb()
+        else:
+            b = fb()
+            a = fa()
+        out.append((a, b))
+    return out
+
+
 def wrk_once(scvm, scb, lua, seconds, idle=0):
     """One server, one wrk run against it; the server is always stopped.
     Its log goes to a file: a pipe nobody reads could fill and block it.
@@ -943,15 +959,8 @@ def serve_rows(t, scc, scvm, work, seconds, runs):
     # loop"), so a ratio of two medians of 3 said more about the scheduler
     # than about the idle connections.
     n_pairs = 5 if runs > 1 else 1
-    pairs = []
-    for k in range(n_pairs):                # who goes first alternates too
-        if k % 2 == 0:
-            a = wrk_once(scvm, scb, lua, seconds, 1000)
-            b = wrk_once(scvm, scb, lua, seconds)
-        else:
-            b = wrk_once(scvm, scb, lua, seconds)
-            a = wrk_once(scvm, scb, lua, seconds, 1000)
-        pairs.append((a, b))
+    pairs = alternated(n_pairs, lambda: wrk_once(scvm, scb, lua, seconds, 1000),
+                       lambda: wrk_once(scvm, scb, lua, seconds))
     rps_i = statistics.median(a[0] for a, _ in pairs)
     rps_0 = statistics.median(b[0] for _, b in pairs)
     p99_i = statistics.median(a[1] for a, _ in pairs)
@@ -1065,12 +1074,8 @@ def pty_rows(t, scc, scvm, exe, work, n, runs):
         try:
             timed_child(scvm_cmd)                           # a warm-up each
             timed_child(exp_cmd)
-            sv, ex = [], []
-            for k in range(pairs):                          # alternating, who goes first too
-                a, b = (timed_child(scvm_cmd), timed_child(exp_cmd)) if k % 2 == 0 else \
-                    tuple(reversed((timed_child(exp_cmd), timed_child(scvm_cmd))))
-                sv.append(a)
-                ex.append(b)
+            res = alternated(pairs, lambda: timed_child(scvm_cmd), lambda: timed_child(exp_cmd))
+            sv, ex = [a for a, _ in res], [b for _, b in res]
         finally:
             if spinner:
                 spinner.kill()
