@@ -132,6 +132,19 @@ bool varint_read_long(const unsigned char **pp, const unsigned char *end, uint64
     return false;
 }
 
+VarintAt varint_at_long(const unsigned char *p, const unsigned char *end)
+{
+    /* Two bytes first (times in ms above 127, counts of a few hundred):
+    ** the caller saw a first byte >= 0x80 or none; a second byte of 0
+    ** would be padding, left to the general case to refuse. */
+    if (end - p >= 2 && p[0] >= 0x80 && p[1] != 0 && p[1] < 0x80)
+        return (VarintAt){ p + 2, (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7 };
+    VarintAt r = { NULL, 0 };
+    if (varint_read_long(&p, end, &r.v))
+        r.p = p;
+    return r;
+}
+
 /* 1 for the bytes JSON strings cannot hold as they are: controls, '"'
 ** and '\\'. */
 static const unsigned char json_special[256] = {

@@ -92,6 +92,22 @@ static inline bool varint_read(const unsigned char **p, const unsigned char *end
 }
 
 static inline uint64_t zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+/* The same, for loops that read many: the cursor after the varint and its
+** value come back in registers (a 16-byte struct is returned in two), so
+** the caller's cursor need not live in memory as &p would make it; .p is
+** NULL where varint_read would return false. */
+typedef struct VarintAt {
+    const unsigned char *p;
+    uint64_t v;
+} VarintAt;
+VarintAt varint_at_long(const unsigned char *p, const unsigned char *end);
+static inline VarintAt varint_at(const unsigned char *p, const unsigned char *end)
+{
+    if (p < end && *p < 0x80)
+        return (VarintAt){ p + 1, *p };
+    return varint_at_long(p, end);
+}
+
 static inline int64_t zigzag_dec(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 static inline uint16_t rd_u16le(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }

@@ -21,10 +21,15 @@ static inline bool utf8_valid_nonul(const unsigned char *s, size_t n)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     size_t i = 0;
-    for (uint64_t w; n - i >= 8; i += 8) {
+    uint64_t w;
+    for (; n - i >= 8; i += 8) {
         memcpy(&w, s + i, 8);
         if ((w & high) || ((w - ones) & ~w & high))   /* a byte >= 0x80, or a 0 */
             return utf8_valid_nonul_slow(s, n);
+    }
+    if (i < n && n >= 8) {   /* the tail as the last eight bytes, overlapping */
+        memcpy(&w, s + n - 8, 8);
+        return !((w & high) || ((w - ones) & ~w & high)) || utf8_valid_nonul_slow(s, n);
     }
     for (; i < n; i++)
         if (s[i] == 0 || s[i] >= 0x80)

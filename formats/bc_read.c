@@ -275,6 +275,11 @@ static inline bool ascii_only(const unsigned char *p, size_t n)
         memcpy(&w, p + i, 8);
         acc |= w;
     }
+    if (i < n && n >= 8) {   /* the tail as the last eight bytes, overlapping */
+        memcpy(&w, p + n - 8, 8);
+        acc |= w;
+        i = n;
+    }
     for (; i < n; i++)
         acc |= p[i];
     return (acc & 0x8080808080808080ull) == 0;
@@ -297,9 +302,11 @@ static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
     ** and only the rest go through the UTF-8 decoder. */
     bool ascii = ascii_only(p, (size_t)(end - p));
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t len;
-        if (!varint_read(&p, end, &len))
+        VarintAt r = varint_at(p, end);
+        if (!r.p)
             return fail(ld, BC_ERR_STRINGS, "string %u: length is truncated or malformed", i);
+        p = r.p;
+        uint64_t len = r.v;
         if (len > (uint64_t)(end - p))
             return fail(ld, BC_ERR_STRINGS, "string %u: length %llu overruns the section", i,
                         (unsigned long long)len);
@@ -317,24 +324,27 @@ static BcErrCode verify_strings(Loader *ld, BcStr *str, uint32_t n)
     return BC_ERR_OK;
 }
 
-/* Walks one value iteratively: stack[d] counts the items still due in the
-** d-th open container (a map's 2n items alternate key, value). */
+/* Walks one value iteratively.  The level being read (the value itself,
+** or the innermost open container) is in registers: left, the items
+** still due in it (a map's 2n items alternate key, value), and whether it
+** is a map; st[] holds the enclosing levels, depth of them, one per open
+** container.  A level whose items are all read is closed at once, so
+** depth is the nesting of the next item. */
 static BcErrCode verify_value(Loader *ld, uint32_t i, const unsigned char **pp,
                               const unsigned char *end, uint32_t n_str)
 {
     struct { uint64_t left; bool map; } st[BC_MAX_DEPTH];
     int depth = 0;
+    uint64_t left = 1;
+    bool map = false;
     const unsigned char *p = *pp;
-    do {
-        bool key = false;
-        if (depth > 0) {
-            key = st[depth - 1].map && st[depth - 1].left % 2 == 0;
-            st[depth - 1].left--;
-        }
+    for (;;) {
+        bool key = map && left % 2 == 0;
+        left--;
         if (p >= end)
             return fail(ld, BC_ERR_VALUES, "value %u: truncated", i);
         unsigned tag = *p++;
-        uint64_t v;
+        VarintAt r;
         if (key && tag != BC_V_STR)
             return fail(ld, BC_ERR_VALUES, "value %u: map key is not a string (tag %u)", i, tag);
         switch (tag) {
@@ -343,8 +353,9 @@ static BcErrCode verify_value(Loader *ld, uint32_t i, const unsigned char **pp,
         case BC_V_TRUE:
             break;
         case BC_V_INT:
-            if (!varint_read(&p, end, &v))
+            if (!(r = varint_at(p, end)).p)
                 return fail(ld, BC_ERR_VALUES, "value %u: integer is truncated or malformed", i);
+            p = r.p;
             break;
         case BC_V_FLOAT:
             if (end - p < 8)
@@ -352,37 +363,47 @@ static BcErrCode verify_value(Loader *ld, uint32_t i, const unsigned char **pp,
             p += 8;
             break;
         case BC_V_STR:
-            if (!varint_read(&p, end, &v))
+            if (!(r = varint_at(p, end)).p)
                 return fail(ld, BC_ERR_VALUES, "value %u: string index is truncated or malformed", i);
-            if (v >= n_str)
+            p = r.p;
+            if (r.v >= n_str)
                 return fail(ld, BC_ERR_VALUES, "value %u: string index %llu out of range (%u strings)",
-                            i, (unsigned long long)v, n_str);
+                            i, (unsigned long long)r.v, n_str);
             break;
         case BC_V_ARRAY:
         case BC_V_MAP:
-            if (!varint_read(&p, end, &v))
+            if (!(r = varint_at(p, end)).p)
                 return fail(ld, BC_ERR_VALUES, "value %u: count is truncated or malformed", i);
+            p = r.p;
             /* every item takes at least one byte, a map entry at least three */
-            if (v > (uint64_t)(end - p) / (tag == BC_V_MAP ? 3 : 1))
+            if (r.v > (uint64_t)(end - p) / (tag == BC_V_MAP ? 3 : 1))
                 return fail(ld, BC_ERR_VALUES, "value %u: %s count %llu exceeds the bytes left", i,
-                            tag == BC_V_MAP ? "map" : "array", (unsigned long long)v);
+                            tag == BC_V_MAP ? "map" : "array", (unsigned long long)r.v);
             if (depth == BC_MAX_DEPTH)
                 return fail(ld, BC_ERR_VALUES, "value %u: nested deeper than %d", i,
                             (int)BC_MAX_DEPTH);
-            if (v > 0) {
-                st[depth].left = tag == BC_V_MAP ? 2 * v : v;
-                st[depth].map = tag == BC_V_MAP;
+            if (r.v > 0) {
+                st[depth].left = left;
+                st[depth].map = map;
                 depth++;
+                left = tag == BC_V_MAP ? 2 * r.v : r.v;
+                map = tag == BC_V_MAP;
+                continue;
             }
             break;
         default:
             return fail(ld, BC_ERR_VALUES, "value %u: unknown tag %u", i, tag);
         }
-        while (depth > 0 && st[depth - 1].left == 0)
+        while (left == 0) {
+            if (depth == 0) {
+                *pp = p;
+                return BC_ERR_OK;
+            }
             depth--;
-    } while (depth > 0);
-    *pp = p;
-    return BC_ERR_OK;
+            left = st[depth].left;
+            map = st[depth].map;
+        }
+    }
 }
 
 static BcErrCode verify_values(Loader *ld, const unsigned char **val, uint32_t n, uint32_t n_str)
@@ -399,17 +420,20 @@ static BcErrCode verify_values(Loader *ld, const unsigned char **val, uint32_t n
     return BC_ERR_OK;
 }
 
+/* An operand's bound by its kind letter (ops.def): slot 1 S, 2 K, 3 U;
+** slot 0, any other letter, has the bound 0 (gen_opcodes rejects them at
+** build time).  One compare per operand, and the switch in verify_code
+** only to say what was wrong.  (A 32-entry bound table indexed by the
+** letter was cleared at each call: a `rep stos` of 256 bytes, 6% of
+** verify_code's time.) */
+static const unsigned char kind_slot[32] = { ['S' & 31] = 1, ['K' & 31] = 2, ['U' & 31] = 3 };
+
 static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_str, uint32_t n_val, unsigned minor)
 {
     const unsigned char *p = ld->sec[BC_SEC_CODE], *end = ld->sec_end[BC_SEC_CODE];
     uint64_t t = 0;
-    /* An operand's bound by its kind letter's low five bits (S 19, K 11,
-    ** U 21; anything else 0): one compare per operand, and the switch
-    ** below only to say what was wrong. */
-    uint64_t lim[32] = { 0 };
-    lim['S' & 31] = n_str;
-    lim['K' & 31] = n_val;
-    lim['U' & 31] = (uint64_t)UINT32_MAX + 1;
+    const uint64_t lim[4] = { 0, n_str, n_val, (uint64_t)UINT32_MAX + 1 };
+    const unsigned n_ops = minor < 2 ? BC_FIRST_OP_1_2 : OP__COUNT;
     if (n == 0)
         return fail(ld, BC_ERR_CODE, "no ops (the last op must be END)");
     for (uint32_t i = 0; i < n; i++) {
@@ -419,14 +443,18 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
         if (p >= end)
             return fail(ld, BC_ERR_CODE, "truncated (op %u)", i);
         unsigned op = *p++;
-        if (op >= OP__COUNT)
-            return fail(ld, BC_ERR_CODE, "opcode %u out of range (op %u)", op, i);
-        if (op >= BC_FIRST_OP_1_2 && minor < 2)
+        if (op >= n_ops) {
+            if (op >= OP__COUNT)
+                return fail(ld, BC_ERR_CODE, "opcode %u out of range (op %u)", op, i);
             return fail(ld, BC_ERR_CODE, "opcode %s needs version 1.2, the file says 1.%u (op %u)",
                         bc_op_info[op].name, minor, i);
+        }
         const BcOpInfo *info = &bc_op_info[op];
-        if (!varint_read(&p, end, &dt))
+        VarintAt r = varint_at(p, end);
+        if (!r.p)
             return fail(ld, BC_ERR_CODE, "time is truncated or malformed (op %u)", i);
+        p = r.p;
+        dt = r.v;
         if (dt > BC_MAX_SAFE - t)
             return fail(ld, BC_ERR_CODE, "time exceeds 2^53-1 ms (op %u)", i);
         t += dt;
@@ -436,11 +464,13 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
         const char *kind = info->operands;  /* held: the stores below may alias a char */
         in->n = (uint8_t)n_opd;
         for (int k = 0; k < n_opd; k++) {
-            if (!varint_read(&p, end, &v))
+            if (!(r = varint_at(p, end)).p)
                 return fail(ld, BC_ERR_CODE, "%s operand %d is truncated or malformed (op %u)",
                             info->name, k + 1, i);
+            p = r.p;
+            v = r.v;
             in->a[k] = (uint32_t)v;
-            if (v < lim[kind[k] & 31])
+            if (v < lim[kind_slot[kind[k] & 31]])
                 continue;
             switch (kind[k]) {
             case 'S':
@@ -456,11 +486,12 @@ static BcErrCode verify_code(Loader *ld, BcInsn *insn, uint32_t n, uint32_t n_st
                 return fail(ld, BC_ERR_CODE, "operand kind '%c' unknown (op %u)", kind[k], i);
             }
         }
-        if ((info->flags & OPF_END) != (i + 1 == n ? OPF_END : 0u))
-            return fail(ld, BC_ERR_CODE, i + 1 == n ? "last op is %s, not END (op %u)"
-                                                    : "%s before the last op (op %u)",
-                        info->name, i);
+        if ((info->flags & OPF_END) && i + 1 != n)
+            return fail(ld, BC_ERR_CODE, "%s before the last op (op %u)", info->name, i);
     }
+    const BcOpInfo *last = &bc_op_info[insn[n - 1].op];
+    if (!(last->flags & OPF_END))
+        return fail(ld, BC_ERR_CODE, "last op is %s, not END (op %u)", last->name, n - 1);
     if (p != end)
         return fail(ld, BC_ERR_CODE, "%td bytes after END", end - p);
     return BC_ERR_OK;
@@ -478,8 +509,12 @@ static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
         return fail(ld, BC_ERR_LINES, "%llu entries for %u ops", (unsigned long long)count, n);
     int64_t line = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!varint_read(&p, end, &zz) || !varint_read(&p, end, &col))
+        VarintAt a = varint_at(p, end), b = a.p ? varint_at(a.p, end) : a;
+        if (!b.p)
             return fail(ld, BC_ERR_LINES, "entry is truncated or malformed (op %u)", i);
+        p = b.p;
+        zz = a.v;
+        col = b.v;
         int64_t d = zigzag_dec(zz);
         if (d < -line || d > (int64_t)UINT32_MAX - line)
             return fail(ld, BC_ERR_LINES, "line out of range (op %u)", i);
@@ -501,11 +536,18 @@ bool bc_text_ok(const char *s, size_t n)
     ** no byte >= 0x80, none below 0x20, none equal to 0x7f. */
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     size_t i = 0;
-    for (uint64_t w, x; n - i >= 8; i += 8) {
+    uint64_t w, x;
+    for (; n - i >= 8; i += 8) {
         memcpy(&w, s + i, 8);
         x = w ^ (0x7f * ones);
         if ((w & high) || ((w - 0x20 * ones) & ~w & high) || ((x - ones) & ~x & high))
             break;
+    }
+    if (i < n && n - i < 8 && n >= 8) {   /* the tail as the last eight bytes, overlapping */
+        memcpy(&w, s + n - 8, 8);
+        x = w ^ (0x7f * ones);
+        if (!((w & high) || ((w - 0x20 * ones) & ~w & high) || ((x - ones) & ~x & high)))
+            return true;
     }
     unsigned acc = 0;   /* the decoder only for text that is not all ASCII */
     for (; i < n; i++) {
@@ -545,10 +587,10 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
         return fail(ld, BC_ERR_META, "%td trailing bytes", end - p);
     BcMeta *m = &prog->meta;
     *m = (BcMeta){ f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] };
-    BcVal v = bc_val(prog, m->prompt);
-    if (v.tag != BC_V_STR && v.tag != BC_V_NULL)
+    unsigned prompt = *prog->val[m->prompt];
+    if (prompt != BC_V_STR && prompt != BC_V_NULL)
         return fail(ld, BC_ERR_META, "prompt (value %u) is not a string or null", m->prompt);
-    v = bc_val(prog, m->tags);
+    BcVal v = bc_val(prog, m->tags);
     if (v.tag != BC_V_ARRAY)
         return fail(ld, BC_ERR_META, "tags (value %u) is not an array", m->tags);
     /* The name and tags are shown, and a variant's name becomes part of a
@@ -582,9 +624,10 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
     if (m->term_width > 500 || m->term_height > 500)
         return fail(ld, BC_ERR_META, "terminal size %ux%u is out of range (1-500 columns and rows)",
                     m->term_width, m->term_height);
-    if (bc_val(prog, m->config).tag != BC_V_MAP)
+    /* Only the tags: bc_val would walk the whole map to find its end. */
+    if (*prog->val[m->config] != BC_V_MAP)
         return fail(ld, BC_ERR_META, "config (value %u) is not a map", m->config);
-    if (bc_val(prog, m->defines).tag != BC_V_MAP)
+    if (*prog->val[m->defines] != BC_V_MAP)
         return fail(ld, BC_ERR_META, "defines (value %u) is not a map", m->defines);
     return BC_ERR_OK;
 }

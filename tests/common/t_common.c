@@ -126,6 +126,22 @@ static void test_utf8(void)
         CHECK(!utf8_valid_nonul((const unsigned char *)nul[i], nul_n[i]) &&
               utf8_valid((const unsigned char *)nul[i], nul_n[i], NULL));
     CHECK(utf8_valid_nonul((const unsigned char *)"", 0));
+    /* every length to 25, a NUL, a lone 0x80 or a two-byte character at
+    ** every position: in the words, the overlapping last eight, or both */
+    unsigned char t[25];
+    for (size_t n = 1; n <= sizeof t; n++)
+        for (size_t at = 0; at < n; at++) {
+            memset(t, 'a', sizeof t);
+            CHECK(utf8_valid_nonul(t, n));
+            t[at] = 0;
+            CHECKF(!utf8_valid_nonul(t, n), "NUL at %zu of %zu", at, n);
+            t[at] = 0x80;
+            CHECKF(!utf8_valid_nonul(t, n), "0x80 at %zu of %zu", at, n);
+            if (at + 1 < n) {
+                t[at] = 0xc3, t[at + 1] = 0xa9;
+                CHECKF(utf8_valid_nonul(t, n), "e-acute at %zu of %zu", at, n);
+            }
+        }
     uint32_t cp = 0;
     CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 3, &cp) == 3 && cp == 0x20ac);
     CHECK(utf8_char((const unsigned char *)"\xe2\x82\xac", 2, &cp) == 0);

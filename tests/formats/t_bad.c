@@ -521,6 +521,26 @@ static void test_primitives(void)
     CHECK(varint_read(&p, big + 10, &v) && v == UINT64_MAX);
     p = over;
     CHECK(!varint_read(&p, over + 10, &v));
+    /* varint_at (the verifier's reader, with its own two-byte path) agrees
+    ** with varint_read on every sequence of up to three bytes (the third
+    ** from a sample), cut at every length, and on the ten-byte ones above */
+    static const unsigned char third[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b++)
+            for (size_t t = 0; t < sizeof third; t++) {
+                const unsigned char s[3] = { (unsigned char)a, (unsigned char)b, third[t] };
+                for (size_t n = 0; n <= 3; n++) {
+                    const unsigned char *q = s;
+                    uint64_t w = 0;
+                    bool ok = varint_read(&q, s + n, &w);
+                    VarintAt r = varint_at(s, s + n);
+                    CHECKF(ok == (r.p != NULL) && (!ok || (r.p == q && r.v == w)),
+                           "varint_at %02x %02x %02x (%zu bytes): %d vs %d", a, b, third[t], n, ok,
+                           r.p != NULL);
+                }
+            }
+    CHECK(varint_at(big, big + 10).v == UINT64_MAX && varint_at(big, big + 10).p == big + 10);
+    CHECK(!varint_at(over, over + 10).p && !varint_at(big, big + 9).p);
 }
 
 /* A pack entry's payload is verified without its container: the same
@@ -591,21 +611,29 @@ static void test_strings_loaded(void)
 }
 
 /* bc_text_ok (names, tags, paths): printable text, checked eight bytes at
-** a time; each forbidden byte is tried at every position of a 19-byte
-** string (in the first word, the second, the tail), and the decoder still
-** judges what is not ASCII. */
+** a time and the tail as the last eight, overlapping; each forbidden byte
+** is tried at every position of strings of 1 to 25 bytes (in a word, in
+** the tail, in both), a character of two bytes at every position is
+** accepted, and the decoder still judges what is not ASCII. */
 static void test_text_ok(void)
 {
-    char s[19];
+    char s[25];
     memset(s, 'a', sizeof s);
     CHECK(bc_text_ok(s, sizeof s) && bc_text_ok(s, 0) && bc_text_ok("~ !", 3));
     static const unsigned char bad[] = { 0x00, 0x01, 0x09, 0x0a, 0x1f, 0x7f, 0x80, 0xff };
-    for (size_t b = 0; b < sizeof bad; b++)
-        for (size_t at = 0; at < sizeof s; at++) {
-            s[at] = (char)bad[b];
-            if (bc_text_ok(s, sizeof s))
-                CHECKF(false, "byte 0x%02x at %zu accepted", bad[b], at);
+    for (size_t n = 1; n <= sizeof s; n++)
+        for (size_t at = 0; at < n; at++) {
+            for (size_t b = 0; b < sizeof bad; b++) {
+                s[at] = (char)bad[b];
+                if (bc_text_ok(s, n))
+                    CHECKF(false, "byte 0x%02x at %zu of %zu accepted", bad[b], at, n);
+            }
             s[at] = 'a';
+            if (at + 1 < n) {
+                s[at] = '\xc3', s[at + 1] = '\xa9';
+                CHECKF(bc_text_ok(s, n), "e-acute at %zu of %zu refused", at, n);
+                s[at] = s[at + 1] = 'a';
+            }
         }
     CHECK(bc_text_ok("caf\xc3\xa9 au lait, \xe2\x82\xac" "5", 19));
     CHECK(!bc_text_ok("caf\xc3\xa9 au lait\x01", 14));   /* a control byte after non-ASCII */
