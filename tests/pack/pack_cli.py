@@ -419,6 +419,17 @@ elif CASE == "forged":
     for v in ("..:X=1", "-rf:X=1", ".:X=1"):
         p = pack("v.scp", os.path.join(D, "src1/a.yaml"), "--variant", v, ok=False)
         check(p.returncode == 2 and "bad --variant" in p.stderr, f"scc --variant {v}: {p.returncode} {p.stderr}")
+    # 7. two entries given one name (index and bytecode alike): the loader
+    #    names the later entry, whichever way the names sort
+    for first, last in (("dup-aaa", "dup-ccc"), ("dup-ccc", "dup-aaa")):
+        for f, n in (("a", first), ("b", "dup-bbb"), ("c", last)):
+            scen(os.path.join(D, f"src7/{f}.yaml"), n)
+        pack("plain7.scp", os.path.join(D, "src7"))
+        run(forge, "plain7.scp", "evil7.scp", last, first)
+        for cmd in (["verify"], ["ls"], ["run"]):
+            p = run(SCVM, *cmd, "evil7.scp", ok=False)
+            check(p.returncode == 4 and f"entry 2: duplicate name '{first}'" in p.stderr,
+                  f"duplicate names {cmd}: {p.returncode} {p.stderr.strip()}")
     check(outside() == [], f"nothing outside at the end: {outside()}")
 
 elif CASE == "limits":
