@@ -47,6 +47,7 @@ typedef struct BcOpInfo {
     const char *synopsis;
     uint8_t n_operands;
     const char *field[BC_MAX_OPERANDS];  /* split `fields`; NULL for "-" */
+    uint8_t text_fields;    /* bit k: operand k is a string (S) and a field */
 } BcOpInfo;
 
 /* Indexed by BcOp; filled from ops.def. */

@@ -10,7 +10,8 @@
 
 const BcOpInfo bc_op_info[OP__COUNT] = {
 #define OP(name, ops, flags, event, fields, syn) \
-    { #name, ops, flags, event, fields, syn, (uint8_t)(sizeof ops - 1), BC_FIELDS_##name },
+    { #name, ops, flags, event, fields, syn, (uint8_t)(sizeof ops - 1), BC_FIELDS_##name, \
+      BC_TEXT_##name },
 #include "ops.def"
 #undef OP
 };

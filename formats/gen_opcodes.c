@@ -3,7 +3,8 @@
 **
 **   gen_opcodes fields OUT    bc_fields.h: each op's `fields` split into a
 **                             C initialiser, used by bc_info.c (C cannot
-**                             split a string literal at compile time)
+**                             split a string literal at compile time), and
+**                             the mask of its text fields (BC_TEXT_*)
 **   gen_opcodes doc OUT       docs/opcodes.md
 **   gen_opcodes check FILE    exit 1 when FILE differs from what `doc` writes
 **
@@ -106,6 +107,11 @@ static void gen_fields(void)
                 emit(" NULL");
             emit(k + 1 < BC_MAX_OPERANDS ? "," : " }\n");
         }
+        unsigned text = 0;
+        for (int k = 0; k < n && ops[i].operands[k]; k++)
+            if (ops[i].operands[k] == 'S' && strcmp(word[k], "-") != 0)
+                text |= 1u << k;
+        emit("#define BC_TEXT_%s 0x%02x\n", ops[i].name, text);
     }
 }
 

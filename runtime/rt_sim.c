@@ -217,8 +217,8 @@ static int count_op(RtTarget *t, const BcProgram *p, const BcInsn *in, uint64_t 
     if (oi->flags & OPF_SILENT)
         return 0;
     c->n.events++;
-    for (unsigned i = 0; i < oi->n_operands; i++)
-        if (oi->field[i] && oi->operands[i] == 'S')
+    for (unsigned m = oi->text_fields, i = 0; m; m >>= 1, i++)   /* the text fields only */
+        if (m & 1)
             c->n.bytes += p->str[in->a[i]].len;
     return 0;
 }

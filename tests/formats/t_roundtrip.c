@@ -54,6 +54,15 @@ static void test_op_table(void)
     }
     CHECK(strcmp(bc_op_info[OP_TOOL_START].name, "TOOL_START") == 0);
     CHECK(strcmp(bc_op_info[OP_TOOL_START].field[1], "args") == 0);
+    /* the text fields: TOOL_START "SKK" "tool_name args -": the name only;
+    ** TOOL_PROGRESS "SSS" "tool_name message -": not the third S */
+    CHECK(bc_op_info[OP_TOOL_START].text_fields == 0x01);
+    CHECK(bc_op_info[OP_TOOL_PROGRESS].text_fields == 0x03);
+    CHECK(bc_op_info[OP_LLM_END].text_fields == 0);
+    for (unsigned op = 0; op < OP__COUNT; op++)
+        for (unsigned k = 0; k < BC_MAX_OPERANDS; k++)
+            CHECK(((bc_op_info[op].text_fields >> k) & 1) ==
+                  (k < bc_op_info[op].n_operands && bc_op_info[op].operands[k] == 'S' && bc_op_info[op].field[k] != NULL));
     CHECK(bc_op_info[OP_TOOL_START].field[2] == NULL);
     CHECK(strcmp(bc_track_name(OPF_AGENT | OPF_SILENT), "agent") == 0);
     CHECK(strcmp(bc_track_name(OPF_USER), "user") == 0);
