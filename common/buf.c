@@ -110,39 +110,28 @@ void buf_varint_long(Buf *b, uint64_t v)
     buf_put(b, t, n);
 }
 
-bool varint_read_long(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+VarintAt varint_at_long(const unsigned char *p, const unsigned char *end)
 {
-    const unsigned char *p = *pp;
+    const VarintAt bad = { NULL, 0 };
+    /* Two bytes first (times in ms above 127, counts of a few hundred):
+    ** a second byte of 0 would be padding, left to the loop to refuse. */
+    if (end - p >= 2 && p[0] >= 0x80 && p[1] != 0 && p[1] < 0x80)
+        return (VarintAt){ p + 2, (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7 };
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (p >= end)
-            return false;
+            return bad;
         unsigned char c = *p++;
         if (shift == 63 && (c & 0x7e))
-            return false;               /* would overflow 64 bits */
+            return bad;                 /* would overflow 64 bits */
         v |= (uint64_t)(c & 0x7f) << shift;
         if (!(c & 0x80)) {
             if (c == 0 && shift != 0)
-                return false;           /* non-canonical (padded) encoding */
-            *pp = p;
-            *out = v;
-            return true;
+                return bad;             /* non-canonical (padded) encoding */
+            return (VarintAt){ p, v };
         }
     }
-    return false;
-}
-
-VarintAt varint_at_long(const unsigned char *p, const unsigned char *end)
-{
-    /* Two bytes first (times in ms above 127, counts of a few hundred):
-    ** the caller saw a first byte >= 0x80 or none; a second byte of 0
-    ** would be padding, left to the general case to refuse. */
-    if (end - p >= 2 && p[0] >= 0x80 && p[1] != 0 && p[1] < 0x80)
-        return (VarintAt){ p + 2, (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7 };
-    VarintAt r = { NULL, 0 };
-    if (varint_read_long(&p, end, &r.v))
-        r.p = p;
-    return r;
+    return bad;
 }
 
 /* 1 for the bytes JSON strings cannot hold as they are: controls, '"'

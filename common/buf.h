@@ -75,27 +75,13 @@ void buf_json_str_lossy(Buf *b, const char *s, size_t n);
 ** element (no "</script>" in it). */
 void buf_json_str_html(Buf *b, const char *s, size_t n);
 
-/* Decoding: read an LEB128 varint from [*p, end).  Returns false on
-** truncation, on an encoding longer than 10 bytes / overflowing 64 bits, or
-** on a padded (non-canonical) one; *p is advanced only on success.  Most
-** varints in a payload are one byte (indices, small times), so that case
-** is inline; varint_read_long does the rest. */
-bool varint_read_long(const unsigned char **p, const unsigned char *end, uint64_t *out);
-static inline bool varint_read(const unsigned char **p, const unsigned char *end, uint64_t *out)
-{
-    if (*p < end && **p < 0x80) {
-        *out = **p;
-        ++*p;
-        return true;
-    }
-    return varint_read_long(p, end, out);
-}
-
-static inline uint64_t zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-/* The same, for loops that read many: the cursor after the varint and its
-** value come back in registers (a 16-byte struct is returned in two), so
-** the caller's cursor need not live in memory as &p would make it; .p is
-** NULL where varint_read would return false. */
+/* Decoding: the LEB128 varint at p in [p, end): the cursor after it in .p
+** and its value in .v, or .p NULL on truncation, on an encoding longer than
+** 10 bytes / overflowing 64 bits, or on a padded (non-canonical) one.  Both
+** come back in registers (a 16-byte struct is returned in two), so a
+** loop's cursor need not live in memory as &p would make it.  Most varints
+** in a payload are one byte (indices, small times), so that case is
+** inline; varint_at_long does the rest. */
 typedef struct VarintAt {
     const unsigned char *p;
     uint64_t v;
@@ -108,6 +94,19 @@ static inline VarintAt varint_at(const unsigned char *p, const unsigned char *en
     return varint_at_long(p, end);
 }
 
+/* The same through a cursor: false where varint_at gives NULL; *p and
+** *out are set only on success. */
+static inline bool varint_read(const unsigned char **p, const unsigned char *end, uint64_t *out)
+{
+    VarintAt r = varint_at(*p, end);
+    if (!r.p)
+        return false;
+    *p = r.p;
+    *out = r.v;
+    return true;
+}
+
+static inline uint64_t zigzag_enc(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t zigzag_dec(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 static inline uint16_t rd_u16le(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }

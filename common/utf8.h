@@ -17,19 +17,24 @@ bool utf8_valid(const unsigned char *s, size_t n, size_t *bad);
 ** ASCII strings (the names and paths of an index) in one inline pass of
 ** eight bytes at a time, the rest through memchr and utf8_valid. */
 bool utf8_valid_nonul_slow(const unsigned char *s, size_t n);
-static inline bool utf8_valid_nonul(const unsigned char *s, size_t n)
+/* No byte of the eight in w is 0 or has its top bit set. */
+static inline bool utf8_word_ascii_nonul(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    return !(w & high) && !((w - ones) & ~w & high);
+}
+static inline bool utf8_valid_nonul(const unsigned char *s, size_t n)
+{
     size_t i = 0;
     uint64_t w;
     for (; n - i >= 8; i += 8) {
         memcpy(&w, s + i, 8);
-        if ((w & high) || ((w - ones) & ~w & high))   /* a byte >= 0x80, or a 0 */
+        if (!utf8_word_ascii_nonul(w))
             return utf8_valid_nonul_slow(s, n);
     }
     if (i < n && n >= 8) {   /* the tail as the last eight bytes, overlapping */
         memcpy(&w, s + n - 8, 8);
-        return !((w & high) || ((w - ones) & ~w & high)) || utf8_valid_nonul_slow(s, n);
+        return utf8_word_ascii_nonul(w) || utf8_valid_nonul_slow(s, n);
     }
     for (; i < n; i++)
         if (s[i] == 0 || s[i] >= 0x80)

@@ -243,6 +243,8 @@ static inline BcVal bc_val(const BcProgram *prog, uint32_t idx)
     bc_val_decode(prog, prog->val[idx], &v);
     return v;
 }
+/* Its tag alone (BC_V_*), without walking an array or a map to its end. */
+static inline unsigned bc_val_tag(const BcProgram *prog, uint32_t idx) { return *prog->val[idx]; }
 /* Map lookup by key; returns false when absent (or not a map). */
 bool bc_val_get(const BcProgram *prog, const BcVal *map, const char *key, BcVal *out);
 /* Appends the value as compact JSON (map keys in stored order). */

@@ -530,23 +530,29 @@ static BcErrCode verify_lines(Loader *ld, BcInsn *insn, uint32_t n)
     return BC_ERR_OK;
 }
 
+/* The eight bytes in w are printable ASCII: none >= 0x80, none below
+** 0x20, none equal to 0x7f. */
+static inline bool printable_word(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t x = w ^ (0x7f * ones);
+    return !(w & high) && !((w - 0x20 * ones) & ~w & high) && !((x - ones) & ~x & high);
+}
+
 bool bc_text_ok(const char *s, size_t n)
 {
-    /* Printable ASCII eight bytes at a time (names, tags and paths are):
-    ** no byte >= 0x80, none below 0x20, none equal to 0x7f. */
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    /* Printable ASCII eight bytes at a time (names, tags and paths are),
+    ** the tail as the last eight, overlapping. */
     size_t i = 0;
-    uint64_t w, x;
+    uint64_t w;
     for (; n - i >= 8; i += 8) {
         memcpy(&w, s + i, 8);
-        x = w ^ (0x7f * ones);
-        if ((w & high) || ((w - 0x20 * ones) & ~w & high) || ((x - ones) & ~x & high))
+        if (!printable_word(w))
             break;
     }
-    if (i < n && n - i < 8 && n >= 8) {   /* the tail as the last eight bytes, overlapping */
+    if (i < n && n - i < 8 && n >= 8) {
         memcpy(&w, s + n - 8, 8);
-        x = w ^ (0x7f * ones);
-        if (!((w & high) || ((w - 0x20 * ones) & ~w & high) || ((x - ones) & ~x & high)))
+        if (printable_word(w))
             return true;
     }
     unsigned acc = 0;   /* the decoder only for text that is not all ASCII */
@@ -587,7 +593,9 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
         return fail(ld, BC_ERR_META, "%td trailing bytes", end - p);
     BcMeta *m = &prog->meta;
     *m = (BcMeta){ f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] };
-    unsigned prompt = *prog->val[m->prompt];
+    /* Only the tags of prompt, config and defines: bc_val would walk a
+    ** whole map to find its end. */
+    unsigned prompt = bc_val_tag(prog, m->prompt);
     if (prompt != BC_V_STR && prompt != BC_V_NULL)
         return fail(ld, BC_ERR_META, "prompt (value %u) is not a string or null", m->prompt);
     BcVal v = bc_val(prog, m->tags);
@@ -624,10 +632,9 @@ static BcErrCode verify_meta(Loader *ld, BcProgram *prog)
     if (m->term_width > 500 || m->term_height > 500)
         return fail(ld, BC_ERR_META, "terminal size %ux%u is out of range (1-500 columns and rows)",
                     m->term_width, m->term_height);
-    /* Only the tags: bc_val would walk the whole map to find its end. */
-    if (*prog->val[m->config] != BC_V_MAP)
+    if (bc_val_tag(prog, m->config) != BC_V_MAP)
         return fail(ld, BC_ERR_META, "config (value %u) is not a map", m->config);
-    if (*prog->val[m->defines] != BC_V_MAP)
+    if (bc_val_tag(prog, m->defines) != BC_V_MAP)
         return fail(ld, BC_ERR_META, "defines (value %u) is not a map", m->defines);
     return BC_ERR_OK;
 }
@@ -673,7 +680,7 @@ static BcErrCode verify_operands(Loader *ld, const BcProgram *prog)
                 j++;
             if (!kinds[j])
                 return fail(ld, BC_ERR_CODE, "CASE: unknown kind \"%.60s\" (op %u)", k, i);
-            if (bc_val(prog, in->a[2]).tag != BC_V_MAP)
+            if (bc_val_tag(prog, in->a[2]) != BC_V_MAP)
                 return fail(ld, BC_ERR_CODE, "CASE: settings (value %u) is not a map (op %u)", in->a[2], i);
             break;
         }

@@ -293,7 +293,7 @@ static inline bool rd_varint(Ld *ld, uint64_t *v)
 {
     VarintAt r = varint_at(ld->p, ld->end);
     if (!r.p)
-        return false;   /* varint_read_long refuses an overlong one, as in the bytecode */
+        return false;   /* varint_at refuses an overlong one, as in the bytecode */
     *v = r.v;
     ld->p = r.p;
     return true;

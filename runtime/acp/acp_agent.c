@@ -1045,7 +1045,7 @@ enum { ACP_HOLD = 1 };
 static int op_llm_begin(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     Sess *ss = ((AcpPlay *)ctx)->ss;
-    ss->resp_meta = bc_val(p, in->a[0]).tag == BC_V_MAP ? in->a[0] : UINT32_MAX;
+    ss->resp_meta = bc_val_tag(p, in->a[0]) == BC_V_MAP ? in->a[0] : UINT32_MAX;
     return 0;
 }
 

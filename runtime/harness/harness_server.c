@@ -205,7 +205,7 @@ static int op_think(void *ctx, const BcProgram *p, const BcInsn *in)
 static int op_assistant(void *ctx, const BcProgram *p, const BcInsn *in)
 {
     HarnessServer *h = ctx;
-    if (bc_val(p, in->a[1]).tag == BC_V_NULL) {     /* plain text: a delta of the block */
+    if (bc_val_tag(p, in->a[1]) == BC_V_NULL) {     /* plain text: a delta of the block */
         buf_put(&h->block, p->str[in->a[0]].s, p->str[in->a[0]].len);
         h->in_block = true;
         return 0;

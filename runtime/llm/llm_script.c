@@ -106,7 +106,7 @@ static int op_llm_begin(void *ctx, const BcProgram *p, const BcInsn *in)
     if (!r)
         return ENOMEM;
     r->meta = in->a[0];
-    r->has_meta = bc_val(p, in->a[0]).tag == BC_V_MAP;
+    r->has_meta = bc_val_tag(p, in->a[0]) == BC_V_MAP;
     w->cur = w->n - 1;
     w->attach = -1;
     return 0;
