@@ -760,8 +760,19 @@ def wrk_ms(v):
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else float("nan")
 
 
+WRK_SETTLE_S = 1.0
+
+
 def wrk_run(url, lua, seconds):
-    """wrk -t2 -c32 against url: (responses/s, p99 ms, responses, not 2xx, socket errors)."""
+    """wrk -t2 -c32 against url: (responses/s, p99 ms, responses, not 2xx, socket errors).
+    Every run begins WRK_SETTLE_S after its server is ready, whatever came
+    before: runs started at once after 1,000 connections were opened had a
+    p99 about a quarter above the runs without them, and the server was
+    preempted by wrk's threads more often in half of them; begun a second
+    later, the same pairs leaned neither way (docs/performance.md, "Beside
+    1,000 idle connections, again").  A measuring pause, the same for every
+    side a row compares; not a wait for an event."""
+    time.sleep(WRK_SETTLE_S)
     try:
         r = subprocess.run(["wrk", "-t2", "-c32", f"-d{seconds}s", "--latency", "-s", lua, url],
                            capture_output=True, text=True, timeout=seconds + 30)
@@ -892,6 +903,15 @@ def wrk_once(scvm, scb, lua, seconds, idle=0):
             die("scvm serve llm did not start")
         for _ in range(idle):
             held.append(socket.create_connection((m.group(2), int(m.group(3)))))
+        # connected is not accepted: the server takes them from its backlog
+        # on its own time, and the run is beside them, not beside their
+        # accepting (its descriptors: 3 standard, the listener, epoll...)
+        if idle:
+            deadline = time.monotonic() + 10
+            while len(os.listdir(f"/proc/{p.pid}/fd")) < idle + 3:
+                if time.monotonic() > deadline:
+                    die(f"scvm serve llm did not accept {idle} connections within 10 s")
+                time.sleep(0.01)
         res = wrk_run(m.group(1) + "/v1/chat/completions", lua, seconds)
     finally:
         for c in held:
