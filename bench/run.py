@@ -882,6 +882,18 @@ def alternated(n, fa, fb):
     return out
 
 
+def sockets_of(pid):
+    """How many sockets process pid holds open (its /proc fd links)."""
+    n = 0
+    d = f"/proc/{pid}/fd"
+    for fd in os.listdir(d):
+        try:
+            n += os.readlink(os.path.join(d, fd)).startswith("socket:")
+        except OSError:     # closed meanwhile
+            pass
+    return n
+
+
 def wrk_once(scvm, scb, lua, seconds, idle=0):
     """One server, one wrk run against it; the server is always stopped.
     Its log goes to a file: a pipe nobody reads could fill and block it.
@@ -905,10 +917,10 @@ def wrk_once(scvm, scb, lua, seconds, idle=0):
             held.append(socket.create_connection((m.group(2), int(m.group(3)))))
         # connected is not accepted: the server takes them from its backlog
         # on its own time, and the run is beside them, not beside their
-        # accepting (its descriptors: 3 standard, the listener, epoll...)
+        # accepting (its sockets: the listener and one per connection)
         if idle:
             deadline = time.monotonic() + 10
-            while len(os.listdir(f"/proc/{p.pid}/fd")) < idle + 3:
+            while sockets_of(p.pid) < idle + 1:
                 if time.monotonic() > deadline:
                     die(f"scvm serve llm did not accept {idle} connections within 10 s")
                 time.sleep(0.01)
