@@ -288,7 +288,6 @@ static PackErrCode unique_names(Ld *ld, const PackEntry *en, uint32_t n)
     return PACK_ERR_OK;
 }
 
-
 static inline bool rd_varint(Ld *ld, uint64_t *v)
 {
     VarintAt r = varint_at(ld->p, ld->end);
