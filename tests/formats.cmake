@@ -26,3 +26,8 @@ add_test(NAME formats.opcodes_doc
 set_tests_properties(formats.roundtrip formats.alloc PROPERTIES LABELS "unit" TIMEOUT 30)
 set_tests_properties(formats.bad formats.robust PROPERTIES LABELS "errors" TIMEOUT 60)
 set_tests_properties(formats.opcodes_doc PROPERTIES LABELS "golden" TIMEOUT 10)
+# docs/bytecode.md section 10: the worked example's bytes are what the writer makes.
+add_test(NAME formats.doc_hex
+         COMMAND ${Python3_EXECUTABLE} ${_tf}/doc_hex.py $<TARGET_FILE:formats_roundtrip>
+                 ${CMAKE_CURRENT_LIST_DIR}/../docs/bytecode.md)
+set_tests_properties(formats.doc_hex PROPERTIES LABELS "golden" TIMEOUT 10)

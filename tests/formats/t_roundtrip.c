@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "tests/zstd_blocks.h"
 #include "tf.h"
 
 static BcProgram *load_ok(const unsigned char *data, size_t len)
@@ -268,6 +269,58 @@ static void test_determinism(void)
     sc_free(out[1]);
 }
 
+/* The metadata of a hand-built program: name and source, prompt null, tags
+** [], config = defines = {}. */
+static void plain_meta(BcBuilder *b, const char *name, const char *source)
+{
+    BcMeta m = { .name = bcb_cstr(b, name), .source = bcb_cstr(b, source),
+                 .prompt = bcb_null(b) };
+    bcb_val_begin(b);
+    bcb_val_array(b, 0);
+    m.tags = bcb_val_end(b);
+    bcb_val_begin(b);
+    bcb_val_map(b, 0);
+    m.config = m.defines = bcb_val_end(b);
+    bcb_set_meta(b, &m);
+}
+
+/* Every frame the writer makes stores its literals raw (docs/bytecode.md
+** section 3): at level 1, at the default level (the prepared dictionary),
+** and in a frame of several blocks.  Each frame must also hold compressed
+** blocks, or the count of Huffman-coded literal sections would be 0 anyway. */
+static void check_raw_literals(const unsigned char *file, size_t len, unsigned min_blocks)
+{
+    ZbCount c = { 0 };
+    CHECK(file && len > BC_HEADER_SIZE && zb_count(file + BC_HEADER_SIZE, len - BC_HEADER_SIZE, &c));
+    CHECKF(c.blocks >= min_blocks && c.compressed >= 1 && c.lit[0] >= 1 && c.lit[2] == 0 && c.lit[3] == 0,
+           "%u blocks, %u compressed; literal sections raw %u, RLE %u, Huffman %u, treeless %u",
+           c.blocks, c.compressed, c.lit[0], c.lit[1], c.lit[2], c.lit[3]);
+}
+
+static void test_raw_literals(void)
+{
+    size_t len;
+    unsigned char *file = tf_sample_file(2, false, &len);
+    check_raw_literals(file, len, 1);
+    sc_free(file);
+    /* the default level, several blocks: 300 KB of distinct prose */
+    BcBuilder *b = bcb_new();
+    char text[160];
+    bool ok = true;
+    for (uint32_t i = 0; i < 3000 && ok; i++) {
+        snprintf(text, sizeof text, "step %u of the transcript: the agent reads file %u, runs "
+                 "test suite %u and reports %u failures in module %u", i, i * 7919u % 10007u,
+                 i * 104729u % 1009u, i % 13u, i * 31u % 97u);
+        ok = bcb_op(b, OP_THINK, (uint64_t)i * 10, i + 1, 1, bcb_cstr(b, text));
+    }
+    plain_meta(b, "prose", "prose.yaml");
+    unsigned char *out = NULL;
+    CHECK(ok && bcb_finish(b, NULL, &out, &len));
+    bcb_free(b);
+    check_raw_literals(out, len, 2);
+    sc_free(out);
+}
+
 /* A value as deep as the verifier lets one be (BC_MAX_DEPTH), deeper than
 ** one JSON writer tracks: every comma and bracket is there. */
 static void test_deep_value(void)
@@ -464,15 +517,7 @@ static int print_hex(void)
     uint32_t s = bcb_cstr(b, "running");
     bcb_op(b, OP_STATUS, 0, 3, 5, s);
     bcb_op(b, OP_THINK, 1500, 4, 5, bcb_cstr(b, "hm"));
-    BcMeta m = { .name = bcb_cstr(b, "demo"), .source = bcb_cstr(b, "demo.yaml"),
-                 .prompt = bcb_null(b) };
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.config = m.defines = bcb_val_end(b);
-    bcb_set_meta(b, &m);
+    plain_meta(b, "demo", "demo.yaml");
     unsigned char *out;
     size_t len;
     if (!bcb_finish(b, NULL, &out, &len))
@@ -520,6 +565,7 @@ int main(int argc, char **argv)
     test_all_ops(true);
     test_values();
     test_determinism();
+    test_raw_literals();
     test_strip();
     test_deep_value();
     test_builder_errors();

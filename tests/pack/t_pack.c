@@ -12,7 +12,8 @@
 **   - a scenario corrupted behind valid checksums is rejected with its
 **     entry named; that pack is written to OUTDIR/bad_entry.scp for the
 **     CLI test;
-**   - scc.h: opening, selection and events equal to a direct vm_run. */
+**   - scc.h: opening, selection and events equal to a direct vm_run;
+**   - every frame stores its literals raw (docs/pack.md section 2). */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "include/scc/scc.h"
 #include "pack_bytes.h"
 #include "tests/check.h"
+#include "tests/zstd_blocks.h"
 
 /* The decompressed content of a pack (test input: trusted). */
 static unsigned char *content_of(const unsigned char *d, size_t *n)
@@ -313,6 +315,24 @@ static void test_api(const char *path)
     CHECKF(scc_open_memory("garbage!", 8, &s, err, sizeof err) == SCC_EREJECTED, "garbage rejected");
 }
 
+/* Every frame of the pack (section 2 of docs/pack.md: the frame table
+** after the header, the dictionary, then the frames) stores its literals
+** raw; a frame must hold compressed blocks for that to mean anything. */
+static void test_raw_literals(const unsigned char *d)
+{
+    uint32_t frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
+    const unsigned char *t = d + PACK_HEADER_SIZE, *f = t + (size_t)frames * PACK_FRAME_ENTRY_SIZE + dict;
+    ZbCount c = { 0 };
+    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        size_t cs = (size_t)rd_u64le(t);
+        CHECKF(zb_count(f, cs, &c), "frame %u is not one well-formed zstd frame", i);
+        f += cs;
+    }
+    CHECKF(frames >= 1 && c.compressed >= 1 && c.lit[0] >= 1 && c.lit[2] == 0 && c.lit[3] == 0,
+           "%u frames, %u blocks, %u compressed; literal sections raw %u, RLE %u, Huffman %u, treeless %u",
+           frames, c.blocks, c.compressed, c.lit[0], c.lit[1], c.lit[2], c.lit[3]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -330,6 +350,7 @@ int main(int argc, char **argv)
     CHECKF(pack_load(d, n, NULL, &p, &pe) == PACK_ERR_OK, "%s", pe.msg);
     test_roundtrip(p);
     pack_free(p);
+    test_raw_literals((unsigned char *)d);
     test_hostile((unsigned char *)d, n);
     test_index_flips((unsigned char *)d);
     test_bad_entry((unsigned char *)d, argv[2]);
