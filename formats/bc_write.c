@@ -587,8 +587,8 @@ uint64_t bc_writer_id(void)
 {
     size_t dn;
     const void *d = bc_dict_bytes(&dn);
-    uint64_t v[4] = { (uint64_t)BC_VERSION_MAJOR << 16 | BC_VERSION_MINOR, BC_DEFAULT_LEVEL,
-                      XXH64(d, dn, 0), ZSTD_versionNumber() };
+    uint64_t v[5] = { (uint64_t)BC_VERSION_MAJOR << 16 | BC_VERSION_MINOR, BC_DEFAULT_LEVEL,
+                      XXH64(d, dn, 0), ZSTD_versionNumber(), BC_ZSTD_LITERALS };
     return XXH64(v, sizeof v, 0);
 }
 

@@ -78,8 +78,8 @@ bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, ui
              int level, unsigned char **out, size_t *out_len, const char **why);
 
 /* Names everything besides the payload that decides a .scb's bytes: the
-** bytecode version, the pinned level, the built-in dictionary and the
-** zstd library's version.  A cache of compiled output keys on it, so that
+** bytecode version, the pinned level, the built-in dictionary, how
+** literals are stored and the zstd library's version.  A cache of compiled output keys on it, so that
 ** a hit is byte-identical to compiling again. */
 uint64_t bc_writer_id(void);
 

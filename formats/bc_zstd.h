@@ -34,11 +34,13 @@ static inline ZSTD_customMem bc_zstd_mem(void)
 ** symbol at a time: half of zstd's time on a typical scenario, for 6-17%
 ** of the size; docs/performance.md, "Literals stored raw").
 ** Returns zstd's result code. */
+enum { BC_ZSTD_LITERALS = ZSTD_ps_disable };   /* bc_writer_id names it */
+
 static inline size_t bc_zstd_pin(ZSTD_CCtx *cc, int level)
 {
     size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
     if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+        r = ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, BC_ZSTD_LITERALS);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
     if (!ZSTD_isError(r))
