@@ -79,8 +79,9 @@ bool bc_wrap(const void *payload, size_t len, uint16_t major, uint16_t minor, ui
 
 /* Names everything besides the payload that decides a .scb's bytes: the
 ** bytecode version, the pinned level, the built-in dictionary, how
-** literals are stored and the zstd library's version.  A cache of compiled output keys on it, so that
-** a hit is byte-identical to compiling again. */
+** literals are stored and the zstd library's version.  A cache of
+** compiled output keys on it, so that a hit is byte-identical to
+** compiling again. */
 uint64_t bc_writer_id(void);
 
 /* Why the builder failed, or NULL. */

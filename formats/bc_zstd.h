@@ -26,6 +26,9 @@ static inline ZSTD_customMem bc_zstd_mem(void)
     return (ZSTD_customMem){ bc_zstd_alloc, bc_zstd_free, NULL };
 }
 
+/* How every frame stores its literals (bc_zstd_pin); bc_writer_id names it. */
+enum { BC_ZSTD_LITERALS = ZSTD_ps_disable };
+
 /* The parameters every frame scc and packs write is pinned to
 ** (docs/bytecode.md section 3, docs/pack.md section 2): the level given,
 ** content size declared, no zstd checksum (the container's XXH64 covers
@@ -34,8 +37,6 @@ static inline ZSTD_customMem bc_zstd_mem(void)
 ** symbol at a time: half of zstd's time on a typical scenario, for 6-17%
 ** of the size; docs/performance.md, "Literals stored raw").
 ** Returns zstd's result code. */
-enum { BC_ZSTD_LITERALS = ZSTD_ps_disable };   /* bc_writer_id names it */
-
 static inline size_t bc_zstd_pin(ZSTD_CCtx *cc, int level)
 {
     size_t r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
