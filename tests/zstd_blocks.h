@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct ZbCount {
     unsigned blocks;        /* every block of the frame */
@@ -45,6 +46,21 @@ static inline bool zb_count(const unsigned char *f, size_t n, ZbCount *c)
     }
     at += (fhd >> 2) & 1 ? 4 : 0;
     return at == n;
+}
+
+/* The frames counted held compressed blocks, and every literal section of
+** them is raw (an RLE one may stand among them): what scc writes. */
+static inline bool zb_literals_raw(const ZbCount *c)
+{
+    return c->compressed >= 1 && c->lit[0] >= 1 && c->lit[2] == 0 && c->lit[3] == 0;
+}
+
+/* The counts, for a failed check's message. */
+static inline const char *zb_describe(const ZbCount *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%u blocks, %u compressed; literal sections raw %u, RLE %u, Huffman %u, treeless %u",
+             c->blocks, c->compressed, c->lit[0], c->lit[1], c->lit[2], c->lit[3]);
+    return buf;
 }
 
 #endif

@@ -292,9 +292,8 @@ static void check_raw_literals(const unsigned char *file, size_t len, unsigned m
 {
     ZbCount c = { 0 };
     CHECK(file && len > BC_HEADER_SIZE && zb_count(file + BC_HEADER_SIZE, len - BC_HEADER_SIZE, &c));
-    CHECKF(c.blocks >= min_blocks && c.compressed >= 1 && c.lit[0] >= 1 && c.lit[2] == 0 && c.lit[3] == 0,
-           "%u blocks, %u compressed; literal sections raw %u, RLE %u, Huffman %u, treeless %u",
-           c.blocks, c.compressed, c.lit[0], c.lit[1], c.lit[2], c.lit[3]);
+    char why[160];
+    CHECKF(c.blocks >= min_blocks && zb_literals_raw(&c), "%s", zb_describe(&c, why, sizeof why));
 }
 
 static void test_raw_literals(void)
