@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* buf.c - growable byte buffer, varints, JSON string escaping, UTF-8 check. */
 #include "buf.h"
+
 #include "sc_alloc.h"
 #include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void buf_init(Buf *b) { memset(b, 0, sizeof *b); }
 
@@ -153,6 +157,24 @@ void buf_json_esc(Buf *b, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     size_t run = 0, i = 0;
     for (;;) {
+#if defined(__SSE2__)
+        /* sixteen bytes at a time while none is special (every x86-64 has
+        ** SSE2): a byte is a control when min(byte, 0x1f) is the byte */
+        {
+            const __m128i ctl = _mm_set1_epi8(0x1f), q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+            while (n - i >= 16) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(u + i));
+                __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
+                                           _mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, bs)));
+                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+                if (m) {
+                    i += (size_t)__builtin_ctz(m);
+                    goto special;
+                }
+                i += 16;
+            }
+        }
+#endif
         /* eight bytes at a time while none is special: no byte below
         ** 0x20, none equal to '"' or '\\' (the classic SWAR tests) */
         while (n - i >= 8) {
@@ -167,6 +189,9 @@ void buf_json_esc(Buf *b, const char *s, size_t n)
         }
         while (i < n && !json_special[u[i]])
             i++;
+#if defined(__SSE2__)
+    special:
+#endif
         buf_put(b, s + run, i - run);
         if (i == n)
             return;

@@ -51,6 +51,27 @@ static inline void buf_putc(Buf *b, int c)
 static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 void buf_printf(Buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* v in decimal / in lowercase hex, no leading zeros: what "%llu" and "%llx"
+** write, without printf's format parsing (the HTTP servers write a chunk
+** size and a Content-Length per response: printf was a tenth of serving). */
+static inline void buf_u64(Buf *b, uint64_t v)
+{
+    char t[20];
+    size_t i = sizeof t;
+    do
+        t[--i] = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_put(b, t + i, sizeof t - i);
+}
+static inline void buf_hex(Buf *b, uint64_t v)
+{
+    char t[16];
+    size_t i = sizeof t;
+    do
+        t[--i] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    buf_put(b, t + i, sizeof t - i);
+}
 void buf_u16le(Buf *b, uint16_t v);
 void buf_u32le(Buf *b, uint32_t v);
 void buf_u64le(Buf *b, uint64_t v);

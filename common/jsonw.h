@@ -181,12 +181,7 @@ static inline void jw_cstr(JsonW *w, const char *s)
 static inline void jw_u64(JsonW *w, uint64_t v)
 {
     jw_sep_(w);
-    char t[20];
-    size_t i = sizeof t;
-    do
-        t[--i] = (char)('0' + v % 10);
-    while (v /= 10);
-    buf_put(w->b, t + i, sizeof t - i);
+    buf_u64(w->b, v);
 }
 
 static inline void jw_i64(JsonW *w, int64_t v)

@@ -71,14 +71,29 @@ void http_plan_head(HttpPlan *p, int status, const char *ctype, bool chunked, si
 {
     Buf *b = &p->bytes;
     p->status = status;
-    buf_printf(b, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n", status, http_reason(status), ctype);
-    if (chunked)
+    /* no printf: one head per response (http_plan_chunk) */
+    buf_puts(b, "HTTP/1.1 ");
+    buf_u64(b, (uint64_t)(unsigned)status);
+    buf_putc(b, ' ');
+    buf_puts(b, http_reason(status));
+    buf_puts(b, "\r\nContent-Type: ");
+    buf_puts(b, ctype);
+    buf_puts(b, "\r\n");
+    if (chunked) {
         buf_puts(b, "Transfer-Encoding: chunked\r\nCache-Control: no-cache\r\n");
-    else
-        buf_printf(b, "Content-Length: %zu\r\n", content_length);
+    } else {
+        buf_puts(b, "Content-Length: ");
+        buf_u64(b, content_length);
+        buf_puts(b, "\r\n");
+    }
     buf_puts(b, keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n");
-    if (req_id)
-        buf_printf(b, "x-request-id: %s\r\nrequest-id: %s\r\n", req_id, req_id);
+    if (req_id) {
+        buf_puts(b, "x-request-id: ");
+        buf_puts(b, req_id);
+        buf_puts(b, "\r\nrequest-id: ");
+        buf_puts(b, req_id);
+        buf_puts(b, "\r\n");
+    }
     if (extra)
         buf_puts(b, extra);
     if (extra2)
@@ -100,7 +115,10 @@ void http_plan_chunk(HttpPlan *p, const void *data, size_t len, uint64_t at)
 {
     if (!len)
         return;
-    buf_printf(&p->bytes, "%zx\r\n", len);
+    /* the size without printf, whose format parsing was a tenth of the
+    ** server's time streaming a 40-chunk completion */
+    buf_hex(&p->bytes, len);
+    buf_puts(&p->bytes, "\r\n");
     buf_put(&p->bytes, data, len);
     buf_puts(&p->bytes, "\r\n");
     http_plan_cut(p, at);

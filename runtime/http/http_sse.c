@@ -6,8 +6,11 @@
 
 void http_sse_begin(Buf *b, const char *event)
 {
-    if (event)
-        buf_printf(b, "event: %s\n", event);
+    if (event) {
+        buf_puts(b, "event: ");
+        buf_puts(b, event);
+        buf_putc(b, '\n');
+    }
     buf_puts(b, "data: ");
 }
 
@@ -18,10 +21,16 @@ void http_sse_end(Buf *b)
 
 void http_sse_event(Buf *b, const char *event, const char *id, const char *data, size_t len)
 {
-    if (event)
-        buf_printf(b, "event: %s\n", event);
-    if (id)
-        buf_printf(b, "id: %s\n", id);
+    if (event) {
+        buf_puts(b, "event: ");
+        buf_puts(b, event);
+        buf_putc(b, '\n');
+    }
+    if (id) {
+        buf_puts(b, "id: ");
+        buf_puts(b, id);
+        buf_putc(b, '\n');
+    }
     /* n line breaks make n + 1 lines; the client joins them with "\n" */
     for (size_t i = 0;;) {
         size_t j = i;

@@ -263,9 +263,10 @@ static void naive_esc(Buf *b, const unsigned char *s, size_t n)
 
 static void test_json_esc(void)
 {
-    /* every length up to 40 at every alignment, special bytes at every
-    ** position, and random strings: the eight-at-a-time scan must agree
-    ** with the byte-at-a-time reading */
+    /* every length up to 56 at every alignment, special bytes at every
+    ** position, often and rarely (long runs for the sixteen- and
+    ** eight-at-a-time scans), and random strings: the scans must agree with
+    ** the byte-at-a-time reading */
     static const unsigned char pool[] = { 'a', 'Z', ' ', '"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xe2, '\n', 0x5b, 0x5d };
     unsigned seed = 12345;
     unsigned char s[64];
@@ -273,13 +274,14 @@ static void test_json_esc(void)
     buf_init(&got);
     buf_init(&want);
     int bad = 0;
-    for (int round = 0; round < 20000; round++) {
-        size_t n = (size_t)(round % 41);
-        size_t off = (size_t)(round / 41) % 8;
+    for (int round = 0; round < 40000; round++) {
+        size_t n = (size_t)(round % 57);
+        size_t off = (size_t)(round / 57) % 8;
+        unsigned plain = round % 3 ? 200 : 252;   /* of 256: how many draws are letters */
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             unsigned r = (seed >> 16) & 0xff;
-            s[off + i] = r < 200 ? (unsigned char)('a' + r % 26) : pool[r % sizeof pool];
+            s[off + i] = r < plain ? (unsigned char)('a' + r % 26) : pool[r % sizeof pool];
         }
         buf_reset(&got);
         buf_reset(&want);
@@ -287,9 +289,41 @@ static void test_json_esc(void)
         naive_esc(&want, s + off, n);
         bad += got.len != want.len || (n && memcmp(got.data, want.data, got.len) != 0);
     }
+    /* every byte value at every position of a 48-byte run of letters */
+    for (unsigned c = 0; c < 256; c++)
+        for (size_t at = 0; at < 48; at++) {
+            memset(s, 'q', 48);
+            s[at] = (unsigned char)c;
+            buf_reset(&got);
+            buf_reset(&want);
+            buf_json_esc(&got, (const char *)s, 48);
+            naive_esc(&want, s, 48);
+            bad += got.len != want.len || memcmp(got.data, want.data, got.len) != 0;
+        }
     CHECK(bad == 0);
     buf_fini(&got);
     buf_fini(&want);
+}
+
+/* buf_u64 and buf_hex write what printf's %llu and %llx write */
+static void test_buf_numbers(void)
+{
+    static const uint64_t v[] = { 0, 1, 9, 10, 15, 16, 255, 256, 4095, 4096, 14960, 99999, 100000,
+                                  0xffffffffULL, 0x100000000ULL, 18446744073709551615ULL };
+    Buf b;
+    buf_init(&b);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        for (int k = -1; k <= 1; k++) {
+            uint64_t x = v[i] + (uint64_t)(int64_t)k;
+            char want[48];
+            snprintf(want, sizeof want, "%llu|%llx", (unsigned long long)x, (unsigned long long)x);
+            buf_reset(&b);
+            buf_u64(&b, x);
+            buf_putc(&b, '|');
+            buf_hex(&b, x);
+            CHECK(b.len == strlen(want) && memcmp(b.data, want, b.len) == 0);
+        }
+    buf_fini(&b);
 }
 
 static void test_jsonw(void)
@@ -563,6 +597,7 @@ int main(void)
     test_mkdirs();
     test_stale_tmp();
     test_json_esc();
+    test_buf_numbers();
     test_jsonw();
     if (failures) {
         fprintf(stderr, "t_common: %d failed\n", failures);
