@@ -588,9 +588,11 @@ elif CASE == "size":
         return os.path.getsize(os.path.join(D, out)), yaml
     s, y = ratio([STD], "std.scp")
     print(f"stdlib: pack {s} bytes, YAML {y} bytes: {100 * s / y:.1f}%")
-    # 18 hand-written, mutually different scenarios: their text alone does not
-    # compress below ~20% (docs/pack.md, "Size"); this guards against regressions.
-    check(s <= 0.30 * y, f"stdlib pack {s} > 30% of {y}")
+    # Hand-written, mutually different scenarios: their text alone does not
+    # compress below ~20% (docs/pack.md, "Size"); this guards against
+    # regressions.  33%: 31.7% since packs take no match shorter than five
+    # bytes (27.8% before; the trade is in docs/performance.md).
+    check(s <= 0.33 * y, f"stdlib pack {s} > 33% of {y}")
     # 1,000 generated scenarios (a suite from templates, as teams have): <= 10%.
     gen = os.path.join(D, "gen")
     verbs = ["fix", "refactor", "document", "test", "optimise", "review", "port", "rename"]

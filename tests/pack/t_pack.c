@@ -13,12 +13,17 @@
 **     entry named; that pack is written to OUTDIR/bad_entry.scp for the
 **     CLI test;
 **   - scc.h: opening, selection and events equal to a direct vm_run;
-**   - every frame stores its literals raw (docs/pack.md section 2). */
+**   - every frame stores its literals raw (docs/pack.md section 2);
+**   - every frame without the dictionary is what zstd gives with the
+**     parameters section 2 names (level 19, no match under five bytes, raw
+**     literals), and not what it gives with level 19's own 3-byte
+**     matches. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#define ZSTD_STATIC_LINKING_ONLY     /* ZSTD_c_literalCompressionMode */
 #include <zstd.h>
 
 #include "common/buf.h"
@@ -332,6 +337,52 @@ static void test_raw_literals(const unsigned char *d)
     CHECKF(frames >= 1 && zb_literals_raw(&c), "%u frames, %s", frames, zb_describe(&c, why, sizeof why));
 }
 
+/* The frame's content compressed again with the parameters of
+** docs/pack.md section 2, but min_match for the minimum match (0: the
+** level's own); true when that gives the frame's bytes. */
+static bool frame_recipe(const unsigned char *f, size_t cs, size_t content, int min_match)
+{
+    unsigned char *plain = sc_malloc(content + 1), *again = NULL;
+    bool same = false;
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    if (!plain || !cc || ZSTD_decompress(plain, content, f, cs) != content)
+        goto out;
+    size_t bound = ZSTD_compressBound(content);
+    if (!(again = sc_malloc(bound)))
+        goto out;
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 19);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+    if (min_match)
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, min_match);
+    size_t r = ZSTD_compress2(cc, again, bound, plain, content);
+    same = !ZSTD_isError(r) && r == cs && memcmp(again, f, cs) == 0;
+out:
+    ZSTD_freeCCtx(cc);
+    sc_free(again);
+    sc_free(plain);
+    return same;
+}
+
+static void test_min_match(const unsigned char *d)
+{
+    uint32_t frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
+    const unsigned char *t = d + PACK_HEADER_SIZE, *f = t + (size_t)frames * PACK_FRAME_ENTRY_SIZE + dict;
+    uint32_t checked = 0;
+    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        size_t cs = (size_t)rd_u64le(t), content = (size_t)rd_u64le(t + 8);
+        if (!(rd_u32le(t + 16) & 1) && content >= 1024) {
+            CHECKF(frame_recipe(f, cs, content, 5), "frame %u: not level 19 with matches of five bytes or more", i);
+            CHECKF(!frame_recipe(f, cs, content, 0), "frame %u: level 19's own minimum match gives it too", i);
+            checked++;
+        }
+        f += cs;
+    }
+    CHECKF(checked >= 1, "no frame of 1 KiB or more without the dictionary (%u frames)", frames);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -350,6 +401,7 @@ int main(int argc, char **argv)
     test_roundtrip(p);
     pack_free(p);
     test_raw_literals((unsigned char *)d);
+    test_min_match((unsigned char *)d);
     test_hostile((unsigned char *)d, n);
     test_index_flips((unsigned char *)d);
     test_bad_entry((unsigned char *)d, argv[2]);
