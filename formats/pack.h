@@ -168,6 +168,8 @@ typedef struct PackEntryIn {
 typedef struct PackWriteOpts {
     int zstd_level;         /* 0 = the pinned default (19) */
     bool no_dict;           /* never try the dictionary layout */
+    bool force_dict;        /* the dictionary layout whenever it can be made
+                            ** (8 blobs, 8 KiB), even when larger: tests */
 } PackWriteOpts;
 
 PackWriter *pack_writer_new(void);

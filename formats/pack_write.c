@@ -28,12 +28,22 @@
 enum { LEVEL_DEFAULT = 19, DICT_MIN_BLOBS = 8, DICT_MIN_BYTES = 8192, DICT_MAX = 112 * 1024 };
 
 /* No match shorter than this in a pack's frames (docs/pack.md section 2):
-** level 19 takes 3-byte matches, each a sequence that costs zstd's decoder
-** about what it saves in bytes.  5 made the corpus pack's frame 1.5x as
+** level 19 takes 3-byte matches, which cut a frame into many short
+** sequences for zstd's decoder.  5 made the corpus pack's frame 1.5x as
 ** fast to decode and its load 1.2x as fast, for 11% more bytes
 ** (docs/performance.md, "Packs: no match shorter than five bytes").
 ** Levels whose own minimum is longer keep theirs. */
 enum { PACK_MIN_MATCH = 5 };
+
+/* zstd's parameters for level, a source of n bytes and a dictionary of
+** dict bytes, with that minimum. */
+static ZSTD_compressionParameters pack_cparams(int level, size_t n, size_t dict)
+{
+    ZSTD_compressionParameters cp = ZSTD_getCParams(level, n, dict);
+    if (cp.minMatch < PACK_MIN_MATCH)
+        cp.minMatch = PACK_MIN_MATCH;
+    return cp;
+}
 
 typedef struct Blob {
     unsigned char *data;
@@ -391,6 +401,8 @@ static bool compress_frame(ZSTD_CCtx *cc, const ZSTD_CDict *cd, int level, const
         return false;
     ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
     size_t r = bc_zstd_pin(cc, level);
+    /* With a dictionary zstd mostly takes the parameters its CDict was made
+    ** with, so layout_dict makes it with the same minimum (pack_cparams) */
     if (!ZSTD_isError(r) && ZSTD_getCParams(level, n, 0).minMatch < PACK_MIN_MATCH)
         r = ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, PACK_MIN_MATCH);
     if (!ZSTD_isError(r) && cd)
@@ -464,7 +476,7 @@ static bool layout_dict(const PackWriter *w, ZSTD_CCtx *cc, int level, const Buf
         return false;
     ZSTD_customMem mem = bc_zstd_mem();
     ZSTD_CDict *cd = ZSTD_createCDict_advanced(l->dict.data, l->dict.len, ZSTD_dlm_byRef,
-                                               ZSTD_dct_auto, ZSTD_getCParams(level, 0, l->dict.len), mem);
+                                               ZSTD_dct_auto, pack_cparams(level, 0, l->dict.len), mem);
     if (!cd)
         return false;
     size_t cs;
@@ -529,7 +541,7 @@ bool pack_writer_finish(PackWriter *w, const PackWriteOpts *o, unsigned char **o
     table_add(&solid, cs, content.len, 0);
     const Layout *pick = &solid;
     if (!(o && o->no_dict) && layout_dict(w, cc, level, &index, &dict) &&
-        layout_size(&dict) < layout_size(&solid))
+        ((o && o->force_dict) || layout_size(&dict) < layout_size(&solid)))
         pick = &dict;
     Buf f;
     buf_init(&f);

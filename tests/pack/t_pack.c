@@ -14,10 +14,10 @@
 **     CLI test;
 **   - scc.h: opening, selection and events equal to a direct vm_run;
 **   - every frame stores its literals raw (docs/pack.md section 2);
-**   - every frame without the dictionary is what zstd gives with the
-**     parameters section 2 names (level 19, no match under five bytes, raw
-**     literals), and not what it gives with level 19's own 3-byte
-**     matches. */
+**   - every frame is what zstd gives with the parameters section 2 names
+**     (level 19, no match under five bytes, raw literals), and not what it
+**     gives with level 19's own 3-byte matches; in the solid layout scc
+**     picks for the stdlib and in the dictionary layout, forced. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +49,89 @@ static unsigned char *content_of(const unsigned char *d, size_t *n)
     const unsigned char *f = d + PACK_HEADER_SIZE + PACK_FRAME_ENTRY_SIZE;
     ZSTD_decompress(c, *n, f, rd_u64le(d + PACK_HEADER_SIZE));
     return c;
+}
+
+/* A frame's content compressed again with the parameters of docs/pack.md
+** section 2, but min_match for the minimum match (0: level 19's own); with
+** the pack's dictionary when dict is not NULL, made into a CDict as the
+** writer makes it.  True when that gives the frame's bytes. */
+static bool frame_recipe(const unsigned char *f, size_t cs, size_t content, const void *dict, size_t dict_len,
+                         int min_match)
+{
+    unsigned char *plain = malloc(content + 1), *again = NULL;
+    bool same = false;
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    ZSTD_CDict *cd = NULL;
+    if (!plain || !cc || !dc)
+        goto out;
+    size_t got = dict ? ZSTD_decompress_usingDict(dc, plain, content, f, cs, dict, dict_len)
+                      : ZSTD_decompressDCtx(dc, plain, content, f, cs);
+    size_t bound = ZSTD_compressBound(content);
+    if (got != content || !(again = malloc(bound)))
+        goto out;
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 19);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+    if (min_match)
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, min_match);
+    if (dict) {
+        ZSTD_compressionParameters cp = ZSTD_getCParams(19, 0, dict_len);
+        if (min_match)
+            cp.minMatch = (unsigned)min_match;
+        cd = ZSTD_createCDict_advanced(dict, dict_len, ZSTD_dlm_byRef, ZSTD_dct_auto, cp, ZSTD_defaultCMem);
+        if (!cd)
+            goto out;
+        ZSTD_CCtx_refCDict(cc, cd);
+    }
+    size_t r = ZSTD_compress2(cc, again, bound, plain, content);
+    same = !ZSTD_isError(r) && r == cs && memcmp(again, f, cs) == 0;
+out:
+    ZSTD_freeCDict(cd);
+    ZSTD_freeDCtx(dc);
+    ZSTD_freeCCtx(cc);
+    free(again);
+    free(plain);
+    return same;
+}
+
+/* Every frame of 1 KiB or more is what section 2's parameters give, and
+** at least one differs from what level 19's own minimum match gives (so
+** the check can fail). */
+static void check_frames(const unsigned char *d, const char *what)
+{
+    uint32_t frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
+    const unsigned char *t = d + PACK_HEADER_SIZE, *dic = t + (size_t)frames * PACK_FRAME_ENTRY_SIZE;
+    const unsigned char *f = dic + dict;
+    uint32_t checked = 0, differ = 0;
+    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE) {
+        size_t cs = (size_t)rd_u64le(t), content = (size_t)rd_u64le(t + 8);
+        const void *dd = (rd_u32le(t + 16) & PACK_FRAME_DICT) ? dic : NULL;
+        if (content >= 1024) {
+            CHECKF(frame_recipe(f, cs, content, dd, dict, 5), "%s, frame %u%s: not level 19 with matches of five "
+                   "bytes or more", what, i, dd ? " (dictionary)" : "");
+            differ += !frame_recipe(f, cs, content, dd, dict, 0);
+            checked++;
+        }
+        f += cs;
+    }
+    CHECKF(checked >= 1 && differ >= 1, "%s: %u frames of 1 KiB or more, %u of them not what level 19's own minimum "
+           "gives", what, checked, differ);
+}
+
+static void test_raw_literals(const unsigned char *d);
+
+static void test_dict_frames(const unsigned char *d)
+{
+    uint32_t frames = rd_u32le(d + 40), with = 0;
+    const unsigned char *t = d + PACK_HEADER_SIZE;
+    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE)
+        with += (rd_u32le(t + 16) & PACK_FRAME_DICT) != 0;
+    CHECKF(with >= 1, "no frame uses the dictionary (%u frames)", frames);
+    check_frames(d, "dictionary layout");
+    test_raw_literals(d);
 }
 
 static void test_roundtrip(const Pack *p)
@@ -84,7 +167,28 @@ static void test_roundtrip(const Pack *p)
         CHECKF(q->entries[i].n_files == p->entries[i].n_files, "files %u", i);
     }
     pack_free(q);
-    /* The dictionary layout: forced by many similar blobs; still loads. */
+    /* The dictionary layout, forced (for these blobs the solid frame is
+    ** smaller, so the writer would not pick it): deterministic, it loads
+    ** with the same entries, and its frames follow section 2's parameters. */
+    unsigned char *c, *c2;
+    size_t nc, nc2;
+    PackWriteOpts fo = { .force_dict = true };
+    CHECKF(pack_writer_finish(w, &fo, &c, &nc), "finish, dictionary layout");
+    CHECKF(pack_writer_finish(w, &fo, &c2, &nc2) && nc == nc2 && memcmp(c, c2, nc) == 0, "deterministic");
+    CHECKF((rd_u32le(c + 12) & 1) && rd_u32le(c + 40) > 1, "dictionary layout: %u frames", rd_u32le(c + 40));
+    CHECKF(pack_load(c, nc, NULL, &q, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    for (uint32_t i = 0; i < q->n_entries && i < p->n_entries; i++) {
+        CHECKF(q->entries[i].hash == p->entries[i].hash, "hash %u", i);
+        CHECKF(q->entries[i].n_files == p->entries[i].n_files, "files %u", i);
+        for (uint32_t k = 0; k < q->entries[i].n_files && k < p->entries[i].n_files; k++)
+            CHECKF(q->entries[i].files[k].len == p->entries[i].files[k].len &&
+                   memcmp(q->entries[i].files[k].data, p->entries[i].files[k].data, q->entries[i].files[k].len) == 0,
+                   "entry %u file %u", i, k);
+    }
+    pack_free(q);
+    test_dict_frames(c);
+    sc_free(c2);
+    sc_free(c);
     sc_free(b);
     sc_free(a);
     pack_writer_free(w);
@@ -337,52 +441,6 @@ static void test_raw_literals(const unsigned char *d)
     CHECKF(frames >= 1 && zb_literals_raw(&c), "%u frames, %s", frames, zb_describe(&c, why, sizeof why));
 }
 
-/* The frame's content compressed again with the parameters of
-** docs/pack.md section 2, but min_match for the minimum match (0: the
-** level's own); true when that gives the frame's bytes. */
-static bool frame_recipe(const unsigned char *f, size_t cs, size_t content, int min_match)
-{
-    unsigned char *plain = sc_malloc(content + 1), *again = NULL;
-    bool same = false;
-    ZSTD_CCtx *cc = ZSTD_createCCtx();
-    if (!plain || !cc || ZSTD_decompress(plain, content, f, cs) != content)
-        goto out;
-    size_t bound = ZSTD_compressBound(content);
-    if (!(again = sc_malloc(bound)))
-        goto out;
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 19);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0);
-    ZSTD_CCtx_setParameter(cc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
-    if (min_match)
-        ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, min_match);
-    size_t r = ZSTD_compress2(cc, again, bound, plain, content);
-    same = !ZSTD_isError(r) && r == cs && memcmp(again, f, cs) == 0;
-out:
-    ZSTD_freeCCtx(cc);
-    sc_free(again);
-    sc_free(plain);
-    return same;
-}
-
-static void test_min_match(const unsigned char *d)
-{
-    uint32_t frames = rd_u32le(d + 40), dict = rd_u32le(d + 44);
-    const unsigned char *t = d + PACK_HEADER_SIZE, *f = t + (size_t)frames * PACK_FRAME_ENTRY_SIZE + dict;
-    uint32_t checked = 0;
-    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE) {
-        size_t cs = (size_t)rd_u64le(t), content = (size_t)rd_u64le(t + 8);
-        if (!(rd_u32le(t + 16) & 1) && content >= 1024) {
-            CHECKF(frame_recipe(f, cs, content, 5), "frame %u: not level 19 with matches of five bytes or more", i);
-            CHECKF(!frame_recipe(f, cs, content, 0), "frame %u: level 19's own minimum match gives it too", i);
-            checked++;
-        }
-        f += cs;
-    }
-    CHECKF(checked >= 1, "no frame of 1 KiB or more without the dictionary (%u frames)", frames);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -401,7 +459,7 @@ int main(int argc, char **argv)
     test_roundtrip(p);
     pack_free(p);
     test_raw_literals((unsigned char *)d);
-    test_min_match((unsigned char *)d);
+    check_frames((unsigned char *)d, "the stdlib pack");
     test_hostile((unsigned char *)d, n);
     test_index_flips((unsigned char *)d);
     test_bad_entry((unsigned char *)d, argv[2]);
