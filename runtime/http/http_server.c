@@ -51,6 +51,7 @@ typedef struct Conn {
     HttpPlan plan;
     size_t item, sent, avail;
     uint64_t start_ms, last_ms, drain_ms;
+    uint64_t seq;               /* its place in the order of accepting (victim's ties) */
     size_t drained;             /* bytes discarded while draining */
     uint64_t head_ms;       /* when the current request's first byte came (0: none yet) */
     unsigned served;        /* requests answered */
@@ -107,6 +108,7 @@ struct HttpServer {
     size_t answers;         /* bytes of whole answers not yet sent, all connections */
     unsigned long fd_limit; /* RLIMIT_NOFILE's soft limit, raised to the hard one */
     uint64_t evicted;       /* connections closed to make room */
+    uint64_t accepted;      /* connections accepted so far (Conn.seq) */
     uint64_t accept_after;  /* accept(2) ran out of descriptors: not before then */
 };
 
@@ -972,7 +974,9 @@ static void refuse(HttpServer *s, Conn *c, uint64_t now)
 /* The slot to give a new connection when max_conns are open: the oldest
 ** connection that never sent a byte, else the keep-alive connection idle
 ** longest between requests; SIZE_MAX when every one has something in
-** flight. */
+** flight.  Times are milliseconds and a turn accepts many connections at
+** one time, so ties go to the one accepted first: s->conns is in no
+** order (conn_free moves the last into the freed place). */
 static size_t victim(const HttpServer *s)
 {
     size_t silent = SIZE_MAX, idle = SIZE_MAX;
@@ -981,7 +985,8 @@ static size_t victim(const HttpServer *s)
         if (v->dead || v->refusal || v->state != C_READ || v->in.len || v->head_ms || v->stream)
             continue;
         size_t *best = v->served ? &idle : &silent;
-        if (*best == SIZE_MAX || v->last_ms < s->conns[*best]->last_ms)
+        const Conn *b = *best == SIZE_MAX ? NULL : s->conns[*best];
+        if (!b || v->last_ms < b->last_ms || (v->last_ms == b->last_ms && v->seq < b->seq))
             *best = i;
     }
     return silent != SIZE_MAX ? silent : idle;
@@ -1024,6 +1029,7 @@ static void accept_all(HttpServer *s, uint64_t now)
         Conn *c = conn_new(fd, &ss, now);
         if (!c)
             continue;
+        c->seq = s->accepted++;
         conn_add(s, c);
         if (full && v == SIZE_MAX) {
             if (s->o.notice)

@@ -347,6 +347,49 @@ static void test_server(void)
     http_server_free(s);
 }
 
+/* Full, the server closes the oldest connection that never sent a byte
+** for a new one.  Twelve clients connected before the loop's first turn
+** are accepted in one turn, at one millisecond: the eight oldest must go,
+** in the order they came, whatever the order of the server's table (it
+** moves its last connection into a freed place: with ties going to the
+** first in the table, the second eviction took the fourth client and the
+** second survived). */
+static void test_eviction_order(void)
+{
+    enum { SLOTS = 4, N = 12 };
+    Seen seen;
+    memset(&seen, 0, sizeof seen);
+    HttpServerOpts o = { .port = "0", .max_body = 64, .max_conns = SLOTS, .timeout_ms = 5000, .handle = handler,
+                         .ctx = &seen };
+    HttpServer *s = http_server_new(&o);
+    char bound[96];
+    CHECK(s && http_server_listen(s, bound, sizeof bound) == 0);
+    int fd[N];
+    for (int i = 0; i < N; i++)
+        fd[i] = lb_dial(bound);     /* in the kernel's queue, in this order */
+    Run run = { s, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, serve, &run);
+    char buf[4096];
+    for (int i = 0; i < N - SLOTS; i++) {
+        struct pollfd p = { .fd = fd[i], .events = POLLIN };
+        CHECKF(poll(&p, 1, 5000) == 1 && recv(fd[i], buf, sizeof buf, 0) == 0,
+               "client %d of %d, among the oldest, was closed", i, N);
+    }
+    for (int i = N - SLOTS; i < N; i++) {
+        send(fd[i], "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", 31, 0);
+        get(fd[i], buf, sizeof buf, "0\r\n\r\n");
+        CHECKF(strstr(buf, "200 OK") != NULL, "client %d of %d, among the newest, is served: %.40s", i, N, buf);
+    }
+    CHECK(http_server_evicted(s) == N - SLOTS);
+    for (int i = 0; i < N; i++)
+        close(fd[i]);
+    http_server_stop(s);
+    pthread_join(th, NULL);
+    CHECK(run.result == 0);
+    http_server_free(s);
+}
+
 /* The head and idle timeouts, with short values. */
 static void test_timeouts(void)
 {
@@ -852,6 +895,7 @@ int main(void)
     test_sse();
     test_chunked();
     test_server();
+    test_eviction_order();
     test_timeouts();
     test_drain_cap();
     test_budget();
