@@ -15,6 +15,7 @@ pkgs+=(vim-tiny htop) # PTY tests: the issue's real full-screen programs (vim.ti
 pkgs+=(asciinema)   # PTY tests: scvm's --cast recordings must play in asciinema
 pkgs+=(curl)        # rest.api: the REST calls made as a user makes them
 pkgs+=(strace)      # pack.linear: the system calls a pack build makes per scenario, counted
+pkgs+=(zstd)        # formats.doc_zstd_cli: the docs' zstd command lines reproduce scc's frames
 pkgs+=(python3-junitparser) # cli.junit: the reports read by a real JUnit reader
 pkgs+=(python3-jsonschema)  # cli.schemas: the JSON Schemas checked by a real validator
 pkgs+=(meson)      # pack.install: a Meson project finds libscc with dependency('scc')

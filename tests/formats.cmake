@@ -31,3 +31,10 @@ add_test(NAME formats.doc_hex
          COMMAND ${Python3_EXECUTABLE} ${_tf}/doc_hex.py $<TARGET_FILE:formats_roundtrip>
                  ${CMAKE_CURRENT_LIST_DIR}/../docs/bytecode.md)
 set_tests_properties(formats.doc_hex PROPERTIES LABELS "golden" TIMEOUT 10)
+# docs/bytecode.md section 3 and docs/pack.md section 2: the zstd command
+# lines they give reproduce the frames scc writes (the zstd CLI, installed
+# by scripts/setup-deps.sh).
+add_test(NAME formats.doc_zstd_cli
+         COMMAND ${Python3_EXECUTABLE} ${_tf}/doc_zstd_cli.py $<TARGET_FILE:scc> ${CMAKE_CURRENT_LIST_DIR}/..
+                 ${CMAKE_CURRENT_BINARY_DIR}/doc-zstd-cli)
+set_tests_properties(formats.doc_zstd_cli PROPERTIES LABELS "golden" TIMEOUT 120)
