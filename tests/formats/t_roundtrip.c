@@ -12,6 +12,7 @@
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/sc_alloc.h"
+#include "tests/bc_plain_meta.h"
 #include "tests/zstd_blocks.h"
 #include "tf.h"
 
@@ -269,21 +270,6 @@ static void test_determinism(void)
     sc_free(out[1]);
 }
 
-/* The metadata of a hand-built program: name and source, prompt null, tags
-** [], config = defines = {}. */
-static void plain_meta(BcBuilder *b, const char *name, const char *source)
-{
-    BcMeta m = { .name = bcb_cstr(b, name), .source = bcb_cstr(b, source),
-                 .prompt = bcb_null(b) };
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.config = m.defines = bcb_val_end(b);
-    bcb_set_meta(b, &m);
-}
-
 /* Every frame the writer makes stores its literals raw (docs/bytecode.md
 ** section 3): at level 1, at the default level (the prepared dictionary),
 ** and in a frame of several blocks.  Each frame must also hold compressed
@@ -312,7 +298,7 @@ static void test_raw_literals(void)
                  i * 104729u % 1009u, i % 13u, i * 31u % 97u);
         ok = bcb_op(b, OP_THINK, (uint64_t)i * 10, i + 1, 1, bcb_cstr(b, text));
     }
-    plain_meta(b, "prose", "prose.yaml");
+    bc_plain_meta(b, "prose", "prose.yaml");
     unsigned char *out = NULL;
     CHECK(ok && bcb_finish(b, NULL, &out, &len));
     bcb_free(b);
@@ -516,7 +502,7 @@ static int print_hex(void)
     uint32_t s = bcb_cstr(b, "running");
     bcb_op(b, OP_STATUS, 0, 3, 5, s);
     bcb_op(b, OP_THINK, 1500, 4, 5, bcb_cstr(b, "hm"));
-    plain_meta(b, "demo", "demo.yaml");
+    bc_plain_meta(b, "demo", "demo.yaml");
     unsigned char *out;
     size_t len;
     if (!bcb_finish(b, NULL, &out, &len))

@@ -20,6 +20,7 @@
 #include "formats/bc_write.h"
 #include "runtime/scn_assert.h"
 #include "runtime/scn_edit.h"
+#include "tests/bc_plain_meta.h"
 #include "tests/check.h"
 
 static char root[4096];
@@ -58,18 +59,7 @@ static BcProgram *program(const char *json)
     cJSON *j = cJSON_Parse(json);
     CHECK(j != NULL);
     BcBuilder *b = bcb_new();
-    BcMeta m;
-    memset(&m, 0, sizeof m);
-    m.name = bcb_cstr(b, "unit");
-    m.source = bcb_cstr(b, "unit.yaml");
-    m.prompt = bcb_null(b);
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.config = m.defines = bcb_val_end(b);
-    bcb_set_meta(b, &m);
+    bc_plain_meta(b, "unit", "unit.yaml");
     bcb_val_begin(b);
     emit(b, j);
     CHECK(bcb_op(b, OP_ASSERT, 0, 1, 1, bcb_val_end(b)));

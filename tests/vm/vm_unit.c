@@ -17,6 +17,7 @@
 #include "runtime/rt_sim.h"
 #include "common/sc_alloc.h"
 #include "vm/vm.h"
+#include "tests/bc_plain_meta.h"
 #include "tests/check.h"
 
 static void test_scale(void)
@@ -108,18 +109,7 @@ static BcProgram *small_program(unsigned char **bytes)
 {
     BcBuilder *b = bcb_new();
     CHECK(b != NULL);
-    BcMeta m;
-    memset(&m, 0, sizeof m);
-    m.name = bcb_cstr(b, "unit");
-    m.source = bcb_cstr(b, "unit.yaml");
-    m.prompt = bcb_null(b);
-    bcb_val_begin(b);
-    bcb_val_array(b, 0);
-    m.tags = bcb_val_end(b);
-    bcb_val_begin(b);
-    bcb_val_map(b, 0);
-    m.config = m.defines = bcb_val_end(b);
-    bcb_set_meta(b, &m);
+    bc_plain_meta(b, "unit", "unit.yaml");
     CHECK(bcb_op(b, OP_STATUS, 0, 1, 1, bcb_cstr(b, "running")));
     CHECK(bcb_op(b, OP_LLM_BEGIN, 3, 2, 1, bcb_null(b)));
     CHECK(bcb_op(b, OP_THINK, 3, 3, 1, bcb_cstr(b, "a")));
