@@ -4,13 +4,20 @@
 
 #include <string.h>
 
+/* "name: value\n" when value is not NULL (no printf: a streamed
+** response writes one per event) */
+static void field(Buf *b, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    buf_puts(b, name);
+    buf_puts(b, value);
+    buf_putc(b, '\n');
+}
+
 void http_sse_begin(Buf *b, const char *event)
 {
-    if (event) {
-        buf_puts(b, "event: ");
-        buf_puts(b, event);
-        buf_putc(b, '\n');
-    }
+    field(b, "event: ", event);
     buf_puts(b, "data: ");
 }
 
@@ -21,16 +28,8 @@ void http_sse_end(Buf *b)
 
 void http_sse_event(Buf *b, const char *event, const char *id, const char *data, size_t len)
 {
-    if (event) {
-        buf_puts(b, "event: ");
-        buf_puts(b, event);
-        buf_putc(b, '\n');
-    }
-    if (id) {
-        buf_puts(b, "id: ");
-        buf_puts(b, id);
-        buf_putc(b, '\n');
-    }
+    field(b, "event: ", event);
+    field(b, "id: ", id);
     /* n line breaks make n + 1 lines; the client joins them with "\n" */
     for (size_t i = 0;;) {
         size_t j = i;
@@ -50,5 +49,5 @@ void http_sse_event(Buf *b, const char *event, const char *id, const char *data,
 
 void http_sse_comment(Buf *b, const char *text)
 {
-    buf_printf(b, ": %s\n", text);
+    field(b, ": ", text);
 }
