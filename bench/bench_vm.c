@@ -353,7 +353,10 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
     c->play = true;
     c->jsonl = true;
     per_pass(c, files_pass, &events, &jbytes);
-    printf("files %d\nbytes %zu\nevents %llu\njsonl_bytes %llu\n", c->n, bytes,
+    size_t content = 0;   /* payload bytes, as the headers say (files_pass loaded them all) */
+    for (int i = 0; i < c->n; i++)
+        content += (size_t)rd_u64le((const unsigned char *)c->f[i].data + 16);
+    printf("files %d\nbytes %zu\ncontent %zu\nevents %llu\njsonl_bytes %llu\n", c->n, bytes, content,
            (unsigned long long)events, (unsigned long long)jbytes);
     /* fresh: bc_load/bc_load_file without a BcLoadCtx (what a caller that
     ** loads one file at a time does); the others share one BcLoadCtx. */
