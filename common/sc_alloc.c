@@ -5,6 +5,38 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* Blocks up to SC_KEEP_MMAP_MAX come from the heap, and the heap's top
+** is trimmed only past SC_KEEP_TRIM free: a run keeps at most that much
+** beyond what it uses.  (Setting either turns off glibc's own adjustment
+** of both, which raises the mmap threshold only to the largest block
+** freed so far and trims the heap's top past twice that: a compilation's
+** blocks outgrow it, and bench_compile's loop faulted 240 pages in per
+** compilation of a 256 KB file.) */
+enum { SC_KEEP_MMAP_MAX = 32 << 20, SC_KEEP_TRIM = 256 << 20 };
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SC_ASAN 1
+#endif
+
+bool sc_alloc_keep_freed(void)
+{
+#if defined(SC_ASAN)
+    return false;
+#elif defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+    return mallopt(M_MMAP_THRESHOLD, SC_KEEP_MMAP_MAX) == 1 && mallopt(M_TRIM_THRESHOLD, SC_KEEP_TRIM) == 1;
+#else
+    return false;
+#endif
+}
 
 unsigned long sc_alloc_fail_after;
 unsigned long sc_alloc_fail_count;

@@ -30,6 +30,19 @@ char *sc_strndup(const char *s, size_t n);
 #define SC_GROW(v, cap, first) sc_grow_(&(v), sizeof *(v), &(cap), sizeof(cap), (first))
 bool sc_grow_(void *vp, size_t elem, void *capp, size_t cap_size, size_t first);
 
+/* Asks the C library to keep the memory the process frees for its next
+** allocations instead of giving it back to the system at once: glibc
+** returns big free blocks (mmap'd ones at free, the heap's top past a
+** threshold), and a process that compiles one large file after another
+** then faults the same pages in again for every file, which costs 13-14
+** us a page on some virtual machines (docs/performance.md, "Keeping
+** freed memory").  For runs over many files (scc --check DIR, --pack,
+** the language server); one-shot runs keep the default, which holds
+** their peak lower.  Process-wide; call it before the work.  True when
+** the policy is in force: false with another C library or under
+** AddressSanitizer (whose allocator is not glibc's). */
+bool sc_alloc_keep_freed(void);
+
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */
 extern unsigned long sc_alloc_fail_after;

@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "common/arena.h"
 #include "common/base64.h"
@@ -204,6 +207,35 @@ static void test_strdup(void)
 
 /* SC_GROW: first capacity, doubling, either capacity type, and a failure
 ** (out of memory, a capacity that would not fit) leaving both as they were. */
+/* sc_alloc_keep_freed: a 24 MiB block, which glibc would mmap (its
+** threshold starts at 128 KiB and rises only to the size of an mmap'd block
+** freed before, none this big here), comes from the heap, and freeing it
+** does not trim the heap back (the default trims past 128 KiB of free
+** top).  Under AddressSanitizer, whose allocator is not glibc's, the call
+** says it did nothing. */
+static void test_keep_freed(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    CHECK(!sc_alloc_keep_freed());
+#elif defined(__GLIBC__)
+    CHECK(sc_alloc_keep_freed());
+    size_t n = (size_t)24 << 20;
+    struct mallinfo2 before = mallinfo2();
+    unsigned char *p = sc_malloc(n);
+    CHECK(p != NULL);
+    memset(p, 1, n);
+    struct mallinfo2 held = mallinfo2();
+    CHECK(held.hblkhd == before.hblkhd);           /* not mmap'd */
+    CHECK(held.arena >= before.arena + n);         /* the heap grew for it */
+    sc_free(p);
+    struct mallinfo2 after = mallinfo2();
+    CHECK(after.arena == held.arena);              /* and kept it */
+    CHECK(after.fordblks >= n);
+#else
+    CHECK(!sc_alloc_keep_freed());
+#endif
+}
+
 static void test_grow(void)
 {
     struct { double *v; size_t n, cap; } a = { NULL, 0, 0 };
@@ -594,6 +626,7 @@ int main(void)
     test_levenshtein();
     test_strdup();
     test_grow();
+    test_keep_freed();
     test_mkdirs();
     test_stale_tmp();
     test_json_esc();

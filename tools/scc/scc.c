@@ -1287,6 +1287,7 @@ int main(int argc, char **argv)
             goto out;
         }
         LspOpts lo = { .dialect = o.dialect };
+        sc_alloc_keep_freed();     /* a compile at every edit */
         status = lsp_serve(STDIN_FILENO, stdout, &lo) == 0 ? SC_OK : SC_FAILED;
         goto out;
     }
@@ -1447,6 +1448,8 @@ int main(int argc, char **argv)
         walked[j++] = walked[i];
     }
     size_t n_files = files.n;
+    if (files.n > 1)    /* file after file: their pages reused, not faulted in anew */
+        sc_alloc_keep_freed();
     if (o.pack) {
         if (status == SC_OK && files.n == 0) {
             fputs("scc: --pack: no scenario files in the inputs\n", stderr);
