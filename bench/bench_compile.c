@@ -9,6 +9,11 @@
 **   bench_compile [--runs N --warmup N --min-time S] FILE...
 **       bytes, scb_bytes, sec (median per pass over all files), mbps, and
 **       the share of time in each phase (phase_parse ... phase_finish)
+**   bench_compile --fresh [--runs N ...] FILE...
+**       the same with the C library's default, which gives the memory of
+**       each compilation back (a one-shot scc); without it the process
+**       keeps it for the next, as scc does for more than one file
+**       (sc_alloc_keep_freed, docs/performance.md "Keeping freed memory")
 **   bench_compile --level N [--runs N ...] FILE...
 **       the same with another zstd level (evidence for docs/performance.md:
 **       what the pinned level 9 costs; scc itself always uses the default)
@@ -85,13 +90,19 @@ static void compile_all(void *p)
 
 int main(int argc, char **argv)
 {
-    BenchOpts o;
+    BenchOpts o = { 0 };
     Ctx c = { 0 };
     int i = 1;
+    bool fresh = false;
     if (argc == 3 && strcmp(argv[1], "--mem") == 0) {
         c.mem = true;
         i = 2;
     } else {
+        if (argc > 2 && strcmp(argv[1], "--fresh") == 0) {
+            fresh = true;
+            argv++;
+            argc--;
+        }
         if (argc > 3 && strcmp(argv[1], "--level") == 0) {
             c.level = atoi(argv[2]);
             argv += 2;
@@ -99,6 +110,12 @@ int main(int argc, char **argv)
         }
         i = bench_opts(argc, argv, &o);
     }
+    /* What scc does when it compiles more than one file, as this does
+    ** again and again; --fresh, and --mem's one compilation, keep the C
+    ** library's default, under which each compilation faults its memory
+    ** in anew as a one-shot scc does. */
+    if (!c.mem && !fresh)
+        sc_alloc_keep_freed();
     c.f = calloc((size_t)argc, sizeof(BenchFile));
     size_t bytes = 0;
     for (; i < argc; i++) {
@@ -107,7 +124,7 @@ int main(int argc, char **argv)
     }
     if (c.n == 0) {
         free(c.f);
-        fputs("usage: bench_compile [--runs N --warmup N --min-time S] FILE...\n"
+        fputs("usage: bench_compile [--fresh] [--runs N --warmup N --min-time S] FILE...\n"
               "       bench_compile --mem FILE\n", stderr);
         return 2;
     }
