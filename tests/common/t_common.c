@@ -205,8 +205,6 @@ static void test_strdup(void)
     sc_alloc_fail_after = 0;
 }
 
-/* SC_GROW: first capacity, doubling, either capacity type, and a failure
-** (out of memory, a capacity that would not fit) leaving both as they were. */
 /* sc_alloc_keep_freed: a 24 MiB block, which glibc would mmap (its
 ** threshold starts at 128 KiB and rises only to the size of an mmap'd block
 ** freed before, none this big here), comes from the heap, and freeing it
@@ -236,6 +234,8 @@ static void test_keep_freed(void)
 #endif
 }
 
+/* SC_GROW: first capacity, doubling, either capacity type, and a failure
+** (out of memory, a capacity that would not fit) leaving both as they were. */
 static void test_grow(void)
 {
     struct { double *v; size_t n, cap; } a = { NULL, 0, 0 };
