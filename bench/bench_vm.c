@@ -12,7 +12,9 @@
 **                  sink, one BcLoadCtx for all files
 **         mem_*    bc_load_with from bytes already in memory + counting sink
 **         load_*   bc_load_with from memory only (no playback)
-**         jsonl_*  bc_load_with from memory + JSONL events to /dev/null
+**         jsonl_*  bc_load_with from memory + JSONL events to /dev/null,
+**                  written when each file's scenario ends (as `scvm run
+**                  FILE.scb` does, one process a file)
 **       and two floors, parts of a load alone (nothing verified or played):
 **         read_*   reading each file as bc_load_file_with does (open, fstat,
 **                  read to end of file, close) into one reused buffer
@@ -31,11 +33,13 @@
 **         disk_*   read the file + pack_load + play all (counting sink) + pack_free
 **         mem_*    the same from the pack's bytes already in memory
 **         load_*   pack_load + pack_free only (no playback)
-**         jsonl_*  mem_, JSONL events to /dev/null
+**         jsonl_*  mem_, JSONL events to /dev/null as `scvm run` writes a
+**                  suite's: gathered in one buffer, written whole scenarios
+**                  at a time in blocks of RT_SIM_BATCH bytes (runtime/rt_sim.h)
 **         lazy_*   mem_ with a lazy pack_load: each entry verified by
 **                  pack_entry_load just before it is played (the same work,
 **                  in another order)
-**         lazyjsonl_*  lazy_, JSONL events to /dev/null
+**         lazyjsonl_*  lazy_, JSONL events to /dev/null, as jsonl_
 **         index_*  a lazy pack_load + pack_free alone: container, frames,
 **                  index; no entry verified (what selecting one costs
 **                  before that one is verified)
@@ -62,6 +66,9 @@ typedef struct Ctx {
     BenchFile *f;
     int n;
     RtTarget *count, *sim;
+    RtTarget *batch;            /* pack mode's JSONL: into jbuf, written in blocks */
+    Buf jbuf;
+    FILE *null;
     const BcProgram *prog;      /* play mode */
     bool jsonl;                 /* files mode: which target */
     bool play;                  /* files mode: play after loading */
@@ -212,12 +219,12 @@ static void play_jsonl(void *p)
 }
 
 /* Events and JSONL bytes one pass produces (counted once, outside timing). */
-static void per_pass(Ctx *c, void (*fn)(void *), uint64_t *events, uint64_t *bytes)
+static void per_pass(Ctx *c, RtTarget *sim, void (*fn)(void *), uint64_t *events, uint64_t *bytes)
 {
     RtCounts a, b;
-    rt_sim_counts(c->sim, &a);
+    rt_sim_counts(sim, &a);
     fn(c);
-    rt_sim_counts(c->sim, &b);
+    rt_sim_counts(sim, &b);
     *events = b.events - a.events;
     *bytes = b.bytes - a.bytes;
 }
@@ -231,7 +238,7 @@ static void pack_pass(void *p)
         floor_pack(c, (const unsigned char *)c->f[0].data, c->f[0].len);
         return;
     }
-    RtTarget *t = c->jsonl ? c->sim : c->count;
+    RtTarget *t = c->jsonl ? c->batch : c->count;
     BenchFile disk = { 0 };
     BenchFile *f = &c->f[0];
     if (c->disk) {
@@ -253,7 +260,11 @@ static void pack_pass(void *p)
         }
         if (vm_run(prog, t, NULL, NULL) != 0)
             exit(1);
+        if (c->jsonl && rt_sim_batch_write(&c->jbuf, c->null, false) != 0)
+            exit(1);
     }
+    if (c->jsonl && rt_sim_batch_write(&c->jbuf, c->null, true) != 0)
+        exit(1);
     pack_free(pk);
     free(disk.path);
     free(disk.data);
@@ -304,7 +315,7 @@ static int pack_main(Ctx *c, const BenchOpts *o, const char *only)
     c->jsonl = true;
     c->disk = false;
     uint64_t events, jbytes;
-    per_pass(c, pack_pass, &events, &jbytes);
+    per_pass(c, c->batch, pack_pass, &events, &jbytes);
     printf("entries %u\nbytes %zu\ncontent %zu\nevents %llu\njsonl_bytes %llu\n", pk->n_entries,
            c->f[0].len, pk->content_size, (unsigned long long)events, (unsigned long long)jbytes);
     static const Mode modes[] = {
@@ -334,7 +345,7 @@ static int play_main(Ctx *c, const BenchOpts *o)
     if (bc_load(c->f[0].data, c->f[0].len, NULL, &prog, &e) != BC_ERR_OK)
         load_fail(c->f[0].path, &e);
     c->prog = prog;
-    per_pass(c, play_jsonl, &events, &jbytes);
+    per_pass(c, c->sim, play_jsonl, &events, &jbytes);
     double sc = bench_time(o, play_count, c);
     double sj = bench_time(o, play_jsonl, c);
     printf("ops %u\nevents %llu\njsonl_bytes %llu\n", prog->n_insn, (unsigned long long)events,
@@ -352,7 +363,7 @@ static int files_main(Ctx *c, const BenchOpts *o, const char *only, size_t bytes
     uint64_t events, jbytes;
     c->play = true;
     c->jsonl = true;
-    per_pass(c, files_pass, &events, &jbytes);
+    per_pass(c, c->sim, files_pass, &events, &jbytes);
     size_t content = 0;   /* payload bytes, as the headers say (files_pass loaded them all) */
     for (int i = 0; i < c->n; i++)
         content += (size_t)rd_u64le((const unsigned char *)c->f[i].data + 16);
@@ -402,9 +413,12 @@ int main(int argc, char **argv)
         bytes += c.f[c.n++].len;
     }
     FILE *null = fopen("/dev/null", "w");
+    c.null = null;
+    buf_init(&c.jbuf);
     c.count = rt_count_new();
     c.sim = rt_sim_new(&(RtSimOpts){ .out = null });
-    if (c.n == 0 || !null || !c.count || !c.sim || !c.keep || !c.dc) {
+    c.batch = rt_sim_new(&(RtSimOpts){ .mem = &c.jbuf });
+    if (c.n == 0 || !null || !c.count || !c.sim || !c.batch || !c.keep || !c.dc) {
         fputs("bench_vm: no input, or cannot set up the targets\n", stderr);
         return 2;
     }
@@ -413,6 +427,8 @@ int main(int argc, char **argv)
                          : files_main(&c, &o, only, bytes);
     c.count->vt->destroy(c.count);
     c.sim->vt->destroy(c.sim);
+    c.batch->vt->destroy(c.batch);
+    buf_fini(&c.jbuf);
     fclose(null);
     bc_load_ctx_free(c.keep);
     ZSTD_freeDCtx(c.dc);

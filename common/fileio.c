@@ -161,6 +161,13 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+int file_write_stream(FILE *f, const void *data, size_t len)
+{
+    if (fflush(f) != 0)
+        return errno ? errno : EIO;
+    return write_all(fileno(f), data, len);
+}
+
 /* ---- temporaries of our own naming: NAME.tmp.PID.NS.XXXXXX ----
 **
 ** PID is the writer's pid, NS the inode of its PID namespace (pids mean

@@ -4,6 +4,7 @@
 #define SC_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Reads a whole file ("-" = stdin) into a new buffer (NUL-appended; caller
 ** sc_free()s it).  Refuses files larger than max.  Returns 0, or an errno
@@ -27,6 +28,14 @@ int file_read_beneath(const char *dir, const char *rel, size_t max, char **out, 
 ** is not a regular file (/dev/null, a FIFO) is written in place, never
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
+
+/* Writes data to the stream's descriptor after flushing what the stream
+** holds, with write(2) until all is written (EINTR retried), so bytes
+** given in one call reach the file or pipe as one piece as far as the
+** kernel allows (a regular file: one write; a pipe: PIPE_BUF-sized
+** pieces, never reordered), not cut where stdio's buffer ends.  Returns 0
+** or an errno (EPIPE, ENOSPC, ...). */
+int file_write_stream(FILE *f, const void *data, size_t len);
 
 /* Removes from dir the temporaries of file_write_atomic whose writer is
 ** certainly gone: of our PID namespace, and their pid dead or taken by a

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/fileio.h"
 #include "common/jsonw.h"
 #include "common/sc_alloc.h"
 #include "events.h"
@@ -17,7 +18,7 @@
 
 /* Flush threshold for streamed output.  Blocks of this size keep write()
 ** calls negligible; larger ones gained nothing measurable. */
-enum { SIM_FLUSH = 256 * 1024 };
+enum { SIM_FLUSH = RT_SIM_BATCH };
 
 typedef struct Sim {
     RtTarget base;
@@ -43,12 +44,21 @@ static int sim_flush(Sim *s)
     }
     if (!s->f || s->err)
         return s->err ? SC_IO : 0;
-    if (b->len && fwrite(b->data, 1, b->len, s->f) != b->len)
-        s->err = errno ? errno : EIO;
+    /* one write(2), after what the stream holds (a suite's header line):
+    ** not a copy into stdio's buffer and a write cut where it ends */
+    if (b->len)
+        s->err = file_write_stream(s->f, b->data, b->len);
     buf_reset(b);
-    if (!s->err && s->line_flush && fflush(s->f) != 0)
-        s->err = errno ? errno : EIO;
     return s->err ? SC_IO : 0;
+}
+
+int rt_sim_batch_write(Buf *b, FILE *f, bool all)
+{
+    if (!b->len || (!all && b->len < RT_SIM_BATCH))
+        return 0;
+    int e = file_write_stream(f, b->data, b->len);
+    buf_reset(b);
+    return e;
 }
 
 static int sim_begin(RtTarget *t, const BcProgram *p)

@@ -25,14 +25,16 @@
 
 typedef struct RtSimOpts {
     /* Where the events go, one of:
-    **   out != NULL  written to the stream in large blocks (flushed at end)
+    **   out != NULL  written to the stream's descriptor in large blocks and
+    **                when the scenario ends (file_write_stream: one
+    **                write(2) a block, after what the stream holds)
     **   mem != NULL  appended to this caller-owned buffer (not flushed; the
     **                caller writes it, e.g. atomically, after the run)
     **   both NULL    formatted and discarded (counts still kept) */
     FILE *out;
     Buf *mem;
-    /* Write and fflush `out` after every event, so a reader sees each one
-    ** when it happens (real-time playback).  Ignored without `out`. */
+    /* Write `out` after every event, so a reader sees each one when it
+    ** happens (real-time playback).  Ignored without `out`. */
     bool line_flush;
     /* After each check op (OPF_CHECK: assert, wait, check, eval), one
     ** {"kind":"not_evaluated"} event per check it holds: the simulation
@@ -48,6 +50,18 @@ typedef struct RtCounts {
     uint64_t bytes;     /* sim: JSONL bytes produced; count: bytes of the
                         ** events' string operands (no formatting is done) */
 } RtCounts;
+
+/* Whole scenarios' events written together: a caller that plays many
+** scenarios in a row (scvm run over a suite; bench_vm's JSONL rows of a
+** pack) gathers their events in one Buf (RtSimOpts.mem) and calls this
+** after each scenario, so the output takes one write(2) per
+** RT_SIM_BATCH bytes instead of one a scenario, and every write ends
+** where a scenario does: a run killed at any point leaves whole
+** scenarios behind it.  Writes b to f (file_write_stream) and empties
+** it when it holds RT_SIM_BATCH bytes or more, or anything when all;
+** returns 0 or an errno (b is emptied either way). */
+enum { RT_SIM_BATCH = 256 * 1024 };
+int rt_sim_batch_write(Buf *b, FILE *f, bool all);
 
 /* Returns a new target (destroy with t->vt->destroy(t)), or NULL when out
 ** of memory.  The target's statuses: SC_IO when writing `out`

@@ -20,7 +20,7 @@ add_executable(pack_forge ${PACK_SRC}/pack_forge.c)
 target_link_libraries(pack_forge PRIVATE sc_formats PkgConfig::ZSTD PkgConfig::XXHASH)
 
 # pack_cli.py CASE: one scenario of the command-line suite (see its header).
-foreach(case roundtrip selection shard hermetic escape forged limits depfile cache verify junit parallel size variants)
+foreach(case roundtrip selection shard hermetic escape forged limits depfile cache verify junit parallel batch size variants)
   add_test(NAME pack.cli.${case}
            COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_cli.py ${case} $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
                    ${PROJECT_SOURCE_DIR} ${PACK_DIR} ${SCC_CORPUS})

@@ -234,6 +234,52 @@ static void test_keep_freed(void)
 #endif
 }
 
+/* file_write_stream: after what the stream holds, and in one piece, not
+** left in stdio's buffer; a failed write is its errno. */
+static void test_write_stream(void)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char buf[4096];
+    CHECK(setvbuf(f, buf, _IOFBF, sizeof buf) == 0);
+    size_t n = 100000;          /* not a multiple of the stream's buffer */
+    char *data = sc_malloc(n);
+    CHECK(data != NULL);
+    if (!data) {
+        fclose(f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + i % 26);
+    CHECK(fputs("head\n", f) >= 0);                /* buffered in stdio */
+    CHECK(file_write_stream(f, data, n) == 0);
+    struct stat st;
+    CHECK(fstat(fileno(f), &st) == 0 && (size_t)st.st_size == 5 + n);   /* all of it in the file */
+    char *back = sc_malloc(n + 5);
+    CHECK(back && pread(fileno(f), back, n + 5, 0) == (ssize_t)(n + 5));
+    CHECK(back && memcmp(back, "head\n", 5) == 0 && memcmp(back + 5, data, n) == 0);
+    sc_free(back);
+    fclose(f);
+
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        CHECK(file_write_stream(full, data, 10) == ENOSPC);
+        fclose(full);
+    }
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    FILE *w = fdopen(fd[1], "w");
+    close(fd[0]);
+    CHECK(w && file_write_stream(w, data, 10) == EPIPE);
+    if (w)
+        fclose(w);
+    signal(SIGPIPE, old);
+    sc_free(data);
+}
+
 /* SC_GROW: first capacity, doubling, either capacity type, and a failure
 ** (out of memory, a capacity that would not fit) leaving both as they were. */
 static void test_grow(void)
@@ -627,6 +673,7 @@ int main(void)
     test_strdup();
     test_grow();
     test_keep_freed();
+    test_write_stream();
     test_mkdirs();
     test_stale_tmp();
     test_json_esc();

@@ -3,7 +3,7 @@
 """pack_cli.py CASE SCC SCVM ROOT WORK [CORPUS] - scc --pack and scvm's pack commands.
 
 Cases: roundtrip selection shard hermetic escape forged limits depfile cache
-verify junit parallel size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
+verify junit parallel batch size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
 """
 import json, os, re, shutil, subprocess, sys, xml.etree.ElementTree as ET
 
@@ -577,6 +577,69 @@ elif CASE == "parallel":
     p = run(SCVM, "run", "--allow-skipped", "--fail-fast", "-j", "4", std)
     j1 = run(SCVM, "run", "--allow-skipped", std).stderr
     check(p.stderr == j1 and j1.endswith(" skipped\n"), f"-j 4: {p.stderr} -j 1: {j1}")
+
+elif CASE == "batch":
+    # stdout gets whole scenarios in blocks (runtime/rt_sim.h,
+    # RT_SIM_BATCH): counted in system calls (strace), not in time
+    n = 700
+    for i in range(n):
+        scen(os.path.join(D, "b", f"s{i:04d}.yaml"), f"s{i:04d}", prompt="please do thing %d " % i + "x" * 400)
+    pack("b.scp", os.path.join(D, "b"))
+    want = events("b.scp")
+    check(want.count('"kind":"scenario"') == n, "one header line a scenario")
+    check(events("b.scp", "-j", "3") == want, "-j 3: the same bytes")
+    run(SCVM, "run", "--allow-skipped", "-o", "b.jsonl", "b.scp")
+    check(open(os.path.join(D, "b.jsonl")).read() == want, "-o FILE: the same bytes")
+    # where each scenario's lines begin, and the end: a write may only end there
+    ends, at = {len(want.encode())}, 0
+    for line in want.encode().splitlines(keepends=True):
+        if line.startswith(b'{"kind":"scenario"'):
+            ends.add(at)
+        at += len(line)
+    env = dict(os.environ)   # LeakSanitizer cannot run under ptrace
+    env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    for jobs in ("1", "3"):
+        trace, out = os.path.join(D, f"b{jobs}.strace"), os.path.join(D, f"b{jobs}.out")
+        with open(out, "w") as o:
+            p = subprocess.run(["strace", "-f", "-e", "trace=write", "-e", "signal=none", "-o", trace, SCVM, "run",
+                                "--allow-skipped", "-j", jobs, "b.scp"], cwd=D, stdout=o, stderr=subprocess.PIPE,
+                               text=True, env=env)
+        check(p.returncode == 0, f"-j {jobs} under strace: {p.returncode} {p.stderr[-500:]}")
+        check(open(out).read() == want, f"-j {jobs} under strace: the same bytes")
+        # strace -f: "PID write(1, ...) = N", or split in two around
+        # another thread's call ("<unfinished ...>", "<... write resumed>")
+        sizes, pending = [], set()
+        for line in open(trace):
+            m = re.match(r"(\d+) +(?:write\((\d+), .*?|<\.\.\. write resumed>.*?)(?: <unfinished \.\.\.>|\) +=\s+(-?\d+).*)$",
+                         line.rstrip("\n"))
+            if not m:
+                continue
+            pid, fd, ret = m.group(1), m.group(2), m.group(3)
+            if ret is None:
+                if fd == "1":
+                    pending.add(pid)
+            elif fd == "1" or (fd is None and pid in pending):
+                pending.discard(pid)
+                sizes.append(int(ret))
+        total = len(want.encode())
+        print(f"-j {jobs}: {len(sizes)} writes to stdout for {n} scenarios, {total} bytes")
+        # one a block of 256 KiB (a block ends with the scenario that fills it)
+        check(2 <= len(sizes) <= total // (256 * 1024) + 1, f"-j {jobs}: {len(sizes)} writes for {total} bytes")
+        at, cut = 0, []
+        for w in sizes:
+            at += w
+            if at not in ends:
+                cut.append(at)
+        check(at == total and not cut, f"-j {jobs}: writes ending inside a scenario at {cut[:5]}")
+    # a stdout that cannot be written: every scenario named, exit 3, the
+    # summary after them
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([SCVM, "run", "--allow-skipped", "b.scp"], cwd=D, stdout=full, stderr=subprocess.PIPE,
+                           text=True)
+    lines = p.stderr.splitlines()
+    check(p.returncode == 3, f"/dev/full: exit {p.returncode}")
+    check(sum(l.endswith(": cannot write the events") for l in lines) == n and
+          lines[-1] == f"0 passed, {n} failed, 0 skipped", f"/dev/full: {lines[:2]} ... {lines[-2:]}")
 
 elif CASE == "size":
     def ratio(inputs, out, *extra):

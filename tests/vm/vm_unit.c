@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "formats/bc_write.h"
 #include "common/fileio.h"
@@ -242,6 +245,54 @@ static void test_dispatch(void)
             t->vt->destroy(t);
         }
         fclose(f);
+    }
+
+    /* Scenarios gathered and written together (rt_sim_batch_write):
+    ** nothing written below RT_SIM_BATCH bytes unless all, then all of it
+    ** in one piece, the batch emptied; a failed write is its errno. */
+    f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        Buf batch;
+        buf_init(&batch);
+        so = (RtSimOpts){ .mem = &batch };
+        t = rt_sim_new(&so);
+        CHECK(t != NULL);
+        size_t plays = 0, written = 0;
+        struct stat st;
+        while (t && batch.len < RT_SIM_BATCH) {
+            CHECK(vm_run(p, t, NULL, NULL) == 0);
+            plays++;
+            if (batch.len < RT_SIM_BATCH) {
+                CHECK(rt_sim_batch_write(&batch, f, false) == 0);
+                CHECK(batch.len == plays * (sizeof want_text - 1));   /* kept */
+            }
+        }
+        CHECK(fstat(fileno(f), &st) == 0 && st.st_size == 0);
+        CHECK(rt_sim_batch_write(&batch, f, false) == 0);           /* over the mark: written */
+        written = plays * (sizeof want_text - 1);
+        CHECK(batch.len == 0);
+        CHECK(fstat(fileno(f), &st) == 0 && (size_t)st.st_size == written);   /* not left in stdio */
+        CHECK(t && vm_run(p, t, NULL, NULL) == 0);
+        CHECK(rt_sim_batch_write(&batch, f, false) == 0 && batch.len == sizeof want_text - 1);
+        CHECK(rt_sim_batch_write(&batch, f, true) == 0 && batch.len == 0);    /* the rest */
+        written += sizeof want_text - 1;
+        CHECK(fstat(fileno(f), &st) == 0 && (size_t)st.st_size == written);
+        char back[sizeof want_text];
+        CHECK(pread(fileno(f), back, sizeof want_text - 1, (off_t)(written - (sizeof want_text - 1))) ==
+              (ssize_t)(sizeof want_text - 1));
+        CHECK(memcmp(back, want_text, sizeof want_text - 1) == 0);
+        CHECK(rt_sim_batch_write(&batch, f, true) == 0);            /* empty: nothing to do */
+        fclose(f);
+        FILE *full = fopen("/dev/full", "w");
+        if (full && t) {
+            CHECK(vm_run(p, t, NULL, NULL) == 0);
+            CHECK(rt_sim_batch_write(&batch, full, true) == ENOSPC && batch.len == 0);
+            fclose(full);
+        }
+        if (t)
+            t->vt->destroy(t);
+        buf_fini(&batch);
     }
 
     /* Out of memory at every allocation: a clean status, never a crash. */

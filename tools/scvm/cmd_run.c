@@ -239,9 +239,14 @@ typedef struct SimRun {
     const uint32_t *sel;
     size_t n;
     Result *res;
-    bool direct;           /* one at a time, straight to stdout */
+    bool direct;           /* --realtime, one at a time: straight to stdout, each event as it happens */
+    bool batched;          /* stdout gets whole scenarios in blocks (settle()) */
+    bool in_batch;         /* batched, one at a time: played straight into batch */
     bool to_file, bar;
     Buf all;               /* the -o file's contents */
+    Buf batch;             /* batched: the scenarios not yet written */
+    size_t emitted;        /* scenarios 0 .. emitted-1 emitted, */
+    size_t counted;        /* 0 .. counted-1 counted (passed, failed, skipped) */
     Tally ty;
 } SimRun;
 
@@ -257,8 +262,9 @@ static void header_line(Buf *b, const PackEntry *e, uint32_t idx)
     jw_nl(&w);
 }
 
-/* Plays scenario k of the selection into r->out (or straight to direct). */
-static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
+/* Plays scenario k of the selection into `into` (r->out, or the run's
+** batch), or straight to direct. */
+static void play(const SimRun *rn, size_t k, Result *r, Buf *into, FILE *direct)
 {
     const Opts *o = rn->o;
     const PackEntry *e = suite_entry(rn->s, rn->sel[k]);
@@ -279,9 +285,9 @@ static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
             }
             buf_fini(&h);
         } else {
-            header_line(&r->out, e, rn->sel[k]);
+            header_line(into, e, rn->sel[k]);
         }
-        RtSimOpts so = { .out = direct, .mem = direct ? NULL : &r->out, .line_flush = o->realtime && direct,
+        RtSimOpts so = { .out = direct, .mem = direct ? NULL : into, .line_flush = o->realtime && direct,
                          .unchecked = true };
         t = run_target("sim")->create(&so);
     }
@@ -300,17 +306,17 @@ static void play(const SimRun *rn, size_t k, Result *r, FILE *direct)
         rt_count_counts(t, &c);
         if (o->json) {
             JsonW w;
-            jw_open_obj(&w, &r->out);
+            jw_open_obj(&w, into);
             jw_kcstr(&w, "name", e->name);
             jw_ku64(&w, "events", c.events);
             jw_ku64(&w, "ops", c.ops);
             jw_end(&w);
             jw_nl(&w);
         } else {
-            buf_printf(&r->out, "%s: %llu events\n", e->name, (unsigned long long)c.events);
+            buf_printf(into, "%s: %llu events\n", e->name, (unsigned long long)c.events);
         }
     }
-    if (r->out.oom && !r->status)
+    if (into->oom && !r->status)
         r->status = SC_RUNTIME;
     if (!o->count)
         r->unchecked = rt_sim_unchecked(t);
@@ -391,7 +397,7 @@ static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size
 static int sim_work(void *ctx, size_t k)
 {
     SimRun *rn = ctx;
-    play(rn, k, &rn->res[k], rn->direct ? stdout : NULL);
+    play(rn, k, &rn->res[k], rn->in_batch ? &rn->batch : &rn->res[k].out, rn->direct ? stdout : NULL);
     return rn->res[k].status;
 }
 
@@ -401,18 +407,67 @@ static bool stop_on_failure(void *ctx, size_t k, int status)
     return status && ((SimRun *)ctx)->o->fail_fast;
 }
 
+/* Counts scenario k, its status final: skipped when nothing was judged,
+** else passed or failed (named on stderr). */
+static void count_one(SimRun *rn, size_t k)
+{
+    const Result *r = &rn->res[k];
+    if (!r->status && r->unchecked) {   /* nothing judged: not a pass */
+        rn->ty.skipped++;
+        rn->ty.unchecked += r->unchecked;
+        rn->ty.unchecked_in++;
+    } else {
+        tally(&rn->ty, rn->o, suite_entry(rn->s, rn->sel[k])->name, r->status, rn->bar);
+    }
+}
+
+/* Settles the scenarios emitted and not yet counted.  Batched (stdout,
+** not --realtime or --report): writes the batch once it holds
+** RT_SIM_BATCH bytes, or whatever it holds when all, and only then counts
+** the scenarios in it, so a failure named on stderr comes after the
+** events before it; a write that fails fails each of them (SC_IO), as a
+** scenario's own write did before there were batches.  Returns whether
+** one of those counted failed. */
+static bool settle(SimRun *rn, bool all)
+{
+    int e = 0;
+    if (rn->batched) {
+        if (!all && rn->batch.len < RT_SIM_BATCH)
+            return false;
+        if (rn->batch.oom) {
+            e = ENOMEM;
+            buf_fini(&rn->batch);
+        } else {
+            e = rt_sim_batch_write(&rn->batch, stdout, true);
+        }
+    }
+    bool failed = false;
+    for (; rn->counted < rn->emitted; rn->counted++) {
+        Result *r = &rn->res[rn->counted];
+        if (e && !r->status)
+            r->status = e == ENOMEM ? SC_RUNTIME : SC_IO;
+        failed |= r->status != 0;
+        count_one(rn, rn->counted);
+    }
+    return failed;
+}
+
 static bool sim_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
 {
     SimRun *rn = ctx;
     const Opts *o = rn->o;
     Result *r = &rn->res[k];
     (void)status, (void)wall_ms;    /* play() keeps both */
-    if (rn->to_file)
+    if (rn->to_file) {
         buf_put(&rn->all, r->out.data, r->out.len);
-    else if (r->out.len && fwrite(r->out.data, 1, r->out.len, stdout) != r->out.len && !r->status)
-        r->status = SC_IO;
-    if (!rn->to_file)
+    } else if (rn->direct) {
         fflush(stdout);
+    } else if (rn->batched) {
+        if (!rn->in_batch)
+            buf_put(&rn->batch, r->out.data, r->out.len);
+    } else if (r->out.len && file_write_stream(stdout, r->out.data, r->out.len) && !r->status) {
+        r->status = SC_IO;
+    }
     if (o->report) {
         char um[160];
         ScvmRunReport rr = {
@@ -428,17 +483,13 @@ static bool sim_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
             r->status = rs;
     }
     buf_fini(&r->out);
-    const PackEntry *e = suite_entry(rn->s, rn->sel[k]);
-    if (!r->status && r->unchecked) {   /* nothing judged: not a pass */
-        rn->ty.skipped++;
-        rn->ty.unchecked += r->unchecked;
-        rn->ty.unchecked_in++;
-    } else {
-        tally(&rn->ty, o, e->name, r->status, rn->bar);
-    }
+    rn->emitted = k + 1;
+    /* a failed scenario is written and named at once (and --fail-fast
+    ** stops after it) */
+    bool failed = settle(rn, !rn->batched || r->status != 0);
     if (rn->bar)
-        scvm_progress(k + 1, rn->n, e->name);
-    return r->status && o->fail_fast;
+        scvm_progress(k + 1, rn->n, suite_entry(rn->s, rn->sel[k])->name);
+    return failed && o->fail_fast;
 }
 
 static void sim_skip(void *ctx, size_t k, RunSkip why)
@@ -471,8 +522,15 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     SimRun rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res, .to_file = to_file,
                   .bar = n > 1 && scvm_progress_on(o, n) };
     buf_init(&rn.all);
-    /* one at a time to stdout: straight there, as it plays */
-    rn.direct = o->jobs <= 1 && !to_file && !o->count && !o->report;
+    buf_init(&rn.batch);
+    /* --realtime, one at a time to stdout: straight there, each event as
+    ** it happens; otherwise stdout gets whole scenarios in blocks of
+    ** RT_SIM_BATCH bytes (one write each, not one a scenario), played
+    ** straight into the block when one at a time.  --report writes each
+    ** scenario as it ends (its page records whether that worked). */
+    rn.direct = o->realtime && o->jobs <= 1 && !to_file && !o->count && !o->report;
+    rn.batched = !o->realtime && !to_file && !o->report;
+    rn.in_batch = rn.batched && o->jobs <= 1;
     RunPool pool = { .mode = RUN_POOL_THREADS, .n = n, .jobs = rn.direct ? 1 : o->jobs, .ctx = &rn,
                      .work = sim_work, .finished = stop_on_failure, .emit = sim_emit, .skip = sim_skip };
     int worst;
@@ -480,6 +538,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         fputs("scvm: out of memory\n", stderr);
         worst = SC_RUNTIME;
     } else {
+        settle(&rn, true);
         if (rn.bar)
             fputs("\r\033[K", stderr);
         worst = finish_suite(o, s, sel, n, res, &rn.ty, &rn.all, to_file);
@@ -489,6 +548,7 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         buf_fini(&res[k].rec);
     }
     buf_fini(&rn.all);
+    buf_fini(&rn.batch);
     sc_free(res);
     return worst;
 }
