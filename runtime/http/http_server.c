@@ -25,7 +25,10 @@
 enum {
     DEFAULT_MAX_HEAD = 32 * 1024,
     READ_CHUNK = 64 * 1024,
-    READ_TURN = 4 * READ_CHUNK,     /* bytes one connection may read per loop turn */
+    /* bytes one connection may read per loop turn: one read.  Four (256
+    ** KiB) let six clients pushing bodies hold a turn for 5 ms where a
+    ** page fault costs 13 us (docs/performance.md, "One read a turn") */
+    READ_TURN = READ_CHUNK,
     DRAIN_MS = 1000,
     DRAIN_BYTES = 1 << 20,          /* discarded input after which a draining connection is closed */
     REFUSE_SLOTS = 32,              /* connections being answered 503, above max_conns */
