@@ -16,10 +16,6 @@
 #include "events.h"
 #include "scn_assert.h"
 
-/* Flush threshold for streamed output.  Blocks of this size keep write()
-** calls negligible; larger ones gained nothing measurable. */
-enum { SIM_FLUSH = RT_SIM_BATCH };
-
 typedef struct Sim {
     RtTarget base;
     FILE *f;
@@ -66,7 +62,7 @@ static int sim_begin(RtTarget *t, const BcProgram *p)
     (void)p;
     Sim *s = (Sim *)t;
     /* Reserve up front so the common case never grows mid-run. */
-    if ((s->f || s->discard) && !buf_reserve(s->out, SIM_FLUSH + 4096))
+    if ((s->f || s->discard) && !buf_reserve(s->out, RT_SIM_BATCH + 4096))
         return SC_RUNTIME;
     return 0;
 }
@@ -136,7 +132,7 @@ static int sim_event(void *ctx, const BcProgram *p, const BcInsn *in)
     }
     s->n.events++;
     s->n.bytes += b->len - start;
-    if ((s->f || s->discard) && (b->len >= SIM_FLUSH || s->line_flush))
+    if ((s->f || s->discard) && (b->len >= RT_SIM_BATCH || s->line_flush))
         return sim_flush(s);
     return 0;
 }

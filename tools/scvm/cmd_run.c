@@ -431,15 +431,13 @@ static void count_one(SimRun *rn, size_t k)
 static bool settle(SimRun *rn, bool all)
 {
     int e = 0;
-    if (rn->batched) {
-        if (!all && rn->batch.len < RT_SIM_BATCH)
-            return false;
-        if (rn->batch.oom) {
-            e = ENOMEM;
-            buf_fini(&rn->batch);
-        } else {
-            e = rt_sim_batch_write(&rn->batch, stdout, true);
-        }
+    if (rn->batched && rn->batch.oom) {
+        e = ENOMEM;
+        buf_fini(&rn->batch);
+    } else if (rn->batched) {
+        e = rt_sim_batch_write(&rn->batch, stdout, all);
+        if (rn->batch.len)
+            return false;       /* not written yet: counted with its block */
     }
     bool failed = false;
     for (; rn->counted < rn->emitted; rn->counted++) {
