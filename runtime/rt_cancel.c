@@ -4,13 +4,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t first_sig;
 static int cpipe[2] = { -1, -1 };
 static pid_t owner;             /* the process the pipe was made in */
+/* The pipe is this process's: cleared in a child of fork(3) (at_fork_child),
+** so rt_cancel_fd, called before every wait of a run, needs no getpid(2).
+** A child of a raw clone(2) keeps it set: rt_proc's init never uses it. */
+static bool mine;
+
+static void at_fork_child(void) { mine = false; }
 
 static const int caught[] = { SIGTERM, SIGINT, SIGHUP };
 
@@ -37,6 +45,12 @@ static int nonblock_cloexec(int fd)
 
 int rt_cancel_install(void)
 {
+    static bool watching;
+    if (!watching) {
+        if (pthread_atfork(NULL, NULL, at_fork_child) != 0)
+            return -1;
+        watching = true;
+    }
     pid_t me = getpid();
     if (cpipe[0] >= 0 && owner == me)
         return 0;
@@ -66,6 +80,7 @@ int rt_cancel_install(void)
     cpipe[0] = p[0];
     cpipe[1] = p[1];
     owner = me;
+    mine = true;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -92,6 +107,6 @@ void rt_cancel_uninstall(void)
         signal(caught[i], SIG_DFL);
 }
 
-int rt_cancel_fd(void) { return owner == getpid() ? cpipe[0] : -1; }
+int rt_cancel_fd(void) { return mine ? cpipe[0] : -1; }
 
 int rt_cancel_signal(void) { return first_sig; }

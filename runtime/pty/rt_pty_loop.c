@@ -130,8 +130,11 @@ static bool cancelled(Pty *t)
 ** pred is evaluated at the start and after anything changed; it may ask
 ** to be re-evaluated at *wake (quiet-period conditions).  When the
 ** program has exited and the terminal is drained nothing can change any
-** more, so a false, time-independent pred returns 0 at once. */
-int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
+** more, so a false, time-independent pred returns 0 at once.
+** refresh: reap on entry, so that pred, and a caller that looks at the
+** exit afterwards, see an exit that came since the last wait (one read of
+** the exit pipe); the clock's waits do without it (pty_clock_wait). */
+static int pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg, bool refresh)
 {
     uint64_t seen_gen = (uint64_t)-1;
     bool seen_exit = false, first = true;
@@ -141,7 +144,7 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
         uint64_t wake = UINT64_MAX;
         /* Reap on entry (the program may have ended since the last wait);
         ** after that only when the poll below says its status came. */
-        if (first && t->sess && !pty_session_exited(t->sess)) {
+        if (first && refresh && t->sess && !pty_session_exited(t->sess)) {
             pty_session_reap(t->sess);
             note_exit(t);
         }
@@ -228,13 +231,18 @@ int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg)
     }
 }
 
-/* The run's clock: waiting is pumping. */
+int pty_pump(Pty *t, uint64_t deadline, PtyPred *pred, void *arg) { return pump(t, deadline, pred, arg, true); }
+
+/* The run's clock: waiting is pumping.  It evaluates nothing, so it
+** does not reap on entry: a wait that waits polls the exit pipe, and
+** one whose time has passed (most of them: every op asks the clock)
+** costs no system call; the next check or action reaps. */
 void pty_clock_wait(RtClock *c, uint64_t at_ms)
 {
     Pty *t = (Pty *)((char *)c - offsetof(Pty, clock));
     if (t->err || !t->sess)
         return;
-    pty_pump(t, t->t0 + at_ms, NULL, NULL);
+    pump(t, t->t0 + at_ms, NULL, NULL, false);
 }
 
 bool pty_screen_open(Pty *t)

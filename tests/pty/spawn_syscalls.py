@@ -10,6 +10,13 @@ limit is Docker's 1,048,576: 4.5 ms and about 15 ms a spawn) and left any
 above 65,536 open; now close_range(2) does it in a call or two.  The count
 does not depend on the limit, which is printed.
 
+Then what a round trip asks (bench/run.py's PTY rows, docs/performance.md
+"PTY round trips against expect"): 100 lines typed into `tr a-z A-Z`, each
+waited for upper-cased, scvm's own process traced.  A trip reaps twice
+(before typing, and before its check: one empty read of the exit pipe
+each); the clock's waits, three a trip, reaped too (five empty reads a
+trip), and every wait asked getpid(2) whose pipe the cancel pipe was.
+
 usage: spawn_syscalls.py SCC SCVM WORKDIR
 """
 import json
@@ -64,6 +71,34 @@ print(f"descriptor limit {limit}: {n_close} close, {n_range} close_range")
 check(f"at most {CLOSE_MAX} close calls whatever the descriptor limit ({limit})", n_close <= CLOSE_MAX,
       f"{n_close} calls")
 check("the spawn's init closes the rest with close_range", n_range >= 1, calls[-800:])
+
+TRIPS = 100
+tr = os.path.realpath(shutil.which("tr"))
+src, scb, log = (os.path.join(WORK, n) for n in ("trips.json", "trips.scb", "trips.log"))
+with open(src, "w") as f:
+    json.dump({"scenario_version": 1, "metadata": {"name": "trips"},
+               "run": {"command": tr, "args": ["a-z", "A-Z"], "initial_size": {"rows": 24, "cols": 80},
+                       "policy": {"policy_version": 4, "sandbox": "none", "sandbox_unsafe_ack": True,
+                                  "network": "disabled", "network_unsafe_ack": True,
+                                  "exec": {"allowed_executables": [tr]}}},
+               "steps": [{"id": "00000000-0000-4000-8000-%012d" % i, "name": f"trip {i}",
+                          "action": {"type": "text", "payload": {"text": f"line{i}\n"}},
+                          "assert": [{"type": "screen_contains", "payload": {"text": f"LINE{i}"}}],
+                          "timeout_ms": 10000, "retries": 0} for i in range(TRIPS)]}, f)
+r = subprocess.run([SCC, src, "-o", scb], capture_output=True, text=True)
+check("scc compiles the round-trip scenario", r.returncode == 0, r.stderr)
+# scvm's process alone (no -f): not init's, not tr's
+r = subprocess.run(["strace", "-qq", "-e", "trace=read,getpid", "-o", log,
+                    SCVM, "run", "-t", "pty", "-o", os.devnull, scb], capture_output=True, text=True, timeout=300,
+                   env=env)
+check(f"{TRIPS} round trips pass under strace", r.returncode == 0, r.stderr[-600:])
+with open(log) as f:
+    calls = f.read()
+empty = len(re.findall(r"^read\(.*= -1 EAGAIN", calls, re.M))
+pids = len(re.findall(r"^getpid\(", calls, re.M))
+print(f"{TRIPS} trips: {empty} empty reads, {pids} getpid")
+check(f"at most two empty reads a trip (reaps), {2 * TRIPS + 10} in all", empty <= 2 * TRIPS + 10, f"{empty} reads")
+check("no getpid a trip", pids <= 10, f"{pids} calls")
 if failures:
     sys.exit(1)
 print("spawn_syscalls: ok")
