@@ -17,7 +17,9 @@ int rt_cancel_install(void);
 /* Restores the default actions (for a child about to exec). */
 void rt_cancel_uninstall(void);
 
-/* Readable once a signal arrived; -1 when not installed. */
+/* Readable once a signal arrived; -1 when not installed, and in a child
+** of fork(3) until it installs its own (no system call: it runs before
+** every wait of a run). */
 int rt_cancel_fd(void);
 
 /* The first signal that arrived, 0 for none. */

@@ -222,6 +222,23 @@ static void test_processes(void)
             CHECK(t.why[k] == RUN_SKIP_STOPPED);
         CHECK(no_children());
     }
+    /* the cancel pipe is the process's that made it: a forked child has
+    ** none until it installs its own (rt_cancel_fd asks no getpid: a
+    ** fork handler forgets the parent's), and the parent keeps its own */
+    {
+        CHECK(rt_cancel_install() == 0);
+        int mine = rt_cancel_fd();
+        CHECK(mine >= 0);
+        pid_t c = fork();
+        if (c == 0) {
+            bool none = rt_cancel_fd() == -1;
+            bool own = rt_cancel_install() == 0 && rt_cancel_fd() >= 0;
+            _exit(none && own ? 0 : 1);
+        }
+        int st = 0;
+        CHECK(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        CHECK(rt_cancel_fd() == mine);
+    }
     /* a signal: passed on to the running children, which end and are
     ** emitted with their status; nothing new starts */
     {
