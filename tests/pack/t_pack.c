@@ -17,7 +17,9 @@
 **   - every frame is what zstd gives with the parameters section 2 names
 **     (level 19, no match under five bytes, raw literals), and not what it
 **     gives with level 19's own 3-byte matches; in the solid layout scc
-**     picks for the stdlib and in the dictionary layout, forced. */
+**     picks for the stdlib and in the dictionary layout, forced;
+**   - a pack of many tiny blobs skips the dictionary layout that cannot
+**     be smaller, and comes out as it did. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +194,67 @@ static void test_roundtrip(const Pack *p)
     sc_free(b);
     sc_free(a);
     pack_writer_free(w);
+}
+
+/* A pack of many tiny blobs (one entry carrying 4,000 embedded files of
+** a few bytes): the writer skips the dictionary layout when its frame
+** table and the least its frames can take (28 bytes a frame) are no
+** smaller than the solid layout (formats/pack_write.c, dict_floor), which
+** must leave the pack as it was: the solid one, what no_dict gives.  The
+** dictionary layout, forced, is still made, and bears the floor out:
+** every frame at least 8 bytes, the whole at least 28 bytes a frame. */
+static void test_dict_floor(const Pack *p)
+{
+    enum { FILES = 4000 };
+    const PackEntry *e = &p->entries[0];
+    unsigned char *scb;
+    size_t n;
+    CHECKF(pack_entry_scb(e, &scb, &n), "entry 0");
+    PackFileIn *fi = calloc(FILES, sizeof *fi);
+    char (*paths)[16] = calloc(FILES, sizeof *paths), (*data)[9] = calloc(FILES, sizeof *data);
+    for (int k = 0; k < FILES; k++) {
+        snprintf(paths[k], sizeof paths[k], "f/%04d", k);
+        snprintf(data[k], sizeof data[k], "%07d", k);
+        fi[k] = (PackFileIn){ paths[k], 0, data[k], strlen(data[k]) };
+    }
+    PackWriter *w = pack_writer_new();
+    PackEntryIn in = { e->source, e->source_hash, scb, n, fi, FILES };
+    CHECKF(pack_writer_add(w, &in), "%s", pack_writer_error(w));
+    unsigned char *a = NULL, *s = NULL, *f = NULL;
+    size_t na = 0, ns = 0, nf = 0;
+    PackWriteOpts solid = { .no_dict = true }, forced = { .force_dict = true };
+    bool ok = pack_writer_finish(w, NULL, &a, &na) && pack_writer_finish(w, &solid, &s, &ns) &&
+              pack_writer_finish(w, &forced, &f, &nf);
+    CHECKF(ok, "finish: %s", pack_writer_error(w));
+    if (!ok)
+        goto out;
+    CHECKF(na == ns && memcmp(a, s, na) == 0, "many tiny blobs: the solid layout (%zu bytes, solid %zu)", na, ns);
+    uint32_t frames = rd_u32le(f + 40);
+    CHECKF((rd_u32le(f + 12) & 1) && frames > FILES / 2, "the dictionary layout, forced: %u frames", frames);
+    CHECKF(nf - PACK_HEADER_SIZE >= (size_t)frames * 28 && (size_t)frames * 28 >= ns - PACK_HEADER_SIZE,
+           "the forced layout's body (%zu) >= its floor (%u frames x 28) >= the solid body (%zu)",
+           nf - PACK_HEADER_SIZE, frames, ns - PACK_HEADER_SIZE);
+    const unsigned char *t = f + PACK_HEADER_SIZE;
+    size_t small = 0;
+    for (uint32_t i = 0; i < frames; i++, t += PACK_FRAME_ENTRY_SIZE)
+        small += rd_u64le(t) < 8;
+    CHECKF(small == 0, "%zu frames under 8 bytes", small);
+    Pack *q;
+    PackError pe;
+    CHECKF(pack_load(a, na, NULL, &q, &pe) == PACK_ERR_OK, "%s", pe.msg);
+    if (q) {
+        CHECKF(q->n_entries == 1 && q->entries[0].n_files == FILES, "the files");
+        pack_free(q);
+    }
+out:
+    sc_free(a);
+    sc_free(s);
+    sc_free(f);
+    pack_writer_free(w);
+    sc_free(scb);
+    free(fi);
+    free(paths);
+    free(data);
 }
 
 static void test_hostile(const unsigned char *d, size_t n)
@@ -457,6 +520,7 @@ int main(int argc, char **argv)
     PackError pe;
     CHECKF(pack_load(d, n, NULL, &p, &pe) == PACK_ERR_OK, "%s", pe.msg);
     test_roundtrip(p);
+    test_dict_floor(p);
     pack_free(p);
     test_raw_literals((unsigned char *)d);
     check_frames((unsigned char *)d, "the stdlib pack");
