@@ -528,16 +528,26 @@ static size_t matrix_size(const char *path, const char *src, size_t len, const O
     return n;
 }
 
+static int compile_src(const char *path, char *src, size_t len, const Opts *o, const char *out, Job *job);
+
 static int compile_one(const char *path, const char *out, const Opts *o, Job *job)
 {
-    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
     char *src = NULL;
     size_t len = 0;
     int e = file_read_all(path, MAX_SOURCE, &src, &len);
     if (e) {
-        fprintf(stderr, "scc: %s: %s\n", shown, e == EFBIG ? "file too large" : strerror(e));
+        fprintf(stderr, "scc: %s: %s\n", strcmp(path, "-") == 0 ? "<stdin>" : path,
+                e == EFBIG ? "file too large" : strerror(e));
         return SC_IO;
     }
+    return compile_src(path, src, len, o, out, job);
+}
+
+/* compile_one of the source already read (src: sc_malloc'd, taken). */
+static int compile_src(const char *path, char *src, size_t len, const Opts *o, const char *out, Job *job)
+{
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    int e;
     job->source_hash = XXH64(src, len, 0);
     /* an ElizaOS matrix: checked or listed, every scenario it makes (a
     ** pack asks for each by its number); its base scenario is a second
@@ -911,12 +921,18 @@ static int build_pack(const SccPaths *files, const size_t *root, const Opts *o)
                     continue;
             }
             jobs[i] = (Job){ .keep = true, .refs = true, .strict = true };
-            /* an ElizaOS matrix: an entry for each scenario it makes */
+            /* an ElizaOS matrix: an entry for each scenario it makes;
+            ** anything else compiles from the bytes read to find out (one
+            ** read of the file, not two: 5 system calls a scenario) */
             char *msrc = NULL;
             size_t mlen = 0, msize = 0;
-            if (!json && file_read_all(path, MAX_SOURCE, &msrc, &mlen) == 0)
+            bool read = !json && file_read_all(path, MAX_SOURCE, &msrc, &mlen) == 0;
+            if (read)
                 msize = matrix_size(path, msrc, mlen, o);
-            sc_free(msrc);
+            if (msize || !read) {
+                sc_free(msrc);
+                msrc = NULL;
+            }
             if (msize) {
                 mjobs[i] = sc_calloc(msize, sizeof *mjobs[i]);
                 if (!mjobs[i]) {
@@ -936,7 +952,7 @@ static int build_pack(const SccPaths *files, const size_t *root, const Opts *o)
                     status = st[i];
                 continue;
             }
-            st[i] = compile_one(path, NULL, o, &jobs[i]);
+            st[i] = msrc ? compile_src(path, msrc, mlen, o, NULL, &jobs[i]) : compile_one(path, NULL, o, &jobs[i]);
             if (st[i] > status)
                 status = st[i];
             for (size_t f = 0; f < jobs[i].files.n; f++) {
