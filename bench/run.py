@@ -1132,9 +1132,9 @@ def pty_rows(t, scc, scvm, exe, work, n, runs):
     # The 100-trip row too, where start-up, spawn and exit weigh
     # ten times more: its own scenario, more pairs (a run is ~20 ms)
     few = n // 10
-    few_scb = os.path.join(work, f"pty_trips{few}.scb")
-    pty_scenario(os.path.join(work, f"pty_trips{few}.json"), few, tr)
-    if not compile_to(scc, os.path.join(work, f"pty_trips{few}.json"), few_scb):
+    few_src, few_scb = (os.path.join(work, f"pty_trips{few}.{ext}") for ext in ("json", "scb"))
+    pty_scenario(few_src, few, tr)
+    if not compile_to(scc, few_src, few_scb):
         die(f"scc cannot compile the {few}-trip PTY scenario")
     base = max(runs, 3) * 2 - 1 if runs > 1 else 1        # 9 pairs a full run
     for trips, scb_k, pairs in ((n, scb, base), (few, few_scb, base + 6 if runs > 1 else 1)):

@@ -12,10 +12,10 @@
 
 static volatile sig_atomic_t first_sig;
 static int cpipe[2] = { -1, -1 };
-static pid_t owner;             /* the process the pipe was made in */
-/* The pipe is this process's: cleared in a child of fork(3) (at_fork_child),
-** so rt_cancel_fd, called before every wait of a run, needs no getpid(2).
-** A child of a raw clone(2) keeps it set: rt_proc's init never uses it. */
+/* The pipe was made in this process: cleared in a child of fork(3)
+** (at_fork_child), so rt_cancel_fd, called before every wait of a run,
+** needs no getpid(2).  A child of a raw clone(2) keeps it set: rt_proc's
+** init never uses the pipe. */
 static bool mine;
 
 static void at_fork_child(void) { mine = false; }
@@ -51,8 +51,7 @@ int rt_cancel_install(void)
             return -1;
         watching = true;
     }
-    pid_t me = getpid();
-    if (cpipe[0] >= 0 && owner == me)
+    if (cpipe[0] >= 0 && mine)
         return 0;
     /* A fork's inherited pipe is shared with the parent: make our own,
     ** with the handlers held off while the descriptors change. */
@@ -79,7 +78,6 @@ int rt_cancel_install(void)
     }
     cpipe[0] = p[0];
     cpipe[1] = p[1];
-    owner = me;
     mine = true;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

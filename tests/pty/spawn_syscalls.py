@@ -39,21 +39,28 @@ def check(what, ok, detail=""):
         print("  " + str(detail))
 
 
+def trips(name, cmd, args, lines, want):
+    """A tui-use scenario in WORK/NAME.json, compiled to NAME.scb: cmd
+    args in a PTY, each line typed and want(line) waited for on the screen."""
+    src, scb = os.path.join(WORK, name + ".json"), os.path.join(WORK, name + ".scb")
+    with open(src, "w") as f:
+        json.dump({"scenario_version": 1, "metadata": {"name": name},
+                   "run": {"command": cmd, "args": args, "initial_size": {"rows": 24, "cols": 80},
+                           "policy": {"policy_version": 4, "sandbox": "none", "sandbox_unsafe_ack": True,
+                                      "network": "disabled", "network_unsafe_ack": True,
+                                      "exec": {"allowed_executables": [cmd]}}},
+                   "steps": [{"id": "00000000-0000-4000-8000-%012d" % (i + 1), "name": f"trip {i}",
+                              "action": {"type": "text", "payload": {"text": line + "\n"}},
+                              "assert": [{"type": "screen_contains", "payload": {"text": want(line)}}],
+                              "timeout_ms": 10000, "retries": 0} for i, line in enumerate(lines)]}, f)
+    r = subprocess.run([SCC, src, "-o", scb], capture_output=True, text=True)
+    check(f"scc compiles the {name} scenario", r.returncode == 0, r.stderr)
+    return scb
+
+
 fresh(WORK)
-cat = shutil.which("cat")
-src, scb, log = (os.path.join(WORK, n) for n in ("one.json", "one.scb", "strace.log"))
-with open(src, "w") as f:
-    json.dump({"scenario_version": 1, "metadata": {"name": "one-trip"},
-               "run": {"command": cat, "args": [], "initial_size": {"rows": 24, "cols": 80},
-                       "policy": {"policy_version": 4, "sandbox": "none", "sandbox_unsafe_ack": True,
-                                  "network": "disabled", "network_unsafe_ack": True,
-                                  "exec": {"allowed_executables": [cat]}}},
-               "steps": [{"id": "00000000-0000-4000-8000-000000000001", "name": "trip",
-                          "action": {"type": "text", "payload": {"text": "hello\n"}},
-                          "assert": [{"type": "screen_contains", "payload": {"text": "hello"}}],
-                          "timeout_ms": 10000, "retries": 0}]}, f)
-r = subprocess.run([SCC, src, "-o", scb], capture_output=True, text=True)
-check("scc compiles the scenario", r.returncode == 0, r.stderr)
+scb = trips("one-trip", shutil.which("cat"), [], ["hello"], lambda line: line)
+log = os.path.join(WORK, "strace.log")
 
 limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 # LeakSanitizer cannot run under ptrace (the sanitizer build): the rest of
@@ -73,20 +80,9 @@ check(f"at most {CLOSE_MAX} close calls whatever the descriptor limit ({limit})"
 check("the spawn's init closes the rest with close_range", n_range >= 1, calls[-800:])
 
 TRIPS = 100
-tr = os.path.realpath(shutil.which("tr"))
-src, scb, log = (os.path.join(WORK, n) for n in ("trips.json", "trips.scb", "trips.log"))
-with open(src, "w") as f:
-    json.dump({"scenario_version": 1, "metadata": {"name": "trips"},
-               "run": {"command": tr, "args": ["a-z", "A-Z"], "initial_size": {"rows": 24, "cols": 80},
-                       "policy": {"policy_version": 4, "sandbox": "none", "sandbox_unsafe_ack": True,
-                                  "network": "disabled", "network_unsafe_ack": True,
-                                  "exec": {"allowed_executables": [tr]}}},
-               "steps": [{"id": "00000000-0000-4000-8000-%012d" % i, "name": f"trip {i}",
-                          "action": {"type": "text", "payload": {"text": f"line{i}\n"}},
-                          "assert": [{"type": "screen_contains", "payload": {"text": f"LINE{i}"}}],
-                          "timeout_ms": 10000, "retries": 0} for i in range(TRIPS)]}, f)
-r = subprocess.run([SCC, src, "-o", scb], capture_output=True, text=True)
-check("scc compiles the round-trip scenario", r.returncode == 0, r.stderr)
+scb = trips("trips", os.path.realpath(shutil.which("tr")), ["a-z", "A-Z"], [f"line{i}" for i in range(TRIPS)],
+            str.upper)
+log = os.path.join(WORK, "trips.log")
 # scvm's process alone (no -f): not init's, not tr's
 r = subprocess.run(["strace", "-qq", "-e", "trace=read,getpid", "-o", log,
                     SCVM, "run", "-t", "pty", "-o", os.devnull, scb], capture_output=True, text=True, timeout=300,

@@ -926,10 +926,9 @@ static int build_pack(const SccPaths *files, const size_t *root, const Opts *o)
             ** read of the file, not two: 5 system calls a scenario) */
             char *msrc = NULL;
             size_t mlen = 0, msize = 0;
-            bool read = !json && file_read_all(path, MAX_SOURCE, &msrc, &mlen) == 0;
-            if (read)
+            if (!json && file_read_all(path, MAX_SOURCE, &msrc, &mlen) == 0)
                 msize = matrix_size(path, msrc, mlen, o);
-            if (msize || !read) {
+            if (msize) {
                 sc_free(msrc);
                 msrc = NULL;
             }
