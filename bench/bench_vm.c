@@ -30,7 +30,8 @@
 **       container and hashes, decompresses everything and verifies every
 **       entry with bc_load() before it returns, so each pass pays all of
 **       that, as `scvm run suite.scp` does:
-**         disk_*   read the file + pack_load + play all (counting sink) + pack_free
+**         disk_*   read the file as scvm does (file_read_all) + pack_load +
+**                  play all (counting sink) + pack_free
 **         mem_*    the same from the pack's bytes already in memory
 **         load_*   pack_load + pack_free only (no playback)
 **         jsonl_*  mem_, JSONL events to /dev/null as `scvm run` writes a
@@ -55,9 +56,12 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include "common/fileio.h"
+#include "common/sc_alloc.h"
 #include "formats/bc.h"
 #include "formats/bc_zstd.h"
 #include "formats/pack.h"
+#include "formats/suite.h"
 #include "runtime/rt_sim.h"
 #include "vm/vm.h"
 #include "bench_util.h"
@@ -242,7 +246,13 @@ static void pack_pass(void *p)
     BenchFile disk = { 0 };
     BenchFile *f = &c->f[0];
     if (c->disk) {
-        bench_read(c->f[0].path, &disk);
+        /* as `scvm run suite.scp` reads it (suite_add_file) */
+        int r = file_read_all(f->path, SUITE_READ_MAX, &disk.data, &disk.len);
+        if (r) {
+            fprintf(stderr, "bench_vm: %s: %s\n", f->path, strerror(r));
+            exit(1);
+        }
+        disk.path = f->path;
         f = &disk;
     }
     Pack *pk;
@@ -266,8 +276,7 @@ static void pack_pass(void *p)
     if (c->jsonl && rt_sim_batch_write(&c->jbuf, c->null, true) != 0)
         exit(1);
     pack_free(pk);
-    free(disk.path);
-    free(disk.data);
+    sc_free(disk.data);
 }
 
 static void pack_play(void *p)
