@@ -20,6 +20,7 @@ enum { ARENA_ALIGN = 8 };
 typedef struct Block {
     struct Block *next;
     size_t size, used, top;     /* [0, used) aligned objects, [top, size) strings */
+    bool big;                   /* from sc_alloc_big (arena_reserve) */
     _Alignas(ARENA_ALIGN) unsigned char data[];
 } Block;
 
@@ -47,7 +48,10 @@ static void free_blocks(Block *b)
 {
     for (Block *next; b; b = next) {
         next = b->next;
-        sc_free(b);
+        if (b->big)
+            sc_free_big(b, sizeof *b + b->size);
+        else
+            sc_free(b);
     }
 }
 
@@ -89,6 +93,7 @@ static Block *room(Arena *a, size_t n, size_t align)
             size = n;
         if (!(b = sc_malloc(sizeof *b + size)))
             return NULL;
+        b->big = false;
         b->size = size;
         a->footprint += sizeof *b + size;
         if (a->next_size < ARENA_MAX_BLOCK)
@@ -99,6 +104,23 @@ static Block *room(Arena *a, size_t n, size_t align)
     b->next = a->head;
     a->head = b;
     return b;
+}
+
+bool arena_reserve(Arena *a, size_t n)
+{
+    Block *b = a->head;
+    if ((b && b->top - b->used >= n) || (a->spare && a->spare->size >= n))
+        return true;    /* room() has it */
+    if (n > SIZE_MAX / 2 || !(b = sc_alloc_big(sizeof *b + n)))
+        return false;
+    b->big = sizeof *b + n >= SC_BIG_MIN;
+    b->size = n;
+    a->footprint += sizeof *b + n;
+    b->top = n;
+    b->used = 0;
+    b->next = a->head;
+    a->head = b;
+    return true;
 }
 
 void *arena_alloc_aligned(Arena *a, size_t n, size_t align)

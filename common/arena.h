@@ -30,6 +30,13 @@ char *arena_strdup(Arena *a, const char *s);
 ** again each time.  Everything allocated from it is gone. */
 void arena_reset(Arena *a);
 
+/* Room for n bytes more, allocated and strings alike, without a new block:
+** for a caller that knows roughly how much it will put in.  Makes a block
+** of n bytes the head unless the head or the first block arena_reset kept
+** has that much free; from sc_alloc_big, so that a large one is touched
+** in huge pages (sc_alloc.h).  False when out of memory. */
+bool arena_reserve(Arena *a, size_t n);
+
 /* Gives back p, n bytes from arena_alloc_aligned, when it is the last
 ** allocation of the newest block (a loader that failed after allocating);
 ** otherwise does nothing.  Returns whether it did. */

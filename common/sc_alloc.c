@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* sc_alloc.c - allocation hook with fault injection for tests. */
+#define _DEFAULT_SOURCE 1     /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "sc_alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -83,6 +85,44 @@ void *sc_calloc(size_t count, size_t size)
 void sc_free(void *p)
 {
     free(p);
+}
+
+/* Transparent huge pages are 2 MiB on x86-64 and arm64 (with 4 KiB
+** pages); elsewhere the alignment is merely generous. */
+#define BIG_ALIGN ((size_t)2 << 20)
+
+static size_t big_len(size_t n) { return (n + BIG_ALIGN - 1) & ~(BIG_ALIGN - 1); }
+
+void *sc_alloc_big(size_t n)
+{
+    if (n < SC_BIG_MIN)
+        return sc_malloc(n);
+    if (should_fail() || n > SIZE_MAX - 2 * BIG_ALIGN)
+        return NULL;
+    size_t len = big_len(n), span = len + BIG_ALIGN;
+    unsigned char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    /* keep the aligned len bytes, give back the slack on either side */
+    unsigned char *a = (unsigned char *)(((uintptr_t)m + BIG_ALIGN - 1) & ~(uintptr_t)(BIG_ALIGN - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + span > a + len)
+        munmap(a + len, (size_t)(m + span - (a + len)));
+#if defined(MADV_HUGEPAGE)
+    madvise(a, len, MADV_HUGEPAGE);    /* advice: refused where THP is off, and then 4 KiB pages */
+#endif
+    return a;
+}
+
+void sc_free_big(void *p, size_t n)
+{
+    if (!p)
+        return;
+    if (n < SC_BIG_MIN)
+        sc_free(p);
+    else
+        munmap(p, big_len(n));
 }
 
 char *sc_strndup(const char *s, size_t n)

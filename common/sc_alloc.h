@@ -43,6 +43,21 @@ bool sc_grow_(void *vp, size_t elem, void *capp, size_t cap_size, size_t first);
 ** AddressSanitizer (whose allocator is not glibc's). */
 bool sc_alloc_keep_freed(void);
 
+/* Memory for a large buffer that a run fills once (a pack's content and
+** its verified programs): n of at least SC_BIG_MIN bytes comes from a
+** mapping of its own, aligned to 2 MiB and advised for transparent huge
+** pages (madvise(MADV_HUGEPAGE); where the system allows them), so that
+** touching it costs a page fault per 2 MiB instead of one per 4 KiB.  A
+** fault costs 13-14 us on some virtual machines: a one-shot `scvm run`
+** over a 1,000-scenario pack spent two thirds of its time in them
+** (docs/performance.md, "One scvm run over a pack").  Untouched parts of
+** the mapping cost nothing.  Less than SC_BIG_MIN comes from sc_malloc.
+** The fail hook counts it as one allocation.  Free with sc_free_big and
+** the same n. */
+enum { SC_BIG_MIN = 512 << 10 };
+void *sc_alloc_big(size_t n);
+void sc_free_big(void *p, size_t n);
+
 /* When > 0, the allocation that brings the count to this number fails, and
 ** every later one too.  0 disables.  For tests only. */
 extern unsigned long sc_alloc_fail_after;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,6 +173,88 @@ static void test_arena(void)
     CHECK(arena_unalloc(a, q, 200));
     CHECK(arena_alloc(a, 200) == q);    /* its bytes taken again */
     CHECK(!arena_unalloc(a, q, 100));   /* not its whole size */
+    arena_free(a);
+}
+
+/* Whether the mapping that holds p is advised for huge pages: "hg" in
+** its VmFlags (/proc/self/smaps). */
+static bool advised_huge(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool in = false, hg = false;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a >= lo && a < hi;
+        else if (in && strncmp(line, "VmFlags:", 8) == 0)
+            hg = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+    return hg;
+}
+
+/* sc_alloc_big: below SC_BIG_MIN from the heap; from it up a mapping of
+** its own, 2 MiB aligned, advised for huge pages where the kernel has
+** them, writable to its end, gone after sc_free_big; the fail hook
+** counts it.  arena_reserve: one block of that size, used before any
+** other, kept by arena_reset. */
+static void test_alloc_big(void)
+{
+    unsigned char *s = sc_alloc_big(1000);
+    CHECK(s != NULL);
+    if (s)
+        memset(s, 1, 1000);
+    sc_free_big(s, 1000);
+    size_t n = SC_BIG_MIN + 12345;
+    unsigned char *b = sc_alloc_big(n);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    CHECK(((uintptr_t)b & (((uintptr_t)2 << 20) - 1)) == 0);
+    memset(b, 2, n);
+    CHECK(b[0] == 2 && b[n - 1] == 2);
+    struct stat st;
+    if (stat("/sys/kernel/mm/transparent_hugepage/enabled", &st) == 0)
+        CHECK(advised_huge(b + n / 2));
+    CHECK(msync(b, 4096, MS_ASYNC) == 0);
+    sc_free_big(b, n);
+    CHECK(msync(b, 4096, MS_ASYNC) != 0 && errno == ENOMEM);   /* unmapped */
+    sc_alloc_reset();
+    sc_alloc_fail_after = 1;
+    CHECK(sc_alloc_big(n) == NULL);
+    sc_alloc_reset();
+    sc_alloc_fail_after = 1;
+    CHECK(sc_alloc_big(1000) == NULL);
+    sc_alloc_fail_after = 0;
+
+    Arena *a = arena_new();
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    size_t want = (size_t)3 << 20;
+    CHECK(arena_reserve(a, want));
+    size_t fp = arena_footprint(a);
+    CHECK(fp >= want && fp < want + 4096);
+    unsigned char *first = arena_alloc(a, 1000), *last = NULL;
+    for (int i = 0; i < 90; i++)             /* 2.9 MB of objects and strings */
+        last = i % 2 ? arena_alloc(a, 30000) : (unsigned char *)arena_strndup(a, "x", 1);
+    CHECK(first && last && arena_footprint(a) == fp);   /* no block besides */
+    CHECK(advised_huge(first) || stat("/sys/kernel/mm/transparent_hugepage/enabled", &st) != 0);
+    CHECK(arena_reserve(a, 4096));           /* room left in it: nothing new */
+    CHECK(arena_footprint(a) == fp);
+    arena_reset(a);
+    CHECK(arena_reserve(a, want));           /* the kept block */
+    CHECK(arena_footprint(a) == fp);
+    CHECK(arena_alloc(a, 1000) == first);
+    sc_alloc_reset();
+    sc_alloc_fail_after = 1;
+    CHECK(!arena_reserve(a, (size_t)8 << 20));   /* more than it has: a new block, refused */
+    sc_alloc_fail_after = 0;
+    CHECK(arena_footprint(a) == fp);
     arena_free(a);
 }
 
@@ -669,6 +752,7 @@ int main(void)
     test_textdiff();
     test_utf8();
     test_arena();
+    test_alloc_big();
     test_levenshtein();
     test_strdup();
     test_grow();
