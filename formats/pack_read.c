@@ -39,8 +39,18 @@ typedef struct Mem {
     PackEntry *entries;
     const char **tags;
     PackFile *files;
-    Arena *arena;       /* the verified programs (BcLoadOpts.arena) */
+    Arena *arena;       /* content and the verified programs (BcLoadOpts.arena) */
 } Mem;
+
+/* n zeroed elements of size bytes from a (n * size bounded by the
+** content, which is at most SIZE_MAX / 4). */
+static void *arena_zalloc(Arena *a, size_t n, size_t size)
+{
+    void *p = arena_alloc(a, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
 
 typedef struct Ld {
     PackError *err;
@@ -450,10 +460,10 @@ static PackErrCode parse_index(Ld *ld, size_t content)
     ld->blob_off = sc_calloc((size_t)nb, sizeof *ld->blob_off);
     ld->blob_len = sc_calloc((size_t)nb, sizeof *ld->blob_len);
     ld->blob_hash = sc_calloc((size_t)nb, sizeof *ld->blob_hash);
-    m->strs = sc_malloc(index_size * 2 + 1);
-    m->entries = sc_calloc((size_t)ne, sizeof *m->entries);
-    m->tags = sc_calloc(ld->total_tags ? ld->total_tags : 1, sizeof *m->tags);
-    m->files = sc_calloc(ld->total_files ? ld->total_files : 1, sizeof *m->files);
+    m->strs = arena_alloc_aligned(m->arena, index_size * 2 + 1, 1);
+    m->entries = arena_zalloc(m->arena, (size_t)ne, sizeof *m->entries);
+    m->tags = arena_zalloc(m->arena, ld->total_tags ? ld->total_tags : 1, sizeof *m->tags);
+    m->files = arena_zalloc(m->arena, ld->total_files ? ld->total_files : 1, sizeof *m->files);
     if (!ld->blob_off || !ld->blob_len || !ld->blob_hash || !m->strs || !m->entries || !m->tags || !m->files)
         return fail(ld, PACK_ERR_NOMEM, -1, "out of memory (index tables)");
     ld->p = blobs_at;
@@ -521,13 +531,19 @@ static PackErrCode check_meta(Ld *ld, uint32_t i, const PackEntry *e, const BcPr
     return PACK_ERR_OK;
 }
 
-/* The verified programs' arena, kept from one pack to the next as the
-** zstd context is: freeing a 2 MB arena at every pack_free let glibc
-** give its blocks back to the system and fault them in again at the next
-** pack_load (bench_vm pack, 1,000 entries: half the speed).  Only an
-** arena of at most SPARE_ARENA_MAX bytes is kept. */
+/* The arena of the content and the verified programs, kept from one pack
+** to the next as the zstd context is: freeing a 2 MB arena at every
+** pack_free let glibc give its blocks back to the system and fault them
+** in again at the next pack_load (bench_vm pack, 1,000 entries: half the
+** speed).  Only an arena of at most SPARE_ARENA_MAX bytes is kept. */
 static BcSpare spare_arena = BC_SPARE_INIT;
-enum { SPARE_ARENA_MAX = 8 << 20 };
+enum { SPARE_ARENA_MAX = 16 << 20 };
+/* What pack_load reserves in the arena a byte of content: the content
+** itself, the index's tables (its strings with their NULs, up to twice
+** the index) and its verified programs (2.2x the content for the corpus
+** pack, 2.5x for the 1,000 generated scenarios of bench/run.py; 3.9x in
+** all for these). */
+enum { RESERVE_PER_BYTE = 5 };
 
 /* Entry i's payload through the bytecode verifier, straight from the
 ** content (bc_load_payload), then its metadata against the index; on
@@ -616,16 +632,11 @@ static void mem_free(Mem *m)
 {
     if (!m)
         return;
-    if (m->arena && arena_footprint(m->arena) <= SPARE_ARENA_MAX) {   /* every verified program */
+    if (m->arena && arena_footprint(m->arena) <= SPARE_ARENA_MAX) {   /* the content, every verified program */
         arena_reset(m->arena);
         m->arena = bc_spare_keep(&spare_arena, m->arena);
     }
     arena_free(m->arena);
-    sc_free(m->content);
-    sc_free(m->strs);
-    sc_free(m->entries);
-    sc_free((void *)m->tags);
-    sc_free(m->files);
     sc_free(m);
 }
 
@@ -645,8 +656,17 @@ PackErrCode pack_load(const void *data, size_t size, const PackLoadOpts *opts, P
     Pack *pk = sc_calloc(1, sizeof *pk);
     Mem *m = sc_calloc(1, sizeof *m);
     size_t content = (size_t)rd_u64le(d + 16);
-    if (pk && m)
-        m->content = sc_malloc(content);
+    if (pk && m && (m->arena = bc_spare_take(&spare_arena)) == NULL)
+        m->arena = arena_new();
+    if (m && m->arena) {
+        /* The content, the index's tables and, verified, the programs
+        ** in one block: untouched room costs nothing, and a large block
+        ** is touched in huge pages (sc_alloc_big), a page fault per 2 MiB
+        ** instead of per 4 KiB.  Without the block the arena grows as it
+        ** would have. */
+        (void)arena_reserve(m->arena, content * RESERVE_PER_BYTE);
+        m->content = arena_alloc(m->arena, content);
+    }
     if (!pk || !m || !m->content) {
         sc_free(pk);
         mem_free(m);

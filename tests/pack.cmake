@@ -52,3 +52,10 @@ set_tests_properties(pack.prompt_agree PROPERTIES LABELS "server" TIMEOUT 120)
 add_test(NAME pack.linear
          COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_linear.py $<TARGET_FILE:scc> ${PACK_DIR}/linear)
 set_tests_properties(pack.linear PROPERTIES LABELS "unit" TIMEOUT 300)
+
+# One scvm run over a pack: its memory touched in huge pages, a fraction of
+# a page fault a further scenario (getrusage, not a clock).
+add_test(NAME pack.faults
+         COMMAND ${Python3_EXECUTABLE} ${PACK_SRC}/pack_faults.py $<TARGET_FILE:scc> $<TARGET_FILE:scvm>
+                 ${PACK_DIR}/faults)
+set_tests_properties(pack.faults PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
