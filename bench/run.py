@@ -681,6 +681,34 @@ def vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs):
               fmt_rate(rz, "scen/s read + zstd"))
     for name, pk, ys in packs:
         pack_rows(t, prog["bench_vm"], timing, name, pk, ref, rounds, ys)
+        oneshot_row(t, os.path.join(os.path.dirname(os.path.dirname(prog["bench_vm"])), "bin", "scvm"),
+                    name, pk, 5 if rounds < 3 else 15)
+
+
+def child_cost(cmd):
+    """(wall s, minor page faults) of one run of cmd, its output dropped."""
+    import resource
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        die(f"{cmd[0]} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
+    return wall, r1.ru_minflt - r0.ru_minflt
+
+
+def oneshot_row(t, scvm, name, pk, pairs):
+    """One `scvm run --count` over the pack as a process, what a CI job
+    pays (start, read, load, play, exit), beside the process's start alone
+    (`scvm --version`); medians of alternated pairs, and the page faults of
+    the run ("One scvm run over a pack" in docs/performance.md)."""
+    res = alternated(pairs, lambda: child_cost([scvm, "--version"]), lambda: child_cost([scvm, "run", "--count", pk]))
+    start = statistics.median(a[0] for a, _ in res)
+    run = statistics.median(b[0] for _, b in res)
+    flt = statistics.median(b[1] for _, b in res)
+    t.add(f"  one scvm run --count over it (a process; {pairs} alternated pairs)", f"{run * 1e3:.1f} ms",
+          f"start alone (scvm --version) {start * 1e3:.1f} ms", f"{flt:.0f} page faults")
 
 
 def load_play_rows(t, v, prefix, target, ref, rr, modes):
