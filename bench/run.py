@@ -422,7 +422,7 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
         packs = [(f"{len(pack_yaml)} generated scenarios", gen_pack, pack_yaml)]
         if corpus_pack:
             packs.append((f"corpus, {len(corpus_packed)} files", corpus_pack, corpus_packed))
-        vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs)
+        vm_rows(t, prog, scvm, timing, ref, rounds, both, gen_both, packs)
         print(f"scc/scvm benchmarks (load + verify + play only{'; CPU time' if o.cpu_clock else ''}) on {machine()}")
         print(f"build {o.build}; {time.time() - t_start:.0f} s; load average "
               f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end\n")
@@ -563,7 +563,7 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
                                  f"{os.path.relpath(g, o.corpus)}'s)" for n, f, g in corpus_dups)
                      + f"; and the {left} files scc" + (" or the reference" if ref.path else "") + " rejects.")
 
-    vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs)
+    vm_rows(t, prog, scvm, timing, ref, rounds, both, gen_both, packs)
 
     t.section(f"playback of one loaded program ({human(os.path.getsize(big))} scenario)")
     big_refs, pl = alternate(rounds, ref if big_ok else Ref(None, timing), [big],
@@ -633,7 +633,7 @@ def bench(o, work, scc, scvm, prog, timing, rounds, check_runs, py_runs, min_tim
     return 0
 
 
-def vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs):
+def vm_rows(t, prog, scvm, timing, ref, rounds, both, gen_both, packs):
     """Load + verify + play: per file and from packs, each against the
     reference (measured in the same run with --reference, else notes §10's
     constants) and against its floors measured in the same bench_vm run.
@@ -681,21 +681,7 @@ def vm_rows(t, prog, timing, ref, rounds, both, gen_both, packs):
               fmt_rate(rz, "scen/s read + zstd"))
     for name, pk, ys in packs:
         pack_rows(t, prog["bench_vm"], timing, name, pk, ref, rounds, ys)
-        oneshot_row(t, os.path.join(os.path.dirname(os.path.dirname(prog["bench_vm"])), "bin", "scvm"),
-                    name, pk, 5 if rounds < 3 else 15)
-
-
-def child_cost(cmd):
-    """(wall s, minor page faults) of one run of cmd, its output dropped."""
-    import resource
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        die(f"{cmd[0]} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
-    return wall, r1.ru_minflt - r0.ru_minflt
+        oneshot_row(t, scvm, name, pk, 5 if rounds < 3 else 15)
 
 
 def oneshot_row(t, scvm, name, pk, pairs):
@@ -703,10 +689,10 @@ def oneshot_row(t, scvm, name, pk, pairs):
     pays (start, read, load, play, exit), beside the process's start alone
     (`scvm --version`); medians of alternated pairs, and the page faults of
     the run ("One scvm run over a pack" in docs/performance.md)."""
-    res = alternated(pairs, lambda: child_cost([scvm, "--version"]), lambda: child_cost([scvm, "run", "--count", pk]))
+    res = alternated(pairs, lambda: child_usage([scvm, "--version"]), lambda: child_usage([scvm, "run", "--count", pk]))
     start = statistics.median(a[0] for a, _ in res)
     run = statistics.median(b[0] for _, b in res)
-    flt = statistics.median(b[1] for _, b in res)
+    flt = statistics.median(b[2] for _, b in res)
     t.add(f"  one scvm run --count over it (a process; {pairs} alternated pairs)", f"{run * 1e3:.1f} ms",
           f"start alone (scvm --version) {start * 1e3:.1f} ms", f"{flt:.0f} page faults")
 
@@ -1099,9 +1085,10 @@ def pty_scenario(path, n, tr):
                            "policy": policy}, "steps": steps}, f)
 
 
-def timed_child(cmd, timeout=600):
-    """(wall s, CPU s) of cmd to its end, CPU = user + system of it and
-    the children it waited for (RUSAGE_CHILDREN before and after)."""
+def child_usage(cmd, timeout=600):
+    """(wall s, CPU s, minor page faults) of cmd to its end, CPU = user +
+    system of it and the children it waited for (RUSAGE_CHILDREN before
+    and after); its output captured and dropped."""
     import resource
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -1110,7 +1097,12 @@ def timed_child(cmd, timeout=600):
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         die(f"{cmd[0]} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
-    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), r1.ru_minflt - r0.ru_minflt
+
+
+def timed_child(cmd, timeout=600):
+    """(wall s, CPU s) of cmd to its end (child_usage)."""
+    return child_usage(cmd, timeout)[:2]
 
 
 def busy_core():

@@ -113,7 +113,7 @@ bool arena_reserve(Arena *a, size_t n)
         return true;    /* room() has it */
     if (n > SIZE_MAX / 2 || !(b = sc_alloc_big(sizeof *b + n)))
         return false;
-    b->big = sizeof *b + n >= SC_BIG_MIN;
+    b->big = true;      /* sc_free_big tells a mapping from the heap by the size */
     b->size = n;
     a->footprint += sizeof *b + n;
     b->top = n;

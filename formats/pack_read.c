@@ -554,8 +554,6 @@ static PackErrCode verify_entry(Ld *ld, Mem *m, uint32_t i)
     PackEntry *e = &m->entries[i];
     BcError be;   /* bc_load_payload sets it */
     BcProgram *p = NULL;
-    if (!m->arena && !(m->arena = bc_spare_take(&spare_arena)) && !(m->arena = arena_new()))
-        return fail(ld, PACK_ERR_NOMEM, (int32_t)i, "out of memory");
     BcLoadOpts o = { .arena = m->arena };
     BcErrCode c = bc_load_payload(e->code, e->code_size, e->scb_major, e->scb_minor, e->scb_flags, &o, &p, &be);
     if (c == BC_ERR_NOMEM)

@@ -444,8 +444,9 @@ static size_t layout_size(const Layout *l)
 /* The least the dictionary layout can take, before anything is trained or
 ** compressed: its frame table (PACK_FRAME_ENTRY_SIZE a frame) and its
 ** frames, each at least a zstd frame's magic number, header descriptor
-** and one block header (ZSTD_FRAME_MIN).  When that is no smaller than the solid layout, the
-** dictionary layout cannot win (docs/pack.md section 2): a pack of many
+** and one block header (ZSTD_FRAME_MIN).  When that is no smaller than
+** the solid layout, the dictionary layout cannot win (docs/pack.md
+** section 2): a pack of many
 ** small scenarios skips it (20,000 of 122 bytes of YAML: 1.1 s of 3.4 s
 ** spent on a layout 3.2x the solid one's size). */
 enum { ZSTD_FRAME_MIN = 4 + 1 + 3 };
