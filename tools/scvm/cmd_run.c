@@ -75,7 +75,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
             fprintf(diag, "scvm: %s: cannot read: %s\n", o->policy_file, e == EFBIG ? "larger than 1 MiB" : strerror(e));
             *dm = PTY_E_IO;
             if (r)
-                snprintf(r->why, sizeof r->why, "%s: cannot read", o->policy_file);
+                result_why(r, "%s: cannot read", o->policy_file);
             return SC_IO;
         }
         po.policy_overlay = overlay;
@@ -106,7 +106,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     if (r) {
         r->has_goldens = true;
         rt_pty_goldens(t, &r->goldens);
-        snprintf(r->why, sizeof r->why, "%s", *dm ? msg : "");
+        result_why(r, "%s", *dm && msg ? msg : "");
     }
     t->vt->destroy(t);
     sc_free(overlay);
@@ -507,10 +507,8 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    for (size_t k = 0; k < n; k++) {
-        buf_init(&res[k].out);
-        buf_init(&res[k].rec);
-    }
+    /* all zero is every Result's empty state: its pages are first touched
+    ** when its scenario is played */
     int ro = scvm_report_open(o);
     if (ro) {
         sc_free(res);
@@ -541,10 +539,8 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
             fputs("\r\033[K", stderr);
         worst = finish_suite(o, s, sel, n, res, &rn.ty, &rn.all, to_file);
     }
-    for (size_t k = 0; k < n; k++) {
-        buf_fini(&res[k].out);
-        buf_fini(&res[k].rec);
-    }
+    for (size_t k = 0; k < n; k++)
+        result_fini(&res[k]);
     buf_fini(&rn.all);
     buf_fini(&rn.batch);
     sc_free(res);
@@ -618,7 +614,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         AgentOutcome ao;
         st = scvm_agent_play(o, s, idx, e->source, dir, goldens, arts, out, &ao);
         r.goldens = ao.goldens;
-        snprintf(r.why, sizeof r.why, "%.299s", ao.why);
+        result_why(&r, "%s", ao.why);
     } else {
         st = pty_play(o, e->prog, dir, goldens, arts, false, NULL, 0, out, stderr, &dm, &r, NULL);
     }
@@ -630,9 +626,10 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
     if (f) {
         const RtPtyGoldens *g = &r.goldens;
         fprintf(f, "%u %u %u %u %u %u\n%s", g->matched, g->mismatched, g->written, g->missing, g->updated,
-                g->recorded, r.why);
+                g->recorded, r.why ? r.why : "");
         fclose(f);
     }
+    result_fini(&r);
     return rt_cancel_signal() ? 128 + rt_cancel_signal() : st;
 }
 
@@ -694,8 +691,10 @@ static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
         RtPtyGoldens *g = &r->goldens;
         r->has_goldens = fscanf(rf, "%u %u %u %u %u %u ", &g->matched, &g->mismatched, &g->written, &g->missing,
                                 &g->updated, &g->recorded) == 6;
-        size_t wl = fread(r->why, 1, sizeof r->why - 1, rf);
-        r->why[wl] = 0;
+        char why[300];
+        size_t wl = fread(why, 1, sizeof why - 1, rf);
+        why[wl] = 0;
+        result_why(r, "%s", why);
         fclose(rf);
         remove(rs);
     }
@@ -725,9 +724,9 @@ static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
             .status = r->status, .duration_ms = r->duration, .events = (const char *)evs->data,
             .events_len = evs->len, .diag = (const char *)chunk->data, .diag_len = chunk->len,
             .artifacts = scvm_artifacts_of(o, e->name, art, sizeof art),
-            .why = r->why[0] ? r->why : r->status == SC_FAILED ? "a check did not hold"
-                                      : r->status                ? "the run failed"
-                                                                 : NULL,
+            .why = r->why ? r->why : r->status == SC_FAILED ? "a check did not hold"
+                                   : r->status                ? "the run failed"
+                                                              : NULL,
         };
         int rst = scvm_report_run(o, pr->s, pr->sel[k], &rr, &r->rec);
         if (rst && !r->status)
@@ -779,10 +778,6 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         fputs("scvm: out of memory\n", stderr);
         return SC_RUNTIME;
     }
-    for (size_t k = 0; k < n; k++) {
-        buf_init(&res[k].rec);
-        buf_init(&res[k].sysout);
-    }
     PtyRun pr = { .o = o, .s = s, .sel = sel, .n = n, .res = res, .tmp = tmp,
                   .to_file = o->output && strcmp(o->output, "-") != 0, .bar = n > 1 && scvm_progress_on(o, n) };
     buf_init(&pr.all);
@@ -806,10 +801,8 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     buf_fini(&pr.chunk);
     buf_fini(&pr.evs);
     buf_fini(&pr.all);
-    for (size_t k = 0; k < n; k++) {
-        buf_fini(&res[k].rec);
-        buf_fini(&res[k].sysout);
-    }
+    for (size_t k = 0; k < n; k++)
+        result_fini(&res[k]);
     sc_free(res);
     return worst;
 }

@@ -5,6 +5,7 @@
 ** results, written with runtime/run/run_junit.h.  Both commands call down
 ** into this file instead of into each other. */
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,12 +207,12 @@ static void junit_case_of(Buf *b, const Opts *o, const char *suite, const char *
     char m[160];
     if (r->status == SC_FAILED) {
         c.verdict = JUNIT_FAILURE;
-        c.message = r->why[0] ? r->why : "a check did not hold";
+        c.message = r->why ? r->why : "a check did not hold";
         c.type = "failed";
     } else if (r->status) {
         snprintf(m, sizeof m, "run failed (status %d)", r->status);
         c.verdict = JUNIT_ERROR;
-        c.message = r->why[0] ? r->why : m;
+        c.message = r->why ? r->why : m;
         c.type = r->status == SC_RUNTIME ? "setup" : "error";
     } else if (r->unchecked) {
         c.verdict = JUNIT_SKIPPED;
@@ -303,6 +304,29 @@ int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     return 0;
 }
 
+void result_why(Result *r, const char *fmt, ...)
+{
+    sc_free(r->why);
+    r->why = NULL;
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0 && (r->why = sc_malloc((size_t)n + 1)) != NULL)
+        vsnprintf(r->why, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+}
+
+void result_fini(Result *r)
+{
+    buf_fini(&r->out);
+    buf_fini(&r->rec);
+    buf_fini(&r->sysout);
+    sc_free(r->why);
+    r->why = NULL;
+}
+
 int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint64_t wall_ms,
                    const RtPtyGoldens *g, const char *why, const char *props)
 {
@@ -316,12 +340,14 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
     r.has_goldens = true;
     r.goldens = *g;
     r.props = props;
-    snprintf(r.why, sizeof r.why, "%s", why ? why : "");
-    buf_init(&r.sysout);
-    char msg[sizeof r.why + 2];
-    snprintf(msg, sizeof msg, "%s\n", r.why);
-    scvm_system_out(&r.sysout, o->artifacts, status, msg, r.why[0] ? strlen(msg) : 0);
+    result_why(&r, "%s", why ? why : "");
+    Buf msg;
+    buf_init(&msg);
+    if (r.why)
+        buf_printf(&msg, "%s\n", r.why);
+    scvm_system_out(&r.sysout, o->artifacts, status, (const char *)msg.data, msg.oom ? 0 : msg.len);
     int st = scvm_write_junit(o, s, &idx, 1, &r, status == SC_FAILED, status && status != SC_FAILED, 0);
-    buf_fini(&r.sysout);
+    buf_fini(&msg);
+    result_fini(&r);
     return st;
 }

@@ -13,22 +13,31 @@
 #include "runtime/pty/rt_pty.h"
 #include "scvm.h"
 
-/* What became of one scenario of a suite. */
+/* What became of one scenario of a suite: one of these a scenario, so a
+** pack of 1,000 holds 1,000 of them (176 bytes each; a message is on the
+** heap, not inline). */
 typedef struct Result {
     Buf out;
     int status;            /* vm_run's */
-    uint64_t duration;     /* scaled ms of the last op */
     bool done, skipped;
-    const char *skip_why;  /* why a skipped scenario was not run */
     bool has_goldens;      /* the PTY target: what became of the screenshots */
     RtPtyGoldens goldens;
-    char why[300];         /* the PTY target's error message, if any */
+    uint64_t duration;     /* scaled ms of the last op */
+    const char *skip_why;  /* why a skipped scenario was not run */
+    char *why;             /* the PTY target's error message (result_why), or NULL */
     const char *props;     /* more <property> elements (escaped), or NULL */
     Buf rec;               /* --report: its report.json record */
     uint64_t unchecked;    /* the sim target: the assertions it did not evaluate */
     uint64_t wall_ms;      /* how long it really took */
     Buf sysout;            /* JUnit <system-out>: the transcript's tail, a failure's diagnostics (NUL-ended, or empty) */
 } Result;
+
+/* r->why := the formatted message (heap), or NULL when it is empty or
+** memory ran out (the readers then say something general). */
+void result_why(Result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Frees what r holds (its buffers and message) and clears it. */
+void result_fini(Result *r);
 
 /* What the simulation did not check, for stderr and JUnit's <skipped>
 ** (of how many scenarios when more than one).  Returns out. */
