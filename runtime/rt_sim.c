@@ -62,7 +62,7 @@ static int sim_begin(RtTarget *t, const BcProgram *p)
     (void)p;
     Sim *s = (Sim *)t;
     /* Reserve up front so the common case never grows mid-run. */
-    if ((s->f || s->discard) && !buf_reserve(s->out, RT_SIM_BATCH + 4096))
+    if ((s->f || s->discard) && !buf_reserve(s->out, RT_SIM_BLOCK + 4096))
         return SC_RUNTIME;
     return 0;
 }
@@ -132,7 +132,7 @@ static int sim_event(void *ctx, const BcProgram *p, const BcInsn *in)
     }
     s->n.events++;
     s->n.bytes += b->len - start;
-    if ((s->f || s->discard) && (b->len >= RT_SIM_BATCH || s->line_flush))
+    if ((s->f || s->discard) && (b->len >= RT_SIM_BLOCK || s->line_flush))
         return sim_flush(s);
     return 0;
 }

@@ -60,10 +60,16 @@ typedef struct RtCounts {
 ** scenarios behind it.  Writes b to f (file_write_stream) and empties
 ** it when it holds RT_SIM_BATCH bytes or more, or anything when all;
 ** returns 0 or an errno (b is emptied whenever a write was made, even
-** one that failed).  The target's own stream (RtSimOpts.out) is written
-** in blocks of the same size: they keep write(2) calls negligible, and
-** larger ones gained nothing measurable. */
-enum { RT_SIM_BATCH = 256 * 1024 };
+** one that failed).  64 KiB (a pipe's capacity on Linux) keeps write(2)
+** calls few, and the buffer small: a one-shot `scvm run` over a pack
+** faults every page of it in once, and with 256 KiB (the buffer grown to
+** 512 KiB) those faults cost it more than the writes saved
+** (docs/performance.md, "One scvm run over a pack (page faults)"). */
+enum { RT_SIM_BATCH = 64 * 1024 };
+/* The target's own stream (RtSimOpts.out) is written in blocks of this
+** size: one long scenario's events, where a larger block keeps write(2)
+** calls negligible (a 1.5 MB scenario: 6 writes, not 24). */
+enum { RT_SIM_BLOCK = 256 * 1024 };
 int rt_sim_batch_write(Buf *b, FILE *f, bool all);
 
 /* Returns a new target (destroy with t->vt->destroy(t)), or NULL when out

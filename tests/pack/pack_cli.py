@@ -623,8 +623,9 @@ elif CASE == "batch":
                 sizes.append(int(ret))
         total = len(want.encode())
         print(f"-j {jobs}: {len(sizes)} writes to stdout for {n} scenarios, {total} bytes")
-        # one a block of 256 KiB (a block ends with the scenario that fills it)
-        check(2 <= len(sizes) <= total // (256 * 1024) + 1, f"-j {jobs}: {len(sizes)} writes for {total} bytes")
+        # one a block of 64 KiB (RT_SIM_BATCH; a block ends with the
+        # scenario that fills it)
+        check(2 <= len(sizes) <= total // (64 * 1024) + 1, f"-j {jobs}: {len(sizes)} writes for {total} bytes")
         at, cut = 0, []
         for w in sizes:
             at += w
