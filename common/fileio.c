@@ -329,41 +329,58 @@ int file_mkdtemp(const char *prefix, char *out, size_t cap)
     return mkdtemp(out) ? 0 : errno;
 }
 
-int file_write_atomic(const char *path, const void *data, size_t len)
+/* Only a regular file (or a new one) is replaced by rename: renaming over
+** /dev/null, a FIFO or a terminal would replace the device node itself
+** (as root, `scc -o /dev/null` did).  Those, and "-", are written in
+** place; "atomic" has no meaning for them.  EISDIR for a folder. */
+static int in_place(const char *path, bool *yes)
 {
-    if (strcmp(path, "-") == 0) {
-        int e = write_all(STDOUT_FILENO, data, len);
-        return e;
-    }
-    /* Only a regular file (or a new one) is replaced by rename: renaming
-    ** over /dev/null, a FIFO or a terminal would replace the device node
-    ** itself (as root, `scc -o /dev/null` did).  Those are written in place;
-    ** "atomic" has no meaning for them. */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode))
-            return EISDIR;
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-            return errno;
-        int e = write_all(fd, data, len);
-        if (close(fd) != 0 && !e)
-            e = errno;
-        return e;
-    }
+    *yes = true;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        *yes = false;
+    else if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    return 0;
+}
+
+static int write_in_place(const char *path, const void *data, size_t len)
+{
+    if (strcmp(path, "-") == 0)
+        return write_all(STDOUT_FILENO, data, len);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int e = write_all(fd, data, len);
+    if (close(fd) != 0 && !e)
+        e = errno;
+    return e;
+}
+
+/* The temporary beside path (PATH.tmp.PID.NS.XXXXXX), created: its name
+** in *tmp (sc_free), its descriptor in *fd.  Sweeps the folder first. */
+static int tmp_open(const char *path, char **tmp, int *fd)
+{
     sweep_once(path);
     size_t pl = strlen(path);
-    char *tmp = sc_malloc(pl + 64);
-    if (!tmp)
+    if (!(*tmp = sc_malloc(pl + 64)))
         return ENOMEM;
-    snprintf(tmp, pl + 64, "%s.tmp.%ld.%llu.XXXXXX", path, (long)getpid(), pidns_ino());
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    snprintf(*tmp, pl + 64, "%s.tmp.%ld.%llu.XXXXXX", path, (long)getpid(), pidns_ino());
+    if ((*fd = mkstemp(*tmp)) < 0) {
         int e = errno;
-        sc_free(tmp);
+        sc_free(*tmp);
+        *tmp = NULL;
         return e;
     }
-    int e = write_all(fd, data, len);
+    return 0;
+}
+
+/* The temporary made whole (e still 0: mode 0644, fsync'd, renamed over
+** path) or removed; frees tmp.  Returns the first error. */
+static int tmp_close(int fd, char *tmp, const char *path, int e)
+{
     if (!e && fchmod(fd, 0644) != 0)
         e = errno;
     if (!e && fsync(fd) != 0 && errno != EINVAL)
@@ -376,6 +393,79 @@ int file_write_atomic(const char *path, const void *data, size_t len)
         unlink(tmp);
     sc_free(tmp);
     return e;
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len)
+{
+    bool place;
+    int e = in_place(path, &place);
+    if (e || place)
+        return e ? e : write_in_place(path, data, len);
+    char *tmp;
+    int fd;
+    if ((e = tmp_open(path, &tmp, &fd)) != 0)
+        return e;
+    return tmp_close(fd, tmp, path, write_all(fd, data, len));
+}
+
+int file_atomic_open(FileAtomic *a, const char *path)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    bool place;
+    if (!(a->path = sc_strdup(path)))
+        return a->err = ENOMEM;
+    if ((a->err = in_place(path, &place)) != 0 || place)
+        return a->err;
+    return a->err = tmp_open(path, &a->tmp, &a->fd);
+}
+
+int file_atomic_write(FileAtomic *a, const void *data, size_t len)
+{
+    if (a->err || !len)
+        return a->err;
+    if (a->fd >= 0)
+        return a->err = write_all(a->fd, data, len);
+    if (len > a->cap - a->len) {   /* in place: held until the commit */
+        size_t cap = a->cap ? a->cap : 65536;
+        while (cap - a->len < len)
+            if ((cap *= 2) < a->cap)
+                return a->err = ENOMEM;
+        unsigned char *h = sc_realloc(a->held, cap);
+        if (!h)
+            return a->err = ENOMEM;
+        a->held = h;
+        a->cap = cap;
+    }
+    memcpy(a->held + a->len, data, len);
+    a->len += len;
+    return 0;
+}
+
+int file_atomic_commit(FileAtomic *a)
+{
+    int e = a->err;
+    if (a->fd >= 0)
+        e = tmp_close(a->fd, a->tmp, a->path, e);
+    else if (!e && a->path)
+        e = write_in_place(a->path, a->held ? (const void *)a->held : "", a->len);
+    a->fd = -1;
+    a->tmp = NULL;
+    file_atomic_abort(a);
+    return e;
+}
+
+void file_atomic_abort(FileAtomic *a)
+{
+    if (a->fd >= 0) {
+        close(a->fd);
+        unlink(a->tmp);
+    }
+    sc_free(a->tmp);
+    sc_free(a->held);
+    sc_free(a->path);
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
 }
 
 /* A temporary name beside base (base.tmp.PID.NS.XXXXXX, the name

@@ -29,6 +29,28 @@ int file_read_beneath(const char *dir, const char *rel, size_t max, char **out, 
 ** replaced.  Returns 0 or an errno. */
 int file_write_atomic(const char *path, const void *data, size_t len);
 
+/* file_write_atomic's all or nothing for output made a piece at a time
+** (scvm run -o FILE over a pack): the pieces go straight to the temporary
+** beside path, and file_atomic_commit fsyncs it and renames it over path;
+** file_atomic_abort removes it and leaves path as it was.  Where
+** file_write_atomic writes in place ("-", /dev/null, a FIFO) the pieces
+** are held in memory and written at the commit, so nothing reaches those
+** either unless the whole is committed.  Every call returns the first
+** error met so far (sticky; 0 when none): open's (EISDIR, EACCES, ...)
+** says at once that the commit will fail.  After commit or abort the
+** FileAtomic is closed; abort of a closed one does nothing. */
+typedef struct FileAtomic {
+    char *path, *tmp;       /* tmp: the temporary's name, or NULL (in place) */
+    int fd;                 /* the temporary's descriptor, or -1 */
+    int err;
+    unsigned char *held;    /* in place: every piece, written at the commit */
+    size_t len, cap;
+} FileAtomic;
+int file_atomic_open(FileAtomic *a, const char *path);
+int file_atomic_write(FileAtomic *a, const void *data, size_t len);
+int file_atomic_commit(FileAtomic *a);
+void file_atomic_abort(FileAtomic *a);
+
 /* Writes data to the stream's descriptor after flushing what the stream
 ** holds, with write(2) until all is written (EINTR retried), so bytes
 ** given in one call reach the file or pipe as one piece as far as the

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -716,6 +717,100 @@ static void test_stale_tmp(void)
     file_remove_tree(root);
 }
 
+static size_t count_in(const char *dir)
+{
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static bool file_is(const char *path, const char *want)
+{
+    char *data = NULL;
+    size_t len = 0;
+    bool ok = file_read_all(path, 1 << 20, &data, &len) == 0 && len == strlen(want) && memcmp(data, want, len) == 0;
+    sc_free(data);
+    return ok;
+}
+
+/* FileAtomic: pieces go to a temporary beside the file; the commit
+** renames it into place, an abort leaves the file as it was and no
+** temporary; in place (a FIFO) nothing is written before the commit;
+** an error at open is sticky and is the commit's. */
+static void test_file_atomic(void)
+{
+    char root[] = "/tmp/t_common_atomic_XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char path[600];
+    snprintf(path, sizeof path, "%s/out.jsonl", root);
+    CHECK(file_write_atomic(path, "old\n", 4) == 0);
+    FileAtomic a;
+    CHECK(file_atomic_open(&a, path) == 0);
+    CHECK(file_atomic_write(&a, "one\n", 4) == 0 && file_atomic_write(&a, "", 0) == 0);
+    CHECK(count_in(root) == 2 && file_is(path, "old\n"));       /* a temporary beside it, the file as it was */
+    CHECK(file_atomic_write(&a, "two\n", 4) == 0);
+    CHECK(file_atomic_commit(&a) == 0);
+    CHECK(count_in(root) == 1 && file_is(path, "one\ntwo\n"));
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+    file_atomic_abort(&a);                                      /* after the commit: nothing */
+    CHECK(file_is(path, "one\ntwo\n"));
+    /* aborted: the file as it was, no temporary */
+    CHECK(file_atomic_open(&a, path) == 0 && file_atomic_write(&a, "three\n", 6) == 0);
+    file_atomic_abort(&a);
+    CHECK(count_in(root) == 1 && file_is(path, "one\ntwo\n"));
+    /* a new file */
+    snprintf(path, sizeof path, "%s/new.jsonl", root);
+    CHECK(file_atomic_open(&a, path) == 0 && file_atomic_commit(&a) == 0 && file_is(path, ""));
+    /* errors at open are sticky and the commit's */
+    snprintf(path, sizeof path, "%s/missing/out.jsonl", root);
+    CHECK(file_atomic_open(&a, path) == ENOENT && file_atomic_write(&a, "x", 1) == ENOENT);
+    CHECK(file_atomic_commit(&a) == ENOENT);
+    CHECK(file_atomic_open(&a, root) == EISDIR);
+    file_atomic_abort(&a);
+    /* in place (a FIFO): nothing written until the commit, then all of it
+    ** in one piece; a reader holds the FIFO open from the start */
+    snprintf(path, sizeof path, "%s/fifo", root);
+    CHECK(mkfifo(path, 0600) == 0);
+    int rd = open(path, O_RDONLY | O_NONBLOCK);
+    CHECK(rd >= 0);
+    CHECK(file_atomic_open(&a, path) == 0);
+    static char big[100000];
+    memset(big, 'z', sizeof big);
+    CHECK(file_atomic_write(&a, "head:", 5) == 0 && file_atomic_write(&a, big, 90000) == 0);
+    static char got[100000];
+    ssize_t r0 = read(rd, got, sizeof got);
+    CHECK(r0 == 0 || (r0 < 0 && errno == EAGAIN));              /* nothing yet */
+    CHECK(file_atomic_write(&a, "!", 1) == 0);
+    /* a reader draining as the commit writes (more than the pipe holds) */
+    pid_t kid = fork();
+    if (kid == 0) {
+        int fl = fcntl(rd, F_GETFL);
+        fcntl(rd, F_SETFL, fl & ~O_NONBLOCK);
+        size_t n = 0;
+        for (ssize_t r; n < sizeof got && (r = read(rd, got + n, sizeof got - n)) > 0;)
+            n += (size_t)r;
+        _exit(n == 90006 && memcmp(got, "head:", 5) == 0 && got[5] == 'z' && got[90005] == '!' ? 0 : 1);
+    }
+    CHECK(kid > 0);
+    CHECK(file_atomic_commit(&a) == 0);
+    int ks = -1;
+    CHECK(waitpid(kid, &ks, 0) == kid && WIFEXITED(ks) && WEXITSTATUS(ks) == 0);
+    close(rd);
+    /* aborted in place: nothing written */
+    rd = open(path, O_RDONLY | O_NONBLOCK);
+    CHECK(rd >= 0 && file_atomic_open(&a, path) == 0 && file_atomic_write(&a, "x", 1) == 0);
+    file_atomic_abort(&a);
+    r0 = read(rd, got, sizeof got);
+    CHECK(r0 == 0 || (r0 < 0 && errno == EAGAIN));
+    close(rd);
+    file_remove_tree(root);
+}
+
 /* FIPS 180-4's examples, the empty message, and a million 'a' fed in
 ** uneven pieces (block boundaries and the length padding). */
 static void test_sha256(void)
@@ -760,6 +855,7 @@ int main(void)
     test_write_stream();
     test_mkdirs();
     test_stale_tmp();
+    test_file_atomic();
     test_json_esc();
     test_buf_numbers();
     test_jsonw();

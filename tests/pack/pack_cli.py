@@ -590,6 +590,14 @@ elif CASE == "batch":
     check(events("b.scp", "-j", "3") == want, "-j 3: the same bytes")
     run(SCVM, "run", "--allow-skipped", "-o", "b.jsonl", "b.scp")
     check(open(os.path.join(D, "b.jsonl")).read() == want, "-o FILE: the same bytes")
+    # written to a temporary beside it as the run goes (64 KiB blocks), then
+    # renamed: none left behind; a folder that is not there: every scenario
+    # still played, then exit 3 naming the file
+    check(not [f for f in os.listdir(D) if ".tmp." in f], f"-o FILE: temporaries left: {os.listdir(D)[:5]}")
+    p = run(SCVM, "run", "--allow-skipped", "-o", os.path.join("nodir", "b.jsonl"), "b.scp", ok=False)
+    check(p.returncode == 3 and "scvm: nodir/b.jsonl: cannot write: No such file or directory\n" in p.stderr and
+          p.stderr.endswith(f"{n} passed, 0 failed, 0 skipped\n") and not os.path.exists(os.path.join(D, "nodir")),
+          f"-o into a missing folder: {p.returncode} {p.stderr[-300:]!r}")
     # where each scenario's lines begin, and the end: a write may only end there
     ends, at = {len(want.encode())}, 0
     for line in want.encode().splitlines(keepends=True):

@@ -322,6 +322,22 @@ def pack_on_the_pty_target(d):
     # -- CMD applies to every entry
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--tag', 'fast', 'suite.scp', '--', '/bin/cat'], d)
     assert st == 0, err
+    # -o FILE: the bytes standard output got, written beside it as they come
+    # and renamed into place; when a scenario fails the file is left as it
+    # was and no temporary stays behind
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--tag', 'fast', 'suite.scp'], d)
+    assert st == 0, err
+    st, out2, err = run([SCVM, 'run', '-t', 'pty', '--tag', 'fast', '-o', 'ev.jsonl', 'suite.scp'], d)
+    assert st == 0 and out2 == '', (st, err)
+    norm = lambda t: [{k: v for k, v in e.items() if k not in ('at_ms', 'pid')} for e in events(t)]
+    got = open(os.path.join(d, 'ev.jsonl')).read()
+    assert norm(got) == norm(out), 'the -o file holds the stdout stream:\n%s\n%s' % (got, out)
+    with open(os.path.join(d, 'ev.jsonl'), 'w') as f:
+        f.write('old\n')
+    st, out2, err = run([SCVM, 'run', '-t', 'pty', '-o', 'ev.jsonl', 'suite.scp'], d)
+    assert st == 1 and '2 passed, 1 failed' in err, (st, err)
+    assert open(os.path.join(d, 'ev.jsonl')).read() == 'old\n', 'a failed run leaves the -o file as it was'
+    assert not [n for n in os.listdir(d) if '.tmp.' in n], os.listdir(d)
     # one session only
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--cast', 'x.cast', 'suite.scp'], d)
     assert st == 2 and 'records one session' in err, (st, err)

@@ -233,6 +233,47 @@ typedef struct Tally {
     size_t unchecked_in;    /* in how many scenarios (counted as skipped) */
 } Tally;
 
+/* -o FILE of a suite: whole scenarios gathered in pend and written to
+** the file's temporary RT_SIM_BATCH bytes at a time, as standard output
+** gets them (not the whole run held in memory: its pages cost more than
+** the run where faults are dear); renamed into place only when every
+** scenario passed (common/fileio.h, FileAtomic). */
+typedef struct OutFile {
+    FileAtomic f;
+    Buf pend;
+} OutFile;
+
+static void outfile_open(OutFile *of, const char *path)
+{
+    (void)file_atomic_open(&of->f, path);   /* an error is sticky: outfile_close reports it */
+    buf_init(&of->pend);
+}
+
+static void outfile_put(OutFile *of, const void *data, size_t len)
+{
+    buf_put(&of->pend, data, len);
+    if (of->pend.len >= RT_SIM_BATCH && !of->pend.oom) {
+        (void)file_atomic_write(&of->f, of->pend.data, of->pend.len);
+        buf_reset(&of->pend);
+    }
+}
+
+/* keep: the rest written and the file committed (returns 0 or an errno);
+** otherwise the temporary removed, the file left as it was. */
+static int outfile_close(OutFile *of, bool keep)
+{
+    int e = 0;
+    if (keep && of->pend.oom)
+        e = ENOMEM;
+    else if (keep)
+        (void)file_atomic_write(&of->f, of->pend.data, of->pend.len);
+    if (keep && !e)
+        e = file_atomic_commit(&of->f);
+    file_atomic_abort(&of->f);
+    buf_fini(&of->pend);
+    return e;
+}
+
 typedef struct SimRun {
     const Suite *s;
     const Opts *o;
@@ -243,7 +284,7 @@ typedef struct SimRun {
     bool batched;          /* stdout gets whole scenarios in blocks (settle()) */
     bool in_batch;         /* batched, one at a time: played straight into batch */
     bool to_file, bar;
-    Buf all;               /* the -o file's contents */
+    OutFile file;          /* to_file: -o FILE */
     Buf batch;             /* batched: the scenarios not yet written */
     size_t emitted;        /* scenarios 0 .. emitted-1 emitted, */
     size_t counted;        /* 0 .. counted-1 counted (passed, failed, skipped) */
@@ -348,10 +389,10 @@ static void tally(Tally *t, const Opts *o, const char *name, int status, bool ba
 /* The end of a suite's run: the -o file (all or nothing), JUnit, the
 ** summary line.  Returns the run's status. */
 static int finish_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t n, const Result *res, Tally *t,
-                        const Buf *all, bool to_file)
+                        OutFile *file, bool to_file)
 {
-    if (to_file && !t->worst) {
-        int e = all->oom ? ENOMEM : file_write_atomic(o->output, all->data ? (const void *)all->data : "", all->len);
+    if (to_file) {
+        int e = outfile_close(file, !t->worst);
         if (e) {
             fprintf(stderr, "scvm: %s: cannot write: %s\n", o->output, strerror(e));
             t->worst = SC_IO;
@@ -457,7 +498,7 @@ static bool sim_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
     Result *r = &rn->res[k];
     (void)status, (void)wall_ms;    /* play() keeps both */
     if (rn->to_file) {
-        buf_put(&rn->all, r->out.data, r->out.len);
+        outfile_put(&rn->file, r->out.data, r->out.len);
     } else if (rn->direct) {
         fflush(stdout);
     } else if (rn->batched) {
@@ -517,7 +558,8 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     bool to_file = o->output && strcmp(o->output, "-") != 0;
     SimRun rn = { .s = s, .o = o, .sel = sel, .n = n, .res = res, .to_file = to_file,
                   .bar = n > 1 && scvm_progress_on(o, n) };
-    buf_init(&rn.all);
+    if (to_file)
+        outfile_open(&rn.file, o->output);
     buf_init(&rn.batch);
     /* --realtime, one at a time to stdout: straight there, each event as
     ** it happens; otherwise stdout gets whole scenarios in blocks of
@@ -537,11 +579,12 @@ static int run_suite(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
         settle(&rn, true);
         if (rn.bar)
             fputs("\r\033[K", stderr);
-        worst = finish_suite(o, s, sel, n, res, &rn.ty, &rn.all, to_file);
+        worst = finish_suite(o, s, sel, n, res, &rn.ty, &rn.file, to_file);
     }
     for (size_t k = 0; k < n; k++)
         result_fini(&res[k]);
-    buf_fini(&rn.all);
+    if (to_file)
+        (void)outfile_close(&rn.file, false);   /* not finished: nothing written */
     buf_fini(&rn.batch);
     sc_free(res);
     return worst;
@@ -644,7 +687,8 @@ typedef struct PtyRun {
     Result *res;
     const char *tmp;
     bool to_file, bar;
-    Buf all, chunk, evs;
+    OutFile file;          /* to_file: -o FILE */
+    Buf chunk, evs;
     Tally ty;
 } PtyRun;
 
@@ -699,7 +743,7 @@ static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
         remove(rs);
     }
     if (pr->to_file)
-        buf_put(&pr->all, chunk->data, chunk->len);
+        outfile_put(&pr->file, chunk->data, chunk->len);
     else if (chunk->len && fwrite(chunk->data, 1, chunk->len, stdout) != chunk->len && !r->status)
         r->status = SC_IO;
     if (!pr->to_file)
@@ -780,7 +824,8 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
     }
     PtyRun pr = { .o = o, .s = s, .sel = sel, .n = n, .res = res, .tmp = tmp,
                   .to_file = o->output && strcmp(o->output, "-") != 0, .bar = n > 1 && scvm_progress_on(o, n) };
-    buf_init(&pr.all);
+    if (pr.to_file)
+        outfile_open(&pr.file, o->output);
     buf_init(&pr.chunk);
     buf_init(&pr.evs);
     RunPool pool = { .mode = RUN_POOL_PROCESSES, .n = n, .jobs = o->jobs, .ctx = &pr, .work = pty_work,
@@ -794,13 +839,14 @@ static int run_pty_suite(const Opts *o, const Suite *s, const uint32_t *sel, siz
         if (pr.bar)
             fputs("\r\033[K", stderr);
         file_remove_tree(tmp);
-        worst = finish_suite(o, s, sel, n, res, &pr.ty, &pr.all, pr.to_file);
+        worst = finish_suite(o, s, sel, n, res, &pr.ty, &pr.file, pr.to_file);
         if (rt_cancel_signal())
             worst = 128 + rt_cancel_signal();
     }
     buf_fini(&pr.chunk);
     buf_fini(&pr.evs);
-    buf_fini(&pr.all);
+    if (pr.to_file)
+        (void)outfile_close(&pr.file, false);
     for (size_t k = 0; k < n; k++)
         result_fini(&res[k]);
     sc_free(res);
