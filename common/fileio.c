@@ -408,6 +408,40 @@ int file_write_atomic(const char *path, const void *data, size_t len)
     return tmp_close(fd, tmp, path, write_all(fd, data, len));
 }
 
+/* The temporary of an open FileAtomic is removed when SIGINT, SIGTERM or
+** SIGHUP ends the process (a run of hours with -o, interrupted): each of
+** those whose action is the default gets a handler that unlinks it,
+** restores the default and raises the signal again.  A signal some other
+** part handles (rt_cancel's, which ends the run, and the abort removes
+** the temporary) is left alone.  One temporary at a time is tracked. */
+static const char *volatile tracked_tmp;
+static const int tracked_sig[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void unlink_tracked(int sig)
+{
+    const char *t = tracked_tmp;
+    if (t)
+        unlink(t);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track_tmp(const char *tmp)
+{
+    tracked_tmp = tmp;
+    if (!tmp)
+        return;
+    for (size_t i = 0; i < sizeof tracked_sig / sizeof tracked_sig[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(tracked_sig[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+            continue;   /* ignored, or someone else's handler (or ours already) */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = unlink_tracked;
+        sigemptyset(&sa.sa_mask);
+        sigaction(tracked_sig[i], &sa, NULL);
+    }
+}
+
 int file_atomic_open(FileAtomic *a, const char *path)
 {
     memset(a, 0, sizeof *a);
@@ -417,7 +451,9 @@ int file_atomic_open(FileAtomic *a, const char *path)
         return a->err = ENOMEM;
     if ((a->err = in_place(path, &place)) != 0 || place)
         return a->err;
-    return a->err = tmp_open(path, &a->tmp, &a->fd);
+    if ((a->err = tmp_open(path, &a->tmp, &a->fd)) == 0)
+        track_tmp(a->tmp);
+    return a->err;
 }
 
 int file_atomic_write(FileAtomic *a, const void *data, size_t len)
@@ -445,6 +481,8 @@ int file_atomic_write(FileAtomic *a, const void *data, size_t len)
 int file_atomic_commit(FileAtomic *a)
 {
     int e = a->err;
+    if (a->tmp && tracked_tmp == a->tmp)
+        tracked_tmp = NULL;
     if (a->fd >= 0)
         e = tmp_close(a->fd, a->tmp, a->path, e);
     else if (!e && a->path)
@@ -457,6 +495,8 @@ int file_atomic_commit(FileAtomic *a)
 
 void file_atomic_abort(FileAtomic *a)
 {
+    if (a->tmp && tracked_tmp == a->tmp)
+        tracked_tmp = NULL;
     if (a->fd >= 0) {
         close(a->fd);
         unlink(a->tmp);

@@ -38,7 +38,9 @@ int file_write_atomic(const char *path, const void *data, size_t len);
 ** either unless the whole is committed.  Every call returns the first
 ** error met so far (sticky; 0 when none): open's (EISDIR, EACCES, ...)
 ** says at once that the commit will fail.  After commit or abort the
-** FileAtomic is closed; abort of a closed one does nothing. */
+** FileAtomic is closed; abort of a closed one does nothing.  Should
+** SIGINT, SIGTERM or SIGHUP end the process while one is open (their
+** action the default), its temporary is removed first. */
 typedef struct FileAtomic {
     char *path, *tmp;       /* tmp: the temporary's name, or NULL (in place) */
     int fd;                 /* the temporary's descriptor, or -1 */

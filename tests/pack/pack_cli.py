@@ -5,7 +5,7 @@
 Cases: roundtrip selection shard hermetic escape forged limits depfile cache
 verify junit parallel batch size variants.  Each builds what it needs below WORK/CASE; exit 77 = skip.
 """
-import json, os, re, shutil, subprocess, sys, xml.etree.ElementTree as ET
+import json, os, re, shutil, signal, subprocess, sys, time, xml.etree.ElementTree as ET
 
 CASE, SCC, SCVM, ROOT, WORK = sys.argv[1:6]
 CORPUS = sys.argv[6] if len(sys.argv) > 6 else ""
@@ -649,6 +649,25 @@ elif CASE == "batch":
     check(p.returncode == 3, f"/dev/full: exit {p.returncode}")
     check(sum(l.endswith(": cannot write the events") for l in lines) == n and
           lines[-1] == f"0 passed, {n} failed, 0 skipped", f"/dev/full: {lines[:2]} ... {lines[-2:]}")
+    # -o FILE of a run that SIGINT or SIGTERM ends (a --realtime run of ten
+    # minutes): the temporary beside the file is removed, no file is made
+    write(os.path.join(D, "slow", "slow.yaml"), SCEN.format(name="slow", prompt="x", tags="t", extra="").replace(
+        "[100, ", "[600000, "))
+    pack("slow.scp", os.path.join(D, "slow"))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        p = subprocess.Popen([SCVM, "run", "--realtime", "--allow-skipped", "-o", "slow.jsonl", "slow.scp"], cwd=D,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        tmps = []
+        deadline = time.monotonic() + 120
+        while not tmps and p.poll() is None and time.monotonic() < deadline:
+            tmps = [f for f in os.listdir(D) if f.startswith("slow.jsonl.tmp.")]
+            if not tmps:
+                time.sleep(0.02)   # polling for the file to appear, not a timing assumption
+        check(len(tmps) == 1 and p.poll() is None, f"{sig.name}: the temporary while the run goes: {tmps}")
+        p.send_signal(sig)
+        rc = p.wait(timeout=120)
+        left = [f for f in os.listdir(D) if f.startswith("slow.jsonl")]
+        check(rc == -sig and not left, f"{sig.name}: exit {rc}, left {left}")
 
 elif CASE == "size":
     def ratio(inputs, out, *extra):
