@@ -429,8 +429,6 @@ static void unlink_tracked(int sig)
 static void track_tmp(const char *tmp)
 {
     tracked_tmp = tmp;
-    if (!tmp)
-        return;
     for (size_t i = 0; i < sizeof tracked_sig / sizeof tracked_sig[0]; i++) {
         struct sigaction old, sa;
         if (sigaction(tracked_sig[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
@@ -462,20 +460,8 @@ int file_atomic_write(FileAtomic *a, const void *data, size_t len)
         return a->err;
     if (a->fd >= 0)
         return a->err = write_all(a->fd, data, len);
-    if (len > a->cap - a->len) {   /* in place: held until the commit */
-        size_t cap = a->cap ? a->cap : 65536;
-        while (cap - a->len < len)
-            if ((cap *= 2) < a->cap)
-                return a->err = ENOMEM;
-        unsigned char *h = sc_realloc(a->held, cap);
-        if (!h)
-            return a->err = ENOMEM;
-        a->held = h;
-        a->cap = cap;
-    }
-    memcpy(a->held + a->len, data, len);
-    a->len += len;
-    return 0;
+    buf_put(&a->held, data, len);   /* in place: held until the commit */
+    return a->err = a->held.oom ? ENOMEM : 0;
 }
 
 int file_atomic_commit(FileAtomic *a)
@@ -486,7 +472,7 @@ int file_atomic_commit(FileAtomic *a)
     if (a->fd >= 0)
         e = tmp_close(a->fd, a->tmp, a->path, e);
     else if (!e && a->path)
-        e = write_in_place(a->path, a->held ? (const void *)a->held : "", a->len);
+        e = write_in_place(a->path, a->held.data ? (const void *)a->held.data : "", a->held.len);
     a->fd = -1;
     a->tmp = NULL;
     file_atomic_abort(a);
@@ -502,7 +488,7 @@ void file_atomic_abort(FileAtomic *a)
         unlink(a->tmp);
     }
     sc_free(a->tmp);
-    sc_free(a->held);
+    buf_fini(&a->held);
     sc_free(a->path);
     memset(a, 0, sizeof *a);
     a->fd = -1;

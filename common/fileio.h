@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "buf.h"
+
 /* Reads a whole file ("-" = stdin) into a new buffer (NUL-appended; caller
 ** sc_free()s it).  Refuses files larger than max.  Returns 0, or an errno
 ** value (EFBIG when too large). */
@@ -45,8 +47,7 @@ typedef struct FileAtomic {
     char *path, *tmp;       /* tmp: the temporary's name, or NULL (in place) */
     int fd;                 /* the temporary's descriptor, or -1 */
     int err;
-    unsigned char *held;    /* in place: every piece, written at the commit */
-    size_t len, cap;
+    Buf held;               /* in place: every piece, written at the commit */
 } FileAtomic;
 int file_atomic_open(FileAtomic *a, const char *path);
 int file_atomic_write(FileAtomic *a, const void *data, size_t len);

@@ -74,8 +74,11 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
         if (e) {
             fprintf(diag, "scvm: %s: cannot read: %s\n", o->policy_file, e == EFBIG ? "larger than 1 MiB" : strerror(e));
             *dm = PTY_E_IO;
-            if (r)
-                result_why(r, "%s: cannot read", o->policy_file);
+            if (r) {
+                char m[PATH_MAX + 16];
+                snprintf(m, sizeof m, "%s: cannot read", o->policy_file);
+                result_why(r, m);
+            }
             return SC_IO;
         }
         po.policy_overlay = overlay;
@@ -106,7 +109,7 @@ static int pty_play(const Opts *o, const BcProgram *prog, const char *dir, const
     if (r) {
         r->has_goldens = true;
         rt_pty_goldens(t, &r->goldens);
-        result_why(r, "%s", *dm && msg ? msg : "");
+        result_why(r, *dm ? msg : NULL);
     }
     t->vt->destroy(t);
     sc_free(overlay);
@@ -263,13 +266,13 @@ static void outfile_put(OutFile *of, const void *data, size_t len)
 static int outfile_close(OutFile *of, bool keep)
 {
     int e = 0;
-    if (keep && of->pend.oom)
+    if (keep && of->pend.oom) {
         e = ENOMEM;
-    else if (keep)
-        (void)file_atomic_write(&of->f, of->pend.data, of->pend.len);
-    if (keep && !e)
+    } else if (keep) {
+        (void)file_atomic_write(&of->f, of->pend.data, of->pend.len);   /* its error is the commit's */
         e = file_atomic_commit(&of->f);
-    file_atomic_abort(&of->f);
+    }
+    file_atomic_abort(&of->f);   /* not kept, or out of memory: the temporary removed */
     buf_fini(&of->pend);
     return e;
 }
@@ -657,7 +660,7 @@ static int pty_child(const Opts *o, const Suite *s, uint32_t idx, const char *tm
         AgentOutcome ao;
         st = scvm_agent_play(o, s, idx, e->source, dir, goldens, arts, out, &ao);
         r.goldens = ao.goldens;
-        result_why(&r, "%s", ao.why);
+        result_why(&r, ao.why);
     } else {
         st = pty_play(o, e->prog, dir, goldens, arts, false, NULL, 0, out, stderr, &dm, &r, NULL);
     }
@@ -738,7 +741,7 @@ static bool pty_emit(void *ctx, size_t k, int status, uint64_t wall_ms)
         char why[300];
         size_t wl = fread(why, 1, sizeof why - 1, rf);
         why[wl] = 0;
-        result_why(r, "%s", why);
+        result_why(r, why);
         fclose(rf);
         remove(rs);
     }

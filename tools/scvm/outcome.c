@@ -5,7 +5,6 @@
 ** results, written with runtime/run/run_junit.h.  Both commands call down
 ** into this file instead of into each other. */
 #include <errno.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,18 +303,10 @@ int scvm_write_junit(const Opts *o, const Suite *s, const uint32_t *sel, size_t 
     return 0;
 }
 
-void result_why(Result *r, const char *fmt, ...)
+void result_why(Result *r, const char *why)
 {
     sc_free(r->why);
-    r->why = NULL;
-    va_list ap, aq;
-    va_start(ap, fmt);
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n > 0 && (r->why = sc_malloc((size_t)n + 1)) != NULL)
-        vsnprintf(r->why, (size_t)n + 1, fmt, aq);
-    va_end(aq);
+    r->why = why && *why ? sc_strdup(why) : NULL;
 }
 
 void result_fini(Result *r)
@@ -340,7 +331,7 @@ int scvm_junit_one(const Opts *o, const Suite *s, uint32_t idx, int status, uint
     r.has_goldens = true;
     r.goldens = *g;
     r.props = props;
-    result_why(&r, "%s", why ? why : "");
+    result_why(&r, why);
     Buf msg;
     buf_init(&msg);
     if (r.why)

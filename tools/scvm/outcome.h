@@ -32,9 +32,9 @@ typedef struct Result {
     Buf sysout;            /* JUnit <system-out>: the transcript's tail, a failure's diagnostics (NUL-ended, or empty) */
 } Result;
 
-/* r->why := the formatted message (heap), or NULL when it is empty or
+/* r->why := a copy of why (heap), or NULL when why is NULL or empty or
 ** memory ran out (the readers then say something general). */
-void result_why(Result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void result_why(Result *r, const char *why);
 
 /* Frees what r holds (its buffers and message) and clears it. */
 void result_fini(Result *r);
