@@ -786,9 +786,17 @@ static void test_file_atomic(void)
     ssize_t r0 = read(rd, got, sizeof got);
     CHECK(r0 == 0 || (r0 < 0 && errno == EAGAIN));              /* nothing yet */
     CHECK(file_atomic_write(&a, "!", 1) == 0);
-    /* a reader draining as the commit writes (more than the pipe holds) */
+    /* a reader draining as the commit writes (more than the pipe holds).
+    ** A read of a FIFO that no one holds open for writing returns 0 at
+    ** once: wr keeps a writer there from before the fork until after the
+    ** commit, or a reader that ran first would see the end before the
+    ** commit opened the FIFO, and the commit would then fill the pipe
+    ** with no one left to read it. */
+    int wr = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    CHECK(wr >= 0);
     pid_t kid = fork();
     if (kid == 0) {
+        close(wr);
         int fl = fcntl(rd, F_GETFL);
         fcntl(rd, F_SETFL, fl & ~O_NONBLOCK);
         size_t n = 0;
@@ -798,6 +806,7 @@ static void test_file_atomic(void)
     }
     CHECK(kid > 0);
     CHECK(file_atomic_commit(&a) == 0);
+    close(wr);
     int ks = -1;
     CHECK(waitpid(kid, &ks, 0) == kid && WIFEXITED(ks) && WEXITSTATUS(ks) == 0);
     close(rd);
