@@ -290,12 +290,17 @@ expect(p.stderr.startswith('\u25b6\ufe0f RUNNING SCENARIO: Triages an issue\n\u2
 
 # virtual_fs: without --workspace the files are written into a fresh folder
 # the checks (and the agent) work in, removed afterwards
-before = set(f for f in os.listdir('/tmp') if f.startswith('scvm-aut-'))
-p = scvm('run', '-t', 'aut', '--via', 'acp', '--tape', etape, 'triage.scb', '--',
-         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'))
+# (a TMPDIR of its own: /tmp is shared with the tests running beside this
+# one, whose scvm-aut-* folders come and go)
+vtmp = os.path.join(WORK, 'vfs-tmp')
+shutil.rmtree(vtmp, ignore_errors=True)
+os.mkdir(vtmp)
+p = subprocess.run([SCVM, 'run', '-t', 'aut', '--via', 'acp', '--tape', etape, 'triage.scb', '--',
+                    SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb')],
+                   capture_output=True, text=True, cwd=WORK, timeout=120, env=dict(os.environ, TMPDIR=vtmp))
 checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
 expect(('file_exists', 'passed') in checks and p.returncode == 0, 'virtual_fs is the workspace: %s' % checks)
-expect(set(f for f in os.listdir('/tmp') if f.startswith('scvm-aut-')) == before, 'and it is gone afterwards')
+expect(os.listdir(vtmp) == [], 'and it is gone afterwards: %s' % os.listdir(vtmp))
 
 # virtual_fs paths go through the one workspace path policy (scn_path_resolve):
 # 'x/./y.txt' and 'a//b.txt' are inside the workspace and written as x/y.txt and

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from ptycase import case, finish, run, setup
+from ptycase import case, finish, local_env, run, setup
 
 SCC, SCVM, WORK, DOCS = sys.argv[1:5]
 setup(WORK)
@@ -702,13 +702,17 @@ def run_json_prints_the_run_result(d):
     sc = scenario('jsoncat', '/bin/cat', [], [
         step('text', {'text': 'hi\n'}, asserts=[('screen_contains', {'text': 'oranges'})], timeout_ms=200)])
     scb = compile_(d, 'jsoncat.json', sc)
-    before = set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-'))
-    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--json', scb], d)
+    # a TMPDIR of its own: /tmp is shared with the tests running beside
+    # this one, whose scvm-run-* folders come and go
+    tmp = os.path.join(d, 'tmp')
+    os.mkdir(tmp)
+    st, out, err = run([SCVM, 'run', '-t', 'pty', '--data-model-exit', '--json', scb], d,
+                       env=dict(local_env(), TMPDIR=tmp))
     rr = json.loads(out)
     assert st == 5 and len(out.splitlines()) == 1, (st, out)
     assert rr['protocol_version'] == 2 and rr['run_result_version'] == 1 and rr['status'] == 'failed', rr
     assert rr['error']['code'] == 'E_ASSERTION_FAILED' and rr['final_observation']['screen']['lines'][0] == 'hi', rr
-    assert set(x for x in os.listdir('/tmp') if x.startswith('scvm-run-')) == before, 'temporary folder left'
+    assert os.listdir(tmp) == [], 'temporary folder left: %s' % os.listdir(tmp)
     st, out, err = run([SCVM, 'run', '-t', 'pty', '--json', '--artifacts', 'a2', scb], d)
     assert st == 1 and json.loads(out) == json.load(open(os.path.join(d, 'a2', 'run.json'))), (st, out)
 
