@@ -426,6 +426,14 @@ static void unlink_tracked(int sig)
     raise(sig);
 }
 
+/* Stops tracking tmp (if it is the one tracked): before it is renamed
+** into place or freed. */
+static void untrack_tmp(const char *tmp)
+{
+    if (tmp && tracked_tmp == tmp)
+        tracked_tmp = NULL;
+}
+
 static void track_tmp(const char *tmp)
 {
     tracked_tmp = tmp;
@@ -467,8 +475,7 @@ int file_atomic_write(FileAtomic *a, const void *data, size_t len)
 int file_atomic_commit(FileAtomic *a)
 {
     int e = a->err;
-    if (a->tmp && tracked_tmp == a->tmp)
-        tracked_tmp = NULL;
+    untrack_tmp(a->tmp);
     if (a->fd >= 0)
         e = tmp_close(a->fd, a->tmp, a->path, e);
     else if (!e && a->path)
@@ -481,8 +488,7 @@ int file_atomic_commit(FileAtomic *a)
 
 void file_atomic_abort(FileAtomic *a)
 {
-    if (a->tmp && tracked_tmp == a->tmp)
-        tracked_tmp = NULL;
+    untrack_tmp(a->tmp);
     if (a->fd >= 0) {
         close(a->fd);
         unlink(a->tmp);

@@ -48,8 +48,8 @@ def scc(*a):
     subprocess.run([SCC, *a], check=True, cwd=WORK)
 
 
-def scvm(*a):
-    return subprocess.run([SCVM, *a], capture_output=True, text=True, cwd=WORK, timeout=120)
+def scvm(*a, env=None):
+    return subprocess.run([SCVM, *a], capture_output=True, text=True, cwd=WORK, timeout=120, env=env)
 
 
 def events(out):
@@ -295,9 +295,9 @@ expect(p.stderr.startswith('\u25b6\ufe0f RUNNING SCENARIO: Triages an issue\n\u2
 vtmp = os.path.join(WORK, 'vfs-tmp')
 shutil.rmtree(vtmp, ignore_errors=True)
 os.mkdir(vtmp)
-p = subprocess.run([SCVM, 'run', '-t', 'aut', '--via', 'acp', '--tape', etape, 'triage.scb', '--',
-                    SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb')],
-                   capture_output=True, text=True, cwd=WORK, timeout=120, env=dict(os.environ, TMPDIR=vtmp))
+p = scvm('run', '-t', 'aut', '--via', 'acp', '--tape', etape, 'triage.scb', '--',
+         SCVM, 'serve', 'acp', '--speed', '0', os.path.join(WORK, 'triage_agent.scb'),
+         env=dict(os.environ, TMPDIR=vtmp))
 checks = [(e['type'], e['verdict']) for e in events(p.stdout) if e['kind'] == 'check']
 expect(('file_exists', 'passed') in checks and p.returncode == 0, 'virtual_fs is the workspace: %s' % checks)
 expect(os.listdir(vtmp) == [], 'and it is gone afterwards: %s' % os.listdir(vtmp))
